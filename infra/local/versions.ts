@@ -1,0 +1,37 @@
+// One place for the versions of the local control plane and where its binaries live, so the
+// build script, the harness and the cluster CLI always agree on the cache directory.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// v1.36.3: newest patch on the module proxy; its go.mod says go 1.26.0, so Go 1.26 builds it
+// without a toolchain switch. etcd and kwok versions follow from it (see infra/local/go).
+export const K8S_VERSION = 'v1.36.3';
+// build/dependencies.yaml of k8s.io/kubernetes@v1.36.3 pins etcd 3.6.8.
+export const ETCD_VERSION = 'v3.6.8';
+// Newest kwok release; builds with Go 1.26 and supports Stage resources with CEL-free jq selectors.
+export const KWOK_VERSION = 'v0.8.0';
+
+export const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok'] as const;
+export type Binary = (typeof BINARIES)[number];
+
+export function cacheRoot(): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'kube-tidy');
+}
+
+export function controlPlaneDir(): string {
+  return join(cacheRoot(), 'controlplane', `${K8S_VERSION}-${ETCD_VERSION}-${KWOK_VERSION}`);
+}
+
+export function binDir(): string {
+  return join(controlPlaneDir(), 'bin');
+}
+
+export function binPath(name: Binary): string {
+  return join(binDir(), name);
+}
+
+// Written last by the build, so a build cut short is redone on the next run.
+export function stampPath(): string {
+  return join(controlPlaneDir(), 'complete.stamp');
+}
