@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { CloudEvent } from 'cloudevents';
+import { resourceEventType } from './knative.js';
+import { apiServerSubject } from './subject.js';
+import type { KubeObject, Verb } from './types.js';
+
+/**
+ * The CloudEvent a Knative ApiServerSource in Resource mode sends for `object`, so the local
+ * bridge exercises the same path as production: type dev.knative.apiserver.resource.<verb>,
+ * source = the API server URL, subject as Knative builds it, extensions kind/apiversion/name/
+ * namespace (copied so Triggers can filter on them), data = the whole object as JSON.
+ * Send it with `HTTP.binary(event)` (Knative's default) or `HTTP.structured(event)`.
+ *
+ * `id` defaults to a fresh UUID, as Knative's is: pass one to make tests deterministic.
+ * The SDK stamps `time` itself; Knative sends none, and nothing here reads it.
+ */
+export function toApiServerSourceEvent(
+  verb: Verb,
+  object: KubeObject,
+  sourceUrl: string,
+  id: string = randomUUID(),
+): CloudEvent<KubeObject> {
+  const { apiVersion, kind } = object;
+  const { name, namespace } = object.metadata;
+  return new CloudEvent<KubeObject>({
+    specversion: '1.0',
+    id,
+    type: resourceEventType(verb),
+    source: sourceUrl,
+    subject: apiServerSubject({ apiVersion, kind, name, ...(namespace ? { namespace } : {}) }),
+    datacontenttype: 'application/json',
+    data: object,
+    kind,
+    apiversion: apiVersion,
+    name,
+    // Cluster-scoped objects get no namespace extension rather than an empty header.
+    ...(namespace ? { namespace } : {}),
+  });
+}

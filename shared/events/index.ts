@@ -1,0 +1,26 @@
+// shared/events: every bridge format in, one InternalEvent out (and the one format out that
+// the local bridge needs). Functions import from here only.
+export { decodeEvent } from './decode.js';
+export { toApiServerSourceEvent } from './encode.js';
+export { apiServerSubject, guessResource } from './subject.js';
+export type { SubjectParts } from './subject.js';
+export { BadEventError } from './errors.js';
+export type { BadEventStatus } from './errors.js';
+export { KNATIVE_PING_TYPE, KNATIVE_REF_PREFIX, KNATIVE_RESOURCE_PREFIX, resourceEventType } from './knative.js';
+export { ARGO_RESOURCE_TYPE } from './argo.js';
+export { PUBSUB_TYPE } from './pubsub.js';
+export type {
+  Bridge,
+  EventOrigin,
+  HttpRequestLike,
+  InternalEvent,
+  KubeObject,
+  KubeObjectMeta,
+  ObjectEvent,
+  ObjectRef,
+  PubSubPayload,
+  ReferenceEvent,
+  TickEvent,
+  Transport,
+  Verb,
+} from './types.js';
