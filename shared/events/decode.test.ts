@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import {
+  API_SERVER,
+  argoPayload,
+  base64Json,
+  cloudEvent,
+  pod,
+  pubsubEnvelope,
+  type Mode,
+} from '../../test/fixtures/events/requests.js';
+import { decodeEvent } from './decode.js';
+import type { InternalEvent } from './types.js';
+
+const thePod = pod('job-a-x1');
+const oldPod = pod('job-a-x1', { resourceVersion: '41' });
+const ref = { apiVersion: 'v1', kind: 'Pod', name: 'job-a-x1', namespace: 'ml' };
+const modes: Mode[] = ['binary', 'structured'];
+
+interface Case {
+  name: string;
+  type: string;
+  data: unknown;
+  source?: string;
+  want: (mode: Mode) => Partial<InternalEvent> & { origin?: unknown };
+}
+
+const cases: Case[] = [
+  {
+    name: 'a Knative resource.add event yields the new Pod',
+    type: 'dev.knative.apiserver.resource.add',
+    data: thePod,
+    want: () => ({ type: 'object', verb: 'add', object: thePod }),
+  },
+  {
+    name: 'a Knative resource.update event yields the new Pod',
+    type: 'dev.knative.apiserver.resource.update',
+    data: thePod,
+    want: (mode) => ({
+      type: 'object',
+      verb: 'update',
+      object: thePod,
+      origin: {
+        bridge: 'knative-apiserversource',
+        transport: mode,
+        cloudEvent: {
+          id: 'e-1',
+          source: API_SERVER,
+          type: 'dev.knative.apiserver.resource.update',
+          subject: '/apis/v1/namespaces/ml/pods/job-a-x1',
+        },
+      },
+    }),
+  },
+  {
+    name: 'a Knative resource.delete event yields the last state of the Pod',
+    type: 'dev.knative.apiserver.resource.delete',
+    data: thePod,
+    want: () => ({ type: 'object', verb: 'delete', object: thePod }),
+  },
+  {
+    name: 'a Knative ref.update event yields a reference to look up',
+    type: 'dev.knative.apiserver.ref.update',
+    data: ref,
+    want: () => ({ type: 'reference', verb: 'update', ref }),
+  },
+  {
+    name: 'a Knative ref.delete event for a cluster-scoped Node has no namespace',
+    type: 'dev.knative.apiserver.ref.delete',
+    data: { apiVersion: 'v1', kind: 'Node', name: 'n1' },
+    want: () => ({ type: 'reference', verb: 'delete', ref: { apiVersion: 'v1', kind: 'Node', name: 'n1' } }),
+  },
+  {
+    name: 'a PingSource event is a tick carrying its configured data',
+    type: 'dev.knative.sources.ping',
+    source: '/apis/v1/namespaces/kube-tidy/pingsources/sweep',
+    data: { sweep: 'all' },
+    want: (mode) => ({
+      type: 'tick',
+      data: { sweep: 'all' },
+      origin: {
+        bridge: 'knative-pingsource',
+        transport: mode,
+        cloudEvent: { id: 'e-1', source: '/apis/v1/namespaces/kube-tidy/pingsources/sweep', type: 'dev.knative.sources.ping' },
+      },
+    }),
+  },
+  {
+    name: 'a PingSource event without data is a tick with undefined data',
+    type: 'dev.knative.sources.ping',
+    data: undefined,
+    want: () => ({ type: 'tick', data: undefined }),
+  },
+  {
+    name: 'an Argo Events UPDATE carries both the new and the old Pod',
+    type: 'resource',
+    source: 'k8s-pods',
+    data: argoPayload('UPDATE', thePod, oldPod),
+    want: () => ({ type: 'object', verb: 'update', object: thePod, oldObject: oldPod }),
+  },
+  {
+    name: 'an Argo Events ADD with oldBody null has no oldObject',
+    type: 'resource',
+    source: 'k8s-pods',
+    data: argoPayload('ADD', thePod),
+    want: (mode) => ({
+      type: 'object',
+      verb: 'add',
+      object: thePod,
+      origin: { bridge: 'argo-events', transport: mode, cloudEvent: { id: 'e-1', source: 'k8s-pods', type: 'resource' } },
+    }),
+  },
+  {
+    name: 'an Argo Events DELETE seen through a tombstone yields the object inside it',
+    type: 'resource',
+    source: 'k8s-pods',
+    data: argoPayload('DELETE', { Key: 'ml/job-a-x1', Obj: thePod }),
+    want: () => ({ type: 'object', verb: 'delete', object: thePod }),
+  },
+  {
+    name: 'an Eventarc Pub/Sub event carrying a Knative resource event yields the Pod',
+    type: 'google.cloud.pubsub.topic.v1.messagePublished',
+    source: '//pubsub.googleapis.com/projects/p/topics/pods',
+    data: pubsubEnvelope(base64Json(thePod), { 'ce-type': 'dev.knative.apiserver.resource.update' }),
+    want: (mode) => ({
+      type: 'object',
+      verb: 'update',
+      object: thePod,
+      origin: {
+        bridge: 'gcp-pubsub',
+        transport: mode,
+        cloudEvent: {
+          id: 'e-1',
+          source: '//pubsub.googleapis.com/projects/p/topics/pods',
+          type: 'google.cloud.pubsub.topic.v1.messagePublished',
+        },
+        pubsub: { messageId: 'm-1', subscription: 'projects/p/subscriptions/kube-tidy', payload: 'knative-apiserversource' },
+      },
+    }),
+  },
+  {
+    name: 'an Eventarc Pub/Sub event carrying an Argo payload yields the Pod and its old state',
+    type: 'google.cloud.pubsub.topic.v1.messagePublished',
+    data: pubsubEnvelope(base64Json(argoPayload('UPDATE', thePod, oldPod))),
+    want: () => ({ type: 'object', verb: 'update', object: thePod, oldObject: oldPod }),
+  },
+];
+
+describe('decodeEvent: every bridge format in both CloudEvents HTTP modes', () => {
+  for (const mode of modes) {
+    for (const c of cases) {
+      it(`${c.name} (${mode} mode)`, () => {
+        const req = cloudEvent(mode, { type: c.type, ...(c.source ? { source: c.source } : {}), ...subjectFor(c) }, c.data);
+        expect(decodeEvent(req)).toMatchObject(c.want(mode));
+      });
+    }
+  }
+});
+
+// Knative sets a subject on its events; the table checks it is carried into the origin.
+function subjectFor(c: Case): { subject?: string } {
+  return c.type.startsWith('dev.knative.apiserver.') ? { subject: '/apis/v1/namespaces/ml/pods/job-a-x1' } : {};
+}
+
+describe('decodeEvent: plain JSON bodies without CloudEvent headers', () => {
+  const plain: { name: string; body: unknown; headers?: Record<string, string>; want: Partial<InternalEvent> }[] = [
+    {
+      name: 'a Pod posted as an object is a manual update of that Pod',
+      body: thePod,
+      want: { type: 'object', verb: 'update', object: thePod, origin: { bridge: 'manual', transport: 'plain' } },
+    },
+    {
+      name: 'a Pod posted as a JSON string is a manual update of that Pod',
+      body: JSON.stringify(thePod),
+      headers: { 'content-type': 'application/json' },
+      want: { type: 'object', verb: 'update', object: thePod },
+    },
+    {
+      name: 'a Pod posted as a Buffer is a manual update of that Pod',
+      body: Buffer.from(JSON.stringify(thePod)),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      want: { type: 'object', verb: 'update', object: thePod },
+    },
+    {
+      name: 'an Argo payload posted by a Sensor HTTP trigger yields the Pod with plain transport',
+      body: argoPayload('UPDATE', thePod, oldPod),
+      want: { type: 'object', verb: 'update', object: thePod, oldObject: oldPod, origin: { bridge: 'argo-events', transport: 'plain' } },
+    },
+    {
+      name: 'a raw Pub/Sub push carrying a Knative ref event yields a reference',
+      body: pubsubEnvelope(base64Json(ref), { 'ce-type': 'dev.knative.apiserver.ref.add' }),
+      want: {
+        type: 'reference',
+        verb: 'add',
+        ref,
+        origin: {
+          bridge: 'gcp-pubsub',
+          transport: 'plain',
+          pubsub: { messageId: 'm-1', subscription: 'projects/p/subscriptions/kube-tidy', payload: 'knative-apiserversource' },
+        },
+      },
+    },
+  ];
+  for (const c of plain) {
+    it(c.name, () => {
+      expect(decodeEvent({ headers: c.headers ?? {}, body: c.body })).toMatchObject(c.want);
+    });
+  }
+
+  it('a manual Pod keeps every field it was sent with', () => {
+    const rich = { ...thePod, spec: { nodeName: 'n1', containers: [{ name: 'c' }] } };
+    const event = decodeEvent({ headers: {}, body: rich });
+    expect(event.type === 'object' && event.object).toEqual(rich);
+  });
+});
