@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseDocument } from 'yaml';
+import type { Node, Pod } from '../model/kube.js';
+import { issuesFromZod, type PolicyIssue } from '../policy/errors.js';
+
+// Reading the files a person hands the CLI: `kubectl get ... -o json` output (a v1 List or
+// one object), YAML accepted too. Only what the core relies on is required.
+
+export class InputError extends Error {
+  constructor(
+    readonly file: string,
+    readonly issues: PolicyIssue[],
+  ) {
+    super(`${file}:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`);
+    this.name = 'InputError';
+  }
+}
+
+export function readText(file: string): string {
+  try {
+    return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(file, [{ path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+}
+
+export function parseStructured(file: string, text: string): unknown {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    throw new InputError(file, [{ path: '', message: `not valid JSON or YAML: ${doc.errors[0]!.message.split('\n')[0]}` }]);
+  }
+  return doc.toJS();
+}
+
+const Meta = z.looseObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  uid: z.string().min(1),
+  creationTimestamp: z.string().optional(),
+});
+
+const PodSchema = z.looseObject({ kind: z.literal('Pod').optional(), metadata: Meta });
+const NodeSchema = z.looseObject({
+  kind: z.literal('Node').optional(),
+  metadata: z.looseObject({ name: z.string().min(1) }),
+});
+
+function readObjects<T>(file: string, schema: z.ZodType, kind: string): T[] {
+  const raw = parseStructured(file, readText(file)) as { kind?: string; items?: unknown } | null;
+  if (raw === null || typeof raw !== 'object') {
+    throw new InputError(file, [{ path: '', message: `expected a ${kind} or a List of them` }]);
+  }
+  const isList = Array.isArray(raw.items) || raw.kind === 'List' || raw.kind === `${kind}List`;
+  const items: unknown[] = isList ? (Array.isArray(raw.items) ? raw.items : []) : [raw];
+  const issues: PolicyIssue[] = [];
+  items.forEach((item, i) => {
+    const r = schema.safeParse(item);
+    if (!r.success) issues.push(...issuesFromZod(r.error, isList ? `items[${i}]` : ''));
+  });
+  if (issues.length > 0) throw new InputError(file, issues);
+  return items as T[];
+}
+
+export const readPods = (file: string): Pod[] => readObjects<Pod>(file, PodSchema, 'Pod');
+export const readNodes = (file: string): Node[] => readObjects<Node>(file, NodeSchema, 'Node');

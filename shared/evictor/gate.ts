@@ -1,0 +1,56 @@
+import type { Pod } from '../model/kube.js';
+import type { SnapshotIndex } from '../plan/snapshot.js';
+import { effectiveProtections, type DefaultEvictorArgs } from './schema.js';
+import * as c from './checks.js';
+
+export interface GateOptions {
+  /** kube-tidy's own guard: namespaces never touched whatever the policy says. */
+  protectedNamespaces: readonly string[];
+  /** The policy's top-level nodeSelector (nodes to process). */
+  nodeSelector?: string;
+}
+
+/** Returns why a pod is kept, or undefined when it may be acted on. */
+export type Gate = (pod: Pod, action: c.Action, now: number) => string | undefined;
+
+/**
+ * The one place that decides whether a pod may be touched at all (DefaultEvictor's Filter
+ * and PreEvictionFilter). Strategies only select; this only protects.
+ */
+export function compileGate(args: DefaultEvictorArgs, index: SnapshotIndex, options: GateOptions): Gate {
+  // Never overridable, not even by the evict annotation: touching these is always wrong.
+  const always: c.Check[] = [c.isTerminating, c.isMirror, c.isStatic, c.inProtectedNamespace(new Set(options.protectedNamespaces))];
+  const policy: c.Check[] = [
+    ...c.protectionChecks(effectiveProtections(args), args),
+    ...[
+      args.priorityThreshold && (args.priorityThreshold.value !== undefined || args.priorityThreshold.name)
+        ? c.priorityThreshold(args.priorityThreshold)
+        : undefined,
+      c.podLabels(args.labelSelector),
+      c.namespaceLabels(args.namespaceLabelSelector),
+      c.onSelectedNode(options.nodeSelector),
+      c.minReplicas(args.minReplicas),
+      c.minPodAge(args.minPodAge),
+      args.nodeFit ? c.nodeFit(args.nodeSelector) : undefined,
+    ].filter((x): x is c.Check => x !== undefined),
+  ];
+  const mandatoryNoEviction = args.noEvictionPolicy === 'Mandatory';
+
+  return (pod, action, now) => {
+    const ctx: c.CheckContext = { index, now, action };
+    for (const check of always) {
+      const why = check(pod, ctx);
+      if (why) return why;
+    }
+    const annotations = pod.metadata.annotations;
+    if (annotations?.[c.ANNOTATION_EVICT] !== undefined) return undefined;
+    if (mandatoryNoEviction && annotations?.[c.ANNOTATION_PREFER_NO_EVICTION] !== undefined) {
+      return 'pod asks not to be evicted and noEvictionPolicy is Mandatory';
+    }
+    for (const check of policy) {
+      const why = check(pod, ctx);
+      if (why) return why;
+    }
+    return undefined;
+  };
+}

@@ -1,0 +1,42 @@
+import type { Pod } from '../model/kube.js';
+
+export interface EvictionLimits {
+  perNode?: number;
+  perNamespace?: number;
+  total?: number;
+}
+
+export type LimitHit = 'node' | 'namespace' | 'total';
+
+/**
+ * Counts actions across one invocation, as the descheduler's maxNoOfPodsToEvictPer*
+ * do. `take` either reserves a slot for the pod or says which limit stands in the way.
+ */
+export class EvictionLimiter {
+  private readonly byNode = new Map<string, number>();
+  private readonly byNamespace = new Map<string, number>();
+  private count = 0;
+
+  constructor(private readonly limits: EvictionLimits) {}
+
+  get total(): number {
+    return this.count;
+  }
+
+  totalReached(): boolean {
+    return this.limits.total !== undefined && this.count >= this.limits.total;
+  }
+
+  take(pod: Pod): LimitHit | undefined {
+    if (this.totalReached()) return 'total';
+    const node = pod.spec?.nodeName ?? '';
+    const ns = pod.metadata.namespace ?? '';
+    // Pods that were never scheduled belong to no node, so no node limit applies to them.
+    if (node && this.limits.perNode !== undefined && (this.byNode.get(node) ?? 0) >= this.limits.perNode) return 'node';
+    if (this.limits.perNamespace !== undefined && (this.byNamespace.get(ns) ?? 0) >= this.limits.perNamespace) return 'namespace';
+    if (node) this.byNode.set(node, (this.byNode.get(node) ?? 0) + 1);
+    this.byNamespace.set(ns, (this.byNamespace.get(ns) ?? 0) + 1);
+    this.count++;
+    return undefined;
+  }
+}

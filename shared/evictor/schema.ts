@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { LabelSelectorSchema } from '../policy/label-selector.js';
+import { parseSelectorString } from '../policy/selector-string.js';
+import { parseGoDuration } from '../policy/duration.js';
+
+// DefaultEvictor's arguments (descheduler v0.36): the only definition of them here.
+
+export const DEFAULT_PROTECTIONS = ['PodsWithLocalStorage', 'SystemCriticalPods', 'FailedBarePods', 'DaemonSetPods'] as const;
+export const EXTRA_PROTECTIONS = ['PodsWithPVC', 'PodsWithoutPDB', 'PodsWithResourceClaims'] as const;
+export type Protection = (typeof DEFAULT_PROTECTIONS)[number] | (typeof EXTRA_PROTECTIONS)[number];
+
+const DEPRECATED_FLAGS = [
+  'evictLocalStoragePods',
+  'evictDaemonSetPods',
+  'evictSystemCriticalPods',
+  'ignorePvcPods',
+  'ignorePodsWithoutPDB',
+  'evictFailedBarePods',
+] as const;
+
+export const DefaultEvictorArgsSchema = z
+  .strictObject({
+    nodeSelector: z
+      .string()
+      .optional()
+      .superRefine((s, ctx) => {
+        if (s === undefined) return;
+        const parsed = parseSelectorString(s);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+      }),
+    labelSelector: LabelSelectorSchema.optional(),
+    namespaceLabelSelector: LabelSelectorSchema.optional(),
+    priorityThreshold: z
+      .strictObject({ value: z.number().int().optional(), name: z.string().min(1).optional() })
+      .refine((p) => !(p.value !== undefined && p.name !== undefined), { message: 'only one of value/name may be set' })
+      .optional(),
+    nodeFit: z.boolean().default(false),
+    minReplicas: z.number().int().nonnegative().default(0),
+    minPodAge: z
+      .string()
+      .optional()
+      .superRefine((s, ctx) => {
+        if (s !== undefined && parseGoDuration(s) === undefined) {
+          ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration such as "30m" or "1h30m"` });
+        }
+      }),
+    noEvictionPolicy: z.enum(['Preferred', 'Mandatory']).default('Preferred'),
+    podProtections: z
+      .strictObject({
+        defaultDisabled: z.array(z.enum(DEFAULT_PROTECTIONS)).default([]),
+        extraEnabled: z.array(z.enum(EXTRA_PROTECTIONS)).default([]),
+        config: z
+          .strictObject({
+            PodsWithPVC: z
+              .strictObject({ protectedStorageClasses: z.array(z.strictObject({ name: z.string().min(1) })).default([]) })
+              .optional(),
+          })
+          .optional(),
+      })
+      .default({ defaultDisabled: [], extraEnabled: [] }),
+    evictLocalStoragePods: z.boolean().optional(),
+    evictDaemonSetPods: z.boolean().optional(),
+    evictSystemCriticalPods: z.boolean().optional(),
+    ignorePvcPods: z.boolean().optional(),
+    ignorePodsWithoutPDB: z.boolean().optional(),
+    evictFailedBarePods: z.boolean().optional(),
+  })
+  .superRefine((args, ctx) => {
+    const usesNew = args.podProtections.defaultDisabled.length > 0 || args.podProtections.extraEnabled.length > 0;
+    const usedOld = DEPRECATED_FLAGS.filter((f) => args[f] !== undefined);
+    if (usesNew && usedOld.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [usedOld[0]!],
+        message: `deprecated field${usedOld.length > 1 ? 's' : ''} ${usedOld.join(', ')} cannot be used alongside podProtections.extraEnabled/defaultDisabled`,
+      });
+    }
+  });
+
+export type DefaultEvictorArgs = z.output<typeof DefaultEvictorArgsSchema>;
+export type DefaultEvictorInput = z.input<typeof DefaultEvictorArgsSchema>;
+
+/** The protections in force, from the new list form or, when it is unused, the deprecated flags. */
+export function effectiveProtections(args: DefaultEvictorArgs): Set<Protection> {
+  const { defaultDisabled, extraEnabled } = args.podProtections;
+  if (defaultDisabled.length > 0 || extraEnabled.length > 0) {
+    const out = new Set<Protection>(DEFAULT_PROTECTIONS.filter((p) => !defaultDisabled.includes(p)));
+    for (const p of extraEnabled) out.add(p);
+    return out;
+  }
+  const out = new Set<Protection>();
+  if (!args.evictLocalStoragePods) out.add('PodsWithLocalStorage');
+  if (!args.evictDaemonSetPods) out.add('DaemonSetPods');
+  if (!args.evictSystemCriticalPods) out.add('SystemCriticalPods');
+  if (!args.evictFailedBarePods) out.add('FailedBarePods');
+  if (args.ignorePvcPods) out.add('PodsWithPVC');
+  if (args.ignorePodsWithoutPDB) out.add('PodsWithoutPDB');
+  return out;
+}

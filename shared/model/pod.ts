@@ -1,0 +1,18 @@
+import type { Pod } from './kube.js';
+
+// Small facts about pods that the strategies and the gate share.
+
+export const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
+
+export function isTerminal(pod: Pod): boolean {
+  return TERMINAL_PHASES.has(pod.status?.phase ?? '');
+}
+
+/** `namespace/name`, for reasons and logs. */
+export function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+}
+
+export function ownerKinds(pod: Pod): string[] {
+  return (pod.metadata.ownerReferences ?? []).map((o) => o.kind);
+}

@@ -1,0 +1,31 @@
+/** What the core decided for one pod; the functions carry it out. */
+export interface Decision {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The pod's resourceVersion when decided, for callers that want a stricter precondition. */
+  resourceVersion?: string;
+  node?: string;
+  profile: string;
+  strategy: string;
+  /** `delete` for Succeeded/Failed pods (nothing left to disrupt); `evict` through the Eviction API otherwise. */
+  action: 'delete' | 'evict';
+  reason: string;
+}
+
+/** A pod a strategy selected but that is left alone, and why: for reports and the demo. */
+export interface Kept {
+  namespace: string;
+  name: string;
+  uid: string;
+  profile: string;
+  strategy: string;
+  reason: string;
+}
+
+export interface Plan {
+  decisions: Decision[];
+  kept: Kept[];
+  /** Pods looked at, once each whatever the number of strategies. */
+  evaluated: number;
+}

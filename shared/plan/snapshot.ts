@@ -1,0 +1,77 @@
+import type {
+  Namespace,
+  Node,
+  Pod,
+  PodDisruptionBudget,
+  PriorityClass,
+} from '../model/kube.js';
+import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
+
+/**
+ * What the core decides over: the pods, and the context some checks need. Anything left out
+ * is "unknown", and a check that needs it protects the pod rather than guess.
+ */
+export interface Snapshot {
+  pods: readonly Pod[];
+  nodes?: readonly Node[];
+  namespaces?: readonly Namespace[];
+  pdbs?: readonly PodDisruptionBudget[];
+  priorityClasses?: readonly PriorityClass[];
+  /** PVC name -> storage class, keyed `namespace/name`; for PodsWithPVC's protectedStorageClasses. */
+  pvcStorageClasses?: ReadonlyMap<string, string>;
+}
+
+/** Built once per decide call so that every check is a lookup. */
+export interface SnapshotIndex {
+  nodes?: Map<string, Node>;
+  namespaces?: Map<string, Namespace>;
+  pdbsByNamespace?: Map<string, LabelMatcher[]>;
+  priorityValues: Map<string, number>;
+  pvcStorageClasses?: ReadonlyMap<string, string>;
+  /** Pods per owner uid, counted over the snapshot (DefaultEvictor's minReplicas). */
+  ownerCounts: Map<string, number>;
+  /** Pods per node name, for node-fit checks. */
+  podsByNode: Map<string, Pod[]>;
+}
+
+// Built-in classes exist in every cluster, so a policy may name them without a lookup.
+const BUILT_IN_PRIORITY: ReadonlyArray<[string, number]> = [
+  ['system-cluster-critical', 2_000_000_000],
+  ['system-node-critical', 2_000_001_000],
+];
+
+export function indexSnapshot(s: Snapshot): SnapshotIndex {
+  const ownerCounts = new Map<string, number>();
+  const podsByNode = new Map<string, Pod[]>();
+  for (const pod of s.pods) {
+    for (const o of pod.metadata.ownerReferences ?? []) ownerCounts.set(o.uid, (ownerCounts.get(o.uid) ?? 0) + 1);
+    const node = pod.spec?.nodeName;
+    if (node) {
+      let list = podsByNode.get(node);
+      if (!list) podsByNode.set(node, (list = []));
+      list.push(pod);
+    }
+  }
+  const priorityValues = new Map<string, number>(BUILT_IN_PRIORITY);
+  for (const pc of s.priorityClasses ?? []) if (pc.metadata.name) priorityValues.set(pc.metadata.name, pc.value);
+  let pdbsByNamespace: Map<string, LabelMatcher[]> | undefined;
+  if (s.pdbs) {
+    pdbsByNamespace = new Map();
+    for (const pdb of s.pdbs) {
+      const ns = pdb.metadata.namespace ?? '';
+      let list = pdbsByNamespace.get(ns);
+      if (!list) pdbsByNamespace.set(ns, (list = []));
+      // A PDB with no selector selects no pods (policy/v1 semantics).
+      list.push(pdb.spec?.selector ? compileLabelSelector(pdb.spec.selector) : () => false);
+    }
+  }
+  return {
+    nodes: s.nodes ? new Map(s.nodes.map((n) => [n.metadata.name ?? '', n])) : undefined,
+    namespaces: s.namespaces ? new Map(s.namespaces.map((n) => [n.metadata.name ?? '', n])) : undefined,
+    pdbsByNamespace,
+    priorityValues,
+    pvcStorageClasses: s.pvcStorageClasses,
+    ownerCounts,
+    podsByNode,
+  };
+}

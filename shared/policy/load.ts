@@ -1,0 +1,144 @@
+import { parseDocument } from 'yaml';
+import { DefaultEvictorArgsSchema } from '../evictor/schema.js';
+import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '../strategies/registry.js';
+import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
+import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
+import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, type ProfileEnvelope } from './schema.js';
+
+export interface LoadOptions {
+  /** Turn "unsupported plugin" errors into warnings and run the rest. */
+  allowUnsupported?: boolean;
+}
+
+const SUPPORTED = [...STRATEGY_NAMES, 'DefaultEvictor'].join(', ');
+
+/** Parses YAML or JSON text (JSON is YAML), then validates. Throws PolicyError. */
+export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedPolicy {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new PolicyError(doc.errors.map((e) => ({ path: '', message: `not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
+  }
+  return loadPolicy(doc.toJS(), options);
+}
+
+/** Validates a parsed policy and fills its defaults, reporting every problem at once. */
+export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolicy {
+  const envelope = PolicyEnvelopeSchema.safeParse(raw);
+  if (!envelope.success) {
+    // Report envelope problems and, where profiles are readable, their plugins' too.
+    const issues = issuesFromZod(envelope.error, '', raw);
+    const profiles = (raw as { profiles?: unknown })?.profiles;
+    if (Array.isArray(profiles)) {
+      profiles.forEach((p, i) => {
+        const parsed = PolicyEnvelopeSchema.shape.profiles.element.safeParse(p);
+        if (parsed.success) issues.push(...loadProfile(parsed.data, i, options, []).issues);
+      });
+    }
+    throw new PolicyError(dedupe(issues));
+  }
+  const e = envelope.data;
+  const issues: PolicyIssue[] = [];
+  const warnings: string[] = IGNORED_TOP_LEVEL.filter((k) => e[k] !== undefined).map(
+    (k) => `${k}: accepted for compatibility and ignored (kube-tidy does not use it)`,
+  );
+  const names = new Set<string>();
+  const profiles: Profile[] = [];
+  e.profiles.forEach((p, i) => {
+    if (names.has(p.name)) issues.push({ path: `profiles[${i}].name`, message: `duplicate profile name "${p.name}"` });
+    names.add(p.name);
+    const result = loadProfile(p, i, options, warnings);
+    issues.push(...result.issues);
+    if (result.profile) profiles.push(result.profile);
+  });
+  if (issues.length > 0) throw new PolicyError(issues);
+  return {
+    policy: {
+      nodeSelector: e.nodeSelector,
+      limits: { perNode: e.maxNoOfPodsToEvictPerNode, perNamespace: e.maxNoOfPodsToEvictPerNamespace, total: e.maxNoOfPodsToEvictTotal },
+      gracePeriodSeconds: e.gracePeriodSeconds,
+      profiles,
+    },
+    warnings,
+  };
+}
+
+function loadProfile(p: ProfileEnvelope, i: number, options: LoadOptions, warnings: string[]): { profile?: Profile; issues: PolicyIssue[] } {
+  const at = `profiles[${i}]`;
+  const issues: PolicyIssue[] = [];
+  const unsupported = (path: string, name: string) => {
+    const message = `plugin "${name}" is not supported; supported plugins: ${SUPPORTED}`;
+    if (options.allowUnsupported) warnings.push(`${path}: ${message} (skipped)`);
+    else issues.push({ path, message });
+  };
+
+  // Arguments, validated for every configured plugin kube-tidy knows, enabled or not.
+  const argsByName = new Map<string, unknown>();
+  const configured = new Set<string>();
+  p.pluginConfig.forEach((pc, j) => {
+    const path = `${at}.pluginConfig[${j}]`;
+    if (configured.has(pc.name)) {
+      issues.push({ path: `${path}.name`, message: `duplicate pluginConfig for "${pc.name}"` });
+      return;
+    }
+    configured.add(pc.name);
+    const schema = pc.name === 'DefaultEvictor' ? DefaultEvictorArgsSchema : isStrategyName(pc.name) ? STRATEGIES[pc.name].schema : undefined;
+    if (!schema) {
+      unsupported(`${path}.name`, pc.name);
+      return;
+    }
+    const args = pc.args ?? {};
+    const parsed = schema.safeParse(args);
+    if (parsed.success) argsByName.set(pc.name, parsed.data);
+    else issues.push(...issuesFromZod(parsed.error, `${path}.args`, args));
+  });
+
+  const plugins = p.plugins;
+  const strategies: StrategyConfig[] = [];
+  const seen = new Set<string>();
+  for (const point of ['deschedule', 'balance'] as const) {
+    (plugins[point]?.enabled ?? []).forEach((name, j) => {
+      const path = `${at}.plugins.${point}.enabled[${j}]`;
+      if (!isStrategyName(name) || STRATEGIES[name].extensionPoint !== point) return unsupported(path, name);
+      if (seen.has(name)) return issues.push({ path, message: `plugin "${name}" is enabled twice` });
+      seen.add(name);
+      if (configured.has(name) && !argsByName.has(name)) return; // its arguments were reported above
+      if (!argsByName.has(name)) {
+        // No pluginConfig: the strategy runs with its defaults, which must be valid on their own.
+        const parsed = STRATEGIES[name].schema.safeParse({});
+        if (!parsed.success) {
+          const where = `${at}.plugins.${point}.enabled[${j}]`;
+          issues.push(...parsed.error.issues.map((x) => ({ path: where, message: `"${name}" has no pluginConfig and its defaults are not enough: ${x.path.length ? `${x.path.join('.')}: ` : ''}${x.message}` })));
+          return;
+        }
+        argsByName.set(name, parsed.data);
+      }
+      strategies.push({ name: name as StrategyName, args: argsByName.get(name) });
+    });
+  }
+  for (const point of ['filter', 'preevictionfilter', 'preEvictionFilter'] as const) {
+    (plugins[point]?.enabled ?? []).forEach((name, j) => {
+      if (name !== 'DefaultEvictor') unsupported(`${at}.plugins.${point}.enabled[${j}]`, name);
+    });
+  }
+  for (const point of ['presort', 'sort'] as const) {
+    (plugins[point]?.enabled ?? []).forEach((name, j) => unsupported(`${at}.plugins.${point}.enabled[${j}]`, name));
+  }
+  for (const name of argsByName.keys()) {
+    if (name !== 'DefaultEvictor' && !seen.has(name)) warnings.push(`${at}: "${name}" is configured but not enabled; it will not run`);
+  }
+  if (strategies.length === 0 && issues.length === 0) warnings.push(`${at}: no supported strategy is enabled; it selects nothing`);
+
+  const evictor = argsByName.get('DefaultEvictor') ?? DefaultEvictorArgsSchema.parse({});
+  if (issues.length > 0) return { issues };
+  return { profile: { name: p.name, evictor: evictor as Profile['evictor'], strategies }, issues };
+}
+
+function dedupe(issues: PolicyIssue[]): PolicyIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const k = `${i.path}\u0000${i.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,25 @@
+import type { Policy } from './policy.js';
+
+/**
+ * The policy back in DeschedulerPolicy form with every default written out: what
+ * `kube-tidy policy check` prints, readable by both kube-tidy and (extensions aside) the
+ * descheduler.
+ */
+export function toDeschedulerPolicy(policy: Policy): Record<string, unknown> {
+  const out: Record<string, unknown> = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy' };
+  if (policy.nodeSelector !== undefined) out.nodeSelector = policy.nodeSelector;
+  if (policy.limits.perNode !== undefined) out.maxNoOfPodsToEvictPerNode = policy.limits.perNode;
+  if (policy.limits.perNamespace !== undefined) out.maxNoOfPodsToEvictPerNamespace = policy.limits.perNamespace;
+  if (policy.limits.total !== undefined) out.maxNoOfPodsToEvictTotal = policy.limits.total;
+  if (policy.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = policy.gracePeriodSeconds;
+  out.profiles = policy.profiles.map((p) => ({
+    name: p.name,
+    pluginConfig: [{ name: 'DefaultEvictor', args: p.evictor }, ...p.strategies.map((s) => ({ name: s.name, args: s.args }))],
+    plugins: {
+      filter: { enabled: ['DefaultEvictor'] },
+      preEvictionFilter: { enabled: ['DefaultEvictor'] },
+      deschedule: { enabled: p.strategies.map((s) => s.name) },
+    },
+  }));
+  return out;
+}

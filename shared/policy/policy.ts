@@ -1,0 +1,29 @@
+import type { DefaultEvictorArgs } from '../evictor/schema.js';
+import type { EvictionLimits } from '../evictor/limits.js';
+import type { StrategyName } from '../strategies/registry.js';
+
+/** A validated policy with every default filled in: what the core runs. */
+export interface Policy {
+  nodeSelector?: string;
+  limits: EvictionLimits;
+  gracePeriodSeconds?: number;
+  profiles: Profile[];
+}
+
+export interface Profile {
+  name: string;
+  evictor: DefaultEvictorArgs;
+  /** In the order the profile enables them: the order they act in. */
+  strategies: StrategyConfig[];
+}
+
+export interface StrategyConfig {
+  name: StrategyName;
+  /** The strategy schema's output (defaults filled). */
+  args: unknown;
+}
+
+export interface LoadedPolicy {
+  policy: Policy;
+  warnings: string[];
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { parseSelectorString } from './selector-string.js';
+
+// The DeschedulerPolicy envelope (descheduler/v1alpha2). Plugin arguments stay `unknown`
+// here: each plugin's own schema validates them, so that a policy naming an unsupported
+// plugin can still be reported (or skipped) by name.
+
+const PluginSetSchema = z.strictObject({
+  enabled: z.array(z.string().min(1)).default([]),
+  disabled: z.array(z.string().min(1)).default([]),
+});
+
+export const EXTENSION_POINTS = ['presort', 'sort', 'deschedule', 'balance', 'filter', 'preevictionfilter'] as const;
+export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
+
+const PluginsSchema = z
+  .strictObject({
+    presort: PluginSetSchema.optional(),
+    sort: PluginSetSchema.optional(),
+    deschedule: PluginSetSchema.optional(),
+    balance: PluginSetSchema.optional(),
+    filter: PluginSetSchema.optional(),
+    preevictionfilter: PluginSetSchema.optional(),
+    // The descheduler's docs write it camel-cased; accept both spellings.
+    preEvictionFilter: PluginSetSchema.optional(),
+  })
+  .default({});
+
+const ProfileSchema = z.strictObject({
+  name: z.string().min(1),
+  pluginConfig: z.array(z.strictObject({ name: z.string().min(1), args: z.unknown().optional() })).default([]),
+  plugins: PluginsSchema,
+});
+
+const Count = z.number().int().nonnegative();
+
+export const PolicyEnvelopeSchema = z.strictObject({
+  apiVersion: z.literal('descheduler/v1alpha2'),
+  kind: z.literal('DeschedulerPolicy'),
+  profiles: z.array(ProfileSchema).min(1, 'at least one profile is required'),
+  nodeSelector: z
+    .string()
+    .optional()
+    .superRefine((s, ctx) => {
+      const parsed = s === undefined ? undefined : parseSelectorString(s);
+      if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+    }),
+  maxNoOfPodsToEvictPerNode: Count.optional(),
+  maxNoOfPodsToEvictPerNamespace: Count.optional(),
+  maxNoOfPodsToEvictTotal: Count.optional(),
+  gracePeriodSeconds: Count.optional(),
+  // Descheduler settings with no meaning for kube-tidy: accepted so a policy file is shared
+  // unchanged, and named in a warning.
+  evictionFailureEventNotification: z.boolean().optional(),
+  metricsCollector: z.unknown().optional(),
+  metricsProviders: z.unknown().optional(),
+  prometheus: z.unknown().optional(),
+});
+
+export type PolicyEnvelope = z.output<typeof PolicyEnvelopeSchema>;
+export type ProfileEnvelope = PolicyEnvelope['profiles'][number];
+
+export const IGNORED_TOP_LEVEL = ['evictionFailureEventNotification', 'metricsCollector', 'metricsProviders', 'prometheus'] as const;

@@ -1,0 +1,131 @@
+import type { ContainerStatus, Pod } from '../../model/kube.js';
+import { formatDuration, secondsSince } from '../../model/time.js';
+import { compileLabelSelector } from '../../policy/label-selector.js';
+import { formatRanges } from '../../policy/common.js';
+import {
+  containerGroups,
+  matchingCondition,
+  relevantTime,
+  restartCount,
+  type LifecycleCriteria,
+} from './criteria.js';
+
+/** A compiled strategy: a fast yes/no, an explanation for the pods it selects, an order. */
+export interface PodMatcher {
+  matches(pod: Pod, now: number): boolean;
+  /** Why the pod was selected, one clause per criterion; only called on matches. */
+  explain(pod: Pod, now: number): string;
+  /** Smaller first. */
+  sortKey(pod: Pod): number;
+}
+
+type Test = (pod: Pod, now: number) => boolean;
+
+/**
+ * Compiles criteria into a chain of tests, cheapest first, so that the common case (a
+ * running pod that matches nothing) is rejected after a set lookup or two.
+ */
+export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-restarts'): PodMatcher {
+  const tests: Test[] = [];
+  const include = c.namespaces?.include?.length ? new Set(c.namespaces.include) : undefined;
+  const exclude = c.namespaces?.exclude?.length ? new Set(c.namespaces.exclude) : undefined;
+  if (include) tests.push((p) => include.has(p.metadata.namespace ?? ''));
+  if (exclude) tests.push((p) => !exclude.has(p.metadata.namespace ?? ''));
+  if (c.phases?.length) {
+    const phases = new Set(c.phases);
+    tests.push((p) => phases.has(p.status?.phase ?? ''));
+  }
+  const states = c.states?.length ? new Set(c.states) : undefined;
+  if (states) tests.push((p) => matchedState(p, states, c) !== undefined);
+  const exitCodes = c.exitCodes;
+  if (exitCodes?.length) tests.push((p) => matchedExitCode(p, c) !== undefined);
+  if (c.minRestarts !== undefined) {
+    const min = c.minRestarts;
+    tests.push((p) => restartCount(p, c) >= min);
+  }
+  const ownerInclude = c.ownerKinds?.include?.length ? new Set(c.ownerKinds.include) : undefined;
+  const ownerExclude = c.ownerKinds?.exclude?.length ? new Set(c.ownerKinds.exclude) : undefined;
+  if (ownerInclude) tests.push((p) => (p.metadata.ownerReferences ?? []).some((o) => ownerInclude.has(o.kind)));
+  if (ownerExclude) tests.push((p) => !(p.metadata.ownerReferences ?? []).some((o) => ownerExclude.has(o.kind)));
+  if (c.labelSelector) {
+    const labels = compileLabelSelector(c.labelSelector);
+    tests.push((p) => labels(p.metadata.labels));
+  }
+  if (c.olderThanSeconds !== undefined) {
+    const max = c.olderThanSeconds;
+    tests.push((p, now) => secondsSince(p.metadata.creationTimestamp, now) > max);
+  }
+  if (c.conditions?.length) {
+    const filters = c.conditions;
+    tests.push((p, now) => matchingCondition(p, filters, now) !== undefined);
+  }
+
+  return {
+    matches(pod, now) {
+      for (const t of tests) if (!t(pod, now)) return false;
+      return true;
+    },
+    explain: (pod, now) => explain(pod, now, c, states),
+    sortKey:
+      order === 'oldest'
+        ? (pod) => relevantTime(pod, c.conditions)
+        : // Most restarts first; the Date keeps ties oldest-first without a second key.
+          (pod) => -restartCount(pod, c) * 1e13 + relevantTime(pod, undefined),
+  };
+}
+
+/** The first state value the pod shows, with where it was seen. */
+function matchedState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): string | undefined {
+  const phase = pod.status?.phase;
+  if (phase !== undefined && states.has(phase)) return `phase ${phase}`;
+  const reason = pod.status?.reason;
+  if (reason !== undefined && states.has(reason)) return `pod reason ${reason}`;
+  for (const group of containerGroups(pod, c, true)) {
+    for (const cs of group) {
+      const waiting = cs.state?.waiting?.reason;
+      if (waiting !== undefined && states.has(waiting)) return `container ${cs.name} waiting: ${waiting}`;
+      const terminated = cs.state?.terminated?.reason;
+      if (terminated !== undefined && states.has(terminated)) return `container ${cs.name} terminated: ${terminated}`;
+    }
+  }
+  return undefined;
+}
+
+function matchedExitCode(pod: Pod, c: LifecycleCriteria): { cs: ContainerStatus; code: number } | undefined {
+  const ranges = c.exitCodes ?? [];
+  // Exit codes are read from regular and, when asked, init containers (not ephemeral ones).
+  for (const group of containerGroups(pod, c, false)) {
+    for (const cs of group) {
+      const code = cs.state?.terminated?.exitCode;
+      if (code === undefined) continue;
+      for (const r of ranges) if (code >= r.from && code <= r.to) return { cs, code };
+    }
+  }
+  return undefined;
+}
+
+function explain(pod: Pod, now: number, c: LifecycleCriteria, states: ReadonlySet<string> | undefined): string {
+  const parts: string[] = [];
+  if (c.phases?.length) parts.push(`phase ${pod.status?.phase}`);
+  if (states) {
+    const s = matchedState(pod, states, c);
+    if (s && !(c.phases?.length && s.startsWith('phase '))) parts.push(s);
+  }
+  if (c.exitCodes?.length) {
+    const m = matchedExitCode(pod, c);
+    if (m) parts.push(`container ${m.cs.name} exited ${m.code} (in ${formatRanges(c.exitCodes)})`);
+  }
+  if (c.minRestarts !== undefined) parts.push(`${restartCount(pod, c)} restarts (threshold ${c.minRestarts})`);
+  if (c.ownerKinds?.include?.length) parts.push(`owned by ${(pod.metadata.ownerReferences ?? []).map((o) => o.kind).join('/')}`);
+  if (c.olderThanSeconds !== undefined) {
+    parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} > ${formatDuration(c.olderThanSeconds)}`);
+  }
+  if (c.conditions?.length) {
+    const cond = matchingCondition(pod, c.conditions, now);
+    if (cond) {
+      const since = secondsSince(cond.lastTransitionTime, now);
+      parts.push(`condition ${cond.type}=${cond.status}${cond.reason ? ` (${cond.reason})` : ''} for ${formatDuration(since)}`);
+    }
+  }
+  return parts.join('; ');
+}

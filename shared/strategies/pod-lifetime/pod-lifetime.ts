@@ -1,0 +1,27 @@
+import { toRanges } from '../../policy/common.js';
+import { compileCriteria } from '../lifecycle/matcher.js';
+import { defineStrategy } from '../types.js';
+import { PodLifeTimeArgsSchema, type PodLifeTimeArgs } from './schema.js';
+import type { LifecycleCriteria } from '../lifecycle/criteria.js';
+
+export function podLifeTimeCriteria(a: PodLifeTimeArgs): LifecycleCriteria {
+  return {
+    namespaces: a.namespaces,
+    labelSelector: a.labelSelector,
+    ownerKinds: a.ownerKinds,
+    olderThanSeconds: a.maxPodLifeTimeSeconds,
+    states: a.states,
+    conditions: a.conditions,
+    exitCodes: a.exitCodes ? toRanges(a.exitCodes) : undefined,
+    includingInitContainers: a.includingInitContainers,
+    includingEphemeralContainers: a.includingEphemeralContainers,
+  };
+}
+
+/** Pods past a lifetime, in given states, conditions or exit codes; oldest first. */
+export const PodLifeTime = defineStrategy({
+  name: 'PodLifeTime',
+  extensionPoint: 'deschedule',
+  schema: PodLifeTimeArgsSchema,
+  compile: (args) => compileCriteria(podLifeTimeCriteria(args), 'oldest'),
+});

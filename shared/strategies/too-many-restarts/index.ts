@@ -1,0 +1,6 @@
+export { RemovePodsHavingTooManyRestarts, tooManyRestartsCriteria } from './too-many-restarts.js';
+export {
+  RemovePodsHavingTooManyRestartsArgsSchema,
+  type RemovePodsHavingTooManyRestartsArgs,
+  type RemovePodsHavingTooManyRestartsInput,
+} from './schema.js';
