@@ -86,7 +86,7 @@ function loadProfile(p: ProfileEnvelope, i: number, options: LoadOptions, warnin
       unsupported(`${path}.name`, pc.name);
       return;
     }
-    const args = pc.args ?? {};
+    const args = withoutTypeMeta(pc.args ?? {}, pc.name, `${path}.args`, issues);
     const parsed = schema.safeParse(args);
     if (parsed.success) argsByName.set(pc.name, parsed.data);
     else issues.push(...issuesFromZod(parsed.error, `${path}.args`, args));
@@ -131,6 +131,22 @@ function loadProfile(p: ProfileEnvelope, i: number, options: LoadOptions, warnin
   const evictor = argsByName.get('DefaultEvictor') ?? DefaultEvictorArgsSchema.parse({});
   if (issues.length > 0) return { issues };
   return { profile: { name: p.name, evictor: evictor as Profile['evictor'], strategies }, issues };
+}
+
+/**
+ * The descheduler's Helm chart writes `apiVersion: descheduler/v1alpha2, kind: <Plugin>Args`
+ * inside args; accept that type header when it names the right kind, and drop it.
+ */
+function withoutTypeMeta(args: unknown, plugin: string, path: string, issues: PolicyIssue[]): unknown {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const { apiVersion, kind, ...rest } = args as Record<string, unknown>;
+  if (apiVersion !== undefined && apiVersion !== 'descheduler/v1alpha2') {
+    issues.push({ path: `${path}.apiVersion`, message: `got ${JSON.stringify(apiVersion)}, expected "descheduler/v1alpha2"` });
+  }
+  if (kind !== undefined && kind !== `${plugin}Args`) {
+    issues.push({ path: `${path}.kind`, message: `got ${JSON.stringify(kind)}, expected "${plugin}Args"` });
+  }
+  return rest;
 }
 
 function dedupe(issues: PolicyIssue[]): PolicyIssue[] {

@@ -5,9 +5,13 @@ import { parseSelectorString } from './selector-string.js';
 // here: each plugin's own schema validates them, so that a policy naming an unsupported
 // plugin can still be reported (or skipped) by name.
 
+// The PodLifeTime README writes `enabled: [{name: PodLifeTime}]`; the API type is a string
+// list. Accept both so a policy copied from those docs works.
+const PluginName = z.union([z.string().min(1), z.strictObject({ name: z.string().min(1) }).transform((o) => o.name)]);
+
 const PluginSetSchema = z.strictObject({
-  enabled: z.array(z.string().min(1)).default([]),
-  disabled: z.array(z.string().min(1)).default([]),
+  enabled: z.array(PluginName).default([]),
+  disabled: z.array(PluginName).default([]),
 });
 
 export const EXTENSION_POINTS = ['presort', 'sort', 'deschedule', 'balance', 'filter', 'preevictionfilter'] as const;

@@ -5,7 +5,7 @@ import { LabelSelectorSchema } from '../../policy/label-selector.js';
 // RemovePodsHavingTooManyRestarts' arguments as of descheduler v0.36.
 
 export const RemovePodsHavingTooManyRestartsArgsSchema = z.strictObject({
-  podRestartThreshold: z.number({ error: 'required: a whole number of restarts, at least 1' }).int().min(1),
+  podRestartThreshold: z.number().int().min(1),
   includingInitContainers: z.boolean().default(false),
   states: z.array(z.enum(['Running', 'CrashLoopBackOff'])).optional(),
   namespaces: NamespacesSchema.optional(),
