@@ -1,0 +1,123 @@
+// startCluster(): etcd + kube-apiserver + kube-controller-manager + kube-scheduler + kwok on
+// free loopback ports, ready when /readyz answers, the kwok nodes are Ready and the default
+// ServiceAccount exists. stop() (or the process ending, however it ends) removes it all.
+import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BINARIES, binPath } from '../../infra/local/versions.js';
+import { apiserverArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from './components.js';
+import { writeCredentials, writeKubeconfig } from './credentials.js';
+import { installCrds } from './crds.js';
+import { kubeRequest, type Endpoint } from './kube-http.js';
+import { createKwokNodes, waitForNodesReady } from './nodes.js';
+import { freePorts } from './ports.js';
+import { killGroups, recordedPids, spawnComponent, startWatchdog, trackForCleanup, untrack } from './processes.js';
+import { waitFor } from './wait.js';
+
+export interface ClusterOptions {
+  name: string;
+  /** CRD directories to install (and wait Established) before the cluster counts as ready. */
+  crdDirs?: string[];
+  /** Number of kwok-managed fake nodes, named kwok-<name>-<i>. Default 1. */
+  kwokNodes?: number;
+  /** State directory; default a fresh temp dir. The cluster CLI uses one under the cache. */
+  dir?: string;
+  /** Survive the starting process (no watchdog, no exit hooks): for `npm run cluster:up`. */
+  persistent?: boolean;
+}
+
+export interface Cluster {
+  name: string;
+  dir: string;
+  server: string;
+  kubeconfigPath: string;
+  /** Milliseconds from startCluster() to ready. */
+  readyMs: number;
+  endpoint: Endpoint;
+  kubeConfig(): KubeConfig;
+  stop(): Promise<void>;
+}
+
+const stagesFile = join(dirname(fileURLToPath(import.meta.url)), 'kwok-stages.yaml');
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const started = Date.now();
+  const missing = BINARIES.filter((name) => !existsSync(binPath(name)));
+  if (missing.length) throw new Error(`missing ${missing.join(', ')}: run npm run controlplane:build`);
+
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `kube-tidy-${options.name}-`));
+  mkdirSync(dir, { recursive: true });
+  const persistent = options.persistent ?? false;
+  let watchdog: number | undefined;
+  if (!persistent) {
+    trackForCleanup(dir);
+    watchdog = startWatchdog(dir);
+  }
+  const stop = async (): Promise<void> => {
+    await killGroups(recordedPids(dir));
+    // The watchdog has nothing left to guard once the components are gone.
+    if (watchdog !== undefined) await killGroups([watchdog], 1_000);
+    untrack(dir);
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const [etcdClient = 0, etcdPeer = 0, apiserver = 0] = await freePorts(3);
+    const ports = { etcdClient, etcdPeer, apiserver };
+    const creds = writeCredentials(dir);
+    spawnComponent(dir, 'etcd', binPath('etcd'), etcdArgs(dir, ports), persistent);
+    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds), persistent);
+
+    const server = `https://127.0.0.1:${apiserver}`;
+    const caFile = join(dir, 'pki', 'apiserver.crt');
+    const ca = await waitFor('the apiserver serving certificate', async () => existsSync(caFile) && readFileSync(caFile, 'utf8'));
+    const endpoint = { server, ca, token: creds.tokens.admin };
+    await waitFor('kube-apiserver /readyz', async () => (await kubeRequest(endpoint, 'GET', '/readyz')).status === 200, {
+      timeoutMs: 90_000,
+    });
+
+    const kubeconfigPath = writeKubeconfig(join(dir, 'kubeconfig'), options.name, server, ca, creds.tokens.admin);
+    writeKubeconfig(join(dir, 'controller-manager.kubeconfig'), options.name, server, ca, creds.tokens.controllerManager);
+    writeKubeconfig(join(dir, 'scheduler.kubeconfig'), options.name, server, ca, creds.tokens.scheduler);
+    writeKubeconfig(join(dir, 'kwok.kubeconfig'), options.name, server, ca, creds.tokens.kwok);
+    const cmArgs = controllerManagerArgs(dir, creds, caFile);
+    spawnComponent(dir, 'kube-controller-manager', binPath('kube-controller-manager'), cmArgs, persistent);
+    spawnComponent(dir, 'kube-scheduler', binPath('kube-scheduler'), schedulerArgs(dir), persistent);
+    spawnComponent(dir, 'kwok', binPath('kwok'), kwokArgs(dir, stagesFile), persistent);
+
+    const nodes = await createKwokNodes(endpoint, options.name, options.kwokNodes ?? 1);
+    await Promise.all([
+      waitForNodesReady(endpoint, nodes),
+      waitFor('the default ServiceAccount', async () => {
+        const reply = await kubeRequest(endpoint, 'GET', '/api/v1/namespaces/default/serviceaccounts/default');
+        return reply.status === 200;
+      }),
+    ]);
+
+    const cluster: Cluster = {
+      name: options.name,
+      dir,
+      server,
+      kubeconfigPath,
+      readyMs: 0,
+      endpoint,
+      kubeConfig() {
+        const kc = new KubeConfig();
+        kc.loadFromFile(kubeconfigPath);
+        return kc;
+      },
+      stop,
+    };
+    for (const crdDir of options.crdDirs ?? []) await installCrds(cluster, crdDir);
+    cluster.readyMs = Date.now() - started;
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ name: options.name, server, kubeconfigPath }) + '\n');
+    console.log(`[harness] cluster ${options.name} ready in ${(cluster.readyMs / 1000).toFixed(1)} s (${server})`);
+    return cluster;
+  } catch (error) {
+    const logs = join(dir, 'logs');
+    await stop();
+    throw new Error(`cluster ${options.name} failed to start: ${(error as Error).message} (logs were in ${logs})`);
+  }
+}

@@ -1,0 +1,87 @@
+// Command lines of the control-plane components. Everything listens on 127.0.0.1 only;
+// each cluster gets its own ports and directory, so clusters never see each other.
+import { join } from 'node:path';
+import type { Credentials } from './credentials.js';
+
+export interface Ports {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+}
+
+export function etcdArgs(dir: string, ports: Ports): string[] {
+  const client = `http://127.0.0.1:${ports.etcdClient}`;
+  const peer = `http://127.0.0.1:${ports.etcdPeer}`;
+  return [
+    '--name=default',
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    // Test data is thrown away with the cluster; skipping fsync makes writes much faster.
+    '--unsafe-no-fsync=true',
+    '--log-level=warn',
+  ];
+}
+
+export function apiserverArgs(dir: string, ports: Ports, creds: Credentials): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${ports.apiserver}`,
+    // The apiserver writes a self-signed CA + serving cert here; the harness trusts that CA.
+    `--cert-dir=${join(dir, 'pki')}`,
+    `--token-auth-file=${creds.tokenFile}`,
+    '--authorization-mode=Node,RBAC',
+    '--anonymous-auth=false',
+    `--service-account-key-file=${creds.saPublicKey}`,
+    `--service-account-signing-key-file=${creds.saPrivateKey}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    '--service-cluster-ip-range=10.96.0.0/16',
+    // Without a node lifecycle controller nobody would lift the not-ready taint this adds.
+    '--disable-admission-plugins=TaintNodesByCondition',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function controllerManagerArgs(dir: string, creds: Credentials, caFile: string): string[] {
+  return [
+    `--kubeconfig=${join(dir, 'controller-manager.kubeconfig')}`,
+    '--leader-elect=false',
+    '--secure-port=0',
+    // All default controllers (garbage collector, job, replicaset, namespace, serviceaccount,
+    // serviceaccount-token, disruption, ...) except node lifecycle: kwok nodes send no
+    // heartbeats, and tainting them NotReady would evict every test pod.
+    '--controllers=*,-nodelifecycle',
+    '--use-service-account-credentials=true',
+    `--service-account-private-key-file=${creds.saPrivateKey}`,
+    `--root-ca-file=${caFile}`,
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function schedulerArgs(dir: string): string[] {
+  return [
+    `--kubeconfig=${join(dir, 'scheduler.kubeconfig')}`,
+    '--leader-elect=false',
+    '--secure-port=0',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+
+export function kwokArgs(dir: string, stagesFile: string): string[] {
+  return [
+    `--kubeconfig=${join(dir, 'kwok.kubeconfig')}`,
+    `--config=${stagesFile}`,
+    '--manage-all-nodes=false',
+    `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+  ];
+}

@@ -1,0 +1,27 @@
+// Installing CRDs with the cluster's own kubectl: server-side apply, because the Kueue and
+// Knative CRDs are too large for client-side apply's last-applied annotation.
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { binPath } from '../../infra/local/versions.js';
+
+const run = promisify(execFile);
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A directory of ../shared/crds beside the checkout (CI clones main with shared/ beside it). */
+export function sharedCrdsDir(name: string): string {
+  return resolve(repoRoot, '..', 'shared', 'crds', name);
+}
+
+export async function kubectl(cluster: { kubeconfigPath: string }, args: string[]): Promise<string> {
+  const { stdout } = await run(binPath('kubectl'), [`--kubeconfig=${cluster.kubeconfigPath}`, ...args], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+export async function installCrds(cluster: { kubeconfigPath: string }, dir: string): Promise<void> {
+  await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
+  await kubectl(cluster, ['wait', '--for=condition=Established', '--timeout=60s', '-f', dir]);
+}

@@ -1,0 +1,49 @@
+// What an integration test file needs from the shared cluster: a KubeConfig for it and a
+// namespace of its own that is created before and deleted after the file's tests.
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { waitFor } from './wait.js';
+
+export interface SharedCluster {
+  kubeconfigPath: string;
+  kubeConfig(): KubeConfig;
+}
+
+export function sharedCluster(): SharedCluster {
+  const kubeconfigPath = inject('kubeconfig');
+  return {
+    kubeconfigPath,
+    kubeConfig() {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfigPath);
+      return kc;
+    },
+  };
+}
+
+export interface TestNamespace {
+  /** Set once beforeAll has run; `<prefix>-<random>`. */
+  readonly name: string;
+}
+
+/** Call at the top level of a test file: registers beforeAll/afterAll hooks. */
+export function testNamespace(prefix: string): TestNamespace {
+  const handle = { name: '' };
+  let core: CoreV1Api | undefined;
+  beforeAll(async () => {
+    core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+    const api = core;
+    const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+    await api.createNamespace({ body: { metadata: { name, labels: { 'kube-tidy.dev/test': prefix } } } });
+    // The ServiceAccount admission plugin refuses pods until the namespace's default SA exists.
+    await waitFor(`default ServiceAccount in ${name}`, () =>
+      api.readNamespacedServiceAccount({ name: 'default', namespace: name }).then(() => true),
+    );
+    handle.name = name;
+  });
+  afterAll(async () => {
+    if (core && handle.name) await core.deleteNamespace({ name: handle.name });
+  });
+  return handle;
+}
