@@ -3,7 +3,21 @@ import type { Timestamp } from './kube.js';
 /** Milliseconds since the epoch, or NaN when the timestamp is missing or unreadable. */
 export function toMillis(t: Timestamp | undefined): number {
   if (t === undefined) return Number.NaN;
-  return typeof t === 'string' ? Date.parse(t) : t.getTime();
+  if (typeof t !== 'string') return t.getTime();
+  return t.length === 20 ? fastRfc3339(t) : Date.parse(t);
+}
+
+const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
+const two = (s: string, i: number) => digit(s, i) * 10 + digit(s, i + 1);
+
+/**
+ * metav1.Time always serializes as "YYYY-MM-DDTHH:MM:SSZ"; reading that shape by hand is
+ * several times faster than Date.parse, which matters when deciding over 100,000 pods.
+ */
+function fastRfc3339(s: string): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(19) !== 90) return Date.parse(s);
+  const ms = Date.UTC(two(s, 0) * 100 + two(s, 2), two(s, 5) - 1, two(s, 8), two(s, 11), two(s, 14), two(s, 17));
+  return Number.isNaN(ms) ? Date.parse(s) : ms;
 }
 
 /** Whole seconds from `t` to `now`; NaN when `t` is unknown. */

@@ -15,7 +15,8 @@ export interface DecideOptions {
 
 export const DEFAULT_PROTECTED_NAMESPACES: readonly string[] = ['kube-system'];
 
-const LIMIT_REASON: Record<LimitHit, string> = {
+const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
+  none: undefined,
   node: 'limit maxNoOfPodsToEvictPerNode reached',
   namespace: 'limit maxNoOfPodsToEvictPerNamespace reached',
   total: 'limit maxNoOfPodsToEvictTotal reached',
@@ -41,31 +42,24 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
       const matcher = definition.compile(strategy.args);
       const selected = select(snapshot.pods, matcher, now);
       for (const pod of selected) {
-        const uid = pod.metadata.uid ?? '';
+        const meta = pod.metadata;
+        const uid = meta.uid ?? '';
         if (decided.has(uid)) continue;
-        const base = {
-          namespace: pod.metadata.namespace ?? '',
-          name: pod.metadata.name ?? '',
-          uid,
-          profile: profile.name,
-          strategy: strategy.name,
-        };
         const action = isTerminal(pod) ? 'delete' : 'evict';
-        const protection = gate(pod, action, now);
-        if (protection) {
-          kept.push({ ...base, reason: protection });
-          continue;
-        }
-        const hit = limiter.take(pod);
-        if (hit) {
-          kept.push({ ...base, reason: LIMIT_REASON[hit] });
+        const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(pod) ?? 'none'];
+        if (why !== undefined) {
+          kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
           continue;
         }
         decided.add(uid);
         decisions.push({
-          ...base,
-          resourceVersion: pod.metadata.resourceVersion,
+          namespace: meta.namespace ?? '',
+          name: meta.name ?? '',
+          uid,
+          resourceVersion: meta.resourceVersion,
           node: pod.spec?.nodeName,
+          profile: profile.name,
+          strategy: strategy.name,
           action,
           reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
         });
@@ -76,13 +70,22 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
 }
 
 function select(pods: readonly Pod[], matcher: PodMatcher, now: number): Pod[] {
-  const keyed: { pod: Pod; key: number }[] = [];
-  for (const pod of pods) if (matcher.matches(pod, now)) keyed.push({ pod, key: matcher.sortKey(pod) });
-  // Stable sort; unknown times (NaN) go last rather than scrambling the order.
-  keyed.sort((a, b) => {
-    const an = Number.isNaN(a.key);
-    const bn = Number.isNaN(b.key);
-    return an || bn ? Number(an) - Number(bn) : a.key - b.key;
+  const picked: Pod[] = [];
+  const keys: number[] = [];
+  for (const pod of pods) {
+    if (!matcher.matches(pod, now)) continue;
+    picked.push(pod);
+    keys.push(matcher.sortKey(pod));
+  }
+  // Sort positions rather than wrapper objects: no garbage per selected pod. Stable; unknown
+  // times (NaN) go last rather than scrambling the order.
+  const order = Array.from(picked.keys());
+  order.sort((a, b) => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    const an = ka !== ka;
+    const bn = kb !== kb;
+    return an || bn ? Number(an) - Number(bn) : ka - kb || a - b;
   });
-  return keyed.map((k) => k.pod);
+  return order.map((i) => picked[i]!);
 }

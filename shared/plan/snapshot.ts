@@ -29,9 +29,9 @@ export interface SnapshotIndex {
   priorityValues: Map<string, number>;
   pvcStorageClasses?: ReadonlyMap<string, string>;
   /** Pods per owner uid, counted over the snapshot (DefaultEvictor's minReplicas). */
-  ownerCounts: Map<string, number>;
+  readonly ownerCounts: Map<string, number>;
   /** Pods per node name, for node-fit checks. */
-  podsByNode: Map<string, Pod[]>;
+  readonly podsByNode: Map<string, Pod[]>;
 }
 
 // Built-in classes exist in every cluster, so a policy may name them without a lookup.
@@ -40,18 +40,29 @@ const BUILT_IN_PRIORITY: ReadonlyArray<[string, number]> = [
   ['system-node-critical', 2_000_001_000],
 ];
 
-export function indexSnapshot(s: Snapshot): SnapshotIndex {
-  const ownerCounts = new Map<string, number>();
-  const podsByNode = new Map<string, Pod[]>();
-  for (const pod of s.pods) {
-    for (const o of pod.metadata.ownerReferences ?? []) ownerCounts.set(o.uid, (ownerCounts.get(o.uid) ?? 0) + 1);
+function countOwners(pods: readonly Pod[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const pod of pods) for (const o of pod.metadata.ownerReferences ?? []) counts.set(o.uid, (counts.get(o.uid) ?? 0) + 1);
+  return counts;
+}
+
+function groupByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const byNode = new Map<string, Pod[]>();
+  for (const pod of pods) {
     const node = pod.spec?.nodeName;
-    if (node) {
-      let list = podsByNode.get(node);
-      if (!list) podsByNode.set(node, (list = []));
-      list.push(pod);
-    }
+    if (!node) continue;
+    let list = byNode.get(node);
+    if (!list) byNode.set(node, (list = []));
+    list.push(pod);
   }
+  return byNode;
+}
+
+export function indexSnapshot(s: Snapshot): SnapshotIndex {
+  // Built on first use: most policies use neither minReplicas nor nodeFit, and a pass over
+  // 100,000 pods for nothing is the largest cost of a decide call.
+  let ownerCounts: Map<string, number> | undefined;
+  let podsByNode: Map<string, Pod[]> | undefined;
   const priorityValues = new Map<string, number>(BUILT_IN_PRIORITY);
   for (const pc of s.priorityClasses ?? []) if (pc.metadata.name) priorityValues.set(pc.metadata.name, pc.value);
   let pdbsByNamespace: Map<string, LabelMatcher[]> | undefined;
@@ -71,7 +82,11 @@ export function indexSnapshot(s: Snapshot): SnapshotIndex {
     pdbsByNamespace,
     priorityValues,
     pvcStorageClasses: s.pvcStorageClasses,
-    ownerCounts,
-    podsByNode,
+    get ownerCounts() {
+      return (ownerCounts ??= countOwners(s.pods));
+    },
+    get podsByNode() {
+      return (podsByNode ??= groupByNode(s.pods));
+    },
   };
 }

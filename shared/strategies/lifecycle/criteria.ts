@@ -85,8 +85,15 @@ export function relevantTime(pod: Pod, filters: readonly ConditionFilter[] | und
   return Number.isNaN(latest) ? toMillis(pod.metadata.creationTimestamp) : latest;
 }
 
-export function restartCount(pod: Pod, c: LifecycleCriteria): number {
+function sumRestarts(statuses: ContainerStatus[] | undefined): number {
   let n = 0;
-  for (const group of containerGroups(pod, c, false)) for (const cs of group) n += cs.restartCount ?? 0;
+  if (statuses) for (const cs of statuses) n += cs.restartCount ?? 0;
   return n;
+}
+
+/** Regular containers' restarts, plus init containers' when asked (not ephemeral ones). */
+export function restartCount(pod: Pod, c: LifecycleCriteria): number {
+  const s = pod.status;
+  if (s === undefined) return 0;
+  return sumRestarts(s.containerStatuses) + (c.includingInitContainers ? sumRestarts(s.initContainerStatuses) : 0);
 }

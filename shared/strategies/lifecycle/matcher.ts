@@ -1,7 +1,7 @@
 import type { ContainerStatus, Pod } from '../../model/kube.js';
 import { formatDuration, secondsSince } from '../../model/time.js';
 import { compileLabelSelector } from '../../policy/label-selector.js';
-import { formatRanges } from '../../policy/common.js';
+import { formatRanges, type ExitCodeRange } from '../../policy/common.js';
 import {
   containerGroups,
   matchingCondition,
@@ -36,9 +36,15 @@ export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-re
     tests.push((p) => phases.has(p.status?.phase ?? ''));
   }
   const states = c.states?.length ? new Set(c.states) : undefined;
-  if (states) tests.push((p) => matchedState(p, states, c) !== undefined);
+  if (states) tests.push((p) => hasState(p, states, c));
   const exitCodes = c.exitCodes;
-  if (exitCodes?.length) tests.push((p) => matchedExitCode(p, c) !== undefined);
+  if (exitCodes?.length) {
+    tests.push((p) => {
+      const s = p.status;
+      if (s === undefined) return false;
+      return anyExitCode(s.containerStatuses, exitCodes) || (c.includingInitContainers && anyExitCode(s.initContainerStatuses, exitCodes));
+    });
+  }
   if (c.minRestarts !== undefined) {
     const min = c.minRestarts;
     tests.push((p) => restartCount(p, c) >= min);
@@ -72,6 +78,38 @@ export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-re
         : // Most restarts first; the Date keeps ties oldest-first without a second key.
           (pod) => -restartCount(pod, c) * 1e13 + relevantTime(pod, undefined),
   };
+}
+
+function anyExitCode(statuses: ContainerStatus[] | undefined, ranges: readonly ExitCodeRange[]): boolean {
+  if (statuses === undefined) return false;
+  for (const cs of statuses) {
+    const code = cs.state?.terminated?.exitCode;
+    if (code === undefined) continue;
+    for (const r of ranges) if (code >= r.from && code <= r.to) return true;
+  }
+  return false;
+}
+
+/** The allocation-free form of matchedState, for the hot path. */
+function hasState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): boolean {
+  const s = pod.status;
+  if (s === undefined) return false;
+  if (s.phase !== undefined && states.has(s.phase)) return true;
+  if (s.reason !== undefined && states.has(s.reason)) return true;
+  if (anyContainerState(s.containerStatuses, states)) return true;
+  if (c.includingInitContainers && anyContainerState(s.initContainerStatuses, states)) return true;
+  return c.includingEphemeralContainers && anyContainerState(s.ephemeralContainerStatuses, states);
+}
+
+function anyContainerState(statuses: ContainerStatus[] | undefined, states: ReadonlySet<string>): boolean {
+  if (statuses === undefined) return false;
+  for (const cs of statuses) {
+    const st = cs.state;
+    if (st === undefined) continue;
+    if (st.waiting?.reason !== undefined && states.has(st.waiting.reason)) return true;
+    if (st.terminated?.reason !== undefined && states.has(st.terminated.reason)) return true;
+  }
+  return false;
 }
 
 /** The first state value the pod shows, with where it was seen. */

@@ -1,0 +1,18 @@
+import { runCoreBench } from './core.js';
+
+// `npm run bench`: every benchmark the project has, figures printed as a table and as one
+// JSON line each (for notes and comparisons). Run with --expose-gc for memory figures.
+
+const only = process.argv[2];
+
+const benches: Record<string, () => Promise<object> | object> = {
+  core: () => runCoreBench(),
+};
+
+for (const [name, bench] of Object.entries(benches)) {
+  if (only && only !== name) continue;
+  const result = await bench();
+  console.log(`\n== ${name} ==`);
+  for (const [k, v] of Object.entries(result)) console.log(`  ${k.padEnd(28)} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  console.log(JSON.stringify({ bench: name, ...result }));
+}
