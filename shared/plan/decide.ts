@@ -11,6 +11,18 @@ import { indexSnapshot, type Snapshot } from './snapshot.js';
 export interface DecideOptions {
   /** Never touched, whatever the policy says. Default: kube-system. */
   protectedNamespaces?: readonly string[];
+  /** Carries limits and already-decided pods across calls: the pages of one sweep. */
+  session?: DecideSession;
+}
+
+/** What one invocation remembers between decide calls over parts of its snapshot. */
+export interface DecideSession {
+  limiter: EvictionLimiter;
+  decided: Set<string>;
+}
+
+export function newSession(policy: Policy): DecideSession {
+  return { limiter: new EvictionLimiter(policy.limits), decided: new Set() };
 }
 
 export const DEFAULT_PROTECTED_NAMESPACES: readonly string[] = ['kube-system'];
@@ -29,8 +41,7 @@ const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
  */
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
   const index = indexSnapshot(snapshot);
-  const limiter = new EvictionLimiter(policy.limits);
-  const decided = new Set<string>();
+  const { limiter, decided } = options.session ?? newSession(policy);
   const decisions: Decision[] = [];
   const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
