@@ -1,0 +1,127 @@
+// evictPod against the real API server: a PodDisruptionBudget refusal is reported as
+// blocked (and the pod stays), a terminal pod is evicted whatever the budget says, and the
+// uid precondition and dryRun hold on the eviction path as on delete.
+import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { applyDecision, evictPod, type EvictOutcome } from '../../../shared/kube/index.js';
+import type { Decision } from '../../../shared/plan/decision.js';
+import { liveUid, makePod, recreate, waitGone, type Made } from './fixtures.js';
+
+const ns = testNamespace('kube-evict');
+const kc = sharedCluster().kubeConfig();
+const core = kc.makeApiClient(CoreV1Api);
+const policy = kc.makeApiClient(PolicyV1Api);
+const guarded = { budget: 'none-may-go' };
+
+beforeAll(async () => {
+  await policy.createNamespacedPodDisruptionBudget({
+    namespace: ns.name,
+    body: { metadata: { name: 'guard' }, spec: { maxUnavailable: 0, selector: { matchLabels: guarded } } },
+  });
+  // Until the disruption controller has looked at the budget every eviction is refused
+  // anyway; wait for its verdict so a 429 below is the budget's.
+  await waitFor('the disruption controller to observe the budget', async () => {
+    const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'guard', namespace: ns.name });
+    return pdb.status?.observedGeneration === pdb.metadata?.generation && pdb.status?.disruptionsAllowed === 0;
+  });
+});
+
+interface Case {
+  sentence: string;
+  arrange: (name: string) => Promise<{ target: Made; remains?: Made }>;
+  dryRun?: boolean;
+  outcome: EvictOutcome;
+  disruptionBudget?: boolean;
+}
+
+const running = (name: string, labels = {}) => makePod(core, ns.name, name, { labels });
+
+const cases: Case[] = [
+  {
+    sentence: 'a Running pod under a budget allowing no disruption is blocked and stays',
+    arrange: async (name) => {
+      const made = await running(name, guarded);
+      return { target: made, remains: made };
+    },
+    outcome: 'blocked',
+    disruptionBudget: true,
+  },
+  {
+    sentence: 'a Running pod without a budget is evicted',
+    arrange: async (name) => ({ target: await running(name) }),
+    outcome: 'evicted',
+  },
+  {
+    sentence: 'a Succeeded pod under the same budget is evicted: the API server skips budgets for terminal pods',
+    arrange: async (name) => ({ target: await makePod(core, ns.name, name, { labels: guarded, exitCode: 0, phase: 'Succeeded' }) }),
+    outcome: 'evicted',
+  },
+  {
+    sentence: 'an eviction naming the uid of a pod since recreated is stale and leaves the new pod',
+    arrange: async (name) => {
+      const old = await running(name);
+      return { target: old, remains: await recreate(core, ns.name, old) };
+    },
+    outcome: 'stale',
+  },
+  {
+    sentence: 'an eviction of a pod already gone answers gone',
+    arrange: async (name) => {
+      const made = await running(name);
+      await core.deleteNamespacedPod({ name, namespace: ns.name, gracePeriodSeconds: 0 });
+      await waitGone(core, ns.name, made);
+      return { target: made };
+    },
+    outcome: 'gone',
+  },
+  {
+    sentence: 'a dry-run eviction answers evicted and leaves the pod running',
+    arrange: async (name) => {
+      const made = await running(name);
+      return { target: made, remains: made };
+    },
+    dryRun: true,
+    outcome: 'evicted',
+  },
+];
+
+describe('evictPod', () => {
+  it.each(cases.map((c, i) => ({ ...c, name: `evict-${i}` })))('$sentence', async ({ name, arrange, dryRun, outcome, disruptionBudget }) => {
+    const { target, remains } = await arrange(name);
+    const result = await evictPod(core, { namespace: ns.name, ...target }, { dryRun });
+
+    expect(result.outcome).toBe(outcome);
+    if (outcome === 'blocked') {
+      expect(result.disruptionBudget).toBe(disruptionBudget);
+      // The cause names the budget, so a person reading the event knows which one.
+      expect(result.message).toContain('disruption budget guard');
+    }
+    if (remains) {
+      expect(await liveUid(core, ns.name, name)).toBe(remains.uid);
+    } else {
+      await waitGone(core, ns.name, target);
+    }
+  });
+});
+
+describe('applyDecision', () => {
+  const decision = (made: Made, action: Decision['action']): Decision => ({
+    namespace: ns.name,
+    ...made,
+    profile: 'test',
+    strategy: 'PodLifeTime',
+    action,
+    reason: 'test',
+  });
+
+  it.each([
+    { sentence: 'a delete decision deletes a running pod outright, budget or not', action: 'delete' as const, outcome: 'deleted' },
+    { sentence: 'an evict decision goes through the Eviction API and is blocked by the budget', action: 'evict' as const, outcome: 'blocked' },
+  ])('$sentence', async ({ action, outcome }) => {
+    const made = await running(`apply-${action}`, guarded);
+    const result = await applyDecision(core, decision(made, action));
+    expect(result).toMatchObject({ action, outcome });
+    expect(await liveUid(core, ns.name, made.name)).toBe(outcome === 'blocked' ? made.uid : undefined);
+  });
+});
