@@ -28,10 +28,13 @@ export function spawnComponent(dir: string, name: string, bin: string, args: str
 
 // The watchdog is a shell loop in its own process group: once the node process that
 // started the cluster is gone (even after kill -9), it kills every recorded group and
-// removes the cluster's directory. (dash's kill takes "-PGID" but no "--".)
+// removes the cluster's directory. In a forked worker (vitest's forks pool) it also watches
+// the parent, the test runner, whose death leaves the worker running for a while.
+// (dash's kill takes "-PGID" but no "--".)
 const WATCHDOG = `
-parent=$1; dir=$2
-while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+dir=$1; shift
+alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null || return 1; done; }
+while alive "$@"; do sleep 1; done
 [ -f "$dir/pids" ] || exit 0
 for p in $(cat "$dir/pids"); do kill -TERM "-$p" 2>/dev/null; done
 sleep 2
@@ -40,7 +43,8 @@ rm -rf "$dir"
 `;
 
 export function startWatchdog(dir: string): number {
-  const child = spawn('sh', ['-c', WATCHDOG, 'kube-tidy-watchdog', String(process.pid), dir], {
+  const watched = [process.pid, ...(process.send ? [process.ppid] : [])].map(String);
+  const child = spawn('sh', ['-c', WATCHDOG, 'kube-tidy-watchdog', dir, ...watched], {
     detached: true,
     stdio: 'ignore',
   });
@@ -75,7 +79,7 @@ export function recordedPids(dir: string): number[] {
 }
 
 // TERM first so etcd and the apiserver shut down cleanly, KILL whatever is left after the grace.
-export async function killGroups(pids: number[], graceMs = 5_000): Promise<void> {
+export async function killGroups(pids: number[], graceMs = 2_000): Promise<void> {
   for (const pid of pids) signalGroup(pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (pids.some(isAlive) && Date.now() < deadline) {
@@ -101,6 +105,14 @@ export function trackForCleanup(dir: string): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
   process.on('exit', () => liveDirs.forEach(killGroupsNow));
+  // A forked worker whose runner went away loses its IPC channel: its clusters are orphans,
+  // and so is the worker itself (vitest's forks would otherwise run on until their tests time out).
+  if (process.send) {
+    process.once('disconnect', () => {
+      liveDirs.forEach(killGroupsNow);
+      process.exit(1);
+    });
+  }
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
       liveDirs.forEach(killGroupsNow);
