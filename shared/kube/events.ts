@@ -1,0 +1,77 @@
+// A Kubernetes Event on the pod a strategy acted on, so `kubectl describe pod` and
+// `kubectl events` say who removed it and why (the descheduler does the same). Best effort:
+// the cleanup has already happened, so a failure to record is returned, never thrown.
+import { V1MicroTime, type EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { classifyKubeError, type KubeFailure } from './errors.js';
+
+export const REPORTING_CONTROLLER = 'kube-tidy.dev/kube-tidy';
+
+export interface PodEvent {
+  /** UpperCamelCase, what happened: "Deleted", "Evicted", "EvictionBlocked". */
+  reason: string;
+  /** What a person reads; the API server rejects more than 1 KiB. */
+  note: string;
+  type: 'Normal' | 'Warning';
+  /** What kube-tidy did or tried: "Delete", "Evict". */
+  action: string;
+}
+
+export interface RecordOptions {
+  /** A dry run changed nothing, so there is nothing to tell the pod's owner. */
+  dryRun?: boolean;
+}
+
+export type RecordResult = { recorded: true; name: string } | { recorded: false; skipped?: 'dryRun'; error?: KubeFailure };
+
+export type EventWriter = Pick<EventsV1Api, 'createNamespacedEvent'>;
+
+// Validation limits of events.k8s.io/v1 (reason/action 128, note 1024 bytes).
+function clip(text: string, bytes: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= bytes) return text;
+  // Cut on a character boundary: decoding a cut multi-byte sequence yields U+FFFD.
+  return buf.subarray(0, bytes - 3).toString('utf8').replace(/\uFFFD$/, '') + '...';
+}
+
+// client-go's shape, <pod>.<time in hex>, plus random bytes: two instances acting in the
+// same millisecond must not collide. Not generateName: the API server validates the prefix
+// itself as a DNS subdomain, and "<pod>." ends in a dot, so every create is refused (422).
+function eventName(podName: string): string {
+  const suffix = `${Date.now().toString(16)}${randomBytes(3).toString('hex')}`;
+  return `${podName.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+}
+
+function instance(): string {
+  return clip(process.env.HOSTNAME || hostname() || 'unknown', 128);
+}
+
+export async function recordPodEvent(
+  events: EventWriter,
+  pod: { namespace: string; name: string; uid: string },
+  event: PodEvent,
+  opts: RecordOptions = {},
+): Promise<RecordResult> {
+  if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
+  const body: EventsV1Event = {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: eventName(pod.name), namespace: pod.namespace },
+    // MicroTime: client-node's subclass serialises with the microseconds the server requires.
+    eventTime: new V1MicroTime(),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: instance(),
+    action: clip(event.action, 128),
+    reason: clip(event.reason, 128),
+    note: clip(event.note, 1024),
+    type: event.type,
+    regarding: { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
+  };
+  try {
+    const created = await events.createNamespacedEvent({ namespace: pod.namespace, body });
+    return { recorded: true, name: created.metadata?.name ?? '' };
+  } catch (error) {
+    return { recorded: false, error: classifyKubeError(error) };
+  }
+}

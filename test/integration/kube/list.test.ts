@@ -1,0 +1,81 @@
+// listPods pages through the real API server with limit/continue, counts its requests,
+// passes selectors through, and hands over typed objects the core can read (Date times).
+import { CoreV1Api } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { getPod, listPods, type ListPodsOptions, type PodPage } from '../../../shared/kube/index.js';
+import { isTerminal } from '../../../shared/model/pod.js';
+import { secondsSince } from '../../../shared/model/time.js';
+import type { Pod } from '../../../shared/model/kube.js';
+import { makePod } from './fixtures.js';
+
+const ns = testNamespace('kube-list');
+const core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+
+// Five pods: three fail, two succeed, so the field selector has something to leave out.
+const endings = [
+  { name: 'p-0', exitCode: 1, phase: 'Failed' },
+  { name: 'p-1', exitCode: 0, phase: 'Succeeded' },
+  { name: 'p-2', exitCode: 2, phase: 'Failed' },
+  { name: 'p-3', exitCode: 0, phase: 'Succeeded' },
+  { name: 'p-4', exitCode: 137, phase: 'Failed' },
+];
+
+beforeAll(async () => {
+  await Promise.all(endings.map(({ name, exitCode, phase }) => makePod(core, ns.name, name, { exitCode, phase, labels: { set: 'list' } })));
+});
+
+async function collect(opts: ListPodsOptions): Promise<PodPage[]> {
+  const pages: PodPage[] = [];
+  for await (const page of listPods(core, opts)) pages.push(page);
+  return pages;
+}
+
+describe('listPods', () => {
+  it.each([
+    { sentence: 'limit 2 over 5 pods yields 3 pages in 3 requests', opts: { limit: 2 }, sizes: [2, 2, 1], names: endings.map((e) => e.name) },
+    { sentence: 'the default limit yields all 5 pods in one page', opts: {}, sizes: [5], names: endings.map((e) => e.name) },
+    {
+      sentence: 'fieldSelector status.phase=Failed returns only the 3 Failed pods',
+      opts: { fieldSelector: 'status.phase=Failed', limit: 2 },
+      sizes: [2, 1],
+      names: ['p-0', 'p-2', 'p-4'],
+    },
+    { sentence: 'a label selector matching nothing still yields one empty page', opts: { labelSelector: 'set=none' }, sizes: [0], names: [] },
+  ])('$sentence', async ({ opts, sizes, names }) => {
+    const pages = await collect({ namespace: ns.name, ...opts });
+
+    expect(pages.map((p) => p.items.length)).toEqual(sizes);
+    expect(pages.map((p) => p.requests)).toEqual(sizes.map((_, i) => i + 1));
+    expect(pages.every((p) => !p.inconsistent)).toBe(true);
+    expect(pages.flatMap((p) => p.items.map((pod) => pod.metadata.name)).sort()).toEqual(names);
+  });
+
+  it('lists across all namespaces when no namespace is given, selectors applied', async () => {
+    const pages = await collect({ labelSelector: 'set=list', fieldSelector: 'status.phase=Succeeded', limit: 1 });
+    const found = pages.flatMap((p) => p.items.map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`));
+    // Other test files may run at the same time, but none labels pods set=list in this namespace.
+    expect(found.filter((f) => f.startsWith(`${ns.name}/`)).sort()).toEqual([`${ns.name}/p-1`, `${ns.name}/p-3`]);
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('hands over typed pods with Date timestamps that the core reads unchanged', async () => {
+    const [page] = await collect({ namespace: ns.name, limit: 1 });
+    const pod: Pod | undefined = page?.items[0];
+    expect(pod?.metadata.creationTimestamp).toBeInstanceOf(Date);
+    const age = secondsSince(pod?.metadata.creationTimestamp, Date.now());
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(600);
+    expect(pod && isTerminal(pod)).toBe(true);
+  });
+});
+
+describe('getPod', () => {
+  it.each([
+    { sentence: 'an existing pod is returned', name: 'p-0', found: true },
+    { sentence: 'a pod that does not exist is undefined, not an error', name: 'nope', found: false },
+  ])('$sentence', async ({ name, found }) => {
+    const pod = await getPod(core, { namespace: ns.name, name });
+    expect(pod?.metadata.name).toBe(found ? name : undefined);
+  });
+});
