@@ -5,10 +5,12 @@ export const MAIN_HELP = `kube-tidy: event-driven cleanup for Kubernetes
 Usage:
   kube-tidy policy check FILE [--allow-unsupported]
   kube-tidy plan --policy FILE --pods FILE [--nodes FILE] [--now RFC3339] [options]
+  kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
 
 Commands:
   policy check   Validate a DeschedulerPolicy and print it normalized (defaults filled) as JSON.
   plan           Offline plan over a pod dump: one JSON line per pod the policy selects.
+  bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
 
 Run "kube-tidy COMMAND --help" for a command's options.
 Exit codes: 0 done, 2 invalid input (every problem is listed with its field path), 1 other errors.
@@ -42,4 +44,41 @@ Options:
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --explain                     Also print, on stderr, the selected pods that are kept and why.
   -h, --help                    This help.
+`;
+
+export const BRIDGE_HELP = `Usage: kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
+
+Watches the cluster and POSTs one CloudEvent per change to URL, as Knative's ApiServerSource
+does in Resource mode: type dev.knative.apiserver.resource.{add,update,delete}, source the API
+server URL, subject /apis/<apiVersion>/namespaces/<ns>/<resource>/<name>, extensions kind,
+apiversion, name, namespace, data the whole object (the new one on update), binary mode.
+
+Like ApiServerSource it only reports changes: objects that exist when it starts produce no
+events, and changes made while its watch cannot be resumed (410 Gone, logged as a gap) are
+lost. Run a sweep to back the events up.
+
+Delivery retries no answer, timeouts, 5xx, 404, 408, 409 and 429 with exponential backoff and
+jitter; any other answer is logged as rejected and dropped. Events for one object arrive in
+order; an event keeps its id across retries. When the queue is full the oldest waiting event
+is dropped and logged. Logs are JSON lines on stderr. SIGINT/SIGTERM stop the watch, let
+deliveries finish for up to --drain-timeout, print a summary and exit 0.
+
+Options:
+  --kubeconfig FILE          Cluster to watch (default: $KUBECONFIG).
+  --sink URL                 Where to POST the events (http or https). Required.
+  --kinds LIST               Comma-separated kinds: Pod, Job (default: Pod).
+  --namespace NS             Only this namespace (default: all).
+  --label-selector SEL       Only objects matching this label selector.
+  --retries N                Retries after the first attempt (default: 5).
+  --timeout DURATION         Per attempt, a Go duration such as 10s or 500ms (default: 10s).
+  --concurrency N            Deliveries in flight at once (default: 4).
+  --queue-size N             Events waiting before the oldest is dropped (default: 1000).
+  --drain-timeout DURATION   How long to finish deliveries after a stop signal (default: 10s).
+  --stats-interval DURATION  A count line this often; 0 for none (default: 1m).
+  --structured               Send structured mode (application/cloudevents+json), not binary.
+  --verbose                  Also log each retry.
+  -h, --help                 This help.
+
+Exit codes: 0 stopped by a signal, 2 invalid arguments or kubeconfig, 1 the cluster could not
+be listed at start (or another error).
 `;

@@ -21,6 +21,19 @@ class UsageError extends Error {
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
 
+/** Every command; `bridge` runs until a signal, so only this entry point can start it. */
+export async function runAsync(argv: string[], io: Out): Promise<number> {
+  if (argv[0] !== 'bridge') return run(argv, io);
+  try {
+    // Loaded on demand: the offline commands should not pay for the Kubernetes client.
+    const { bridgeCommand } = await import('./bridge-command.js');
+    return await bridgeCommand(argv.slice(1), io);
+  } catch (e) {
+    io.err(`kube-tidy: unexpected error: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
 export function run(argv: string[], io: Out): number {
   try {
     const [command, ...rest] = argv;
@@ -30,6 +43,7 @@ export function run(argv: string[], io: Out): number {
     }
     if (command === 'policy') return policyCommand(rest, io);
     if (command === 'plan') return planCommand(rest, io);
+    if (command === 'bridge') throw new Error('"bridge" runs until stopped: call runAsync()');
     throw new UsageError(`unknown command "${command}"`, MAIN_HELP);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -138,9 +152,10 @@ function planCommand(args: string[], io: Out): number {
 
 // Run only as a program, not when imported by tests.
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/kube-tidy')) {
-  const code = run(process.argv.slice(2), {
+  void runAsync(process.argv.slice(2), {
     out: (s) => process.stdout.write(s),
     err: (s) => process.stderr.write(s),
+  }).then((code) => {
+    process.exitCode = code;
   });
-  process.exitCode = code;
 }
