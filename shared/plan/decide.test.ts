@@ -87,3 +87,15 @@ describe('decide', () => {
     expect(plan.decisions.map((d) => d.name)).toEqual(['typed']);
   });
 });
+
+describe('decide with context pods', () => {
+  it('judges only the given pods while counting siblings from the context', () => {
+    const policy = policyOf(everyFailed, { evictor: { minReplicas: 2 }, top: { maxNoOfPodsToEvictTotal: 1 } });
+    const sibling = pod('sibling').failed().ownedBy('Job', 'j').age(9999).build();
+    const target = pod('target').failed().ownedBy('Job', 'j').build();
+    // Alone, the owner has one pod (kept by minReplicas); with context it has two, and the
+    // older sibling does not use up the total limit because it is not judged.
+    expect(decide(policy, { pods: [target] }, NOW).decisions).toEqual([]);
+    expect(decide(policy, { pods: [target], contextPods: [sibling, target] }, NOW).decisions.map((d) => d.name)).toEqual(['target']);
+  });
+});

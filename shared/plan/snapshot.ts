@@ -12,7 +12,13 @@ import { compileLabelSelector, type LabelMatcher } from '../policy/label-selecto
  * is "unknown", and a check that needs it protects the pod rather than guess.
  */
 export interface Snapshot {
+  /** The pods to judge. */
   pods: readonly Pod[];
+  /**
+   * Every pod, when more than the judged ones are known: minReplicas counts an owner's pods
+   * and nodeFit sums what runs on each node over these. Defaults to `pods`.
+   */
+  contextPods?: readonly Pod[];
   nodes?: readonly Node[];
   namespaces?: readonly Namespace[];
   pdbs?: readonly PodDisruptionBudget[];
@@ -83,10 +89,10 @@ export function indexSnapshot(s: Snapshot): SnapshotIndex {
     priorityValues,
     pvcStorageClasses: s.pvcStorageClasses,
     get ownerCounts() {
-      return (ownerCounts ??= countOwners(s.pods));
+      return (ownerCounts ??= countOwners(s.contextPods ?? s.pods));
     },
     get podsByNode() {
-      return (podsByNode ??= groupByNode(s.pods));
+      return (podsByNode ??= groupByNode(s.contextPods ?? s.pods));
     },
   };
 }

@@ -1,0 +1,46 @@
+import type { HttpFunction } from '@google-cloud/functions-framework';
+import { decodeEvent } from '../shared/events/index.js';
+import { getPod } from '../shared/kube/index.js';
+import type { Pod } from '../shared/model/kube.js';
+import { decide } from '../shared/plan/decide.js';
+import { snapshotNeeds } from '../shared/plan/needs.js';
+import { act } from '../shared/runtime/act.js';
+import { fetchContext } from '../shared/runtime/context.js';
+import { BadRequestError, respond } from '../shared/runtime/respond.js';
+import type { Runtime } from '../shared/runtime/runtime.js';
+
+/**
+ * `podTerminated`: one pod event in, the lifecycle strategies decide for that pod, the
+ * decision is carried out. Repeats and stale events change nothing: the write carries the
+ * pod's uid as a precondition and "already gone" counts as done.
+ */
+export function podTerminated(rt: Runtime): HttpFunction {
+  return (req, res) =>
+    respond(req, res, rt.log, async () => {
+      const event = decodeEvent({ headers: req.headers, body: req.body });
+      if (event.type === 'tick') throw new BadRequestError(422, 'podTerminated takes pod events; schedule ticks go to sweep');
+      const kind = event.type === 'object' ? event.object.kind : event.ref.kind;
+      if (kind !== 'Pod') throw new BadRequestError(422, `podTerminated takes Pod events, not ${kind}`);
+      if (event.verb === 'delete') return { body: { outcome: 'nothing-to-do', why: 'the pod is already deleted' } };
+
+      let pod: Pod | undefined;
+      if (event.type === 'object') pod = event.object as unknown as Pod;
+      else {
+        // Reference mode carries no object: read it (one request), or it is gone already.
+        if (!event.ref.namespace) throw new BadRequestError(400, 'a Pod reference needs a namespace');
+        pod = (await getPod(rt.clients.core, { namespace: event.ref.namespace, name: event.ref.name })) as Pod | undefined;
+        if (!pod) return { body: { outcome: 'nothing-to-do', why: 'the pod no longer exists' } };
+      }
+
+      const { policy } = rt.policy.current();
+      const context = await fetchContext(rt, snapshotNeeds(policy));
+      const plan = decide(policy, { ...context.snapshot, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
+      const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
+      if (!decision) {
+        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, kept } };
+      }
+      const result = await act(rt, decision, { dryRun: rt.config.DRY_RUN, throwTransient: true });
+      return { body: { outcome: result.outcome, result, policyWarning: rt.policy.lastError() } };
+    });
+}

@@ -1,0 +1,107 @@
+import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { podTerminated } from '../../../functions/pod-terminated.js';
+import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { policyDoc } from '../../fixtures/policy.js';
+import { exists, knativeRequest, runPod, runtimeFor, send, serve, tidyEvents, type Mode } from './setup.js';
+
+// podTerminated over HTTP against the real cluster: what a bridge delivers, what the
+// cluster looks like afterwards.
+
+const ns = testNamespace('fn-pod');
+const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+
+// Profile one: Failed pods exiting 3 or killed by a signal go at once (no age: the event
+// path reacts as soon as a pod fails). Profile two: running pods labelled expire=now.
+const failedAtOnce = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: [3, '128-255'] } }], {
+  evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+});
+const expireNow = policyDoc([{ name: 'PodLifeTime', args: { states: ['Running'], labelSelector: { matchLabels: { expire: 'now' } } } }], {
+  evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] }, labelSelector: { matchLabels: { expire: 'now' } } },
+});
+const POLICY = { ...failedAtOnce, profiles: [...(failedAtOnce.profiles as object[]), { ...(expireNow.profiles as object[])[0], name: 'expire' }] };
+
+let agent: ReturnType<typeof serve>;
+beforeAll(async () => {
+  agent = serve(podTerminated, await runtimeFor(POLICY));
+});
+
+describe.each<Mode>(['binary', 'structured'])('podTerminated in %s mode', (mode) => {
+  it('deletes a Failed pod with a selected exit code and records an Event saying why', async () => {
+    const pod = await runPod(core(), ns.name, `exit3-${mode}`, { exitCode: 3 });
+    const res = await send(agent, knativeRequest(mode, 'update', pod));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ outcome: 'deleted', result: { strategy: 'PodLifeTime', action: 'delete' } });
+    await waitFor('pod gone', async () => !(await exists(core(), ns.name, pod.metadata!.name!)));
+    const events = await tidyEvents(ns.name, pod.metadata!.uid!);
+    expect(events.map((e) => [e.reason, e.action, e.type])).toEqual([['Deleted', 'Delete', 'Normal']]);
+    expect(events[0]?.note).toContain('container main exited 3');
+  });
+
+  it('keeps a Failed pod whose exit code the policy does not select', async () => {
+    const pod = await runPod(core(), ns.name, `exit1-${mode}`, { exitCode: 1 });
+    const res = await send(agent, knativeRequest(mode, 'update', pod));
+    expect(res.status).toBe(200);
+    expect(res.body.outcome).toBe('nothing-to-do');
+    expect(await exists(core(), ns.name, pod.metadata!.name!)).toBeDefined();
+  });
+});
+
+describe('podTerminated safety', () => {
+  it('the same event delivered 10 times deletes once', async () => {
+    const pod = await runPod(core(), ns.name, 'repeat', { exitCode: 137 });
+    const req = knativeRequest('binary', 'update', pod);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 10; i++) outcomes.push((await send(agent, req)).body.outcome);
+    expect(outcomes[0]).toBe('deleted');
+    expect(outcomes.slice(1).every((o) => o === 'gone')).toBe(true);
+    expect(await tidyEvents(ns.name, pod.metadata!.uid!)).toHaveLength(1);
+  });
+
+  it('a stale event for a pod recreated under the same name deletes nothing', async () => {
+    const old = await runPod(core(), ns.name, 'reborn', { exitCode: 3 });
+    await core().deleteNamespacedPod({ namespace: ns.name, name: 'reborn', gracePeriodSeconds: 0 });
+    await waitFor('old pod gone', async () => !(await exists(core(), ns.name, 'reborn')));
+    const fresh = await runPod(core(), ns.name, 'reborn', { exitCode: 3 });
+    const res = await send(agent, knativeRequest('binary', 'update', old));
+    expect(res.status).toBe(200);
+    expect(res.body.outcome).toBe('stale');
+    expect((await exists(core(), ns.name, 'reborn'))?.metadata?.uid).toBe(fresh.metadata!.uid);
+  });
+
+  it('a running pod under a PodDisruptionBudget is reported blocked and never deleted', async () => {
+    // The evict annotation lets this bare pod past the evictor, so only the budget stands in the way.
+    const pod = await runPod(core(), ns.name, 'guarded', { labels: { expire: 'now', app: 'guarded' }, annotations: { 'descheduler.alpha.kubernetes.io/evict': 'true' } });
+    await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({
+      namespace: ns.name,
+      body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
+    });
+    // The disruption controller must have computed the budget's status for it to refuse.
+    await waitFor('PDB observed', async () => {
+      const pdb = await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'guarded' });
+      return pdb.status?.observedGeneration === pdb.metadata?.generation && pdb.status?.currentHealthy === 1 && pdb.status?.disruptionsAllowed === 0;
+    });
+    const res = await send(agent, knativeRequest('binary', 'update', pod));
+    expect(res.status).toBe(200);
+    expect(res.body.outcome).toBe('blocked');
+    expect(res.body.result.message).toContain('disruption budget');
+    const still = await exists(core(), ns.name, 'guarded');
+    expect(still?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it('never touches a pod in a protected namespace', async () => {
+    const pod = await runPod(core(), ns.name, 'protected', { exitCode: 3 });
+    const guarded = serve(podTerminated, await runtimeFor(POLICY, { PROTECTED_NAMESPACES: `kube-system,${ns.name}` }));
+    const res = await send(guarded, knativeRequest('binary', 'update', pod));
+    expect(res.body).toMatchObject({ outcome: 'kept', kept: [{ reason: `namespace ${ns.name} is protected` }] });
+    expect(await exists(core(), ns.name, 'protected')).toBeDefined();
+  });
+
+  it('in DRY_RUN it goes through the API server dry run and deletes nothing', async () => {
+    const pod = await runPod(core(), ns.name, 'dry', { exitCode: 3 });
+    const dry = serve(podTerminated, await runtimeFor(POLICY, { DRY_RUN: 'true' }));
+    const res = await send(dry, knativeRequest('binary', 'update', pod));
+    expect(res.body).toMatchObject({ outcome: 'deleted', result: { dryRun: true } });
+    expect(await exists(core(), ns.name, 'dry')).toBeDefined();
+  });
+});

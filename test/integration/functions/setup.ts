@@ -1,0 +1,86 @@
+// Functions under test over HTTP: the real handler registered with functions-framework and
+// served by its own test server, talking to the shared real cluster.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http } from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
+import { CloudEvent, HTTP } from 'cloudevents';
+import supertest from 'supertest';
+import { pino } from 'pino';
+import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
+import { sharedCluster, waitFor, EXIT_CODE_ANNOTATION } from '../../harness/index.js';
+import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+
+let counter = 0;
+
+export async function runtimeFor(policy: unknown, env: Record<string, string> = {}): Promise<Runtime> {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-fn-'));
+  const file = join(dir, 'policy.json');
+  writeFileSync(file, JSON.stringify(policy));
+  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
+}
+
+/** Registers `make(rt)` under a fresh name and returns a supertest agent for it. */
+export function serve(make: (rt: Runtime) => Parameters<typeof http>[1], rt: Runtime) {
+  const name = `fn-${++counter}`;
+  http(name, make(rt));
+  return supertest(getTestServer(name));
+}
+
+export type Mode = 'binary' | 'structured';
+
+/** What Knative's ApiServerSource (Resource mode) would POST for this object. */
+export function knativeRequest(mode: Mode, verb: 'add' | 'update' | 'delete', object: V1Pod): { headers: Record<string, string>; body: string } {
+  const event = toApiServerSourceEvent(verb, JSON.parse(JSON.stringify(object)), sharedCluster().kubeConfig().getCurrentCluster()!.server);
+  const msg = mode === 'binary' ? HTTP.binary(event) : HTTP.structured(event);
+  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+}
+
+export function pingRequest(): { headers: Record<string, string>; body: string } {
+  const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.sources.ping', source: '/apis/v1/namespaces/x/pingsources/sweep', data: {} }));
+  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+}
+
+export function send(agent: ReturnType<typeof supertest>, req: { headers: Record<string, string>; body: string }) {
+  let r = agent.post('/');
+  for (const [k, v] of Object.entries(req.headers)) r = r.set(k, v);
+  return r.send(req.body);
+}
+
+const IMAGE = 'registry.k8s.io/pause:3.10';
+
+export interface PodSpecOptions {
+  exitCode?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** Creates a pod on a kwok node and waits until it reached the phase its exit code implies. */
+export async function runPod(core: CoreV1Api, namespace: string, name: string, opts: PodSpecOptions = {}): Promise<V1Pod> {
+  const annotations = { ...opts.annotations, ...(opts.exitCode === undefined ? {} : { [EXIT_CODE_ANNOTATION]: String(opts.exitCode) }) };
+  await core.createNamespacedPod({
+    namespace,
+    body: { metadata: { name, labels: opts.labels, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } },
+  });
+  const want = opts.exitCode === undefined ? 'Running' : opts.exitCode === 0 ? 'Succeeded' : 'Failed';
+  return waitFor(`${namespace}/${name} ${want}`, async () => {
+    const p = await core.readNamespacedPod({ namespace, name });
+    return p.status?.phase === want ? p : undefined;
+  });
+}
+
+/** kube-tidy's Events about a pod (the scheduler records its own). */
+export async function tidyEvents(namespace: string, uid: string) {
+  const events = await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace, fieldSelector: `regarding.uid=${uid}` });
+  return events.items.filter((e) => e.reportingController === 'kube-tidy.dev/kube-tidy');
+}
+
+export async function exists(core: CoreV1Api, namespace: string, name: string): Promise<V1Pod | undefined> {
+  try {
+    return await core.readNamespacedPod({ namespace, name });
+  } catch {
+    return undefined;
+  }
+}
