@@ -1,0 +1,51 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CloudEvent, HTTP } from 'cloudevents';
+import { podTerminated } from '../../../functions/pod-terminated.js';
+import { sweep } from '../../../functions/sweep.js';
+import { policyDoc } from '../../fixtures/policy.js';
+import { pingRequest, runtimeFor, send, serve } from './setup.js';
+
+// Bad input answers 4xx with a message and writes nothing: the answer comes from decoding,
+// before any call to the cluster.
+
+const policy = policyDoc([{ name: 'RemoveFailedPods' }]);
+const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'x', uid: 'u' } };
+const ce = (mode: 'binary' | 'structured', type: string, data: unknown) => {
+  const msg = (mode === 'binary' ? HTTP.binary : HTTP.structured)(new CloudEvent({ type, source: 'https://api', data }));
+  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+};
+
+let pods: ReturnType<typeof serve>;
+let sweeps: ReturnType<typeof serve>;
+beforeAll(async () => {
+  const rt = await runtimeFor(policy);
+  pods = serve(podTerminated, rt);
+  sweeps = serve(sweep, rt);
+});
+
+describe('podTerminated refuses bad requests', () => {
+  it.each([
+    { name: 'binary mode without ce-specversion', req: { headers: { 'ce-id': '1', 'ce-type': 'dev.knative.apiserver.resource.update', 'ce-source': 's', 'content-type': 'application/json' }, body: '{}' }, status: 400, error: 'ce-specversion' },
+    // functions-framework's own JSON parser answers this one, before the handler runs.
+    { name: 'a body that is not JSON', req: { headers: { 'content-type': 'application/json' }, body: '{"metadata":' }, status: 400, error: undefined },
+    { name: 'an unknown CloudEvent type', req: ce('binary', 'com.example.unknown', {}), status: 422, error: 'com.example.unknown' },
+    { name: 'a resource event without metadata.uid', req: ce('structured', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x' } }), status: 400, error: 'metadata.uid' },
+    { name: 'a Job event', req: ce('binary', 'dev.knative.apiserver.resource.update', job), status: 422, error: 'takes Pod events, not Job' },
+    { name: 'a schedule tick', req: pingRequest(), status: 422, error: 'schedule ticks go to sweep' },
+  ])('$name: $status', async ({ req, status, error }) => {
+    const res = await send(pods, req);
+    expect(res.status).toBe(status);
+    if (error !== undefined) expect(res.body.error).toContain(error);
+  });
+});
+
+describe('sweep refuses bad requests', () => {
+  it.each([
+    { name: 'a CloudEvent with an unknown type', req: ce('binary', 'com.example.unknown', {}), status: 422 },
+    { name: 'a structured CloudEvent that is not valid', req: { headers: { 'content-type': 'application/cloudevents+json' }, body: '{"type": "x"}' }, status: 400 },
+  ])('$name: $status', async ({ req, status }) => {
+    const res = await send(sweeps, req);
+    expect(res.status).toBe(status);
+    expect(typeof res.body.error).toBe('string');
+  });
+});
