@@ -39,19 +39,21 @@ const cases = [
 ];
 
 describe('an object of an installed CRD', () => {
-  it.each(cases)('of kind $kind ($group/$version) can be created and read back', async (c) => {
-    const name = `worker-1-${suffix}`;
-    const body = { apiVersion: `${c.group}/${c.version}`, kind: c.kind, metadata: { name }, spec: c.spec };
-    const where = { group: c.group, version: c.version, plural: c.plural };
-    if (c.namespaced) {
-      await custom.createNamespacedCustomObject({ ...where, namespace: ns.name, body });
-    } else {
-      await custom.createClusterCustomObject({ ...where, body });
-    }
-    const read = (c.namespaced
-      ? await custom.getNamespacedCustomObject({ ...where, namespace: ns.name, name })
-      : await custom.getClusterCustomObject({ ...where, name })) as { spec?: unknown };
-    expect(read.spec).toMatchObject(c.spec);
-    if (!c.namespaced) await custom.deleteClusterCustomObject({ ...where, name });
-  });
+  for (const c of cases) {
+    it(`of kind ${c.kind} (${c.group}/${c.version}) can be created and read back`, async () => {
+      const name = `worker-1-${suffix}`;
+      const body = { apiVersion: `${c.group}/${c.version}`, kind: c.kind, metadata: { name }, spec: c.spec };
+      const where = { group: c.group, version: c.version, plural: c.plural };
+      if (c.namespaced) {
+        await custom.createNamespacedCustomObject({ ...where, namespace: ns.name, body });
+      } else {
+        await custom.createClusterCustomObject({ ...where, body });
+      }
+      const read = (c.namespaced
+        ? await custom.getNamespacedCustomObject({ ...where, namespace: ns.name, name })
+        : await custom.getClusterCustomObject({ ...where, name })) as { spec?: unknown };
+      expect(read.spec).toMatchObject(c.spec);
+      if (!c.namespaced) await custom.deleteClusterCustomObject({ ...where, name });
+    });
+  }
 });

@@ -32,16 +32,19 @@ beforeAll(async () => {
 });
 
 describe('evicting a pod under a PodDisruptionBudget that allows no disruption', () => {
-  it.each([
+  for (const row of [
     { name: 'running', status: 429, gone: false, sentence: 'is refused with 429 when the pod is Running' },
     { name: 'succeeded', status: 200, gone: true, sentence: 'succeeds all the same when the pod has Succeeded' },
-  ])('$sentence', async ({ name, status, gone }) => {
-    const body = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns.name } };
-    expect(await statusOf(core.createNamespacedPodEviction({ name, namespace: ns.name, body }))).toBe(status);
-    if (gone) {
-      await waitFor(`pod ${name} to be gone`, async () => (await statusOf(core.readNamespacedPod({ name, namespace: ns.name }))) === 404);
-    } else {
-      expect(await phaseOf(core, ns.name, name)).toBe('Running');
-    }
-  });
+  ]) {
+    it(row.sentence, async () => {
+      const { name, status, gone } = row;
+      const body = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns.name } };
+      expect(await statusOf(core.createNamespacedPodEviction({ name, namespace: ns.name, body }))).toBe(status);
+      if (gone) {
+        await waitFor(`pod ${name} to be gone`, async () => (await statusOf(core.readNamespacedPod({ name, namespace: ns.name }))) === 404);
+      } else {
+        expect(await phaseOf(core, ns.name, name)).toBe('Running');
+      }
+    });
+  }
 });
