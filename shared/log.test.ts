@@ -1,0 +1,80 @@
+// The logger's output as Cloud Logging and a terminal read it: severity and message on
+// Google Cloud, pino's JSON elsewhere, LOG_LEVEL honoured, credentials never written.
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, onGoogleCloud } from './log.js';
+
+function capture(env: NodeJS.ProcessEnv) {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  // pino writes synchronously to a plain Writable, so lines are there when the call returns.
+  return { logger: createLogger({ env, destination }), lines };
+}
+
+const GCP_RUN = { K_SERVICE: 'pod-terminated' };
+
+describe('createLogger', () => {
+  it.each([
+    { sentence: 'on Cloud Run info becomes severity INFO with the text in message', env: GCP_RUN, level: 'info', severity: 'INFO' },
+    { sentence: 'on Cloud Run warn becomes WARNING', env: GCP_RUN, level: 'warn', severity: 'WARNING' },
+    { sentence: 'on Cloud Run error becomes ERROR', env: GCP_RUN, level: 'error', severity: 'ERROR' },
+    { sentence: 'on Cloud Run fatal becomes CRITICAL', env: GCP_RUN, level: 'fatal', severity: 'CRITICAL' },
+    { sentence: 'on first-generation functions debug becomes DEBUG', env: { FUNCTION_TARGET: 'sweep', GOOGLE_CLOUD_PROJECT: 'p', LOG_LEVEL: 'debug' }, level: 'debug', severity: 'DEBUG' },
+  ] as const)('$sentence', ({ env, level, severity }) => {
+    const { logger, lines } = capture(env);
+    logger[level]({ pod: 'ml/a' }, 'deleted');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ severity, message: 'deleted', pod: 'ml/a' });
+    expect(lines[0]).not.toHaveProperty('level');
+    expect(lines[0]).not.toHaveProperty('msg');
+    expect(lines[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('elsewhere writes plain pino JSON with a numeric level and msg', () => {
+    const { logger, lines } = capture({});
+    logger.warn({ pod: 'ml/a' }, 'blocked');
+    expect(lines[0]).toMatchObject({ level: 40, msg: 'blocked', pod: 'ml/a' });
+    expect(lines[0]).not.toHaveProperty('severity');
+  });
+
+  it.each([
+    { sentence: 'LOG_LEVEL=warn drops info', env: { LOG_LEVEL: 'warn' }, written: 1 },
+    { sentence: 'LOG_LEVEL=debug keeps debug', env: { LOG_LEVEL: 'debug' }, written: 3 },
+    { sentence: 'the default level is info', env: {}, written: 2 },
+  ])('$sentence', ({ env, written }) => {
+    const { logger, lines } = capture(env);
+    logger.debug('d');
+    logger.info('i');
+    logger.warn('w');
+    expect(lines).toHaveLength(written);
+  });
+
+  it.each([
+    { sentence: 'an authorization header is redacted', fields: { headers: { authorization: 'Bearer abc' } } },
+    { sentence: 'a nested request header is redacted', fields: { req: { headers: { authorization: 'Bearer abc' } } } },
+    { sentence: 'a token is redacted', fields: { token: 'abc' } },
+    { sentence: 'a token one level down is redacted', fields: { user: { token: 'abc' } } },
+    { sentence: 'kubeconfig contents are redacted', fields: { kubeconfig: 'users: [{user: {token: abc}}]' } },
+  ])('$sentence', ({ fields }) => {
+    const { logger, lines } = capture(GCP_RUN);
+    logger.info(fields, 'request');
+    expect(JSON.stringify(lines[0])).not.toContain('abc');
+    expect(JSON.stringify(lines[0])).toContain('[redacted]');
+  });
+});
+
+describe('onGoogleCloud', () => {
+  it.each([
+    { env: { K_SERVICE: 's' }, expected: true },
+    { env: { FUNCTION_TARGET: 't', GOOGLE_CLOUD_PROJECT: 'p' }, expected: true },
+    { env: { FUNCTION_TARGET: 't' }, expected: false },
+    { env: {}, expected: false },
+  ])('is $expected for $env', ({ env, expected }) => {
+    expect(onGoogleCloud(env)).toBe(expected);
+  });
+});
