@@ -9,13 +9,14 @@ export interface Logger {
 }
 
 const LEVELS = { debug: 20, info: 30, warn: 40, error: 50 } as const;
+const SEVERITY = { debug: 'DEBUG', info: 'INFO', warn: 'WARNING', error: 'ERROR' } as const;
 export type Level = keyof typeof LEVELS;
 
 /** One JSON object per line; `severity` is what Cloud Logging reads, `level` what pino tools read. */
 export function jsonLogger(write: (line: string) => void = (s) => process.stderr.write(s), min: Level = 'info'): Logger {
   const at = (level: Level) => (fields: object, msg: string) => {
     if (LEVELS[level] < LEVELS[min]) return;
-    write(`${JSON.stringify({ level, severity: level.toUpperCase(), time: new Date().toISOString(), msg, ...fields })}\n`);
+    write(`${JSON.stringify({ level, severity: SEVERITY[level], time: new Date().toISOString(), msg, ...fields })}\n`);
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -19,6 +19,8 @@ export interface WatchOptions {
   onGap?: (gap: { from: string; to: string }) => void;
   onError?: (error: unknown) => void;
   log: Logger;
+  /** Watch from this resourceVersion instead of a fresh list's (tests use it to provoke 410). */
+  startAt?: string;
   /** First and largest delay between attempts after a failure. */
   backoff?: { minMs: number; maxMs: number };
 }
@@ -50,8 +52,8 @@ export async function startKindWatch(o: WatchOptions): Promise<KindWatch> {
     return rv;
   };
 
-  let rv = await list();
-  log.info({ ...ctx, resourceVersion: rv }, 'watching from a fresh list (existing objects produce no events)');
+  let rv = o.startAt ?? (await list());
+  log.info({ ...ctx, resourceVersion: rv }, o.startAt ? 'watching from the given resourceVersion' : 'watching from a fresh list (existing objects produce no events)');
 
   const watchOnce = (from: string): Promise<WatchEnd & { last: string }> =>
     new Promise((resolve) => {
@@ -79,7 +81,14 @@ export async function startKindWatch(o: WatchOptions): Promise<KindWatch> {
         else if (err && !stopping.signal.aborted) resolve({ how: 'failed', error: err, last });
         else resolve({ how: 'closed', events, last });
       };
-      watch.watch(path, params, onLine, onDone).then(
+      // Watch.watch hands out its AbortController only once the response has started, so a
+      // request that hangs before that could not be cancelled: stop must not wait for it.
+      const onStop = () => resolve({ how: 'closed', events, last });
+      stopping.signal.addEventListener('abort', onStop, { once: true });
+      watch.watch(path, params, onLine, (err: unknown) => {
+        stopping.signal.removeEventListener('abort', onStop);
+        onDone(err);
+      }).then(
         (c) => {
           current = c;
           if (stopping.signal.aborted) c.abort();
