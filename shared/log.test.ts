@@ -19,13 +19,14 @@ function capture(env: NodeJS.ProcessEnv) {
 const GCP_RUN = { K_SERVICE: 'pod-terminated' };
 
 describe('createLogger', () => {
-  it.each([
+  for (const row of [
     { sentence: 'on Cloud Run info becomes severity INFO with the text in message', env: GCP_RUN, level: 'info', severity: 'INFO' },
     { sentence: 'on Cloud Run warn becomes WARNING', env: GCP_RUN, level: 'warn', severity: 'WARNING' },
     { sentence: 'on Cloud Run error becomes ERROR', env: GCP_RUN, level: 'error', severity: 'ERROR' },
     { sentence: 'on Cloud Run fatal becomes CRITICAL', env: GCP_RUN, level: 'fatal', severity: 'CRITICAL' },
     { sentence: 'on first-generation functions debug becomes DEBUG', env: { FUNCTION_TARGET: 'sweep', GOOGLE_CLOUD_PROJECT: 'p', LOG_LEVEL: 'debug' }, level: 'debug', severity: 'DEBUG' },
-  ] as const)('$sentence', ({ env, level, severity }) => {
+  ] as const) it(row.sentence, () => {
+    const { env, level, severity } = row;
     const { logger, lines } = capture(env);
     logger[level]({ pod: 'ml/a' }, 'deleted');
     expect(lines).toHaveLength(1);
@@ -42,11 +43,12 @@ describe('createLogger', () => {
     expect(lines[0]).not.toHaveProperty('severity');
   });
 
-  it.each([
+  for (const row of [
     { sentence: 'LOG_LEVEL=warn drops info', env: { LOG_LEVEL: 'warn' }, written: 1 },
     { sentence: 'LOG_LEVEL=debug keeps debug', env: { LOG_LEVEL: 'debug' }, written: 3 },
     { sentence: 'the default level is info', env: {}, written: 2 },
-  ])('$sentence', ({ env, written }) => {
+  ]) it(row.sentence, () => {
+    const { env, written } = row;
     const { logger, lines } = capture(env);
     logger.debug('d');
     logger.info('i');
@@ -54,13 +56,14 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(written);
   });
 
-  it.each([
+  for (const row of [
     { sentence: 'an authorization header is redacted', fields: { headers: { authorization: 'Bearer abc' } } },
     { sentence: 'a nested request header is redacted', fields: { req: { headers: { authorization: 'Bearer abc' } } } },
     { sentence: 'a token is redacted', fields: { token: 'abc' } },
     { sentence: 'a token one level down is redacted', fields: { user: { token: 'abc' } } },
     { sentence: 'kubeconfig contents are redacted', fields: { kubeconfig: 'users: [{user: {token: abc}}]' } },
-  ])('$sentence', ({ fields }) => {
+  ]) it(row.sentence, () => {
+    const { fields } = row;
     const { logger, lines } = capture(GCP_RUN);
     logger.info(fields, 'request');
     expect(JSON.stringify(lines[0])).not.toContain('abc');
@@ -69,12 +72,13 @@ describe('createLogger', () => {
 });
 
 describe('onGoogleCloud', () => {
-  it.each([
+  for (const row of [
     { env: { K_SERVICE: 's' }, expected: true },
     { env: { FUNCTION_TARGET: 't', GOOGLE_CLOUD_PROJECT: 'p' }, expected: true },
     { env: { FUNCTION_TARGET: 't' }, expected: false },
     { env: {}, expected: false },
-  ])('is $expected for $env', ({ env, expected }) => {
+  ]) it(`is ${JSON.stringify(row.expected)} for ${JSON.stringify(row.env)}`, () => {
+    const { env, expected } = row;
     expect(onGoogleCloud(env)).toBe(expected);
   });
 });

@@ -34,7 +34,7 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllEnvs());
 
 describe('loadKubeConfig', () => {
-  it.each([
+  for (const row of [
     {
       sentence: 'an explicit path wins over KUBECONFIG and the service account',
       arrange: () => {
@@ -68,7 +68,8 @@ describe('loadKubeConfig', () => {
       source: 'in-cluster',
       server: 'https://[fd00::1]:443',
     },
-  ])('$sentence', ({ arrange, source, server }) => {
+  ]) it(row.sentence, () => {
+    const { arrange, source, server } = row;
     const opts = arrange();
     expect(describeSource(opts)).toBe(source);
     const kc = loadKubeConfig(opts);
@@ -76,7 +77,7 @@ describe('loadKubeConfig', () => {
     expect(JSON.stringify(describeKubeConfig(kc))).not.toContain(TOKEN);
   });
 
-  it.each([
+  for (const row of [
     { sentence: 'nothing configured is refused with the three ways to configure', arrange: () => ({}), message: /pass --kubeconfig, set KUBECONFIG, or run in a pod/ },
     { sentence: 'a missing file is named', arrange: () => ({ kubeconfig: join(dir, 'nope.yaml') }), message: /nope\.yaml: no such file/ },
     {
@@ -96,7 +97,8 @@ describe('loadKubeConfig', () => {
       },
       message: /automountServiceAccountToken/,
     },
-  ])('$sentence', ({ arrange, message }) => {
+  ]) it(row.sentence, () => {
+    const { arrange, message } = row;
     const opts = arrange();
     let error: unknown;
     try {

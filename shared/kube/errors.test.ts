@@ -10,7 +10,7 @@ const status = (code: number, reason: string, message: string, extra: object = {
 const refused = new FetchError('request to https://127.0.0.1:1/api failed, reason: connect ECONNREFUSED', 'system', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }));
 
 describe('classifyKubeError', () => {
-  it.each([
+  for (const row of [
     { sentence: 'a 404 is not-found', error: status(404, 'NotFound', 'pods "a" not found'), kind: 'not-found', wrapped: KubeRequestError },
     { sentence: 'a 409 precondition failure is a conflict', error: status(409, 'Conflict', 'UID mismatch', { details: { kind: 'Pod' } }), kind: 'conflict', wrapped: KubeRequestError },
     { sentence: 'a 412 is a conflict too', error: status(412, 'Conflict', 'precondition'), kind: 'conflict', wrapped: KubeRequestError },
@@ -28,7 +28,8 @@ describe('classifyKubeError', () => {
     { sentence: 'an aborted request (our timeout) is transient', error: new AbortError('The operation was aborted.'), kind: 'transient', wrapped: TransientKubeError },
     { sentence: "a DOMException TimeoutError is transient", error: Object.assign(new Error('signal timed out'), { name: 'TimeoutError' }), kind: 'transient', wrapped: TransientKubeError },
     { sentence: 'a programming error is unknown and returned unchanged', error: new TypeError('x is undefined'), kind: 'unknown', wrapped: TypeError },
-  ] as { sentence: string; error: unknown; kind: KubeErrorKind; wrapped: new (...args: never[]) => Error }[])('$sentence', ({ error, kind, wrapped }) => {
+  ] as { sentence: string; error: unknown; kind: KubeErrorKind; wrapped: new (...args: never[]) => Error }[]) it(row.sentence, () => {
+    const { error, kind, wrapped } = row;
     expect(classifyKubeError(error).kind).toBe(kind);
     const result = toKubeError(error, 'delete pod ns/a');
     expect(result).toBeInstanceOf(wrapped);
@@ -68,11 +69,12 @@ describe('classifyKubeError', () => {
 });
 
 describe('scrub', () => {
-  it.each([
+  for (const row of [
     { sentence: 'a bearer token is redacted', text: 'Authorization: Bearer eyJhbGciOi.abc-def_123', out: 'Authorization: Bearer [redacted]' },
     { sentence: 'user:password in a URL is redacted', text: 'request to https://admin:s3cret@10.0.0.1:6443/api failed', out: 'request to https://[redacted]@10.0.0.1:6443/api failed' },
     { sentence: 'ordinary text is left alone', text: 'pods "a" not found', out: 'pods "a" not found' },
-  ])('$sentence', ({ text, out }) => {
+  ]) it(row.sentence, () => {
+    const { text, out } = row;
     expect(scrub(text)).toBe(out);
   });
 

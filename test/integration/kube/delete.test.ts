@@ -53,7 +53,8 @@ const cases: Case[] = [
 ];
 
 describe('deletePod', () => {
-  it.each(cases.map((c, i) => ({ ...c, name: `del-${i}` })))('$sentence', async ({ name, arrange, dryRun, outcome }) => {
+  for (const row of cases.map((c, i) => ({ ...c, name: `del-${i}` }))) it(row.sentence, async () => {
+    const { name, arrange, dryRun, outcome } = row;
     const { target, remains } = await arrange(name);
     const result = await deletePod(core, { namespace: ns.name, ...target }, { dryRun, gracePeriodSeconds: 0 });
 

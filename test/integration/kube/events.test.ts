@@ -17,7 +17,7 @@ async function eventsFor(uid: string) {
 }
 
 describe('recordPodEvent', () => {
-  it.each([
+  for (const row of [
     {
       sentence: 'a Normal event is recorded on the pod with its reason, note and action',
       event: { reason: 'Deleted', note: 'PodLifeTime: Failed for 2h, more than 1h', type: 'Normal', action: 'Delete' } as PodEvent,
@@ -28,7 +28,8 @@ describe('recordPodEvent', () => {
       event: { reason: 'EvictionBlocked', note: 'é'.repeat(800), type: 'Warning', action: 'Evict' } as PodEvent,
       note: expect.stringMatching(/^é+\.\.\.$/),
     },
-  ])('$sentence', async ({ event, note }) => {
+  ]) it(row.sentence, async () => {
+    const { event, note } = row;
     const name = `ev-${event.reason.toLowerCase()}`;
     const pod = await core.createNamespacedPod({
       namespace: ns.name,

@@ -87,7 +87,8 @@ const cases: Case[] = [
 ];
 
 describe('evictPod', () => {
-  it.each(cases.map((c, i) => ({ ...c, name: `evict-${i}` })))('$sentence', async ({ name, arrange, dryRun, outcome, disruptionBudget }) => {
+  for (const row of cases.map((c, i) => ({ ...c, name: `evict-${i}` }))) it(row.sentence, async () => {
+    const { name, arrange, dryRun, outcome, disruptionBudget } = row;
     const { target, remains } = await arrange(name);
     const result = await evictPod(core, { namespace: ns.name, ...target }, { dryRun });
 
@@ -115,10 +116,11 @@ describe('applyDecision', () => {
     reason: 'test',
   });
 
-  it.each([
+  for (const row of [
     { sentence: 'a delete decision deletes a running pod outright, budget or not', action: 'delete' as const, outcome: 'deleted' },
     { sentence: 'an evict decision goes through the Eviction API and is blocked by the budget', action: 'evict' as const, outcome: 'blocked' },
-  ])('$sentence', async ({ action, outcome }) => {
+  ]) it(row.sentence, async () => {
+    const { action, outcome } = row;
     const made = await running(`apply-${action}`, guarded);
     const result = await applyDecision(core, decision(made, action));
     expect(result).toMatchObject({ action, outcome });

@@ -32,7 +32,7 @@ async function collect(opts: ListPodsOptions): Promise<PodPage[]> {
 }
 
 describe('listPods', () => {
-  it.each([
+  for (const row of [
     { sentence: 'limit 2 over 5 pods yields 3 pages in 3 requests', opts: { limit: 2 }, sizes: [2, 2, 1], names: endings.map((e) => e.name) },
     { sentence: 'the default limit yields all 5 pods in one page', opts: {}, sizes: [5], names: endings.map((e) => e.name) },
     {
@@ -42,7 +42,8 @@ describe('listPods', () => {
       names: ['p-0', 'p-2', 'p-4'],
     },
     { sentence: 'a label selector matching nothing still yields one empty page', opts: { labelSelector: 'set=none' }, sizes: [0], names: [] },
-  ])('$sentence', async ({ opts, sizes, names }) => {
+  ]) it(row.sentence, async () => {
+    const { opts, sizes, names } = row;
     const pages = await collect({ namespace: ns.name, ...opts });
 
     expect(pages.map((p) => p.items.length)).toEqual(sizes);
@@ -71,10 +72,11 @@ describe('listPods', () => {
 });
 
 describe('getPod', () => {
-  it.each([
+  for (const row of [
     { sentence: 'an existing pod is returned', name: 'p-0', found: true },
     { sentence: 'a pod that does not exist is undefined, not an error', name: 'nope', found: false },
-  ])('$sentence', async ({ name, found }) => {
+  ]) it(row.sentence, async () => {
+    const { name, found } = row;
     const pod = await getPod(core, { namespace: ns.name, name });
     expect(pod?.metadata.name).toBe(found ? name : undefined);
   });
