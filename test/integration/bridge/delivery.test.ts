@@ -69,4 +69,19 @@ describe('delivery', () => {
     expect(s.failed).toBeGreaterThanOrEqual(1);
     expect(s.delivered).toBe(0);
   });
+
+  it('with a slow sink and a full queue, drops the oldest waiting events; stop gives up at its deadline; every event is accounted for', async () => {
+    sink.delay(3_000);
+    const bridge = await bridgeFor(sink, ns.name, 'slow', { retry: fast, concurrency: 1, queueSize: 1 });
+    for (const name of ['slow-a', 'slow-b', 'slow-c']) await core.createNamespacedPod({ namespace: ns.name, body: pod(name, 'slow') });
+    await waitFor('an event to be dropped', async () => bridge.stats().dropped > 0);
+    const started = Date.now();
+    const s = await bridge.stop({ deadlineMs: 200 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(s.abandoned).toBeGreaterThanOrEqual(1);
+    expect(s.delivered).toBe(0);
+    const received = s.received.add + s.received.update + s.received.delete;
+    expect(s.delivered + s.rejected + s.failed + s.dropped + s.abandoned).toBe(received);
+    expect(s.waiting + s.running).toBe(0);
+  });
 });
