@@ -32,15 +32,20 @@ export function podTerminated(rt: Runtime): HttpFunction {
         if (!pod) return { body: { outcome: 'nothing-to-do', why: 'the pod no longer exists' } };
       }
 
+      // Already being deleted (by a sweep, a person, the garbage collector): nothing to add.
+      if (pod.metadata.deletionTimestamp) return { body: { outcome: 'nothing-to-do', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, why: 'the pod is already terminating' } };
       const { policy } = rt.policy.current();
       const context = await fetchContext(rt, snapshotNeeds(policy));
       const plan = decide(policy, { ...context.snapshot, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
       const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
       const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
+      const name = `${pod.metadata.namespace}/${pod.metadata.name}`;
       if (!decision) {
-        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, kept } };
+        const why = kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it';
+        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: name, why, kept } };
       }
       const result = await act(rt, decision, { dryRun: rt.config.DRY_RUN, throwTransient: true });
-      return { body: { outcome: result.outcome, result, policyWarning: rt.policy.lastError() } };
+      const why = result.message ? `${decision.reason} (${result.message})` : decision.reason;
+      return { body: { outcome: result.outcome, pod: name, why, result, policyWarning: rt.policy.lastError() } };
     });
 }

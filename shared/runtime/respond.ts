@@ -49,7 +49,9 @@ function mapError(e: unknown): [number, Record<string, unknown>] {
   return [500, { error: `internal error: ${(e as Error)?.message ?? String(e)}` }];
 }
 
+/** What a log line about an answer carries: enough to follow a pod without the body. */
 function summaryOf(body: Record<string, unknown>): Record<string, unknown> {
-  const { outcome, summary } = body as { outcome?: unknown; summary?: unknown };
-  return { ...(outcome !== undefined ? { outcome } : {}), ...(summary !== undefined ? { summary } : {}) };
+  const picked: Record<string, unknown> = {};
+  for (const key of ['outcome', 'pod', 'why', 'summary'] as const) if (body[key] !== undefined) picked[key] = body[key];
+  return picked;
 }
