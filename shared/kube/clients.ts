@@ -1,6 +1,7 @@
 // The API clients the functions use, built from one KubeConfig with a per-request
-// timeout. client-node sets none: a request to a half-dead API server would hang until the
-// platform kills the function, and the bridge would see a timeout instead of a clean 5xx.
+// timeout and kept-alive connections. client-node sets no timeout: a request to a half-dead
+// API server would hang until the platform kills the function, and the bridge would see a
+// timeout instead of a clean 5xx. Connection reuse: see agent.ts.
 import {
   CoreV1Api,
   createConfiguration,
@@ -11,35 +12,44 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { KeepAliveAgents } from './agent.js';
 
 export interface KubeClients {
   core: CoreV1Api;
   events: EventsV1Api;
+  /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
+  close(): void;
 }
 
 export interface KubeClientOptions {
   /** Per request, including reading the body of a LIST page. Default 30 s. */
   timeoutMs?: number;
+  /** Reuse connections (default true). */
+  keepAlive?: boolean;
 }
 
-function timeout(ms: number): Middleware {
+// One middleware, not two: client-node reverses its middleware array in place on every call.
+function middleware(ms: number, agents: KeepAliveAgents | undefined): Middleware {
   return {
     pre: async (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(ms));
+      const agent = context.getAgent();
+      if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
     },
     post: async (context: ResponseContext) => context,
   };
 }
 
-export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000 }: KubeClientOptions = {}): KubeClients {
+export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true }: KubeClientOptions = {}): KubeClients {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
-  // What makeApiClient does, plus the timeout middleware.
+  const agents = keepAlive ? new KeepAliveAgents() : undefined;
+  // What makeApiClient does, plus the middleware.
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [timeout(timeoutMs)],
+    promiseMiddleware: [middleware(timeoutMs, agents)],
   });
-  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration) };
+  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), close: () => agents?.destroy() };
 }
