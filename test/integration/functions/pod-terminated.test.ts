@@ -1,5 +1,6 @@
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CloudEvent, HTTP } from 'cloudevents';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
@@ -44,6 +45,23 @@ describe.each<Mode>(['binary', 'structured'])('podTerminated in %s mode', (mode)
     expect(res.status).toBe(200);
     expect(res.body.outcome).toBe('nothing-to-do');
     expect(await exists(core(), ns.name, pod.metadata!.name!)).toBeDefined();
+  });
+});
+
+describe('podTerminated in Reference mode (the default of ApiServerSource)', () => {
+  it('reads the pod the reference names, then decides', async () => {
+    await runPod(core(), ns.name, 'by-ref', { exitCode: 3 });
+    const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name } }));
+    const res = await send(agent, { headers: msg.headers as Record<string, string>, body: msg.body as string });
+    expect(res.body.outcome).toBe('deleted');
+    await waitFor('pod gone', async () => !(await exists(core(), ns.name, 'by-ref')));
+  });
+
+  it('answers nothing-to-do for a reference to a pod that no longer exists', async () => {
+    const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'never-was', namespace: ns.name } }));
+    const res = await send(agent, { headers: msg.headers as Record<string, string>, body: msg.body as string });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ outcome: 'nothing-to-do', why: 'the pod no longer exists' });
   });
 });
 
