@@ -84,7 +84,7 @@ describe('invoke', () => {
     { name: 'an unknown field is refused', env: {}, auth: undefined, body: { mode: 'plan', nameSpaces: ['x'] }, status: 400, error: 'nameSpaces' },
     { name: 'an invalid posted policy is refused with its issues', env: {}, auth: undefined, body: { policy: { kind: 'DeschedulerPolicy' } }, status: 400, error: 'invalid policy' },
   ])('$name', async ({ env, auth, body, status, error }) => {
-    const agent = serve(invoke, await runtimeFor(policyFor(ns.name), env));
+    const agent = serve(invoke, await runtimeFor(policyFor(ns.name), env as Record<string, string>));
     let req = agent.post('/');
     if (auth) req = req.set('authorization', auth);
     const res = await req.send(body);
