@@ -26,12 +26,15 @@ export interface KubeClientOptions {
   timeoutMs?: number;
   /** Reuse connections (default true). */
   keepAlive?: boolean;
+  /** Called as each request is sent (retries included): for counting requests in benchmarks. */
+  onRequest?: (method: string, url: string) => void;
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
-function middleware(ms: number, agents: KeepAliveAgents | undefined): Middleware {
+function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest']): Middleware {
   return {
     pre: async (context: RequestContext) => {
+      onRequest?.(context.getHttpMethod(), context.getUrl());
       context.setSignal(AbortSignal.timeout(ms));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
@@ -41,7 +44,7 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined): Middleware
   };
 }
 
-export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true }: KubeClientOptions = {}): KubeClients {
+export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest }: KubeClientOptions = {}): KubeClients {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
@@ -49,7 +52,7 @@ export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = tr
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest)],
   });
   return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), close: () => agents?.destroy() };
 }
