@@ -10,12 +10,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['shared/**/*.test.ts', 'functions/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          // Unit tests first, then the integration tests with their own worker limit.
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
           globalSetup: ['./test/harness/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,

@@ -9,6 +9,11 @@ export interface PodTarget {
   namespace: string;
   name: string;
   uid: string;
+  /**
+   * When set, the write also requires this resourceVersion: a decision made on an older copy
+   * of the pod answers 'stale' instead of acting on what the pod no longer is.
+   */
+  resourceVersion?: string;
 }
 
 export interface WriteOptions {
@@ -34,7 +39,7 @@ export type PodWriter = Pick<CoreV1Api, 'deleteNamespacedPod' | 'createNamespace
 
 function deleteOptions(target: PodTarget, opts: WriteOptions): V1DeleteOptions {
   return {
-    preconditions: { uid: target.uid },
+    preconditions: { uid: target.uid, ...(target.resourceVersion ? { resourceVersion: target.resourceVersion } : {}) },
     // The pod's dependents (rare, but some operators hang objects off pods) are collected
     // by the garbage collector instead of being orphaned.
     propagationPolicy: 'Background',
@@ -119,10 +124,13 @@ export type ApplyResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome
 /** Carry out one decision of the core. */
 export async function applyDecision(core: PodWriter, decision: Decision, opts: WriteOptions = {}): Promise<ApplyResult> {
   const target = { namespace: decision.namespace, name: decision.name, uid: decision.uid };
+  // A terminal pod cannot change back, so the uid is enough for a delete. A running pod can
+  // (a crash loop ends, labels change): an eviction also requires the version decided on, so
+  // a late event never evicts a pod that has since recovered; the newer event decides.
   switch (decision.action) {
     case 'delete':
       return { action: 'delete', ...(await deletePod(core, target, opts)) };
     case 'evict':
-      return { action: 'evict', ...(await evictPod(core, target, opts)) };
+      return { action: 'evict', ...(await evictPod(core, { ...target, resourceVersion: decision.resourceVersion }, opts)) };
   }
 }

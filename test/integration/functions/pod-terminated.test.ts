@@ -1,4 +1,4 @@
-import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { podTerminated } from '../../../functions/pod-terminated.js';
@@ -105,6 +105,16 @@ describe('podTerminated safety', () => {
     expect(res.body.result.message).toContain('disruption budget');
     const still = await exists(core(), ns.name, 'guarded');
     expect(still?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it('a late event about a running pod that has changed since evicts nothing', async () => {
+    const annotations = { 'descheduler.alpha.kubernetes.io/evict': 'true' };
+    const old = await runPod(core(), ns.name, 'changed', { labels: { expire: 'now' }, annotations });
+    // The owner opts the pod out after the event was sent: the event's copy still matches.
+    await core().patchNamespacedPod({ namespace: ns.name, name: 'changed', body: [{ op: 'remove', path: '/metadata/labels/expire' }] }, setHeaderOptions('Content-Type', PatchStrategy.JsonPatch));
+    const res = await send(agent, knativeRequest('binary', 'update', old));
+    expect(res.body.outcome).toBe('stale');
+    expect((await exists(core(), ns.name, 'changed'))?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it('never touches a pod in a protected namespace', async () => {
