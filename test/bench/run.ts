@@ -1,4 +1,5 @@
 import { runCoreBench } from './core.js';
+import { runFunctionsBench } from './functions.js';
 
 // `npm run bench`: every benchmark the project has, figures printed as a table and as one
 // JSON line each (for notes and comparisons). Run with --expose-gc for memory figures.
@@ -7,6 +8,7 @@ const only = process.argv[2];
 
 const benches: Record<string, () => Promise<object> | object> = {
   core: () => runCoreBench(),
+  functions: () => runFunctionsBench(),
 };
 
 for (const [name, bench] of Object.entries(benches)) {

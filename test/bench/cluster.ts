@@ -1,0 +1,11 @@
+// Each bench owns its cluster: started before, stopped after, even when the bench throws.
+import { startCluster, type Cluster } from '../harness/index.js';
+
+export async function withCluster<T>(name: string, kwokNodes: number, run: (cluster: Cluster) => Promise<T>): Promise<T> {
+  const cluster = await startCluster({ name, kwokNodes });
+  try {
+    return await run(cluster);
+  } finally {
+    await cluster.stop();
+  }
+}

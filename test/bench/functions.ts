@@ -1,0 +1,53 @@
+// Bench `functions`: one podTerminated instance, a separate functions-framework process
+// serving the production entry point, driven by a load loop in this process sending Knative
+// ApiServerSource (Resource mode, binary) CloudEvents for real pods of a real cluster.
+//   nothing-to-do: update events for Running pods the policy does not select (no API request)
+//   delete:        one update event per Failed pod exiting 3: DELETE (uid precondition) + Event
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { toApiServerSourceEvent, type KubeObject } from '../../shared/events/index.js';
+import { withCluster } from './cluster.js';
+import { FUNCTIONS_ENTRY, withFunction } from './function-process.js';
+import { binary, drive, type LoadResult, type Message } from './load.js';
+import { createNamespace, createPods, SELECTED_EXIT_CODE, writePolicy } from './pods.js';
+import { rate, spread } from './stats.js';
+
+const CONCURRENCY = [8, 32];
+const NOTHING_EVENTS = 4000;
+const WARMUP_EVENTS = 500;
+const RUNNING_PODS = 64;
+const DELETE_PODS = 500;
+const NS = 'bench';
+
+function figures(r: LoadResult) {
+  return { eventsPerSecond: rate(r.events, r.ms), latencyMs: spread(r.latenciesMs), outcomes: r.outcomes };
+}
+
+function events(pods: V1Pod[], server: string): Message[] {
+  // As the watch delivers it: a plain JSON object, not client-node's class instances.
+  return pods.map((p) => binary(toApiServerSourceEvent('update', { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(JSON.stringify(p)) } as KubeObject, server)));
+}
+
+export async function runFunctionsBench(): Promise<object> {
+  return withCluster('bench-functions', 12, async (cluster) => {
+    const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+    await createNamespace(core, NS);
+    const running = await createPods(core, NS, 'running', RUNNING_PODS);
+    const failed: V1Pod[][] = [];
+    for (const c of CONCURRENCY) failed.push(await createPods(core, NS, `failed-c${c}`, DELETE_PODS, SELECTED_EXIT_CODE));
+    const env = { POLICY_FILE: writePolicy(), KUBECONFIG: cluster.kubeconfigPath };
+
+    return withFunction('podTerminated', FUNCTIONS_ENTRY, env, async (fn) => {
+      const out: Record<string, unknown> = { process: 'functions-framework child process, functions/index.ts through tsx, LOG_LEVEL info' };
+      const idle = events(running, cluster.server);
+      await drive(fn.url, idle, WARMUP_EVENTS, 8);
+      for (const c of CONCURRENCY) out[`nothingToDo_c${c}`] = figures(await drive(fn.url, idle, NOTHING_EVENTS, c));
+      for (const [i, c] of CONCURRENCY.entries()) {
+        const r = await drive(fn.url, events(failed[i]!, cluster.server), DELETE_PODS, c);
+        out[`delete_c${c}`] = figures(r);
+      }
+      const left = (await core.listNamespacedPod({ namespace: NS, fieldSelector: 'status.phase=Failed' })).items.length;
+      out.failedPodsLeft = left;
+      return out;
+    });
+  });
+}
