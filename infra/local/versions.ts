@@ -8,7 +8,7 @@ import { join } from 'node:path';
 export const K8S_VERSION = 'v1.36.3';
 // build/dependencies.yaml of k8s.io/kubernetes@v1.36.3 pins etcd 3.6.8.
 export const ETCD_VERSION = 'v3.6.8';
-// Newest kwok release; builds with Go 1.26 and supports Stage resources with CEL-free jq selectors.
+// Newest kwok release on the proxy; its go.mod says go 1.26.0, so it builds with Go 1.26.
 export const KWOK_VERSION = 'v0.8.0';
 
 export const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok'] as const;
