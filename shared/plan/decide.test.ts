@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from './decide.js';
+import { decide, newSession } from './decide.js';
 import { loadPolicy } from '../policy/load.js';
 import { NOW, pod } from '../../test/fixtures/pods.js';
 import { policyDoc, policyOf } from '../../test/fixtures/policy.js';
@@ -97,5 +97,20 @@ describe('decide with context pods', () => {
     // older sibling does not use up the total limit because it is not judged.
     expect(decide(policy, { pods: [target] }, NOW).decisions).toEqual([]);
     expect(decide(policy, { pods: [target], contextPods: [sibling, target] }, NOW).decisions.map((d) => d.name)).toEqual(['target']);
+  });
+});
+
+describe('decide across pages with a session', () => {
+  it('decides a pod once even when a later page lists it again, and limits span the pages', () => {
+    const policy = policyOf(everyFailed, { top: { maxNoOfPodsToEvictTotal: 2 } });
+    const session = newSession(policy);
+    const a = pod('a').failed().build();
+    const b = pod('b').failed().build();
+    const c = pod('c').failed().build();
+    const first = decide(policy, { pods: [a, b] }, NOW, { session });
+    const second = decide(policy, { pods: [b, c] }, NOW, { session });
+    expect(first.decisions.map((d) => d.name)).toEqual(['a', 'b']);
+    expect(second.decisions).toEqual([]);
+    expect(second.kept.map((k) => [k.name, k.reason])).toEqual([['c', 'limit maxNoOfPodsToEvictTotal reached']]);
   });
 });

@@ -42,6 +42,11 @@ const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
   const index = indexSnapshot(snapshot);
   const { limiter, decided } = options.session ?? newSession(policy);
+  // Within one call a pod is known by its position (no hashing on the hot path); the uid set
+  // only matters across calls, for a pod that shows up again on a later page.
+  const pods = snapshot.pods;
+  const taken = new Uint8Array(pods.length);
+  const acrossCalls = options.session !== undefined;
   const decisions: Decision[] = [];
   const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
@@ -51,18 +56,20 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
     for (const strategy of profile.strategies) {
       const definition = STRATEGIES[strategy.name] as { compile(args: unknown): PodMatcher };
       const matcher = definition.compile(strategy.args);
-      const selected = select(snapshot.pods, matcher, now);
-      for (const pod of selected) {
+      for (const i of select(pods, matcher, now)) {
+        if (taken[i]) continue;
+        const pod = pods[i]!;
         const meta = pod.metadata;
         const uid = meta.uid ?? '';
-        if (decided.has(uid)) continue;
+        if (acrossCalls && decided.has(uid)) continue;
         const action = isTerminal(pod) ? 'delete' : 'evict';
         const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(pod) ?? 'none'];
         if (why !== undefined) {
           kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
           continue;
         }
-        decided.add(uid);
+        taken[i] = 1;
+        if (acrossCalls) decided.add(uid);
         decisions.push({
           namespace: meta.namespace ?? '',
           name: meta.name ?? '',
@@ -80,12 +87,14 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   return { decisions, kept, evaluated: snapshot.pods.length };
 }
 
-function select(pods: readonly Pod[], matcher: PodMatcher, now: number): Pod[] {
-  const picked: Pod[] = [];
+/** Positions of the pods the matcher selects, in its order. */
+function select(pods: readonly Pod[], matcher: PodMatcher, now: number): number[] {
+  const picked: number[] = [];
   const keys: number[] = [];
-  for (const pod of pods) {
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i]!;
     if (!matcher.matches(pod, now)) continue;
-    picked.push(pod);
+    picked.push(i);
     keys.push(matcher.sortKey(pod));
   }
   // Sort positions rather than wrapper objects: no garbage per selected pod. Stable; unknown
@@ -98,5 +107,5 @@ function select(pods: readonly Pod[], matcher: PodMatcher, now: number): Pod[] {
     const bn = kb !== kb;
     return an || bn ? Number(an) - Number(bn) : ka - kb || a - b;
   });
-  return order.map((i) => picked[i]!);
+  return order.map((o) => picked[o]!);
 }

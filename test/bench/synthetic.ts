@@ -17,7 +17,8 @@ export function syntheticPods(count: number, now: number, seed = 42): Pod[] {
   for (let i = 0; i < count; i++) {
     const r = rand();
     const phase = r < 0.7 ? 'Running' : r < 0.85 ? 'Succeeded' : r < 0.95 ? 'Failed' : 'Pending';
-    const created = new Date(now - Math.floor(rand() * 7 * 86400_000)).toISOString();
+    // Second precision, as metav1.Time serializes.
+    const created = `${new Date(now - Math.floor(rand() * 7 * 86400_000)).toISOString().slice(0, 19)}Z`;
     const exitCode = phase === 'Failed' ? [1, 3, 137, 143, 2][Math.floor(rand() * 5)]! : 0;
     const job = phase === 'Succeeded' || phase === 'Failed' || rand() < 0.2;
     pods.push({
