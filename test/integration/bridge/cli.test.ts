@@ -2,7 +2,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSink, type TestSink } from '../../../shared/bridge/test-sink.js';
+import { startTestSink, type TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { LABEL, pod } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Delivery against a real sink and a real cluster: Knative's retry rules end to end.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSink, type TestSink } from '../../../shared/bridge/test-sink.js';
+import { startTestSink, type TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { bridgeFor, pod } from './helpers.js';
 

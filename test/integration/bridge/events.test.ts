@@ -2,7 +2,7 @@
 // that it is exactly what Knative's ApiServerSource (Resource mode) would have sent.
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSink, type TestSink } from '../../../shared/bridge/test-sink.js';
+import { startTestSink, type TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { acceptedFor, bridgeFor, decoded, LABEL, pod } from './helpers.js';
 

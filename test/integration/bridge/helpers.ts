@@ -3,7 +3,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { decodeEvent, type InternalEvent } from '../../../shared/events/index.js';
 import { startBridge, type Bridge, type BridgeOptions } from '../../../shared/bridge/index.js';
-import type { Received, TestSink } from '../../../shared/bridge/test-sink.js';
+import type { Received, TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster } from '../../harness/index.js';
 
 export const LABEL = 'kube-tidy.dev/bridge-case';
