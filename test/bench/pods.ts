@@ -43,16 +43,21 @@ async function inParallel<T>(items: T[], width: number, each: (item: T) => Promi
   }));
 }
 
-/**
- * Creates `count` bare pods named `<prefix>-<i>` and waits until all reached their phase:
- * Running without an exit code, Failed with a non-zero one.
- */
-export async function createPods(core: CoreV1Api, namespace: string, prefix: string, count: number, exitCode?: number): Promise<V1Pod[]> {
+/** Creates `count` bare pods named `<prefix>-<i>`, labelled bench=<prefix>, without waiting. */
+export async function createBarePods(core: CoreV1Api, namespace: string, prefix: string, count: number, exitCode?: number): Promise<void> {
   const annotations = exitCode === undefined ? undefined : { [EXIT_CODE_ANNOTATION]: String(exitCode) };
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
   await inParallel(names, 16, (name) =>
     core.createNamespacedPod({ namespace, body: { metadata: { name, labels: { bench: prefix }, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } } }),
   );
+}
+
+/**
+ * Creates `count` bare pods named `<prefix>-<i>` and waits until all reached their phase:
+ * Running without an exit code, Failed with a non-zero one.
+ */
+export async function createPods(core: CoreV1Api, namespace: string, prefix: string, count: number, exitCode?: number): Promise<V1Pod[]> {
+  await createBarePods(core, namespace, prefix, count, exitCode);
   const phase = exitCode === undefined ? 'Running' : 'Failed';
   return waitFor(
     `${count} ${prefix} pods ${phase}`,

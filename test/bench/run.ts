@@ -1,4 +1,5 @@
 import { runCoreBench } from './core.js';
+import { runE2eBench } from './e2e.js';
 import { runFunctionsBench } from './functions.js';
 
 // `npm run bench`: every benchmark the project has, figures printed as a table and as one
@@ -9,6 +10,7 @@ const only = process.argv[2];
 const benches: Record<string, () => Promise<object> | object> = {
   core: () => runCoreBench(),
   functions: () => runFunctionsBench(),
+  e2e: () => runE2eBench(),
 };
 
 for (const [name, bench] of Object.entries(benches)) {
