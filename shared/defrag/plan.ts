@@ -1,0 +1,83 @@
+import { lowerBound } from './bound.js';
+import { build, type Built } from './build.js';
+import { Search, type Step } from './search.js';
+import type { DefragInput, DefragOptions, DefragPlan, Move, PodRef } from './types.js';
+
+// planDefrag: nodes, pods and budgets in; the ordered moves that free the most nodes the
+// search finds, each freed node with its moves, each other occupied node with the reason it
+// stays, and the lower bound that says how far from the best possible the plan can be.
+// Pure and deterministic: the same cluster gives the same plan whatever the list order.
+
+function ref(b: Built, p: number): PodRef {
+  const m = b.state.pods[p]!.metadata;
+  return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '' };
+}
+
+/** Occupied nodes in the order the search tries them: targets in progress, then the easiest. */
+function candidates(b: Built, prefer: ReadonlySet<string>): number[] {
+  const s = b.state;
+  const counting = s.onNode.map((pods) => pods.filter((p) => b.role[p] === 'counts'));
+  const load = (n: number) => s.cpuUsed[n]! / (s.cpuCap[n]! || 1) + s.memUsed[n]! / (s.memCap[n]! || 1);
+  const occupied = s.nodes.map((_, n) => n).filter((n) => counting[n]!.length > 0);
+  const key = (n: number) => [prefer.has(s.nodes[n]!.metadata.name ?? '') ? 0 : 1, counting[n]!.length, load(n), n];
+  return occupied.sort((x, y) => {
+    const [a, b2] = [key(x), key(y)];
+    for (let i = 0; i < a.length; i++) if (a[i] !== b2[i]) return a[i]! - b2[i]!;
+    return 0;
+  });
+}
+
+function toMove(b: Built, st: Step, i: number): Move {
+  const name = (n: number) => b.state.nodes[n]!.metadata.name ?? '';
+  const pod = ref(b, st.pod);
+  const owner = b.owner[st.pod]!;
+  return {
+    step: i + 1,
+    pod,
+    owner,
+    from: name(st.from),
+    to: name(st.to),
+    frees: name(st.frees),
+    ...(st.reserveFor !== undefined ? { reserveFor: ref(b, st.reserveFor) } : {}),
+    reason: `${pod.namespace}/${pod.name} (${owner.kind} ${owner.name}) from ${name(st.from)} to ${name(st.to)}: ${st.why}`,
+  };
+}
+
+export function planDefrag(input: DefragInput, options: DefragOptions = {}): DefragPlan {
+  const b = build(input, options.gate);
+  const s = b.state;
+  const bound = lowerBound(b);
+  const order = candidates(b, new Set(options.preferTargets ?? []));
+  const occupied = order.length;
+  const maxFreeable = Math.max(0, occupied - bound.nodes);
+  // Nodes empty at the start are already free: filling one would undo the point of the plan.
+  const inOrder = new Set(order);
+  for (let n = 0; n < s.nodes.length; n++) if (!inOrder.has(n)) s.closed[n] = 1;
+
+  const search = new Search(b, options.limits, options.makeRoomTries);
+  const freedNodes: number[] = [];
+  const notFreed: DefragPlan['notFreed'] = [];
+  for (const x of order) {
+    if (freedNodes.length >= maxFreeable) {
+      const reason = search.pinnedReason(x) ?? `the lower bound is reached: ${bound.nodes} nodes must stay (${bound.by})`;
+      notFreed.push({ node: s.nodes[x]!.metadata.name ?? '', reason });
+      continue;
+    }
+    const why = search.tryFree(x);
+    if (why === undefined) freedNodes.push(x);
+    else notFreed.push({ node: s.nodes[x]!.metadata.name ?? '', reason: why });
+  }
+
+  const steps = search.result();
+  const moves = steps.map((st, i) => toMove(b, st, i));
+  const freed = freedNodes.map((node) => ({
+    node: s.nodes[node]!.metadata.name ?? '',
+    steps: moves.filter((m, i) => steps[i]!.frees === node).map((m) => m.step),
+    staying: s.onNode[node]!.filter((p) => b.role[p] === 'node-bound').length,
+  }));
+  const swaps = moves.filter((m) => m.reserveFor).length;
+  const summary =
+    `frees ${freed.length} of ${occupied} occupied nodes with ${moves.length} evictions (${swaps} swaps); ` +
+    `at least ${bound.nodes} must stay (${bound.by}), so at most ${maxFreeable} can be freed`;
+  return { moves, freed, notFreed, occupied, lowerBound: bound, maxFreeable, summary };
+}
