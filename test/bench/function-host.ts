@@ -35,7 +35,7 @@ function traced(fn: HttpFunction): HttpFunction {
     let body: { outcome?: string; pod?: string } = {};
     const json = res.json.bind(res);
     res.json = (b: typeof body) => json((body = b ?? {}));
-    res.once('finish', () => trace({ trace: 'answer', t0, t: nowMs(), status: res.statusCode, outcome: body.outcome, pod: body.pod }));
+    res.once('finish', () => trace({ trace: 'answer', t0, t: nowMs(), method: req.method, status: res.statusCode, outcome: body.outcome, pod: body.pod }));
     return fn(req, res);
   };
 }

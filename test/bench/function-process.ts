@@ -2,7 +2,7 @@
 // main serving one target. The code is loaded through tsx from the sources (no build step);
 // `traced` lines the process writes (see function-host.ts) are collected for the benches.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +16,7 @@ export const TRACED_ENTRY = fileURLToPath(new URL('./function-host.ts', import.m
 export type Trace =
   | { trace: 'kube'; t: number; method: string; url: string }
   | { trace: 'deleted'; t: number; pod: string }
-  | { trace: 'answer'; t0: number; t: number; status: number; outcome?: string; pod?: string; ms?: number };
+  | { trace: 'answer'; t0: number; t: number; method: string; status: number; outcome?: string; pod?: string };
 
 export interface FunctionProcess {
   url: string;
@@ -41,6 +41,17 @@ async function freePort(): Promise<number> {
   });
 }
 
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 export async function startFunctionProcess(target: string, source: string, env: Record<string, string>): Promise<FunctionProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], {
@@ -61,16 +72,13 @@ export async function startFunctionProcess(target: string, source: string, env: 
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${target} exited at start:\n${stderr}`);
-    try {
-      await fetch(url, { method: 'GET', signal: AbortSignal.timeout(1000) });
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`${target} did not start listening:\n${stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    // A TCP connect, not an HTTP request: sweep runs a whole pass on any request, GET included.
+    if (await listening(port)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${target} did not start listening:\n${stderr}`);
     }
+    await new Promise((r) => setTimeout(r, 100));
   }
   return {
     url,

@@ -1,6 +1,7 @@
 import { runCoreBench } from './core.js';
 import { runE2eBench } from './e2e.js';
 import { runFunctionsBench } from './functions.js';
+import { runRequestsBench } from './requests.js';
 
 // `npm run bench`: every benchmark the project has, figures printed as a table and as one
 // JSON line each (for notes and comparisons). Run with --expose-gc for memory figures.
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<object> | object> = {
   core: () => runCoreBench(),
   functions: () => runFunctionsBench(),
   e2e: () => runE2eBench(),
+  requests: () => runRequestsBench(),
 };
 
 for (const [name, bench] of Object.entries(benches)) {
