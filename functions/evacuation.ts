@@ -1,0 +1,70 @@
+import type { HttpFunction } from '@google-cloud/functions-framework';
+import { decodeEvent } from '../shared/events/index.js';
+import { A } from '../shared/evacuation/annotations.js';
+import { readEvacuationConfig } from '../shared/evacuation/config.js';
+import { evacuate, type EvacuationDeps } from '../shared/evacuation/evacuate.js';
+import { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from '../shared/evacuation/eviction-request.js';
+import { customClient } from '../shared/evacuation/kubevirt.js';
+import { tick } from '../shared/evacuation/tick.js';
+import type { Pod } from '../shared/model/kube.js';
+import { decide } from '../shared/plan/decide.js';
+import { snapshotNeeds } from '../shared/plan/needs.js';
+import { fetchContext } from '../shared/runtime/context.js';
+import { BadRequestError, respond } from '../shared/runtime/respond.js';
+import type { Runtime } from '../shared/runtime/runtime.js';
+
+/**
+ * `evacuation`: a pod event (a pod marked for evacuation, or any change to one under way) or a
+ * poll tick. Start, poll, finish, time out, cancel: the state lives on the pod, so whichever
+ * instance gets the next event or tick carries on from there.
+ */
+export function evacuation(rt: Runtime, env: NodeJS.ProcessEnv = process.env): HttpFunction {
+  const config = readEvacuationConfig(env);
+  const d: EvacuationDeps = {
+    core: rt.clients.core,
+    custom: customClient(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000),
+    ...(rt.config.RECORD_EVENTS ? { events: rt.clients.events } : {}),
+    config,
+    now: rt.now,
+    log: rt.log,
+  };
+
+  // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated
+  // (not evicted) when a strategy decides to evict it; the strategy becomes the requester.
+  async function strategyRequest(pod: Pod): Promise<string | undefined> {
+    const a = pod.metadata.annotations ?? {};
+    if (a[A.requestEvictOnly] === undefined || a[A.request] !== undefined || a[A.state] !== undefined) return undefined;
+    const { policy } = rt.policy.current();
+    const context = await fetchContext(rt, snapshotNeeds(policy));
+    const plan = decide(policy, { ...context.snapshot, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+    const decision = plan.decisions.find((x) => x.uid === pod.metadata.uid && x.action === 'evict');
+    return decision && `strategy:${decision.strategy}`;
+  }
+
+  return (req, res) =>
+    respond(req, res, rt.log, async () => {
+      const isCloudEvent = req.header('ce-type') !== undefined || (req.header('content-type') ?? '').startsWith('application/cloudevents');
+      const event = isCloudEvent ? decodeEvent({ headers: req.headers, body: req.body }) : undefined;
+      if (!event || event.type === 'tick') {
+        const installed = await evictionRequestApiInstalled(rt.kubeConfig);
+        const summary = await tick(d, { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+        const counts: Record<string, number> = {};
+        for (const r of summary.results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
+        rt.log.info({ evacuation: { pods: summary.pods, ...counts } }, 'evacuation tick done');
+        const evictionRequests = installed ? `${EVICTION_REQUEST_GROUP} is served but not handled yet` : `${EVICTION_REQUEST_GROUP} not installed`;
+        return { body: { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots }, results: summary.results, evictionRequests } };
+      }
+      const kind = event.type === 'object' ? event.object.kind : event.ref.kind;
+      if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) is not handled yet: mark the pod with ${A.request}`);
+      if (kind !== 'Pod') throw new BadRequestError(422, `evacuation takes Pod events and schedule ticks, not ${kind}`);
+      const ref = event.type === 'object' ? { namespace: event.object.metadata.namespace, name: event.object.metadata.name } : event.ref;
+      if (!ref.namespace) throw new BadRequestError(400, 'a Pod event needs a namespace');
+      if (config.scope && ref.namespace !== config.scope) return { body: { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${config.scope}` } };
+      // Always the current pod, never the event's copy: its resourceVersion is the precondition.
+      const target = { namespace: ref.namespace, name: ref.name };
+      const first = await evacuate(d, target);
+      if (first.outcome !== 'nothing-to-do' || event.verb === 'delete' || event.type !== 'object') return { body: { ...first } };
+      const requester = await strategyRequest(event.object as unknown as Pod);
+      return { body: requester ? { ...(await evacuate(d, target, { strategyRequest: requester })) } : { ...first } };
+    });
+}

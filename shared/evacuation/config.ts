@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ConfigError } from '../runtime/config.js';
+import type { Limits } from './limits.js';
+import type { Settings } from './machine.js';
+
+// The evacuation function's settings, from the environment like the rest of the runtime's
+// (kept beside the machine so the shared schema does not grow with one function's knobs).
+// Read once when the handler is built: a bad value stops the process before it serves.
+
+const positiveInt = z.coerce.number().int().positive();
+
+const EvacuationEnv = z.object({
+  /** Without confirmation the attempt is aborted after this long (descheduler: 10 min). */
+  EVACUATION_TIMEOUT_SECONDS: positiveInt.default(600),
+  EVACUATION_MAX_ATTEMPTS: positiveInt.max(20).default(3),
+  EVACUATION_BACKOFF_SECONDS: z.coerce.number().positive().default(30),
+  EVACUATION_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(300),
+  /** KubeVirt's defaults: parallelMigrationsPerCluster 5, parallelOutboundMigrationsPerNode 2. */
+  EVACUATION_MAX_PER_CLUSTER: positiveInt.default(5),
+  EVACUATION_MAX_PER_NODE: positiveInt.default(2),
+  /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
+  EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
+  /** Where the ledger of slots (a ConfigMap) lives. */
+  EVACUATION_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').default('kube-tidy'),
+  /** Only pods of this namespace (one deployment per tenant; tests); default the whole cluster. */
+  EVACUATION_SCOPE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').optional(),
+  /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
+  EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
+});
+
+export interface EvacuationConfig {
+  settings: Settings;
+  limits: Limits;
+  namespace: string;
+  holder: string;
+  scope?: string;
+}
+
+export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): EvacuationConfig {
+  const parsed = EvacuationEnv.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const e = parsed.data;
+  return {
+    settings: {
+      timeoutMs: e.EVACUATION_TIMEOUT_SECONDS * 1000,
+      maxAttempts: e.EVACUATION_MAX_ATTEMPTS,
+      backoffMs: e.EVACUATION_BACKOFF_SECONDS * 1000,
+      maxBackoffMs: e.EVACUATION_MAX_BACKOFF_SECONDS * 1000,
+      kubevirtMethod: e.EVACUATION_KUBEVIRT_METHOD,
+    },
+    limits: { perCluster: e.EVACUATION_MAX_PER_CLUSTER, perNode: e.EVACUATION_MAX_PER_NODE },
+    namespace: e.EVACUATION_NAMESPACE,
+    holder: e.EVACUATION_HOLDER,
+    ...(e.EVACUATION_SCOPE_NAMESPACE ? { scope: e.EVACUATION_SCOPE_NAMESPACE } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+// One pod, one pass: read what is stored on the pod and its migration, ask the machine for the
+// next step, carry it out, repeat until the step needs time to pass. Every write is
+// conditional or idempotent, so a crash anywhere leaves a state the next pass continues from.
+import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { evictPod, recordPodEvent, type EventWriter } from '../kube/index.js';
+import type { Logger } from '../log.js';
+import type { Pod } from '../model/kube.js';
+import { A, readState, writeState } from './annotations.js';
+import type { EvacuationConfig } from './config.js';
+import { createMigration, deleteMigration, findMigration, getMigration } from './kubevirt.js';
+import { acquire, listSlots, release } from './ledger.js';
+import { isDirect, next, type MigrationView, type Observation, type Outcome, type PodView, type Step } from './machine.js';
+import { patchAnnotations, podView, readPod, type PodCore } from './pod-io.js';
+
+export interface EvacuationDeps {
+  core: PodCore & Pick<CoreV1Api, 'readNamespacedConfigMap' | 'createNamespacedConfigMap' | 'replaceNamespacedConfigMap'>;
+  custom: CustomObjectsApi;
+  events?: EventWriter;
+  config: EvacuationConfig;
+  now(): number;
+  log: Logger;
+}
+
+export type PassOutcome = 'nothing-to-do' | 'waiting' | 'queued' | 'started' | 'blocked' | 'backoff' | Lowercase<Outcome>;
+
+export interface PassResult {
+  outcome: PassOutcome;
+  pod: string;
+  why: string;
+  attempt?: number;
+  migration?: string;
+}
+
+// Enough rounds for start -> record -> end in one pass; a 409 costs one round.
+const ROUNDS = 6;
+const STARTED = /Eviction triggered evacuation|Evacuation in progress/;
+
+async function observe(d: EvacuationDeps, namespace: string, view: PodView): Promise<MigrationView | undefined> {
+  const run = readState(view.annotations);
+  if (run.state !== 'Started' || !view.vmi) return undefined;
+  if (run.migration) {
+    const m = await getMigration(d.custom, namespace, run.migration);
+    return m && { name: run.migration, phase: m.status?.phase ?? '', recorded: true };
+  }
+  if (isDirect(view, d.config.settings)) return undefined;
+  const m = await findMigration(d.custom, namespace, view.vmi, run.startedAt);
+  return m && { name: m.metadata.name, phase: m.status?.phase ?? '', recorded: false };
+}
+
+/** Start (or repeat the start of) the current attempt. Both ways are idempotent. */
+async function drive(d: EvacuationDeps, pod: Pod, view: PodView): Promise<{ outcome: PassOutcome; why: string }> {
+  const namespace = pod.metadata.namespace!;
+  const run = readState(view.annotations);
+  if (run.state === 'Started' && run.migration && view.vmi && isDirect(view, d.config.settings)) {
+    const r = await createMigration(d.custom, namespace, run.migration, view.vmi, { 'evacuation.kube-tidy.dev/pod-uid': view.uid });
+    return { outcome: 'started', why: `migration ${run.migration} ${r === 'created' ? 'created' : 'already there'}` };
+  }
+  const r = await evictPod(d.core, { namespace, name: pod.metadata.name!, uid: view.uid });
+  if (r.outcome === 'evicted') return { outcome: 'started', why: 'evicted: the pod is terminating' };
+  if (r.outcome === 'blocked' && STARTED.test(r.message ?? '')) return { outcome: 'started', why: r.message ?? 'evacuation started' };
+  if (r.outcome === 'blocked') return { outcome: 'blocked', why: `eviction refused, retried until the deadline: ${r.message}` };
+  return { outcome: 'waiting', why: `the pod is ${r.outcome}` };
+}
+
+async function end(d: EvacuationDeps, pod: Pod | undefined, ref: { namespace: string; name: string }, step: Extract<Step, { do: 'end' }>, m: MigrationView | undefined) {
+  if (step.abort && m) await deleteMigration(d.custom, ref.namespace, m.name);
+  if (pod && step.write) {
+    const at = new Date(d.now()).toISOString();
+    const w = await patchAnnotations(d.core, pod, { ...writeState({ state: 'Idle' }, d.config.holder), [A.request]: null, [A.result]: `${step.outcome} at ${at}: ${step.why}` });
+    if (w === 'conflict') return false;
+  }
+  const key = `${ref.namespace}/${ref.name}`;
+  const held = (await listSlots(d.core, d.config.namespace)).filter((s) => s.pod === key || s.uid === pod?.metadata.uid).map((s) => s.uid);
+  if (held.length) await release(d.core, d.config.namespace, held);
+  if (pod && d.events && step.write) {
+    const type = step.outcome === 'Succeeded' || step.outcome === 'Cancelled' ? 'Normal' : 'Warning';
+    await recordPodEvent(d.events, { namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! }, { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: step.why });
+  }
+  return true;
+}
+
+/** Carry the pod's evacuation as far as it goes now. `initial`: a copy just listed (saves a GET). */
+export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name: string }, opts: { initial?: Pod; strategyRequest?: string } = {}): Promise<PassResult> {
+  const key = `${ref.namespace}/${ref.name}`;
+  let pod = opts.initial;
+  const last: PassResult = { outcome: 'waiting', pod: key, why: 'contended: another instance keeps changing the pod' };
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round > 0 || !pod) pod = await readPod(d.core, ref.namespace, ref.name);
+    const view = pod && podView(pod);
+    const migration = view && (await observe(d, ref.namespace, view));
+    const o: Observation = { now: d.now(), ...(view ? { pod: view } : {}), ...(migration ? { migration } : {}), ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}) };
+    const step = next(o, d.config.settings);
+    const run = view ? readState(view.annotations) : undefined;
+    const info = { ...(run && run.state !== 'Idle' ? { attempt: run.attempt } : {}), ...(migration ? { migration: migration.name } : {}) };
+    d.log.debug({ pod: key, step }, 'evacuation step');
+    switch (step.do) {
+      case 'none':
+        return { outcome: 'nothing-to-do', pod: key, why: step.why };
+      case 'wait':
+        return { outcome: 'waiting', pod: key, why: step.why, ...info };
+      case 'start': {
+        const admitted = await acquire(d.core, d.config.namespace, { uid: view!.uid, pod: key, node: view!.node ?? '', at: o.now }, d.config.limits);
+        if (!admitted.ok) return { outcome: 'queued', pod: key, why: admitted.why };
+        const request: Record<string, string> = view!.annotations[A.request] ? {} : { [A.request]: step.requestedBy };
+        const w = await patchAnnotations(d.core, pod!, { ...writeState(step.next, d.config.holder), ...request });
+        if (w !== 'written') continue; // another instance moved first: see what it did
+        // What was just written, without reading it back.
+        const written = Object.fromEntries(Object.entries(writeState(step.next, d.config.holder)).filter(([, v]) => v !== null)) as Record<string, string>;
+        const started = await drive(d, pod!, { ...view!, annotations: { ...view!.annotations, ...written } });
+        return { ...started, pod: key, attempt: step.next.attempt, ...(step.next.migration ? { migration: step.next.migration } : {}) };
+      }
+      case 'drive':
+        return { ...(await drive(d, pod!, view!)), pod: key, ...info };
+      case 'record':
+        await patchAnnotations(d.core, pod!, { [A.migration]: step.migration });
+        continue;
+      case 'backoff': {
+        if ((await patchAnnotations(d.core, pod!, writeState(step.next, d.config.holder))) !== 'written') continue;
+        await release(d.core, d.config.namespace, [view!.uid]);
+        return { outcome: 'backoff', pod: key, why: step.why, ...info };
+      }
+      case 'end':
+        if (!(await end(d, pod, ref, step, migration))) continue;
+        return { outcome: step.outcome.toLowerCase() as PassOutcome, pod: key, why: step.why, ...info };
+    }
+  }
+  return last;
+}
