@@ -7,10 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { HTTP } from 'cloudevents';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bundle } from '../../../infra/bundle/build.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+
+// Real processes start slowly when the whole suite runs in parallel on two cores.
+vi.setConfig({ testTimeout: 30_000 });
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-bundle-'));
 let file = '';

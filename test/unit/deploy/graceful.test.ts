@@ -4,8 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gracefulServer } from '../../../functions/graceful.js';
+
+// Real processes start slowly when the whole suite runs in parallel on two cores.
+vi.setConfig({ testTimeout: 30_000 });
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/slow-server.ts', import.meta.url));
 const children: ChildProcess[] = [];

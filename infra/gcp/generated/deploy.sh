@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.
+# Deploys kube-tidy to Cloud Run (see infra/gcp/README.md). Needs gcloud and envsubst, and
+# PROJECT_ID, PROJECT_NUMBER, REGION; the image pushed to ${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy;
+# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see the README).
+set -euo pipefail
+: "${PROJECT_ID:?}" "${PROJECT_NUMBER:?}" "${REGION:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }
+sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }
+
+# One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.
+for name in pod-terminated sweep invoke job-deleted orphan-sweep scheduler eventarc; do
+  g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"
+done
+for name in pod-terminated sweep invoke job-deleted orphan-sweep; do
+  for secret in kube-tidy-kubeconfig kube-tidy-policy; do
+    g secrets add-iam-policy-binding "$secret" --member "serviceAccount:$(sa "$name")" --role roles/secretmanager.secretAccessor >/dev/null
+  done
+  envsubst < "$here/services/$name.yaml" > "$tmp/$name.yaml"
+  g run services replace "$tmp/$name.yaml" --region "$REGION"
+done
+
+# Cluster events arrive through Pub/Sub, one topic per watched kind.
+g pubsub topics describe kube-tidy-pod-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-pod-events
+g pubsub topics describe kube-tidy-job-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-job-events
+g run services add-iam-policy-binding kube-tidy-pod-terminated --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-pod-terminated-pod --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-pod-terminated-pod --location "$REGION" \
+  --destination-run-service kube-tidy-pod-terminated --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-pod-events" --service-account "$(sa eventarc)"
+g run services add-iam-policy-binding kube-tidy-job-deleted --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-job-deleted-job --location "$REGION" \
+  --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-job-events" --service-account "$(sa eventarc)"
+
+# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.
+g run services add-iam-policy-binding kube-tidy-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-sweep-0 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-sweep-0 --location "$REGION" --schedule '*/15 * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 90s --max-retry-attempts 3
+g run services add-iam-policy-binding kube-tidy-orphan-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-orphan-sweep-0 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-orphan-sweep-0 --location "$REGION" --schedule '*/10 * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-orphan-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-orphan-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 150s --max-retry-attempts 3

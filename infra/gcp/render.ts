@@ -1,0 +1,105 @@
+// serverless.yml -> the GCP path: one Cloud Run service per function (the same image, gen2
+// execution environment), Cloud Scheduler jobs for schedules (OIDC-authenticated HTTP), and
+// Eventarc Pub/Sub triggers for cluster events. Cloud Run's service YAML is the Knative
+// Service schema, so the integration test validates it against the Knative CRD.
+// PROJECT_ID and REGION stay as ${...} placeholders that deploy.sh fills in with envsubst.
+import { kebab, type Declaration, type FunctionDecl } from '../knative/declaration.js';
+import { functionEnv, POLICY_FILE } from '../knative/render.js';
+
+type Obj = Record<string, unknown>;
+const SA = (name: string) => `kube-tidy-${name}@\${PROJECT_ID}.iam.gserviceaccount.com`;
+export const IMAGE = '${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy/kube-tidy';
+/** Topic per watched kind: Eventarc filters Pub/Sub only by the message type, so the topic routes. */
+export const topicFor = (kind: string) => `kube-tidy-${kind.toLowerCase()}-events`;
+export const POLICY_MOUNT = '/etc/kube-tidy/policy';
+export const KUBECONFIG_MOUNT = '/etc/kube-tidy/kubeconfig';
+
+function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
+  const tag = decl.provider.image.split(':').pop();
+  // The cluster is reached with a kubeconfig (a ServiceAccount token of the same least-RBAC
+  // account infra/knative creates) and the policy from a file, both from Secret Manager.
+  const env = functionEnv(decl, target, f, { namespace: decl.provider.namespace, kueueNamespace: decl.provider.kueueNamespace, prefix: decl.service, image: '' })
+    .filter((e) => e.name !== 'POLICY_CONFIGMAP')
+    .concat([{ name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` }, { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` }]);
+  return {
+    apiVersion: 'serving.knative.dev/v1',
+    kind: 'Service',
+    metadata: {
+      name: `kube-tidy-${kebab(target)}`,
+      labels: { 'cloud.googleapis.com/location': '${REGION}' },
+      // Internal: only the VPC, Eventarc, Scheduler and IAM-authenticated callers reach it.
+      annotations: { 'run.googleapis.com/ingress': 'internal' },
+    },
+    spec: {
+      template: {
+        metadata: {
+          annotations: {
+            'run.googleapis.com/execution-environment': 'gen2',
+            'run.googleapis.com/startup-cpu-boost': 'true',
+            'autoscaling.knative.dev/minScale': String(f.scaling.min),
+            'autoscaling.knative.dev/maxScale': String(f.scaling.max),
+          },
+        },
+        spec: {
+          serviceAccountName: SA(kebab(target)),
+          containerConcurrency: f.scaling.concurrency,
+          timeoutSeconds: f.timeout,
+          containers: [
+            {
+              image: `${IMAGE}:${tag}`,
+              ports: [{ name: 'http1', containerPort: 8080 }],
+              env,
+              resources: { limits: { cpu: '1', memory: '512Mi' } },
+              volumeMounts: [
+                { name: 'policy', mountPath: POLICY_MOUNT, readOnly: true },
+                { name: 'kubeconfig', mountPath: KUBECONFIG_MOUNT, readOnly: true },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'policy', secret: { secretName: 'kube-tidy-policy', items: [{ key: 'latest', path: 'policy.yaml' }] } },
+            { name: 'kubeconfig', secret: { secretName: 'kube-tidy-kubeconfig', items: [{ key: 'latest', path: 'kubeconfig' }] } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Cloud Scheduler REST `Job`: POST to the service with an OIDC token Cloud Run checks. */
+function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, timezone?: string): Obj {
+  const uri = `https://kube-tidy-${kebab(target)}-\${PROJECT_NUMBER}.\${REGION}.run.app/`;
+  return {
+    name: `projects/\${PROJECT_ID}/locations/\${REGION}/jobs/kube-tidy-${kebab(target)}-${i}`,
+    schedule: cron,
+    timeZone: timezone ?? 'Etc/UTC',
+    attemptDeadline: `${Math.min(1800, f.timeout + 30)}s`,
+    retryConfig: { retryCount: 3, minBackoffDuration: '5s', maxBackoffDuration: '60s' },
+    httpTarget: { uri, httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.from('{}').toString('base64'), oidcToken: { serviceAccountEmail: SA('scheduler'), audience: uri } },
+  };
+}
+
+/** Eventarc REST `Trigger` for a Pub/Sub topic, delivered to the Cloud Run service. */
+function eventarcTrigger(target: string, kind: string): Obj {
+  return {
+    name: `projects/\${PROJECT_ID}/locations/\${REGION}/triggers/kube-tidy-${kebab(target)}-${kind.toLowerCase()}`,
+    eventFilters: [{ attribute: 'type', value: 'google.cloud.pubsub.topic.v1.messagePublished' }],
+    destination: { cloudRun: { service: `kube-tidy-${kebab(target)}`, region: '${REGION}', path: '/' } },
+    transport: { pubsub: { topic: `projects/\${PROJECT_ID}/topics/${topicFor(kind)}` } },
+    serviceAccount: SA('eventarc'),
+  };
+}
+
+export function renderGcp(decl: Declaration): { services: Record<string, Obj>; scheduler: Record<string, Obj>; eventarc: Record<string, Obj>; policyFile: string } {
+  const out = { services: {} as Record<string, Obj>, scheduler: {} as Record<string, Obj>, eventarc: {} as Record<string, Obj>, policyFile: POLICY_FILE };
+  for (const [target, f] of Object.entries(decl.functions)) {
+    out.services[kebab(target)] = service(decl, target, f);
+    const kinds = new Set<string>();
+    f.events.forEach((e, i) => {
+      if ('schedule' in e) out.scheduler[`${kebab(target)}-${i}`] = schedulerJob(target, f, i, e.schedule.cron, e.schedule.timezone);
+      if ('cloudEvent' in e) kinds.add(e.cloudEvent.kind);
+    });
+    for (const kind of kinds) out.eventarc[`${kebab(target)}-${kind.toLowerCase()}`] = eventarcTrigger(target, kind);
+  }
+  return out;
+}

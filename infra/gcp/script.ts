@@ -1,0 +1,73 @@
+// The gcloud commands that deploy the rendered GCP specs, as one script. Generated, like the
+// specs, so it names exactly the functions, topics and schedules serverless.yml declares.
+import { kebab, type Declaration } from '../knative/declaration.js';
+import { topicFor } from './render.js';
+
+interface TriggerSpec {
+  destination: { cloudRun: { service: string } };
+  eventFilters: { value: string }[];
+  transport: { pubsub: { topic: string } };
+}
+interface JobSpec {
+  schedule: string;
+  timeZone: string;
+  attemptDeadline: string;
+  retryConfig: { retryCount: number };
+  httpTarget: { uri: string; oidcToken: { audience: string } };
+}
+
+export function deployScript(decl: Declaration, specs: { scheduler: Record<string, object>; eventarc: Record<string, object> }): string {
+  const fns = Object.keys(decl.functions).map(kebab);
+  const kinds = [...new Set(Object.values(decl.functions).flatMap((f) => f.events.flatMap((e) => ('cloudEvent' in e ? [e.cloudEvent.kind] : []))))];
+  const lines = [
+    '#!/usr/bin/env bash',
+    '# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.',
+    '# Deploys kube-tidy to Cloud Run (see infra/gcp/README.md). Needs gcloud and envsubst, and',
+    '# PROJECT_ID, PROJECT_NUMBER, REGION; the image pushed to ${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy;',
+    '# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see the README).',
+    'set -euo pipefail',
+    ': "${PROJECT_ID:?}" "${PROJECT_NUMBER:?}" "${REGION:?}"',
+    'here=$(cd "$(dirname "$0")" && pwd)',
+    'tmp=$(mktemp -d); trap \'rm -rf "$tmp"\' EXIT',
+    'g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }',
+    'sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }',
+    '',
+    '# One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.',
+    `for name in ${[...fns, 'scheduler', 'eventarc'].join(' ')}; do`,
+    '  g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"',
+    'done',
+    `for name in ${fns.join(' ')}; do`,
+    '  for secret in kube-tidy-kubeconfig kube-tidy-policy; do',
+    '    g secrets add-iam-policy-binding "$secret" --member "serviceAccount:$(sa "$name")" --role roles/secretmanager.secretAccessor >/dev/null',
+    '  done',
+    '  envsubst < "$here/services/$name.yaml" > "$tmp/$name.yaml"',
+    '  g run services replace "$tmp/$name.yaml" --region "$REGION"',
+    'done',
+    '',
+    '# Cluster events arrive through Pub/Sub, one topic per watched kind.',
+    ...kinds.map((k) => `g pubsub topics describe ${topicFor(k)} >/dev/null 2>&1 || g pubsub topics create ${topicFor(k)}`),
+  ];
+  for (const [name, t] of Object.entries(specs.eventarc) as [string, TriggerSpec][]) {
+    const svc = t.destination.cloudRun.service;
+    lines.push(
+      `g run services add-iam-policy-binding ${svc} --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null`,
+      `g eventarc triggers describe kube-tidy-${name} --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-${name} --location "$REGION" \\`,
+      `  --destination-run-service ${svc} --destination-run-region "$REGION" --destination-run-path / \\`,
+      `  --event-filters type=${t.eventFilters[0]!.value} \\`,
+      `  --transport-topic "${t.transport.pubsub.topic}" --service-account "$(sa eventarc)"`,
+    );
+  }
+  lines.push('', '# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.');
+  for (const [name, j] of Object.entries(specs.scheduler) as [string, JobSpec][]) {
+    const svc = `kube-tidy-${name.replace(/-\d+$/, '')}`;
+    lines.push(
+      `g run services add-iam-policy-binding ${svc} --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null`,
+      `g scheduler jobs delete kube-tidy-${name} --location "$REGION" >/dev/null 2>&1 || true`,
+      `g scheduler jobs create http kube-tidy-${name} --location "$REGION" --schedule '${j.schedule}' --time-zone '${j.timeZone}' \\`,
+      `  --uri "${j.httpTarget.uri}" --http-method POST --headers Content-Type=application/json --message-body '{}' \\`,
+      `  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "${j.httpTarget.oidcToken.audience}" \\`,
+      `  --attempt-deadline ${j.attemptDeadline} --max-retry-attempts ${j.retryConfig.retryCount}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,110 @@
+// No Docker engine here, so the Dockerfile is replayed: its COPY lines against the real
+// repository (with its .dockerignore), its RUN lines in that copy (`npm ci` stands in as a
+// link to the installed node_modules: no network), the runtime stage's files into an empty
+// directory, and its CMD on Node 22. What this cannot show: that the base image exists, the
+// user switch, the layer cache. It does show that the build stage copies enough to bundle
+// and that the runtime stage has all it needs to serve.
+import { execSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { HTTP } from 'cloudevents';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { node22 } from '../../../infra/bundle/node22.js';
+import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+
+// Real processes start slowly when the whole suite runs in parallel on two cores.
+vi.setConfig({ testTimeout: 30_000 });
+
+const DOCKERFILE = join(REPO_ROOT, 'infra', 'docker', 'Dockerfile');
+type Instr = { op: string; args: string };
+const instructions: Instr[] = readFileSync(DOCKERFILE, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() && !l.trim().startsWith('#'))
+  .map((l) => ({ op: l.split(/\s+/)[0]!.toUpperCase(), args: l.slice(l.indexOf(' ') + 1).trim() }));
+const stages = instructions.reduce<Instr[][]>((acc, i) => (i.op === 'FROM' ? [...acc, [i]] : (acc.at(-1)!.push(i), acc)), []);
+const final = stages.at(-1)!;
+const tmp = mkdtempSync(join(tmpdir(), 'kube-tidy-docker-'));
+const roots = stages.map((_, i) => join(tmp, `stage-${i}`));
+const state = { user: '', cmd: [] as string[], env: {} as Record<string, string>, workdir: '' };
+
+/** The .dockerignore beside the Dockerfile: an allow-list plus test files out. */
+const ignored = (src: string) => basename(src).endsWith('.test.ts');
+
+function replay(stage: Instr[], root: string, isFinal: boolean) {
+  let wd = root;
+  for (const { op, args } of stage.slice(1)) {
+    if (op === 'WORKDIR') mkdirSync((wd = join(root, args)), { recursive: true });
+    else if (op === 'COPY') {
+      const parts = args.split(/\s+/);
+      const from = parts[0]!.startsWith('--from=') ? parts.shift()!.slice('--from='.length) : undefined;
+      const dest = parts.pop()!;
+      const base = from === undefined ? REPO_ROOT : roots[stages.findIndex((s) => s[0]!.args.endsWith(` AS ${from}`))]!;
+      for (const src of parts) {
+        const target = dest.endsWith('/') ? join(wd, dest, basename(src)) : join(wd, dest);
+        cpSync(join(base, src), target, { recursive: true, filter: (s) => !ignored(s) });
+      }
+    } else if (op === 'RUN') {
+      if (args.startsWith('npm ci')) symlinkSync(join(REPO_ROOT, 'node_modules'), join(wd, 'node_modules'));
+      else execSync(args, { cwd: wd, stdio: 'pipe', timeout: 120_000 });
+    } else if (isFinal && op === 'USER') state.user = args;
+    else if (isFinal && op === 'CMD') state.cmd = JSON.parse(args) as string[];
+    else if (isFinal && op === 'ENV') for (const kv of args.split(/\s+/)) state.env[kv.split('=')[0]!] = kv.split('=')[1]!;
+  }
+  if (isFinal) state.workdir = wd;
+}
+
+beforeAll(() => {
+  stages.forEach((s, i) => replay(s, roots[i]!, i === stages.length - 1));
+}, 180_000);
+
+describe('infra/docker/Dockerfile', () => {
+  it('is multi-stage on node:22-slim, and the runtime stage copies only from the build stage', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const s of stages) expect(s[0]!.args).toMatch(/^node:22-slim\b/);
+    for (const i of final.filter((i) => i.op === 'COPY')) expect(i.args).toMatch(/^--from=build /);
+    expect(final.some((i) => i.op === 'RUN')).toBe(false);
+  });
+
+  it('runs as a numeric non-root user, which runAsNonRoot can verify', () => {
+    const [uid] = state.user.split(':');
+    expect(uid).toMatch(/^\d+$/);
+    expect(Number(uid)).toBeGreaterThan(0);
+  });
+
+  it('leaves the runtime stage with the bundle and its licences only, no node_modules', () => {
+    expect(readdirSync(state.workdir).sort()).toEqual(['server.mjs', 'server.mjs.LEGAL.txt']);
+  });
+
+  it("serves a Knative event with the runtime stage's CMD on Node 22 and exits 0 on SIGTERM", async () => {
+    expect(state.cmd[0]).toBe('node');
+    writeFileSync(join(tmp, 'policy.yaml'), readFileSync(join(REPO_ROOT, 'infra', 'knative', 'policy.yaml')));
+    writeFileSync(join(tmp, 'kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n');
+    const child = spawn(node22(), state.cmd.slice(1), {
+      cwd: state.workdir,
+      env: { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const port = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (l) => (JSON.parse(l) as { msg: string; port: number }).msg === 'serving' && resolve((JSON.parse(l) as { port: number }).port));
+      child.once('exit', () => reject(new Error('exited before serving')));
+    });
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'b', uid: 'u' }, status: { phase: 'Running' } };
+    const msg = HTTP.binary(toApiServerSourceEvent('add', pod, 'https://api'));
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
+    expect(res.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+
+  it('keeps test files out of the build context, as its .dockerignore says', () => {
+    const build = roots[0]!;
+    expect(existsSync(join(build, 'src', 'functions', 'server.ts'))).toBe(true);
+    expect(readFileSync(`${DOCKERFILE}.dockerignore`, 'utf8')).toMatch(/^\*\*\/\*\.test\.ts$/m);
+    const tests = execSync(`find ${build}/src -name '*.test.ts' -not -path '*/node_modules/*' | wc -l`, { encoding: 'utf8' }).trim();
+    expect(tests).toBe('0');
+  });
+});
