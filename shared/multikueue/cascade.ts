@@ -41,8 +41,13 @@ export async function deleteRemote(api: ApiClients, kind: JobKind, t: Target, op
       plural: kind.plural,
       namespace: t.namespace,
       name: t.name,
-      ...(opts.dryRun ? { dryRun: 'All' } : {}),
-      body: { propagationPolicy: opts.propagation, preconditions: { uid: t.uid, ...(t.resourceVersion ? { resourceVersion: t.resourceVersion } : {}) } },
+      // With a body, the API server reads DeleteOptions from it and ignores the query: dryRun
+      // must be in the body, or a "dry run" deletes for real.
+      body: {
+        propagationPolicy: opts.propagation,
+        preconditions: { uid: t.uid, ...(t.resourceVersion ? { resourceVersion: t.resourceVersion } : {}) },
+        ...(opts.dryRun ? { dryRun: ['All'] } : {}),
+      },
     });
     return 'deleted';
   } catch (e) {

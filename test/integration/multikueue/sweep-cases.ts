@@ -1,0 +1,106 @@
+// orphanSweep: the leftover-pods bug (#5452) reproduced and repaired; copies whose manager
+// original is gone; what the sweep must never touch; dry run.
+import { describe, expect, it } from 'vitest';
+import { orphanSweep } from '../../../functions/orphan-sweep.js';
+import { WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
+import { waitFor } from '../../harness/index.js';
+import { serve } from '../functions/setup.js';
+import { KUEUE_NS, type Apis, type Env } from './env.js';
+import { copyJob, exists, managerJob, noPodsLeft, podsOf, post, tick } from './fixtures.js';
+import { namespaceEverywhere } from './ns.js';
+
+/** Deletes a Job the way Kueue did before v0.13: no propagationPolicy, so batch/v1 orphans the pods. */
+async function deleteLikeOldKueue(w: Apis, ns: string, name: string): Promise<void> {
+  await w.batch.deleteNamespacedJob({ namespace: ns, name });
+  await waitFor(`${ns}/${name} gone and its pods orphaned`, async () => {
+    const pods = await podsOf(w, ns, name);
+    return !(await exists(w, ns, name)) && pods.length > 0 && pods.every((p) => !p.metadata?.ownerReferences?.length);
+  });
+}
+
+const witnessed = async (w: Apis) => Object.keys((await w.core.readNamespacedConfigMap({ namespace: KUEUE_NS, name: WITNESS_CONFIGMAP })).data ?? {});
+
+export function sweepTests(env: () => Env): void {
+  describe('orphanSweep', () => {
+    it('a remote Job deleted with no propagation policy leaves Running and Completed pods behind (#5452), and the sweep removes them', async () => {
+      const e = env();
+      const ns = await namespaceEverywhere(e, 'bug');
+      const [w1] = e.workers;
+      await managerJob(e.manager, ns, 'train');
+      await managerJob(e.manager, ns, 'eval');
+      const train = await copyJob(w1, ns, 'train', { state: 'Running' });
+      const evalJob = await copyJob(w1, ns, 'eval', { state: 'Completed' });
+      const agent = serve(orphanSweep, await e.runtime());
+
+      // A sweep while the manager's Jobs exist: nothing to delete, the copies are witnessed.
+      const before = await post(agent, tick());
+      expect(before.status, JSON.stringify(before.body)).toBe(200);
+      expect(before.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns)).toEqual([]);
+      expect(await witnessed(w1)).toEqual(expect.arrayContaining([train.job.metadata!.uid, evalJob.job.metadata!.uid]));
+
+      // The bug: the manager's Jobs go, the copies are deleted without propagation, pods stay.
+      for (const name of ['train', 'eval']) {
+        await e.manager.batch.deleteNamespacedJob({ namespace: ns, name, propagationPolicy: 'Background' });
+        await deleteLikeOldKueue(w1, ns, name);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+      expect((await podsOf(w1, ns, 'train')).map((p) => p.status?.phase)).toEqual(['Running', 'Running']);
+      expect((await podsOf(w1, ns, 'eval')).map((p) => p.status?.phase)).toEqual(['Succeeded', 'Succeeded']);
+
+      const res = await post(agent, tick());
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const mine = res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns);
+      expect(mine.map((d: { action: string; result: string }) => `${d.action}:${d.result}`).sort()).toEqual(['delete:deleted', 'delete:deleted', 'evict:evicted', 'evict:evicted']);
+      await noPodsLeft(w1, ns, 'train');
+      await noPodsLeft(w1, ns, 'eval');
+    });
+
+    it('a copy whose manager Job is gone is deleted with its pods; one whose manager Job exists is kept', async () => {
+      const e = env();
+      const ns = await namespaceEverywhere(e, 'gone');
+      const [, w2] = e.workers;
+      await managerJob(e.manager, ns, 'kept');
+      await copyJob(w2, ns, 'kept');
+      await copyJob(w2, ns, 'lost', { state: 'Completed' });
+      const res = await post(serve(orphanSweep, await e.runtime()), tick());
+      expect(res.status).toBe(200);
+      const mine = res.body.workers[1].decisions.filter((d: { namespace: string }) => d.namespace === ns);
+      expect(mine).toMatchObject([{ kind: 'Job', name: 'lost', action: 'delete', result: 'deleted' }]);
+      await noPodsLeft(w2, ns, 'lost');
+      expect(await exists(w2, ns, 'kept')).toBe(true);
+      expect(await podsOf(w2, ns, 'kept')).toHaveLength(2);
+    });
+
+    it('Jobs with another origin or none, and orphaned pods of Jobs never seen with our origin, are never touched', async () => {
+      const e = env();
+      const ns = await namespaceEverywhere(e, 'never');
+      const [w1] = e.workers;
+      await copyJob(w1, ns, 'other', { origin: 'another-manager' });
+      await copyJob(w1, ns, 'plain', { origin: null });
+      const bare = await copyJob(w1, ns, 'bare', { origin: null, state: 'Completed' });
+      const agent = serve(orphanSweep, await e.runtime());
+      await post(agent, tick());
+      await deleteLikeOldKueue(w1, ns, 'bare');
+      const res = await post(agent, tick());
+      expect(res.status).toBe(200);
+      expect(res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns)).toEqual([]);
+      expect(await exists(w1, ns, 'other')).toBe(true);
+      expect(await exists(w1, ns, 'plain')).toBe(true);
+      expect((await podsOf(w1, ns, 'bare')).map((p) => p.metadata?.uid).sort()).toEqual(bare.pods.map((p) => p.metadata?.uid).sort());
+    });
+
+    it('a dry run changes nothing and reports what it would delete', async () => {
+      const e = env();
+      const ns = await namespaceEverywhere(e, 'drysweep');
+      const [w1] = e.workers;
+      await copyJob(w1, ns, 'lost');
+      const res = await post(serve(orphanSweep, await e.runtime({ DRY_RUN: 'true' })), tick());
+      expect(res.status).toBe(200);
+      expect(res.body.dryRun).toBe(true);
+      expect(res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns)).toMatchObject([{ name: 'lost', action: 'delete', result: 'deleted' }]);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await exists(w1, ns, 'lost')).toBe(true);
+      expect(await podsOf(w1, ns, 'lost')).toHaveLength(2);
+    });
+  });
+}
