@@ -19,9 +19,9 @@ function candidates(b: Built, prefer: ReadonlySet<string>): number[] {
   const counting = s.onNode.map((pods) => pods.filter((p) => b.role[p] === 'counts'));
   const load = (n: number) => s.cpuUsed[n]! / (s.cpuCap[n]! || 1) + s.memUsed[n]! / (s.memCap[n]! || 1);
   const occupied = s.nodes.map((_, n) => n).filter((n) => counting[n]!.length > 0);
-  const key = (n: number) => [prefer.has(s.nodes[n]!.metadata.name ?? '') ? 0 : 1, counting[n]!.length, load(n), n];
+  const keys = new Map(occupied.map((n) => [n, [prefer.has(s.nodes[n]!.metadata.name ?? '') ? 0 : 1, counting[n]!.length, load(n), n]]));
   return occupied.sort((x, y) => {
-    const [a, b2] = [key(x), key(y)];
+    const [a, b2] = [keys.get(x)!, keys.get(y)!];
     for (let i = 0; i < a.length; i++) if (a[i] !== b2[i]) return a[i]! - b2[i]!;
     return 0;
   });
@@ -70,9 +70,15 @@ export function planDefrag(input: DefragInput, options: DefragOptions = {}): Def
 
   const steps = search.result();
   const moves = steps.map((st, i) => toMove(b, st, i));
+  const stepsOf = new Map<number, number[]>();
+  steps.forEach((st, i) => {
+    let list = stepsOf.get(st.frees);
+    if (!list) stepsOf.set(st.frees, (list = []));
+    list.push(i + 1);
+  });
   const freed = freedNodes.map((node) => ({
     node: s.nodes[node]!.metadata.name ?? '',
-    steps: moves.filter((m, i) => steps[i]!.frees === node).map((m) => m.step),
+    steps: stepsOf.get(node) ?? [],
     staying: s.onNode[node]!.filter((p) => b.role[p] === 'node-bound').length,
   }));
   const swaps = moves.filter((m) => m.reserveFor).length;

@@ -1,5 +1,7 @@
 import type { EvictionLimits } from '../evictor/limits.js';
 import type { Built } from './build.js';
+import { LoadOrder } from './load-order.js';
+import { PlanLimits } from './plan-limits.js';
 import type { Misfit } from './state.js';
 
 // The search: free nodes one at a time, easiest first. For a candidate node every pod that
@@ -39,14 +41,18 @@ export class Search {
   private commits = 0;
   /** Class -> [commits when it last found no place, why]; retried only after a commit. */
   private readonly stuck = new Map<number, [number, string]>();
-  private readonly perNode = new Map<number, number>();
-  private readonly perNamespace = new Map<string, number>();
+  private readonly spent: PlanLimits;
+  private readonly byLoad: LoadOrder;
+  private readonly increments = new Map<number, number>();
 
   constructor(
     private readonly b: Built,
     private readonly limits: EvictionLimits = {},
     private readonly makeRoomTries = 8,
-  ) {}
+  ) {
+    this.byLoad = new LoadOrder(b.state);
+    this.spent = new PlanLimits(limits, (p) => b.state.pods[p]!.metadata.namespace ?? '', (n) => b.state.nodes[n]!.metadata.name ?? '');
+  }
 
   private get s() { return this.b.state; } // prettier-ignore
 
@@ -54,10 +60,19 @@ export class Search {
   private direct(p: number, misfits?: Map<Misfit, number>): number {
     const s = this.s;
     const cls = s.classOf[p]!;
+    const { cpu } = s.classes[cls]!;
+    const { cpuUsed, cpuCap, closed } = s;
+    let inc = this.increments.get(cls);
+    if (inc === undefined) this.increments.set(cls, (inc = s.maxIncrement(cls)));
     let best = -1;
     let bestScore = -Infinity;
-    for (let n = 0; n < s.nodes.length; n++) {
-      if (s.closed[n]) continue;
+    const { order, loads } = this.byLoad;
+    for (const n of order) {
+      // Nodes further down score at most their load plus this pod's largest share.
+      if (!misfits && loads[n]! + inc <= bestScore + 1e-9) break;
+      if (closed[n]) continue;
+      // The common rejection, inline: most nodes near the front lack cpu.
+      if (!misfits && cpuUsed[n]! + cpu > cpuCap[n]! + 1e-9) continue;
       const why = s.misfit(cls, n);
       if (why !== undefined) {
         if (misfits) misfits.set(why, (misfits.get(why) ?? 0) + 1);
@@ -111,9 +126,7 @@ export class Search {
     return undefined;
   }
 
-  private isStuck(cls: number): boolean {
-    return this.stuck.get(cls)?.[0] === this.commits;
-  }
+  private isStuck(cls: number): boolean { return this.stuck.get(cls)?.[0] === this.commits; } // prettier-ignore
 
   private describe(p: number): string {
     const m = this.s.pods[p]!.metadata;
@@ -149,9 +162,8 @@ export class Search {
       const cls = s.classOf[p]!;
       const stuck = this.stuck.get(cls);
       if (stuck?.[0] === this.commits) return undo(`${this.describe(p)}: ${stuck[1]}`);
-      const misfits = new Map<Misfit, number>();
       s.remove(p);
-      const to = this.direct(p, misfits);
+      const to = this.direct(p);
       if (to >= 0) {
         s.add(p, to);
         journal.push({ pod: p, from: x, to, frees: x, why: 'most allocated node it fits' });
@@ -165,34 +177,22 @@ export class Search {
         journal.push({ pod: p, from: x, to: y, frees: x, why: `swap: takes the place ${this.describe(q)} left` });
         continue;
       }
+      // Only a failure pays for the second scan that counts why each node refused.
+      const misfits = new Map<Misfit, number>();
+      s.remove(p);
+      this.direct(p, misfits);
+      s.add(p, x);
       const words = [...misfits].map(([k, v]) => `${v} ${MISFIT_WORDS[k]}`).join(', ');
       const why = `no destination (${words || 'no open nodes'}) and no single move makes room`;
       this.stuck.set(cls, [this.commits, why]);
       return undo(`${this.describe(p)}: ${why}`);
     }
-    const limit = this.overLimit(journal);
+    const limit = this.spent.refuses(journal, this.steps.length);
     if (limit) return undo(limit);
-    for (const st of journal) this.count(st, 1);
+    this.spent.take(journal);
     this.steps.push(...journal);
     this.commits++;
     return undefined;
-  }
-
-  private count(st: Step, d: number): void {
-    const ns = this.s.pods[st.pod]!.metadata.namespace ?? '';
-    this.perNode.set(st.from, (this.perNode.get(st.from) ?? 0) + d);
-    this.perNamespace.set(ns, (this.perNamespace.get(ns) ?? 0) + d);
-  }
-
-  private overLimit(journal: Step[]): string | undefined {
-    const l = this.limits;
-    if (l.total !== undefined && this.steps.length + journal.length > l.total) return `needs ${journal.length} evictions; maxNoOfPodsToEvictTotal ${l.total} leaves ${l.total - this.steps.length}`;
-    for (const st of journal) this.count(st, 1);
-    let why: string | undefined;
-    for (const [node, n] of this.perNode) if (l.perNode !== undefined && n > l.perNode) why ??= `needs ${n} evictions from ${this.s.nodes[node]!.metadata.name}; maxNoOfPodsToEvictPerNode is ${l.perNode}`;
-    for (const [ns, n] of this.perNamespace) if (l.perNamespace !== undefined && n > l.perNamespace) why ??= `needs ${n} evictions in namespace ${ns}; maxNoOfPodsToEvictPerNamespace is ${l.perNamespace}`;
-    for (const st of journal) this.count(st, -1);
-    return why;
   }
 
   result(): Step[] { return this.steps; } // prettier-ignore

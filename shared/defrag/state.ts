@@ -60,6 +60,9 @@ export class ClusterState {
     for (let p = 0; p < pods.length; p++) if (nodeOf[p]! >= 0) this.add(p, nodeOf[p]!);
   }
 
+  /** Called after a node's usage changes (the search keeps its nodes ordered by load). */
+  onChange?: (node: number) => void;
+
   private count(p: number, node: number, delta: number): void {
     const c = this.classes[this.classOf[p]!]!;
     this.cpuUsed[node]! += delta * c.cpu;
@@ -67,6 +70,7 @@ export class ClusterState {
     this.podCount[node]! += delta;
     for (const t of c.holds) this.bump(this.holding, t, node, delta);
     for (const t of c.matchedBy) this.bump(this.matching, t, node, delta);
+    this.onChange?.(node);
   }
 
   private bump(table: Int32Array[], term: number, node: number, delta: number): void {
@@ -121,8 +125,24 @@ export class ClusterState {
   /** MostAllocated's view: the mean share of cpu and memory requested once the pod is there. */
   scoreAfter(cls: number, node: number): number {
     const c = this.classes[cls]!;
-    const cpu = Number.isFinite(this.cpuCap[node]!) ? (this.cpuUsed[node]! + c.cpu) / this.cpuCap[node]! : 0;
-    const mem = Number.isFinite(this.memCap[node]!) ? (this.memUsed[node]! + c.mem) / this.memCap[node]! : 0;
-    return (cpu + mem) / 2;
+    return this.share(node, c.cpu, c.mem);
+  }
+
+  load(node: number): number {
+    return this.share(node, 0, 0);
+  }
+
+  /** The most a pod of this class can add to any node's score (smallest capacities). */
+  maxIncrement(cls: number): number {
+    const c = this.classes[cls]!;
+    let best = 0;
+    for (let n = 0; n < this.nodes.length; n++) best = Math.max(best, this.share(n, c.cpu, c.mem) - this.load(n));
+    return best;
+  }
+
+  private share(node: number, cpu: number, mem: number): number {
+    const a = Number.isFinite(this.cpuCap[node]!) ? (this.cpuUsed[node]! + cpu) / this.cpuCap[node]! : 0;
+    const b = Number.isFinite(this.memCap[node]!) ? (this.memUsed[node]! + mem) / this.memCap[node]! : 0;
+    return (a + b) / 2;
   }
 }

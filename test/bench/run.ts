@@ -1,4 +1,5 @@
 import { runCoreBench } from './core.js';
+import { runDefragBench } from './defrag.js';
 import { runE2eBench } from './e2e.js';
 import { runFunctionsBench } from './functions.js';
 import { runRequestsBench } from './requests.js';
@@ -10,6 +11,7 @@ const only = process.argv[2];
 
 const benches: Record<string, () => Promise<object> | object> = {
   core: () => runCoreBench(),
+  defrag: () => runDefragBench(),
   functions: () => runFunctionsBench(),
   e2e: () => runE2eBench(),
   requests: () => runRequestsBench(),
