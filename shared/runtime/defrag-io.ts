@@ -1,0 +1,72 @@
+import { PatchStrategy, PolicyV1Api, setHeaderOptions, type CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { listPods, toKubeError } from '../kube/index.js';
+import type { Node } from '../model/kube.js';
+import type { DefragInput, DefragPod, Move } from '../defrag/types.js';
+
+// The cluster side of a defragmentation step: what the planner reads, and the marks a step
+// leaves on nodes so that any instance can take the next one (nothing lives in a process).
+
+export const MARK = 'kube-tidy.dev/defrag';
+/** On the node being freed: the move whose replacement has not been verified yet. */
+export const IN_FLIGHT = 'kube-tidy.dev/defrag-in-flight';
+
+/** target: being freed (cordoned); freed: done (left cordoned for scale-down); reserved: a swap's held spot. */
+export type Mark = 'target' | 'freed' | 'reserved';
+
+export interface InFlight {
+  move: Move;
+  /** The owner's live pods when the eviction was made (the evicted one included): the replacement is the new uid. */
+  ownerUids: string[];
+  at: number;
+}
+
+export async function readCluster(core: CoreV1Api, kc: KubeConfig): Promise<DefragInput & { requests: number }> {
+  try {
+    const [nodes, pdbs] = await Promise.all([core.listNode(), kc.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces()]);
+    const pods: DefragPod[] = [];
+    let requests = 2;
+    for await (const page of listPods(core, { limit: 500 })) {
+      pods.push(...(page.items as DefragPod[]));
+      requests = 2 + page.requests;
+    }
+    return { nodes: nodes.items as Node[], pods, pdbs: pdbs.items as never, requests };
+  } catch (e) {
+    throw toKubeError(e, 'read nodes, pods and budgets for defragmentation');
+  }
+}
+
+export const markOf = (n: Node): Mark | undefined => n.metadata.annotations?.[MARK] as Mark | undefined;
+
+export function inFlightOf(n: Node): InFlight | undefined {
+  const raw = n.metadata.annotations?.[IN_FLIGHT];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as InFlight;
+  } catch {
+    return undefined; // Someone edited it by hand: treat as nothing in flight, re-plan.
+  }
+}
+
+/** Sets (or with null clears) the mark, the in-flight record and the cordon in one patch. */
+export async function markNode(core: CoreV1Api, name: string, change: { mark?: Mark | null; inFlight?: InFlight | null; cordon?: boolean }): Promise<void> {
+  const annotations: Record<string, string | null> = {};
+  if (change.mark !== undefined) annotations[MARK] = change.mark;
+  if (change.inFlight !== undefined) annotations[IN_FLIGHT] = change.inFlight === null ? null : JSON.stringify(change.inFlight);
+  const body = { metadata: { annotations }, ...(change.cordon === undefined ? {} : { spec: { unschedulable: change.cordon } }) };
+  try {
+    await core.patchNode({ name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  } catch (e) {
+    throw toKubeError(e, `mark node ${name}`);
+  }
+}
+
+/** The owner's pods that are live (not terminal, not terminating). */
+export function ownerPods(pods: readonly DefragPod[], ownerUid: string): DefragPod[] {
+  return pods.filter(
+    (p) =>
+      !p.metadata.deletionTimestamp &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      (p.metadata.ownerReferences ?? []).some((o) => o.uid === ownerUid),
+  );
+}

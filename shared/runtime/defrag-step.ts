@@ -1,0 +1,108 @@
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { evictPod } from '../kube/index.js';
+import type { EvictionLimits } from '../evictor/limits.js';
+import { planDefrag } from '../defrag/index.js';
+import type { DefragPlan, Move, MoveGate } from '../defrag/types.js';
+import { inFlightOf, markNode, markOf, ownerPods, readCluster, type InFlight } from './defrag-io.js';
+
+// One defragmentation step per invocation: verify the last move (did the replacement run,
+// and where), re-plan from the cluster as it is, then make the next single eviction. The
+// scheduler places every replacement; the node being freed is cordoned so nothing lands
+// there, and a swap's spot is held by cordoning it until the blocker's replacement runs.
+// Re-planning each step is how drift is handled: the plan always starts from the truth.
+
+export interface StepOptions {
+  dryRun: boolean;
+  now: number;
+  gate?: (input: Awaited<ReturnType<typeof readCluster>>) => MoveGate;
+  limits?: EvictionLimits;
+  /** How long a replacement may take to run before the step stops waiting and re-plans. */
+  settleTimeoutMs?: number;
+}
+
+export interface Verified {
+  pod: string;
+  expected: string;
+  landed?: string;
+  asPlanned: boolean;
+  drift?: string;
+}
+
+export interface StepReport {
+  outcome: 'planned' | 'evicted' | 'waiting' | 'blocked' | 'stale' | 'converged';
+  verified?: Verified;
+  move?: Move;
+  message?: string;
+  plan?: Pick<DefragPlan, 'summary' | 'freed' | 'notFreed' | 'lowerBound' | 'maxFreeable' | 'occupied'> & { moves: Move[] | number };
+  requests: number;
+}
+
+export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOptions): Promise<StepReport> {
+  const cluster = await readCluster(core, kc);
+  let requests = cluster.requests;
+  let verified: Verified | undefined;
+
+  for (const node of cluster.nodes) {
+    const f = inFlightOf(node);
+    if (!f) continue;
+    const evictedStill = cluster.pods.some((p) => p.metadata.uid === f.move.pod.uid && !p.metadata.deletionTimestamp);
+    const running = ownerPods(cluster.pods, f.move.owner.uid).filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName);
+    const replacement = running.find((p) => !f.ownerUids.includes(p.metadata.uid ?? ''));
+    const settled = running.length >= f.ownerUids.length && replacement !== undefined;
+    if (!evictedStill && !settled && opts.now - f.at < (opts.settleTimeoutMs ?? 120_000)) {
+      return { outcome: 'waiting', move: f.move, message: `replacement of ${f.move.pod.name} not running yet`, requests };
+    }
+    const landed = replacement?.spec?.nodeName;
+    const asPlanned = landed === f.move.to;
+    verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
+    if (!asPlanned) verified.drift = evictedStill ? 'the pod was not evicted' : landed ? `landed on ${landed}, not ${f.move.to}: re-planned` : 'no replacement ran in time: re-planned';
+    await markNode(core, node.metadata.name!, { inFlight: null });
+    requests++;
+    // The swap's held spot is released now that the blocker runs elsewhere.
+    if (f.move.reserveFor) {
+      await markNode(core, f.move.from, { mark: null, cordon: false });
+      requests++;
+      const n = cluster.nodes.find((x) => x.metadata.name === f.move.from);
+      if (n?.spec) n.spec.unschedulable = false;
+    }
+  }
+
+  const targets = cluster.nodes.filter((n) => markOf(n) === 'target').map((n) => n.metadata.name!);
+  const plan = planDefrag(cluster, { gate: opts.gate?.(cluster), limits: opts.limits, preferTargets: targets });
+  const report = (moves: Move[] | number) => ({ summary: plan.summary, freed: plan.freed, notFreed: plan.notFreed, lowerBound: plan.lowerBound, maxFreeable: plan.maxFreeable, occupied: plan.occupied, moves });
+
+  // A target with nothing left that counts is done: it stays cordoned, for the autoscaler.
+  const occupiedNow = new Set(plan.notFreed.map((x) => x.node).concat(plan.freed.map((x) => x.node)));
+  const stuck = new Set(plan.notFreed.map((x) => x.node));
+  for (const t of opts.dryRun ? [] : targets) {
+    // Done, or no longer freeable after drift: mark it freed, or give the node back.
+    if (!occupiedNow.has(t)) await markNode(core, t, { mark: 'freed' });
+    else if (stuck.has(t)) await markNode(core, t, { mark: null, cordon: false });
+    else continue;
+    requests++;
+  }
+  const move = plan.moves[0];
+  if (!move) return { outcome: 'converged', verified, plan: report(0), requests };
+  if (opts.dryRun) return { outcome: 'planned', verified, plan: report(plan.moves), requests };
+
+  if (!targets.includes(move.frees)) {
+    await markNode(core, move.frees, { mark: 'target', cordon: true });
+    requests++;
+  }
+  if (move.reserveFor) {
+    await markNode(core, move.from, { mark: 'reserved', cordon: true });
+    requests++;
+  }
+  const pod = cluster.pods.find((p) => p.metadata.uid === move.pod.uid)!;
+  const ownerUids = ownerPods(cluster.pods, move.owner.uid).map((p) => p.metadata.uid ?? '');
+  const result = await evictPod(core, { ...move.pod, resourceVersion: pod.metadata.resourceVersion });
+  requests++;
+  if (result.outcome !== 'evicted') {
+    if (move.reserveFor) await markNode(core, move.from, { mark: null, cordon: false });
+    return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests };
+  }
+  const inFlight: InFlight = { move, ownerUids, at: opts.now };
+  await markNode(core, move.frees, { inFlight });
+  requests++;
+  return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), requests };
+}
