@@ -1,0 +1,139 @@
+// What each function's ServiceAccount may do, asked of the real API server's authorizer with
+// SubjectAccessReviews after the generated RBAC is applied for real: allowed exactly what the
+// function does, refused the rest. Rendered into this file's own namespaces and name prefix,
+// so it runs beside other tests on the shared cluster.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuthorizationV1Api, CoreV1Api, type V1ResourceAttributes } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDeclaration } from '../../../infra/knative/declaration.js';
+import { toYaml } from '../../../infra/knative/generate.js';
+import { renderKnative } from '../../../infra/knative/render.js';
+import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+
+const ns = testNamespace('rbac-deploy');
+const cluster = sharedCluster();
+const authz = cluster.kubeConfig().makeApiClient(AuthorizationV1Api);
+const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-rbac-')), 'rbac.yaml');
+let kueue = '';
+
+beforeAll(async () => {
+  kueue = `${ns.name}-kueue`;
+  await core.createNamespace({ body: { metadata: { name: kueue } } });
+  const manifests = renderKnative(readDeclaration(), { namespace: ns.name, kueueNamespace: kueue, prefix: ns.name, image: 'x' });
+  writeFileSync(file, toYaml(manifests['20-rbac.yaml']!));
+  await kubectl(cluster, ['apply', '--server-side', '-f', file]);
+  // The authorizer learns bindings through an informer: wait until the last one is in.
+  await waitFor('the RBAC to take effect', async () => (await allowed('apiserver-source', { verb: 'watch', resource: 'pods' })) || undefined);
+}, 120_000);
+
+afterAll(async () => {
+  await kubectl(cluster, ['delete', '--ignore-not-found', '-f', file]).catch(() => undefined);
+  if (kueue) await core.deleteNamespace({ name: kueue });
+});
+
+async function allowed(sa: string, attrs: V1ResourceAttributes): Promise<boolean> {
+  const review = await authz.createSubjectAccessReview({
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      // The groups a real token of this ServiceAccount carries, so grants to them count too.
+      spec: { user: `system:serviceaccount:${ns.name}:${sa}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns.name}`, 'system:authenticated'], resourceAttributes: attrs },
+    },
+  });
+  return review.status?.allowed === true;
+}
+
+type Row = [sentence: string, attrs: (n: { own: string; kueue: string }) => V1ResourceAttributes, allowed: boolean];
+const pods = (verb: string, namespace?: string): Row[1] => (n) => ({ verb, resource: 'pods', namespace: namespace ?? n.own });
+const core_ = (verb: string, resource: string, namespace: (n: { own: string; kueue: string }) => string | undefined, name?: string): Row[1] => (n) => ({ verb, resource, namespace: namespace(n), name });
+const own = (n: { own: string }) => n.own;
+const inKueue = (n: { kueue: string }) => n.kueue;
+const kq = (verb: string, resource: string, name?: string): Row[1] => () => ({ verb, group: 'kueue.x-k8s.io', resource, name });
+
+const podRights = (listAllowed: boolean): Row[] => [
+  ['may get a pod in any namespace', pods('get', 'default'), true],
+  ['may delete a pod in any namespace', pods('delete', 'default'), true],
+  ['may evict a pod (create pods/eviction)', (n) => ({ verb: 'create', resource: 'pods', subresource: 'eviction', namespace: n.own }), true],
+  ['may record an events.k8s.io Event', () => ({ verb: 'create', group: 'events.k8s.io', resource: 'events', namespace: 'default' }), true],
+  [listAllowed ? 'may list pods cluster-wide' : 'is refused listing pods', () => ({ verb: 'list', resource: 'pods' }), listAllowed],
+  ['may get its policy ConfigMap by name', core_('get', 'configmaps', own, 'kube-tidy-policy'), true],
+  ['may watch its policy ConfigMap by name', core_('watch', 'configmaps', own, 'kube-tidy-policy'), true],
+  ['is refused another ConfigMap in its namespace', core_('get', 'configmaps', own, 'something-else'), false],
+  ['is refused a ConfigMap of that name in another namespace', core_('get', 'configmaps', () => 'default', 'kube-tidy-policy'), false],
+  ['is refused watching pods', () => ({ verb: 'watch', resource: 'pods' }), false],
+  ['is refused patching a pod', pods('patch', 'default'), false],
+  ['is refused creating a pod', pods('create', 'default'), false],
+  ['is refused deleting a Job', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false],
+  ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
+  ['is refused deleting a node', () => ({ verb: 'delete', resource: 'nodes', name: 'n' }), false],
+  ['is refused secrets in its own namespace', core_('get', 'secrets', own, 'x'), false],
+  ['is refused secrets in the kueue namespace', core_('get', 'secrets', inKueue, 'x'), false],
+  ['is refused core/v1 Events (it writes events.k8s.io ones)', () => ({ verb: 'create', resource: 'events', namespace: 'default' }), false],
+  ['is refused binding roles', () => ({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }), false],
+];
+
+const multiKueue = (extra: Row[]): Row[] => [
+  ['may list MultiKueueClusters', kq('list', 'multikueueclusters'), true],
+  ['may get a MultiKueueConfig', kq('get', 'multikueueconfigs', 'c'), true],
+  ['may get a Secret in the kueue namespace', core_('get', 'secrets', inKueue, 'worker-1'), true],
+  ['is refused listing Secrets in the kueue namespace', core_('list', 'secrets', inKueue), false],
+  ['is refused a Secret outside the kueue namespace', core_('get', 'secrets', () => 'default', 'worker-1'), false],
+  ['is refused a Secret in its own namespace', core_('get', 'secrets', own, 'worker-1'), false],
+  ['is refused changing a MultiKueueCluster', kq('update', 'multikueueclusters', 'c'), false],
+  ['is refused deleting a Job in the manager (the cascade is in the workers)', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false],
+  ['is refused deleting a pod', pods('delete', 'default'), false],
+  ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
+  ['may get its policy ConfigMap by name', core_('get', 'configmaps', own, 'kube-tidy-policy'), true],
+  ...extra,
+];
+
+const table: Record<string, Row[]> = {
+  'pod-terminated': podRights(false),
+  sweep: podRights(true),
+  invoke: podRights(true),
+  'job-deleted': multiKueue([
+    ['is refused listing Jobs', () => ({ verb: 'list', group: 'batch', resource: 'jobs' }), false],
+    ['is refused listing Workloads', kq('list', 'workloads'), false],
+  ]),
+  'orphan-sweep': multiKueue([
+    ['may list Jobs in the manager', () => ({ verb: 'list', group: 'batch', resource: 'jobs' }), true],
+    ['may list Workloads in the manager', kq('list', 'workloads'), true],
+    ['is refused deleting a Workload', kq('delete', 'workloads', 'w'), false],
+  ]),
+  'apiserver-source': [
+    ['may get, list and watch pods', () => ({ verb: 'watch', resource: 'pods' }), true],
+    ['may list pods', () => ({ verb: 'list', resource: 'pods' }), true],
+    ['may watch Jobs', () => ({ verb: 'watch', group: 'batch', resource: 'jobs' }), true],
+    ['may get a Job', () => ({ verb: 'get', group: 'batch', resource: 'jobs', namespace: 'default', name: 'j' }), true],
+    ['is refused deleting a pod', pods('delete', 'default'), false],
+    ['is refused evicting a pod', (n) => ({ verb: 'create', resource: 'pods', subresource: 'eviction', namespace: n.own }), false],
+    ['is refused watching secrets', () => ({ verb: 'watch', resource: 'secrets' }), false],
+    ['is refused watching nodes', () => ({ verb: 'watch', resource: 'nodes' }), false],
+    ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
+  ],
+  'dead-letters': [
+    ['is refused getting a pod', pods('get', 'default'), false],
+    ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
+  ],
+};
+
+for (const [sa, rows] of Object.entries(table)) {
+  describe(`ServiceAccount ${sa}`, () => {
+    for (const [sentence, attrs, expected] of rows) {
+      it(sentence, async () => {
+        expect(await allowed(sa, attrs({ own: ns.name, kueue }))).toBe(expected);
+      });
+    }
+  });
+}
+
+describe('the table covers every ServiceAccount the manifests create', () => {
+  it('has a row set for each', () => {
+    const manifests = renderKnative(readDeclaration(), { namespace: 'n', kueueNamespace: 'k', prefix: 'p', image: 'x' });
+    const accounts = manifests['20-rbac.yaml']!.filter((o) => o.kind === 'ServiceAccount').map((o) => (o.metadata as { name: string }).name);
+    expect(accounts.sort()).toEqual(Object.keys(table).sort());
+  });
+});
