@@ -7,6 +7,7 @@ import { A } from './annotations.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
 import { listSlots, release } from './ledger.js';
 import { stale } from './limits.js';
+import { readPod } from './pod-io.js';
 
 /** A slot younger than this may belong to an instance between taking it and writing Started. */
 const SLOT_GRACE_MS = 60_000;
@@ -47,6 +48,12 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   // A tick scoped to one namespace only knows whether that namespace's slots are held.
   const mine = (await listSlots(d.core, d.config.namespace)).filter((s) => !scope || s.pod.startsWith(`${scope}/`));
   const free = stale(mine, inFlight, d.now(), SLOT_GRACE_MS);
+  // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
+  for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
+    const [namespace = '', name = ''] = s.pod.split('/');
+    const pod = await readPod(d.core, namespace, name);
+    if (!pod || pod.metadata.uid !== s.uid) free.push(s);
+  }
   if (free.length) await release(d.core, d.config.namespace, free.map((s) => s.uid));
   return { pods: pods.length, results, freedSlots: free.length, requests: { list } };
 }

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudEvent, HTTP } from 'cloudevents';
+import { A } from '../../../shared/evacuation/annotations.js';
+import { listSlots } from '../../../shared/evacuation/ledger.js';
+import { testNamespace, waitFor } from '../../harness/index.js';
+import { runPod } from '../functions/setup.js';
+import { startMigrationController, type MigrationController } from './controller.js';
+import { annotate, core, createVm, installKubevirtCrds, kc, kwokNodes, migrations, readPod, serveEvacuation } from './fixtures.js';
+import { startWebhook, type Webhook } from './webhook.js';
+
+// Limits and races: slots per cluster and per node, two instances on one pod, the descheduler's
+// request-evict-only contract, and the EvictionRequest API's absence.
+
+const ns = testNamespace('evac-limits');
+let webhook: Webhook;
+let controller: MigrationController;
+
+beforeAll(async () => {
+  await installKubevirtCrds();
+  webhook = await startWebhook(kc(), ns.name);
+  controller = await startMigrationController(kc(), ns.name);
+  await runPod(core(), ns.name, 'probe');
+  await waitFor('the webhook to be called', async () => {
+    await core().createNamespacedPodEviction({ namespace: ns.name, name: 'probe', body: { metadata: { name: 'probe', namespace: ns.name } }, dryRun: 'All' }).catch(() => {});
+    return webhook.calls > 0;
+  });
+});
+afterAll(async () => {
+  await controller?.stop();
+  await webhook?.stop();
+});
+
+const started = async (prefix: string) =>
+  (await core().listNamespacedPod({ namespace: ns.name })).items.filter((p) => p.metadata!.name!.startsWith(`virt-launcher-${prefix}`) && p.metadata!.annotations?.[A.state] === 'Started').length;
+const withdrawAll = async (prefix: string, fn: Awaited<ReturnType<typeof serveEvacuation>>) => {
+  for (const p of (await core().listNamespacedPod({ namespace: ns.name })).items.filter((x) => x.metadata!.name!.startsWith(`virt-launcher-${prefix}`))) {
+    await fn.event(await annotate(ns.name, p.metadata!.name!, { [A.request]: null }));
+  }
+  expect(await listSlots(core(), ns.name)).toEqual([]);
+};
+
+describe('limits on evacuations in flight', () => {
+  it('6 requests with a cluster limit of 5: 5 start, the 6th is queued until one ends', async () => {
+    const fn = await serveEvacuation(ns.name, { EVACUATION_MAX_PER_CLUSTER: '5', EVACUATION_MAX_PER_NODE: '10' });
+    const pods = [];
+    for (let i = 0; i < 6; i++) pods.push(await createVm(ns.name, `c${i}`, { request: true, behaviour: 'hang' }));
+    // All six at once, as six events delivered concurrently would arrive.
+    const answers = await Promise.all(pods.map((p) => fn.event(p)));
+    expect(answers.map((a) => a.outcome).sort()).toEqual(['queued', 'started', 'started', 'started', 'started', 'started']);
+    expect(await started('c')).toBe(5);
+    expect(await listSlots(core(), ns.name)).toHaveLength(5);
+    const queued = pods[answers.findIndex((a) => a.outcome === 'queued')]!;
+    const other = pods.find((p) => p !== queued)!;
+    await fn.event(await annotate(ns.name, other.metadata!.name!, { [A.request]: null }));
+    const tick = await fn.tick();
+    expect(tick.results.find((r) => r.pod === `${ns.name}/${queued.metadata!.name}`)).toMatchObject({ outcome: 'started' });
+    expect(await started('c')).toBe(5);
+    await withdrawAll('c', fn);
+  });
+
+  it('3 requests on one node with a node limit of 2: 2 start, the other node is not held back', async () => {
+    const fn = await serveEvacuation(ns.name, { EVACUATION_MAX_PER_CLUSTER: '5', EVACUATION_MAX_PER_NODE: '2' });
+    const [a, b] = await kwokNodes();
+    const pods = [];
+    for (let i = 0; i < 3; i++) pods.push(await createVm(ns.name, `n${i}`, { request: true, behaviour: 'hang', node: a! }));
+    pods.push(await createVm(ns.name, 'n-other', { request: true, behaviour: 'hang', node: b! }));
+    const answers = await Promise.all(pods.map((p) => fn.event(p)));
+    expect(answers.slice(0, 3).map((x) => x.outcome).sort()).toEqual(['queued', 'started', 'started']);
+    expect(answers[3]).toMatchObject({ outcome: 'started' });
+    await withdrawAll('n', fn);
+  });
+});
+
+describe('two instances handling the same pod at once', () => {
+  for (const method of ['eviction', 'migration']) {
+    it(`start exactly one migration (${method} method)`, async () => {
+      const one = await serveEvacuation(ns.name, { EVACUATION_KUBEVIRT_METHOD: method });
+      const two = await serveEvacuation(ns.name, { EVACUATION_KUBEVIRT_METHOD: method });
+      for (const i of [0, 1, 2]) {
+        const vm = `twice-${method}-${i}`;
+        const pod = await createVm(ns.name, vm, { request: true });
+        const answers = await Promise.all([one.event(pod), two.event(pod)]);
+        expect(answers.map((x) => x.outcome)).toContain('started');
+        await waitFor(`${vm} evacuated`, async () => !(await readPod(ns.name, `virt-launcher-${vm}`)) || ((await one.tick()) && false));
+        expect(controller.created.get(vm), `migrations of ${vm}`).toHaveLength(1);
+        expect((await migrations(ns.name)).filter((m) => m.spec.vmiName === vm).map((m) => m.status?.phase)).toEqual(['Succeeded']);
+      }
+      await one.tick();
+    });
+  }
+});
+
+describe('requests', () => {
+  it("a request-evict-only pod a strategy decides to evict is evacuated, the strategy named as requester", async () => {
+    const fn = await serveEvacuation(ns.name);
+    const pod = await createVm(ns.name, 'by-strategy', { behaviour: 'hang' });
+    expect(await fn.event(pod)).toMatchObject({ outcome: 'nothing-to-do' }); // the policy does not select it yet
+    const selected = await core().patchNamespacedPod({ namespace: ns.name, name: pod.metadata!.name!, body: [{ op: 'add', path: '/metadata/labels/evacuate', value: 'now' }] });
+    expect(await fn.event(selected)).toMatchObject({ outcome: 'started' });
+    expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations?.[A.request]).toBe('strategy:PodLifeTime');
+    await withdrawAll('by-strategy', fn);
+  });
+
+  it('says the EvictionRequest API (lifecycle.k8s.io) is not installed, and refuses its events with 422', async () => {
+    const fn = await serveEvacuation(ns.name);
+    expect((await fn.tick()).evictionRequests).toBe('lifecycle.k8s.io not installed');
+    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.add', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictionrequests/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'x', namespace: ns.name, uid: 'u' } } });
+    const msg = HTTP.binary(event);
+    const res = await fn.raw({ headers: msg.headers as Record<string, string>, body: msg.body as string });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/EvictionRequest/);
+  });
+});

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { A } from '../../../shared/evacuation/annotations.js';
+import { listSlots } from '../../../shared/evacuation/ledger.js';
+import { testNamespace, waitFor } from '../../harness/index.js';
+import { runPod } from '../functions/setup.js';
+import { startMigrationController, type MigrationController } from './controller.js';
+import { annotate, core, createVm, installKubevirtCrds, kc, migrations, readPod, serveEvacuation, tickUntil } from './fixtures.js';
+import { startWebhook, type Webhook } from './webhook.js';
+
+// The evacuation function against the real control plane: KubeVirt's CRDs, a real admission
+// webhook for pods/eviction answering as KubeVirt does, and a test migration controller.
+
+const ns = testNamespace('evac');
+let webhook: Webhook;
+let controller: MigrationController;
+let fn: Awaited<ReturnType<typeof serveEvacuation>>;
+
+beforeAll(async () => {
+  await installKubevirtCrds();
+  webhook = await startWebhook(kc(), ns.name);
+  controller = await startMigrationController(kc(), ns.name);
+  // The API server picks a new webhook configuration up asynchronously: probe until it calls.
+  await runPod(core(), ns.name, 'probe');
+  await waitFor('the webhook to be called', async () => {
+    await core().createNamespacedPodEviction({ namespace: ns.name, name: 'probe', body: { metadata: { name: 'probe', namespace: ns.name } }, dryRun: 'All' }).catch(() => {});
+    return webhook.calls > 0;
+  });
+  fn = await serveEvacuation(ns.name);
+});
+afterAll(async () => {
+  await controller?.stop();
+  await webhook?.stop();
+});
+// Every end gives its slot back (a tick backs up the pod-deleted events): nothing may leak
+// from one test into the next.
+afterEach(async () => {
+  await fn.tick();
+  expect(await listSlots(core(), ns.name)).toEqual([]);
+});
+
+const launcher = (vm: string) => `virt-launcher-${vm}`;
+const ofVm = async (vm: string) => (await migrations(ns.name)).filter((m) => m.spec.vmiName === vm);
+const annotations = async (vm: string) => (await readPod(ns.name, launcher(vm)))?.metadata?.annotations ?? {};
+const markersCleared = (a: Record<string, string>) => [A.state, A.attempt, A.startedAt, A.deadline, A.migration, A.inProgress, A.request].every((k) => a[k] === undefined);
+
+describe('evacuation of a KubeVirt launcher pod', () => {
+  it('starts through the Eviction API (429 "Eviction triggered evacuation"), records it on the pod, and ends when the migration moved the VM', async () => {
+    const pod = await createVm(ns.name, 'ok', { request: true });
+    const answer = await fn.event(pod);
+    expect(answer).toMatchObject({ outcome: 'started', attempt: 1 });
+    expect(webhook.answers).toContainEqual([launcher('ok'), `Eviction triggered evacuation of VMI "${ns.name}/ok"`]);
+    const a = await annotations('ok');
+    expect(a).toMatchObject({ [A.state]: 'Started', [A.attempt]: '1', [A.inProgress]: 'kube-tidy' });
+    expect(Date.parse(a[A.deadline]!) - Date.parse(a[A.startedAt]!)).toBe(600_000);
+    await tickUntil(fn, 'the launcher pod gone', async () => !(await readPod(ns.name, launcher('ok'))));
+    expect((await ofVm('ok')).map((m) => m.status?.phase)).toEqual(['Succeeded']);
+    // The pod's delete event ends it and gives the slot back (or a tick does, if it went first).
+    expect(await fn.event(pod, 'delete')).toMatchObject({ outcome: 'succeeded' });
+    expect(await listSlots(core(), ns.name)).toEqual([]);
+  });
+
+  it('creates the migration itself with the migration method, named from the pod uid and attempt', async () => {
+    const direct = await serveEvacuation(ns.name, { EVACUATION_KUBEVIRT_METHOD: 'migration' });
+    const pod = await createVm(ns.name, 'direct', { request: true });
+    expect(await direct.event(pod)).toMatchObject({ outcome: 'started', migration: `kube-tidy-${pod.metadata!.uid}-1` });
+    await tickUntil(direct, 'the launcher pod gone', async () => !(await readPod(ns.name, launcher('direct'))));
+    expect((await ofVm('direct')).map((m) => [m.metadata.name, m.status?.phase])).toEqual([[`kube-tidy-${pod.metadata!.uid}-1`, 'Succeeded']]);
+  });
+
+  it('retries a failed migration after a backoff and succeeds on the second attempt', async () => {
+    const pod = await createVm(ns.name, 'flaky', { request: true, behaviour: 'fail-1' });
+    await fn.event(pod);
+    const seen = new Set<string>();
+    await tickUntil(fn, 'the launcher pod gone', async () => {
+      seen.add((await annotations('flaky'))[A.state] ?? '');
+      return !(await readPod(ns.name, launcher('flaky')));
+    });
+    expect(seen).toContain('Backoff');
+    expect((await ofVm('flaky')).map((m) => m.status?.phase).sort()).toEqual(['Failed', 'Succeeded']);
+  });
+
+  it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
+    const limited = await serveEvacuation(ns.name, { EVACUATION_MAX_ATTEMPTS: '2' });
+    const pod = await createVm(ns.name, 'broken', { request: true, behaviour: 'fail' });
+    await limited.event(pod);
+    await tickUntil(limited, 'a Failed result on the pod', async () => (await annotations('broken'))[A.result]?.startsWith('Failed') ?? false);
+    const a = await annotations('broken');
+    expect(a[A.result]).toMatch(/failed; 2 of 2 attempts used/);
+    expect(markersCleared(a)).toBe(true);
+    expect((await ofVm('broken')).map((m) => m.status?.phase)).toEqual(['Failed', 'Failed']);
+    const events = await core().listNamespacedEvent({ namespace: ns.name, fieldSelector: `involvedObject.uid=${pod.metadata!.uid}` });
+    expect(events.items.map((e) => e.reason)).toContain('EvacuationFailed');
+  });
+
+  it('aborts a migration that does not finish by the deadline: deletes it, clears the markers, reports TimedOut', async () => {
+    const quick = await serveEvacuation(ns.name, { EVACUATION_TIMEOUT_SECONDS: '3' });
+    const pod = await createVm(ns.name, 'stuck', { request: true, behaviour: 'hang' });
+    await quick.event(pod);
+    await waitFor('the migration Running', async () => (await ofVm('stuck'))[0]?.status?.phase === 'Running');
+    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('stuck'))[A.result]?.startsWith('TimedOut') ?? false, 30_000);
+    expect(await ofVm('stuck')).toEqual([]);
+    expect(controller.created.get('stuck')).toHaveLength(1);
+    expect(markersCleared(await annotations('stuck'))).toBe(true);
+  });
+
+  it('cancels when the request annotation is withdrawn: the migration is deleted and the markers cleared', async () => {
+    const pod = await createVm(ns.name, 'withdrawn', { request: true, behaviour: 'hang' });
+    await fn.event(pod);
+    await waitFor('the migration', async () => (await ofVm('withdrawn')).length === 1);
+    const changed = await annotate(ns.name, launcher('withdrawn'), { [A.request]: null });
+    expect(await fn.event(changed)).toMatchObject({ outcome: 'cancelled' });
+    expect(await ofVm('withdrawn')).toEqual([]);
+    const a = await annotations('withdrawn');
+    expect(markersCleared(a)).toBe(true);
+    expect(a[A.result]).toMatch(/^Cancelled/);
+  });
+});

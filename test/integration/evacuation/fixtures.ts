@@ -1,0 +1,85 @@
+// What the evacuation tests share: KubeVirt's CRDs installed, a VMI with its launcher pod on a
+// kwok node, the test webhook and migration controller, and the function served over HTTP.
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { evacuation } from '../../../functions/evacuation.js';
+import { A } from '../../../shared/evacuation/annotations.js';
+import { installCrds, sharedCluster, waitFor } from '../../harness/index.js';
+import { policyDoc } from '../../fixtures/policy.js';
+import { knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
+import { BEHAVIOUR } from './controller.js';
+
+export const KUBEVIRT_CRDS = fileURLToPath(new URL('../../fixtures/kubevirt', import.meta.url));
+const KV = { group: 'kubevirt.io', version: 'v1' } as const;
+// Running pods labelled evacuate=now are selected: the strategy decision behind a request-evict-only pod.
+export const POLICY = policyDoc([{ name: 'PodLifeTime', args: { states: ['Running'], labelSelector: { matchLabels: { evacuate: 'now' } } } }]);
+
+export const kc = (): KubeConfig => sharedCluster().kubeConfig();
+export const core = () => kc().makeApiClient(CoreV1Api);
+export const custom = () => kc().makeApiClient(CustomObjectsApi);
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export async function installKubevirtCrds(): Promise<void> {
+  await installCrds(sharedCluster(), KUBEVIRT_CRDS);
+}
+
+export async function kwokNodes(): Promise<string[]> {
+  return (await core().listNode()).items.map((n) => n.metadata!.name!).sort();
+}
+
+/** A VMI and its launcher pod (labelled and owned as KubeVirt makes them), Running on `node`. */
+export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean } = {}): Promise<V1Pod> {
+  const vmi = (await custom().createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { [BEHAVIOUR]: opts.behaviour ?? 'succeed' } }, spec: {} } })) as { metadata: { uid: string } };
+  await core().createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: {
+        name: `virt-launcher-${name}`,
+        labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
+        annotations: { [A.requestEvictOnly]: '', ...(opts.request ? { [A.request]: 'test' } : {}) },
+        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { ...(opts.node ? { nodeName: opts.node } : {}), restartPolicy: 'Never', containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  });
+  return waitFor(`${ns}/virt-launcher-${name} Running`, async () => {
+    const p = await core().readNamespacedPod({ namespace: ns, name: `virt-launcher-${name}` });
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
+}
+
+export async function annotate(ns: string, pod: string, annotations: Record<string, string | null>): Promise<V1Pod> {
+  return core().patchNamespacedPod({ namespace: ns, name: pod, body: { metadata: { annotations } } }, merge);
+}
+
+export async function readPod(ns: string, name: string): Promise<V1Pod | undefined> {
+  return core().readNamespacedPod({ namespace: ns, name }).catch(() => undefined);
+}
+
+export async function migrations(ns: string): Promise<{ metadata: { name: string }; spec: { vmiName: string }; status?: { phase?: string } }[]> {
+  return ((await custom().listNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns })) as { items: never[] }).items;
+}
+
+export function evacuationEnv(ns: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { EVACUATION_NAMESPACE: ns, EVACUATION_SCOPE_NAMESPACE: ns, EVACUATION_BACKOFF_SECONDS: '0.2', ...extra };
+}
+
+/** The function in this process over HTTP: `event(pod)` sends a pod update, `tick()` a PingSource tick. */
+export async function serveEvacuation(ns: string, extra: Record<string, string> = {}) {
+  const env = evacuationEnv(ns, extra);
+  const agent = serve((rt) => evacuation(rt, env), await runtimeFor(POLICY, env));
+  return {
+    event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') => (await send(agent, knativeRequest('binary', verb, { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
+    raw: (req: { headers: Record<string, string>; body: string }) => send(agent, req),
+    tick: async () => (await send(agent, pingRequest())).body as { summary: Record<string, number>; results: { pod: string; outcome: string; why: string }[]; evictionRequests: string },
+  };
+}
+
+/** Ticks until `done` holds for the pod's result (bounded; no fixed sleeps beyond the poll interval). */
+export async function tickUntil(fn: { tick: () => Promise<{ results: { pod: string; outcome: string }[] }> }, what: string, done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  await waitFor(what, async () => {
+    if (await done()) return true;
+    await fn.tick();
+    return done();
+  }, { timeoutMs, intervalMs: 150 });
+}

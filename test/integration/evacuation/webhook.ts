@@ -1,0 +1,109 @@
+// A real validating admission webhook for pods/eviction, answering as KubeVirt's virt-api
+// does for launcher pods: the eviction is denied with 429 and the VMI is marked for
+// evacuation (status.evacuationNodeName, written with its resourceVersion so two concurrent
+// evictions mark it once), and a migration is created as virt-controller would. HTTPS with a
+// certificate made by openssl; the API server trusts it through caBundle.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+
+const KV = { group: 'kubevirt.io', version: 'v1' } as const;
+
+export interface Webhook {
+  /** Evictions the webhook answered, in order: [pod, message]. */
+  answers: [string, string][];
+  /** Admission requests received (a probe eviction shows the registration is live). */
+  calls: number;
+  /** While set, an eviction that creates a migration is held (after the create) until it resolves. */
+  hold?: (pod: string) => Promise<void>;
+  stop(): Promise<void>;
+}
+
+function certificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-webhook-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Vmi = { metadata: { name: string; resourceVersion: string }; status?: Record<string, unknown> };
+
+async function evacuate(core: CoreV1Api, custom: CustomObjectsApi, ns: string, podName: string, wh: Webhook): Promise<string | undefined> {
+  const pod = await core.readNamespacedPod({ namespace: ns, name: podName });
+  const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'VirtualMachineInstance');
+  if (pod.metadata?.labels?.['kubevirt.io'] !== 'virt-launcher' || !owner) return undefined; // not a VM: allow
+  const vmi = (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: owner.name })) as Vmi;
+  const ref = `"${ns}/${owner.name}"`;
+  if (vmi.status?.evacuationNodeName) return `Evacuation in progress: VMI ${ref} is being evacuated`;
+  try {
+    await custom.replaceNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: owner.name, body: { ...vmi, status: { ...vmi.status, evacuationNodeName: pod.spec?.nodeName ?? 'unknown' } } });
+  } catch {
+    return `Evacuation in progress: VMI ${ref} is being evacuated`; // another eviction marked it first
+  }
+  await custom.createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata: { generateName: 'kubevirt-evacuation-', labels: { 'kubevirt.io/evacuation': owner.name } }, spec: { vmiName: owner.name } } });
+  if (wh.hold) await wh.hold(podName);
+  return `Eviction triggered evacuation of VMI ${ref}`;
+}
+
+/** Serves the webhook and registers it for pods/eviction CREATE in `ns` only. */
+export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const { key, cert } = certificate();
+  const wh: Webhook = { answers: [], calls: 0, stop: async () => {} };
+  const server: Server = createServer({ key, cert }, (req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += String(c)));
+    req.on('end', async () => {
+      const review = JSON.parse(raw) as { request: { uid: string; name: string; namespace: string } };
+      const { uid, name, namespace } = review.request;
+      wh.calls++;
+      let response: Record<string, unknown> = { uid, allowed: true };
+      try {
+        const message = await evacuate(core, custom, namespace, name, wh);
+        if (message) {
+          wh.answers.push([name, message]);
+          response = { uid, allowed: false, status: { code: 429, reason: 'TooManyRequests', message } };
+        }
+      } catch (e) {
+        response = { uid, allowed: false, status: { code: 500, message: `test webhook: ${(e as Error).message}` } };
+      }
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const admission = kc.makeApiClient(AdmissionregistrationV1Api);
+  const name = `kube-tidy-test-evacuation-${ns}`;
+  await admission.createValidatingWebhookConfiguration({
+    body: {
+      metadata: { name },
+      webhooks: [
+        {
+          name: 'evacuation.test.kube-tidy.dev',
+          clientConfig: { url: `https://127.0.0.1:${port}/eviction`, caBundle: Buffer.from(cert).toString('base64') },
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+          // Only this test's namespace: the cluster is shared with other test files.
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+          sideEffects: 'NoneOnDryRun',
+          admissionReviewVersions: ['v1'],
+          failurePolicy: 'Fail',
+          timeoutSeconds: 15,
+        },
+      ],
+    },
+  });
+  wh.stop = async () => {
+    await admission.deleteValidatingWebhookConfiguration({ name }).catch(() => {});
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  };
+  return wh;
+}
