@@ -26,6 +26,11 @@ export interface ClusterOptions {
   dir?: string;
   /** Survive the starting process (no watchdog, no exit hooks): for `npm run cluster:up`. */
   persistent?: boolean;
+  /**
+   * kube-scheduler profiles (KubeSchedulerConfiguration v1 `profiles`), e.g. NodeResourcesFit
+   * with MostAllocated for the defragmentation measurements. Default: the built-in profile.
+   */
+  schedulerProfiles?: unknown[];
 }
 
 export interface Cluster {
@@ -84,7 +89,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     writeKubeconfig(join(dir, 'kwok.kubeconfig'), options.name, server, ca, creds.tokens.kwok);
     const cmArgs = controllerManagerArgs(dir, creds, caFile);
     spawnComponent(dir, 'kube-controller-manager', binPath('kube-controller-manager'), cmArgs, persistent);
-    spawnComponent(dir, 'kube-scheduler', binPath('kube-scheduler'), schedulerArgs(dir), persistent);
+    spawnComponent(dir, 'kube-scheduler', binPath('kube-scheduler'), schedulerArgs(dir, options.schedulerProfiles), persistent);
     spawnComponent(dir, 'kwok', binPath('kwok'), kwokArgs(dir, stagesFile), persistent);
 
     const nodes = await createKwokNodes(endpoint, options.name, options.kwokNodes ?? 1);

@@ -1,5 +1,6 @@
 // Command lines of the control-plane components. Everything listens on 127.0.0.1 only;
 // each cluster gets its own ports and directory, so clusters never see each other.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Credentials } from './credentials.js';
 
@@ -65,9 +66,19 @@ export function controllerManagerArgs(dir: string, creds: Credentials, caFile: s
   ];
 }
 
-export function schedulerArgs(dir: string): string[] {
+export function schedulerArgs(dir: string, profiles?: unknown[]): string[] {
+  const kubeconfig = join(dir, 'scheduler.kubeconfig');
+  let config: string[] = [];
+  if (profiles) {
+    // JSON is YAML; the connection settings repeat the flags so the file stands on its own.
+    const file = join(dir, 'scheduler-config.yaml');
+    const body = { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'KubeSchedulerConfiguration', clientConnection: { kubeconfig }, leaderElection: { leaderElect: false }, profiles };
+    writeFileSync(file, JSON.stringify(body, null, 2));
+    config = [`--config=${file}`];
+  }
   return [
-    `--kubeconfig=${join(dir, 'scheduler.kubeconfig')}`,
+    ...config,
+    `--kubeconfig=${kubeconfig}`,
     '--leader-elect=false',
     '--secure-port=0',
     '--profiling=false',
