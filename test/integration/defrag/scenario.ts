@@ -1,0 +1,106 @@
+import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from '../../harness/index.js';
+import type { DefragPod } from '../../../shared/defrag/types.js';
+
+// The fragmentation scenario on a real control plane: n kwok nodes of 8 cpu. A third are
+// packed by a batch Deployment to 7 of 8 cpu; on the next third, one replica each of "web"
+// (1 cpu, one per node by required anti-affinity), on the last third one of "api". Every
+// node is busy; the best end state packs one web or api pod onto each batch node and pairs
+// the rest web+api, freeing half the nodes. Phases are steered by cordoning the others.
+
+/** MostAllocated packing, without the two scores that spread pods apart. */
+export const MOST_ALLOCATED_PROFILES = [
+  {
+    schedulerName: 'default-scheduler',
+    plugins: { score: { disabled: [{ name: 'NodeResourcesBalancedAllocation' }, { name: 'PodTopologySpread' }] } },
+    pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] } } }],
+  },
+];
+
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** kwok nodes with the allocatable chosen here: created Ready, so kwok's own stage leaves their status alone. */
+export async function createNodes(core: CoreV1Api, names: string[], cpu = '8'): Promise<void> {
+  for (const name of names) {
+    await core.createNode({
+      body: {
+        metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': name, type: 'kwok' } },
+        status: {
+          allocatable: { cpu, memory: '32Gi', pods: '110' },
+          capacity: { cpu, memory: '32Gi', pods: '110' },
+          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kwok', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }],
+        },
+      },
+    });
+  }
+}
+
+export async function cordon(core: CoreV1Api, names: string[], on: boolean): Promise<void> {
+  for (const name of names) await core.patchNode({ name, body: { spec: { unschedulable: on } } }, merge);
+}
+
+function deployment(name: string, replicas: number, cpu: string, anti: boolean) {
+  return {
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu, memory: '1Gi' } } }],
+          ...(anti ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: name } }, topologyKey: 'kubernetes.io/hostname' }] } } } : {}),
+        },
+      },
+    },
+  };
+}
+
+export async function runningPods(core: CoreV1Api, ns: string): Promise<DefragPod[]> {
+  const list = await core.listNamespacedPod({ namespace: ns });
+  return list.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp) as DefragPod[];
+}
+
+export async function settled(core: CoreV1Api, ns: string, expected: number): Promise<DefragPod[]> {
+  return waitFor(`${expected} pods running in ${ns}`, async () => {
+    const all = await core.listNamespacedPod({ namespace: ns });
+    const running = all.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
+    return running.length === expected && all.items.length === expected && (running as DefragPod[]);
+  }, { timeoutMs: 120_000 });
+}
+
+export function occupiedNodes(pods: DefragPod[]): Set<string> {
+  return new Set(pods.map((p) => p.spec!.nodeName!));
+}
+
+/** Builds the scenario in namespace ns over `nodes` (length a multiple of 3); answers the pod count. */
+export async function buildFragmented(kc: KubeConfig, ns: string, nodes: string[]): Promise<number> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const third = nodes.length / 3;
+  const groups = [nodes.slice(0, third), nodes.slice(third, 2 * third), nodes.slice(2 * third)];
+  const phases: [string, number, string, boolean][] = [
+    ['batch', 2 * third, '3500m', false],
+    ['web', third, '1', true],
+    ['api', third, '1', true],
+  ];
+  let total = 0;
+  for (const [i, [name, replicas, cpu, anti]] of phases.entries()) {
+    await cordon(core, nodes.filter((n) => !groups[i]!.includes(n)), true);
+    await cordon(core, groups[i]!, false);
+    await apps.createNamespacedDeployment({ namespace: ns, body: deployment(name, replicas, cpu, anti) });
+    total += replicas;
+    await settled(core, ns, total);
+  }
+  await cordon(core, nodes, false);
+  return total;
+}
+
+export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
+
+export async function uncordonAll(core: CoreV1Api, names: string[]): Promise<void> {
+  await cordon(core, names, false);
+}
+
+export type { KubeConfig };
