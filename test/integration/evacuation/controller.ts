@@ -3,6 +3,7 @@
 // subresource) as the VMI's label says, and on success deletes the source launcher pod as
 // KubeVirt does once the VM runs on the target.
 //   test.kube-tidy.dev/migration: succeed (default) | fail | hang | fail-<n> (fail n times, then succeed)
+//   | hold (stay Pending until the label changes, then follow it)
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch, type KubeConfig } from '@kubernetes/client-node';
 
 export const BEHAVIOUR = 'test.kube-tidy.dev/migration';
@@ -31,7 +32,16 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
     custom.patchNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: vmi, body: { status } }, merge).catch(() => {});
 
   async function run(m: Obj): Promise<void> {
-    const vmi = (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName })) as Obj;
+    const getVmi = async () => (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName })) as Obj;
+    let vmi = await getVmi();
+    if (vmi.metadata.labels?.[BEHAVIOUR] === 'hold') {
+      await custom.patchNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, name: m.metadata.name, body: { status: { phase: 'Pending' } } }, merge);
+      const deadline = Date.now() + 90_000;
+      while (vmi.metadata.labels?.[BEHAVIOUR] === 'hold' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200)); // polling a label: no push signal in the test
+        vmi = await getVmi();
+      }
+    }
     const behaviour = vmi.metadata.labels?.[BEHAVIOUR] ?? 'succeed';
     const failed = failures.get(m.spec.vmiName) ?? 0;
     const failN = /^fail-(\d+)$/.exec(behaviour);

@@ -17,8 +17,11 @@ export interface Webhook {
   answers: [string, string][];
   /** Admission requests received (a probe eviction shows the registration is live). */
   calls: number;
-  /** While set, an eviction that creates a migration is held (after the create) until it resolves. */
-  hold?: (pod: string) => Promise<void>;
+  /** While set, an eviction that would create a migration waits for it first: 'fail' answers
+   *  500 without creating one (the eviction never reached KubeVirt). */
+  holdBefore?: (pod: string) => Promise<'go' | 'fail'>;
+  /** While set, the answer to an eviction that created a migration waits for it. */
+  holdAfter?: (pod: string) => Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,13 +44,14 @@ async function evacuate(core: CoreV1Api, custom: CustomObjectsApi, ns: string, p
   const vmi = (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: owner.name })) as Vmi;
   const ref = `"${ns}/${owner.name}"`;
   if (vmi.status?.evacuationNodeName) return `Evacuation in progress: VMI ${ref} is being evacuated`;
+  if (wh.holdBefore && (await wh.holdBefore(podName)) === 'fail') throw new Error('held and failed before any migration');
   try {
     await custom.replaceNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: owner.name, body: { ...vmi, status: { ...vmi.status, evacuationNodeName: pod.spec?.nodeName ?? 'unknown' } } });
   } catch {
     return `Evacuation in progress: VMI ${ref} is being evacuated`; // another eviction marked it first
   }
   await custom.createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata: { generateName: 'kubevirt-evacuation-', labels: { 'kubevirt.io/evacuation': owner.name } }, spec: { vmiName: owner.name } } });
-  if (wh.hold) await wh.hold(podName);
+  if (wh.holdAfter) await wh.holdAfter(podName);
   return `Eviction triggered evacuation of VMI ${ref}`;
 }
 
