@@ -53,6 +53,10 @@ export function latencyFigures(run: EventPathRun): Record<string, unknown> {
     if (p.finalizersClearedSeen !== undefined) pieces.finalizerAfterDelete.push(p.finalizersClearedSeen - sent.t);
     pieces.requestsBeforeTheDeletingOne.push(answers.filter((a) => a.pod === key && a.t0 < answer.t0).length);
   }
+  // The bridge's queue drains at the function's pace: every event is a request, most of them
+  // nothing-to-do (Pending, Running, terminating, DELETED), one per pod a delete.
+  const handled = answers.filter((a) => a.method === 'POST');
+  const span = handled.length ? Math.max(...handled.map((a) => a.t)) - Math.min(...handled.map((a) => a.t0)) : NaN;
   return {
     workload: run.workload,
     pods: pods.length,
@@ -60,6 +64,9 @@ export function latencyFigures(run: EventPathRun): Record<string, unknown> {
     terminalToGoneMs: spread(terminalToGone),
     finishedAtToGoneMs: spread(fromFinishedAt),
     ...Object.fromEntries(Object.entries(pieces).map(([k, v]) => [k === 'requestsBeforeTheDeletingOne' ? k : `${k}Ms`, spread(v, k === 'requestsBeforeTheDeletingOne' ? 0 : 1)])),
+    functionNothingToDoMs: spread(handled.filter((a) => a.outcome === 'nothing-to-do').map((a) => a.t - a.t0)),
+    functionDeletingMs: spread(handled.filter((a) => a.outcome === 'deleted').map((a) => a.t - a.t0)),
+    requestsPerSecondOverRun: Math.round((handled.length / span) * 1000),
     terminatingBeforeGone: pods.filter(([, p]) => p.terminatingSeen !== undefined).length,
     withFinalizers: pods.filter(([, p]) => p.hadFinalizers).length,
     watchEventsPerPod: spread(pods.map(([, p]) => p.watchEvents), 0),
