@@ -1,6 +1,6 @@
 // The benches' workload: bare pods on kwok nodes (Running, or Failed through kwok's exit-code
 // annotation), Indexed Jobs whose pods each fail once, and a policy file selecting exit 3.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BatchV1Api, CoreV1Api, V1Pod } from '@kubernetes/client-node';
@@ -11,7 +11,9 @@ export const SELECTED_EXIT_CODE = 3;
 
 /** Failed pods exiting 3 are removed at once, bare ones included; nothing else is selected. */
 export function writePolicy(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-bench-')), 'policy.json');
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-bench-policy-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'policy.json');
   const policy = {
     apiVersion: 'descheduler/v1alpha2',
     kind: 'DeschedulerPolicy',
