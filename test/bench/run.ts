@@ -1,5 +1,6 @@
 import { runCoreBench } from './core.js';
 import { runDefragBench } from './defrag.js';
+import { runDefragClusterBench } from './defrag-cluster.js';
 import { runE2eBench } from './e2e.js';
 import { runFunctionsBench } from './functions.js';
 import { runRequestsBench } from './requests.js';
@@ -12,6 +13,7 @@ const only = process.argv[2];
 const benches: Record<string, () => Promise<object> | object> = {
   core: () => runCoreBench(),
   defrag: () => runDefragBench(),
+  'defrag-cluster': () => runDefragClusterBench(),
   functions: () => runFunctionsBench(),
   e2e: () => runE2eBench(),
   requests: () => runRequestsBench(),

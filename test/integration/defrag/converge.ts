@@ -25,7 +25,8 @@ export async function converge(kc: KubeConfig, maxSteps = 400): Promise<Converge
   for (;;) {
     if (out.steps++ > maxSteps) throw new Error(`no convergence after ${maxSteps} steps`);
     const r = await defragStep(core, kc, { dryRun: false, now: Date.now() });
-    if (r.verified) r.verified.asPlanned ? out.asPlanned++ : out.drifted++;
+    if (r.verified?.asPlanned) out.asPlanned++;
+    else if (r.verified) out.drifted++;
     if (r.outcome === 'evicted') out.evictions++;
     if (r.outcome === 'blocked' || r.outcome === 'stale') out.blocked++;
     if (r.outcome === 'converged') return { ...out, ms: Date.now() - started, last: r };
