@@ -2,7 +2,8 @@
 // serving the production entry point, driven by a load loop in this process sending Knative
 // ApiServerSource (Resource mode, binary) CloudEvents for real pods of a real cluster.
 //   nothing-to-do: update events for Running pods the policy does not select (no API request)
-//   delete:        one update event per Failed pod exiting 3: DELETE (uid precondition) + Event
+//   delete:        one update event per Failed pod exiting 3: DELETE (uid precondition) + Event;
+//                  then once more at concurrency 8 with RECORD_EVENTS=false (the DELETE alone)
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { toApiServerSourceEvent, type KubeObject } from '../../shared/events/index.js';
 import { withCluster } from './cluster.js';
@@ -28,15 +29,16 @@ function events(pods: V1Pod[], server: string): Message[] {
 }
 
 export async function runFunctionsBench(): Promise<object> {
-  return withCluster('bench-functions', 12, async (cluster) => {
+  return withCluster('bench-functions', 15, async (cluster) => {
     const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     await createNamespace(core, NS);
     const running = await createPods(core, NS, 'running', RUNNING_PODS);
     const failed: V1Pod[][] = [];
     for (const c of CONCURRENCY) failed.push(await createPods(core, NS, `failed-c${c}`, DELETE_PODS, SELECTED_EXIT_CODE));
+    const quiet = await createPods(core, NS, 'failed-noevents', DELETE_PODS, SELECTED_EXIT_CODE);
     const env = { POLICY_FILE: writePolicy(), KUBECONFIG: cluster.kubeconfigPath };
 
-    return withFunction('podTerminated', FUNCTIONS_ENTRY, env, async (fn) => {
+    const out = await withFunction('podTerminated', FUNCTIONS_ENTRY, env, async (fn) => {
       const out: Record<string, unknown> = { process: 'functions-framework child process, functions/index.ts through tsx, LOG_LEVEL info' };
       const idle = events(running, cluster.server);
       await drive(fn.url, idle, WARMUP_EVENTS, 8);
@@ -45,9 +47,12 @@ export async function runFunctionsBench(): Promise<object> {
         const r = await drive(fn.url, events(failed[i]!, cluster.server), DELETE_PODS, c);
         out[`delete_c${c}`] = figures(r);
       }
-      const left = (await core.listNamespacedPod({ namespace: NS, fieldSelector: 'status.phase=Failed' })).items.length;
-      out.failedPodsLeft = left;
       return out;
     });
+    await withFunction('podTerminated', FUNCTIONS_ENTRY, { ...env, RECORD_EVENTS: 'false' }, async (fn) => {
+      out.delete_c8_withoutEvents = figures(await drive(fn.url, events(quiet, cluster.server), DELETE_PODS, 8));
+    });
+    out.failedPodsLeft = (await core.listNamespacedPod({ namespace: NS, fieldSelector: 'status.phase=Failed' })).items.length;
+    return out;
   });
 }
