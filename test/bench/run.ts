@@ -2,6 +2,7 @@ import { runCoreBench } from './core.js';
 import { runDefragBench } from './defrag.js';
 import { runDefragClusterBench } from './defrag-cluster.js';
 import { runE2eBench } from './e2e.js';
+import { runEvacuationBench } from './evacuation.js';
 import { runFunctionsBench } from './functions.js';
 import { runRequestsBench } from './requests.js';
 
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<object> | object> = {
   functions: () => runFunctionsBench(),
   e2e: () => runE2eBench(),
   requests: () => runRequestsBench(),
+  evacuation: () => runEvacuationBench(),
 };
 
 for (const [name, bench] of Object.entries(benches)) {

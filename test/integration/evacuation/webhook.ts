@@ -65,18 +65,20 @@ export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook>
     let raw = '';
     req.on('data', (c) => (raw += String(c)));
     req.on('end', async () => {
-      const review = JSON.parse(raw) as { request: { uid: string; name: string; namespace: string } };
-      const { uid, name, namespace } = review.request;
+      const review = JSON.parse(raw) as { request: { uid: string; name: string; namespace: string; dryRun?: boolean } };
+      const { uid, name, namespace, dryRun } = review.request;
       wh.calls++;
       let response: Record<string, unknown> = { uid, allowed: true };
       try {
+        // Registered NoneOnDryRun: a dry-run eviction (the readiness probe) changes nothing.
+        if (dryRun) throw Object.assign(new Error('dry run'), { dryRun: true });
         const message = await evacuate(core, custom, namespace, name, wh);
         if (message) {
           wh.answers.push([name, message]);
           response = { uid, allowed: false, status: { code: 429, reason: 'TooManyRequests', message } };
         }
       } catch (e) {
-        response = { uid, allowed: false, status: { code: 500, message: `test webhook: ${(e as Error).message}` } };
+        if (!(e as { dryRun?: boolean }).dryRun) response = { uid, allowed: false, status: { code: 500, message: `test webhook: ${(e as Error).message}` } };
       }
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
