@@ -1,5 +1,5 @@
-// The production bundle, as the image runs it: the file alone (no node_modules anywhere above
-// it), on Node 22, FUNCTION_TARGET picking the function. It must answer a real Knative event
+// The production bundle, as the image runs it: the entry and the bundle alone (no node_modules
+// anywhere above them), on Node 22, FUNCTION_TARGET picking the function. It must answer a real Knative event
 // and drain on SIGTERM. The kubeconfig points nowhere: this event needs no API request.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ beforeAll(async () => {
   file = join(dir, 'run', 'server.mjs');
   mkdirSync(join(dir, 'run'));
   copyFileSync(out, file);
+  copyFileSync(join(dir, 'build', 'app.mjs'), join(dir, 'run', 'app.mjs'));
   writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: p\n    pluginConfig: [{name: RemoveFailedPods, args: {}}]\n    plugins: {deschedule: {enabled: [RemoveFailedPods]}}\n');
   writeFileSync(
     join(dir, 'kubeconfig'),
