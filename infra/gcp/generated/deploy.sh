@@ -11,10 +11,10 @@ g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }
 sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }
 
 # One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.
-for name in pod-terminated sweep invoke job-deleted orphan-sweep scheduler eventarc; do
+for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag scheduler eventarc; do
   g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"
 done
-for name in pod-terminated sweep invoke job-deleted orphan-sweep; do
+for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag; do
   for secret in kube-tidy-kubeconfig kube-tidy-policy; do
     g secrets add-iam-policy-binding "$secret" --member "serviceAccount:$(sa "$name")" --role roles/secretmanager.secretAccessor >/dev/null
   done
@@ -49,3 +49,9 @@ g scheduler jobs create http kube-tidy-orphan-sweep-0 --location "$REGION" --sch
   --uri "https://kube-tidy-orphan-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
   --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-orphan-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" \
   --attempt-deadline 150s --max-retry-attempts 3
+g run services add-iam-policy-binding kube-tidy-defrag --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-defrag-0 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-defrag-0 --location "$REGION" --schedule '*/2 * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 90s --max-retry-attempts 3

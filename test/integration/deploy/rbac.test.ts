@@ -103,6 +103,18 @@ const table: Record<string, Row[]> = {
     ['may list Workloads in the manager', kq('list', 'workloads'), true],
     ['is refused deleting a Workload', kq('delete', 'workloads', 'w'), false],
   ]),
+  defrag: [
+    ['may list nodes', () => ({ verb: 'list', resource: 'nodes' }), true],
+    ['may patch a node (cordon, its marks)', () => ({ verb: 'patch', resource: 'nodes', name: 'n' }), true],
+    ['may list pods', () => ({ verb: 'list', resource: 'pods' }), true],
+    ['may list PodDisruptionBudgets', () => ({ verb: 'list', group: 'policy', resource: 'poddisruptionbudgets' }), true],
+    ['may evict a pod', (n) => ({ verb: 'create', resource: 'pods', subresource: 'eviction', namespace: n.own }), true],
+    ['is refused deleting a pod', pods('delete', 'default'), false],
+    ['is refused deleting a node', () => ({ verb: 'delete', resource: 'nodes', name: 'n' }), false],
+    ['is refused updating node status', () => ({ verb: 'patch', resource: 'nodes', subresource: 'status', name: 'n' }), false],
+    ['is refused secrets', core_('get', 'secrets', () => 'default', 'x'), false],
+    ['may get its policy ConfigMap by name', core_('get', 'configmaps', own, 'kube-tidy-policy'), true],
+  ],
   'apiserver-source': [
     ['may get, list and watch pods', () => ({ verb: 'watch', resource: 'pods' }), true],
     ['may list pods', () => ({ verb: 'list', resource: 'pods' }), true],
