@@ -1,3 +1,4 @@
+import { runColdStartBench } from './cold-start.js';
 import { runCoreBench } from './core.js';
 import { runDefragBench } from './defrag.js';
 import { runDefragClusterBench } from './defrag-cluster.js';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<object> | object> = {
   e2e: () => runE2eBench(),
   requests: () => runRequestsBench(),
   evacuation: () => runEvacuationBench(),
+  'cold-start': () => runColdStartBench(),
 };
 
 for (const [name, bench] of Object.entries(benches)) {
