@@ -4,6 +4,7 @@ import { PolicyError } from '../shared/policy/errors.js';
 import { startRuntime } from '../shared/runtime/runtime.js';
 import { KubeConfigError } from '../shared/kube/index.js';
 import { defrag } from './defrag.js';
+import { evacuation } from './evacuation.js';
 import { invoke } from './invoke.js';
 import { jobDeleted } from './job-deleted.js';
 import { orphanSweep } from './orphan-sweep.js';
@@ -14,7 +15,7 @@ import { sweep } from './sweep.js';
 // `npx functions-framework --target=<name>` picks one per process. The runtime (config,
 // policy, cluster) is read here, at start, so a bad setup stops the process before it serves.
 
-export const TARGETS = { podTerminated, sweep, invoke, jobDeleted, orphanSweep, defrag } as const;
+export const TARGETS = { podTerminated, sweep, invoke, jobDeleted, orphanSweep, defrag, evacuation } as const;
 
 let runtime;
 try {

@@ -20,8 +20,11 @@ const rule = z.strictObject({
   resources: z.array(z.string()).min(1),
   verbs: z.array(z.enum(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'])).min(1),
   resourceNames: z.array(z.string()).optional(),
-  /** Granted only in this namespace (a Role); absent: cluster-wide (a ClusterRole). */
-  namespace: z.enum(['kueue']).optional(),
+  /**
+   * Granted only in one namespace (a Role): `kueue`, where MultiKueue keeps its Secrets, or
+   * `own`, kube-tidy's namespace (e.g. the evacuation ledger). Absent: cluster-wide.
+   */
+  namespace: z.enum(['kueue', 'own']).optional(),
 });
 export type Rule = z.infer<typeof rule>;
 

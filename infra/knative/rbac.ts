@@ -47,10 +47,12 @@ export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
       out.push({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: roleName, labels }, rules: cluster.map(toRule) });
       out.push(binding('ClusterRoleBinding', roleName, undefined, sa));
     }
-    const kueue = f.rbac.filter((r) => r.namespace === 'kueue');
-    if (kueue.length) {
-      out.push({ apiVersion: RBAC, kind: 'Role', metadata: { name: roleName, namespace: o.kueueNamespace, labels }, rules: kueue.map(toRule) });
-      out.push(binding('RoleBinding', roleName, o.kueueNamespace, sa));
+    for (const [scope, namespace] of [['kueue', o.kueueNamespace], ['own', o.namespace]] as const) {
+      const rules = f.rbac.filter((r) => r.namespace === scope);
+      if (!rules.length) continue;
+      const name = scope === 'kueue' ? roleName : `${roleName}-own`;
+      out.push({ apiVersion: RBAC, kind: 'Role', metadata: { name, namespace, labels }, rules: rules.map(toRule) });
+      out.push(binding('RoleBinding', name, namespace, sa));
     }
     const policy = policyConfigMap(decl, target, o);
     if (policy) {

@@ -11,10 +11,10 @@ g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }
 sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }
 
 # One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.
-for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag scheduler eventarc; do
+for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation scheduler eventarc; do
   g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"
 done
-for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag; do
+for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation; do
   for secret in kube-tidy-kubeconfig kube-tidy-policy; do
     g secrets add-iam-policy-binding "$secret" --member "serviceAccount:$(sa "$name")" --role roles/secretmanager.secretAccessor >/dev/null
   done
@@ -35,6 +35,11 @@ g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/de
   --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-job-events" --service-account "$(sa eventarc)"
+g run services add-iam-policy-binding kube-tidy-evacuation --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-evacuation-pod --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-evacuation-pod --location "$REGION" \
+  --destination-run-service kube-tidy-evacuation --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-pod-events" --service-account "$(sa eventarc)"
 
 # Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.
 g run services add-iam-policy-binding kube-tidy-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
@@ -54,4 +59,10 @@ g scheduler jobs delete kube-tidy-defrag-0 --location "$REGION" >/dev/null 2>&1 
 g scheduler jobs create http kube-tidy-defrag-0 --location "$REGION" --schedule '*/2 * * * *' --time-zone 'Etc/UTC' \
   --uri "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
   --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 90s --max-retry-attempts 3
+g run services add-iam-policy-binding kube-tidy-evacuation --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-evacuation-1 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-evacuation-1 --location "$REGION" --schedule '* * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app/" \
   --attempt-deadline 90s --max-retry-attempts 3
