@@ -8,6 +8,7 @@ import { serve } from '../functions/setup.js';
 import { KUEUE_NS, type Apis, type Env } from './env.js';
 import { copyJob, exists, managerJob, noPodsLeft, podsOf, post, tick } from './fixtures.js';
 import { namespaceEverywhere } from './ns.js';
+import { storageReady } from './apiserver.js';
 
 /** Deletes a Job the way Kueue did before v0.13: no propagationPolicy, so batch/v1 orphans the pods. */
 async function deleteLikeOldKueue(w: Apis, ns: string, name: string): Promise<void> {
@@ -31,6 +32,8 @@ export function sweepTests(env: () => Env): void {
       const train = await copyJob(w1, ns, 'train', { state: 'Running' });
       const evalJob = await copyJob(w1, ns, 'eval', { state: 'Completed' });
       const agent = serve(orphanSweep, await e.runtime());
+      // The sweep rightly answers 503 while a worker's storage re-initializes; wait it out.
+      for (const w of e.workers) await storageReady(w.cluster);
 
       // A sweep while the manager's Jobs exist: nothing to delete, the copies are witnessed.
       const before = await post(agent, tick());
