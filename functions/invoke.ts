@@ -30,7 +30,6 @@ function tokenMatches(sent: string, expected: string): boolean {
 export function invoke(rt: Runtime): HttpFunction {
   return (req, res) =>
     respond(req, res, rt.log, async () => {
-      if (req.method !== 'POST') throw new BadRequestError(405, 'use POST with a JSON body');
       const parsed = RequestSchema.safeParse(req.body ?? {});
       if (!parsed.success) throw new BadRequestError(400, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
       const body = parsed.data;

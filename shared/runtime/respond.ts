@@ -26,6 +26,12 @@ export class BadRequestError extends Error {
 export async function respond(req: Request, res: Response, log: Logger, handler: () => Promise<Answer>): Promise<void> {
   const started = Date.now();
   try {
+    // Every trigger POSTs (CloudEvents, schedulers, people). A GET from a health check or a
+    // browser must never start a sweep that deletes pods.
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      throw new BadRequestError(405, `${req.method} is not accepted: POST an event or a request body`);
+    }
     const { status = 200, body } = await handler();
     res.status(status).json(body);
     log.info({ path: req.path, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');

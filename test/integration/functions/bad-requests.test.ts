@@ -39,6 +39,17 @@ describe('podTerminated refuses bad requests', () => {
   });
 });
 
+describe('every function takes only POST', () => {
+  it.each(['GET', 'PUT', 'DELETE'])('%s answers 405 and starts no sweep', async (method) => {
+    for (const agent of [pods, sweeps]) {
+      const res = await agent[method.toLowerCase() as 'get' | 'put' | 'delete']('/');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.body.error).toContain(`${method} is not accepted`);
+    }
+  });
+});
+
 describe('sweep refuses bad requests', () => {
   it.each([
     { name: 'a CloudEvent with an unknown type', req: ce('binary', 'com.example.unknown', {}), status: 422 },
