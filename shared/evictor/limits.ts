@@ -34,8 +34,9 @@ export class EvictionLimiter {
     // Pods that were never scheduled belong to no node, so no node limit applies to them.
     if (node && this.limits.perNode !== undefined && (this.byNode.get(node) ?? 0) >= this.limits.perNode) return 'node';
     if (this.limits.perNamespace !== undefined && (this.byNamespace.get(ns) ?? 0) >= this.limits.perNamespace) return 'namespace';
-    if (node) this.byNode.set(node, (this.byNode.get(node) ?? 0) + 1);
-    this.byNamespace.set(ns, (this.byNamespace.get(ns) ?? 0) + 1);
+    // Count only what a limit reads: most policies set none, and this runs per decision.
+    if (node && this.limits.perNode !== undefined) this.byNode.set(node, (this.byNode.get(node) ?? 0) + 1);
+    if (this.limits.perNamespace !== undefined) this.byNamespace.set(ns, (this.byNamespace.get(ns) ?? 0) + 1);
     this.count++;
     return undefined;
   }

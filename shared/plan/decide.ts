@@ -51,52 +51,61 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
 
-  for (const profile of policy.profiles) {
-    const gate = compileGate(profile.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector });
-    for (const strategy of profile.strategies) {
-      const definition = STRATEGIES[strategy.name] as { compile(args: unknown): PodMatcher };
-      const matcher = definition.compile(strategy.args);
-      for (const i of select(pods, matcher, now)) {
-        if (taken[i]) continue;
-        const pod = pods[i]!;
-        const meta = pod.metadata;
-        const uid = meta.uid ?? '';
-        if (acrossCalls && decided.has(uid)) continue;
-        const action = isTerminal(pod) ? 'delete' : 'evict';
-        const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(pod) ?? 'none'];
-        if (why !== undefined) {
-          kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
-          continue;
-        }
-        taken[i] = 1;
-        if (acrossCalls) decided.add(uid);
-        decisions.push({
-          namespace: meta.namespace ?? '',
-          name: meta.name ?? '',
-          uid,
-          resourceVersion: meta.resourceVersion,
-          node: pod.spec?.nodeName,
-          profile: profile.name,
-          strategy: strategy.name,
-          action,
-          reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
-        });
+  // Match every strategy in one pass over the pods: each pod object is brought into the CPU
+  // cache once, not once per strategy, which is most of the cost over 100,000 pods.
+  const runs = policy.profiles.flatMap((profile) =>
+    profile.strategies.map((strategy) => ({
+      profile,
+      strategy,
+      matcher: (STRATEGIES[strategy.name] as { compile(args: unknown): PodMatcher }).compile(strategy.args),
+      picked: [] as number[],
+      keys: [] as number[],
+    })),
+  );
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i]!;
+    for (const run of runs) {
+      if (!run.matcher.matches(pod, now)) continue;
+      run.picked.push(i);
+      run.keys.push(run.matcher.sortKey(pod));
+    }
+  }
+
+  const gates = new Map(policy.profiles.map((p) => [p, compileGate(p.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector })]));
+  for (const { profile, strategy, matcher, picked, keys } of runs) {
+    const gate = gates.get(profile)!;
+    for (const i of inOrder(picked, keys)) {
+      if (taken[i]) continue;
+      const pod = pods[i]!;
+      const meta = pod.metadata;
+      const uid = meta.uid ?? '';
+      if (acrossCalls && decided.has(uid)) continue;
+      const action = isTerminal(pod) ? 'delete' : 'evict';
+      const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(pod) ?? 'none'];
+      if (why !== undefined) {
+        kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
+        continue;
       }
+      taken[i] = 1;
+      if (acrossCalls) decided.add(uid);
+      decisions.push({
+        namespace: meta.namespace ?? '',
+        name: meta.name ?? '',
+        uid,
+        resourceVersion: meta.resourceVersion,
+        node: pod.spec?.nodeName,
+        profile: profile.name,
+        strategy: strategy.name,
+        action,
+        reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
+      });
     }
   }
   return { decisions, kept, evaluated: snapshot.pods.length };
 }
 
-/** Positions of the pods the matcher selects, in its order. */
-function select(pods: readonly Pod[], matcher: PodMatcher, now: number): number[] {
-  const picked: number[] = [];
-  const keys: number[] = [];
-  for (let i = 0; i < pods.length; i++) {
-    const pod = pods[i]!;
-    if (!matcher.matches(pod, now)) continue;
-    picked.push(i);
-    keys.push(matcher.sortKey(pod));
-  }
+/** The selected positions in the strategy's order (its sort keys, smaller first). */
+function inOrder(picked: readonly number[], keys: readonly number[]): number[] {
   // Sort positions rather than wrapper objects: no garbage per selected pod. Stable; unknown
   // times (NaN) go last rather than scrambling the order.
   const order = Array.from(picked.keys());

@@ -27,6 +27,7 @@ const POLICY = {
 
 export interface CoreBenchResult {
   pods: number;
+  terminalShare: number;
   iterations: number;
   evaluationsPerSecond: number;
   msPerDecide: { median: number; min: number; max: number };
@@ -41,12 +42,12 @@ function mib(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
-export function runCoreBench(podCount = 100_000, iterations = 15): CoreBenchResult {
+export function runCoreBench(podCount = 100_000, iterations = 15, terminal = 0.25): CoreBenchResult {
   const now = Date.parse('2026-06-01T12:00:00Z');
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  const pods = syntheticPods(podCount, now);
+  const pods = syntheticPods(podCount, now, 42, terminal);
   gc?.();
   const heapSnapshot = process.memoryUsage().heapUsed - heapBefore;
   const { policy } = loadPolicy(POLICY);
@@ -71,6 +72,7 @@ export function runCoreBench(podCount = 100_000, iterations = 15): CoreBenchResu
   const median = times[Math.floor(times.length / 2)]!;
   return {
     pods: podCount,
+    terminalShare: terminal,
     iterations,
     evaluationsPerSecond: Math.round(podCount / (median / 1000)),
     msPerDecide: { median: Math.round(median * 10) / 10, min: Math.round(times[0]! * 10) / 10, max: Math.round(times.at(-1)! * 10) / 10 },

@@ -5,6 +5,7 @@ import { runDefragClusterBench } from './defrag-cluster.js';
 import { runE2eBench } from './e2e.js';
 import { runEvacuationBench } from './evacuation.js';
 import { runFunctionsBench } from './functions.js';
+import { runMultiKueueBench } from './multikueue.js';
 import { runRequestsBench } from './requests.js';
 
 // `npm run bench`: every benchmark the project has, figures printed as a table and as one
@@ -13,13 +14,17 @@ import { runRequestsBench } from './requests.js';
 const only = process.argv[2];
 
 const benches: Record<string, () => Promise<object> | object> = {
+  // A backlog (a quarter of the pods finished: what a polling tool faces) and the steady state
+  // of an event-driven cluster (2% finished between sweeps).
   core: () => runCoreBench(),
+  'core-steady': () => runCoreBench(100_000, 15, 0.02),
   defrag: () => runDefragBench(),
   'defrag-cluster': () => runDefragClusterBench(),
   functions: () => runFunctionsBench(),
   e2e: () => runE2eBench(),
   requests: () => runRequestsBench(),
   evacuation: () => runEvacuationBench(),
+  multikueue: () => runMultiKueueBench(),
   'cold-start': () => runColdStartBench(),
 };
 

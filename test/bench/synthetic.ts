@@ -3,7 +3,11 @@ import type { Pod } from '../../shared/model/kube.js';
 // A synthetic cluster snapshot shaped like a busy batch/ML cluster: mostly running pods,
 // a tail of finished and failed Job pods, some crash loops. Deterministic (seeded).
 
-export function syntheticPods(count: number, now: number, seed = 42): Pod[] {
+/**
+ * `terminal` is the share of Succeeded + Failed pods (3:2). The default 0.25 is a backlog
+ * (a cluster that only polls); an event-driven cluster holds about 0.02 between sweeps.
+ */
+export function syntheticPods(count: number, now: number, seed = 42, terminal = 0.25): Pod[] {
   let s = seed >>> 0;
   const rand = () => {
     // xorshift32: fast, seedable, good enough for a workload mix.
@@ -16,7 +20,8 @@ export function syntheticPods(count: number, now: number, seed = 42): Pod[] {
   const pods: Pod[] = [];
   for (let i = 0; i < count; i++) {
     const r = rand();
-    const phase = r < 0.7 ? 'Running' : r < 0.85 ? 'Succeeded' : r < 0.95 ? 'Failed' : 'Pending';
+    const running = 0.95 - terminal;
+    const phase = r < running ? 'Running' : r < running + terminal * 0.6 ? 'Succeeded' : r < 0.95 ? 'Failed' : 'Pending';
     // Second precision, as metav1.Time serializes.
     const created = `${new Date(now - Math.floor(rand() * 7 * 86400_000)).toISOString().slice(0, 19)}Z`;
     const exitCode = phase === 'Failed' ? [1, 3, 137, 143, 2][Math.floor(rand() * 5)]! : 0;
