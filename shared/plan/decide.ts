@@ -1,4 +1,3 @@
-import type { Pod } from '../model/kube.js';
 import { isTerminal } from '../model/pod.js';
 import { compileGate } from '../evictor/gate.js';
 import { EvictionLimiter, type LimitHit } from '../evictor/limits.js';
