@@ -1,7 +1,7 @@
 // VirtualMachineInstanceMigrations (kubevirt.io/v1) through CustomObjectsApi, with the same
 // per-request timeout and kept-alive connections as shared/kube's clients.
-import { createConfiguration, CustomObjectsApi, ServerConfiguration, type KubeConfig, type Middleware } from '@kubernetes/client-node';
-import { KeepAliveAgents } from '../kube/agent.js';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { clientConfiguration } from '../kube/clients.js';
 import { classifyKubeError, toKubeError } from '../kube/index.js';
 
 const GVR = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstancemigrations' } as const;
@@ -13,20 +13,7 @@ export interface Migration {
 }
 
 export function customClient(kc: KubeConfig, timeoutMs: number, onRequest?: (method: string, url: string) => void): CustomObjectsApi {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const agents = new KeepAliveAgents();
-  const middleware: Middleware = {
-    pre: async (context) => {
-      onRequest?.(context.getHttpMethod(), context.getUrl());
-      context.setSignal(AbortSignal.timeout(timeoutMs));
-      const agent = context.getAgent();
-      if (agent) context.setAgent(agents.reuse(agent));
-      return context;
-    },
-    post: async (context) => context,
-  };
-  return new CustomObjectsApi(createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: kc }, promiseMiddleware: [middleware] }));
+  return new CustomObjectsApi(clientConfiguration(kc, { timeoutMs, onRequest }).configuration);
 }
 
 export async function getMigration(api: CustomObjectsApi, namespace: string, name: string): Promise<Migration | undefined> {

@@ -44,15 +44,23 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
   };
 }
 
-export function kubeClients(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest }: KubeClientOptions = {}): KubeClients {
+/**
+ * What makeApiClient builds, plus the middleware: any client-node API class constructed with
+ * `configuration` gets the timeout, kept-alive connections and request counting.
+ */
+export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest }: KubeClientOptions = {}) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
-  // What makeApiClient does, plus the middleware.
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
     promiseMiddleware: [middleware(timeoutMs, agents, onRequest)],
   });
-  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), close: () => agents?.destroy() };
+  return { configuration, server: cluster.server, close: () => agents?.destroy() };
+}
+
+export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
+  const { configuration, close } = clientConfiguration(kc, options);
+  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), close };
 }

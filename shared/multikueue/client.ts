@@ -3,15 +3,8 @@
 // batch/v1 Jobs included). Same rules as shared/kube/clients.ts: a per-request timeout, so a
 // dead worker answers "unreachable" instead of hanging the function, and kept-alive
 // connections (one TLS handshake per worker, not per request).
-import {
-  CoreV1Api,
-  createConfiguration,
-  CustomObjectsApi,
-  ServerConfiguration,
-  type KubeConfig,
-  type Middleware,
-} from '@kubernetes/client-node';
-import { KeepAliveAgents } from '../kube/agent.js';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { clientConfiguration } from '../kube/clients.js';
 import { toKubeError } from '../kube/index.js';
 import type { JobKind } from './kinds.js';
 
@@ -29,26 +22,8 @@ export interface ApiClientOptions {
 }
 
 export function apiClients(kc: KubeConfig, { timeoutMs, onRequest }: ApiClientOptions): ApiClients {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const agents = new KeepAliveAgents();
-  const middleware: Middleware = {
-    pre: async (context) => {
-      onRequest?.(context.getHttpMethod(), context.getUrl());
-      context.setSignal(AbortSignal.timeout(timeoutMs));
-      const agent = context.getAgent();
-      if (agent) context.setAgent(agents.reuse(agent));
-      return context;
-    },
-    post: async (context) => context,
-  };
-  const configuration = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: kc },
-    promiseMiddleware: [middleware],
-  });
-  const server = cluster.server.replace(/\/\/[^/@]*@/, '//');
-  return { core: new CoreV1Api(configuration), custom: new CustomObjectsApi(configuration), server, close: () => agents.destroy() };
+  const { configuration, server, close } = clientConfiguration(kc, { timeoutMs, onRequest });
+  return { core: new CoreV1Api(configuration), custom: new CustomObjectsApi(configuration), server: server.replace(/\/\/[^/@]*@/, '//'), close };
 }
 
 /** The fields of any object that cleanup reads. */

@@ -2,9 +2,10 @@
 // main serving one target. The code is loaded through tsx from the sources (no build step);
 // `traced` lines the process writes (see function-host.ts) are collected for the benches.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePorts } from '../harness/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
@@ -30,17 +31,6 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -53,7 +43,7 @@ function listening(port: number): Promise<boolean> {
 }
 
 export async function startFunctionProcess(target: string, source: string, env: Record<string, string>): Promise<FunctionProcess> {
-  const port = await freePort();
+  const port = (await freePorts(1))[0]!;
   const child = spawn(process.execPath, ['--import', 'tsx', FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...env },

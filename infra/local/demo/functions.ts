@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'node:net';
+import { freePorts } from '../../../test/harness/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -13,24 +13,13 @@ export interface FunctionProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
 export async function startFunction(target: string, env: Record<string, string>, onLine: (entry: Record<string, unknown>) => void): Promise<FunctionProcess> {
-  const port = await freePort();
+  const port = (await freePorts(1))[0]!;
   const child = spawn(process.execPath, [`${ROOT}/node_modules/@google-cloud/functions-framework/build/src/main.js`, `--target=${target}`, `--port=${port}`], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
