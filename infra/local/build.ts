@@ -1,10 +1,10 @@
 // Builds the local control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler, kubectl, kwok) from the Go module proxy into a per-version cache outside
 // the work tree. Does nothing when every binary and the completion stamp are present.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runGo } from './go-run.js';
 import { BINARIES, ETCD_VERSION, K8S_VERSION, KWOK_VERSION, binDir, binPath, stampPath, type Binary } from './versions.js';
 
 const goDir = join(dirname(fileURLToPath(import.meta.url)), 'go');
@@ -15,17 +15,8 @@ function log(message: string): void {
   console.log(`[controlplane:build +${seconds}s] ${message}`);
 }
 
-// GOTOOLCHAIN=local: never download another toolchain behind our back. CGO off so the
-// binaries are static and need no C toolchain. -p 2 matches CI's two cores. -mod=readonly:
-// the committed go.mod/go.sum are complete, so a build never rewrites them in the work tree.
-function go(args: string[], cwd: string, extraEnv: Record<string, string> = {}): void {
-  log(`go ${args.join(' ')}`);
-  const env = { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', ...extraEnv };
-  const result = spawnSync('go', args, { cwd, env, stdio: 'inherit' });
-  if (result.status !== 0) {
-    throw new Error(`go ${args[0]} failed in ${cwd} (exit ${result.status ?? result.signal})`);
-  }
-}
+// -p 2 (in the callers' arguments) matches CI's two cores.
+const go = (args: string[], cwd: string, extraEnv: Record<string, string> = {}): void => runGo(args, cwd, log, extraEnv);
 
 function k8sLdflags(): string {
   const [major, minor] = K8S_VERSION.slice(1).split('.');

@@ -1,8 +1,7 @@
 // Builds the descheduler from the Go module proxy (through the wrapper module beside this
 // file) into a per-version cache next to the control plane's, once: the defragmentation
 // measurement runs its HighNodeUtilization against the same cluster as kube-tidy's plan.
-// infra/local/build.ts runs its build on import, so its runner is mirrored here, not imported.
-import { spawnSync } from 'node:child_process';
+import { runGo } from '../go-run.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,13 +21,9 @@ export function buildDescheduler(): string {
   if (existsSync(bin) && existsSync(stamp())) return bin;
   mkdirSync(dirname(bin), { recursive: true });
   const started = Date.now();
-  // Same settings as the control-plane build: no toolchain download, static binary, the
-  // committed go.mod/go.sum as they are, and -p 1 because the build shares two cores.
-  const env = { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' };
+  // -p 1: the build shares two cores with whatever else runs.
   const args = ['build', '-p', '1', '-trimpath', '-ldflags', '-s -w', '-o', bin, 'sigs.k8s.io/descheduler/cmd/descheduler'];
-  console.log(`[descheduler:build] go ${args.join(' ')}`);
-  const r = spawnSync('go', args, { cwd: dirname(fileURLToPath(import.meta.url)), env, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`descheduler build failed (exit ${r.status ?? r.signal})`);
+  runGo(args, dirname(fileURLToPath(import.meta.url)), (m) => console.log(`[descheduler:build] ${m}`), { GOFLAGS: '-mod=readonly' });
   writeFileSync(stamp(), JSON.stringify({ DESCHEDULER_VERSION, builtAt: new Date().toISOString() }) + '\n');
   console.log(`[descheduler:build] done in ${((Date.now() - started) / 1000).toFixed(0)} s: ${bin}`);
   return bin;
