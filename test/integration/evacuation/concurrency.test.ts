@@ -3,10 +3,9 @@ import { CloudEvent, HTTP } from 'cloudevents';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
-import { runPod } from '../functions/setup.js';
-import { startMigrationController, type MigrationController } from './controller.js';
-import { annotate, core, createVm, installKubevirtCrds, kc, kwokNodes, migrations, readPod, serveEvacuation } from './fixtures.js';
-import { startWebhook, type Webhook } from './webhook.js';
+import type { MigrationController } from './controller.js';
+import { annotate, core, createVm, kwokNodes, migrations, readPod, serveEvacuation, startKubevirtStandIns } from './fixtures.js';
+import type { Webhook } from './webhook.js';
 
 // Limits and races: slots per cluster and per node, two instances on one pod, the descheduler's
 // request-evict-only contract, and the EvictionRequest API's absence.
@@ -16,14 +15,7 @@ let webhook: Webhook;
 let controller: MigrationController;
 
 beforeAll(async () => {
-  await installKubevirtCrds();
-  webhook = await startWebhook(kc(), ns.name);
-  controller = await startMigrationController(kc(), ns.name);
-  await runPod(core(), ns.name, 'probe');
-  await waitFor('the webhook to be called', async () => {
-    await core().createNamespacedPodEviction({ namespace: ns.name, name: 'probe', body: { metadata: { name: 'probe', namespace: ns.name } }, dryRun: 'All' }).catch(() => {});
-    return webhook.calls > 0;
-  });
+  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
 });
 afterAll(async () => {
   await controller?.stop();

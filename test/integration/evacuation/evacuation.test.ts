@@ -2,10 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
-import { runPod } from '../functions/setup.js';
-import { startMigrationController, type MigrationController } from './controller.js';
-import { annotate, core, createVm, installKubevirtCrds, kc, migrations, readPod, serveEvacuation, tickUntil } from './fixtures.js';
-import { startWebhook, type Webhook } from './webhook.js';
+import type { MigrationController } from './controller.js';
+import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
+import type { Webhook } from './webhook.js';
 
 // The evacuation function against the real control plane: KubeVirt's CRDs, a real admission
 // webhook for pods/eviction answering as KubeVirt does, and a test migration controller.
@@ -16,15 +15,7 @@ let controller: MigrationController;
 let fn: Awaited<ReturnType<typeof serveEvacuation>>;
 
 beforeAll(async () => {
-  await installKubevirtCrds();
-  webhook = await startWebhook(kc(), ns.name);
-  controller = await startMigrationController(kc(), ns.name);
-  // The API server picks a new webhook configuration up asynchronously: probe until it calls.
-  await runPod(core(), ns.name, 'probe');
-  await waitFor('the webhook to be called', async () => {
-    await core().createNamespacedPodEviction({ namespace: ns.name, name: 'probe', body: { metadata: { name: 'probe', namespace: ns.name } }, dryRun: 'All' }).catch(() => {});
-    return webhook.calls > 0;
-  });
+  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
   fn = await serveEvacuation(ns.name);
 });
 afterAll(async () => {

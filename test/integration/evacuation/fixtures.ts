@@ -6,8 +6,9 @@ import { evacuation } from '../../../functions/evacuation.js';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { installCrds, sharedCluster, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
-import { BEHAVIOUR } from './controller.js';
+import { knativeRequest, pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';
+import { BEHAVIOUR, startMigrationController, type MigrationController } from './controller.js';
+import { startWebhook, type Webhook } from './webhook.js';
 
 export const KUBEVIRT_CRDS = fileURLToPath(new URL('../../fixtures/kubevirt', import.meta.url));
 const KV = { group: 'kubevirt.io', version: 'v1' } as const;
@@ -21,6 +22,23 @@ const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export async function installKubevirtCrds(): Promise<void> {
   await installCrds(sharedCluster(), KUBEVIRT_CRDS);
+}
+
+/**
+ * KubeVirt's stand-ins for one test namespace: the CRDs, the eviction webhook and the migration
+ * controller. The API server picks a new webhook configuration up asynchronously, so a dry-run
+ * eviction of a probe pod is repeated until the webhook is called.
+ */
+export async function startKubevirtStandIns(ns: string): Promise<{ webhook: Webhook; controller: MigrationController }> {
+  await installKubevirtCrds();
+  const webhook = await startWebhook(kc(), ns);
+  const controller = await startMigrationController(kc(), ns);
+  await runPod(core(), ns, 'probe');
+  await waitFor('the webhook to be called', async () => {
+    await core().createNamespacedPodEviction({ namespace: ns, name: 'probe', body: { metadata: { name: 'probe', namespace: ns } }, dryRun: 'All' }).catch(() => {});
+    return webhook.calls > 0;
+  });
+  return { webhook, controller };
 }
 
 export async function kwokNodes(): Promise<string[]> {

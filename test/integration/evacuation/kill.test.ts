@@ -8,10 +8,10 @@ import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { startFunctionProcess, type FunctionProcess } from '../../bench/function-process.js';
-import { knativeRequest, pingRequest, runPod } from '../functions/setup.js';
-import { BEHAVIOUR, startMigrationController, type MigrationController } from './controller.js';
-import { core, createVm, evacuationEnv, installKubevirtCrds, kc, migrations, POLICY, readPod } from './fixtures.js';
-import { startWebhook, type Webhook } from './webhook.js';
+import { knativeRequest, pingRequest } from '../functions/setup.js';
+import { BEHAVIOUR, type MigrationController } from './controller.js';
+import { core, createVm, evacuationEnv, kc, migrations, POLICY, readPod, startKubevirtStandIns } from './fixtures.js';
+import type { Webhook } from './webhook.js';
 
 // A function process killed with SIGKILL in the middle of an evacuation: a new process
 // continues from what is stored on the pod and ends it with exactly one migration.
@@ -24,14 +24,7 @@ let env: Record<string, string>;
 const spawned: FunctionProcess[] = [];
 
 beforeAll(async () => {
-  await installKubevirtCrds();
-  webhook = await startWebhook(kc(), ns.name);
-  controller = await startMigrationController(kc(), ns.name);
-  await runPod(core(), ns.name, 'probe');
-  await waitFor('the webhook to be called', async () => {
-    await core().createNamespacedPodEviction({ namespace: ns.name, name: 'probe', body: { metadata: { name: 'probe', namespace: ns.name } }, dryRun: 'All' }).catch(() => {});
-    return webhook.calls > 0;
-  });
+  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
   const policy = join(mkdtempSync(join(tmpdir(), 'kube-tidy-evac-')), 'policy.json');
   writeFileSync(policy, JSON.stringify(POLICY));
   env = { POLICY_FILE: policy, KUBECONFIG: sharedCluster().kubeconfigPath, LOG_LEVEL: 'warn', ...evacuationEnv(ns.name) };
