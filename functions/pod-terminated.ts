@@ -1,11 +1,8 @@
 import type { HttpFunction } from '@google-cloud/functions-framework';
 import { decodeEvent } from '../shared/events/index.js';
-import { getPod } from '../shared/kube/index.js';
 import type { Pod } from '../shared/model/kube.js';
 import { decide } from '../shared/plan/decide.js';
 import { snapshotNeeds } from '../shared/plan/needs.js';
-import { act } from '../shared/runtime/act.js';
-import { fetchContext } from '../shared/runtime/context.js';
 import { BadRequestError, respond } from '../shared/runtime/respond.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 
@@ -28,6 +25,8 @@ export function podTerminated(rt: Runtime): HttpFunction {
       else {
         // Reference mode carries no object: read it (one request), or it is gone already.
         if (!event.ref.namespace) throw new BadRequestError(400, 'a Pod reference needs a namespace');
+        await rt.kubeReady();
+        const { getPod } = await import('../shared/kube/get.js');
         pod = (await getPod(rt.clients.core, { namespace: event.ref.namespace, name: event.ref.name })) as Pod | undefined;
         if (!pod) return { body: { outcome: 'nothing-to-do', why: 'the pod no longer exists' } };
       }
@@ -35,8 +34,15 @@ export function podTerminated(rt: Runtime): HttpFunction {
       // Already being deleted (by a sweep, a person, the garbage collector): nothing to add.
       if (pod.metadata.deletionTimestamp) return { body: { outcome: 'nothing-to-do', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, why: 'the pod is already terminating' } };
       const { policy } = rt.policy.current();
-      const context = await fetchContext(rt, snapshotNeeds(policy));
-      const plan = decide(policy, { ...context.snapshot, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      // The cluster (and the client, loaded on first need) only when the policy reads more than
+      // the pod or a decision must be carried out: most events need neither.
+      const needs = snapshotNeeds(policy);
+      let context = {};
+      if (Object.values(needs).some(Boolean)) {
+        await rt.kubeReady();
+        context = (await (await import('../shared/runtime/context.js')).fetchContext(rt, needs)).snapshot;
+      }
+      const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
       const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
       const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
       const name = `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -44,6 +50,8 @@ export function podTerminated(rt: Runtime): HttpFunction {
         const why = kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it';
         return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: name, why, kept } };
       }
+      await rt.kubeReady();
+      const { act } = await import('../shared/runtime/act.js');
       const result = await act(rt, decision, { dryRun: rt.config.DRY_RUN, throwTransient: true });
       const why = result.message ? `${decision.reason} (${result.message})` : decision.reason;
       return { body: { outcome: result.outcome, pod: name, why, result, policyWarning: rt.policy.lastError() } };

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { BadEventError } from '../events/index.js';
-import { KubeError, TransientKubeError } from '../kube/index.js';
+// errors.ts, not the index: the index loads the Kubernetes client, which may not be needed.
+import { KubeError, TransientKubeError } from '../kube/errors.js';
 import { PolicyError } from '../policy/errors.js';
 import type { Logger } from '../log.js';
 

@@ -1,38 +1,96 @@
+import { existsSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/index.js';
+import type { KubeClients } from '../kube/index.js';
 import { createLogger, type Logger } from '../log.js';
-import { readConfig, type RuntimeConfig } from './config.js';
-import { configMapPolicySource, filePolicySource, type PolicySource } from './policy-source.js';
+import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
+import { filePolicySource, type PolicySource } from './policy-source.js';
 
 /** Everything a function needs besides its input, built once per process. */
 export interface Runtime {
   config: RuntimeConfig;
   log: Logger;
-  kubeConfig: KubeConfig;
-  clients: KubeClients;
+  /** Cluster access; with `lazyKube`, usable once `kubeReady()` has resolved. */
+  readonly kubeConfig: KubeConfig;
+  readonly clients: KubeClients;
+  /** Loads the Kubernetes client and connects, once; resolves at once when already done. */
+  kubeReady(): Promise<void>;
   policy: PolicySource;
   /** The clock, injectable for tests. */
   now(): number;
 }
 
+export interface StartOptions {
+  /**
+   * Load the Kubernetes client on first need rather than at start. Evaluating
+   * @kubernetes/client-node is most of a cold start (80-140 ms), and most pod events need no
+   * cluster request at all: a nothing-to-do answer should not wait for it.
+   */
+  lazyKube?: boolean;
+}
+
 /**
- * Reads the configuration and the policy and connects to the cluster. Throws ConfigError,
- * PolicyError or KubeConfigError with every problem named: the process must not start
- * serving with a bad setup.
+ * Reads the configuration and the policy and checks that a cluster is configured. Throws
+ * ConfigError, PolicyError or KubeConfigError with every problem named: the process must not
+ * start serving with a bad setup.
  */
-export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}): Promise<Runtime> {
+export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false }: StartOptions = {}): Promise<Runtime> {
   const config = readConfig(env);
   const log = overrides.log ?? createLogger({ env });
-  const kubeConfig = overrides.kubeConfig ?? loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
-  const clients = kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000 });
+  if (!overrides.kubeConfig) checkClusterConfigured(config, env);
+
+  let kube: { kubeConfig: KubeConfig; clients: KubeClients } | undefined =
+    overrides.kubeConfig && overrides.clients ? { kubeConfig: overrides.kubeConfig, clients: overrides.clients } : undefined;
+  let loading: Promise<void> | undefined;
+  const kubeReady = (): Promise<void> =>
+    kube
+      ? Promise.resolve()
+      : (loading ??= import('../kube/index.js').then((k) => {
+          const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
+          kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000 }) };
+        }));
+  // A ConfigMap policy is read from the cluster at start, so the client is needed now anyway.
+  if (!lazyKube || config.POLICY_CONFIGMAP) await kubeReady();
+  const loaded = () => {
+    if (!kube) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
+    return kube;
+  };
+
   let policy: PolicySource;
   if (config.POLICY_FILE) {
     policy = filePolicySource(config.POLICY_FILE, config.ALLOW_UNSUPPORTED_PLUGINS);
   } else {
     const [namespace, name] = config.POLICY_CONFIGMAP!.split('/') as [string, string];
-    policy = await configMapPolicySource(kubeConfig, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
+    const { configMapPolicySource } = await import('./configmap-policy-source.js');
+    policy = await configMapPolicySource(loaded().kubeConfig, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
   for (const w of policy.current().warnings) log.warn({ policySource: policy.describe() }, w);
-  log.info({ policySource: policy.describe(), dryRun: config.DRY_RUN }, 'kube-tidy runtime ready');
-  return { config, log, kubeConfig, clients, policy, now: Date.now, ...overrides };
+  log.info({ policySource: policy.describe(), dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
+  return {
+    config,
+    log,
+    policy,
+    now: overrides.now ?? Date.now,
+    kubeReady,
+    get kubeConfig() {
+      return loaded().kubeConfig;
+    },
+    get clients() {
+      return loaded().clients;
+    },
+  };
+}
+
+/**
+ * What loadKubeConfig would refuse, checked without loading the client, so a bad setup still
+ * stops the process at start: a KUBECONFIG that names no file, or no cluster at all.
+ */
+function checkClusterConfigured(config: RuntimeConfig, env: NodeJS.ProcessEnv): void {
+  if (config.KUBECONFIG) {
+    const missing = config.KUBECONFIG.split(':').filter((f) => f !== '' && !existsSync(f));
+    if (missing.length > 0) throw new ConfigError([`KUBECONFIG: no such file ${missing.join(', ')}`]);
+    return;
+  }
+  if (!env.KUBERNETES_SERVICE_HOST) {
+    throw new ConfigError(['KUBECONFIG: not set, and not running in a cluster (KUBERNETES_SERVICE_HOST is unset): set KUBECONFIG to a kubeconfig file']);
+  }
 }
