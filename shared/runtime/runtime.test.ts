@@ -1,0 +1,44 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config.js';
+import { startRuntime } from './runtime.js';
+
+// Starting the runtime: what is refused at start, and when the Kubernetes client is loaded.
+
+const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-runtime-'));
+const policy = join(dir, 'policy.yaml');
+writeFileSync(policy, 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n');
+// Parsed, never dialled: nothing here makes a request.
+const kubeconfig = join(dir, 'kubeconfig');
+writeFileSync(
+  kubeconfig,
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+);
+const silent = { log: pino({ level: 'silent' }) };
+
+describe('startRuntime', () => {
+  it.each([
+    { name: 'a KUBECONFIG naming no file', env: { POLICY_FILE: policy, KUBECONFIG: join(dir, 'nope') }, problem: 'KUBECONFIG: no such file' },
+    { name: 'no KUBECONFIG outside a cluster', env: { POLICY_FILE: policy }, problem: 'not running in a cluster' },
+  ])('refuses $name at start, even when the client would load later', async ({ env, problem }) => {
+    const started = startRuntime(env, silent, { lazyKube: true });
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(problem);
+  });
+
+  it('with lazyKube, loads the client only when asked', async () => {
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent, { lazyKube: true });
+    expect(() => rt.clients).toThrow('await rt.kubeReady() first');
+    await rt.kubeReady();
+    expect(rt.kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:1');
+    expect(typeof rt.clients.core.readNamespacedPod).toBe('function');
+  });
+
+  it('without lazyKube, the client is ready when the runtime is', async () => {
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
+    expect(rt.kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:1');
+  });
+});
