@@ -2,7 +2,7 @@
 // anywhere above them), on Node 22, FUNCTION_TARGET picking the function. It must answer a real Knative event
 // and drain on SIGTERM. The kubeconfig points nowhere: this event needs no API request.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,6 +26,8 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'run'));
   copyFileSync(out, file);
   copyFileSync(join(dir, 'build', 'app.mjs'), join(dir, 'run', 'app.mjs'));
+  // What the entry loads on first need (the Kubernetes client, each target).
+  cpSync(join(dir, 'build', 'chunks'), join(dir, 'run', 'chunks'), { recursive: true });
   writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: p\n    pluginConfig: [{name: RemoveFailedPods, args: {}}]\n    plugins: {deschedule: {enabled: [RemoveFailedPods]}}\n');
   writeFileSync(
     join(dir, 'kubeconfig'),

@@ -77,7 +77,7 @@ describe('infra/docker/Dockerfile', () => {
   });
 
   it('leaves the runtime stage with the entry, the bundle, its licences and a warm compile cache, no node_modules', () => {
-    expect(readdirSync(state.workdir).sort()).toEqual(['.compile-cache', 'app.mjs', 'app.mjs.LEGAL.txt', 'server.mjs']);
+    expect(readdirSync(state.workdir).sort()).toEqual(['.compile-cache', 'app.mjs', 'app.mjs.LEGAL.txt', 'chunks', 'server.mjs']);
     expect(readdirSync(join(state.workdir, '.compile-cache'), { recursive: true }).length).toBeGreaterThan(1);
   });
 
