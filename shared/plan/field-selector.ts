@@ -1,17 +1,9 @@
 import type { Policy } from '../policy/policy.js';
 import { STRATEGIES } from '../strategies/registry.js';
 import type { LifecycleCriteria } from '../strategies/lifecycle/criteria.js';
-import { podLifeTimeCriteria } from '../strategies/pod-lifetime/index.js';
-import { removeFailedPodsCriteria } from '../strategies/remove-failed-pods/index.js';
-import { tooManyRestartsCriteria } from '../strategies/too-many-restarts/index.js';
+import type { StrategyDefinition } from '../strategies/types.js';
 
 const PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
-
-const CRITERIA: Record<keyof typeof STRATEGIES, (args: never) => LifecycleCriteria> = {
-  PodLifeTime: podLifeTimeCriteria,
-  RemoveFailedPods: removeFailedPodsCriteria,
-  RemovePodsHavingTooManyRestarts: tooManyRestartsCriteria,
-};
 
 /** The phases a strategy can select at all, or undefined when any phase may match. */
 function phasesOf(c: LifecycleCriteria): Set<string> | undefined {
@@ -32,7 +24,7 @@ export function phaseFieldSelector(policy: Policy): string | undefined {
   const wanted = new Set<string>();
   for (const profile of policy.profiles) {
     for (const s of profile.strategies) {
-      const phases = phasesOf(CRITERIA[s.name](s.args as never));
+      const phases = phasesOf((STRATEGIES[s.name] as StrategyDefinition).criteria(s.args));
       if (!phases) return undefined;
       for (const p of phases) wanted.add(p);
     }

@@ -1,5 +1,4 @@
 import { toRanges } from '../../policy/common.js';
-import { compileCriteria } from '../lifecycle/matcher.js';
 import { defineStrategy } from '../types.js';
 import { PodLifeTimeArgsSchema, type PodLifeTimeArgs } from './schema.js';
 import type { LifecycleCriteria } from '../lifecycle/criteria.js';
@@ -23,5 +22,6 @@ export const PodLifeTime = defineStrategy({
   name: 'PodLifeTime',
   extensionPoint: 'deschedule',
   schema: PodLifeTimeArgsSchema,
-  compile: (args) => compileCriteria(podLifeTimeCriteria(args), 'oldest'),
+  criteria: podLifeTimeCriteria,
+  order: 'oldest',
 });

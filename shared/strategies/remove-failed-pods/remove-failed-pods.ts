@@ -1,5 +1,4 @@
 import { toRanges } from '../../policy/common.js';
-import { compileCriteria } from '../lifecycle/matcher.js';
 import type { LifecycleCriteria } from '../lifecycle/criteria.js';
 import { defineStrategy } from '../types.js';
 import { RemoveFailedPodsArgsSchema, type RemoveFailedPodsArgs } from './schema.js';
@@ -24,5 +23,6 @@ export const RemoveFailedPods = defineStrategy({
   name: 'RemoveFailedPods',
   extensionPoint: 'deschedule',
   schema: RemoveFailedPodsArgsSchema,
-  compile: (args) => compileCriteria(removeFailedPodsCriteria(args), 'oldest'),
+  criteria: removeFailedPodsCriteria,
+  order: 'oldest',
 });

@@ -1,4 +1,3 @@
-import { compileCriteria } from '../lifecycle/matcher.js';
 import type { LifecycleCriteria } from '../lifecycle/criteria.js';
 import { defineStrategy } from '../types.js';
 import {
@@ -25,5 +24,6 @@ export const RemovePodsHavingTooManyRestarts = defineStrategy({
   name: 'RemovePodsHavingTooManyRestarts',
   extensionPoint: 'deschedule',
   schema: RemovePodsHavingTooManyRestartsArgsSchema,
-  compile: (args) => compileCriteria(tooManyRestartsCriteria(args), 'most-restarts'),
+  criteria: tooManyRestartsCriteria,
+  order: 'most-restarts',
 });
