@@ -1,4 +1,5 @@
-import { CoreV1Api, PolicyV1Api, SchedulingV1Api } from '@kubernetes/client-node';
+import { PolicyV1Api, SchedulingV1Api } from '@kubernetes/client-node';
+import { clientConfiguration } from '../kube/clients.js';
 import type { Pod } from '../model/kube.js';
 import { listPods, toKubeError } from '../kube/index.js';
 import type { SnapshotNeeds } from '../plan/needs.js';
@@ -25,21 +26,23 @@ export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<F
     );
   if (needs.nodes) run('nodes', async () => void (out.snapshot.nodes = (await core.listNode()).items as never, out.requests++));
   if (needs.namespaces) run('namespaces', async () => void (out.snapshot.namespaces = (await core.listNamespace()).items as never, out.requests++));
+  // The rarer reads get the same timeout as the core client (makeApiClient would set none).
+  const other = needs.pdbs || needs.priorityClasses ? clientConfiguration(rt.kubeConfig, { timeoutMs: rt.config.REQUEST_TIMEOUT_SECONDS * 1000, keepAlive: false }) : undefined;
   if (needs.pdbs) {
     run('poddisruptionbudgets', async () => {
-      out.snapshot.pdbs = (await rt.kubeConfig.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces()).items as never;
+      out.snapshot.pdbs = (await new PolicyV1Api(other!.configuration).listPodDisruptionBudgetForAllNamespaces()).items as never;
       out.requests++;
     });
   }
   if (needs.priorityClasses) {
     run('priorityclasses', async () => {
-      out.snapshot.priorityClasses = (await rt.kubeConfig.makeApiClient(SchedulingV1Api).listPriorityClass()).items as never;
+      out.snapshot.priorityClasses = (await new SchedulingV1Api(other!.configuration).listPriorityClass()).items as never;
       out.requests++;
     });
   }
   if (needs.pvcs) {
     run('persistentvolumeclaims', async () => {
-      const pvcs = await (core as CoreV1Api).listPersistentVolumeClaimForAllNamespaces();
+      const pvcs = await core.listPersistentVolumeClaimForAllNamespaces();
       out.requests++;
       out.snapshot.pvcStorageClasses = new Map(pvcs.items.map((c) => [`${c.metadata?.namespace}/${c.metadata?.name}`, c.spec?.storageClassName ?? '']));
     });
