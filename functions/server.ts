@@ -3,6 +3,7 @@ import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { z } from 'zod';
 import { createLogger } from '../shared/log.js';
 import { serveUntilSignal } from './graceful.js';
+import { isTarget, registerTargets, TARGETS } from './targets.js';
 
 // The production entry point (the image's command, the bundle's entry): one target per
 // process, chosen by FUNCTION_TARGET as functions-framework does, served by the framework's
@@ -10,6 +11,7 @@ import { serveUntilSignal } from './graceful.js';
 // a server that drains on SIGTERM. `getTestServer` is the framework's only public way to
 // build that app (`getServer` is not in its exports map); it is the same `getServer` call
 // its main makes, with the framework's own request timeout off, as main leaves it too.
+// No top-level await: the bundle is CommonJS (see infra/bundle/build.ts).
 
 const ServerEnv = z.object({
   FUNCTION_TARGET: z.string().min(1, 'set FUNCTION_TARGET to the function to serve'),
@@ -18,21 +20,25 @@ const ServerEnv = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
 });
 
-const log = createLogger({ name: 'kube-tidy-server' });
-const parsed = ServerEnv.safeParse(process.env);
-if (!parsed.success) {
-  process.stderr.write(`kube-tidy: cannot start: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}\n`);
-  process.exit(2);
-}
-const env = parsed.data;
+/** Set by the bundle's entry (infra/bundle/loader.cjs): whether V8 took the warmed code cache. */
+const CODE_CACHE = Symbol.for('kube-tidy.codeCache');
 
-// Imported only now: it reads the policy and connects to the cluster, and exits 2 when the
-// setup is bad, before anything listens.
-const { TARGETS } = await import('./index.js');
-if (!Object.hasOwn(TARGETS, env.FUNCTION_TARGET)) {
-  process.stderr.write(`kube-tidy: cannot start: FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}\n`);
+function cannotStart(reason: string): never {
+  process.stderr.write(`kube-tidy: cannot start: ${reason}\n`);
   process.exit(2);
 }
 
-const app = getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener;
-serveUntilSignal(app, { port: env.PORT, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET } });
+async function main(): Promise<void> {
+  const log = createLogger({ name: 'kube-tidy-server' });
+  const parsed = ServerEnv.safeParse(process.env);
+  if (!parsed.success) cannotStart(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  const env = parsed.data;
+  if (!isTarget(env.FUNCTION_TARGET)) cannotStart(`FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}`);
+  // Reads the policy and the cluster setup, and exits 2 when they are bad, before anything listens.
+  await registerTargets(env.FUNCTION_TARGET);
+  const app = getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener;
+  const codeCache = (globalThis as Record<symbol, unknown>)[CODE_CACHE];
+  serveUntilSignal(app, { port: env.PORT, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) } });
+}
+
+main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));
