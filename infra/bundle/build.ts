@@ -1,64 +1,109 @@
-// The production bundle: functions/server.ts and everything it imports, as ESM for
-// Node 22 (app.mjs), so the image needs no node_modules and a cold start resolves no
-// packages, behind a small entry (server.mjs, from loader.mjs) that turns on the compile
-// cache first, plus chunks/ loaded on first need. Usage: `npm run bundle` ->
-// dist/bundle/{server.mjs, app.mjs, chunks/, app.mjs.map, meta.json}.
-import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The production bundle: functions/server.ts and everything it imports, as CommonJS for Node 22,
+// so the image needs no node_modules and a cold start resolves no packages. app.cjs holds all
+// but the Kubernetes client, which is client.cjs, read when first required (podTerminated's
+// common event never needs it). Beside them: the entry (server.cjs, from loader.cjs), which
+// runs both from V8 code caches per target, and warm.cjs, which writes those caches (the image
+// runs it once). Usage: `npm run bundle` -> dist/bundle/{server.cjs, app.cjs, client.cjs,
+// warm.cjs, maps, meta.json}; `npm run bundle -- --warm` also warms the caches with the Node
+// running the command.
+//
+// Why CommonJS: an ESM bundle paid for the module loader on every chunk and for
+// `import ... from 'node:http'`, whose ESM facade reads every export of node:http and so loads
+// Node's internal undici (about 15 ms); `require` does neither. The targets a process does not
+// serve are still evaluated only on first need (esbuild turns their dynamic imports into lazy
+// initialisers), and with the code cache their source is not even parsed.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+import { TARGETS } from '../../functions/targets.js';
+import { clientEntry } from './client-entry.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
-export const BUNDLE_FILE = join(BUNDLE_DIR, 'server.mjs');
+export const BUNDLE_FILE = join(BUNDLE_DIR, 'server.cjs');
+/** Packages bundled into a file of their own, by name; loader.cjs's SEPARATE says the same. */
+export const SEPARATE = { '@kubernetes/client-node': 'client' } as const;
+
 /** The Node major the bundle is built for; serverless.yml's runtime and the Dockerfile say the same (tested). */
 export const BUNDLE_TARGET = 'node22';
 
 export interface BundleResult {
+  /** The entry, server.cjs. */
   file: string;
+  /** Size of app.cjs, what every start reads. */
   bytes: number;
+  /** Size of client.cjs, read on first need. */
+  clientBytes: number;
   ms: number;
 }
 
-/** `outfile` is the entry (server.mjs); the bundle lands beside it as app.mjs, plus chunks/. */
+const common: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: BUNDLE_TARGET,
+  minify: true,
+  // tr46 and whatwg-url ask for "punycode", which Node resolves to its deprecated builtin
+  // (a DEP0040 warning at every start); the npm package of the same code is installed.
+  alias: { punycode: 'punycode/' },
+  logLevel: 'warning',
+};
+
+/** `outfile` is the entry (server.cjs); app.cjs, client.cjs and warm.cjs land beside it. */
 export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const started = Date.now();
-  // A fresh directory: no stale map, licence file or compile cache from an older build.
-  rmSync(dirname(outfile), { recursive: true, force: true });
-  mkdirSync(dirname(outfile), { recursive: true });
-  copyFileSync(join(ROOT, 'infra', 'bundle', 'loader.mjs'), outfile);
-  const app = join(dirname(outfile), 'app.mjs');
-  const result = await build({
-    entryPoints: { app: join(ROOT, 'functions', 'server.ts') },
-    outdir: dirname(outfile),
-    // Code split at the dynamic imports: the Kubernetes client and the targets a process does
-    // not serve land in chunks/ and are read only when first needed, so a cold start neither
-    // parses nor evaluates them.
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLE_TARGET,
-    minify: true,
-    // Stack traces in logs still name our files and lines.
-    sourcemap: 'linked',
-    metafile: true,
-    legalComments: 'linked',
-    // Express, body-parser and friends are CommonJS and call require() for Node's builtins;
-    // an ESM file has no require, so give the bundle one.
-    banner: { js: "import { createRequire as __ktCreateRequire } from 'node:module'; const require = __ktCreateRequire(import.meta.url);" },
-    // tr46 and whatwg-url ask for "punycode", which Node resolves to its deprecated builtin
-    // (a DEP0040 warning at every start); the npm package of the same code is installed.
-    alias: { punycode: 'punycode/' },
-    logLevel: 'warning',
-  });
-  writeFileSync(join(dirname(outfile), 'meta.json'), JSON.stringify(result.metafile));
-  return { file: outfile, bytes: statSync(app).size, ms: Date.now() - started };
+  const dir = dirname(outfile);
+  // A fresh directory: no stale map, licence file or code cache from an older build.
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const app = join(dir, 'app.cjs');
+  const client = join(dir, 'client.cjs');
+  const [result] = await Promise.all([
+    build({
+      ...common,
+      entryPoints: [join(ROOT, 'functions', 'server.ts')],
+      outfile: app,
+      external: Object.keys(SEPARATE),
+      // Stack traces in logs still name our files and lines.
+      sourcemap: 'linked',
+      metafile: true,
+      legalComments: 'linked',
+    }),
+    build({
+      ...common,
+      stdin: { contents: clientEntry([join(ROOT, 'functions'), join(ROOT, 'shared')]), resolveDir: ROOT, sourcefile: 'client.ts' },
+      outfile: client,
+      sourcemap: 'linked',
+      legalComments: 'linked',
+    }),
+    build({
+      ...common,
+      entryPoints: [join(ROOT, 'infra', 'bundle', 'warm.ts')],
+      outfile: join(dir, 'warm.cjs'),
+      define: { __KUBE_TIDY_TARGETS__: JSON.stringify(Object.keys(TARGETS)) },
+      legalComments: 'none',
+    }),
+  ]);
+  writeFileSync(join(dir, 'meta.json'), JSON.stringify(result.metafile));
+  const id = createHash('sha256').update(readFileSync(app)).update(readFileSync(client)).digest('hex').slice(0, 16);
+  writeFileSync(outfile, readFileSync(join(ROOT, 'infra', 'bundle', 'loader.cjs'), 'utf8').replace('__KUBE_TIDY_BUILD__', id));
+  return { file: outfile, bytes: statSync(app).size, clientBytes: statSync(client).size, ms: Date.now() - started };
+}
+
+/** Runs warm.cjs with `node` (the Node that will serve): code-cache/ then holds one cache per target. */
+export function warmCodeCache(entry: string, node = process.execPath): void {
+  execFileSync(node, [join(dirname(entry), 'warm.cjs')], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const r = await bundle();
-  console.log(`${relative(ROOT, r.file)}: ${(r.bytes / 1024).toFixed(0)} KiB in ${r.ms} ms`);
+  console.log(`${relative(ROOT, r.file)}: app.cjs ${(r.bytes / 1024).toFixed(0)} KiB, client.cjs ${(r.clientBytes / 1024).toFixed(0)} KiB in ${r.ms} ms`);
+  if (process.argv.includes('--warm')) {
+    const warmed = Date.now();
+    warmCodeCache(r.file);
+    console.log(`code caches warmed in ${Date.now() - warmed} ms (${process.version})`);
+  }
 }

@@ -1,33 +1,33 @@
 // The production bundle, as the image runs it: the entry and the bundle alone (no node_modules
-// anywhere above them), on Node 22, FUNCTION_TARGET picking the function. It must answer a real Knative event
-// and drain on SIGTERM. The kubeconfig points nowhere: this event needs no API request.
+// anywhere above them), on Node 22, FUNCTION_TARGET picking the function. It must answer real
+// Knative events and drain on SIGTERM, with and without its warmed code caches, and never run
+// code from a cache that is not its own. The kubeconfig points nowhere: a Running pod's event
+// needs no API request, and a failed pod's delete fails fast.
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { bundle } from '../../../infra/bundle/build.js';
+import { bundle, warmCodeCache } from '../../../infra/bundle/build.js';
 import { node22 } from '../../../infra/bundle/node22.js';
+import { TARGETS } from '../../../functions/targets.js';
 import { toApiServerSourceEvent } from '../../../shared/events/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
 vi.setConfig({ testTimeout: 30_000 });
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-bundle-'));
-let file = '';
-let built = { bytes: 0, ms: 0 };
+const run = join(dir, 'run');
+const caches = join(run, 'code-cache');
+let built = { bytes: 0, clientBytes: 0, ms: 0 };
 
 beforeAll(async () => {
-  const out = join(dir, 'build', 'server.mjs');
+  const out = join(dir, 'build', 'server.cjs');
   built = await bundle(out);
-  file = join(dir, 'run', 'server.mjs');
-  mkdirSync(join(dir, 'run'));
-  copyFileSync(out, file);
-  copyFileSync(join(dir, 'build', 'app.mjs'), join(dir, 'run', 'app.mjs'));
-  // What the entry loads on first need (the Kubernetes client, each target).
-  cpSync(join(dir, 'build', 'chunks'), join(dir, 'run', 'chunks'), { recursive: true });
+  mkdirSync(run);
+  for (const f of ['server.cjs', 'app.cjs', 'client.cjs', 'warm.cjs']) copyFileSync(join(dir, 'build', f), join(run, f));
   writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: p\n    pluginConfig: [{name: RemoveFailedPods, args: {}}]\n    plugins: {deschedule: {enabled: [RemoveFailedPods]}}\n');
   writeFileSync(
     join(dir, 'kubeconfig'),
@@ -35,47 +35,115 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-function run(target: string) {
-  const child = spawn(node22(), [file], {
-    cwd: join(dir, 'run'),
-    env: { PATH: process.env.PATH, FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig') },
+function start(target: string, env: Record<string, string> = {}) {
+  const child = spawn(node22(), [join(run, 'server.cjs')], {
+    cwd: run,
+    env: { PATH: process.env.PATH, FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const port = new Promise<number>((resolve, reject) => {
+  const serving = new Promise<{ port: number; codeCache: Record<string, string> }>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (l) => {
-      const line = JSON.parse(l) as { msg?: string; port?: number };
-      if (line.msg === 'serving') resolve(line.port!);
+      const line = JSON.parse(l) as { msg?: string; port: number; codeCache: Record<string, string> };
+      if (line.msg === 'serving') resolve(line);
     });
     child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
   });
-  return { child, port, exit, stderr: () => stderr };
+  return { child, serving, exit, stderr: () => stderr };
 }
 
+/** Starts podTerminated, sends a pod's update, stops it; what it logged and answered. */
+async function serveOneEvent(phase: 'Running' | 'Failed' = 'Running', env: Record<string, string> = {}) {
+  const p = start('podTerminated', env);
+  const { port, codeCache } = await p.serving;
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ml', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-1', controller: true }] }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase, startTime: '2026-01-01T00:00:00Z' } };
+  const msg = HTTP.binary(toApiServerSourceEvent('update', pod, 'https://api.example'));
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
+  const body = (await res.json()) as unknown;
+  p.child.kill('SIGTERM');
+  return { status: res.status, body, codeCache, exit: await p.exit, stderr: p.stderr() };
+}
+
+const cacheFiles = () => (existsSync(caches) ? readdirSync(caches).sort() : []);
+
 describe('the bundle on Node 22', () => {
-  it('is one self-contained file of a few MB', () => {
+  it('is two self-contained CommonJS files of a few MB, the Kubernetes client in the second', () => {
     expect(built.bytes).toBeGreaterThan(100_000);
-    expect(built.bytes).toBeLessThan(8_000_000);
+    expect(built.bytes + built.clientBytes).toBeLessThan(8_000_000);
+    const app = readFileSync(join(run, 'app.cjs'), 'utf8');
+    expect(app).not.toMatch(/^import |\bimport\.meta\b/m);
+    // Every use of the client goes through the entry's require, which reads client.cjs.
+    expect(app).toContain('require("@kubernetes/client-node")');
+    expect(app).not.toContain('class KubeConfig');
   });
 
-  it('serves podTerminated: a Running pod from a Knative event is nothing to do; SIGTERM exits 0', async () => {
-    const p = run('podTerminated');
-    const port = await p.port;
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ml', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Running' } };
-    const msg = HTTP.binary(toApiServerSourceEvent('update', pod, 'https://api.example'));
-    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ outcome: 'nothing-to-do', pod: 'ml/web' });
-    p.child.kill('SIGTERM');
-    expect(await p.exit).toBe(0);
-    expect(p.stderr()).toBe('');
+  it('serves podTerminated without a code cache: a Running pod is nothing to do; SIGTERM exits 0', async () => {
+    rmSync(caches, { recursive: true, force: true });
+    const r = await serveOneEvent();
+    // The client is not even read for this event.
+    expect(r).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do', pod: 'ml/web' }, codeCache: { app: 'none' }, exit: 0, stderr: '' });
+    // Only warm.cjs asks for a cache to be written.
+    expect(cacheFiles()).toEqual([]);
+  });
+
+  it('loads the Kubernetes client from client.cjs when a long-failed pod must be deleted', async () => {
+    const r = await serveOneEvent('Failed');
+    // The policy selects it; the DELETE goes to the kubeconfig's server, which is not there.
+    expect(r.status).toBe(503);
+    expect(JSON.stringify(r.body)).toMatch(/delete pod ml\/web.*127\.0\.0\.1:9/);
+    expect(r.exit).toBe(0);
   });
 
   it('refuses a FUNCTION_TARGET that is not registered, naming the ones that are', async () => {
-    const p = run('nope');
-    await expect(p.port).rejects.toThrow(/"nope" is not one of .*podTerminated/);
+    const p = start('nope');
+    await expect(p.serving).rejects.toThrow(/"nope" is not one of .*podTerminated/);
     expect(await p.exit).toBe(2);
+  });
+
+  it('warm.cjs writes a code cache per target and file, named for this build, and V8 takes them', async () => {
+    rmSync(caches, { recursive: true, force: true });
+    warmCodeCache(join(run, 'server.cjs'), node22());
+    const build = readFileSync(join(run, 'server.cjs'), 'utf8').match(/const BUILD = '([0-9a-f]{16})'/)?.[1];
+    expect(cacheFiles()).toEqual(Object.keys(TARGETS).flatMap((t) => [`${t}-app-${build}.bin`, `${t}-client-${build}.bin`]).sort());
+    const r = await serveOneEvent();
+    expect(r).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do', pod: 'ml/web' }, codeCache: { app: 'accepted' }, exit: 0, stderr: '' });
+    // A target that loads the client at start takes both caches.
+    const sweep = start('sweep');
+    expect((await sweep.serving).codeCache).toEqual({ app: 'accepted', client: 'accepted' });
+    sweep.child.kill('SIGTERM');
+    expect(await sweep.exit).toBe(0);
+  });
+
+  // V8 in release builds does not check a cache's checksum: a damaged one would crash the process.
+  it('a damaged cache is rejected and the code compiled as usual: same answer', async () => {
+    const file = join(caches, cacheFiles().find((f) => f.startsWith('podTerminated-app-'))!);
+    const good = readFileSync(file);
+    try {
+      const bad = Buffer.from(good);
+      bad.fill(7, 64, 4096);
+      writeFileSync(file, bad);
+      const r = await serveOneEvent();
+      expect(r).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do' }, codeCache: { app: 'rejected' }, exit: 0 });
+    } finally {
+      writeFileSync(file, good);
+    }
+  });
+
+  it.skipIf(process.versions.node.startsWith('22.'))('a cache written by another Node (this one) is rejected by V8 and the code compiled as usual', async () => {
+    rmSync(caches, { recursive: true, force: true });
+    warmCodeCache(join(run, 'server.cjs'), process.execPath);
+    expect(cacheFiles()).toHaveLength(2 * Object.keys(TARGETS).length);
+    const r = await serveOneEvent();
+    expect(r).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do' }, codeCache: { app: 'rejected' }, exit: 0, stderr: '' });
+  });
+
+  it('a start that fails writes no cache, even when asked to', async () => {
+    rmSync(caches, { recursive: true, force: true });
+    const p = start('podTerminated', { KUBE_TIDY_WRITE_CODE_CACHE: '1', POLICY_FILE: join(dir, 'missing.yaml') });
+    await expect(p.serving).rejects.toThrow(/cannot start/);
+    expect(await p.exit).toBe(2);
+    expect(cacheFiles()).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../../infra/knative/declaration.js';
 import { node22 } from '../../../infra/bundle/node22.js';
+import { TARGETS } from '../../../functions/targets.js';
 import { toApiServerSourceEvent } from '../../../shared/events/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
@@ -66,8 +67,8 @@ describe('infra/docker/Dockerfile', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     for (const s of stages) expect(s[0]!.args).toMatch(/^node:22-slim\b/);
     for (const i of final.filter((i) => i.op === 'COPY')) expect(i.args).toMatch(/^--from=build /);
-    // The one RUN there warms the compile cache; nothing is installed in the runtime stage.
-    expect(final.filter((i) => i.op === 'RUN').map((i) => i.args)).toEqual([expect.stringMatching(/^node server\.mjs\b/)]);
+    // The one RUN there warms the code cache; nothing is installed in the runtime stage.
+    expect(final.filter((i) => i.op === 'RUN').map((i) => i.args)).toEqual(['node warm.cjs']);
   });
 
   it('runs as a numeric non-root user, which runAsNonRoot can verify', () => {
@@ -76,9 +77,10 @@ describe('infra/docker/Dockerfile', () => {
     expect(Number(uid)).toBeGreaterThan(0);
   });
 
-  it('leaves the runtime stage with the entry, the bundle, its licences and a warm compile cache, no node_modules', () => {
-    expect(readdirSync(state.workdir).sort()).toEqual(['.compile-cache', 'app.mjs', 'app.mjs.LEGAL.txt', 'chunks', 'server.mjs']);
-    expect(readdirSync(join(state.workdir, '.compile-cache'), { recursive: true }).length).toBeGreaterThan(1);
+  it('leaves the runtime stage with the entry, the bundle, its licences and a warm code cache per target, no node_modules', () => {
+    expect(readdirSync(state.workdir).sort()).toEqual(['app.cjs', 'app.cjs.LEGAL.txt', 'client.cjs', 'code-cache', 'server.cjs', 'warm.cjs']);
+    const caches = readdirSync(join(state.workdir, 'code-cache')).map((f) => f.split('-').slice(0, 2).join('-'));
+    expect(caches.sort()).toEqual(Object.keys(TARGETS).flatMap((t) => [`${t}-app`, `${t}-client`]).sort());
   });
 
   it("serves a Knative event with the runtime stage's CMD on Node 22 and exits 0 on SIGTERM", async () => {
@@ -91,8 +93,14 @@ describe('infra/docker/Dockerfile', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    let codeCache: unknown;
     const port = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout }).on('line', (l) => (JSON.parse(l) as { msg: string; port: number }).msg === 'serving' && resolve((JSON.parse(l) as { port: number }).port));
+      createInterface({ input: child.stdout }).on('line', (l) => {
+        const line = JSON.parse(l) as { msg: string; port: number; codeCache: unknown };
+        if (line.msg !== 'serving') return;
+        codeCache = line.codeCache;
+        resolve(line.port);
+      });
       child.once('exit', () => reject(new Error('exited before serving')));
     });
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'b', uid: 'u' }, status: { phase: 'Running' } };
@@ -101,6 +109,8 @@ describe('infra/docker/Dockerfile', () => {
     expect(res.status).toBe(200);
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+    // Warmed by the image's own Node, so V8 takes it.
+    expect(codeCache).toEqual({ app: 'accepted' });
   });
 
   it('keeps test files out of the build context, as its .dockerignore says', () => {
