@@ -67,7 +67,8 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       entryPoints: [join(ROOT, 'functions', 'server.ts')],
       outfile: app,
       external: Object.keys(SEPARATE),
-      // Stack traces in logs still name our files and lines.
+      // For mapping a production stack trace back to the source by hand: the image does not
+      // ship the maps, and Node does not apply them to code run through vm.Script.
       sourcemap: 'linked',
       metafile: true,
       legalComments: 'linked',
