@@ -47,17 +47,44 @@ export function inFlightOf(n: Node): InFlight | undefined {
   }
 }
 
-/** Sets (or with null clears) the mark, the in-flight record and the cordon in one patch. */
-export async function markNode(core: CoreV1Api, name: string, change: { mark?: Mark | null; inFlight?: InFlight | null; cordon?: boolean }): Promise<void> {
+/**
+ * On a node kube-tidy cordoned itself. Only such a node is uncordoned when kube-tidy gives it
+ * back: one that was already cordoned (an operator's maintenance, a drain) stays cordoned.
+ */
+export const CORDONED = 'kube-tidy.dev/defrag-cordoned';
+
+/**
+ * Sets (or with null clears) the mark and the in-flight record in one patch. `cordon: true`
+ * cordons the node and remembers that kube-tidy did, unless it was cordoned already;
+ * `cordon: false` gives back only a cordon kube-tidy made. `node` is updated to match, so
+ * the rest of the step sees what was written.
+ */
+export async function markNode(core: CoreV1Api, node: Node, change: { mark?: Mark | null; inFlight?: InFlight | null; cordon?: boolean }): Promise<void> {
+  const name = node.metadata.name!;
   const annotations: Record<string, string | null> = {};
   if (change.mark !== undefined) annotations[MARK] = change.mark;
   if (change.inFlight !== undefined) annotations[IN_FLIGHT] = change.inFlight === null ? null : JSON.stringify(change.inFlight);
-  const body = { metadata: { annotations }, ...(change.cordon === undefined ? {} : { spec: { unschedulable: change.cordon } }) };
+  let unschedulable: boolean | undefined;
+  if (change.cordon === true && !node.spec?.unschedulable) {
+    unschedulable = true;
+    annotations[CORDONED] = 'true';
+  } else if (change.cordon === false && node.metadata.annotations?.[CORDONED]) {
+    unschedulable = false;
+    annotations[CORDONED] = null;
+  }
+  const body = { metadata: { annotations }, ...(unschedulable === undefined ? {} : { spec: { unschedulable } }) };
   try {
     await core.patchNode({ name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   } catch (e) {
     throw toKubeError(e, `mark node ${name}`);
   }
+  const kept = { ...node.metadata.annotations };
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === null) delete kept[k];
+    else kept[k] = v;
+  }
+  node.metadata.annotations = kept;
+  if (unschedulable !== undefined) node.spec = { ...node.spec, unschedulable };
 }
 
 /** The owner's pods that are live (not terminal, not terminating). */

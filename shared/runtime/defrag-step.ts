@@ -9,6 +9,7 @@ import { inFlightOf, markNode, markOf, ownerPods, readCluster, type InFlight } f
 // and where), re-plan from the cluster as it is, then make the next single eviction. The
 // scheduler places every replacement; the node being freed is cordoned so nothing lands
 // there, and a swap's spot is held by cordoning it until the blocker's replacement runs.
+// Only cordons kube-tidy made are ever undone (defrag-io.ts, CORDONED).
 // Re-planning each step is how drift is handled: the plan always starts from the truth.
 
 export interface StepOptions {
@@ -40,6 +41,7 @@ export interface StepReport {
 export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOptions): Promise<StepReport> {
   const cluster = await readCluster(core, kc);
   let requests = cluster.requests;
+  const nodeNamed = (name: string) => cluster.nodes.find((n) => n.metadata.name === name)!;
   let verified: Verified | undefined;
 
   for (const node of cluster.nodes) {
@@ -56,14 +58,12 @@ export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOpti
     const asPlanned = landed === f.move.to;
     verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
     if (!asPlanned) verified.drift = evictedStill ? 'the pod was not evicted' : landed ? `landed on ${landed}, not ${f.move.to}: re-planned` : 'no replacement ran in time: re-planned';
-    await markNode(core, node.metadata.name!, { inFlight: null });
+    await markNode(core, node, { inFlight: null });
     requests++;
     // The swap's held spot is released now that the blocker runs elsewhere.
     if (f.move.reserveFor) {
-      await markNode(core, f.move.from, { mark: null, cordon: false });
+      await markNode(core, nodeNamed(f.move.from), { mark: null, cordon: false });
       requests++;
-      const n = cluster.nodes.find((x) => x.metadata.name === f.move.from);
-      if (n?.spec) n.spec.unschedulable = false;
     }
   }
 
@@ -76,8 +76,8 @@ export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOpti
   const stuck = new Set(plan.notFreed.map((x) => x.node));
   for (const t of opts.dryRun ? [] : targets) {
     // Done, or no longer freeable after drift: mark it freed, or give the node back.
-    if (!occupiedNow.has(t)) await markNode(core, t, { mark: 'freed' });
-    else if (stuck.has(t)) await markNode(core, t, { mark: null, cordon: false });
+    if (!occupiedNow.has(t)) await markNode(core, nodeNamed(t), { mark: 'freed' });
+    else if (stuck.has(t)) await markNode(core, nodeNamed(t), { mark: null, cordon: false });
     else continue;
     requests++;
   }
@@ -86,11 +86,11 @@ export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOpti
   if (opts.dryRun) return { outcome: 'planned', verified, plan: report(plan.moves), requests };
 
   if (!targets.includes(move.frees)) {
-    await markNode(core, move.frees, { mark: 'target', cordon: true });
+    await markNode(core, nodeNamed(move.frees), { mark: 'target', cordon: true });
     requests++;
   }
   if (move.reserveFor) {
-    await markNode(core, move.from, { mark: 'reserved', cordon: true });
+    await markNode(core, nodeNamed(move.from), { mark: 'reserved', cordon: true });
     requests++;
   }
   const pod = cluster.pods.find((p) => p.metadata.uid === move.pod.uid)!;
@@ -98,11 +98,11 @@ export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOpti
   const result = await evictPod(core, { ...move.pod, resourceVersion: pod.metadata.resourceVersion });
   requests++;
   if (result.outcome !== 'evicted') {
-    if (move.reserveFor) await markNode(core, move.from, { mark: null, cordon: false });
+    if (move.reserveFor) await markNode(core, nodeNamed(move.from), { mark: null, cordon: false });
     return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests };
   }
   const inFlight: InFlight = { move, ownerUids, at: opts.now };
-  await markNode(core, move.frees, { inFlight });
+  await markNode(core, nodeNamed(move.frees), { inFlight });
   requests++;
   return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), requests };
 }

@@ -2,6 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../harness/index.js';
 import { defragStep } from '../../../shared/runtime/defrag-step.js';
+import { CORDONED } from '../../../shared/runtime/defrag-io.js';
 import { converge } from './converge.js';
 import { MOST_ALLOCATED_PROFILES, buildFragmented, createNodes, nodeNames, occupiedNodes, runningPods } from './scenario.js';
 
@@ -57,7 +58,11 @@ describe('defragmentation against a real scheduler', () => {
     }
     const marked = (await core.listNode()).items.filter((n) => n.metadata?.annotations?.['kube-tidy.dev/defrag'] === 'freed');
     expect(marked.map((n) => n.metadata!.name).sort()).toEqual(nodes.filter((n) => !occupied.has(n)));
-    expect(marked.every((n) => n.spec?.unschedulable)).toBe(true);
+    expect(marked.every((n) => n.spec?.unschedulable && n.metadata?.annotations?.[CORDONED] === 'true')).toBe(true);
+    // Every other cordon it made (the swap's held spot) was given back.
+    const freed = new Set(marked.map((n) => n.metadata!.name));
+    const others = (await core.listNode()).items.filter((n) => !freed.has(n.metadata!.name));
+    expect(others.filter((n) => n.spec?.unschedulable || n.metadata?.annotations?.[CORDONED] || n.metadata?.annotations?.['kube-tidy.dev/defrag'])).toEqual([]);
     expect(result.evictions).toBeGreaterThanOrEqual(4);
     console.log(`[defrag] 6 nodes: ${JSON.stringify({ ...result, last: result.last.plan?.summary })}`);
   });
