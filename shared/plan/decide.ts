@@ -1,7 +1,7 @@
 import { isTerminal } from '../model/pod.js';
 import { compileGate } from '../evictor/gate.js';
 import { EvictionLimiter, type LimitHit } from '../evictor/limits.js';
-import type { Policy } from '../policy/policy.js';
+import type { Policy, Profile, StrategyConfig } from '../policy/policy.js';
 import { STRATEGIES } from '../strategies/registry.js';
 import type { PodMatcher } from '../strategies/lifecycle/matcher.js';
 import type { Decision, Kept, Plan } from './decision.js';
@@ -26,7 +26,7 @@ export function newSession(policy: Policy): DecideSession {
 
 export const DEFAULT_PROTECTED_NAMESPACES: readonly string[] = ['kube-system'];
 
-const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
+export const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
   none: undefined,
   node: 'limit maxNoOfPodsToEvictPerNode reached',
   namespace: 'limit maxNoOfPodsToEvictPerNamespace reached',
@@ -52,15 +52,7 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
 
   // Match every strategy in one pass over the pods: each pod object is brought into the CPU
   // cache once, not once per strategy, which is most of the cost over 100,000 pods.
-  const runs = policy.profiles.flatMap((profile) =>
-    profile.strategies.map((strategy) => ({
-      profile,
-      strategy,
-      matcher: (STRATEGIES[strategy.name] as { compile(args: unknown): PodMatcher }).compile(strategy.args),
-      picked: [] as number[],
-      keys: [] as number[],
-    })),
-  );
+  const runs = compileRuns(policy).map((run) => ({ ...run, picked: [] as number[], keys: [] as number[] }));
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i]!;
     for (const run of runs) {
@@ -103,17 +95,29 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   return { decisions, kept, evaluated: snapshot.pods.length };
 }
 
+/** Every enabled strategy with its compiled matcher, in the order decide runs them. */
+export function compileRuns(policy: Policy): { profile: Profile; strategy: StrategyConfig; matcher: PodMatcher }[] {
+  return policy.profiles.flatMap((profile) =>
+    profile.strategies.map((strategy) => ({
+      profile,
+      strategy,
+      matcher: (STRATEGIES[strategy.name] as { compile(args: unknown): PodMatcher }).compile(strategy.args),
+    })),
+  );
+}
+
+/** Sort keys smaller first, unknown times (NaN) last, then by position: the order decide acts in. */
+export function byKey(ka: number, kb: number, a: number, b: number): number {
+  const an = ka !== ka;
+  const bn = kb !== kb;
+  return an || bn ? Number(an) - Number(bn) : ka - kb || a - b;
+}
+
 /** The selected positions in the strategy's order (its sort keys, smaller first). */
 function inOrder(picked: readonly number[], keys: readonly number[]): number[] {
   // Sort positions rather than wrapper objects: no garbage per selected pod. Stable; unknown
   // times (NaN) go last rather than scrambling the order.
   const order = Array.from(picked.keys());
-  order.sort((a, b) => {
-    const ka = keys[a]!;
-    const kb = keys[b]!;
-    const an = ka !== ka;
-    const bn = kb !== kb;
-    return an || bn ? Number(an) - Number(bn) : ka - kb || a - b;
-  });
+  order.sort((a, b) => byKey(keys[a]!, keys[b]!, a, b));
   return order.map((o) => picked[o]!);
 }

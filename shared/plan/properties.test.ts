@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
+import { AcrossPages } from './across-pages.js';
 import { decide } from './decide.js';
 import type { Pod } from '../model/kube.js';
 import { effectiveProtections } from '../evictor/schema.js';
@@ -135,6 +136,38 @@ describe('properties of decide', () => {
       if (limits.maxNoOfPodsToEvictPerNode !== undefined) expect(count((d) => d.node)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNode);
       if (limits.maxNoOfPodsToEvictPerNamespace !== undefined) expect(count((d) => d.namespace)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNamespace);
       expect(new Set(decisions.map((d) => d.uid)).size).toBe(decisions.length);
+    },
+  );
+
+  const arbLimits = fc.record({
+    maxNoOfPodsToEvictPerNode: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+    maxNoOfPodsToEvictPerNamespace: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+    maxNoOfPodsToEvictTotal: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+  });
+
+  // Most random pods are protected (terminating, mirror, critical, ...); here most must be
+  // selectable, or the order and the limits are seldom put to the test.
+  const arbSelectable = arbPods.map((pods) => pods.map((p) => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: undefined, annotations: {} } })));
+  const permissive = { evictDaemonSetPods: true, evictSystemCriticalPods: true, evictLocalStoragePods: true, evictFailedBarePods: true };
+
+  test.prop([arbSelectable, arbStrategies, arbLimits, fc.integer({ min: 1, max: 7 })], { numRuns: 300 })(
+    'deciding page by page across a pass gives the decisions, in the order, of one decide over every pod',
+    (pods, strategies, limits, pageSize) => {
+      const top = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+      const policy = policyOf(strategies, { top, evictor: permissive });
+      const whole = decide(policy, { pods }, NOW);
+      const pass = new AcrossPages(policy);
+      const pageKept: string[] = [];
+      for (let i = 0; i < pods.length; i += pageSize) {
+        const page = pods.slice(i, i + pageSize);
+        const plan = decide(policy, { pods: page }, NOW, { session: pass.session });
+        pageKept.push(...plan.kept.map((k) => k.uid));
+        pass.add(plan, page);
+      }
+      const done = pass.finish();
+      expect(done.decisions).toEqual(whole.decisions);
+      // Held back by the gate (on a page) or by a limit (at the end): the same pods.
+      expect(new Set([...pageKept, ...done.kept.map((k) => k.uid)])).toEqual(new Set(whole.kept.map((k) => k.uid)));
     },
   );
 });
