@@ -1,6 +1,8 @@
 import { listPods } from '../kube/index.js';
 import type { Pod } from '../model/kube.js';
-import { decide, newSession } from '../plan/decide.js';
+import { AcrossPages } from '../plan/across-pages.js';
+import { decide } from '../plan/decide.js';
+import type { Kept } from '../plan/decision.js';
 import { phaseFieldSelector } from '../plan/field-selector.js';
 import { snapshotNeeds } from '../plan/needs.js';
 import type { Policy } from '../policy/policy.js';
@@ -8,9 +10,12 @@ import { act, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
 import type { Runtime } from './runtime.js';
 
-// One full pass of the policy over the cluster, page by page: what `sweep` runs on a
-// schedule and `invoke` runs on request. Memory is bounded by the page size (plus the
-// context a policy asks for); limits span the whole pass; a time budget stops it cleanly.
+// One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
+// runs on request. It reads the pods a page at a time and decides each page as it comes, but
+// acts only once every page is read: each strategy's order (oldest first) and the limits are
+// over the whole cluster, as the descheduler's are (see plan/across-pages.ts). Memory holds
+// one page of pods plus the decisions (plus the context a policy asks for). A time budget
+// stops it cleanly, while reading or while acting.
 
 export interface PassOptions {
   policy: Policy;
@@ -43,11 +48,16 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const started = rt.now();
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
-  const session = newSession(opts.policy);
+  const pass = new AcrossPages(opts.policy);
   const context = await fetchContext(rt, snapshotNeeds(opts.policy));
   const fieldSelector = phaseFieldSelector(opts.policy);
   const s: PassSummary = { dryRun: opts.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, results: [], keptPods: [] };
+  const keep = (kept: readonly Kept[]) => {
+    s.kept += kept.length;
+    for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
+  };
 
+  // Read and decide every page first: the order and the limits are over all of them.
   const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
   outer: for (const namespace of scopes) {
     let listRequests = 0;
@@ -55,31 +65,33 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items as Pod[] }, rt.now(), { session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
-      s.kept += plan.kept.length;
-      for (const k of plan.kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
-      for (const decision of plan.decisions) {
-        if (rt.now() > deadline) {
-          s.stoppedBy = 'time-budget';
-          break outer;
-        }
-        s.selected++;
-        const result = await act(rt, decision, { dryRun: opts.dryRun, throwTransient: false });
-        s.requests += 1 + (rt.config.RECORD_EVENTS && !opts.dryRun && (result.outcome === 'deleted' || result.outcome === 'evicted') ? 1 : 0);
-        s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
-        if (s.results.length < maxResults) s.results.push(result);
-      }
-      if (session.limiter.totalReached()) {
-        s.stoppedBy = 'limit-total';
-        break outer;
-      }
+      const pods = page.items as Pod[];
+      const plan = decide(opts.policy, { ...context.snapshot, pods }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      keep(plan.kept);
+      pass.add(plan, pods);
       if (rt.now() > deadline) {
         s.stoppedBy = 'time-budget';
+        s.requests += listRequests;
         break outer;
       }
     }
     s.requests += listRequests;
   }
+
+  const { decisions, kept, totalReached } = pass.finish();
+  keep(kept);
+  for (const decision of decisions) {
+    if (rt.now() > deadline) {
+      s.stoppedBy = 'time-budget';
+      break;
+    }
+    s.selected++;
+    const result = await act(rt, decision, { dryRun: opts.dryRun, throwTransient: false });
+    s.requests += 1 + (rt.config.RECORD_EVENTS && !opts.dryRun && (result.outcome === 'deleted' || result.outcome === 'evicted') ? 1 : 0);
+    s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
+    if (s.results.length < maxResults) s.results.push(result);
+  }
+  if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
   s.durationMs = rt.now() - started;
   return s;
 }

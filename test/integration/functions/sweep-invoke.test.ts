@@ -54,6 +54,26 @@ describe('sweep', () => {
   });
 });
 
+describe('sweep order across pages', () => {
+  const order = testNamespace('fn-sweep-order');
+
+  it('acts on the oldest pods first over the whole cluster, not page by page (one pod a page, a total limit of 1)', async () => {
+    // Listed by name, "a-new" comes first; by age, "z-old" does.
+    await runPod(core(), order.name, 'z-old', { exitCode: 2 });
+    await new Promise((r) => setTimeout(r, 1100)); // creationTimestamp has one-second resolution
+    await runPod(core(), order.name, 'a-new', { exitCode: 2 });
+    const agent = serve(sweep, await runtimeFor(policyFor(order.name, { maxNoOfPodsToEvictTotal: 1 }), { SWEEP_PAGE_SIZE: '1' }));
+    const res = await send(agent, pingRequest());
+    expect(res.status).toBe(200);
+    // Other files' failed pods share the cluster: more pages, none of them selected.
+    expect(res.body.summary).toMatchObject({ selected: 1, outcomes: { deleted: 1 }, kept: 1, stoppedBy: 'limit-total' });
+    expect(res.body.summary.pages).toBeGreaterThanOrEqual(2);
+    expect(res.body.kept).toEqual([expect.objectContaining({ name: 'a-new', reason: 'limit maxNoOfPodsToEvictTotal reached' })]);
+    const left = (await core().listNamespacedPod({ namespace: order.name })).items.map((p) => p.metadata!.name);
+    expect(left).toEqual(['a-new']);
+  });
+});
+
 describe('invoke', () => {
   beforeAll(async () => {
     await runPod(core(), ns.name, 'inv-failed', { exitCode: 7 });
