@@ -11,13 +11,12 @@
 // compiling (figures in the issue 8 note). The other targets load the client at start and
 // always need the cluster, so they get a GET, which the framework's routing and our method
 // check answer with 405. Either way the start path, Express and the policy code are compiled.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { HTTP } from 'cloudevents';
 import { toApiServerSourceEvent } from '../../shared/events/encode.js';
+import { startServer } from './serving.js';
 
 /** The registered targets, put in by infra/bundle/build.ts (importing functions/targets.ts here
  *  would bundle every function into this script). */
@@ -58,26 +57,23 @@ function firstRequests(target: string): RequestInit[] {
 }
 
 async function warmOne(entry: string, target: string, files: { policy: string; kubeconfig: string }): Promise<void> {
-  const child = spawn(process.execPath, [entry], {
+  const server = startServer(process.execPath, [entry], {
     // NODE_OPTIONS passes on: V8 rejects a cache written under other flags (a heap limit, say).
-    env: { PATH: process.env.PATH, ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}), NODE_ENV: 'production', PORT: '0', FUNCTION_TARGET: target, POLICY_FILE: files.policy, KUBECONFIG: files.kubeconfig, KUBE_TIDY_WRITE_CODE_CACHE: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+    NODE_ENV: 'production',
+    PORT: '0',
+    FUNCTION_TARGET: target,
+    POLICY_FILE: files.policy,
+    KUBECONFIG: files.kubeconfig,
+    KUBE_TIDY_WRITE_CODE_CACHE: '1',
   });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (l) => {
-      // pino's msg, or message where the log is shaped for Google Cloud Logging.
-      const line = JSON.parse(l) as { msg?: string; message?: string; port?: number };
-      if ((line.msg ?? line.message) === 'serving') resolve(line.port!);
-    });
-    child.once('exit', (code) => reject(new Error(`${target} exited ${code} before serving: ${stderr}`)));
+  const { port } = await server.serving.catch((e: Error) => {
+    throw new Error(`${target} ${e.message}`);
   });
   for (const request of firstRequests(target)) await (await fetch(`http://127.0.0.1:${port}/`, request)).arrayBuffer();
-  child.kill('SIGTERM');
-  const code = await exited;
-  if (code !== 0) throw new Error(`${target} exited ${code} after its first request: ${stderr}`);
+  server.child.kill('SIGTERM');
+  const code = await server.exited;
+  if (code !== 0) throw new Error(`${target} exited ${code} after its first requests: ${server.stderr()}`);
 }
 
 async function main(): Promise<void> {

@@ -10,11 +10,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { HTTP } from 'cloudevents';
 import { bundle, warmCodeCache } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
+import { startServer } from '../../infra/bundle/serving.js';
 import { toApiServerSourceEvent } from '../../shared/events/index.js';
 import { startCluster } from '../harness/index.js';
 
@@ -55,20 +55,6 @@ async function coldStart(v: Variant): Promise<number> {
   }
 }
 
-/** The bundle's "serving" log line, from one start stopped right after it. */
-async function servingLine(entry: string, env: Record<string, string>): Promise<{ codeCache?: Record<string, string> }> {
-  const child = spawn(node22(), [entry], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    for await (const l of createInterface({ input: child.stdout })) {
-      const line = JSON.parse(l) as { msg?: string; codeCache?: Record<string, string> };
-      if (line.msg === 'serving') return line;
-    }
-    throw new Error(`${entry} exited before serving`);
-  } finally {
-    child.kill('SIGKILL');
-  }
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x);
 
@@ -104,7 +90,9 @@ export async function runColdStartBench(): Promise<object> {
       { name: 'kube-tidy bundle without code cache', args: () => [join(dir, 'uncached', 'server.cjs')], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event() },
       { name: 'kube-tidy tsc build via functions-framework', args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/functions/index.js')}`], env, request: event() },
     ];
-    const codeCache = (await servingLine(built.file, { ...env, FUNCTION_TARGET: 'podTerminated' })).codeCache;
+    const check = startServer(node22(), [built.file], { ...env, PORT: '0', FUNCTION_TARGET: 'podTerminated' });
+    const { codeCache } = await check.serving;
+    check.child.kill('SIGKILL');
     if (codeCache?.app !== 'accepted') throw new Error(`the warmed code cache was not used (${JSON.stringify(codeCache)})`);
     const times = new Map(variants.map((v) => [v.name, [] as number[]]));
     // One warm-up each (file cache), then alternate.

@@ -3,15 +3,14 @@
 // Knative events and drain on SIGTERM, with and without its warmed code caches, and never run
 // code from a cache that is not its own. The kubeconfig points nowhere: a Running pod's event
 // needs no API request, and a failed pod's delete fails fast.
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bundle, warmCodeCache } from '../../../infra/bundle/build.js';
 import { node22 } from '../../../infra/bundle/node22.js';
+import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../functions/targets.js';
 import { toApiServerSourceEvent } from '../../../shared/events/index.js';
 
@@ -36,22 +35,7 @@ beforeAll(async () => {
 }, 120_000);
 
 function start(target: string, env: Record<string, string> = {}) {
-  const child = spawn(node22(), [join(run, 'server.cjs')], {
-    cwd: run,
-    env: { PATH: process.env.PATH, FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const serving = new Promise<{ port: number; codeCache: Record<string, string> }>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (l) => {
-      const line = JSON.parse(l) as { msg?: string; port: number; codeCache: Record<string, string> };
-      if (line.msg === 'serving') resolve(line);
-    });
-    child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
-  });
-  return { child, serving, exit, stderr: () => stderr };
+  return startServer(node22(), [join(run, 'server.cjs')], { FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig'), ...env }, run);
 }
 
 /** Starts podTerminated, sends a pod's update, stops it; what it logged and answered. */
@@ -63,7 +47,7 @@ async function serveOneEvent(phase: 'Running' | 'Failed' = 'Running', env: Recor
   const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
   const body = (await res.json()) as unknown;
   p.child.kill('SIGTERM');
-  return { status: res.status, body, codeCache, exit: await p.exit, stderr: p.stderr() };
+  return { status: res.status, body, codeCache, exit: await p.exited, stderr: p.stderr() };
 }
 
 const cacheFiles = () => (existsSync(caches) ? readdirSync(caches).sort() : []);
@@ -99,7 +83,7 @@ describe('the bundle on Node 22', () => {
   it('refuses a FUNCTION_TARGET that is not registered, naming the ones that are', async () => {
     const p = start('nope');
     await expect(p.serving).rejects.toThrow(/"nope" is not one of .*podTerminated/);
-    expect(await p.exit).toBe(2);
+    expect(await p.exited).toBe(2);
   });
 
   it('warm.cjs writes a code cache per target and file, named for this build, and V8 takes them', async () => {
@@ -113,7 +97,7 @@ describe('the bundle on Node 22', () => {
     const sweep = start('sweep');
     expect((await sweep.serving).codeCache).toEqual({ app: 'accepted', client: 'accepted' });
     sweep.child.kill('SIGTERM');
-    expect(await sweep.exit).toBe(0);
+    expect(await sweep.exited).toBe(0);
   });
 
   // V8 in release builds does not check a cache's checksum: a damaged one would crash the process.
@@ -143,7 +127,7 @@ describe('the bundle on Node 22', () => {
     rmSync(caches, { recursive: true, force: true });
     const p = start('podTerminated', { KUBE_TIDY_WRITE_CODE_CACHE: '1', POLICY_FILE: join(dir, 'missing.yaml') });
     await expect(p.serving).rejects.toThrow(/cannot start/);
-    expect(await p.exit).toBe(2);
+    expect(await p.exited).toBe(2);
     expect(cacheFiles()).toEqual([]);
   });
 });

@@ -4,15 +4,15 @@
 // directory, and its CMD on Node 22. What this cannot show: that the base image exists, the
 // user switch, the layer cache. It does show that the build stage copies enough to bundle
 // and that the runtime stage has all it needs to serve.
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../../infra/knative/declaration.js';
 import { node22 } from '../../../infra/bundle/node22.js';
+import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../functions/targets.js';
 import { toApiServerSourceEvent } from '../../../shared/events/index.js';
 
@@ -87,28 +87,14 @@ describe('infra/docker/Dockerfile', () => {
     expect(state.cmd[0]).toBe('node');
     writeFileSync(join(tmp, 'policy.yaml'), readFileSync(join(REPO_ROOT, 'infra', 'knative', 'policy.yaml')));
     writeFileSync(join(tmp, 'kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n');
-    const child = spawn(node22(), state.cmd.slice(1), {
-      cwd: state.workdir,
-      env: { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    let codeCache: unknown;
-    const port = await new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stdout }).on('line', (l) => {
-        const line = JSON.parse(l) as { msg: string; port: number; codeCache: unknown };
-        if (line.msg !== 'serving') return;
-        codeCache = line.codeCache;
-        resolve(line.port);
-      });
-      child.once('exit', () => reject(new Error('exited before serving')));
-    });
+    const server = startServer(node22(), state.cmd.slice(1), { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') }, state.workdir);
+    const { port, codeCache } = await server.serving;
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'b', uid: 'u' }, status: { phase: 'Running' } };
     const msg = HTTP.binary(toApiServerSourceEvent('add', pod, 'https://api'));
     const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
     expect(res.status).toBe(200);
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
     // Warmed by the image's own Node, so V8 takes it.
     expect(codeCache).toEqual({ app: 'accepted' });
   });
