@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { defragStep } from '../../../shared/runtime/defrag-step.js';
 import { CORDONED, MARK } from '../../../shared/runtime/defrag-io.js';
-import { cordon, createNodes, runningPods, settled } from './scenario.js';
+import { cordon, createNodes, deployment, runningPods, settled } from './scenario.js';
 
 // Defragmentation cordons the node it frees, and gives it back when that node can no longer
 // be freed. It must give back only what it took: a node an operator had cordoned (for
@@ -16,15 +16,6 @@ import { cordon, createNodes, runningPods, settled } from './scenario.js';
 describe('defragmentation and cordons it did not make', () => {
   let cluster: Cluster;
   const ns = 'default';
-  const deployment = (name: string) => ({
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
-    },
-  });
-
   beforeAll(async () => {
     cluster = await startCluster({ name: 'defrag-cordons', kwokNodes: 0 });
     const kc = cluster.kubeConfig();
@@ -33,11 +24,11 @@ describe('defragmentation and cordons it did not make', () => {
     await createNodes(core, ['n1', 'n2']);
     // Steer one Deployment onto each node by cordoning the other, as scenario.ts does.
     await cordon(core, ['n2'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('a') });
+    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('a', 1, '1', false) });
     await settled(core, ns, 1);
     await cordon(core, ['n2'], false);
     await cordon(core, ['n1'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('b') });
+    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('b', 1, '1', false) });
     await settled(core, ns, 2);
     // n1 stays cordoned: the operator's.
   });
@@ -76,7 +67,7 @@ describe('defragmentation and cordons it did not make', () => {
     await core.deleteNamespacedPod({ name: 'debug', namespace: ns, gracePeriodSeconds: 0 });
     await cordon(core, ['n1'], false);
     await cordon(core, ['n2'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('c') });
+    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('c', 1, '1', false) });
     await settled(core, ns, 3);
     await cordon(core, ['n2'], false);
 

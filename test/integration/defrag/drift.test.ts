@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { defragStep } from '../../../shared/runtime/defrag-step.js';
 import { CORDONED, MARK } from '../../../shared/runtime/defrag-io.js';
-import { createNodes, runningPods } from './scenario.js';
+import { createNodes, deployment, runningPods } from './scenario.js';
 
 // Drift: a replacement lands somewhere other than the plan said. The test plays the scheduler
 // for Deployment "p" (its pods name a scheduler nobody runs, and the test binds them), so
@@ -37,17 +37,7 @@ describe('defragmentation when a replacement lands elsewhere than planned', () =
     await createNodes(core, ['n1', 'n2', 'n3']);
     const container = { name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '1', memory: '1Gi' } } };
     await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'anchor' }, spec: { nodeName: 'n2', containers: [container] } } });
-    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
-      namespace: ns,
-      body: {
-        metadata: { name: 'p' },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: { app: 'p' } },
-          template: { metadata: { labels: { app: 'p' } }, spec: { schedulerName: SCHEDULER, terminationGracePeriodSeconds: 0, containers: [container] } },
-        },
-      },
-    });
+    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: ns, body: deployment('p', 1, '1', false, SCHEDULER) });
     await bindPending(core, 'n1');
     await waitFor('anchor running', async () => (await runningPods(core, ns)).some((x) => x.metadata.name === 'anchor'));
   });

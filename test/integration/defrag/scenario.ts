@@ -39,7 +39,8 @@ export async function cordon(core: CoreV1Api, names: string[], on: boolean): Pro
   for (const name of names) await core.patchNode({ name, body: { spec: { unschedulable: on } } }, merge);
 }
 
-function deployment(name: string, replicas: number, cpu: string, anti: boolean) {
+/** A Deployment of pause pods asking `cpu` and 1Gi each; `anti`: one per node; `schedulerName`: placed by another scheduler (or by the test). */
+export function deployment(name: string, replicas: number, cpu: string, anti: boolean, schedulerName?: string) {
   return {
     metadata: { name },
     spec: {
@@ -48,6 +49,7 @@ function deployment(name: string, replicas: number, cpu: string, anti: boolean) 
       template: {
         metadata: { labels: { app: name } },
         spec: {
+          ...(schedulerName ? { schedulerName } : {}),
           terminationGracePeriodSeconds: 0,
           containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu, memory: '1Gi' } } }],
           ...(anti ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: name } }, topologyKey: 'kubernetes.io/hostname' }] } } } : {}),
