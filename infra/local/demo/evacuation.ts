@@ -9,7 +9,7 @@ import { A } from '../../../shared/evacuation/annotations.js';
 import { startCluster } from '../../../test/harness/cluster.js';
 import { installCrds } from '../../../test/harness/crds.js';
 import { waitFor } from '../../../test/harness/wait.js';
-import { startFunctionProcess } from '../../../test/bench/function-process.js';
+import { startFunctionProcess } from '../../../test/harness/function-process.js';
 import { BEHAVIOUR, startMigrationController } from '../../../test/integration/evacuation/controller.js';
 import { startWebhook } from '../../../test/integration/evacuation/webhook.js';
 import { say } from './report.js';

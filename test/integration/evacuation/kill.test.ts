@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { startFunctionProcess, type FunctionProcess } from '../../bench/function-process.js';
+import { startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
 import { knativeRequest, pingRequest } from '../functions/setup.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';
 import { core, createVm, evacuationEnv, kc, migrations, POLICY, readPod, startKubevirtStandIns } from './fixtures.js';
