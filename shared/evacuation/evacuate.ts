@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { Pod } from '../model/kube.js';
 import { A, readState, writeState } from './annotations.js';
 import type { EvacuationConfig } from './config.js';
-import { createMigration, deleteMigration, findMigration, getMigration } from './kubevirt.js';
+import { createMigration, deleteMigration, evacuationMark, findMigration, getMigration } from './kubevirt.js';
 import { acquire, listSlots, release } from './ledger.js';
 import { isDirect, next, type MigrationView, type Observation, type Outcome, type PodView, type Step } from './machine.js';
 import { patchAnnotations, podView, readPod, type PodCore } from './pod-io.js';
@@ -62,21 +62,40 @@ async function drive(d: EvacuationDeps, pod: Pod, view: PodView): Promise<{ outc
   return { outcome: 'waiting', why: `the pod is ${r.outcome}` };
 }
 
-async function end(d: EvacuationDeps, pod: Pod | undefined, ref: { namespace: string; name: string }, step: Extract<Step, { do: 'end' }>, m: MigrationView | undefined) {
+/**
+ * Why an attempt that did not succeed may not be over for KubeVirt: after the Eviction API
+ * started it, KubeVirt's own mark on the VMI keeps its evacuation going. Said, not hidden.
+ */
+async function kubevirtStillEvacuating(d: EvacuationDeps, namespace: string, view: PodView | undefined, outcome: Outcome): Promise<string | undefined> {
+  if (outcome === 'Succeeded' || !view?.vmi || isDirect(view, d.config.settings)) return undefined;
+  try {
+    const node = await evacuationMark(d.custom, namespace, view.vmi);
+    return node && `KubeVirt still marks VMI ${view.vmi} for evacuation from ${node} and keeps creating migrations until that is cancelled (virtctl evacuate-cancel vmi ${view.vmi}, KubeVirt 1.7+)`;
+  } catch (e) {
+    d.log.warn({ vmi: `${namespace}/${view.vmi}`, err: (e as Error).message }, 'could not read the VMI to see whether KubeVirt still evacuates it');
+    return `whether KubeVirt still evacuates VMI ${view.vmi} is unknown: ${(e as Error).message}`;
+  }
+}
+
+/** The end of an evacuation; answers the reason as written, or undefined when the pod changed meanwhile. */
+async function end(d: EvacuationDeps, pod: Pod | undefined, ref: { namespace: string; name: string }, step: Extract<Step, { do: 'end' }>, m: MigrationView | undefined): Promise<string | undefined> {
   if (step.abort && m) await deleteMigration(d.custom, ref.namespace, m.name);
+  const view = pod && podView(pod);
+  const still = await kubevirtStillEvacuating(d, ref.namespace, view, step.outcome);
+  const why = still ? `${step.why}; ${still}` : step.why;
   if (pod && step.write) {
     const at = new Date(d.now()).toISOString();
-    const w = await patchAnnotations(d.core, pod, { ...writeState({ state: 'Idle' }, d.config.holder), [A.request]: null, [A.result]: `${step.outcome} at ${at}: ${step.why}` });
-    if (w === 'conflict') return false;
+    const w = await patchAnnotations(d.core, pod, { ...writeState({ state: 'Idle' }, d.config.holder), [A.request]: null, [A.result]: `${step.outcome} at ${at}: ${why}` });
+    if (w === 'conflict') return undefined;
   }
   const key = `${ref.namespace}/${ref.name}`;
   const held = (await listSlots(d.core, d.config.namespace)).filter((s) => s.pod === key || s.uid === pod?.metadata.uid).map((s) => s.uid);
   if (held.length) await release(d.core, d.config.namespace, held);
   if (pod && d.events && step.write) {
-    const type = step.outcome === 'Succeeded' || step.outcome === 'Cancelled' ? 'Normal' : 'Warning';
-    await recordPodEvent(d.events, { namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! }, { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: step.why });
+    const type = (step.outcome === 'Succeeded' || step.outcome === 'Cancelled') && !still ? 'Normal' : 'Warning';
+    await recordPodEvent(d.events, { namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! }, { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: why });
   }
-  return true;
+  return why;
 }
 
 /** Carry the pod's evacuation as far as it goes now. `initial`: a copy just listed (saves a GET). */
@@ -119,9 +138,11 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
         await release(d.core, d.config.namespace, [view!.uid]);
         return { outcome: 'backoff', pod: key, why: step.why, ...info };
       }
-      case 'end':
-        if (!(await end(d, pod, ref, step, migration))) continue;
-        return { outcome: step.outcome.toLowerCase() as PassOutcome, pod: key, why: step.why, ...info };
+      case 'end': {
+        const why = await end(d, pod, ref, step, migration);
+        if (why === undefined) continue;
+        return { outcome: step.outcome.toLowerCase() as PassOutcome, pod: key, why, ...info };
+      }
     }
   }
   return last;

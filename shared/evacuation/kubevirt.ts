@@ -66,3 +66,18 @@ export async function deleteMigration(api: CustomObjectsApi, namespace: string, 
     throw toKubeError(e, `delete migration ${namespace}/${name}`);
   }
 }
+
+/**
+ * The node KubeVirt still marks a VMI to be evacuated from (status.evacuationNodeName), if
+ * any. While it is set, KubeVirt's evacuation controller keeps creating migrations, even after
+ * one was deleted (kubevirt#9585); only its evacuate/cancel subresource (KubeVirt 1.7+) clears it.
+ */
+export async function evacuationMark(api: CustomObjectsApi, namespace: string, vmi: string): Promise<string | undefined> {
+  try {
+    const obj = (await api.getNamespacedCustomObject({ group: GVR.group, version: GVR.version, plural: 'virtualmachineinstances', namespace, name: vmi })) as { status?: { evacuationNodeName?: string } };
+    return obj.status?.evacuationNodeName || undefined;
+  } catch (e) {
+    if (classifyKubeError(e).kind === 'not-found') return undefined;
+    throw toKubeError(e, `get VMI ${namespace}/${vmi}`);
+  }
+}

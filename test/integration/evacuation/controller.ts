@@ -4,9 +4,13 @@
 // KubeVirt does once the VM runs on the target.
 //   test.kube-tidy.dev/migration: succeed (default) | fail | hang | fail-<n> (fail n times, then succeed)
 //   | hold (stay Pending until the label changes, then follow it)
+// A deleted migration clears the VMI's evacuation mark (status.evacuationNodeName), unless the
+// VMI is labelled test.kube-tidy.dev/evacuation-mark: kept, which is what KubeVirt really does
+// (kubevirt#9585: the mark outlives an aborted migration).
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch, type KubeConfig } from '@kubernetes/client-node';
 
 export const BEHAVIOUR = 'test.kube-tidy.dev/migration';
+export const MARK_KEPT = 'test.kube-tidy.dev/evacuation-mark';
 const KV = { group: 'kubevirt.io', version: 'v1' } as const;
 const SUCCESS = ['Pending', 'Scheduling', 'Scheduled', 'PreparingTarget', 'TargetReady', 'Running', 'Succeeded'];
 const FAILURE = ['Pending', 'Scheduling', 'Scheduled', 'PreparingTarget', 'Failed'];
@@ -71,7 +75,10 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
       {},
       (type: string, m: Obj) => {
         if (type === 'DELETED') {
-          chain = chain.then(() => vmiStatus(m.spec.vmiName, { evacuationNodeName: null }));
+          chain = chain.then(async () => {
+            const vmi = (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName }).catch(() => undefined)) as Obj | undefined;
+            if (vmi?.metadata.labels?.[MARK_KEPT] !== 'kept') await vmiStatus(m.spec.vmiName, { evacuationNodeName: null });
+          });
           return;
         }
         if (type !== 'ADDED' || m.status?.phase) return;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
-import type { MigrationController } from './controller.js';
+import { MARK_KEPT, type MigrationController } from './controller.js';
 import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
 import type { Webhook } from './webhook.js';
 
@@ -92,6 +92,19 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     expect(await ofVm('stuck')).toEqual([]);
     expect(controller.created.get('stuck')).toHaveLength(1);
     expect(markersCleared(await annotations('stuck'))).toBe(true);
+  });
+
+  it('says so when KubeVirt keeps the VMI marked for evacuation after the abort (kubevirt#9585), in the result and a Warning Event', async () => {
+    const quick = await serveEvacuation(ns.name, { EVACUATION_TIMEOUT_SECONDS: '3' });
+    const pod = await createVm(ns.name, 'marked', { request: true, behaviour: 'hang', labels: { [MARK_KEPT]: 'kept' } });
+    await quick.event(pod);
+    await waitFor('the migration Running', async () => (await ofVm('marked'))[0]?.status?.phase === 'Running');
+    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('marked'))[A.result]?.startsWith('TimedOut') ?? false, 30_000);
+    const a = await annotations('marked');
+    expect(markersCleared(a)).toBe(true);
+    expect(a[A.result]).toMatch(/KubeVirt still marks VMI marked for evacuation from \S+ and keeps creating migrations .*virtctl evacuate-cancel vmi marked/);
+    const events = await core().listNamespacedEvent({ namespace: ns.name, fieldSelector: `involvedObject.uid=${pod.metadata!.uid}` });
+    expect(events.items.find((e) => e.reason === 'EvacuationTimedOut')).toMatchObject({ type: 'Warning', message: expect.stringMatching(/virtctl evacuate-cancel/) });
   });
 
   it('cancels when the request annotation is withdrawn: the migration is deleted and the markers cleared', async () => {

@@ -46,8 +46,8 @@ export async function kwokNodes(): Promise<string[]> {
 }
 
 /** A VMI and its launcher pod (labelled and owned as KubeVirt makes them), Running on `node`. */
-export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean } = {}): Promise<V1Pod> {
-  const vmi = (await custom().createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { [BEHAVIOUR]: opts.behaviour ?? 'succeed' } }, spec: {} } })) as { metadata: { uid: string } };
+export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean; labels?: Record<string, string> } = {}): Promise<V1Pod> {
+  const vmi = (await custom().createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { ...opts.labels, [BEHAVIOUR]: opts.behaviour ?? 'succeed' } }, spec: {} } })) as { metadata: { uid: string } };
   await core().createNamespacedPod({
     namespace: ns,
     body: {
