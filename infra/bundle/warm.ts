@@ -14,8 +14,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { HTTP } from 'cloudevents';
-import { toApiServerSourceEvent } from '../../shared/events/encode.js';
+import { httpMessage, toApiServerSourceEvent } from '../../shared/events/encode.js';
 import { startServer } from './serving.js';
 
 /** The registered targets, put in by infra/bundle/build.ts (importing functions/targets.ts here
@@ -47,8 +46,7 @@ current-context: none
 function podUpdate(phase: string, since: Date): RequestInit {
   const at = since.toISOString();
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'warm', namespace: 'default', uid: 'warm', creationTimestamp: at }, status: { phase, startTime: at } };
-  const msg = HTTP.binary(toApiServerSourceEvent('update', pod, 'https://kubernetes.default.svc'));
-  return { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string };
+  return { method: 'POST', ...httpMessage(toApiServerSourceEvent('update', pod, 'https://kubernetes.default.svc')) };
 }
 
 function firstRequests(target: string): RequestInit[] {

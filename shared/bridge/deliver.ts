@@ -7,7 +7,8 @@
 // Knative's adapter sets a fresh UUID once per event before sending, and CloudEvents says a
 // re-sent duplicate may keep its id. Consumers must not rely on it either way: de-duplicate
 // on the object's uid/resourceVersion.
-import { HTTP, type CloudEvent } from 'cloudevents';
+import type { CloudEvent } from 'cloudevents';
+import { httpMessage } from '../events/encode.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (Knative's delivery.retry). */
@@ -69,9 +70,7 @@ export async function deliver(event: CloudEvent<unknown>, o: DeliverOptions): Pr
   const policy = o.policy ?? DEFAULT_RETRY;
   const sleep = o.sleep ?? abortableSleep;
   const random = o.random ?? Math.random;
-  const message = o.mode === 'structured' ? HTTP.structured(event) : HTTP.binary(event);
-  const body = typeof message.body === 'string' ? message.body : JSON.stringify(message.body);
-  const headers = Object.fromEntries(Object.entries(message.headers).map(([k, v]) => [k, String(v)]));
+  const { headers, body } = httpMessage(event, o.mode);
   let last: Attempt | undefined;
   for (let attempt = 1; ; attempt++) {
     if (o.signal?.aborted) return { outcome: 'aborted', attempts: attempt - 1, ...describe(last) };

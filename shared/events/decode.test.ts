@@ -6,8 +6,8 @@ import {
   cloudEvent,
   pod,
   pubsubEnvelope,
-  type Mode,
 } from '../../test/fixtures/events/requests.js';
+import type { HttpMode as Mode } from './encode.js';
 import { decodeEvent } from './decode.js';
 import type { InternalEvent } from './types.js';
 

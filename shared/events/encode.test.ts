@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { CloudEvent, HTTP } from 'cloudevents';
+import type { CloudEvent } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
 import { API_SERVER, pod } from '../../test/fixtures/events/requests.js';
 import { decodeEvent } from './decode.js';
-import { toApiServerSourceEvent } from './encode.js';
+import { httpMessage, toApiServerSourceEvent } from './encode.js';
 import type { KubeObject, Verb } from './types.js';
 
 describe('toApiServerSourceEvent builds what Knative ApiServerSource sends in Resource mode', () => {
@@ -27,7 +27,7 @@ describe('toApiServerSourceEvent builds what Knative ApiServerSource sends in Re
   });
 
   it('in binary mode the extensions travel as ce-kind, ce-apiversion, ce-name and ce-namespace', () => {
-    const { headers } = HTTP.binary(toApiServerSourceEvent('add', thePod, API_SERVER, 'id-1'));
+    const { headers } = httpMessage(toApiServerSourceEvent('add', thePod, API_SERVER, 'id-1'));
     expect(headers).toMatchObject({
       'ce-type': 'dev.knative.apiserver.resource.add',
       'ce-kind': 'Pod',
@@ -93,8 +93,7 @@ describe('round trip: toApiServerSourceEvent -> HTTP -> decodeEvent', () => {
         fc.uuid(),
         (object, verb, mode, source, id) => {
           const event: CloudEvent<KubeObject> = toApiServerSourceEvent(verb, object, source, id);
-          const message = mode === 'binary' ? HTTP.binary(event) : HTTP.structured(event);
-          const decoded = decodeEvent({ headers: { ...message.headers }, body: message.body });
+          const decoded = decodeEvent(httpMessage(event, mode));
           expect(decoded).toEqual({
             type: 'object',
             verb,

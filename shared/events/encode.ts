@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CloudEvent } from 'cloudevents';
+import { CloudEvent, HTTP } from 'cloudevents';
 import { resourceEventType } from './knative.js';
 import { apiServerSubject } from './subject.js';
 import type { KubeObject, Verb } from './types.js';
@@ -9,7 +9,7 @@ import type { KubeObject, Verb } from './types.js';
  * bridge exercises the same path as production: type dev.knative.apiserver.resource.<verb>,
  * source = the API server URL, subject as Knative builds it, extensions kind/apiversion/name/
  * namespace (copied so Triggers can filter on them), data = the whole object as JSON.
- * Send it with `HTTP.binary(event)` (Knative's default) or `HTTP.structured(event)`.
+ * Put it on the wire with `httpMessage`.
  *
  * `id` defaults to a fresh UUID, as Knative's is: pass one to make tests deterministic.
  * The SDK stamps `time` itself; Knative sends none, and nothing here reads it.
@@ -36,4 +36,22 @@ export function toApiServerSourceEvent(
     // Cluster-scoped objects get no namespace extension rather than an empty header.
     ...(namespace ? { namespace } : {}),
   });
+}
+
+/** The two CloudEvents HTTP modes: binary (attributes in ce- headers) and structured (all in the body). */
+export type HttpMode = 'binary' | 'structured';
+
+/** An HTTP request carrying a CloudEvent: its headers and body, as sent. */
+export interface HttpMessage {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** `event` as an HTTP request, in binary mode (Knative's default) or structured mode. */
+export function httpMessage(event: CloudEvent<unknown>, mode: HttpMode = 'binary'): HttpMessage {
+  const m = mode === 'structured' ? HTTP.structured(event) : HTTP.binary(event);
+  return {
+    headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, String(v)])),
+    body: typeof m.body === 'string' ? m.body : JSON.stringify(m.body),
+  };
 }

@@ -11,11 +11,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HTTP } from 'cloudevents';
 import { bundle, warmCodeCache } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
 import { startServer } from '../../infra/bundle/serving.js';
-import { toApiServerSourceEvent } from '../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent } from '../../shared/events/index.js';
 import { startCluster } from '../harness/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -75,10 +74,7 @@ export async function runColdStartBench(): Promise<object> {
     writeFileSync(join(dir, 'policy.yaml'), readFileSync(join(ROOT, 'infra/knative/policy.yaml')));
     const env = { POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: cluster.kubeconfigPath };
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u-1', creationTimestamp: new Date().toISOString() }, status: { phase: 'Running' } };
-    const event = (p: typeof pod = pod) => () => {
-      const m = HTTP.binary(toApiServerSourceEvent('update', p, cluster.server));
-      return { headers: m.headers as Record<string, string>, body: m.body as string };
-    };
+    const event = (p: typeof pod = pod) => () => httpMessage(toApiServerSourceEvent('update', p, cluster.server));
     // A pod that failed a week ago: the policy selects it, so the first request loads the
     // Kubernetes client and sends a DELETE (the pod is already gone: 404, answered as done).
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();

@@ -5,10 +5,10 @@
 //   delete:        one update event per Failed pod exiting 3: DELETE (uid precondition) + Event;
 //                  then once more at concurrency 8 with RECORD_EVENTS=false (the DELETE alone)
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { toApiServerSourceEvent, type KubeObject } from '../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type KubeObject } from '../../shared/events/index.js';
 import { withCluster } from './cluster.js';
 import { FUNCTIONS_ENTRY, withFunction } from './function-process.js';
-import { binary, drive, type LoadResult, type Message } from './load.js';
+import { drive, type LoadResult } from './load.js';
 import { createNamespace, createPods, SELECTED_EXIT_CODE, writePolicy } from './pods.js';
 import { rate, spread } from './stats.js';
 
@@ -23,9 +23,9 @@ function figures(r: LoadResult) {
   return { eventsPerSecond: rate(r.events, r.ms), latencyMs: spread(r.latenciesMs), outcomes: r.outcomes };
 }
 
-function events(pods: V1Pod[], server: string): Message[] {
+function events(pods: V1Pod[], server: string): HttpMessage[] {
   // As the watch delivers it: a plain JSON object, not client-node's class instances.
-  return pods.map((p) => binary(toApiServerSourceEvent('update', { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(JSON.stringify(p)) } as KubeObject, server)));
+  return pods.map((p) => httpMessage(toApiServerSourceEvent('update', { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(JSON.stringify(p)) } as KubeObject, server)));
 }
 
 export async function runFunctionsBench(): Promise<object> {

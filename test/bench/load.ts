@@ -2,19 +2,7 @@
 // kept-alive connections and times every request from send to the end of the answer.
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { CloudEvent } from 'cloudevents';
-import { HTTP } from 'cloudevents';
-
-export interface Message {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Knative ApiServerSource sends binary mode. */
-export function binary(event: CloudEvent<unknown>): Message {
-  const m = HTTP.binary(event);
-  return { headers: m.headers as Record<string, string>, body: m.body as string };
-}
+import type { HttpMessage } from '../../shared/events/index.js';
 
 export interface LoadResult {
   events: number;
@@ -25,7 +13,7 @@ export interface LoadResult {
   outcomes: Record<string, number>;
 }
 
-function post(agent: Agent, url: URL, m: Message): Promise<{ status: number; body: string }> {
+function post(agent: Agent, url: URL, m: HttpMessage): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { ...m.headers, 'content-length': Buffer.byteLength(m.body) } }, (res) => {
       let body = '';
@@ -40,7 +28,7 @@ function post(agent: Agent, url: URL, m: Message): Promise<{ status: number; bod
 }
 
 /** Sends messages[i % messages.length] for i < count, `concurrency` at a time. */
-export async function drive(sink: string, messages: Message[], count: number, concurrency: number): Promise<LoadResult> {
+export async function drive(sink: string, messages: HttpMessage[], count: number, concurrency: number): Promise<LoadResult> {
   const url = new URL(sink);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const r: LoadResult = { events: count, concurrency, ms: 0, latenciesMs: [], statuses: {}, outcomes: {} };

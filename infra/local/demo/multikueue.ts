@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     // cannot be read completely (a fresh control plane answers 429 while its storage starts).
     const runSweep = async (): Promise<{ status: number; body: { summary: Record<string, unknown> } }> => {
       for (let attempt = 1; ; attempt++) {
-        const res = await fetch(sweep.url, { method: 'POST', headers: tick().headers, body: tick().body });
+        const res = await fetch(sweep.url, { method: 'POST', ...tick() });
         const body = (await res.json()) as { summary: Record<string, unknown> };
         if (res.status !== 503 || attempt === 30) return { status: res.status, body };
         if (attempt === 1) say(`orphanSweep answered 503 (${JSON.stringify(body.summary)}); retrying as a scheduler would`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudEvent, HTTP } from 'cloudevents';
+import { CloudEvent } from 'cloudevents';
+import { httpMessage } from '../../../shared/events/index.js';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
@@ -97,8 +98,7 @@ describe('requests', () => {
     const fn = await serveEvacuation(ns.name);
     expect((await fn.tick()).evictionRequests).toBe('lifecycle.k8s.io not installed');
     const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.add', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictionrequests/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'x', namespace: ns.name, uid: 'u' } } });
-    const msg = HTTP.binary(event);
-    const res = await fn.raw({ headers: msg.headers as Record<string, string>, body: msg.body as string });
+    const res = await fn.raw(httpMessage(event));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/EvictionRequest/);
   });

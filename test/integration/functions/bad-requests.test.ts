@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CloudEvent, HTTP } from 'cloudevents';
+import { CloudEvent } from 'cloudevents';
+import { httpMessage } from '../../../shared/events/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { policyDoc } from '../../fixtures/policy.js';
@@ -10,10 +11,7 @@ import { pingRequest, runtimeFor, send, serve } from './setup.js';
 
 const policy = policyDoc([{ name: 'RemoveFailedPods' }]);
 const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'x', uid: 'u' } };
-const ce = (mode: 'binary' | 'structured', type: string, data: unknown) => {
-  const msg = (mode === 'binary' ? HTTP.binary : HTTP.structured)(new CloudEvent({ type, source: 'https://api', data }));
-  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
-};
+const ce = (mode: 'binary' | 'structured', type: string, data: unknown) => httpMessage(new CloudEvent({ type, source: 'https://api', data }), mode);
 
 let pods: ReturnType<typeof serve>;
 let sweeps: ReturnType<typeof serve>;

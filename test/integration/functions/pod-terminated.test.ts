@@ -1,10 +1,11 @@
 import { CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CloudEvent, HTTP } from 'cloudevents';
+import { CloudEvent } from 'cloudevents';
+import { httpMessage, type HttpMode } from '../../../shared/events/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { exists, knativeRequest, runPod, runtimeFor, send, serve, tidyEvents, type Mode } from './setup.js';
+import { exists, knativeRequest, runPod, runtimeFor, send, serve, tidyEvents } from './setup.js';
 
 // podTerminated over HTTP against the real cluster: what a bridge delivers, what the
 // cluster looks like afterwards.
@@ -27,7 +28,7 @@ beforeAll(async () => {
   agent = serve(podTerminated, await runtimeFor(POLICY));
 });
 
-describe.each<Mode>(['binary', 'structured'])('podTerminated in %s mode', (mode) => {
+describe.each<HttpMode>(['binary', 'structured'])('podTerminated in %s mode', (mode) => {
   it('deletes a Failed pod with a selected exit code and records an Event saying why', async () => {
     const pod = await runPod(core(), ns.name, `exit3-${mode}`, { exitCode: 3 });
     const res = await send(agent, knativeRequest(mode, 'update', pod));
@@ -51,15 +52,13 @@ describe.each<Mode>(['binary', 'structured'])('podTerminated in %s mode', (mode)
 describe('podTerminated in Reference mode (the default of ApiServerSource)', () => {
   it('reads the pod the reference names, then decides', async () => {
     await runPod(core(), ns.name, 'by-ref', { exitCode: 3 });
-    const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name } }));
-    const res = await send(agent, { headers: msg.headers as Record<string, string>, body: msg.body as string });
+    const res = await send(agent, httpMessage(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name } })));
     expect(res.body.outcome).toBe('deleted');
     await waitFor('pod gone', async () => !(await exists(core(), ns.name, 'by-ref')));
   });
 
   it('answers nothing-to-do for a reference to a pod that no longer exists', async () => {
-    const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'never-was', namespace: ns.name } }));
-    const res = await send(agent, { headers: msg.headers as Record<string, string>, body: msg.body as string });
+    const res = await send(agent, httpMessage(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'never-was', namespace: ns.name } })));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'nothing-to-do', why: 'the pod no longer exists' });
   });

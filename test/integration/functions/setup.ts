@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
-import { CloudEvent, HTTP } from 'cloudevents';
+import { CloudEvent } from 'cloudevents';
 import supertest from 'supertest';
 import { pino } from 'pino';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { sharedCluster, waitFor, EXIT_CODE_ANNOTATION } from '../../harness/index.js';
-import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from '../../../shared/events/index.js';
 
 let counter = 0;
 
@@ -29,21 +29,18 @@ export function serve(make: (rt: Runtime) => Parameters<typeof http>[1], rt: Run
   return supertest(getTestServer(name));
 }
 
-export type Mode = 'binary' | 'structured';
 
 /** What Knative's ApiServerSource (Resource mode) would POST for this object. */
-export function knativeRequest(mode: Mode, verb: 'add' | 'update' | 'delete', object: V1Pod): { headers: Record<string, string>; body: string } {
-  const event = toApiServerSourceEvent(verb, JSON.parse(JSON.stringify(object)), sharedCluster().kubeConfig().getCurrentCluster()!.server);
-  const msg = mode === 'binary' ? HTTP.binary(event) : HTTP.structured(event);
-  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+export function knativeRequest(mode: HttpMode, verb: 'add' | 'update' | 'delete', object: V1Pod): HttpMessage {
+  return httpMessage(toApiServerSourceEvent(verb, JSON.parse(JSON.stringify(object)), sharedCluster().kubeConfig().getCurrentCluster()!.server), mode);
 }
 
-export function pingRequest(): { headers: Record<string, string>; body: string } {
-  const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.sources.ping', source: '/apis/v1/namespaces/x/pingsources/sweep', data: {} }));
-  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+/** A Knative PingSource tick from the PingSource named `name`. */
+export function pingRequest(name = 'sweep'): HttpMessage {
+  return httpMessage(new CloudEvent({ type: 'dev.knative.sources.ping', source: `/apis/v1/namespaces/x/pingsources/${name}`, data: {} }));
 }
 
-export function send(agent: ReturnType<typeof supertest>, req: { headers: Record<string, string>; body: string }) {
+export function send(agent: ReturnType<typeof supertest>, req: HttpMessage) {
   let r = agent.post('/');
   for (const [k, v] of Object.entries(req.headers)) r = r.set(k, v);
   return r.send(req.body);

@@ -6,12 +6,13 @@ import { ORIGIN_LABEL } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
 import { serve } from '../functions/setup.js';
 import type { Env } from './env.js';
-import { copyJob, deleteEvent, exists, managerJob, noPodsLeft, podsOf, post, type Mode } from './fixtures.js';
+import { copyJob, deleteEvent, exists, managerJob, noPodsLeft, podsOf, post } from './fixtures.js';
+import type { HttpMode } from '../../../shared/events/index.js';
 import { namespaceEverywhere } from './ns.js';
 
 export function cascadeTests(env: () => Env): void {
   describe('jobDeleted (the event path)', () => {
-    for (const mode of ['binary', 'structured'] as Mode[]) {
+    for (const mode of ['binary', 'structured'] as HttpMode[]) {
       it(`a manager Job's deletion (${mode} CloudEvent) leaves no pod behind in either worker, Running or Completed`, async () => {
         const e = env();
         const ns = await namespaceEverywhere(e, 'event');

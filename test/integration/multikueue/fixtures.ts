@@ -6,9 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Job, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { CloudEvent, HTTP } from 'cloudevents';
-import type supertest from 'supertest';
-import { toApiServerSourceEvent, type KubeObject } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type KubeObject } from '../../../shared/events/index.js';
+import { pingRequest } from '../functions/setup.js';
 import { JOB_NAME_LABEL, ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL } from '../../../shared/multikueue/index.js';
 import { EXIT_CODE_ANNOTATION, waitFor } from '../../harness/index.js';
 import type { Apis } from './env.js';
@@ -70,22 +69,12 @@ export async function exists(w: Apis, namespace: string, name: string): Promise<
   }
 }
 
-export type Mode = 'binary' | 'structured';
 
 /** What ApiServerSource (Resource mode) posts when `object` is deleted in the manager. */
-export function deleteEvent(m: Apis, object: object, mode: Mode = 'binary'): { headers: Record<string, string>; body: string } {
-  const event = toApiServerSourceEvent('delete', JSON.parse(JSON.stringify(object)) as KubeObject, m.cluster.server);
-  const msg = mode === 'binary' ? HTTP.binary(event) : HTTP.structured(event);
-  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
+export function deleteEvent(m: Apis, object: object, mode: HttpMode = 'binary'): HttpMessage {
+  return httpMessage(toApiServerSourceEvent('delete', JSON.parse(JSON.stringify(object)) as KubeObject, m.cluster.server), mode);
 }
 
-export function tick(): { headers: Record<string, string>; body: string } {
-  const msg = HTTP.binary(new CloudEvent({ type: 'dev.knative.sources.ping', source: '/apis/v1/namespaces/x/pingsources/orphans', data: {} }));
-  return { headers: msg.headers as Record<string, string>, body: msg.body as string };
-}
+export const tick = (): HttpMessage => pingRequest('orphans');
 
-export function post(agent: ReturnType<typeof supertest>, req: { headers: Record<string, string>; body: string }) {
-  let r = agent.post('/');
-  for (const [k, v] of Object.entries(req.headers)) r = r.set(k, v);
-  return r.send(req.body);
-}
+export { send as post } from '../functions/setup.js';

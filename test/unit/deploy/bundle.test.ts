@@ -6,13 +6,12 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bundle, warmCodeCache } from '../../../infra/bundle/build.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../functions/targets.js';
-import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent } from '../../../shared/events/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
 vi.setConfig({ testTimeout: 30_000 });
@@ -43,8 +42,7 @@ async function serveOneEvent(phase: 'Running' | 'Failed' = 'Running', env: Recor
   const p = start('podTerminated', env);
   const { port, codeCache } = await p.serving;
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ml', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-1', controller: true }] }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase, startTime: '2026-01-01T00:00:00Z' } };
-  const msg = HTTP.binary(toApiServerSourceEvent('update', pod, 'https://api.example'));
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', ...httpMessage(toApiServerSourceEvent('update', pod, 'https://api.example')) });
   const body = (await res.json()) as unknown;
   p.child.kill('SIGTERM');
   return { status: res.status, body, codeCache, exit: await p.exited, stderr: p.stderr() };

@@ -8,13 +8,12 @@ import { execSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { HTTP } from 'cloudevents';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../../infra/knative/declaration.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../functions/targets.js';
-import { toApiServerSourceEvent } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent } from '../../../shared/events/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
 vi.setConfig({ testTimeout: 30_000 });
@@ -90,8 +89,7 @@ describe('infra/docker/Dockerfile', () => {
     const server = startServer(node22(), state.cmd.slice(1), { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') }, state.workdir);
     const { port, codeCache } = await server.serving;
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'b', uid: 'u' }, status: { phase: 'Running' } };
-    const msg = HTTP.binary(toApiServerSourceEvent('add', pod, 'https://api'));
-    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string });
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', ...httpMessage(toApiServerSourceEvent('add', pod, 'https://api')) });
     expect(res.status).toBe(200);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
