@@ -1,5 +1,5 @@
 import type { HttpFunction } from '@google-cloud/functions-framework';
-import { decodeEvent } from '../shared/events/index.js';
+import { decodeIfCloudEvent } from '../shared/events/index.js';
 import { A } from '../shared/evacuation/annotations.js';
 import { readEvacuationConfig } from '../shared/evacuation/config.js';
 import { evacuate, type EvacuationDeps } from '../shared/evacuation/evacuate.js';
@@ -43,8 +43,7 @@ export function evacuation(rt: Runtime, env: NodeJS.ProcessEnv = process.env): H
 
   return (req, res) =>
     respond(req, res, rt.log, async () => {
-      const isCloudEvent = req.header('ce-type') !== undefined || (req.header('content-type') ?? '').startsWith('application/cloudevents');
-      const event = isCloudEvent ? decodeEvent({ headers: req.headers, body: req.body }) : undefined;
+      const event = decodeIfCloudEvent({ headers: req.headers, body: req.body });
       if (!event || event.type === 'tick') {
         const installed = await evictionRequestApiInstalled(rt.kubeConfig);
         const summary = await tick(d, { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });

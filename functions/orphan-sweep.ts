@@ -1,5 +1,5 @@
 import type { HttpFunction } from '@google-cloud/functions-framework';
-import { decodeEvent } from '../shared/events/index.js';
+import { decodeIfCloudEvent } from '../shared/events/index.js';
 import { multiKueueOf, readManager, sweepWorker } from '../shared/multikueue/index.js';
 import { BadRequestError, respond } from '../shared/runtime/respond.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
@@ -14,8 +14,8 @@ import type { Runtime } from '../shared/runtime/runtime.js';
 export function orphanSweep(rt: Runtime): HttpFunction {
   return (req, res) =>
     respond(req, res, rt.log, async () => {
-      const isCloudEvent = req.header('ce-type') !== undefined || (req.header('content-type') ?? '').startsWith('application/cloudevents');
-      if (isCloudEvent && decodeEvent({ headers: req.headers, body: req.body }).type !== 'tick') {
+      const event = decodeIfCloudEvent({ headers: req.headers, body: req.body });
+      if (event && event.type !== 'tick') {
         throw new BadRequestError(422, 'orphanSweep takes schedule ticks (dev.knative.sources.ping); Job deletions go to jobDeleted');
       }
       const mk = multiKueueOf(rt);

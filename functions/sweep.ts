@@ -1,5 +1,5 @@
 import type { HttpFunction } from '@google-cloud/functions-framework';
-import { decodeEvent } from '../shared/events/index.js';
+import { decodeIfCloudEvent } from '../shared/events/index.js';
 import { runPass } from '../shared/runtime/pass.js';
 import { BadRequestError, respond } from '../shared/runtime/respond.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
@@ -12,11 +12,8 @@ import type { Runtime } from '../shared/runtime/runtime.js';
 export function sweep(rt: Runtime): HttpFunction {
   return (req, res) =>
     respond(req, res, rt.log, async () => {
-      const isCloudEvent = req.header('ce-type') !== undefined || (req.header('content-type') ?? '').startsWith('application/cloudevents');
-      if (isCloudEvent) {
-        const event = decodeEvent({ headers: req.headers, body: req.body });
-        if (event.type !== 'tick') throw new BadRequestError(422, 'sweep takes schedule ticks (dev.knative.sources.ping); pod events go to podTerminated');
-      }
+      const event = decodeIfCloudEvent({ headers: req.headers, body: req.body });
+      if (event && event.type !== 'tick') throw new BadRequestError(422, 'sweep takes schedule ticks (dev.knative.sources.ping); pod events go to podTerminated');
       const summary = await runPass(rt, {
         policy: rt.policy.current().policy,
         dryRun: rt.config.DRY_RUN,

@@ -8,7 +8,7 @@ import {
   pubsubEnvelope,
 } from '../../test/fixtures/events/requests.js';
 import type { HttpMode as Mode } from './encode.js';
-import { decodeEvent } from './decode.js';
+import { decodeEvent, decodeIfCloudEvent } from './decode.js';
 import type { InternalEvent } from './types.js';
 
 const thePod = pod('job-a-x1');
@@ -160,3 +160,17 @@ describe('decodeEvent: every bridge format in both CloudEvents HTTP modes', () =
 function subjectFor(c: Case): { subject?: string } {
   return c.type.startsWith('dev.knative.apiserver.') ? { subject: '/apis/v1/namespaces/ml/pods/job-a-x1' } : {};
 }
+
+describe('decodeIfCloudEvent, for endpoints a schedule calls', () => {
+  it.each(['binary', 'structured'] as Mode[])('decodes a %s-mode tick', (mode) => {
+    expect(decodeIfCloudEvent(cloudEvent(mode, { type: 'dev.knative.sources.ping' }, {}))?.type).toBe('tick');
+  });
+
+  it('leaves a plain POST alone, without reading its body', () => {
+    expect(decodeIfCloudEvent({ headers: { 'content-type': 'application/json' }, body: '{"not json' })).toBeUndefined();
+  });
+
+  it('counts any ce- header as binary mode, and refuses an incomplete one', () => {
+    expect(() => decodeIfCloudEvent({ headers: { 'ce-type': 'dev.knative.sources.ping' }, body: '{}' })).toThrow(/ce-/);
+  });
+});

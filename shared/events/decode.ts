@@ -1,7 +1,7 @@
 import type { CloudEvent } from 'cloudevents';
 import { ARGO_RESOURCE_TYPE, decodeArgoEvent, looksLikeArgoPayload } from './argo.js';
 import { BadEventError } from './errors.js';
-import { readRequest } from './http.js';
+import { isCloudEventRequest, readRequest } from './http.js';
 import {
   decodePingEvent,
   decodeRefEvent,
@@ -29,6 +29,14 @@ import type { HttpRequestLike, InternalEvent, PartialOrigin, Transport } from '.
  * Plain JSON bodies: a Pub/Sub push envelope, an Argo payload, else one Kubernetes object
  * (manual call, verb update).
  */
+/**
+ * For endpoints a schedule calls: a CloudEvent (either mode) decoded, or undefined for a plain
+ * request (Cloud Scheduler's or cron's POST, a person's curl), whose body is not read.
+ */
+export function decodeIfCloudEvent(req: HttpRequestLike): InternalEvent | undefined {
+  return isCloudEventRequest(req) ? decodeEvent(req) : undefined;
+}
+
 export function decodeEvent(req: HttpRequestLike): InternalEvent {
   const read = readRequest(req);
   if (read.transport === 'plain') return decodePlain(read.body);

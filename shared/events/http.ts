@@ -17,19 +17,28 @@ export type ReadRequest =
   | { transport: 'binary' | 'structured'; event: CloudEvent<unknown> }
   | { transport: 'plain'; body: unknown };
 
+const isStructured = (type: string | undefined) => type?.startsWith('application/cloudevents') === true;
+const isBinary = (headers: Record<string, string>) => Object.keys(headers).some((h) => h.startsWith('ce-'));
+
+/** A CloudEvent in either mode, by the rules readRequest uses; the body is not read. */
+export function isCloudEventRequest(req: HttpRequestLike): boolean {
+  const headers = lowerCaseHeaders(req.headers);
+  return isStructured(mediaType(headers['content-type'])) || isBinary(headers);
+}
+
 export function readRequest(req: HttpRequestLike): ReadRequest {
   const headers = lowerCaseHeaders(req.headers);
   const type = mediaType(headers['content-type']);
   if (type === CE_BATCH) {
     throw new BadEventError(415, `batched CloudEvents (${CE_BATCH}) are not supported: send one event per request`);
   }
-  if (type?.startsWith('application/cloudevents')) {
+  if (isStructured(type)) {
     if (type !== CE_JSON) {
       throw new BadEventError(415, `structured-mode format ${type} is not supported: use ${CE_JSON}`);
     }
     return { transport: 'structured', event: readStructured(req.body) };
   }
-  if (Object.keys(headers).some((h) => h.startsWith('ce-'))) {
+  if (isBinary(headers)) {
     return { transport: 'binary', event: readBinary(headers, type, req.body) };
   }
   if (type !== undefined && !isJsonMediaType(type)) {

@@ -1,6 +1,6 @@
 // shared/events: every bridge format in, one InternalEvent out (and the one format out that
 // the local bridge needs). Functions import from here only.
-export { decodeEvent } from './decode.js';
+export { decodeEvent, decodeIfCloudEvent } from './decode.js';
 export { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from './encode.js';
 export { apiServerSubject, guessResource } from './subject.js';
 export type { SubjectParts } from './subject.js';

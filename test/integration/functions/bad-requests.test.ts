@@ -3,6 +3,7 @@ import { CloudEvent } from 'cloudevents';
 import { httpMessage } from '../../../shared/events/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
+import { defrag } from '../../../functions/defrag.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { pingRequest, runtimeFor, send, serve } from './setup.js';
 
@@ -15,10 +16,12 @@ const ce = (mode: 'binary' | 'structured', type: string, data: unknown) => httpM
 
 let pods: ReturnType<typeof serve>;
 let sweeps: ReturnType<typeof serve>;
+let defrags: ReturnType<typeof serve>;
 beforeAll(async () => {
   const rt = await runtimeFor(policy);
   pods = serve(podTerminated, rt);
   sweeps = serve(sweep, rt);
+  defrags = serve(defrag, rt);
 });
 
 describe('podTerminated refuses bad requests', () => {
@@ -56,5 +59,18 @@ describe('sweep refuses bad requests', () => {
     const res = await send(sweeps, req);
     expect(res.status).toBe(status);
     expect(typeof res.body.error).toBe('string');
+  });
+});
+
+describe('defrag refuses CloudEvents that are not ticks', () => {
+  // A misrouted pod event used to count as a tick and run a real eviction step.
+  it.each([
+    { name: 'a pod update', req: ce('binary', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x', uid: 'u' } }), status: 422 },
+    { name: 'an unknown CloudEvent type', req: ce('structured', 'com.example.unknown', {}), status: 422 },
+  ])('$name: $status', async ({ req, status }) => {
+    const res = await send(defrags, req);
+    expect(res.status).toBe(status);
+    expect(typeof res.body.error).toBe('string');
+    expect(res.body.outcome).toBeUndefined();
   });
 });
