@@ -22,7 +22,7 @@ export function defrag(rt: Runtime): HttpFunction {
       const policy = rt.policy.current().policy;
       const now = rt.now();
       const evictor = policy.profiles[0]?.evictor;
-      const report = await defragStep(rt.clients.core, rt.kubeConfig, {
+      const report = await defragStep(rt.clients, {
         dryRun: !tick || rt.config.DRY_RUN,
         now,
         limits: policy.limits,

@@ -45,7 +45,7 @@ export function evacuation(rt: Runtime, env: NodeJS.ProcessEnv = process.env): H
     respond(req, res, rt.log, async () => {
       const event = decodeIfCloudEvent({ headers: req.headers, body: req.body });
       if (!event || event.type === 'tick') {
-        const installed = await evictionRequestApiInstalled(rt.kubeConfig);
+        const installed = await evictionRequestApiInstalled(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000);
         const summary = await tick(d, { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
         const counts: Record<string, number> = {};
         for (const r of summary.results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;

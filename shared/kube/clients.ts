@@ -7,6 +7,8 @@ import {
   createConfiguration,
   EventsV1Api,
   KubeConfig,
+  PolicyV1Api,
+  SchedulingV1Api,
   ServerConfiguration,
   type Middleware,
   type RequestContext,
@@ -17,6 +19,10 @@ import { KeepAliveAgents } from './agent.js';
 export interface KubeClients {
   core: CoreV1Api;
   events: EventsV1Api;
+  /** PodDisruptionBudgets (policy checks, defragmentation). */
+  policy: PolicyV1Api;
+  /** PriorityClasses (policy checks). */
+  scheduling: SchedulingV1Api;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
   close(): void;
 }
@@ -62,5 +68,5 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
 
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
   const { configuration, close } = clientConfiguration(kc, options);
-  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), close };
+  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), policy: new PolicyV1Api(configuration), scheduling: new SchedulingV1Api(configuration), close };
 }

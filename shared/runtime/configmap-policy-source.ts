@@ -1,4 +1,4 @@
-import { CoreV1Api, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { loadPolicyText } from '../policy/load.js';
 import { PolicyError } from '../policy/errors.js';
@@ -11,12 +11,13 @@ import type { PolicySource } from './policy-source.js';
 
 export async function configMapPolicySource(
   kc: KubeConfig,
+  core: CoreV1Api,
   ref: { namespace: string; name: string; key: string },
   allowUnsupported: boolean,
   log: Logger,
 ): Promise<PolicySource> {
   const where = `ConfigMap ${ref.namespace}/${ref.name} key ${ref.key}`;
-  const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: ref.namespace, name: ref.name });
+  const cm = await core.readNamespacedConfigMap({ namespace: ref.namespace, name: ref.name });
   const parse = (data: Record<string, string> | undefined): LoadedPolicy => {
     const text = data?.[ref.key];
     if (text === undefined) throw new PolicyError([{ path: '', message: `${where} has no such key` }]);

@@ -1,5 +1,3 @@
-import { PolicyV1Api, SchedulingV1Api } from '@kubernetes/client-node';
-import { clientConfiguration } from '../kube/clients.js';
 import type { Pod } from '../model/kube.js';
 import { listPods, toKubeError } from '../kube/index.js';
 import type { SnapshotNeeds } from '../plan/needs.js';
@@ -15,7 +13,7 @@ export interface Fetched {
 }
 
 export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<Fetched> {
-  const core = rt.clients.core;
+  const { core, policy, scheduling } = rt.clients;
   const out: Fetched = { snapshot: {}, requests: 0 };
   const jobs: Promise<void>[] = [];
   const run = (what: string, job: () => Promise<void>) =>
@@ -26,17 +24,15 @@ export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<F
     );
   if (needs.nodes) run('nodes', async () => void (out.snapshot.nodes = (await core.listNode()).items as never, out.requests++));
   if (needs.namespaces) run('namespaces', async () => void (out.snapshot.namespaces = (await core.listNamespace()).items as never, out.requests++));
-  // The rarer reads get the same timeout as the core client (makeApiClient would set none).
-  const other = needs.pdbs || needs.priorityClasses ? clientConfiguration(rt.kubeConfig, { timeoutMs: rt.config.REQUEST_TIMEOUT_SECONDS * 1000, keepAlive: false }) : undefined;
   if (needs.pdbs) {
     run('poddisruptionbudgets', async () => {
-      out.snapshot.pdbs = (await new PolicyV1Api(other!.configuration).listPodDisruptionBudgetForAllNamespaces()).items as never;
+      out.snapshot.pdbs = (await policy.listPodDisruptionBudgetForAllNamespaces()).items as never;
       out.requests++;
     });
   }
   if (needs.priorityClasses) {
     run('priorityclasses', async () => {
-      out.snapshot.priorityClasses = (await new SchedulingV1Api(other!.configuration).listPriorityClass()).items as never;
+      out.snapshot.priorityClasses = (await scheduling.listPriorityClass()).items as never;
       out.requests++;
     });
   }

@@ -1,5 +1,5 @@
-import { PatchStrategy, PolicyV1Api, setHeaderOptions, type CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { listPods, toKubeError } from '../kube/index.js';
+import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
+import { listPods, toKubeError, type KubeClients } from '../kube/index.js';
 import type { Node } from '../model/kube.js';
 import type { DefragInput, DefragPod, Move } from '../defrag/types.js';
 
@@ -20,9 +20,9 @@ export interface InFlight {
   at: number;
 }
 
-export async function readCluster(core: CoreV1Api, kc: KubeConfig): Promise<DefragInput & { requests: number }> {
+export async function readCluster({ core, policy }: Pick<KubeClients, 'core' | 'policy'>): Promise<DefragInput & { requests: number }> {
   try {
-    const [nodes, pdbs] = await Promise.all([core.listNode(), kc.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces()]);
+    const [nodes, pdbs] = await Promise.all([core.listNode(), policy.listPodDisruptionBudgetForAllNamespaces()]);
     const pods: DefragPod[] = [];
     let requests = 2;
     for await (const page of listPods(core, { limit: 500 })) {

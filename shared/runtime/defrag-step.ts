@@ -1,5 +1,4 @@
-import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { evictPod } from '../kube/index.js';
+import { evictPod, type KubeClients } from '../kube/index.js';
 import type { EvictionLimits } from '../evictor/limits.js';
 import { planDefrag } from '../defrag/index.js';
 import type { DefragPlan, Move, MoveGate } from '../defrag/types.js';
@@ -38,8 +37,9 @@ export interface StepReport {
   requests: number;
 }
 
-export async function defragStep(core: CoreV1Api, kc: KubeConfig, opts: StepOptions): Promise<StepReport> {
-  const cluster = await readCluster(core, kc);
+export async function defragStep(clients: Pick<KubeClients, 'core' | 'policy'>, opts: StepOptions): Promise<StepReport> {
+  const { core } = clients;
+  const cluster = await readCluster(clients);
   let requests = cluster.requests;
   const nodeNamed = (name: string) => cluster.nodes.find((n) => n.metadata.name === name)!;
   let verified: Verified | undefined;

@@ -61,7 +61,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   } else {
     const [namespace, name] = config.POLICY_CONFIGMAP!.split('/') as [string, string];
     const { configMapPolicySource } = await import('./configmap-policy-source.js');
-    policy = await configMapPolicySource(loaded().kubeConfig, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
+    policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
   for (const w of policy.current().warnings) log.warn({ policySource: policy.describe() }, w);
   log.info({ policySource: policy.describe(), dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');

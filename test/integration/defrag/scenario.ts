@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '../../harness/index.js';
 import type { DefragPod } from '../../../shared/defrag/types.js';
 
@@ -106,3 +106,6 @@ export async function uncordonAll(core: CoreV1Api, names: string[]): Promise<voi
 }
 
 export type { KubeConfig };
+
+/** What defragStep reads and writes with, as plain client-node clients. */
+export const defragClients = (kc: KubeConfig) => ({ core: kc.makeApiClient(CoreV1Api), policy: kc.makeApiClient(PolicyV1Api) });
