@@ -1,5 +1,3 @@
-import type { Pod } from '../model/kube.js';
-
 export interface EvictionLimits {
   perNode?: number;
   perNamespace?: number;
@@ -27,10 +25,10 @@ export class EvictionLimiter {
     return this.limits.total !== undefined && this.count >= this.limits.total;
   }
 
-  take(pod: Pod): LimitHit | undefined {
+  /** For a pod in `namespace`, on `node` (none when it was never scheduled). */
+  take(namespace: string | undefined, node: string | undefined): LimitHit | undefined {
     if (this.totalReached()) return 'total';
-    const node = pod.spec?.nodeName ?? '';
-    const ns = pod.metadata.namespace ?? '';
+    const ns = namespace ?? '';
     // Pods that were never scheduled belong to no node, so no node limit applies to them.
     if (node && this.limits.perNode !== undefined && (this.byNode.get(node) ?? 0) >= this.limits.perNode) return 'node';
     if (this.limits.perNamespace !== undefined && (this.byNamespace.get(ns) ?? 0) >= this.limits.perNamespace) return 'namespace';

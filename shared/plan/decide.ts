@@ -47,6 +47,7 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   const taken = new Uint8Array(pods.length);
   const acrossCalls = options.session !== undefined;
   const decisions: Decision[] = [];
+  const order: Plan['order'] = [];
   const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
 
@@ -63,16 +64,17 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   }
 
   const gates = new Map(policy.profiles.map((p) => [p, compileGate(p.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector })]));
-  for (const { profile, strategy, matcher, picked, keys } of runs) {
+  for (const [run, { profile, strategy, matcher, picked, keys }] of runs.entries()) {
     const gate = gates.get(profile)!;
-    for (const i of inOrder(picked, keys)) {
+    for (const o of inOrder(keys)) {
+      const i = picked[o]!;
       if (taken[i]) continue;
       const pod = pods[i]!;
       const meta = pod.metadata;
       const uid = meta.uid ?? '';
       if (acrossCalls && decided.has(uid)) continue;
       const action = isTerminal(pod) ? 'delete' : 'evict';
-      const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(pod) ?? 'none'];
+      const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(meta.namespace, pod.spec?.nodeName) ?? 'none'];
       if (why !== undefined) {
         kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
         continue;
@@ -90,13 +92,14 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
         action,
         reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
       });
+      order.push({ run, key: keys[o]! });
     }
   }
-  return { decisions, kept, evaluated: snapshot.pods.length };
+  return { decisions, order, kept, evaluated: snapshot.pods.length };
 }
 
 /** Every enabled strategy with its compiled matcher, in the order decide runs them. */
-export function compileRuns(policy: Policy): { profile: Profile; strategy: StrategyConfig; matcher: PodMatcher }[] {
+function compileRuns(policy: Policy): { profile: Profile; strategy: StrategyConfig; matcher: PodMatcher }[] {
   return policy.profiles.flatMap((profile) =>
     profile.strategies.map((strategy) => ({
       profile,
@@ -113,11 +116,9 @@ export function byKey(ka: number, kb: number, a: number, b: number): number {
   return an || bn ? Number(an) - Number(bn) : ka - kb || a - b;
 }
 
-/** The selected positions in the strategy's order (its sort keys, smaller first). */
-function inOrder(picked: readonly number[], keys: readonly number[]): number[] {
+/** Indexes into a strategy's selected pods, in its order (its sort keys, smaller first). */
+function inOrder(keys: readonly number[]): number[] {
   // Sort positions rather than wrapper objects: no garbage per selected pod. Stable; unknown
   // times (NaN) go last rather than scrambling the order.
-  const order = Array.from(picked.keys());
-  order.sort((a, b) => byKey(keys[a]!, keys[b]!, a, b));
-  return order.map((o) => picked[o]!);
+  return Array.from(keys.keys()).sort((a, b) => byKey(keys[a]!, keys[b]!, a, b));
 }

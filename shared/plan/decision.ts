@@ -25,6 +25,12 @@ export interface Kept {
 
 export interface Plan {
   decisions: Decision[];
+  /**
+   * Where each decision (same index) stands in the policy's order: its strategy run (profiles
+   * in order, strategies in the order each enables them) and its sort key in that strategy.
+   * What merging the plans of a pass's pages needs (across-pages.ts).
+   */
+  order: { run: number; key: number }[];
   kept: Kept[];
   /** Pods looked at, once each whatever the number of strategies. */
   evaluated: number;

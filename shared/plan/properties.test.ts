@@ -162,7 +162,7 @@ describe('properties of decide', () => {
         const page = pods.slice(i, i + pageSize);
         const plan = decide(policy, { pods: page }, NOW, { session: pass.session });
         pageKept.push(...plan.kept.map((k) => k.uid));
-        pass.add(plan, page);
+        pass.add(plan);
       }
       const done = pass.finish();
       expect(done.decisions).toEqual(whole.decisions);

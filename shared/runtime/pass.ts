@@ -65,10 +65,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const pods = page.items as Pod[];
-      const plan = decide(opts.policy, { ...context.snapshot, pods }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items as Pod[] }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
       keep(plan.kept);
-      pass.add(plan, pods);
+      pass.add(plan);
       if (rt.now() > deadline) {
         s.stoppedBy = 'time-budget';
         s.requests += listRequests;
