@@ -33,13 +33,9 @@ export async function registerTargets(target: string | undefined): Promise<void>
   const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || n === target);
   try {
     // Only podTerminated answers events that need no cluster request; the other targets always
-    // use the cluster, so their client is loaded (and checked) at start.
+    // use the cluster, so startRuntime loads (and checks) their client at start.
     const runtime = await startRuntime(process.env, {}, { lazyKube: names.length === 1 && names[0] === 'podTerminated' });
-    for (const name of names) {
-      const make = (await TARGETS[name]()) as Factory;
-      if (name !== 'podTerminated') await runtime.kubeReady();
-      http(name, make(runtime));
-    }
+    for (const name of names) http(name, ((await TARGETS[name]()) as Factory)(runtime));
   } catch (e) {
     const known = e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError';
     process.stderr.write(`kube-tidy: cannot start: ${known ? (e as Error).message : (e as Error).stack}\n`);

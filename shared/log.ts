@@ -63,5 +63,3 @@ export function createLogger({ env = process.env, destination, name }: CreateLog
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** The process-wide logger. */
-export const log: Logger = createLogger();
