@@ -53,6 +53,15 @@ describe('kube-tidy bridge arguments', () => {
     expect(r.stderr).toContain(`kubeconfig ${kubeconfig}:`);
   });
 
+  it('exits 2 on a kubeconfig it cannot parse, without quoting it (it may hold a token)', async () => {
+    const broken = join(dir, 'broken');
+    writeFileSync(broken, 'users: [{name: x, user: {token: SECRET-TOKEN-123}}\n  : : bad');
+    const r = await cli('--kubeconfig', broken, '--sink', 'http://x/');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`kubeconfig ${broken}: not a readable kubeconfig`);
+    expect(r.stderr).not.toContain('SECRET-TOKEN-123');
+  });
+
   it('prints its help on --help and exits 0, saying existing objects produce no events', async () => {
     const r = await cli('--help');
     expect(r.code).toBe(0);

@@ -1,10 +1,12 @@
 // `kube-tidy bridge`: flags in, startBridge, run until SIGINT/SIGTERM, drain, exit 0.
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBridge, type BridgeOptions } from '../bridge/bridge.js';
 import { parseKinds, UnknownKindError } from '../bridge/kinds.js';
 import { jsonLogger } from '../bridge/log.js';
+import { KubeConfigError, loadKubeConfig } from '../kube/config.js';
 import { parseGoDuration } from '../policy/duration.js';
 import { BRIDGE_HELP } from './help.js';
 
@@ -48,12 +50,13 @@ export async function bridgeCommand(args: string[], io: Out, deps: BridgeCommand
     io.out(BRIDGE_HELP);
     return 0;
   }
-  const kubeConfig = new KubeConfig();
+  let kubeConfig: KubeConfig;
   try {
-    kubeConfig.loadFromFile(parsed.kubeconfig);
-    if (!kubeConfig.getCurrentCluster()) throw new Error('no current context or cluster');
+    // The shared loader: its errors never quote the file, which may hold a token.
+    kubeConfig = loadKubeConfig({ kubeconfig: parsed.kubeconfig });
   } catch (e) {
-    io.err(`kube-tidy: kubeconfig ${parsed.kubeconfig}: ${(e as Error).message}\n`);
+    if (!(e instanceof KubeConfigError)) throw e;
+    io.err(`kube-tidy: ${e.message}\n`);
     return 2;
   }
   const log = jsonLogger(io.err, parsed.verbose ? 'debug' : 'info');
@@ -95,7 +98,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv) {
   const kubeconfig = values.kubeconfig ?? env.KUBECONFIG;
   const problems: string[] = [];
   if (!kubeconfig) problems.push('missing --kubeconfig (or $KUBECONFIG)');
-  else if (!existsSync(kubeconfig)) problems.push(`--kubeconfig ${kubeconfig}: no such file`);
+  else for (const file of kubeconfig.split(delimiter).filter((f) => f && !existsSync(f))) problems.push(`--kubeconfig ${file}: no such file`);
   if (values.sink === undefined) problems.push('missing --sink');
   else if (!/^https?:$/.test(safeUrl(values.sink)?.protocol ?? '')) problems.push(`--sink "${values.sink}" is not an http or https URL`);
   const int = (flag: keyof typeof OPTIONS, min: number, fallback: number): number => {

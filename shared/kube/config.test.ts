@@ -56,6 +56,12 @@ describe('loadKubeConfig', () => {
       server: 'https://a.example',
     },
     {
+      sentence: 'an explicit path with two files (a runtime passes its KUBECONFIG so) merges them too',
+      arrange: () => ({ kubeconfig: [kubeconfig('c.yaml', 'c', 'https://c.example'), kubeconfig('d.yaml', 'd', 'https://d.example')].join(':') }),
+      source: 'path',
+      server: 'https://c.example',
+    },
+    {
       sentence: 'the service account is used in a pod',
       arrange: () => {
         const sa = join(dir, 'var/run/secrets/kubernetes.io/serviceaccount');
@@ -88,6 +94,15 @@ describe('loadKubeConfig', () => {
         return { kubeconfig: path };
       },
       message: /broken\.yaml: not a readable kubeconfig$/,
+    },
+    {
+      sentence: 'a file with no cluster for its context is named',
+      arrange: () => {
+        const path = join(dir, 'empty.yaml');
+        writeFileSync(path, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+        return { kubeconfig: path };
+      },
+      message: /empty\.yaml: no cluster for context/,
     },
     {
       sentence: 'a pod without a mounted token is refused with the reason',

@@ -11,7 +11,7 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
 export type KubeConfigSource = 'path' | 'KUBECONFIG' | 'in-cluster';
 
 export interface LoadKubeConfigOptions {
-  /** An explicit kubeconfig file (the CLI's --kubeconfig). */
+  /** Explicit kubeconfig files (the CLI's --kubeconfig, or a runtime's KUBECONFIG), split as KUBECONFIG is. */
   kubeconfig?: string;
   /** Prefix for the service-account files (tests point it at a temp dir). */
   inClusterPathPrefix?: string;
@@ -54,12 +54,15 @@ export function describeSource(opts: LoadKubeConfigOptions = {}): KubeConfigSour
 
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
   let kc: KubeConfig;
+  let where = 'in-cluster';
   switch (describeSource(opts)) {
     case 'path':
-      kc = fromFiles([opts.kubeconfig ?? ''], '--kubeconfig');
+      where = opts.kubeconfig ?? '';
+      kc = fromFiles(where.split(delimiter).filter(Boolean), '--kubeconfig');
       break;
     case 'KUBECONFIG':
-      kc = fromFiles((process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean), 'KUBECONFIG');
+      where = process.env.KUBECONFIG ?? '';
+      kc = fromFiles(where.split(delimiter).filter(Boolean), 'KUBECONFIG');
       break;
     case 'in-cluster': {
       const prefix = opts.inClusterPathPrefix ?? '';
@@ -73,7 +76,7 @@ export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
     default:
       throw new KubeConfigError('no cluster configured: pass --kubeconfig, set KUBECONFIG, or run in a pod with a service account');
   }
-  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig has no cluster for context "${kc.getCurrentContext()}"`);
+  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig ${where}: no cluster for context "${kc.getCurrentContext()}"`);
   return kc;
 }
 

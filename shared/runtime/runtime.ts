@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/index.js';
 import { createLogger, type Logger } from '../log.js';
@@ -86,7 +87,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
  */
 function checkClusterConfigured(config: RuntimeConfig, env: NodeJS.ProcessEnv): void {
   if (config.KUBECONFIG) {
-    const missing = config.KUBECONFIG.split(':').filter((f) => f !== '' && !existsSync(f));
+    const missing = config.KUBECONFIG.split(delimiter).filter((f) => f !== '' && !existsSync(f));
     if (missing.length > 0) throw new ConfigError([`KUBECONFIG: no such file ${missing.join(', ')}`]);
     return;
   }
