@@ -24,7 +24,7 @@ import { clientEntry } from './client-entry.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
 export const BUNDLE_FILE = join(BUNDLE_DIR, 'server.cjs');
-/** Packages bundled into a file of their own, by name; loader.cjs's SEPARATE says the same. */
+/** Packages bundled into a file of their own, by name; written into the entry (loader.cjs). */
 export const SEPARATE = { '@kubernetes/client-node': 'client' } as const;
 
 /** The Node major the bundle is built for; serverless.yml's runtime and the Dockerfile say the same (tested). */
@@ -90,7 +90,10 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   ]);
   writeFileSync(join(dir, 'meta.json'), JSON.stringify(result.metafile));
   const id = createHash('sha256').update(readFileSync(app)).update(readFileSync(client)).digest('hex').slice(0, 16);
-  writeFileSync(outfile, readFileSync(join(ROOT, 'infra', 'bundle', 'loader.cjs'), 'utf8').replace('__KUBE_TIDY_BUILD__', id));
+  const loader = readFileSync(join(ROOT, 'infra', 'bundle', 'loader.cjs'), 'utf8');
+  const entry = loader.replace('__KUBE_TIDY_BUILD__', id).replace(/^const SEPARATE = .*;$/m, `const SEPARATE = ${JSON.stringify(SEPARATE)};`);
+  if (!entry.includes(`const SEPARATE = ${JSON.stringify(SEPARATE)};`)) throw new Error('loader.cjs has no SEPARATE line to write');
+  writeFileSync(outfile, entry);
   return { file: outfile, bytes: statSync(app).size, clientBytes: statSync(client).size, ms: Date.now() - started };
 }
 

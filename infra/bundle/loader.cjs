@@ -16,7 +16,8 @@ const { Script } = require('node:vm');
 // Replaced by infra/bundle/build.ts with a hash of the bundle: V8 checks a cache against the
 // source's length only, so a cache from another build must never be picked up.
 const BUILD = '__KUBE_TIDY_BUILD__';
-// Packages bundled into files of their own, read only when first required (build.ts SEPARATE).
+// Packages bundled into files of their own, read only when first required: this line is
+// rewritten by build.ts from its SEPARATE, the one list.
 const SEPARATE = { '@kubernetes/client-node': 'client' };
 
 const target = process.env.FUNCTION_TARGET ?? '';

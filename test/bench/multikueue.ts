@@ -4,8 +4,7 @@
 // (what ApiServerSource would send; served in this process by functions-framework's test
 // server), and time until the last of its worker pods is gone (a watch in each worker).
 // Also: API requests per Job (manager and workers, counted by the clients' request hook).
-// Run: npm run bench:multikueue
-import { fileURLToPath } from 'node:url';
+// Run: npm run bench multikueue
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
@@ -81,10 +80,3 @@ export async function runMultiKueueBench(): Promise<object> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runMultiKueueBench();
-  console.log('\n== multikueue ==');
-  for (const [k, v] of Object.entries(result)) console.log(`  ${k.padEnd(28)} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
-  console.log(JSON.stringify({ bench: 'multikueue', ...result }));
-  process.exit(0);
-}

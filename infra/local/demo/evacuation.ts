@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { startCluster } from '../../../test/harness/cluster.js';
-import { installCrds } from '../../../test/harness/crds.js';
+import { pingRequest } from '../../../test/fixtures/events/requests.js';
 import { waitFor } from '../../../test/harness/wait.js';
 import { startFunctionProcess } from '../../../test/harness/function-process.js';
 import { BEHAVIOUR, startMigrationController } from '../../../test/integration/evacuation/controller.js';
@@ -36,7 +36,6 @@ async function main(): Promise<void> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const stops: (() => Promise<unknown>)[] = [() => cluster.stop()];
   try {
-    await installCrds(cluster, CRDS);
     await core.createNamespace({ body: { metadata: { name: NS } } });
     await waitFor('default ServiceAccount', () => core.readNamespacedServiceAccount({ namespace: NS, name: 'default' }).then(() => true));
     const webhook = await startWebhook(kc, NS);
@@ -56,7 +55,7 @@ async function main(): Promise<void> {
     let maxNode = 0;
     const t0 = Date.now();
     while (ended.size < VMS.length && Date.now() - t0 < 120_000) {
-      const answer = (await (await fetch(fn.url, { method: 'POST', headers: { 'ce-id': String(Date.now()), 'ce-type': 'dev.knative.sources.ping', 'ce-source': '/apis/v1/namespaces/vms/pingsources/evacuation', 'ce-specversion': '1.0', 'content-type': 'application/json' }, body: '{}' })).json()) as { results?: { pod: string; outcome: string; why: string; attempt?: number }[] };
+      const answer = (await (await fetch(fn.url, { method: 'POST', ...pingRequest('evacuation') })).json()) as { results?: { pod: string; outcome: string; why: string; attempt?: number }[] };
       for (const r of answer.results ?? []) {
         const line = `${r.outcome.padEnd(13)} ${r.pod}  ${r.attempt ? `attempt ${r.attempt}: ` : ''}${r.why}`;
         if (shown.get(r.pod) !== line && r.outcome !== 'nothing-to-do') say(line);

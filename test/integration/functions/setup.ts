@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
-import { CloudEvent } from 'cloudevents';
 import supertest from 'supertest';
 import { pino } from 'pino';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
@@ -35,10 +34,7 @@ export function knativeRequest(mode: HttpMode, verb: 'add' | 'update' | 'delete'
   return httpMessage(toApiServerSourceEvent(verb, JSON.parse(JSON.stringify(object)), sharedCluster().kubeConfig().getCurrentCluster()!.server), mode);
 }
 
-/** A Knative PingSource tick from the PingSource named `name`. */
-export function pingRequest(name = 'sweep'): HttpMessage {
-  return httpMessage(new CloudEvent({ type: 'dev.knative.sources.ping', source: `/apis/v1/namespaces/x/pingsources/${name}`, data: {} }));
-}
+export { pingRequest } from '../../fixtures/events/requests.js';
 
 export function send(agent: ReturnType<typeof supertest>, req: HttpMessage) {
   let r = agent.post('/');
