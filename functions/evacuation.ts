@@ -59,11 +59,10 @@ export function evacuation(rt: Runtime, env: NodeJS.ProcessEnv = process.env): H
       const ref = event.type === 'object' ? { namespace: event.object.metadata.namespace, name: event.object.metadata.name } : event.ref;
       if (!ref.namespace) throw new BadRequestError(400, 'a Pod event needs a namespace');
       if (config.scope && ref.namespace !== config.scope) return { body: { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${config.scope}` } };
+      // A strategy asking for a pod marked request-evict-only, judged on the event's copy; the
+      // machine uses it only when the current pod is idle and carries no request of its own.
+      const requester = event.type === 'object' && event.verb !== 'delete' ? await strategyRequest(event.object as unknown as Pod) : undefined;
       // Always the current pod, never the event's copy: its resourceVersion is the precondition.
-      const target = { namespace: ref.namespace, name: ref.name };
-      const first = await evacuate(d, target);
-      if (first.outcome !== 'nothing-to-do' || event.verb === 'delete' || event.type !== 'object') return { body: { ...first } };
-      const requester = await strategyRequest(event.object as unknown as Pod);
-      return { body: requester ? { ...(await evacuate(d, target, { strategyRequest: requester })) } : { ...first } };
+      return { body: { ...(await evacuate(d, { namespace: ref.namespace, name: ref.name }, requester ? { strategyRequest: requester } : {})) } };
     });
 }

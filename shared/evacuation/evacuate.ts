@@ -8,7 +8,7 @@ import type { Pod } from '../model/kube.js';
 import { A, readState, writeState } from './annotations.js';
 import type { EvacuationConfig } from './config.js';
 import { createMigration, deleteMigration, evacuationMark, findMigration, getMigration } from './kubevirt.js';
-import { acquire, listSlots, release } from './ledger.js';
+import { acquire, release } from './ledger.js';
 import { isDirect, next, type MigrationView, type Observation, type Outcome, type PodView, type Step } from './machine.js';
 import { patchAnnotations, podView, readPod, type PodCore } from './pod-io.js';
 
@@ -89,8 +89,7 @@ async function end(d: EvacuationDeps, pod: Pod | undefined, ref: { namespace: st
     if (w === 'conflict') return undefined;
   }
   const key = `${ref.namespace}/${ref.name}`;
-  const held = (await listSlots(d.core, d.config.namespace)).filter((s) => s.pod === key || s.uid === pod?.metadata.uid).map((s) => s.uid);
-  if (held.length) await release(d.core, d.config.namespace, held);
+  await release(d.core, d.config.namespace, (s) => s.pod === key || s.uid === pod?.metadata.uid);
   if (pod && d.events && step.write) {
     const type = (step.outcome === 'Succeeded' || step.outcome === 'Cancelled') && !still ? 'Normal' : 'Warning';
     await recordPodEvent(d.events, { namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! }, { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: why });
@@ -135,7 +134,7 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
         continue;
       case 'backoff': {
         if ((await patchAnnotations(d.core, pod!, writeState(step.next, d.config.holder))) !== 'written') continue;
-        await release(d.core, d.config.namespace, [view!.uid]);
+        await release(d.core, d.config.namespace, (s) => s.uid === view!.uid);
         return { outcome: 'backoff', pod: key, why: step.why, ...info };
       }
       case 'end': {

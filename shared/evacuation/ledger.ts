@@ -58,13 +58,14 @@ export async function acquire(core: Core, namespace: string, slot: Slot, limits:
   throw new TransientKubeError(`${namespace}/${LEDGER_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'ledger contended', causes: [] });
 }
 
-/** Give slots back (already free is fine). */
-export async function release(core: Core, namespace: string, uids: readonly string[]): Promise<void> {
+/** Give back the slots `which` picks (none held is fine): one read, one write. */
+export async function release(core: Core, namespace: string, which: (slot: Slot) => boolean): Promise<void> {
   for (let i = 0; i < ROUNDS; i++) {
     const cm = await read(core, namespace);
+    const freed = slotsOf(cm).filter(which);
+    if (freed.length === 0) return;
     const data = { ...cm?.data };
-    if (!uids.some((u) => u in data)) return;
-    for (const u of uids) delete data[u];
+    for (const s of freed) delete data[s.uid];
     if (await write(core, namespace, cm, data)) return;
   }
   throw new TransientKubeError(`${namespace}/${LEDGER_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'ledger contended', causes: [] });

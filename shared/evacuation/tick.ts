@@ -16,7 +16,6 @@ export interface TickSummary {
   pods: number;
   results: PassResult[];
   freedSlots: number;
-  requests: { list: number };
 }
 
 // In flight first (ending ones free slots for the rest), then backoffs, then new requests
@@ -30,10 +29,8 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   const started = d.now();
   const scope = d.config.scope;
   const pods: Pod[] = [];
-  let list = 0;
   // Annotations cannot be selected on: one paginated LIST (as the sweep does), filtered here.
   for await (const page of listPods(d.core as never, scope ? { namespace: scope } : {})) {
-    list += page.requests;
     for (const p of page.items) if (p.metadata.annotations?.[A.request] !== undefined || p.metadata.annotations?.[A.state] !== undefined) pods.push(p);
   }
   pods.sort((a, b) => rank(a) - rank(b) || String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
@@ -54,6 +51,6 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
     const pod = await readPod(d.core, namespace, name);
     if (!pod || pod.metadata.uid !== s.uid) free.push(s);
   }
-  if (free.length) await release(d.core, d.config.namespace, free.map((s) => s.uid));
-  return { pods: pods.length, results, freedSlots: free.length, requests: { list } };
+  if (free.length) await release(d.core, d.config.namespace, (s) => free.some((f) => f.uid === s.uid));
+  return { pods: pods.length, results, freedSlots: free.length };
 }
