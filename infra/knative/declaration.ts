@@ -33,7 +33,6 @@ const event = z.union([
   z.strictObject({ schedule: z.strictObject({ cron: z.string().regex(/^(\S+\s+){4}\S+$/, 'five cron fields'), timezone: z.string().optional() }) }),
   z.strictObject({ http: z.strictObject({ method: z.literal('POST'), path: z.literal('/'), visibility: z.enum(['cluster-local', 'public']) }) }),
 ]);
-export type FunctionEvent = z.infer<typeof event>;
 
 const fn = z.strictObject({
   description: z.string(),

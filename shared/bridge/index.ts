@@ -1,6 +1,6 @@
 // shared/bridge: the local stand-in for Knative's ApiServerSource (Resource mode). Watches
 // kinds in a cluster and POSTs one CloudEvent per change to a sink, with Knative's retries.
-export { startBridge, DEFAULTS as BRIDGE_DEFAULTS } from './bridge.js';
+export { startBridge } from './bridge.js';
 export type { Bridge, BridgeOptions, BridgeStats } from './bridge.js';
 export { KINDS, parseKinds, collectionPath, UnknownKindError } from './kinds.js';
 export type { KindInfo } from './kinds.js';

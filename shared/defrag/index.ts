@@ -1,4 +1,3 @@
 // Defragmentation: plan the moves and swaps that free whole nodes (see README "Defragmentation").
 export { planDefrag } from './plan.js';
-export { disruptionsAllowed } from './budget.js';
 export type * from './types.js';

@@ -6,6 +6,7 @@ import { parseGoDuration } from '../policy/duration.js';
 import type { SnapshotIndex } from '../plan/snapshot.js';
 import type { DefaultEvictorArgs, Protection } from './schema.js';
 import { fitsNode } from './node-fit.js';
+import { BUILT_IN_PRIORITY_CLASSES, SYSTEM_CRITICAL_PRIORITY } from '../model/priority.js';
 
 // The gate's small checks. Each answers "why this pod must not be touched", or undefined.
 
@@ -23,7 +24,6 @@ export const ANNOTATION_EVICT = 'descheduler.alpha.kubernetes.io/evict';
 export const ANNOTATION_PREFER_NO_EVICTION = 'descheduler.alpha.kubernetes.io/prefer-no-eviction';
 const ANNOTATION_MIRROR = 'kubernetes.io/config.mirror';
 const ANNOTATION_CONFIG_SOURCE = 'kubernetes.io/config.source';
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 
 // --- always on: no policy can make these pods fair game ---
 
@@ -60,7 +60,7 @@ const systemCritical: Check = (pod) => {
   const p = pod.spec?.priority;
   const cls = pod.spec?.priorityClassName;
   // Dumps without an admission-filled priority still name the class.
-  if ((p !== undefined && p >= SYSTEM_CRITICAL_PRIORITY) || cls === 'system-cluster-critical' || cls === 'system-node-critical') {
+  if ((p !== undefined && p >= SYSTEM_CRITICAL_PRIORITY) || (cls !== undefined && BUILT_IN_PRIORITY_CLASSES.has(cls))) {
     return 'pod has system-critical priority (SystemCriticalPods protection)';
   }
   return undefined;

@@ -17,10 +17,6 @@ export class EvictionLimiter {
 
   constructor(private readonly limits: EvictionLimits) {}
 
-  get total(): number {
-    return this.count;
-  }
-
   totalReached(): boolean {
     return this.limits.total !== undefined && this.count >= this.limits.total;
   }

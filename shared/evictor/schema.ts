@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LabelSelectorSchema } from '../policy/label-selector.js';
-import { parseSelectorString } from '../policy/selector-string.js';
+import { SelectorStringSchema } from '../policy/selector-string.js';
 import { parseGoDuration } from '../policy/duration.js';
 
 // DefaultEvictor's arguments (descheduler v0.36): the only definition of them here.
@@ -20,14 +20,7 @@ const DEPRECATED_FLAGS = [
 
 export const DefaultEvictorArgsSchema = z
   .strictObject({
-    nodeSelector: z
-      .string()
-      .optional()
-      .superRefine((s, ctx) => {
-        if (s === undefined) return;
-        const parsed = parseSelectorString(s);
-        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
-      }),
+    nodeSelector: SelectorStringSchema,
     labelSelector: LabelSelectorSchema.optional(),
     namespaceLabelSelector: LabelSelectorSchema.optional(),
     priorityThreshold: z
@@ -78,7 +71,6 @@ export const DefaultEvictorArgsSchema = z
   });
 
 export type DefaultEvictorArgs = z.output<typeof DefaultEvictorArgsSchema>;
-export type DefaultEvictorInput = z.input<typeof DefaultEvictorArgsSchema>;
 
 /** The protections in force, from the new list form or, when it is unused, the deprecated flags. */
 export function effectiveProtections(args: DefaultEvictorArgs): Set<Protection> {

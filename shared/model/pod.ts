@@ -7,12 +7,3 @@ export const TERMINAL_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Faile
 export function isTerminal(pod: Pod): boolean {
   return TERMINAL_PHASES.has(pod.status?.phase ?? '');
 }
-
-/** `namespace/name`, for reasons and logs. */
-export function podKey(pod: Pod): string {
-  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
-}
-
-export function ownerKinds(pod: Pod): string[] {
-  return (pod.metadata.ownerReferences ?? []).map((o) => o.kind);
-}

@@ -1,5 +1,6 @@
 import { effectiveProtections } from '../evictor/schema.js';
 import type { Policy } from '../policy/policy.js';
+import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
 
 /**
  * Which parts of a snapshot a policy reads beyond the pods themselves, so an adapter fetches
@@ -15,8 +16,6 @@ export interface SnapshotNeeds {
   allPods: boolean;
 }
 
-const BUILT_IN_CLASSES = new Set(['system-cluster-critical', 'system-node-critical']);
-
 export function snapshotNeeds(policy: Policy): SnapshotNeeds {
   const needs: SnapshotNeeds = { nodes: policy.nodeSelector !== undefined, namespaces: false, pdbs: false, priorityClasses: false, pvcs: false, allPods: false };
   for (const { evictor } of policy.profiles) {
@@ -27,7 +26,7 @@ export function snapshotNeeds(policy: Policy): SnapshotNeeds {
     if (protections.has('PodsWithoutPDB')) needs.pdbs = true;
     if (protections.has('PodsWithPVC') && (evictor.podProtections.config?.PodsWithPVC?.protectedStorageClasses.length ?? 0) > 0) needs.pvcs = true;
     const cls = evictor.priorityThreshold?.name;
-    if (cls !== undefined && !BUILT_IN_CLASSES.has(cls)) needs.priorityClasses = true;
+    if (cls !== undefined && !BUILT_IN_PRIORITY_CLASSES.has(cls)) needs.priorityClasses = true;
   }
   return needs;
 }

@@ -6,6 +6,7 @@ import type {
   PriorityClass,
 } from '../model/kube.js';
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
+import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
 
 /**
  * What the core decides over: the pods, and the context some checks need. Anything left out
@@ -40,12 +41,6 @@ export interface SnapshotIndex {
   readonly podsByNode: Map<string, Pod[]>;
 }
 
-// Built-in classes exist in every cluster, so a policy may name them without a lookup.
-const BUILT_IN_PRIORITY: ReadonlyArray<[string, number]> = [
-  ['system-cluster-critical', 2_000_000_000],
-  ['system-node-critical', 2_000_001_000],
-];
-
 function countOwners(pods: readonly Pod[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const pod of pods) for (const o of pod.metadata.ownerReferences ?? []) counts.set(o.uid, (counts.get(o.uid) ?? 0) + 1);
@@ -69,7 +64,7 @@ export function indexSnapshot(s: Snapshot): SnapshotIndex {
   // 100,000 pods for nothing is the largest cost of a decide call.
   let ownerCounts: Map<string, number> | undefined;
   let podsByNode: Map<string, Pod[]> | undefined;
-  const priorityValues = new Map<string, number>(BUILT_IN_PRIORITY);
+  const priorityValues = new Map<string, number>(BUILT_IN_PRIORITY_CLASSES);
   for (const pc of s.priorityClasses ?? []) if (pc.metadata.name) priorityValues.set(pc.metadata.name, pc.value);
   let pdbsByNamespace: Map<string, LabelMatcher[]> | undefined;
   if (s.pdbs) {

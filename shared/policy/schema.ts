@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseSelectorString } from './selector-string.js';
+import { SelectorStringSchema } from './selector-string.js';
 
 // The DeschedulerPolicy envelope (descheduler/v1alpha2). Plugin arguments stay `unknown`
 // here: each plugin's own schema validates them, so that a policy naming an unsupported
@@ -13,9 +13,6 @@ const PluginSetSchema = z.strictObject({
   enabled: z.array(PluginName).default([]),
   disabled: z.array(PluginName).default([]),
 });
-
-export const EXTENSION_POINTS = ['presort', 'sort', 'deschedule', 'balance', 'filter', 'preevictionfilter'] as const;
-export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
 
 const PluginsSchema = z
   .strictObject({
@@ -42,13 +39,7 @@ export const PolicyEnvelopeSchema = z.strictObject({
   apiVersion: z.literal('descheduler/v1alpha2'),
   kind: z.literal('DeschedulerPolicy'),
   profiles: z.array(ProfileSchema).min(1, 'at least one profile is required'),
-  nodeSelector: z
-    .string()
-    .optional()
-    .superRefine((s, ctx) => {
-      const parsed = s === undefined ? undefined : parseSelectorString(s);
-      if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
-    }),
+  nodeSelector: SelectorStringSchema,
   maxNoOfPodsToEvictPerNode: Count.optional(),
   maxNoOfPodsToEvictPerNamespace: Count.optional(),
   maxNoOfPodsToEvictTotal: Count.optional(),

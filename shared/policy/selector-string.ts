@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { LabelSelector, LabelSelectorRequirement } from '../model/kube.js';
 
 // The string form of a label selector ("role=worker,zone in (a,b),!spot"), as the
@@ -46,3 +47,12 @@ function splitTopLevel(s: string): string[] {
   out.push(s.slice(start));
   return out;
 }
+
+/** An optional selector string in a policy (its nodeSelector, DefaultEvictor's nodeSelector), refused with the parser's reason. */
+export const SelectorStringSchema = z
+  .string()
+  .optional()
+  .superRefine((s, ctx) => {
+    const parsed = s === undefined ? undefined : parseSelectorString(s);
+    if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+  });

@@ -1,2 +1,2 @@
 export { PodLifeTime, podLifeTimeCriteria } from './pod-lifetime.js';
-export { PodLifeTimeArgsSchema, POD_LIFETIME_STATES, type PodLifeTimeArgs, type PodLifeTimeInput } from './schema.js';
+export { PodLifeTimeArgsSchema, POD_LIFETIME_STATES, type PodLifeTimeArgs } from './schema.js';

@@ -52,4 +52,3 @@ export const PodLifeTimeArgsSchema = z
   );
 
 export type PodLifeTimeArgs = z.output<typeof PodLifeTimeArgsSchema>;
-export type PodLifeTimeInput = z.input<typeof PodLifeTimeArgsSchema>;

@@ -1,2 +1,2 @@
 export { RemoveFailedPods, removeFailedPodsCriteria } from './remove-failed-pods.js';
-export { RemoveFailedPodsArgsSchema, type RemoveFailedPodsArgs, type RemoveFailedPodsInput } from './schema.js';
+export { RemoveFailedPodsArgsSchema, type RemoveFailedPodsArgs } from './schema.js';

@@ -16,4 +16,3 @@ export const RemoveFailedPodsArgsSchema = z.strictObject({
 });
 
 export type RemoveFailedPodsArgs = z.output<typeof RemoveFailedPodsArgsSchema>;
-export type RemoveFailedPodsInput = z.input<typeof RemoveFailedPodsArgsSchema>;

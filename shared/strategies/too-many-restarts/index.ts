@@ -2,5 +2,4 @@ export { RemovePodsHavingTooManyRestarts, tooManyRestartsCriteria } from './too-
 export {
   RemovePodsHavingTooManyRestartsArgsSchema,
   type RemovePodsHavingTooManyRestartsArgs,
-  type RemovePodsHavingTooManyRestartsInput,
 } from './schema.js';

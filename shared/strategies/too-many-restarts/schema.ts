@@ -13,4 +13,3 @@ export const RemovePodsHavingTooManyRestartsArgsSchema = z.strictObject({
 });
 
 export type RemovePodsHavingTooManyRestartsArgs = z.output<typeof RemovePodsHavingTooManyRestartsArgsSchema>;
-export type RemovePodsHavingTooManyRestartsInput = z.input<typeof RemovePodsHavingTooManyRestartsArgsSchema>;

@@ -101,11 +101,5 @@ export async function buildFragmented(kc: KubeConfig, ns: string, nodes: string[
 
 export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
 
-export async function uncordonAll(core: CoreV1Api, names: string[]): Promise<void> {
-  await cordon(core, names, false);
-}
-
-export type { KubeConfig };
-
 /** What defragStep reads and writes with, as plain client-node clients. */
 export const defragClients = (kc: KubeConfig) => ({ core: kc.makeApiClient(CoreV1Api), policy: kc.makeApiClient(PolicyV1Api) });
