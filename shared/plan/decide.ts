@@ -5,11 +5,17 @@ import type { Policy, Profile, StrategyConfig } from '../policy/policy.js';
 import { STRATEGIES } from '../strategies/registry.js';
 import type { PodMatcher } from '../strategies/lifecycle/matcher.js';
 import type { Decision, Kept, Plan } from './decision.js';
-import { indexSnapshot, type Snapshot } from './snapshot.js';
+import { indexSnapshot, type Snapshot, type SnapshotIndex } from './snapshot.js';
 
 export interface DecideOptions {
   /** Never touched, whatever the policy says. Default: kube-system. */
   protectedNamespaces?: readonly string[];
+  /**
+   * The snapshot's index, when the caller built it once for many calls: the pages of a sweep
+   * share their context (every pod, nodes, budgets), and re-indexing 100,000 context pods per
+   * page was most of a sweep's CPU with minReplicas or nodeFit.
+   */
+  index?: SnapshotIndex;
   /** Carries limits and already-decided pods across calls: the pages of one sweep. */
   session?: DecideSession;
 }
@@ -39,7 +45,7 @@ export const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
  * own order (oldest first); a pod is decided at most once; limits span the whole call.
  */
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
-  const index = indexSnapshot(snapshot);
+  const index = options.index ?? indexSnapshot(snapshot);
   const { limiter, decided } = options.session ?? newSession(policy);
   // Within one call a pod is known by its position (no hashing on the hot path); the uid set
   // only matters across calls, for a pod that shows up again on a later page.

@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { AcrossPages } from './across-pages.js';
 import { decide } from './decide.js';
+import { indexSnapshot } from './snapshot.js';
 import type { Pod } from '../model/kube.js';
 import { effectiveProtections } from '../evictor/schema.js';
 import { policyOf } from '../../test/fixtures/policy.js';
@@ -168,6 +169,18 @@ describe('properties of decide', () => {
       expect(done.decisions).toEqual(whole.decisions);
       // Held back by the gate (on a page) or by a limit (at the end): the same pods.
       expect(new Set([...pageKept, ...done.kept.map((k) => k.uid)])).toEqual(new Set(whole.kept.map((k) => k.uid)));
+    },
+  );
+
+  test.prop([arbSelectable, arbStrategies, fc.integer({ min: 1, max: 7 })], { numRuns: 200 })(
+    'with every pod as context, one index built for the whole pass decides as one decide over every pod (minReplicas counts siblings)',
+    (pods, strategies, pageSize) => {
+      const policy = policyOf(strategies, { evictor: { ...permissive, minReplicas: 2 } });
+      const whole = decide(policy, { pods }, NOW);
+      const index = indexSnapshot({ pods: [], contextPods: pods });
+      const pass = new AcrossPages(policy);
+      for (let i = 0; i < pods.length; i += pageSize) pass.add(decide(policy, { pods: pods.slice(i, i + pageSize), contextPods: pods }, NOW, { session: pass.session, index }));
+      expect(pass.finish().decisions).toEqual(whole.decisions);
     },
   );
 });

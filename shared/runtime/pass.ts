@@ -4,6 +4,7 @@ import { AcrossPages } from '../plan/across-pages.js';
 import { decide } from '../plan/decide.js';
 import type { Kept } from '../plan/decision.js';
 import { phaseFieldSelector } from '../plan/field-selector.js';
+import { indexSnapshot } from '../plan/snapshot.js';
 import { snapshotNeeds } from '../plan/needs.js';
 import type { Policy } from '../policy/policy.js';
 import { act, type ActResult } from './act.js';
@@ -51,6 +52,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const pass = new AcrossPages(opts.policy);
   const context = await fetchContext(rt, snapshotNeeds(opts.policy));
   const fieldSelector = phaseFieldSelector(opts.policy);
+  // With every pod in the context, the index does not depend on the page: build it once.
+  const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
   const s: PassSummary = { dryRun: opts.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, results: [], keptPods: [] };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
@@ -65,7 +68,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items as Pod[] }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items as Pod[] }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
       keep(plan.kept);
       pass.add(plan);
       if (rt.now() > deadline) {
