@@ -192,7 +192,7 @@ export function nodeFit(candidateSelector: string | undefined): Check {
     if (!nodes) return 'nodes unknown (nodeFit)';
     for (const [name, node] of nodes) {
       if (name === pod.spec?.nodeName || !candidate(node.metadata.labels)) continue;
-      if (fitsNode(pod, node, ctx.index.podsByNode.get(name) ?? [])) return undefined;
+      if (fitsNode(pod, node, ctx.index.freeByNode.get(name)!)) return undefined;
     }
     return 'pod fits no other node (nodeFit)';
   };

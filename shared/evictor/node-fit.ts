@@ -1,4 +1,5 @@
 import type { Node, NodeSelectorRequirement, Pod, Taint } from '../model/kube.js';
+import { isTerminal } from '../model/pod.js';
 import { parseQuantity } from '../model/quantity.js';
 
 // DefaultEvictor's nodeFit: would an evicted pod find another node? Checked the way the
@@ -70,22 +71,28 @@ export function podRequests(pod: Pod): { cpu: number; memory: number } {
   return { cpu, memory };
 }
 
-/** Whether `pod` could run on `node` next to the pods already there. */
-export function fitsNode(pod: Pod, node: Node, podsOnNode: readonly Pod[]): boolean {
+export interface Resources {
+  cpu: number;
+  memory: number;
+}
+
+/** What `node` has left for another pod next to `pods` (terminal pods hold nothing). */
+export function freeOn(node: Node, pods: readonly Pod[]): Resources {
+  const alloc = node.status?.allocatable ?? {};
+  const free = { cpu: alloc.cpu === undefined ? Infinity : parseQuantity(alloc.cpu), memory: alloc.memory === undefined ? Infinity : parseQuantity(alloc.memory) };
+  for (const p of pods) {
+    if (isTerminal(p)) continue;
+    const r = podRequests(p);
+    free.cpu -= r.cpu;
+    free.memory -= r.memory;
+  }
+  return free;
+}
+
+/** Whether `pod` could run on `node`, which has `free` left (see freeOn). */
+export function fitsNode(pod: Pod, node: Node, free: Resources): boolean {
   if (node.spec?.unschedulable || !isReady(node)) return false;
   if (!matchesNodeSelection(pod, node) || !toleratesNode(pod, node)) return false;
   const want = podRequests(pod);
-  let cpu = 0;
-  let memory = 0;
-  for (const p of podsOnNode) {
-    const phase = p.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') continue;
-    const r = podRequests(p);
-    cpu += r.cpu;
-    memory += r.memory;
-  }
-  const alloc = node.status?.allocatable ?? {};
-  const cpuCap = alloc.cpu === undefined ? Infinity : parseQuantity(alloc.cpu);
-  const memCap = alloc.memory === undefined ? Infinity : parseQuantity(alloc.memory);
-  return cpu + want.cpu <= cpuCap && memory + want.memory <= memCap;
+  return want.cpu <= free.cpu && want.memory <= free.memory;
 }

@@ -7,6 +7,7 @@ import type {
 } from '../model/kube.js';
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
 import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
+import { freeOn, type Resources } from '../evictor/node-fit.js';
 
 /**
  * What the core decides over: the pods, and the context some checks need. Anything left out
@@ -37,8 +38,8 @@ export interface SnapshotIndex {
   pvcStorageClasses?: ReadonlyMap<string, string>;
   /** Pods per owner uid, counted over the snapshot (DefaultEvictor's minReplicas). */
   readonly ownerCounts: Map<string, number>;
-  /** Pods per node name, for node-fit checks. */
-  readonly podsByNode: Map<string, Pod[]>;
+  /** What each known node has left for another pod, for node-fit checks: summed once, not per check. */
+  readonly freeByNode: Map<string, Resources>;
 }
 
 function countOwners(pods: readonly Pod[]): Map<string, number> {
@@ -63,7 +64,7 @@ export function indexSnapshot(s: Snapshot): SnapshotIndex {
   // Built on first use: most policies use neither minReplicas nor nodeFit, and a pass over
   // 100,000 pods for nothing is the largest cost of a decide call.
   let ownerCounts: Map<string, number> | undefined;
-  let podsByNode: Map<string, Pod[]> | undefined;
+  let freeByNode: Map<string, Resources> | undefined;
   const priorityValues = new Map<string, number>(BUILT_IN_PRIORITY_CLASSES);
   for (const pc of s.priorityClasses ?? []) if (pc.metadata.name) priorityValues.set(pc.metadata.name, pc.value);
   let pdbsByNamespace: Map<string, LabelMatcher[]> | undefined;
@@ -86,8 +87,12 @@ export function indexSnapshot(s: Snapshot): SnapshotIndex {
     get ownerCounts() {
       return (ownerCounts ??= countOwners(s.contextPods ?? s.pods));
     },
-    get podsByNode() {
-      return (podsByNode ??= groupByNode(s.contextPods ?? s.pods));
+    get freeByNode() {
+      if (!freeByNode) {
+        const byNode = groupByNode(s.contextPods ?? s.pods);
+        freeByNode = new Map((s.nodes ?? []).map((n) => [n.metadata.name ?? '', freeOn(n, byNode.get(n.metadata.name ?? '') ?? [])]));
+      }
+      return freeByNode;
     },
   };
 }
