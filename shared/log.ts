@@ -44,11 +44,13 @@ export interface CreateLoggerOptions {
   /** Defaults to stdout; tests pass a stream to read the lines back. */
   destination?: DestinationStream;
   name?: string;
+  /** Overrides LOG_LEVEL (the bridge's --verbose). */
+  level?: string;
 }
 
-export function createLogger({ env = process.env, destination, name }: CreateLoggerOptions = {}): Logger {
+export function createLogger({ env = process.env, destination, name, level }: CreateLoggerOptions = {}): Logger {
   const options: LoggerOptions = {
-    level: env.LOG_LEVEL || 'info',
+    level: level ?? (env.LOG_LEVEL || 'info'),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // RFC 3339 in `time`: Cloud Logging takes it as the entry's timestamp; people can read it.
     timestamp: pino.stdTimeFunctions.isoTime,

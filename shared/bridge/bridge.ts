@@ -5,7 +5,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { toApiServerSourceEvent, type KubeObject, type Verb } from '../events/index.js';
 import { DEFAULT_RETRY, deliver, type RetryPolicy } from './deliver.js';
 import { parseKinds, type KindInfo } from './kinds.js';
-import { jsonLogger, type Logger } from './log.js';
+import { createLogger } from '../log.js';
+import type { Logger } from './log.js';
 import { KeyedQueue } from './queue.js';
 import { startKindWatch, type KindWatch } from './watch.js';
 
@@ -64,7 +65,7 @@ interface Item {
 export const DEFAULTS = { kinds: ['Pod'], concurrency: 4, queueSize: 1000, statsIntervalMs: 60_000, stopDeadlineMs: 10_000 } as const;
 
 export async function startBridge(o: BridgeOptions): Promise<Bridge> {
-  const log = o.log ?? jsonLogger();
+  const log = o.log ?? createLogger({ destination: process.stderr });
   const kinds = parseKinds((o.kinds ?? DEFAULTS.kinds).join(','));
   const source = o.source ?? o.kubeConfig.getCurrentCluster()?.server;
   if (!source) throw new Error('the kubeconfig has no current cluster');

@@ -7,5 +7,5 @@ export type { KindInfo } from './kinds.js';
 export { deliver, backoffDelay, classify, isRetryableStatus, DEFAULT_RETRY } from './deliver.js';
 export type { Attempt, DeliveryResult, RetryPolicy } from './deliver.js';
 export { KeyedQueue } from './queue.js';
-export { jsonLogger, silentLogger } from './log.js';
+export { silentLogger } from './log.js';
 export type { Logger } from './log.js';

@@ -5,8 +5,8 @@ import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBridge, type BridgeOptions } from '../bridge/bridge.js';
 import { parseKinds, UnknownKindError } from '../bridge/kinds.js';
-import { jsonLogger } from '../bridge/log.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/config.js';
+import { createLogger } from '../log.js';
 import { parseGoDuration } from '../policy/duration.js';
 import { BRIDGE_HELP } from './help.js';
 
@@ -59,7 +59,7 @@ export async function bridgeCommand(args: string[], io: Out, deps: BridgeCommand
     io.err(`kube-tidy: ${e.message}\n`);
     return 2;
   }
-  const log = jsonLogger(io.err, parsed.verbose ? 'debug' : 'info');
+  const log = createLogger({ destination: { write: io.err }, level: parsed.verbose ? 'debug' : 'info' });
   const signals = deps.signals ?? process;
   // Listen before starting so a signal during the first LIST is not the default (kill).
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
