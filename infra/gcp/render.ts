@@ -4,7 +4,7 @@
 // Service schema, so the integration test validates it against the Knative CRD.
 // PROJECT_ID and REGION stay as ${...} placeholders that deploy.sh fills in with envsubst.
 import { kebab, type Declaration, type FunctionDecl } from '../knative/declaration.js';
-import { functionEnv, POLICY_FILE } from '../knative/render.js';
+import { functionEnv } from '../knative/render.js';
 
 type Obj = Record<string, unknown>;
 const SA = (name: string) => `kube-tidy-${name}@\${PROJECT_ID}.iam.gserviceaccount.com`;
@@ -90,8 +90,8 @@ function eventarcTrigger(target: string, kind: string): Obj {
   };
 }
 
-export function renderGcp(decl: Declaration): { services: Record<string, Obj>; scheduler: Record<string, Obj>; eventarc: Record<string, Obj>; policyFile: string } {
-  const out = { services: {} as Record<string, Obj>, scheduler: {} as Record<string, Obj>, eventarc: {} as Record<string, Obj>, policyFile: POLICY_FILE };
+export function renderGcp(decl: Declaration): { services: Record<string, Obj>; scheduler: Record<string, Obj>; eventarc: Record<string, Obj> } {
+  const out = { services: {} as Record<string, Obj>, scheduler: {} as Record<string, Obj>, eventarc: {} as Record<string, Obj> };
   for (const [target, f] of Object.entries(decl.functions)) {
     out.services[kebab(target)] = service(decl, target, f);
     const kinds = new Set<string>();

@@ -2,7 +2,7 @@
 // serverless.yml. The files are committed so a reviewer reads exactly what is applied; a
 // unit test fails when they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { readDeclaration, REPO_ROOT, type Declaration } from './declaration.js';
@@ -35,7 +35,7 @@ export function writeGenerated(decl: Declaration = readDeclaration()): string[] 
   for (const dir of Object.values(decl.deployment.targets)) rmSync(join(REPO_ROOT, dir), { recursive: true, force: true });
   for (const file of Object.keys(files)) mkdirSync(dirname(join(REPO_ROOT, file)), { recursive: true });
   for (const [file, text] of Object.entries(files)) writeFileSync(join(REPO_ROOT, file), text, { mode: file.endsWith('.sh') ? 0o755 : 0o644 });
-  return Object.keys(files).map((f) => relative(REPO_ROOT, join(REPO_ROOT, f)));
+  return Object.keys(files);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

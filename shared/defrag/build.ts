@@ -93,7 +93,7 @@ export function build(input: DefragInput, gate?: MoveGate): Built {
   return { state, role, pinned, owner, budgets, budgetsOf };
 }
 
-export function cmp(a: string | undefined, b: string | undefined): number {
+function cmp(a: string | undefined, b: string | undefined): number {
   const x = a ?? '';
   const y = b ?? '';
   return x < y ? -1 : x > y ? 1 : 0;

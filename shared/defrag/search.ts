@@ -22,12 +22,6 @@ export interface Step {
   why: string;
 }
 
-export interface Outcome {
-  steps: Step[];
-  freed: { node: number; steps: number[] }[];
-  notFreed: { node: number; reason: string }[];
-}
-
 const MISFIT_WORDS: Record<Misfit, string> = {
   cpu: 'lack cpu',
   memory: 'lack memory',

@@ -12,7 +12,6 @@ export interface ApiClients {
   core: CoreV1Api;
   custom: CustomObjectsApi;
   /** Where it points, for logs: never the credentials. */
-  server: string;
   close(): void;
 }
 
@@ -22,8 +21,8 @@ export interface ApiClientOptions {
 }
 
 export function apiClients(kc: KubeConfig, { timeoutMs, onRequest }: ApiClientOptions): ApiClients {
-  const { configuration, server, close } = clientConfiguration(kc, { timeoutMs, onRequest });
-  return { core: new CoreV1Api(configuration), custom: new CustomObjectsApi(configuration), server: server.replace(/\/\/[^/@]*@/, '//'), close };
+  const { configuration, close } = clientConfiguration(kc, { timeoutMs, onRequest });
+  return { core: new CoreV1Api(configuration), custom: new CustomObjectsApi(configuration), close };
 }
 
 /** The fields of any object that cleanup reads. */

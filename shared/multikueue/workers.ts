@@ -67,11 +67,6 @@ export class Workers {
     this.listed = undefined;
   }
 
-  close(): void {
-    for (const entry of this.cache.values()) entry.api.close();
-    this.cache.clear();
-  }
-
   private connect(source: Source): Worker {
     if ('error' in source) return { name: source.name, error: source.error };
     const cached = this.cache.get(source.name);

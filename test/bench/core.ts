@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { decide } from '../../shared/plan/decide.js';
 import { loadPolicy } from '../../shared/policy/load.js';
+import { spread } from './stats.js';
 import { syntheticPods } from './synthetic.js';
 
 // Benchmark (not a timed test): pod evaluations per second of the pure core for a mixed
@@ -45,11 +46,9 @@ export interface CoreBenchResult {
   peakHeapDuringDecideMiB: number;
 }
 
-const tenth = (x: number) => Math.round(x * 10) / 10;
-
 function summary(times: number[]): { median: number; min: number; max: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { median: tenth(sorted[Math.floor(sorted.length / 2)]!), min: tenth(sorted[0]!), max: tenth(sorted.at(-1)!) };
+  const { p50, min, max } = spread(times);
+  return { median: p50, min, max };
 }
 
 function mib(bytes: number): number {
