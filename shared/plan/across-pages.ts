@@ -31,8 +31,7 @@ export class AcrossPages {
   /** One page's plan, decided with `session`. */
   add(plan: Plan): void {
     plan.decisions.forEach((decision, i) => {
-      const { run, key } = plan.order[i]!;
-      (this.runs[run] ??= []).push({ decision, key, seq: this.seq++ });
+      (this.runs[plan.order.run[i]!] ??= []).push({ decision, key: plan.order.key[i]!, seq: this.seq++ });
     });
   }
 

@@ -53,7 +53,7 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   const taken = new Uint8Array(pods.length);
   const acrossCalls = options.session !== undefined;
   const decisions: Decision[] = [];
-  const order: Plan['order'] = [];
+  const order: Plan['order'] = { run: [], key: [] };
   const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
 
@@ -98,7 +98,8 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
         action,
         reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
       });
-      order.push({ run, key: keys[o]! });
+      order.run.push(run);
+      order.key.push(keys[o]!);
     }
   }
   return { decisions, order, kept, evaluated: snapshot.pods.length };

@@ -28,9 +28,10 @@ export interface Plan {
   /**
    * Where each decision (same index) stands in the policy's order: its strategy run (profiles
    * in order, strategies in the order each enables them) and its sort key in that strategy.
-   * What merging the plans of a pass's pages needs (across-pages.ts).
+   * What merging the plans of a pass's pages needs (across-pages.ts). Two arrays of numbers,
+   * not an object per decision: decide builds tens of thousands of decisions per call.
    */
-  order: { run: number; key: number }[];
+  order: { run: number[]; key: number[] };
   kept: Kept[];
   /** Pods looked at, once each whatever the number of strategies. */
   evaluated: number;
