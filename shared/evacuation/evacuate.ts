@@ -2,7 +2,7 @@
 // next step, carry it out, repeat until the step needs time to pass. Every write is
 // conditional or idempotent, so a crash anywhere leaves a state the next pass continues from.
 import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { evictPod, recordPodEvent, type EventWriter } from '../kube/index.js';
+import { evictPod, getPod, recordPodEvent, type EventWriter } from '../kube/index.js';
 import type { Logger } from '../log.js';
 import type { Pod } from '../model/kube.js';
 import { A, readState, writeState } from './annotations.js';
@@ -10,7 +10,7 @@ import type { EvacuationConfig } from './config.js';
 import { createMigration, deleteMigration, evacuationMark, findMigration, getMigration } from './kubevirt.js';
 import { acquire, release } from './ledger.js';
 import { isDirect, next, type MigrationView, type Observation, type Outcome, type PodView, type Step } from './machine.js';
-import { patchAnnotations, podView, readPod, type PodCore } from './pod-io.js';
+import { patchAnnotations, podView, type PodCore } from './pod-io.js';
 
 export interface EvacuationDeps {
   core: PodCore & Pick<CoreV1Api, 'readNamespacedConfigMap' | 'createNamespacedConfigMap' | 'replaceNamespacedConfigMap'>;
@@ -103,7 +103,7 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
   let pod = opts.initial;
   const last: PassResult = { outcome: 'waiting', pod: key, why: 'contended: another instance keeps changing the pod' };
   for (let round = 0; round < ROUNDS; round++) {
-    if (round > 0 || !pod) pod = await readPod(d.core, ref.namespace, ref.name);
+    if (round > 0 || !pod) pod = await getPod(d.core, ref);
     const view = pod && podView(pod);
     const migration = view && (await observe(d, ref.namespace, view));
     const o: Observation = { now: d.now(), ...(view ? { pod: view } : {}), ...(migration ? { migration } : {}), ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}) };

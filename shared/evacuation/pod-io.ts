@@ -25,14 +25,6 @@ export function podView(pod: Pod): PodView {
   };
 }
 
-export async function readPod(core: PodCore, namespace: string, name: string): Promise<Pod | undefined> {
-  try {
-    return (await core.readNamespacedPod({ namespace, name })) as unknown as Pod;
-  } catch (e) {
-    if (classifyKubeError(e).kind === 'not-found') return undefined;
-    throw toKubeError(e, `read pod ${namespace}/${name}`);
-  }
-}
 
 /** Merge-patch annotations (null removes) if the pod is still at `resourceVersion`. */
 export async function patchAnnotations(core: PodCore, pod: Pod, annotations: Record<string, string | null>): Promise<'written' | 'conflict' | 'gone'> {

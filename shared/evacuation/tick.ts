@@ -1,13 +1,12 @@
 // A poll tick: every pod with an evacuation requested or under way, carried as far as it goes
 // now, and slots nobody holds any more given back. Events start evacuations promptly; ticks
 // move them on (a migration's progress produces no pod event) and catch missed events.
-import { listPods } from '../kube/index.js';
+import { getPod, listPods } from '../kube/index.js';
 import type { Pod } from '../model/kube.js';
 import { A } from './annotations.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
 import { listSlots, release } from './ledger.js';
 import { stale } from './limits.js';
-import { readPod } from './pod-io.js';
 
 /** A slot younger than this may belong to an instance between taking it and writing Started. */
 const SLOT_GRACE_MS = 60_000;
@@ -48,7 +47,7 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
   for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
     const [namespace = '', name = ''] = s.pod.split('/');
-    const pod = await readPod(d.core, namespace, name);
+    const pod = await getPod(d.core, { namespace, name });
     if (!pod || pod.metadata.uid !== s.uid) free.push(s);
   }
   if (free.length) await release(d.core, d.config.namespace, (s) => free.some((f) => f.uid === s.uid));
