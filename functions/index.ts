@@ -1,18 +1,23 @@
-import { registerTargets } from './targets.js';
+// Every function kube-tidy serves: name -> its declaration (shared/serve/target.ts). Loaded
+// one at a time, so a process serving podTerminated never evaluates the MultiKueue,
+// evacuation or defrag code. The processes that serve them: shared/serve/server.ts (the
+// image) and shared/serve/framework-entry.ts (functions-framework's --source, development).
+// serverless.yml declares each of these (test/unit/deploy/declaration.test.ts checks it).
+import type { TargetSpec } from '../shared/serve/target.js';
 
-// The functions-framework entry point (package.json "main"). One build serves every target;
-// `npx functions-framework --target=<name>` (or FUNCTION_TARGET) picks one per process. The
-// configuration and the policy are read here, at start (see targets.ts), so a bad setup stops
-// the process before it serves.
+/** What the registry checks of each declaration (its parts' type varies per family). */
+type Declared = Pick<TargetSpec, 'name' | 'needs'>;
 
-export { TARGETS } from './targets.js';
+export const TARGETS = {
+  podTerminated: () => import('./pod-terminated.js').then((m) => m.podTerminated),
+  sweep: () => import('./sweep.js').then((m) => m.sweep),
+  invoke: () => import('./invoke.js').then((m) => m.invoke),
+  jobDeleted: () => import('./job-deleted.js').then((m) => m.jobDeleted),
+  orphanSweep: () => import('./orphan-sweep.js').then((m) => m.orphanSweep),
+  defrag: () => import('./defrag.js').then((m) => m.defrag),
+  evacuation: () => import('./evacuation.js').then((m) => m.evacuation),
+} as const satisfies Record<string, () => Promise<Declared>>;
 
-/** The target functions-framework was asked to serve, from its flag or the environment. */
-function chosenTarget(): string | undefined {
-  const argv = process.argv;
-  const i = argv.findIndex((a) => a === '--target' || a.startsWith('--target='));
-  if (i >= 0) return argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
-  return process.env.FUNCTION_TARGET;
-}
+export type TargetName = keyof typeof TARGETS;
 
-await registerTargets(chosenTarget());
+export const isTarget = (name: string): name is TargetName => Object.hasOwn(TARGETS, name);

@@ -1,10 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { HttpFunction } from '@google-cloud/functions-framework';
 import { z } from 'zod';
+import { cleanupParts, runPass } from '../shared/cleanup/index.js';
+import { describeIssues } from '../shared/config/env.js';
+import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
-import { runPass } from '../shared/runtime/pass.js';
-import { BadRequestError, respond } from '../shared/runtime/respond.js';
-import type { Runtime } from '../shared/runtime/runtime.js';
+import { parseSelectorString } from '../shared/policy/selector-string.js';
+import { policyOf } from '../shared/runtime/runtime.js';
+import { BadRequestError } from '../shared/serve/handle.js';
+import { defineTarget } from '../shared/serve/target.js';
 
 // `invoke`: a person asks over HTTP. By default it plans: the whole pass through the API
 // server's dry run, so what would be blocked by a PodDisruptionBudget shows as blocked.
@@ -14,9 +17,17 @@ const RequestSchema = z.strictObject({
   mode: z.enum(['plan', 'run']).default('plan'),
   confirm: z.boolean().optional(),
   /** A DeschedulerPolicy (object, or YAML/JSON text); default: the configured policy. */
-  policy: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'not a namespace name')).max(100).optional(),
-  labelSelector: z.string().max(1024).optional(),
+  policy: z.union([z.string().max(256 * 1024), z.record(z.string(), z.unknown())]).optional(),
+  namespaces: z.array(namespaceName).max(100).optional(),
+  /** Checked here as the API server would, so a bad selector is a 400, not a failed LIST. */
+  labelSelector: z
+    .string()
+    .max(4096)
+    .superRefine((s, ctx) => {
+      const parsed = parseSelectorString(s);
+      if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+    })
+    .optional(),
   allowUnsupported: z.boolean().default(false),
 });
 
@@ -27,32 +38,35 @@ function tokenMatches(sent: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-export function invoke(rt: Runtime): HttpFunction {
-  return (req, res) =>
-    respond(req, res, rt.log, async () => {
-      const parsed = RequestSchema.safeParse(req.body ?? {});
-      if (!parsed.success) throw new BadRequestError(400, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const body = parsed.data;
-      if (body.mode === 'run') {
-        const expected = rt.config.INVOKE_TOKEN;
-        if (!expected) throw new BadRequestError(403, 'running is disabled: no INVOKE_TOKEN is configured, so invoke only plans');
-        const auth = req.header('authorization') ?? '';
-        const sent = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-        if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
-        if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
-      }
-      const policy =
-        body.policy === undefined
-          ? rt.policy.current().policy
-          : (typeof body.policy === 'string' ? loadPolicyText(body.policy, { allowUnsupported: body.allowUnsupported }) : loadPolicy(body.policy, { allowUnsupported: body.allowUnsupported })).policy;
-      const summary = await runPass(rt, {
-        policy,
-        namespaces: body.namespaces,
-        labelSelector: body.labelSelector,
-        dryRun: body.mode === 'plan' || rt.config.DRY_RUN,
-        budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
-      });
-      const { results, keptPods, ...counts } = summary;
-      return { body: { outcome: body.mode === 'plan' ? 'planned' : 'ran', summary: counts, results, kept: keptPods } };
+export const invoke = defineTarget({
+  name: 'invoke',
+  accepts: { plain: 'body', hint: 'invoke takes a JSON request body ({"mode": "plan"}), not CloudEvents' },
+  needs: { policy: true, cluster: 'at-start' },
+  setup: cleanupParts,
+  async handle(input, parts, rt) {
+    if (input.type !== 'body') throw new Error('unreachable: accepts only plain bodies');
+    const parsed = RequestSchema.safeParse(input.body ?? {});
+    if (!parsed.success) throw new BadRequestError(400, describeIssues(parsed.error.issues, 'body').join('; '));
+    const body = parsed.data;
+    if (body.mode === 'run') {
+      const expected = parts.config.INVOKE_TOKEN;
+      if (!expected) throw new BadRequestError(403, 'running is disabled: no INVOKE_TOKEN is configured, so invoke only plans');
+      const auth = input.headers['authorization'];
+      const header = typeof auth === 'string' ? auth : '';
+      const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
+      if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
+    }
+    const opts = { allowUnsupported: body.allowUnsupported };
+    const policy = body.policy === undefined ? policyOf(rt) : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
+    const summary = await runPass(rt, {
+      policy,
+      namespaces: body.namespaces,
+      labelSelector: body.labelSelector,
+      dryRun: body.mode === 'plan',
+      budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
     });
-}
+    const { results, keptPods, failures, ...counts } = summary;
+    return { outcome: body.mode === 'plan' ? 'planned' : 'ran', dryRun: summary.dryRun, summary: counts, failures, results, kept: keptPods };
+  },
+});

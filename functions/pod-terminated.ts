@@ -1,59 +1,35 @@
-import type { HttpFunction } from '@google-cloud/functions-framework';
-import { decodeEvent } from '../shared/events/index.js';
-import type { Pod } from '../shared/model/kube.js';
-import { decide } from '../shared/plan/decide.js';
-import { snapshotNeeds } from '../shared/plan/needs.js';
-import { BadRequestError, respond } from '../shared/runtime/respond.js';
-import type { Runtime } from '../shared/runtime/runtime.js';
+import { defineTarget, type Input } from '../shared/serve/target.js';
+import { cleanupParts, decideOne, removeSelected } from '../shared/cleanup/index.js';
+import type { Pod } from '../shared/model/objects.js';
 
 /**
  * `podTerminated`: one pod event in, the lifecycle strategies decide for that pod, the
- * decision is carried out. Repeats and stale events change nothing: the write carries the
- * pod's uid as a precondition and "already gone" counts as done.
+ * decision is carried out. The event's copy is only a hint: when it selects the pod, the
+ * stored pod is read and decided on again, and only that decides the write (tied to its uid
+ * and resourceVersion). Repeats and stale events change nothing.
  */
-export function podTerminated(rt: Runtime): HttpFunction {
-  return (req, res) =>
-    respond(req, res, rt.log, async () => {
-      const event = decodeEvent({ headers: req.headers, body: req.body });
-      if (event.type === 'tick') throw new BadRequestError(422, 'podTerminated takes pod events; schedule ticks go to sweep');
-      const kind = event.type === 'object' ? event.object.kind : event.ref.kind;
-      if (kind !== 'Pod') throw new BadRequestError(422, `podTerminated takes Pod events, not ${kind}`);
-      if (event.verb === 'delete') return { body: { outcome: 'nothing-to-do', why: 'the pod is already deleted' } };
-
-      let pod: Pod | undefined;
-      if (event.type === 'object') pod = event.object as unknown as Pod;
-      else {
-        // Reference mode carries no object: read it (one request), or it is gone already.
-        if (!event.ref.namespace) throw new BadRequestError(400, 'a Pod reference needs a namespace');
-        await rt.kubeReady();
-        const { getPod } = await import('../shared/kube/get.js');
-        pod = (await getPod(rt.clients.core, { namespace: event.ref.namespace, name: event.ref.name })) as Pod | undefined;
-        if (!pod) return { body: { outcome: 'nothing-to-do', why: 'the pod no longer exists' } };
-      }
-
+export const podTerminated = defineTarget({
+  name: 'podTerminated',
+  accepts: { kinds: ['Pod'], hint: 'podTerminated takes Pod events; schedule ticks go to sweep' },
+  // Most events select nothing and need no cluster request: the client loads on first need.
+  needs: { policy: true, cluster: 'on-demand' },
+  setup: cleanupParts,
+  async handle(input: Input, _parts, rt) {
+    if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only pod events');
+    const pod = `${input.namespace}/${input.name}`;
+    if (input.event.verb === 'delete') return { outcome: 'nothing-to-do', pod, why: 'the pod is already deleted' };
+    if (input.type === 'object') {
+      const copy = input.event.object as unknown as Pod;
       // Already being deleted (by a sweep, a person, the garbage collector): nothing to add.
-      if (pod.metadata.deletionTimestamp) return { body: { outcome: 'nothing-to-do', pod: `${pod.metadata.namespace}/${pod.metadata.name}`, why: 'the pod is already terminating' } };
-      const { policy } = rt.policy.current();
-      // The cluster (and the client, loaded on first need) only when the policy reads more than
-      // the pod or a decision must be carried out: most events need neither.
-      const needs = snapshotNeeds(policy);
-      let context = {};
-      if (Object.values(needs).some(Boolean)) {
-        await rt.kubeReady();
-        context = (await (await import('../shared/runtime/context.js')).fetchContext(rt, needs)).snapshot;
-      }
-      const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
-      const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
-      const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
-      const name = `${pod.metadata.namespace}/${pod.metadata.name}`;
-      if (!decision) {
-        const why = kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it';
-        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: name, why, kept } };
-      }
-      await rt.kubeReady();
-      const { act } = await import('../shared/runtime/act.js');
-      const result = await act(rt, decision, { dryRun: rt.config.DRY_RUN, throwTransient: true });
-      const why = result.message ? `${decision.reason} (${result.message})` : decision.reason;
-      return { body: { outcome: result.outcome, pod: name, why, result, policyWarning: rt.policy.lastError() } };
-    });
-}
+      if (copy.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
+      // A cheap first look at the event's copy: most events select nothing, and answer
+      // without a request. A copy that selects is not believed: the stored pod decides.
+      const hint = await decideOne(rt, copy);
+      if (!hint.decision) return { outcome: hint.kept.length ? 'kept' : 'nothing-to-do', pod, why: hint.why, kept: hint.kept };
+      const { uid, resourceVersion } = copy.metadata;
+      return removeSelected(rt, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
+    }
+    // Reference mode carries no object: the stored pod is all there is to decide on.
+    return removeSelected(rt, { namespace: input.namespace, name: input.name });
+  },
+});

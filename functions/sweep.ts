@@ -1,26 +1,24 @@
-import type { HttpFunction } from '@google-cloud/functions-framework';
-import { decodeIfCloudEvent } from '../shared/events/index.js';
-import { runPass } from '../shared/runtime/pass.js';
-import { BadRequestError, respond } from '../shared/runtime/respond.js';
-import type { Runtime } from '../shared/runtime/runtime.js';
+import { cleanupParts, runPass } from '../shared/cleanup/index.js';
+import { policyOf } from '../shared/runtime/runtime.js';
+import { defineTarget } from '../shared/serve/target.js';
 
 /**
  * `sweep`: a full pass for a schedule (Knative PingSource, Cloud Scheduler, cron + curl).
  * It backs the events up: pods that existed before the bridge started, and changes during a
- * watch gap, produce no events, so only a periodic pass sees them.
+ * watch gap, produce no events, so only a periodic pass sees them. A pass cut short by
+ * transient failures answers 503 with its summary: the scheduler's retry (or the next tick)
+ * decides again from what is stored, and an alert on 5xx sees it.
  */
-export function sweep(rt: Runtime): HttpFunction {
-  return (req, res) =>
-    respond(req, res, rt.log, async () => {
-      const event = decodeIfCloudEvent({ headers: req.headers, body: req.body });
-      if (event && event.type !== 'tick') throw new BadRequestError(422, 'sweep takes schedule ticks (dev.knative.sources.ping); pod events go to podTerminated');
-      const summary = await runPass(rt, {
-        policy: rt.policy.current().policy,
-        dryRun: rt.config.DRY_RUN,
-        budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
-      });
-      const { results, keptPods, ...counts } = summary;
-      rt.log.info({ sweep: counts }, 'sweep done');
-      return { body: { outcome: 'swept', summary: counts, results, kept: keptPods, policyWarning: rt.policy.lastError() } };
-    });
-}
+export const sweep = defineTarget({
+  name: 'sweep',
+  accepts: { ticks: true, plain: 'tick', hint: 'sweep takes schedule ticks (dev.knative.sources.ping) or a plain POST; pod events go to podTerminated' },
+  needs: { policy: true, cluster: 'at-start' },
+  setup: cleanupParts,
+  async handle(_input, _parts, rt) {
+    const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+    const { results, keptPods, failures, ...counts } = summary;
+    rt.log.info({ sweep: counts, failures }, 'sweep done');
+    const complete = failures.transient + failures.refused === 0;
+    return { outcome: complete ? 'swept' : 'incomplete', summary: counts, failures, results, kept: keptPods };
+  },
+});

@@ -1,4 +1,4 @@
-// The production bundle: functions/server.ts and everything it imports, as CommonJS for Node 22,
+// The production bundle: shared/serve/server.ts and everything it imports, as CommonJS for Node 22,
 // so the image needs no node_modules and a cold start resolves no packages. app.cjs holds all
 // but the Kubernetes client, which is client.cjs, read when first required (podTerminated's
 // common event never needs it). Beside them: the entry (server.cjs, from loader.cjs), which
@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { TARGETS } from '../../functions/targets.js';
+import { TARGETS } from '../../functions/index.js';
 import { clientEntry } from './client-entry.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -64,7 +64,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const [result] = await Promise.all([
     build({
       ...common,
-      entryPoints: [join(ROOT, 'functions', 'server.ts')],
+      entryPoints: [join(ROOT, 'shared', 'serve', 'server.ts')],
       outfile: app,
       external: Object.keys(SEPARATE),
       // For mapping a production stack trace back to the source by hand: the image does not

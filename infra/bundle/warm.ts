@@ -14,10 +14,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { httpMessage, toApiServerSourceEvent } from '../../shared/events/encode.js';
+import { httpMessage, toApiServerSourceEvent } from '../../shared/cloudevents/encode.js';
 import { startServer } from './serving.js';
 
-/** The registered targets, put in by infra/bundle/build.ts (importing functions/targets.ts here
+/** The registered targets, put in by infra/bundle/build.ts (importing functions/index.ts here
  *  would bundle every function into this script). */
 declare const __KUBE_TIDY_TARGETS__: string[];
 const TARGET_NAMES = __KUBE_TIDY_TARGETS__;

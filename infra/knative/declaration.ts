@@ -1,6 +1,7 @@
 // serverless.yml read and checked: the one declaration every generator and test starts from.
 // The schema is strict so a typo in a key fails loudly instead of silently meaning nothing.
 import { readFileSync } from 'node:fs';
+import { describeIssues } from '../../shared/config/env.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -75,7 +76,7 @@ export type Declaration = z.infer<typeof DeclarationSchema>;
 
 export function parseDeclaration(text: string): Declaration {
   const parsed = DeclarationSchema.safeParse(parse(text));
-  if (!parsed.success) throw new Error(`serverless.yml: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new Error(`serverless.yml: ${describeIssues(parsed.error.issues, '(root)').join('; ')}`);
   return parsed.data;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
-import type { Node, Pod } from '../model/kube.js';
+import type { Node, Pod } from '../model/objects.js';
 import { issuesFromZod, type PolicyIssue } from '../policy/errors.js';
 
 // Reading the files a person hands the CLI: `kubectl get ... -o json` output (a v1 List or

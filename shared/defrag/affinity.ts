@@ -1,4 +1,4 @@
-import type { Node } from '../model/kube.js';
+import type { Node } from '../model/objects.js';
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
 import type { DefragPod, PodAffinityTerm } from './types.js';
 

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { planDefrag } from './plan.js';
 import type { DefragInput, DefragPdb, DefragPod } from './types.js';
-import type { Node } from '../model/kube.js';
+import type { Node } from '../model/objects.js';
 import { node, pdb, wpod } from '../../test/fixtures/defrag.js';
 import { replay } from '../../test/fixtures/defrag-replay.js';
 

@@ -1,4 +1,4 @@
-import type { Node } from '../model/kube.js';
+import type { Node } from '../model/objects.js';
 import { parseQuantity } from '../model/quantity.js';
 import { isReady, matchesNodeSelection, toleratesNode } from '../evictor/node-fit.js';
 import type { AntiAffinityIndex } from './affinity.js';

@@ -1,4 +1,4 @@
-import type { LabelSelector, Node, ObjectMeta, Pod, PodSpec } from '../model/kube.js';
+import type { LabelSelector, Node, ObjectMeta, Pod, PodSpec } from '../model/objects.js';
 import type { EvictionLimits } from '../evictor/limits.js';
 
 // The wire fields the defragmentation planner reads beyond shared/model (which only carries

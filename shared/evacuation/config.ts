@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { ConfigError } from '../runtime/config.js';
+import { positiveInt, readEnv } from '../config/env.js';
 import type { Limits } from './limits.js';
 import type { Settings } from './machine.js';
 
 // The evacuation function's settings, from the environment like the rest of the runtime's
 // (kept beside the machine so the shared schema does not grow with one function's knobs).
 // Read once when the handler is built: a bad value stops the process before it serves.
-
-const positiveInt = z.coerce.number().int().positive();
 
 const EvacuationEnv = z.object({
   /** Without confirmation the attempt is aborted after this long (descheduler: 10 min). */
@@ -37,9 +35,7 @@ export interface EvacuationConfig {
 }
 
 export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): EvacuationConfig {
-  const parsed = EvacuationEnv.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  const e = parsed.data;
+  const e = readEnv(EvacuationEnv, env);
   return {
     settings: {
       timeoutMs: e.EVACUATION_TIMEOUT_SECONDS * 1000,

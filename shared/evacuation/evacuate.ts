@@ -4,7 +4,7 @@
 import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { evictPod, getPod, recordPodEvent, type EventWriter } from '../kube/index.js';
 import type { Logger } from '../log.js';
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import { A, readState, writeState } from './annotations.js';
 import type { EvacuationConfig } from './config.js';
 import { createMigration, deleteMigration, evacuationMark, findMigration, getMigration } from './kubevirt.js';

@@ -3,7 +3,7 @@
 // and the other gets 409, re-reads, and finds the winner's state.
 import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
 import { classifyKubeError, toKubeError } from '../kube/index.js';
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import type { PodView } from './machine.js';
 
 export type PodCore = Pick<CoreV1Api, 'readNamespacedPod' | 'patchNamespacedPod' | 'createNamespacedPodEviction' | 'deleteNamespacedPod'>;

@@ -2,7 +2,7 @@
 // now, and slots nobody holds any more given back. Events start evacuations promptly; ticks
 // move them on (a migration's progress produces no pod event) and catch missed events.
 import { getPod, listPods } from '../kube/index.js';
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import { A } from './annotations.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
 import { listSlots, release } from './ledger.js';

@@ -1,4 +1,4 @@
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import { toMillis } from '../model/time.js';
 import { compileLabelSelector, isEmptySelector, type LabelMatcher } from '../policy/label-selector.js';
 import { parseSelectorString } from '../policy/selector-string.js';

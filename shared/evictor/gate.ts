@@ -1,4 +1,4 @@
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import type { SnapshotIndex } from '../plan/snapshot.js';
 import { effectiveProtections, type DefaultEvictorArgs } from './schema.js';
 import * as c from './checks.js';

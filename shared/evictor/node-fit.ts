@@ -1,4 +1,4 @@
-import type { Node, NodeSelectorRequirement, Pod, Taint } from '../model/kube.js';
+import type { Node, NodeSelectorRequirement, Pod, Taint } from '../model/objects.js';
 import { isTerminal } from '../model/pod.js';
 import { parseQuantity } from '../model/quantity.js';
 

@@ -4,6 +4,7 @@
 // timeout instead of a clean 5xx. Connection reuse: see agent.ts.
 import {
   CoreV1Api,
+  CustomObjectsApi,
   createConfiguration,
   EventsV1Api,
   KubeConfig,
@@ -15,6 +16,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { KeepAliveAgents } from './agent.js';
+import { unsafePathProblem } from './path-guard.js';
 
 export interface KubeClients {
   core: CoreV1Api;
@@ -23,6 +25,8 @@ export interface KubeClients {
   policy: PolicyV1Api;
   /** PriorityClasses (policy checks). */
   scheduling: SchedulingV1Api;
+  /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
+  custom: CustomObjectsApi;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
   close(): void;
 }
@@ -40,6 +44,10 @@ export interface KubeClientOptions {
 function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest']): Middleware {
   return {
     pre: async (context: RequestContext) => {
+      // The last line of defence for "names are names": names are validated where they
+      // arrive, and no request whose path was reshaped by one ('..', an encoded '/') leaves.
+      const unsafe = unsafePathProblem(context.getUrl());
+      if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
       onRequest?.(context.getHttpMethod(), context.getUrl());
       context.setSignal(AbortSignal.timeout(ms));
       const agent = context.getAgent();
@@ -68,5 +76,17 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
 
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
   const { configuration, close } = clientConfiguration(kc, options);
-  return { core: new CoreV1Api(configuration), events: new EventsV1Api(configuration), policy: new PolicyV1Api(configuration), scheduling: new SchedulingV1Api(configuration), close };
+  return {
+    core: new CoreV1Api(configuration),
+    events: new EventsV1Api(configuration),
+    policy: new PolicyV1Api(configuration),
+    scheduling: new SchedulingV1Api(configuration),
+    custom: new CustomObjectsApi(configuration),
+    close,
+  };
+}
+
+/** A request whose path an input changed the shape of: never sent. A bug, or an attack. */
+export class UnsafeRequestError extends Error {
+  override name = 'UnsafeRequestError';
 }

@@ -47,11 +47,19 @@ interface StatusBody {
 // Network failures that say nothing about the request itself: worth a retry.
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
-/** Strip anything credential-shaped: bearer tokens and user:password in URLs. */
+/** How much of a server's message is kept: enough to say why, never megabytes of echo. */
+export const MESSAGE_MAX = 2000;
+
+/**
+ * Strip anything credential-shaped: bearer tokens and user:password in URLs. The text is cut
+ * first and every quantifier is bounded or anchored by a literal, so the cost is linear in
+ * MESSAGE_MAX whatever a server (or an attacker's name echoed in its message) sends.
+ */
 export function scrub(text: string): string {
-  return text
-    .replace(/(bearer\s+)[\w.~+/=-]+/gi, '$1[redacted]')
-    .replace(/(\w+:\/\/)[^/@\s]+@/g, '$1[redacted]@');
+  const cut = text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX)}...` : text;
+  return cut
+    .replace(/(bearer\s{1,8})[\w.~+/=-]+/gi, '$1[redacted]')
+    .replace(/([a-z][a-z0-9+.-]{0,15}:\/\/)[^/@\s]{1,256}@/gi, '$1[redacted]@');
 }
 
 function kindOfStatus(status: number): KubeErrorKind {
@@ -73,7 +81,7 @@ function parseBody(body: unknown): StatusBody {
     const parsed: unknown = JSON.parse(body);
     return typeof parsed === 'object' && parsed !== null ? (parsed as StatusBody) : { message: body };
   } catch {
-    return { message: body.slice(0, 500) };
+    return { message: body.slice(0, MESSAGE_MAX) };
   }
 }
 

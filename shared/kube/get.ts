@@ -1,17 +1,14 @@
-// Read one pod by name: Knative's Reference-mode events carry only a name, never the object.
+// Read one pod by name: the stored pod decides every write, whatever an event said about it.
 import type { CoreV1Api } from '@kubernetes/client-node';
-import type { Pod } from '../model/kube.js';
-import { classifyKubeError, toKubeError } from './errors.js';
-import { toPod } from './model.js';
+import type { Stored } from '../model/identity.js';
+import type { Pod } from '../model/objects.js';
+import { toPod } from './from-client.js';
+import { readOrAbsent } from './read.js';
 
 export type PodReader = Pick<CoreV1Api, 'readNamespacedPod'>;
 
 /** The pod, or undefined when there is none of that name (already cleaned, or never was). */
-export async function getPod(core: PodReader, ref: { namespace: string; name: string }): Promise<Pod | undefined> {
-  try {
-    return toPod(await core.readNamespacedPod({ name: ref.name, namespace: ref.namespace }));
-  } catch (error) {
-    if (classifyKubeError(error).kind === 'not-found') return undefined;
-    throw toKubeError(error, `get pod ${ref.namespace}/${ref.name}`);
-  }
+export async function getPod(core: PodReader, ref: { namespace: string; name: string }): Promise<Stored<Pod> | undefined> {
+  const pod = await readOrAbsent(`get pod ${ref.namespace}/${ref.name}`, () => core.readNamespacedPod({ name: ref.name, namespace: ref.namespace }));
+  return pod && toPod(pod);
 }

@@ -23,7 +23,7 @@ export {
   type EvictOutcome,
   type ApplyResult,
 } from './pods.js';
-export { recordPodEvent, REPORTING_CONTROLLER, type PodEvent, type RecordOptions, type RecordResult, type EventWriter } from './events.js';
+export { recordPodEvent, REPORTING_CONTROLLER, type PodEvent, type RecordOptions, type RecordResult, type EventWriter } from './pod-event.js';
 export { listPods, type ListPodsOptions, type PodPage, type PodLister } from './list.js';
 export { getPod, type PodReader } from './get.js';
-export { toPod } from './model.js';
+export { toPod } from './from-client.js';

@@ -8,9 +8,10 @@
 // and restarting would see (and count against limits) the pages already handled. Without
 // such a token the LIST fails with a TransientKubeError, and the next sweep starts afresh.
 import type { CoreV1Api } from '@kubernetes/client-node';
-import type { Pod } from '../model/kube.js';
+import type { Stored } from '../model/identity.js';
+import type { Pod } from '../model/objects.js';
 import { classifyKubeError, toKubeError } from './errors.js';
-import { toPod } from './model.js';
+import { toPod } from './from-client.js';
 
 export interface ListPodsOptions {
   /** Omit for all namespaces. */
@@ -24,7 +25,7 @@ export interface ListPodsOptions {
 
 export interface PodPage {
   /** The core's Pod type; at runtime client-node's objects, timestamps as Date. */
-  items: Pod[];
+  items: Stored<Pod>[];
   /** 1 for the first page. */
   page: number;
   /** Requests made so far, this one included. */

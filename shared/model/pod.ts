@@ -1,4 +1,4 @@
-import type { Pod } from './kube.js';
+import type { Pod } from './objects.js';
 
 // Small facts about pods that the strategies and the gate share.
 

@@ -1,4 +1,4 @@
-import type { Timestamp } from './kube.js';
+import type { Timestamp } from './objects.js';
 
 /** Milliseconds since the epoch, or NaN when the timestamp is missing or unreadable. */
 export function toMillis(t: Timestamp | undefined): number {

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../runtime/config.js';
-import { parseKind } from './kinds.js';
+import type { ConfigError } from '../config/env.js';
+import { readMultiKueueConfig as readConfig } from './config.js';
 
 describe('MultiKueue configuration', () => {
   it('defaults to Kueue’s origin, namespace and batch/v1 Jobs, with Background propagation', () => {
-    expect(readConfig({ POLICY_FILE: 'p' })).toMatchObject({ MULTIKUEUE_ORIGIN: 'multikueue', KUEUE_NAMESPACE: 'kueue-system', MULTIKUEUE_JOB_KINDS: ['batch/v1/Job'], MULTIKUEUE_PROPAGATION: 'Background' });
+    const c = readConfig({});
+    expect(c).toMatchObject({ MULTIKUEUE_ORIGIN: 'multikueue', KUEUE_NAMESPACE: 'kueue-system', MULTIKUEUE_PROPAGATION: 'Background' });
+    expect(c.MULTIKUEUE_JOB_KINDS.map((k) => `${k.group}/${k.version}/${k.kind}`)).toEqual(['batch/v1/Job']);
   });
 
   it('reads job kinds as group/version/Kind, with an optional plural', () => {
-    const c = readConfig({ POLICY_FILE: 'p', MULTIKUEUE_JOB_KINDS: 'batch/v1/Job, jobset.x-k8s.io/v1alpha2/JobSet,kubeflow.org/v1/MPIJob:mpijobs' });
-    expect(c.MULTIKUEUE_JOB_KINDS.map(parseKind).map((k) => `${k.group} ${k.version} ${k.kind} ${k.plural}`)).toEqual(['batch v1 Job jobs', 'jobset.x-k8s.io v1alpha2 JobSet jobsets', 'kubeflow.org v1 MPIJob mpijobs']);
+    const c = readConfig({ MULTIKUEUE_JOB_KINDS: 'batch/v1/Job, jobset.x-k8s.io/v1alpha2/JobSet,kubeflow.org/v1/MPIJob:mpijobs' });
+    expect(c.MULTIKUEUE_JOB_KINDS.map((k) => `${k.group} ${k.version} ${k.kind} ${k.plural}`)).toEqual(['batch v1 Job jobs', 'jobset.x-k8s.io v1alpha2 JobSet jobsets', 'kubeflow.org v1 MPIJob mpijobs']);
   });
 
   const bad = [
@@ -22,7 +24,7 @@ describe('MultiKueue configuration', () => {
     it(c.sentence, () => {
       let problems: string[] = [];
       try {
-        readConfig({ POLICY_FILE: 'p', ...c.env });
+        readConfig({ ...c.env });
       } catch (e) {
         problems = (e as ConfigError).problems;
       }

@@ -1,5 +1,6 @@
 // MultiKueue cleanup: cascade a manager-side deletion into every worker, sweep what was missed.
-export { multiKueueOf, type MultiKueue, type MultiKueueOverrides } from './context.js';
+export { multiKueueParts, type MultiKueue, type MultiKueueOverrides } from './parts.js';
+export { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
 export { cascadeDelete, deleteRemote, type CascadeOutcome, type CascadeResult } from './cascade.js';
 export { readManager, sweepWorker, type SweepOptions, type WorkerReport } from './sweep.js';
 export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type WorkerSnapshot, type ManagerSnapshot } from './orphans.js';

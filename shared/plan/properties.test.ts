@@ -3,7 +3,7 @@ import { fc, test } from '@fast-check/vitest';
 import { AcrossPages } from './across-pages.js';
 import { decide } from './decide.js';
 import { indexSnapshot } from './snapshot.js';
-import type { Pod } from '../model/kube.js';
+import type { Pod } from '../model/objects.js';
 import { effectiveProtections } from '../evictor/schema.js';
 import { policyOf } from '../../test/fixtures/policy.js';
 import { NOW } from '../../test/fixtures/pods.js';

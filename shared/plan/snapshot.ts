@@ -4,7 +4,7 @@ import type {
   Pod,
   PodDisruptionBudget,
   PriorityClass,
-} from '../model/kube.js';
+} from '../model/objects.js';
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
 import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
 import { freeOn, type Resources } from '../evictor/node-fit.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LabelSelector } from '../model/kube.js';
+import type { LabelSelector } from '../model/objects.js';
 
 // metav1.LabelSelector: the same semantics as the API server (matchLabels and every
 // expression ANDed; an empty selector matches everything).

@@ -18,7 +18,14 @@ export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedP
   if (doc.errors.length > 0) {
     throw new PolicyError(doc.errors.map((e) => ({ path: '', message: `not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
   }
-  return loadPolicy(doc.toJS(), options);
+  let value: unknown;
+  try {
+    // yaml refuses documents whose aliases expand past maxAliasCount ("billion laughs").
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new PolicyError([{ path: '', message: `not usable YAML: ${(e as Error).message.split('\n')[0]}` }]);
+  }
+  return loadPolicy(value, options);
 }
 
 /** Validates a parsed policy and fills its defaults, reporting every problem at once. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LabelSelector, LabelSelectorRequirement } from '../model/kube.js';
+import type { LabelSelector, LabelSelectorRequirement } from '../model/objects.js';
 
 // The string form of a label selector ("role=worker,zone in (a,b),!spot"), as the
 // descheduler's DefaultEvictor `nodeSelector` takes it. Parsed into the structured form so

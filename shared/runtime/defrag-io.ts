@@ -1,6 +1,6 @@
 import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
 import { listPods, toKubeError, type KubeClients } from '../kube/index.js';
-import type { Node } from '../model/kube.js';
+import type { Node } from '../model/objects.js';
 import type { DefragInput, DefragPod, Move } from '../defrag/types.js';
 
 // The cluster side of a defragmentation step: what the planner reads, and the marks a step

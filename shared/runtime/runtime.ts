@@ -2,20 +2,30 @@ import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/index.js';
+import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
+import type { Policy } from '../policy/policy.js';
+import { ANY_SENDER, type SenderCheck } from '../serve/sender.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
 import { filePolicySource, type PolicySource } from './policy-source.js';
 
 /** Everything a function needs besides its input, built once per process. */
 export interface Runtime {
   config: RuntimeConfig;
+  /** The environment the configuration came from: each family reads its own variables. */
+  env: NodeJS.ProcessEnv;
   log: Logger;
+  /** Who may send requests (checked from headers before any body is read). */
+  auth: SenderCheck;
   /** Cluster access; with `lazyKube`, usable once `kubeReady()` has resolved. */
   readonly kubeConfig: KubeConfig;
   readonly clients: KubeClients;
   /** Loads the Kubernetes client and connects, once; resolves at once when already done. */
   kubeReady(): Promise<void>;
-  policy: PolicySource;
+  /** The one way to change the cluster (kube/writer.ts); DRY_RUN unless `dryRun` says more. */
+  writer(opts?: { dryRun?: boolean; clients?: Pick<KubeClients, 'core' | 'events' | 'custom'> }): ClusterWriter;
+  /** Absent for targets that need none (orphanSweep); see policyOf. */
+  policy?: PolicySource;
   /** The clock, injectable for tests. */
   now(): number;
 }
@@ -27,6 +37,14 @@ export interface StartOptions {
    * cluster request at all: a nothing-to-do answer should not wait for it.
    */
   lazyKube?: boolean;
+  /** Whether the target reads a DeschedulerPolicy (POLICY_FILE or POLICY_CONFIGMAP required). */
+  needsPolicy?: boolean;
+}
+
+/** The current policy of a runtime whose target needs one. */
+export function policyOf(rt: Runtime): Policy {
+  if (!rt.policy) throw new Error('this target was started without a policy');
+  return rt.policy.current().policy;
 }
 
 /**
@@ -34,18 +52,20 @@ export interface StartOptions {
  * ConfigError, PolicyError or KubeConfigError with every problem named: the process must not
  * start serving with a bad setup.
  */
-export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false }: StartOptions = {}): Promise<Runtime> {
-  const config = readConfig(env);
+export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false, needsPolicy = true }: StartOptions = {}): Promise<Runtime> {
+  const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
 
   let kube: { kubeConfig: KubeConfig; clients: KubeClients } | undefined =
     overrides.kubeConfig && overrides.clients ? { kubeConfig: overrides.kubeConfig, clients: overrides.clients } : undefined;
   let loading: Promise<void> | undefined;
+  let Writer: typeof ClusterWriter | undefined;
   const kubeReady = (): Promise<void> =>
     kube
       ? Promise.resolve()
-      : (loading ??= import('../kube/index.js').then((k) => {
+      : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js')]).then(([k, w]) => {
+          Writer = w.ClusterWriter;
           const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
           kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000 }) };
         }));
@@ -56,20 +76,34 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     return kube;
   };
 
-  let policy: PolicySource;
-  if (config.POLICY_FILE) {
+  let policy: PolicySource | undefined;
+  if (!needsPolicy) policy = undefined;
+  else if (config.POLICY_FILE) {
     policy = filePolicySource(config.POLICY_FILE, config.ALLOW_UNSUPPORTED_PLUGINS);
   } else {
     const [namespace, name] = config.POLICY_CONFIGMAP!.split('/') as [string, string];
     const { configMapPolicySource } = await import('./configmap-policy-source.js');
     policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
-  for (const w of policy.current().warnings) log.warn({ policySource: policy.describe() }, w);
-  log.info({ policySource: policy.describe(), dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
+  for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
+  const auth = overrides.auth ?? ANY_SENDER;
+  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.describe() }, 'kube-tidy runtime ready');
+  const policyNow = () => policy?.current().policy;
   return {
     config,
+    env,
     log,
-    policy,
+    auth,
+    ...(policy ? { policy } : {}),
+    writer: (opts = {}) => {
+      if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
+      return new Writer(opts.clients ?? loaded().clients, {
+        dryRun: config.DRY_RUN || opts.dryRun === true,
+        recordEvents: config.RECORD_EVENTS,
+        protectedNamespaces: config.PROTECTED_NAMESPACES,
+        ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
+      });
+    },
     now: overrides.now ?? Date.now,
     kubeReady,
     get kubeConfig() {

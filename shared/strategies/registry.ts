@@ -1,6 +1,6 @@
 import { PodLifeTime } from './pod-lifetime/index.js';
 import { RemoveFailedPods } from './remove-failed-pods/index.js';
-import { RemovePodsHavingTooManyRestarts } from './too-many-restarts/index.js';
+import { RemovePodsHavingTooManyRestarts } from './remove-pods-having-too-many-restarts/index.js';
 import type { StrategyDefinition } from './types.js';
 
 /**

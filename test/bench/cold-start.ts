@@ -15,7 +15,7 @@ import { bundle, warmCodeCache } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
 import { startServer } from '../../infra/bundle/serving.js';
 import { spread } from './stats.js';
-import { httpMessage, toApiServerSourceEvent } from '../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent } from '../../shared/cloudevents/index.js';
 import { startCluster } from '../harness/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -85,7 +85,7 @@ export async function runColdStartBench(): Promise<object> {
       { name: 'kube-tidy bundle', args: () => [built.file], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event() },
       { name: 'kube-tidy bundle, first event deletes', args: () => [built.file], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event(failed) },
       { name: 'kube-tidy bundle without code cache', args: () => [join(dir, 'uncached', 'server.cjs')], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event() },
-      { name: 'kube-tidy tsc build via functions-framework', args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/functions/index.js')}`], env, request: event() },
+      { name: 'kube-tidy tsc build via functions-framework', args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/shared/serve/framework-entry.js')}`], env, request: event() },
     ];
     const check = startServer(node22(), [built.file], { ...env, PORT: '0', FUNCTION_TARGET: 'podTerminated' });
     const { codeCache } = await check.serving;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { planDefrag } from '../../shared/defrag/index.js';
 import type { DefragInput, DefragPod } from '../../shared/defrag/types.js';
-import type { Node } from '../../shared/model/kube.js';
+import type { Node } from '../../shared/model/objects.js';
 
 // Benchmark (figures, not pass/fail): planning time and memory of the defragmentation
 // planner on a fragmented 5,000-node, 100,000-pod cluster. 20% of the pods belong to

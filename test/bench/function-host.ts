@@ -1,7 +1,9 @@
-// What functions/index.ts serves, plus a trace on stdout (one JSON line each) of every API
+// What shared/serve/framework-entry.ts serves, plus a trace on stdout (one JSON line each) of every API
 // request as it is sent, every pod DELETE as it is answered, and every answer to the
 // caller, with timestamps comparable across processes. Loaded by functions-framework with
 // --source; the handlers, runtime and clients are the production ones.
+import { httpFunction } from '../../shared/serve/handle.js';
+import type { TargetSpec } from '../../shared/serve/target.js';
 import { http, type HttpFunction } from '@google-cloud/functions-framework';
 import { invoke } from '../../functions/invoke.js';
 import { podTerminated } from '../../functions/pod-terminated.js';
@@ -40,4 +42,4 @@ function traced(fn: HttpFunction): HttpFunction {
   };
 }
 
-for (const [name, make] of Object.entries({ podTerminated, sweep, invoke })) http(name, traced(make(runtime)));
+for (const spec of [podTerminated, sweep, invoke] as TargetSpec<unknown>[]) http(spec.name, traced(httpFunction(spec, runtime)));

@@ -5,7 +5,7 @@
 //   delete:        one update event per Failed pod exiting 3: DELETE (uid precondition) + Event;
 //                  then once more at concurrency 8 with RECORD_EVENTS=false (the DELETE alone)
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { httpMessage, toApiServerSourceEvent, type HttpMessage, type KubeObject } from '../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type KubeObject } from '../../shared/cloudevents/index.js';
 import { withCluster } from './cluster.js';
 import { FUNCTIONS_ENTRY, withFunction } from './function-process.js';
 import { drive, type LoadResult } from './load.js';
@@ -39,7 +39,7 @@ export async function runFunctionsBench(): Promise<object> {
     const env = { POLICY_FILE: writePolicy(), KUBECONFIG: cluster.kubeconfigPath };
 
     const out = await withFunction('podTerminated', FUNCTIONS_ENTRY, env, async (fn) => {
-      const out: Record<string, unknown> = { process: 'functions-framework child process, functions/index.ts through tsx, LOG_LEVEL info' };
+      const out: Record<string, unknown> = { process: 'functions-framework child process, shared/serve/framework-entry.ts through tsx, LOG_LEVEL info' };
       const idle = events(running, cluster.server);
       await drive(fn.url, idle, WARMUP_EVENTS, 8);
       for (const c of CONCURRENCY) out[`nothingToDo_c${c}`] = figures(await drive(fn.url, idle, NOTHING_EVENTS, c));

@@ -2,7 +2,7 @@
 // kept-alive connections and times every request from send to the end of the answer.
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { HttpMessage } from '../../shared/events/index.js';
+import type { HttpMessage } from '../../shared/cloudevents/index.js';
 
 export interface LoadResult {
   events: number;

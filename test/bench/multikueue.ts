@@ -10,7 +10,8 @@ import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import supertest from 'supertest';
 import { jobDeleted } from '../../functions/job-deleted.js';
-import { JOB_NAME_LABEL, multiKueueOf } from '../../shared/multikueue/index.js';
+import { serveTarget } from '../../shared/serve/handle.js';
+import { JOB_NAME_LABEL, multiKueueParts } from '../../shared/multikueue/index.js';
 import { startEnv } from '../integration/multikueue/env.js';
 import { copyJob, deleteEvent, managerJob, post } from '../integration/multikueue/fixtures.js';
 import { nowMs, spread } from './stats.js';
@@ -43,8 +44,7 @@ export async function runMultiKueueBench(): Promise<object> {
 
     let requests = 0;
     const rt = await env.runtime({ MULTIKUEUE_DISCOVERY_TTL_SECONDS: '10', LOG_LEVEL: 'warn' });
-    multiKueueOf(rt, { onRequest: () => void requests++ });
-    http('bench-jobDeleted', jobDeleted(rt));
+    http('bench-jobDeleted', serveTarget(jobDeleted, multiKueueParts(rt, { onRequest: () => void requests++ }), rt));
     const agent = supertest(getTestServer('bench-jobDeleted'));
 
     const latencies: number[] = [];

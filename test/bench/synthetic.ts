@@ -1,4 +1,4 @@
-import type { Pod } from '../../shared/model/kube.js';
+import type { Pod } from '../../shared/model/objects.js';
 
 // A synthetic cluster snapshot shaped like a busy batch/ML cluster: mostly running pods,
 // a tail of finished and failed Job pods, some crash loops. Deterministic (seeded).

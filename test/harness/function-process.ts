@@ -10,9 +10,9 @@ import { freePorts } from './ports.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
 /** The functions-framework entry point from its source (package.json "main" is its build). */
-export const FUNCTIONS_SOURCE = `${ROOT}functions/index.ts`;
+export const FUNCTIONS_SOURCE = `${ROOT}shared/serve/framework-entry.ts`;
 /** The same, built (`npm run build`): what a user runs. */
-export const FUNCTIONS_BUILT = `${ROOT}dist/functions/index.js`;
+export const FUNCTIONS_BUILT = `${ROOT}dist/shared/serve/framework-entry.js`;
 
 export interface FunctionProcess {
   target: string;

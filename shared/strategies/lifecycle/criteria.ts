@@ -1,4 +1,4 @@
-import type { ContainerStatus, LabelSelector, Pod, PodCondition } from '../../model/kube.js';
+import type { ContainerStatus, LabelSelector, Pod, PodCondition } from '../../model/objects.js';
 import { secondsSince, toMillis } from '../../model/time.js';
 import type { ExitCodeRange } from '../../policy/common.js';
 import type { Namespaces } from '../../policy/common.js';

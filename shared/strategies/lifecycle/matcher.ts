@@ -1,4 +1,4 @@
-import type { ContainerStatus, Pod } from '../../model/kube.js';
+import type { ContainerStatus, Pod } from '../../model/objects.js';
 import { formatDuration, secondsSince } from '../../model/time.js';
 import { compileLabelSelector } from '../../policy/label-selector.js';
 import { formatRanges, type ExitCodeRange } from '../../policy/common.js';

@@ -1,8 +1,8 @@
 // What the bridge tests share: a labelled pod builder, the sink's requests decoded, and a
 // bridge in-process against the shared cluster, quiet unless a test reads its log.
 import type { V1Pod } from '@kubernetes/client-node';
-import { decodeEvent, type InternalEvent } from '../../../shared/events/index.js';
-import { startBridge, type Bridge, type BridgeOptions } from '../../../shared/bridge/index.js';
+import { decodeEvent, type InternalEvent } from '../../../shared/cloudevents/index.js';
+import { startBridge, type Bridge, type BridgeOptions } from '../../../shared/cli/bridge/index.js';
 import type { Received, TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster } from '../../harness/index.js';
 

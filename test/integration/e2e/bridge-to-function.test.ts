@@ -1,10 +1,11 @@
+import { httpFunction } from '../../../shared/serve/handle.js';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { http } from '@google-cloud/functions-framework';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
-import { startBridge, silentLogger, type Bridge } from '../../../shared/bridge/index.js';
+import { startBridge, silentLogger, type Bridge } from '../../../shared/cli/bridge/index.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { exists, runPod, runtimeFor, tidyEvents } from '../functions/setup.js';
@@ -22,7 +23,7 @@ const answers: number[] = [];
 beforeAll(async () => {
   const policy = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: [3] } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
   const rt = await runtimeFor(policy);
-  http('e2ePodTerminated', podTerminated(rt));
+  http('e2ePodTerminated', httpFunction(podTerminated, rt));
   server = getTestServer('e2ePodTerminated');
   // Record every status the function answers the bridge with.
   server.prependListener('request', (_req, res) => res.once('finish', () => answers.push(res.statusCode)));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
-import { httpMessage } from '../../../shared/events/index.js';
+import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';

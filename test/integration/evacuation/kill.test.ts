@@ -1,13 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A } from '../../../shared/evacuation/annotations.js';
 import { listSlots } from '../../../shared/evacuation/ledger.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
+import { FUNCTIONS_SOURCE, startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
 import { knativeRequest, pingRequest } from '../functions/setup.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';
 import { core, createVm, evacuationEnv, kc, migrations, POLICY, readPod, startKubevirtStandIns } from './fixtures.js';
@@ -16,7 +15,7 @@ import type { Webhook } from './webhook.js';
 // A function process killed with SIGKILL in the middle of an evacuation: a new process
 // continues from what is stored on the pod and ends it with exactly one migration.
 
-const ENTRY = fileURLToPath(new URL('./function-entry.ts', import.meta.url));
+const ENTRY = FUNCTIONS_SOURCE;
 const ns = testNamespace('evac-kill');
 let webhook: Webhook;
 let controller: MigrationController;

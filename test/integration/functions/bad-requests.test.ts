@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
-import { httpMessage } from '../../../shared/events/index.js';
+import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { defrag } from '../../../functions/defrag.js';

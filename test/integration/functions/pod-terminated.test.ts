@@ -1,7 +1,7 @@
 import { CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
-import { httpMessage, type HttpMode } from '../../../shared/events/index.js';
+import { httpMessage, type HttpMode } from '../../../shared/cloudevents/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';

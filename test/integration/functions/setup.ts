@@ -9,8 +9,10 @@ import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
 import supertest from 'supertest';
 import { pino } from 'pino';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
+import { httpFunction } from '../../../shared/serve/handle.js';
+import type { TargetSpec } from '../../../shared/serve/target.js';
 import { sharedCluster, waitFor, EXIT_CODE_ANNOTATION } from '../../harness/index.js';
-import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from '../../../shared/cloudevents/index.js';
 
 let counter = 0;
 
@@ -21,10 +23,10 @@ export async function runtimeFor(policy: unknown, env: Record<string, string> = 
   return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
 }
 
-/** Registers `make(rt)` under a fresh name and returns a supertest agent for it. */
-export function serve(make: (rt: Runtime) => Parameters<typeof http>[1], rt: Runtime) {
+/** Registers the target `spec` for `rt` under a fresh name and returns a supertest agent for it. */
+export function serve<P>(spec: TargetSpec<P>, rt: Runtime) {
   const name = `fn-${++counter}`;
-  http(name, make(rt));
+  http(name, httpFunction(spec, rt));
   return supertest(getTestServer(name));
 }
 

@@ -6,7 +6,7 @@ import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { getPod, listPods, type ListPodsOptions, type PodPage } from '../../../shared/kube/index.js';
 import { isTerminal } from '../../../shared/model/pod.js';
 import { secondsSince } from '../../../shared/model/time.js';
-import type { Pod } from '../../../shared/model/kube.js';
+import type { Pod } from '../../../shared/model/objects.js';
 import { makePod } from './fixtures.js';
 
 const ns = testNamespace('kube-list');

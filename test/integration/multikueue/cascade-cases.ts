@@ -7,7 +7,7 @@ import { waitFor } from '../../harness/index.js';
 import { serve } from '../functions/setup.js';
 import type { Env } from './env.js';
 import { copyJob, deleteEvent, exists, managerJob, noPodsLeft, podsOf, post } from './fixtures.js';
-import type { HttpMode } from '../../../shared/events/index.js';
+import type { HttpMode } from '../../../shared/cloudevents/index.js';
 import { namespaceEverywhere } from './ns.js';
 
 export function cascadeTests(env: () => Env): void {

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Job, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type KubeObject } from '../../../shared/events/index.js';
+import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type KubeObject } from '../../../shared/cloudevents/index.js';
 import { pingRequest } from '../../fixtures/events/requests.js';
 import { JOB_NAME_LABEL, ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL } from '../../../shared/multikueue/index.js';
 import { EXIT_CODE_ANNOTATION, waitFor } from '../../harness/index.js';

@@ -16,10 +16,10 @@ type Any = any;
 const decl = readDeclaration();
 const text = readFileSync(DECLARATION_FILE, 'utf8');
 
-/** The keys of `export const TARGETS = {...}` in functions/targets.ts, read from its syntax tree
+/** The keys of `export const TARGETS = {...}` in functions/index.ts, read from its syntax tree
  *  (importing it would pull in every function's dependencies). */
 function registeredTargets(): string[] {
-  const file = join(REPO_ROOT, 'functions', 'targets.ts');
+  const file = join(REPO_ROOT, 'functions', 'index.ts');
   const src = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   for (const stmt of src.statements) {
     if (!ts.isVariableStatement(stmt)) continue;
@@ -31,7 +31,7 @@ function registeredTargets(): string[] {
       return init.properties.map((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : '?'));
     }
   }
-  throw new Error('functions/targets.ts has no TARGETS');
+  throw new Error('functions/index.ts has no TARGETS');
 }
 
 const manifests = () => {
@@ -40,7 +40,7 @@ const manifests = () => {
 };
 
 describe('serverless.yml and the registered functions', () => {
-  it('names every function functions/targets.ts registers, and no other', () => {
+  it('names every function functions/index.ts registers, and no other', () => {
     expect(Object.keys(decl.functions).sort()).toEqual(registeredTargets().sort());
   });
 });

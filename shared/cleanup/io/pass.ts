@@ -1,15 +1,16 @@
-import { listPods } from '../kube/index.js';
-import type { Pod } from '../model/kube.js';
-import { AcrossPages } from '../plan/across-pages.js';
-import { decide } from '../plan/decide.js';
-import type { Kept } from '../plan/decision.js';
-import { phaseFieldSelector } from '../plan/field-selector.js';
-import { indexSnapshot } from '../plan/snapshot.js';
-import { snapshotNeeds } from '../plan/needs.js';
-import type { Policy } from '../policy/policy.js';
-import { act, type ActResult } from './act.js';
+import { storedPodId } from '../../kube/from-client.js';
+import { listPods } from '../../kube/list.js';
+import type { StoredPodId } from '../../model/identity.js';
+import { AcrossPages } from '../../plan/across-pages.js';
+import { decide } from '../../plan/decide.js';
+import type { Kept } from '../../plan/decision.js';
+import { phaseFieldSelector } from '../../plan/field-selector.js';
+import { indexSnapshot } from '../../plan/snapshot.js';
+import { snapshotNeeds } from '../../plan/needs.js';
+import type { Policy } from '../../policy/policy.js';
+import { act, failuresOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
 // runs on request. It reads the pods a page at a time and decides each page as it comes, but
@@ -22,7 +23,7 @@ export interface PassOptions {
   policy: Policy;
   namespaces?: string[];
   labelSelector?: string;
-  /** Through the API server's dryRun=All: admitted (PDBs checked) but nothing persisted. */
+  /** Through the API server's dryRun=All: admitted (PDBs checked) but nothing persisted. DRY_RUN always applies. */
   dryRun: boolean;
   budgetMs: number;
   /** How many per-pod results the answer lists (the counts are always complete). */
@@ -40,6 +41,8 @@ export interface PassSummary {
   requests: number;
   durationMs: number;
   stoppedBy?: 'time-budget' | 'limit-total';
+  /** Selected pods not acted on because of a transient failure, or refused for good by the cluster. */
+  failures: { transient: number; refused: number };
   fieldSelector?: string;
   results: ActResult[];
   keptPods: { namespace: string; name: string; strategy: string; reason: string }[];
@@ -54,7 +57,11 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const fieldSelector = phaseFieldSelector(opts.policy);
   // With every pod in the context, the index does not depend on the page: build it once.
   const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
-  const s: PassSummary = { dryRun: opts.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, results: [], keptPods: [] };
+  const writer = rt.writer({ dryRun: opts.dryRun });
+  // What each selected pod was when listed: the write is tied to exactly that (uid,
+  // resourceVersion, phase). Held for the selected pods only, not the pages.
+  const targets = new Map<string, StoredPodId>();
+  const s: PassSummary = { dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
@@ -68,7 +75,11 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items as Pod[] }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
+      if (plan.decisions.length) {
+        const chosen = new Set(plan.decisions.map((d) => d.uid));
+        for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, storedPodId(pod));
+      }
       keep(plan.kept);
       pass.add(plan);
       if (rt.now() > deadline) {
@@ -88,9 +99,12 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       break;
     }
     s.selected++;
-    const result = await act(rt, decision, { dryRun: opts.dryRun, throwTransient: false });
-    s.requests += 1 + (rt.config.RECORD_EVENTS && !opts.dryRun && (result.outcome === 'deleted' || result.outcome === 'evicted') ? 1 : 0);
+    const result = await act(writer, targets.get(decision.uid)!, decision);
+    s.requests += 1 + (rt.config.RECORD_EVENTS && !writer.dryRun && (result.outcome === 'deleted' || result.outcome === 'evicted') ? 1 : 0);
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
+    const f = failuresOf([result]);
+    s.failures.transient += f.transient;
+    s.failures.refused += f.refused;
     if (s.results.length < maxResults) s.results.push(result);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';

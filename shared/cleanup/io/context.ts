@@ -1,8 +1,9 @@
-import type { Pod } from '../model/kube.js';
-import { listPods, toKubeError } from '../kube/index.js';
-import type { SnapshotNeeds } from '../plan/needs.js';
-import type { Snapshot } from '../plan/snapshot.js';
-import type { Runtime } from './runtime.js';
+import type { Pod } from '../../model/objects.js';
+import { toKubeError } from '../../kube/errors.js';
+import { listPods } from '../../kube/list.js';
+import type { SnapshotNeeds } from '../../plan/needs.js';
+import type { Snapshot } from '../../plan/snapshot.js';
+import type { Runtime } from '../../runtime/runtime.js';
 
 // Fetches the parts of a snapshot a policy reads beyond the pods (see snapshotNeeds), and
 // nothing else: for the common policy this makes no request at all.

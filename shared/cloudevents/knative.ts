@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { parseOrThrow } from './errors.js';
-import { kubeObjectSchema, nonEmpty } from './schemas.js';
+import { kubeObjectSchema, refSchema } from './schemas.js';
 import type { EventOrigin, ObjectEvent, PartialOrigin, ReferenceEvent, TickEvent, Verb } from './types.js';
 
 // Knative ApiServerSource and PingSource (knative.dev/eventing pkg/apis/sources, adapter
@@ -31,14 +30,8 @@ export function parseApiServerType(type: string): { mode: 'resource' | 'ref'; ve
   return undefined;
 }
 
-// corev1.ObjectReference as Knative marshals it: every field omitempty, so a cluster-scoped
-// object has no namespace, and there is never a uid (hence the caller's lookup).
-const refSchema = z.looseObject({
-  apiVersion: nonEmpty,
-  kind: nonEmpty,
-  name: nonEmpty,
-  namespace: z.string().optional(),
-});
+// corev1.ObjectReference as Knative marshals it (schemas.ts): every field omitempty, so a
+// cluster-scoped object has no namespace, and there is never a uid (hence the caller's lookup).
 
 function originOf(base: PartialOrigin, bridge: EventOrigin['bridge']): EventOrigin {
   return { ...base, bridge: base.bridge ?? bridge };

@@ -1,9 +1,10 @@
 import type { RequestListener } from 'node:http';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { z } from 'zod';
-import { createLogger } from '../shared/log.js';
+import { describeIssues } from '../config/env.js';
+import { createLogger } from '../log.js';
 import { serveUntilSignal } from './graceful.js';
-import { isTarget, registerTargets, TARGETS } from './targets.js';
+import { isTarget, registerTargets, TARGETS } from './register.js';
 
 // The production entry point (the image's command, the bundle's entry): one target per
 // process, chosen by FUNCTION_TARGET as functions-framework does, served by the framework's
@@ -31,7 +32,7 @@ function cannotStart(reason: string): never {
 async function main(): Promise<void> {
   const log = createLogger({ name: 'kube-tidy-server' });
   const parsed = ServerEnv.safeParse(process.env);
-  if (!parsed.success) cannotStart(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success) cannotStart(describeIssues(parsed.error.issues, 'environment').join('; '));
   const env = parsed.data;
   if (!isTarget(env.FUNCTION_TARGET)) cannotStart(`FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}`);
   // Reads the policy and the cluster setup, and exits 2 when they are bad, before anything listens.

@@ -2,10 +2,10 @@
 // person needs to follow it is in the log: one line per event outcome, a count every
 // statsIntervalMs and a summary at stop.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { toApiServerSourceEvent, type KubeObject, type Verb } from '../events/index.js';
+import { toApiServerSourceEvent, type KubeObject, type Verb } from '../../cloudevents/index.js';
 import { DEFAULT_RETRY, deliver, type RetryPolicy } from './deliver.js';
 import { parseKinds, type KindInfo } from './kinds.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../../log.js';
 import type { Logger } from './log.js';
 import { KeyedQueue } from './queue.js';
 import { startKindWatch, type KindWatch } from './watch.js';

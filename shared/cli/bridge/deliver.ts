@@ -8,7 +8,7 @@
 // re-sent duplicate may keep its id. Consumers must not rely on it either way: de-duplicate
 // on the object's uid/resourceVersion.
 import type { CloudEvent } from 'cloudevents';
-import { httpMessage } from '../events/encode.js';
+import { httpMessage } from '../../cloudevents/encode.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (Knative's delivery.retry). */

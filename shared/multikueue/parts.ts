@@ -1,32 +1,31 @@
-// The MultiKueue side of a runtime, built on first use and kept for the process: the
-// manager's clients (with the same timeout as everything else) and the worker cache.
+// MultiKueue's parts for one process, built once at start by the target's setup: its
+// configuration (config.ts), the manager's clients (with the same timeout as everything
+// else) and the worker cache.
 import type { Runtime } from '../runtime/runtime.js';
 import { apiClients, type ApiClients } from './client.js';
-import { parseKind, type JobKind } from './kinds.js';
+import { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
+import type { JobKind } from './kinds.js';
 import type { SweepOptions } from './sweep.js';
 import { Workers } from './workers.js';
 
 export interface MultiKueue {
+  config: MultiKueueConfig;
   manager: ApiClients;
   workers: Workers;
   kinds: JobKind[];
   sweepOptions(): SweepOptions;
 }
 
-const contexts = new WeakMap<Runtime, MultiKueue>();
-
 export interface MultiKueueOverrides {
   /** Counts every API request (manager and workers), for benchmarks. */
   onRequest?: (method: string, url: string) => void;
 }
 
-export function multiKueueOf(rt: Runtime, overrides: MultiKueueOverrides = {}): MultiKueue {
-  let mk = contexts.get(rt);
-  if (mk) return mk;
-  const c = rt.config;
-  const clientOptions = { timeoutMs: c.REQUEST_TIMEOUT_SECONDS * 1000, onRequest: overrides.onRequest };
+export function multiKueueParts(rt: Runtime, overrides: MultiKueueOverrides = {}): MultiKueue {
+  const c = readMultiKueueConfig(rt.env);
+  const clientOptions = { timeoutMs: rt.config.REQUEST_TIMEOUT_SECONDS * 1000, onRequest: overrides.onRequest };
   const manager = apiClients(rt.kubeConfig, clientOptions);
-  const kinds = c.MULTIKUEUE_JOB_KINDS.map(parseKind);
+  const kinds = c.MULTIKUEUE_JOB_KINDS;
   const workers = new Workers(manager, {
     ...clientOptions,
     kueueNamespace: c.KUEUE_NAMESPACE,
@@ -41,9 +40,7 @@ export function multiKueueOf(rt: Runtime, overrides: MultiKueueOverrides = {}): 
     kueueNamespace: c.KUEUE_NAMESPACE,
     propagation: c.MULTIKUEUE_PROPAGATION,
     limit: c.MULTIKUEUE_SWEEP_LIMIT,
-    dryRun: c.DRY_RUN,
+    dryRun: rt.config.DRY_RUN,
   });
-  mk = { manager, workers, kinds, sweepOptions };
-  contexts.set(rt, mk);
-  return mk;
+  return { config: c, manager, workers, kinds, sweepOptions };
 }

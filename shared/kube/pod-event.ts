@@ -2,7 +2,7 @@
 // `kubectl events` say who removed it and why (the descheduler does the same). Best effort:
 // the cleanup has already happened, so a failure to record is returned, never thrown.
 import { V1MicroTime, type EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { classifyKubeError, type KubeFailure } from './errors.js';
 
@@ -16,6 +16,8 @@ export interface PodEvent {
   type: 'Normal' | 'Warning';
   /** What kube-tidy did or tried: "Delete", "Evict". */
   action: string;
+  /** What makes this action distinct for the pod; default `reason`. One Event per value. */
+  once?: string;
 }
 
 export interface RecordOptions {
@@ -35,12 +37,14 @@ function clip(text: string, bytes: number): string {
   return buf.subarray(0, bytes - 3).toString('utf8').replace(/\uFFFD$/, '') + '...';
 }
 
-// client-go's shape, <pod>.<time in hex>, plus random bytes: two instances acting in the
-// same millisecond must not collide. Not generateName: the API server validates the prefix
-// itself as a DNS subdomain, and "<pod>." ends in a dot, so every create is refused (422).
-function eventName(podName: string): string {
-  const suffix = `${Date.now().toString(16)}${randomBytes(3).toString('hex')}`;
-  return `${podName.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+// One Event per action, by name: the name is derived from the pod's uid and what was done,
+// so two deliveries of the same event that both reach this point (a retry racing the first
+// attempt) create one Event, and the second create answers AlreadyExists. `once` says what
+// makes an action distinct ("Deleted", "EvacuationSucceeded:3"). Not generateName: the API
+// server validates the prefix itself as a DNS subdomain, and "<pod>." ends in a dot.
+function eventName(pod: { name: string; uid: string }, once: string): string {
+  const suffix = `kt-${createHash('sha256').update(`${pod.uid}\n${once}`).digest('hex').slice(0, 16)}`;
+  return `${pod.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
 }
 
 function instance(): string {
@@ -57,7 +61,7 @@ export async function recordPodEvent(
   const body: EventsV1Event = {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { name: eventName(pod.name), namespace: pod.namespace },
+    metadata: { name: eventName(pod, event.once ?? event.reason), namespace: pod.namespace },
     // MicroTime: client-node's subclass serialises with the microseconds the server requires.
     eventTime: new V1MicroTime(),
     reportingController: REPORTING_CONTROLLER,
@@ -72,6 +76,9 @@ export async function recordPodEvent(
     const created = await events.createNamespacedEvent({ namespace: pod.namespace, body });
     return { recorded: true, name: created.metadata?.name ?? '' };
   } catch (error) {
-    return { recorded: false, error: classifyKubeError(error) };
+    const failure = classifyKubeError(error);
+    // Another delivery of the same action recorded it first: it is recorded, once.
+    if (failure.kind === 'conflict' && failure.reason === 'AlreadyExists') return { recorded: true, name: body.metadata?.name ?? '' };
+    return { recorded: false, error: failure };
   }
 }

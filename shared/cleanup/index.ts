@@ -1,0 +1,16 @@
+// Pod cleanup, wired: the pure part is the policy, the strategies, the evictor gate and the
+// plan (shared/{policy,strategies,evictor,plan}); its I/O is io/ (fetch the context a policy
+// reads, act through the writer, a full pass); its configuration config.ts. The targets
+// podTerminated, sweep and invoke use only what is exported here.
+import type { Runtime } from '../runtime/runtime.js';
+import { readCleanupConfig, type CleanupConfig } from './config.js';
+
+export { decideOne, removeSelected } from './io/one-pod.js';
+export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
+export { failuresOf, type ActResult } from './io/act.js';
+
+export interface CleanupParts {
+  config: CleanupConfig;
+}
+
+export const cleanupParts = (rt: Runtime): CleanupParts => ({ config: readCleanupConfig(rt.env) });

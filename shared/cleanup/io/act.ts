@@ -1,0 +1,45 @@
+// Carrying out one of the core's decisions on the pod it was made on (as stored): the write
+// goes through the writer (preconditions, DRY_RUN, protected namespaces, one Event), and every
+// way it can end is a result, never an exception, so a pass can count what did not happen.
+import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
+import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
+import type { StoredPodId } from '../../model/identity.js';
+import type { Decision } from '../../plan/decision.js';
+
+export interface ActResult {
+  namespace: string;
+  name: string;
+  uid: string;
+  strategy: string;
+  /** What was done: DELETE for a pod stored Succeeded/Failed, the Eviction API otherwise. */
+  action: Decision['action'];
+  /** deleted/evicted: done; blocked: a PodDisruptionBudget said no (try next time); gone: it
+   *  was already gone; stale: it changed since it was read (or another pod has the name);
+   *  failed: transient, a retry may succeed; refused: the cluster said no for good. */
+  outcome: RemoveResult['outcome'] | 'failed' | 'refused';
+  dryRun: boolean;
+  reason: string;
+  message?: string;
+}
+
+export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision): Promise<ActResult> {
+  const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
+  try {
+    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`);
+    return { ...base, action: r.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) };
+  } catch (e) {
+    if (e instanceof TransientKubeError) return { ...base, outcome: 'failed', message: e.message };
+    if (e instanceof KubeRequestError) return { ...base, outcome: 'refused', message: e.message };
+    throw e;
+  }
+}
+
+/** How many results are work left undone, by the answer's partial-failure rule. */
+export function failuresOf(results: Iterable<Pick<ActResult, 'outcome'>>): { transient: number; refused: number } {
+  const f = { transient: 0, refused: 0 };
+  for (const r of results) {
+    if (r.outcome === 'failed') f.transient++;
+    else if (r.outcome === 'refused') f.refused++;
+  }
+  return f;
+}

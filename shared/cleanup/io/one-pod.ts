@@ -1,0 +1,65 @@
+// The event path of pod cleanup: decide for one pod, and remove it only as it is stored.
+import { getPod } from '../../kube/get.js';
+import { storedPodId } from '../../kube/from-client.js';
+import { keyOf } from '../../model/identity.js';
+import type { Pod } from '../../model/objects.js';
+import { decide } from '../../plan/decide.js';
+import type { Decision, Kept } from '../../plan/decision.js';
+import { snapshotNeeds } from '../../plan/needs.js';
+import type { Snapshot } from '../../plan/snapshot.js';
+import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import type { Answer } from '../../serve/target.js';
+import { act, failuresOf } from './act.js';
+
+export interface OneDecision {
+  decision?: Decision;
+  kept: Kept[];
+  why: string;
+}
+
+/**
+ * The policy's decision for `pod` alone. The cluster (and the client, loaded on first need)
+ * only when the policy reads more than the pod: most events need no request at all.
+ */
+export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
+  const policy = policyOf(rt);
+  if (!context) {
+    const needs = snapshotNeeds(policy);
+    context = {};
+    if (Object.values(needs).some(Boolean)) {
+      await rt.kubeReady();
+      context = (await (await import('./context.js')).fetchContext(rt, needs)).snapshot;
+    }
+  }
+  const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+  const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
+  const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
+  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
+  return { ...(decision ? { decision } : {}), kept, why, context };
+}
+
+/**
+ * Reads the pod, decides on what is stored, and removes it if the stored pod is selected:
+ * DELETE when stored Succeeded/Failed, eviction otherwise, tied to the stored uid and
+ * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's.
+ */
+export async function removeSelected(rt: Runtime, ref: { namespace: string; name: string; uid?: string; resourceVersion?: string }, context?: Omit<Snapshot, 'pods'>): Promise<Answer> {
+  const pod = keyOf(ref);
+  await rt.kubeReady();
+  const stored = await getPod(rt.clients.core, ref);
+  // An event about a pod (its uid named) that is gone: done already. A bare reference: nothing to do.
+  if (!stored) return { outcome: ref.uid ? 'gone' : 'nothing-to-do', pod, why: 'the pod no longer exists' };
+  if (ref.uid && stored.metadata.uid !== ref.uid) return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
+  if (stored.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
+  const again = await decideOne(rt, stored, context);
+  if (!again.decision) {
+    // The event described a state the pod is no longer in (or never was): say so.
+    const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
+    const outcome = changed ? 'stale' : again.kept.length ? 'kept' : 'nothing-to-do';
+    const why = changed ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}` : `as stored: ${again.why}`;
+    return { outcome, pod, why, kept: again.kept };
+  }
+  const result = await act(rt.writer(), storedPodId(stored), again.decision);
+  const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
+  return { outcome: result.outcome, pod, why, result, failures: failuresOf([result]) };
+}

@@ -1,0 +1,26 @@
+// client-node's typed objects are the core's wire types at runtime (same field names;
+// timestamps as Date, which shared/model/objects.ts accepts), but not to the compiler: every
+// V1 field is optional and enums are plain strings (V1Toleration.operator is `string`, the
+// core says 'Exists' | 'Equal'). This is the one place that crosses that gap, checking the
+// only thing the core relies on and the compiler cannot see: that metadata is there. It is
+// also the only place that marks an object as stored (model/identity.ts): what a write needs.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Stored, StoredPodId } from '../model/identity.js';
+import type { Pod } from '../model/objects.js';
+
+export function toPod(pod: V1Pod): Stored<Pod> {
+  if (!pod.metadata?.name) throw new Error('the API server returned a pod without metadata.name');
+  return pod as unknown as Stored<Pod>;
+}
+
+/** Any object read from the API server, marked as such once its identity is checked. */
+export function stored<T extends { metadata?: { name?: string } }>(o: T): Stored<T> {
+  if (!o.metadata?.name) throw new Error('the API server returned an object without metadata.name');
+  return o as Stored<T>;
+}
+
+/** What a write to `pod` is tied to: its uid, resourceVersion and the phase it had. */
+export function storedPodId(pod: Stored<Pod>): StoredPodId {
+  const m = pod.metadata;
+  return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '', resourceVersion: m.resourceVersion ?? '', phase: pod.status?.phase ?? '' } as StoredPodId;
+}

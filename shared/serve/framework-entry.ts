@@ -1,0 +1,16 @@
+import { registerTargets } from './register.js';
+
+// The functions-framework entry point (package.json "main"). One build serves every target;
+// `npx functions-framework --target=<name>` (or FUNCTION_TARGET) picks one per process. The
+// configuration and the policy are read here, at start (see register.ts), so a bad setup stops
+// the process before it serves.
+
+/** The target functions-framework was asked to serve, from its flag or the environment. */
+function chosenTarget(): string | undefined {
+  const argv = process.argv;
+  const i = argv.findIndex((a) => a === '--target' || a.startsWith('--target='));
+  if (i >= 0) return argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  return process.env.FUNCTION_TARGET;
+}
+
+await registerTargets(chosenTarget());

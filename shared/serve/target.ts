@@ -1,0 +1,71 @@
+// A function target, declared as data: what it accepts, what it needs, how its family is
+// wired, and the handler. One wrapper (handle.ts) does everything else the same way for
+// every target: method, sender authentication, decoding, refusals, the common answer fields
+// and the status code. A target file is then only "given this input and these parts, do
+// this" (functions/*.ts).
+import type { ObjectEvent, ReferenceEvent, TickEvent } from '../cloudevents/index.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/** What reached the handler, already decoded and checked against `accepts`. */
+export type Input =
+  | { type: 'object'; event: ObjectEvent; namespace: string; name: string }
+  | { type: 'reference'; event: ReferenceEvent; namespace: string; name: string }
+  | { type: 'tick'; event?: TickEvent }
+  | { type: 'body'; body: unknown; headers: Record<string, string | string[] | undefined> };
+
+export interface Accepts<Parts = unknown> {
+  /** Object events (any verb, Resource or Reference mode) of these kinds; all are namespaced. */
+  kinds?: readonly string[] | ((parts: Parts) => readonly string[]);
+  /** Schedule ticks: a PingSource CloudEvent. */
+  ticks?: boolean;
+  /** A POST that is not a CloudEvent: a tick (Cloud Scheduler, cron + curl) or a JSON body (a person). */
+  plain?: 'tick' | 'body';
+  /** Said in every refusal: where the input belongs instead. */
+  hint: string;
+}
+
+export interface Needs {
+  /** A DeschedulerPolicy (POLICY_FILE or POLICY_CONFIGMAP) is required at start. */
+  policy: boolean;
+  /**
+   * When the Kubernetes client is loaded: at start, or on first need (a nothing-to-do pod
+   * event then answers without loading it; loading it is most of a cold start).
+   */
+  cluster: 'at-start' | 'on-demand';
+}
+
+/** What a handler answers; the wrapper adds `target`, `dryRun` and `policyWarning`. */
+export interface Answer {
+  outcome: string;
+  /**
+   * Work that did not get done. The one rule for partial failure, for every target: any
+   * `transient` (API server or worker unreachable, overloaded, a deadline) answers 503 so the
+   * sender retries, which is safe because every write is tied to stored state; else any
+   * `refused` (the cluster said no for good: 400, 403, 422) answers 500 with the reasons in
+   * the body; else 200.
+   */
+  failures?: { transient: number; refused: number };
+  [field: string]: unknown;
+}
+
+export interface Call {
+  /** When this request must be answered by (ms since the epoch). */
+  deadline: number;
+  /** Whether the answer said dryRun (a handler may plan for its own reasons, e.g. invoke). */
+  dryRun: boolean;
+}
+
+export interface TargetSpec<Parts = unknown> {
+  name: string;
+  accepts: Accepts<Parts>;
+  needs: Needs;
+  /**
+   * The family's parts for this process (its configuration read and checked, its clients):
+   * built once at start, so a bad setting stops the process before it serves.
+   */
+  setup(rt: Runtime): Parts | Promise<Parts>;
+  handle(input: Input, parts: Parts, rt: Runtime, call: Call): Promise<Answer>;
+}
+
+/** Declares a target; only types are checked here (the registry is functions/index.ts). */
+export const defineTarget = <Parts>(spec: TargetSpec<Parts>): TargetSpec<Parts> => spec;
