@@ -8,6 +8,11 @@ import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
 
 export { ConfigError } from '../config/env.js';
 
+/** Request bodies above this are refused (413) before they are parsed: 1 MiB, a Pod is a few KiB. */
+export const MaxBodyBytes = positiveInt.max(64 * 1024 * 1024).default(1024 * 1024);
+/** Every request is answered by then (503 if its work did not finish: a retry continues it). */
+export const RequestDeadlineSeconds = positiveInt.default(55);
+
 const EnvSchema = z.object({
   POLICY_FILE: z.string().min(1).optional(),
   /** `namespace/name` of a ConfigMap holding the policy; re-read when it changes. */
@@ -22,10 +27,8 @@ const EnvSchema = z.object({
   SWEEP_PAGE_SIZE: positiveInt.max(5000).default(500),
   SWEEP_TIME_BUDGET_SECONDS: positiveInt.default(50),
   REQUEST_TIMEOUT_SECONDS: positiveInt.default(20),
-  /** Every request is answered by then (503 if its work did not finish: a retry continues it). */
-  REQUEST_DEADLINE_SECONDS: positiveInt.default(55),
-  /** Request bodies above this are refused (413) before they are parsed. */
-  MAX_BODY_BYTES: positiveInt.max(64 * 1024 * 1024).default(1024 * 1024),
+  REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
+  MAX_BODY_BYTES: MaxBodyBytes,
 });
 
 export type RuntimeConfig = z.output<typeof EnvSchema>;

@@ -71,6 +71,8 @@ export function gracefulServer(app: RequestListener): GracefulServer {
 export interface ServeOptions {
   port: number;
   deadlineMs: number;
+  /** A request whose body has not arrived by then is cut off (a slow sender holds no worker). */
+  requestTimeoutMs?: number;
   log: Logger;
   /** Fields for the "serving" line (the target). */
   describe?: Record<string, unknown>;
@@ -82,6 +84,10 @@ export interface ServeOptions {
  */
 export function serveUntilSignal(app: RequestListener, opts: ServeOptions): GracefulServer {
   const served = gracefulServer(app);
+  if (opts.requestTimeoutMs) {
+    served.server.requestTimeout = opts.requestTimeoutMs;
+    served.server.headersTimeout = Math.min(opts.requestTimeoutMs, 30_000);
+  }
   served.server.listen(opts.port, () => {
     const address = served.server.address();
     const port = typeof address === 'object' && address ? address.port : opts.port;

@@ -3,7 +3,7 @@
 // request can become 200 MB of JSON. The production server (server.ts) applies these checks
 // in front of the framework; handle.ts checks again what the framework read, for processes
 // started by functions-framework's own main (development).
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /** Why the request must not be read (413/415 material), or undefined. Headers only. */
 export function refuseBeforeReading(req: IncomingMessage, maxBytes: number): { status: 413 | 415; why: string } | undefined {
@@ -16,9 +16,8 @@ export function refuseBeforeReading(req: IncomingMessage, maxBytes: number): { s
 }
 
 /**
- * Counts the bytes of a body as they arrive (chunked requests carry no length) and destroys
- * the request past `maxBytes`, without consuming the stream: the framework still reads it.
- * Returns whether the limit was hit (checked when the body has been read).
+ * Counts the bytes of a body as they arrive (chunked requests carry no length) and calls
+ * `onExceeded` past `maxBytes`, without consuming the stream: the framework still reads it.
  */
 export function capBody(req: IncomingMessage, maxBytes: number, onExceeded: () => void): void {
   let seen = 0;
@@ -40,4 +39,28 @@ export function capBody(req: IncomingMessage, maxBytes: number, onExceeded: () =
 export function bodyTooLarge(req: { rawBody?: Buffer }, maxBytes: number): string | undefined {
   const n = req.rawBody?.length ?? 0;
   return n > maxBytes ? `the body is ${n} bytes; at most ${maxBytes} are accepted` : undefined;
+}
+
+function refuse(res: ServerResponse, status: 413 | 415, why: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ error: why }));
+}
+
+/** `app` behind the checks above: refused on its headers, or cut off once the body passes the cap. */
+export function withBodyLimits(app: RequestListener, maxBytes: number): RequestListener {
+  return (req, res) => {
+    const refused = refuseBeforeReading(req, maxBytes);
+    if (refused) {
+      refuse(res, refused.status, refused.why);
+      // Whatever body follows is not read: the connection closes once the answer is out.
+      res.once('finish', () => req.destroy());
+      return;
+    }
+    capBody(req, maxBytes, () => {
+      refuse(res, 413, `the body is over ${maxBytes} bytes, the most accepted`);
+      res.once('finish', () => req.destroy());
+    });
+    app(req, res);
+  };
 }

@@ -2,6 +2,8 @@ import type { RequestListener } from 'node:http';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { z } from 'zod';
 import { describeIssues } from '../config/env.js';
+import { MaxBodyBytes, RequestDeadlineSeconds } from '../runtime/config.js';
+import { withBodyLimits } from './limits.js';
 import { createLogger } from '../log.js';
 import { serveUntilSignal } from './graceful.js';
 import { isTarget, registerTargets, TARGETS } from './register.js';
@@ -19,6 +21,8 @@ const ServerEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   // Cloud Run allows 10 s between SIGTERM and SIGKILL; Knative gives the revision timeout.
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  MAX_BODY_BYTES: MaxBodyBytes,
+  REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
 });
 
 /** Set by the bundle's entry (infra/bundle/loader.cjs): whether V8 took the warmed code cache. */
@@ -37,9 +41,10 @@ async function main(): Promise<void> {
   if (!isTarget(env.FUNCTION_TARGET)) cannotStart(`FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}`);
   // Reads the policy and the cluster setup, and exits 2 when they are bad, before anything listens.
   await registerTargets(env.FUNCTION_TARGET);
-  const app = getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener;
+  // In front of the framework's parsers, which take up to 1 GiB and inflate without a bound.
+  const app = withBodyLimits(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, env.MAX_BODY_BYTES);
   const codeCache = (globalThis as Record<symbol, unknown>)[CODE_CACHE];
-  serveUntilSignal(app, { port: env.PORT, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) } });
+  serveUntilSignal(app, { port: env.PORT, requestTimeoutMs: (env.REQUEST_DEADLINE_SECONDS + 5) * 1000, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) } });
 }
 
 main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));
