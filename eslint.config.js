@@ -1,6 +1,24 @@
-// Flat config: recommended type-aware-free rules keep lint fast on 2 cores.
+// Flat config: recommended type-aware-free rules keep lint fast on 2 cores, plus the two
+// boundaries the design depends on (ARCHITECTURE.md): the pure core stays pure, and only the
+// writer in shared/kube changes a cluster.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** Folders whose modules decide: no client, no logger, no runtime, no I/O, no clock. */
+const PURE = ['shared/model/**', 'shared/policy/**', 'shared/strategies/**', 'shared/evictor/**', 'shared/plan/**', 'shared/cloudevents/**', 'shared/*/core/**'];
+
+const IMPURE_IMPORTS = [
+  { group: ['@kubernetes/client-node', 'pino', 'express', '@google-cloud/*'], message: 'the pure core takes objects and `now` in and returns decisions: no client, logger or framework' },
+  { group: ['**/log.js', '**/runtime/**', '**/serve/**', '**/kube/**', '**/io/**', '**/cli/**', '**/cleanup/**'], message: 'the pure core must not reach the runtime, the cluster or a family\'s I/O' },
+  { group: ['node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:os', 'node:worker_threads', 'fs', 'http', 'https', 'net', 'child_process', 'os'], message: 'no I/O in the pure core' },
+];
+
+// The client-node methods that change a cluster. Only shared/kube (the writer and its
+// primitives) may call them; fixtures in test/ and the demos in infra/ set clusters up.
+const NO_WRITES = {
+  selector: 'CallExpression[callee.property.name=/^(create|delete|patch|replace)(Namespaced|Cluster|Node|Collection)/]',
+  message: 'every change to a cluster goes through the writer (shared/kube/writer.ts): DRY_RUN, preconditions, protected namespaces and Events live there',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'infra/local/go/**', '.tmp/**'] },
@@ -15,6 +33,25 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    // TODO(issue 12, in progress): evacuation, MultiKueue and defrag move onto the writer.
+    ignores: ['shared/kube/**', '**/*.test.ts', 'shared/evacuation/**', 'shared/multikueue/**', 'shared/runtime/defrag-io.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', NO_WRITES],
+    },
+  },
+  {
+    files: PURE.map((p) => `${p}.ts`),
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: IMPURE_IMPORTS }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'configuration is read by a family\'s config.ts and passed in' }, { name: 'fetch', message: 'no I/O in the pure core' }, { name: 'setTimeout', message: 'no timers in the pure core' }, { name: 'setInterval', message: 'no timers in the pure core' }],
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'the clock is injected: take `now` as an argument' }, { object: 'Math', property: 'random', message: 'decisions are deterministic' }, { object: 'performance', property: 'now', message: 'the clock is injected' }],
+      // Listed with the writer's selector: a later block's rule replaces an earlier one's.
+      'no-restricted-syntax': ['error', NO_WRITES, { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'the clock is injected: take `now` as an argument' }],
     },
   },
 );

@@ -1,0 +1,53 @@
+// The boundaries of eslint.config.js, checked against code that breaks them: a rule that
+// silently stopped matching (a moved folder, a renamed method) would fail here.
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const eslint = new ESLint({ cwd: ROOT });
+
+async function problems(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${file}` });
+  return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('the pure core stays pure', () => {
+  it.each([
+    ['imports the Kubernetes client', "import { CoreV1Api } from '@kubernetes/client-node';\nexport const x = CoreV1Api;", 'no-restricted-imports'],
+    ['imports the logger', "import { createLogger } from '../log.js';\nexport const x = createLogger;", 'no-restricted-imports'],
+    ['imports the runtime', "import { startRuntime } from '../runtime/runtime.js';\nexport const x = startRuntime;", 'no-restricted-imports'],
+    ['imports a family\'s I/O', "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
+    ['reads the clock', 'export const x = () => Date.now();', 'no-restricted-properties'],
+    ['makes a Date of now', 'export const x = () => new Date();', 'no-restricted-syntax'],
+    ['reads the environment', 'export const x = () => process.env.X;', 'no-restricted-globals'],
+  ])('a module of shared/plan that %s fails lint', async (_what, code, rule) => {
+    expect((await problems('shared/plan/boundary-probe.ts', code)).join('\n')).toContain(rule);
+  });
+
+  it('a family core module (shared/<family>/core/) is held to the same rule', async () => {
+    expect((await problems('shared/defrag/core/boundary-probe.ts', 'export const x = () => Date.now();')).join('\n')).toContain('no-restricted-properties');
+  });
+
+  it('the same code is fine outside the core (the runtime reads the clock)', async () => {
+    expect(await problems('shared/runtime/boundary-probe.ts', 'export const x = () => Date.now();')).toEqual([]);
+  });
+});
+
+describe('only the writer changes a cluster', () => {
+  it.each([
+    ['deletes a pod', 'export const x = (core: { deleteNamespacedPod(a: object): void }) => core.deleteNamespacedPod({});'],
+    ['patches a node', 'export const x = (core: { patchNode(a: object): void }) => core.patchNode({});'],
+    ['creates a custom object', 'export const x = (c: { createNamespacedCustomObject(a: object): void }) => c.createNamespacedCustomObject({});'],
+  ])('a function that %s directly fails lint', async (_what, code) => {
+    expect((await problems('functions/boundary-probe.ts', code)).join('\n')).toContain('goes through the writer');
+  });
+
+  it('shared/kube (the writer) may', async () => {
+    expect(await problems('shared/kube/boundary-probe.ts', 'export const x = (core: { deleteNamespacedPod(a: object): void }) => core.deleteNamespacedPod({});')).toEqual([]);
+  });
+
+  it('a Map.delete is not a cluster write', async () => {
+    expect(await problems('functions/boundary-probe.ts', 'export const x = (m: Map<string, number>) => m.delete("a");')).toEqual([]);
+  });
+});
