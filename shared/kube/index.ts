@@ -14,14 +14,12 @@ export {
 export {
   deletePod,
   evictPod,
-  applyDecision,
   type PodTarget,
   type PodWriter,
   type WriteOptions,
   type WriteResult,
   type DeleteOutcome,
   type EvictOutcome,
-  type ApplyResult,
 } from './pods.js';
 export { recordPodEvent, REPORTING_CONTROLLER, type PodEvent, type RecordOptions, type RecordResult, type EventWriter } from './pod-event.js';
 export { listPods, type ListPodsOptions, type PodPage, type PodLister } from './list.js';

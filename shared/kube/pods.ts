@@ -2,7 +2,6 @@
 // pod that has since been deleted and recreated under the same name can never touch the new
 // one, and both treat "already gone" as done: delivering an event twice changes nothing.
 import type { CoreV1Api, V1DeleteOptions } from '@kubernetes/client-node';
-import type { Decision } from '../plan/decision.js';
 import { classifyKubeError, toKubeError, type KubeFailure } from './errors.js';
 
 export interface PodTarget {
@@ -116,21 +115,5 @@ export async function evictPod(core: PodWriter, target: PodTarget, opts: WriteOp
     const outcome = settled(failure);
     if (outcome) return { outcome, dryRun, message: failure.message };
     throw toKubeError(error, `evict pod ${ref(target)}`);
-  }
-}
-
-export type ApplyResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome>) & { action: Decision['action'] };
-
-/** Carry out one decision of the core. */
-export async function applyDecision(core: PodWriter, decision: Decision, opts: WriteOptions = {}): Promise<ApplyResult> {
-  const target = { namespace: decision.namespace, name: decision.name, uid: decision.uid };
-  // A terminal pod cannot change back, so the uid is enough for a delete. A running pod can
-  // (a crash loop ends, labels change): an eviction also requires the version decided on, so
-  // a late event never evicts a pod that has since recovered; the newer event decides.
-  switch (decision.action) {
-    case 'delete':
-      return { action: 'delete', ...(await deletePod(core, target, opts)) };
-    case 'evict':
-      return { action: 'evict', ...(await evictPod(core, { ...target, resourceVersion: decision.resourceVersion }, opts)) };
   }
 }

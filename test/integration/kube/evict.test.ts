@@ -4,8 +4,7 @@
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { applyDecision, evictPod, type EvictOutcome } from '../../../shared/kube/index.js';
-import type { Decision } from '../../../shared/plan/decision.js';
+import { evictPod, type EvictOutcome } from '../../../shared/kube/index.js';
 import { liveUid, makePod, recreate, waitGone, type Made } from './fixtures.js';
 
 const ns = testNamespace('kube-evict');
@@ -103,27 +102,5 @@ describe('evictPod', () => {
     } else {
       await waitGone(core, ns.name, target);
     }
-  });
-});
-
-describe('applyDecision', () => {
-  const decision = (made: Made, action: Decision['action']): Decision => ({
-    namespace: ns.name,
-    ...made,
-    profile: 'test',
-    strategy: 'PodLifeTime',
-    action,
-    reason: 'test',
-  });
-
-  for (const row of [
-    { sentence: 'a delete decision deletes a running pod outright, budget or not', action: 'delete' as const, outcome: 'deleted' },
-    { sentence: 'an evict decision goes through the Eviction API and is blocked by the budget', action: 'evict' as const, outcome: 'blocked' },
-  ]) it(row.sentence, async () => {
-    const { action, outcome } = row;
-    const made = await running(`apply-${action}`, guarded);
-    const result = await applyDecision(core, decision(made, action));
-    expect(result).toMatchObject({ action, outcome });
-    expect(await liveUid(core, ns.name, made.name)).toBe(outcome === 'blocked' ? made.uid : undefined);
   });
 });
