@@ -6,10 +6,12 @@ import type { KeySource } from './keys.js';
 // document is a few KB, and a larger answer is refused rather than buffered.
 
 const MAX_BODY = 256 * 1024;
+// kube-apiserver answers 406 to a JWKS request that accepts only application/json.
+const ACCEPT = 'application/json, application/jwk-set+json';
 
 /** GET a JSON document over plain fetch (Google's certs, an OIDC issuer). No redirects. */
 export async function fetchJson(url: string, signal: AbortSignal): Promise<unknown> {
-  const res = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, redirect: 'error', signal });
+  const res = await fetch(url, { method: 'GET', headers: { accept: ACCEPT }, redirect: 'error', signal });
   if (res.status !== 200) throw new Error(`GET ${url}: HTTP ${res.status}`);
   const length = Number(res.headers.get('content-length') ?? 0);
   if (length > MAX_BODY) throw new Error(`GET ${url}: ${length} bytes is too large`);
@@ -38,7 +40,7 @@ export async function kubeGetJson(kc: KubeConfig, path: string, signal: AbortSig
   await kc.applyToHTTPSOptions(opts);
   const url = new URL(server.replace(/\/+$/, '') + path);
   return new Promise((resolve, reject) => {
-    const req = request(url, { ...opts, method: 'GET', headers: { ...opts.headers, accept: 'application/json' }, signal }, (res) => {
+    const req = request(url, { ...opts, method: 'GET', headers: { ...opts.headers, accept: ACCEPT }, signal }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
