@@ -5,9 +5,9 @@
 // PROJECT_ID and REGION stay as ${...} placeholders that deploy.sh fills in with envsubst.
 import { kebab, type Declaration, type FunctionDecl } from '../knative/declaration.js';
 import { functionEnv } from '../knative/render.js';
+import { googleSenderAuthEnv, SA, serviceUrl } from './sender-auth.js';
 
 type Obj = Record<string, unknown>;
-const SA = (name: string) => `kube-tidy-${name}@\${PROJECT_ID}.iam.gserviceaccount.com`;
 export const IMAGE = '${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy/kube-tidy';
 /** Topic per watched kind: Eventarc filters Pub/Sub only by the message type, so the topic routes. */
 export const topicFor = (kind: string) => `kube-tidy-${kind.toLowerCase()}-events`;
@@ -15,20 +15,23 @@ export const POLICY_MOUNT = '/etc/kube-tidy/policy';
 export const KUBECONFIG_MOUNT = '/etc/kube-tidy/kubeconfig';
 
 function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
+  const google = decl.provider.senderAuth.gcp === 'google';
   const tag = decl.provider.image.split(':').pop();
   // The cluster is reached with a kubeconfig (a ServiceAccount token of the same least-RBAC
   // account infra/knative creates) and the policy from a file, both from Secret Manager.
   const env = functionEnv(decl, target, f, { namespace: decl.provider.namespace, kueueNamespace: decl.provider.kueueNamespace, prefix: decl.service, image: '' })
     .filter((e) => e.name !== 'POLICY_CONFIGMAP')
-    .concat([{ name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` }, { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` }]);
+    .concat([{ name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` }, { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` }])
+    .concat(google ? Object.entries(googleSenderAuthEnv(target, f)).map(([name, value]) => ({ name, value })) : []);
   return {
     apiVersion: 'serving.knative.dev/v1',
     kind: 'Service',
     metadata: {
       name: `kube-tidy-${kebab(target)}`,
       labels: { 'cloud.googleapis.com/location': '${REGION}' },
-      // Internal: only the VPC, Eventarc, Scheduler and IAM-authenticated callers reach it.
-      annotations: { 'run.googleapis.com/ingress': 'internal' },
+      // Internal: only the VPC, Eventarc and Scheduler reach it. Who may call is checked by
+      // kube-tidy itself (sender-auth.ts): Cloud Run's IAM check would strip the signature.
+      annotations: { 'run.googleapis.com/ingress': 'internal', ...(google ? { 'run.googleapis.com/invoker-iam-disabled': 'true' } : {}) },
     },
     spec: {
       template: {
@@ -68,7 +71,7 @@ function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
 
 /** Cloud Scheduler REST `Job`: POST to the service with an OIDC token Cloud Run checks. */
 function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, timezone?: string): Obj {
-  const uri = `https://kube-tidy-${kebab(target)}-\${PROJECT_NUMBER}.\${REGION}.run.app/`;
+  const uri = serviceUrl(target);
   return {
     name: `projects/\${PROJECT_ID}/locations/\${REGION}/jobs/kube-tidy-${kebab(target)}-${i}`,
     schedule: cron,

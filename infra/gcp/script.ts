@@ -16,8 +16,31 @@ interface JobSpec {
   httpTarget: { uri: string; oidcToken: { audience: string } };
 }
 
+/** The audiences a service's SENDER_AUTH_AUDIENCE accepts, as bash sees them after envsubst. */
+const accepted = (svc: string) => `https://${svc}-\${PROJECT_NUMBER}.\${REGION}.run.app/,https://${svc}-\${PROJECT_NUMBER}.\${REGION}.run.app`;
+
+// kube-tidy checks the audience of Eventarc's Pub/Sub push tokens: it is whatever URL Eventarc
+// chose for the subscription (an explicit audience, else the push endpoint). When the service
+// does not accept it yet, it is added to the service's SENDER_AUTH_AUDIENCE (a new revision).
+const EVENTARC_AUDIENCE = [
+  'accept_eventarc_audience() {  # service trigger accepted-audiences',
+  '  local sub aud',
+  '  sub=$(g eventarc triggers describe "$2" --location "$REGION" --format="value(transport.pubsub.subscription)")',
+  '  aud=$(g pubsub subscriptions describe "$sub" --format="value(pushConfig.oidcToken.audience)")',
+  '  [ -n "$aud" ] || aud=$(g pubsub subscriptions describe "$sub" --format="value(pushConfig.pushEndpoint)")',
+  '  case ",$3," in',
+  '    *",$aud,"*) ;;',
+  '    *) echo "$1: Eventarc trigger $2 sends tokens for $aud; adding it to SENDER_AUTH_AUDIENCE" >&2',
+  '       g run services update "$1" --region "$REGION" --update-env-vars "^|^SENDER_AUTH_AUDIENCE=$3,$aud" >/dev/null ;;',
+  '  esac',
+  '}',
+  '',
+];
+
 export function deployScript(decl: Declaration, specs: { scheduler: Record<string, object>; eventarc: Record<string, object> }): string {
   const fns = Object.keys(decl.functions).map(kebab);
+  const google = decl.provider.senderAuth.gcp === 'google';
+  const callers = ['scheduler', 'eventarc', ...(google && Object.values(decl.functions).some((f) => f.events.some((e) => 'http' in e)) ? ['caller'] : [])];
   const kinds = [...new Set(Object.values(decl.functions).flatMap((f) => f.events.flatMap((e) => ('cloudEvent' in e ? [e.cloudEvent.kind] : []))))];
   const lines = [
     '#!/usr/bin/env bash',
@@ -33,7 +56,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     'sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }',
     '',
     '# One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.',
-    `for name in ${[...fns, 'scheduler', 'eventarc'].join(' ')}; do`,
+    `for name in ${[...fns, ...callers].join(' ')}; do`,
     '  g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"',
     'done',
     `for name in ${fns.join(' ')}; do`,
@@ -44,6 +67,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     '  g run services replace "$tmp/$name.yaml" --region "$REGION"',
     'done',
     '',
+    ...(google ? EVENTARC_AUDIENCE : []),
     '# Cluster events arrive through Pub/Sub, one topic per watched kind.',
     ...kinds.map((k) => `g pubsub topics describe ${topicFor(k)} >/dev/null 2>&1 || g pubsub topics create ${topicFor(k)}`),
   ];
@@ -56,6 +80,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
       `  --event-filters type=${t.eventFilters[0]!.value} \\`,
       `  --transport-topic "${t.transport.pubsub.topic}" --service-account "$(sa eventarc)"`,
     );
+    if (google) lines.push(`accept_eventarc_audience ${svc} kube-tidy-${name} "${accepted(svc)}"`);
   }
   lines.push('', '# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.');
   for (const [name, j] of Object.entries(specs.scheduler) as [string, JobSpec][]) {

@@ -63,6 +63,11 @@ export const DeclarationSchema = z.strictObject({
     environment: z.record(z.string(), z.string()),
     delivery: z.strictObject({ retry: z.number().int().min(0), backoffPolicy: z.enum(['exponential', 'linear']), backoffDelay: z.string().regex(/^PT\d+(\.\d+)?S$/) }),
     deadLetter: z.strictObject({ image: z.string() }),
+    /**
+     * Who may call the functions (shared/serve/auth.ts): per platform, the kind of sender
+     * token checked; the generator fills in each function's audience and allowed senders.
+     */
+    senderAuth: z.strictObject({ knative: z.enum(['kubernetes', 'none']), gcp: z.enum(['google', 'none']) }),
     sources: z.strictObject({
       apiserver: z.strictObject({
         namespaceSelector: selector.optional(),
@@ -87,4 +92,13 @@ export function readDeclaration(file = DECLARATION_FILE): Declaration {
 /** `podTerminated` -> `pod-terminated`: Kubernetes names are DNS labels. */
 export function kebab(target: string): string {
   return target.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+export type EventDecl = FunctionDecl['events'][number];
+
+/** The Trigger that delivers a function's `index`-th event (none for HTTP events). */
+export function triggerName(target: string, e: EventDecl, index: number): string | undefined {
+  if ('cloudEvent' in e) return `${kebab(target)}-${e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
+  if ('schedule' in e) return `${kebab(target)}-schedule-${index}`;
+  return undefined;
 }

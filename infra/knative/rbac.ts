@@ -4,6 +4,7 @@
 // and a read-only account for the ApiServerSource limited to the kinds it watches.
 import { kebab, type Declaration, type Rule } from './declaration.js';
 import type { RenderOptions } from './render.js';
+import { INVOKER } from './sender-auth.js';
 
 type Obj = Record<string, unknown>;
 
@@ -76,6 +77,11 @@ export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
     }),
   });
   out.push(binding('ClusterRoleBinding', sourceRole, undefined, source));
+  // No rights and no pod: the identity a person mints a token of (`kubectl create token
+  // invoker --audience ...`) to call a function over HTTP when sender authentication is on.
+  if (decl.provider.senderAuth.knative === 'kubernetes' && Object.values(decl.functions).some((f) => f.events.some((e) => 'http' in e))) {
+    out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: INVOKER, namespace: o.namespace, labels }, automountServiceAccountToken: false });
+  }
   // The dead-letter sink only logs: an account with no rights and no token mounted.
   out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dead-letters', namespace: o.namespace, labels }, automountServiceAccountToken: false });
   return out;

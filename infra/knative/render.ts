@@ -2,8 +2,9 @@
 // the same objects, so the committed files can be checked for staleness by re-rendering.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kebab, REPO_ROOT, type Declaration, type FunctionDecl } from './declaration.js';
+import { kebab, REPO_ROOT, triggerName, type Declaration, type FunctionDecl } from './declaration.js';
 import { policyConfigMap, renderRbac } from './rbac.js';
+import { knativeAudience, knativeSenderAuthEnv } from './sender-auth.js';
 
 export interface RenderOptions {
   namespace: string;
@@ -54,6 +55,12 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
   return [...Object.entries(plain).map(([name, value]) => ({ name, value })), ...secret];
 }
 
+/** Sender authentication (README "Sender authentication"): Knative's OIDC sender identity. */
+function senderAuthEnv(decl: Declaration, target: string, f: FunctionDecl, o: RenderOptions): Obj[] {
+  if (decl.provider.senderAuth.knative === 'none') return [];
+  return Object.entries(knativeSenderAuthEnv(o.namespace, target, f)).map(([name, value]) => ({ name, value }));
+}
+
 function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: RenderOptions): Obj {
   const visibility = f.events.some((e) => 'http' in e && e.http.visibility === 'public') ? {} : { 'networking.knative.dev/visibility': 'cluster-local' };
   return {
@@ -63,7 +70,7 @@ function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: R
     spec: {
       template: {
         metadata: { annotations: { 'autoscaling.knative.dev/min-scale': String(f.scaling.min), 'autoscaling.knative.dev/max-scale': String(f.scaling.max) } },
-        spec: { serviceAccountName: kebab(target), containerConcurrency: f.scaling.concurrency, timeoutSeconds: f.timeout, containers: [container(o.image, functionEnv(decl, target, f, o))] },
+        spec: { serviceAccountName: kebab(target), containerConcurrency: f.scaling.concurrency, timeoutSeconds: f.timeout, containers: [container(o.image, [...functionEnv(decl, target, f, o), ...senderAuthEnv(decl, target, f, o)])] },
       },
     },
   };
@@ -84,7 +91,9 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
     spec: { mode: 'Resource', serviceAccountName: 'apiserver-source', resources: src.resources, ...(src.namespaceSelector ? { namespaceSelector: src.namespaceSelector } : {}), sink },
   });
   for (const [target, f] of Object.entries(decl.functions)) {
-    const subscriber = serviceRef(kebab(target), o.namespace);
+    // With an audience the broker's filter attaches a token of the Trigger's OIDC account.
+    const audience = decl.provider.senderAuth.knative === 'kubernetes' ? { audience: knativeAudience(o.namespace, target) } : {};
+    const subscriber = { ...serviceRef(kebab(target), o.namespace), ...audience };
     const trigger = (name: string, attributes: Record<string, string>): Obj => ({
       apiVersion: 'eventing.knative.dev/v1',
       kind: 'Trigger',
@@ -93,8 +102,7 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
     });
     f.events.forEach((e, i) => {
       if ('cloudEvent' in e) {
-        const verb = e.cloudEvent.type.split('.').pop()!;
-        out.push(trigger(`${kebab(target)}-${e.cloudEvent.kind.toLowerCase()}-${verb}`, { type: e.cloudEvent.type, kind: e.cloudEvent.kind }));
+        out.push(trigger(triggerName(target, e, i)!, { type: e.cloudEvent.type, kind: e.cloudEvent.kind }));
       } else if ('schedule' in e) {
         const name = `${kebab(target)}-${i}`;
         out.push({
@@ -103,7 +111,7 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
           metadata: { name, namespace: o.namespace, labels },
           spec: { schedule: e.schedule.cron, ...(e.schedule.timezone ? { timezone: e.schedule.timezone } : {}), contentType: 'application/json', data: JSON.stringify({ function: target }), sink },
         });
-        out.push(trigger(`${kebab(target)}-schedule-${i}`, { type: 'dev.knative.sources.ping', source: `/apis/v1/namespaces/${o.namespace}/pingsources/${name}` }));
+        out.push(trigger(triggerName(target, e, i)!, { type: 'dev.knative.sources.ping', source: `/apis/v1/namespaces/${o.namespace}/pingsources/${name}` }));
       }
     });
   }

@@ -11,7 +11,7 @@ g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }
 sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }
 
 # One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.
-for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation scheduler eventarc; do
+for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation scheduler eventarc caller; do
   g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"
 done
 for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation; do
@@ -22,6 +22,18 @@ for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuati
   g run services replace "$tmp/$name.yaml" --region "$REGION"
 done
 
+accept_eventarc_audience() {  # service trigger accepted-audiences
+  local sub aud
+  sub=$(g eventarc triggers describe "$2" --location "$REGION" --format="value(transport.pubsub.subscription)")
+  aud=$(g pubsub subscriptions describe "$sub" --format="value(pushConfig.oidcToken.audience)")
+  [ -n "$aud" ] || aud=$(g pubsub subscriptions describe "$sub" --format="value(pushConfig.pushEndpoint)")
+  case ",$3," in
+    *",$aud,"*) ;;
+    *) echo "$1: Eventarc trigger $2 sends tokens for $aud; adding it to SENDER_AUTH_AUDIENCE" >&2
+       g run services update "$1" --region "$REGION" --update-env-vars "^|^SENDER_AUTH_AUDIENCE=$3,$aud" >/dev/null ;;
+  esac
+}
+
 # Cluster events arrive through Pub/Sub, one topic per watched kind.
 g pubsub topics describe kube-tidy-pod-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-pod-events
 g pubsub topics describe kube-tidy-job-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-job-events
@@ -30,16 +42,19 @@ g eventarc triggers describe kube-tidy-pod-terminated-pod --location "$REGION" >
   --destination-run-service kube-tidy-pod-terminated --destination-run-region "$REGION" --destination-run-path / \
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-pod-events" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-pod-terminated kube-tidy-pod-terminated-pod "https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app"
 g run services add-iam-policy-binding kube-tidy-job-deleted --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-job-deleted-job --location "$REGION" \
   --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-job-events" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-job-deleted kube-tidy-job-deleted-job "https://kube-tidy-job-deleted-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-job-deleted-${PROJECT_NUMBER}.${REGION}.run.app"
 g run services add-iam-policy-binding kube-tidy-evacuation --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-evacuation-pod --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-evacuation-pod --location "$REGION" \
   --destination-run-service kube-tidy-evacuation --destination-run-region "$REGION" --destination-run-path / \
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-pod-events" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-evacuation kube-tidy-evacuation-pod "https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app"
 
 # Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.
 g run services add-iam-policy-binding kube-tidy-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null

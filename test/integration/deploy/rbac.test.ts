@@ -142,6 +142,13 @@ const table: Record<string, Row[]> = {
     ['is refused watching nodes', () => ({ verb: 'watch', resource: 'nodes' }), false],
     ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
   ],
+  // Only an identity people mint sender tokens of (README "Sender authentication"): no rights.
+  invoker: [
+    ['is refused getting a pod', pods('get', 'default'), false],
+    ['is refused listing pods', () => ({ verb: 'list', resource: 'pods' }), false],
+    ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
+    ['is refused minting tokens of other accounts', (n) => ({ verb: 'create', resource: 'serviceaccounts', subresource: 'token', namespace: n.own, name: 'sweep' }), false],
+  ],
   'dead-letters': [
     ['is refused getting a pod', pods('get', 'default'), false],
     ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
