@@ -38,6 +38,14 @@ function tokenMatches(sent: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** The run token: its own header, or (with sender authentication off) the bearer token. */
+function runToken(headers: Record<string, string | string[] | undefined>, bearerFree: boolean): string {
+  const own = headers['x-kube-tidy-invoke-token'];
+  if (typeof own === 'string') return own;
+  const auth = headers['authorization'];
+  return bearerFree && typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
+}
+
 export const invoke = defineTarget({
   name: 'invoke',
   accepts: { plain: 'body', hint: 'invoke takes a JSON request body ({"mode": "plan"}), not CloudEvents' },
@@ -51,9 +59,7 @@ export const invoke = defineTarget({
     if (body.mode === 'run') {
       const expected = parts.config.INVOKE_TOKEN;
       if (!expected) throw new BadRequestError(403, 'running is disabled: no INVOKE_TOKEN is configured, so invoke only plans');
-      const auth = input.headers['authorization'];
-      const header = typeof auth === 'string' ? auth : '';
-      const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
+      const sent = runToken(input.headers, rt.auth.platform === 'none');
       if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
       if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
     }

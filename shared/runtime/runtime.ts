@@ -5,7 +5,7 @@ import type { KubeClients } from '../kube/index.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Policy } from '../policy/policy.js';
-import { ANY_SENDER, type SenderCheck } from '../serve/sender.js';
+import { createSenderAuth, readSenderAuthConfig, type SenderAuth } from '../serve/auth.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
 import { filePolicySource, type PolicySource } from './policy-source.js';
 
@@ -15,8 +15,8 @@ export interface Runtime {
   /** The environment the configuration came from: each family reads its own variables. */
   env: NodeJS.ProcessEnv;
   log: Logger;
-  /** Who may send requests (checked from headers before any body is read). */
-  auth: SenderCheck;
+  /** Who may send requests (checked from headers before any body is read): serve/auth.ts. */
+  auth: SenderAuth;
   /** Cluster access; with `lazyKube`, usable once `kubeReady()` has resolved. */
   readonly kubeConfig: KubeConfig;
   readonly clients: KubeClients;
@@ -86,8 +86,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
   for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
-  const auth = overrides.auth ?? ANY_SENDER;
-  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.describe() }, 'kube-tidy runtime ready');
+  const auth = overrides.auth ?? (await senderAuth(env, kubeReady, () => loaded().kubeConfig));
+  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.summary }, 'kube-tidy runtime ready');
   const policyNow = () => policy?.current().policy;
   return {
     config,
@@ -113,6 +113,18 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
       return loaded().clients;
     },
   };
+}
+
+/**
+ * The sender check this process was configured with (SENDER_AUTH...). The Kubernetes
+ * platform reads the issuer's keys through the cluster connection, so it loads the client
+ * now; the keys themselves are fetched on first use (a failure there is a 503, not a stop).
+ */
+async function senderAuth(env: NodeJS.ProcessEnv, kubeReady: () => Promise<void>, kubeConfig: () => KubeConfig): Promise<SenderAuth> {
+  const config = readSenderAuthConfig(env);
+  if (config.platform !== 'kubernetes') return createSenderAuth(config);
+  await kubeReady();
+  return createSenderAuth(config, { kubeConfig: kubeConfig() });
 }
 
 /**

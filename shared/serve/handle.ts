@@ -41,7 +41,10 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
       }
       // Before anything reads the body: who sent it (headers only).
       const sender = await rt.auth.authenticate(req.headers);
-      if (!sender.ok) throw new BadRequestError(sender.status, sender.why);
+      if (!sender.ok) {
+        res.setHeader('WWW-Authenticate', sender.challenge);
+        throw new BadRequestError(sender.status, sender.why);
+      }
       const tooLarge = bodyTooLarge(req as { rawBody?: Buffer }, rt.config.MAX_BODY_BYTES);
       if (tooLarge) throw new BadRequestError(413, tooLarge);
       const input = accept(spec, parts, req);

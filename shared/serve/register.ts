@@ -28,7 +28,7 @@ export async function registerTargets(target: string | undefined): Promise<void>
     );
     for (const spec of specs) http(spec.name, serveTarget(spec, await spec.setup(runtime), runtime));
   } catch (e) {
-    const known = e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError';
+    const known = e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError' || (e as Error).name === 'SenderAuthConfigError';
     process.stderr.write(`kube-tidy: cannot start: ${known ? (e as Error).message : (e as Error).stack}\n`);
     process.exit(2);
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '../../config/env.js';
 
 // Sender authentication, configured from the environment and checked once at start: every
 // problem is reported at once, each with its variable name, before any request is taken.
@@ -82,9 +83,11 @@ export interface SenderAuthConfig {
   clockToleranceSeconds: number;
 }
 
-export class SenderAuthConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid sender authentication configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+/** A ConfigError (the process does not start), named for what it is about. */
+export class SenderAuthConfigError extends ConfigError {
+  constructor(problems: string[]) {
+    super(problems);
+    this.message = `invalid sender authentication configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`;
     this.name = 'SenderAuthConfigError';
   }
 }
