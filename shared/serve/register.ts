@@ -2,7 +2,7 @@ import { http } from '@google-cloud/functions-framework';
 import { isTarget, TARGETS, type TargetName } from '../../functions/index.js';
 import { ConfigError } from '../config/env.js';
 import { PolicyError } from '../policy/errors.js';
-import { startRuntime } from '../runtime/runtime.js';
+import { startRuntime, type Runtime } from '../runtime/runtime.js';
 import { serveTarget } from './handle.js';
 import type { TargetSpec } from './target.js';
 
@@ -13,7 +13,8 @@ import type { TargetSpec } from './target.js';
 
 export { isTarget, TARGETS };
 
-export async function registerTargets(target: string | undefined): Promise<void> {
+/** Registers the targets and returns the runtime they share (server.ts puts its front on it). */
+export async function registerTargets(target: string | undefined): Promise<Runtime> {
   const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || n === target);
   try {
     const specs = (await Promise.all(names.map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
@@ -27,6 +28,7 @@ export async function registerTargets(target: string | undefined): Promise<void>
       },
     );
     for (const spec of specs) http(spec.name, serveTarget(spec, await spec.setup(runtime), runtime));
+    return runtime;
   } catch (e) {
     const known = e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError' || (e as Error).name === 'SenderAuthConfigError';
     process.stderr.write(`kube-tidy: cannot start: ${known ? (e as Error).message : (e as Error).stack}\n`);

@@ -3,7 +3,7 @@ import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { z } from 'zod';
 import { describeIssues } from '../config/env.js';
 import { MaxBodyBytes, RequestDeadlineSeconds } from '../runtime/config.js';
-import { withBodyLimits } from './limits.js';
+import { front } from './front.js';
 import { createLogger } from '../log.js';
 import { serveUntilSignal } from './graceful.js';
 import { isTarget, registerTargets, TARGETS } from './register.js';
@@ -40,9 +40,10 @@ async function main(): Promise<void> {
   const env = parsed.data;
   if (!isTarget(env.FUNCTION_TARGET)) cannotStart(`FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}`);
   // Reads the policy and the cluster setup, and exits 2 when they are bad, before anything listens.
-  await registerTargets(env.FUNCTION_TARGET);
-  // In front of the framework's parsers, which take up to 1 GiB and inflate without a bound.
-  const app = withBodyLimits(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, env.MAX_BODY_BYTES);
+  const rt = await registerTargets(env.FUNCTION_TARGET);
+  // In front of the framework's parsers: they read any body (up to 1 GiB, inflated without a
+  // bound) before a function runs. The front checks the sender and the size on headers alone.
+  const app = front(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes: env.MAX_BODY_BYTES });
   const codeCache = (globalThis as Record<symbol, unknown>)[CODE_CACHE];
   serveUntilSignal(app, { port: env.PORT, requestTimeoutMs: (env.REQUEST_DEADLINE_SECONDS + 5) * 1000, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) } });
 }
