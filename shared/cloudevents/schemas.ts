@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { namespaceName, objectName, podSchema, token } from '../model/pod-schema.js';
 import type { KubeObject } from './types.js';
 
+// Cluster-scoped objects come with no namespace, and Go marshals an empty one away too; an
+// empty string is normalised to absent so callers have one way to ask.
+const optionalNamespace = z
+  .literal('')
+  .transform(() => undefined)
+  .or(namespaceName)
+  .optional();
+
 const nonEmpty = z.string().min(1, 'must be a non-empty string').max(1024, 'must be at most 1024 characters');
 
 // Loose objects: the core reads more fields (status, spec, ownerReferences) than we check
@@ -9,13 +17,7 @@ const nonEmpty = z.string().min(1, 'must be a non-empty string').max(1024, 'must
 // checked as Kubernetes checks them, before anything can put them into a URL.
 const metadataSchema = z.looseObject({
   name: objectName,
-  // Cluster-scoped objects come with no namespace, and Go marshals an empty one away too;
-  // an empty string is normalised to absent so callers have one way to ask.
-  namespace: z
-    .literal('')
-    .transform(() => undefined)
-    .or(namespaceName)
-    .optional(),
+  namespace: optionalNamespace,
   // Required: writes carry preconditions.uid so a recreated namesake is never hit.
   uid: token,
   resourceVersion: token.optional(),
@@ -43,11 +45,7 @@ export const refSchema = z.looseObject({
   apiVersion: nonEmpty,
   kind: nonEmpty,
   name: objectName,
-  namespace: z
-    .literal('')
-    .transform(() => undefined)
-    .or(namespaceName)
-    .optional(),
+  namespace: optionalNamespace,
 });
 
 // Compile-time check that what the schema yields is what the rest of the code is promised.

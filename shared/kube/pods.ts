@@ -2,18 +2,14 @@
 // pod that has since been deleted and recreated under the same name can never touch the new
 // one, and both treat "already gone" as done: delivering an event twice changes nothing.
 import type { CoreV1Api, V1DeleteOptions } from '@kubernetes/client-node';
+import type { NamespacedId } from '../model/identity.js';
 import { classifyKubeError, toKubeError, type KubeFailure } from './errors.js';
 
-export interface PodTarget {
-  namespace: string;
-  name: string;
-  uid: string;
-  /**
-   * When set, the write also requires this resourceVersion: a decision made on an older copy
-   * of the pod answers 'stale' instead of acting on what the pod no longer is.
-   */
-  resourceVersion?: string;
-}
+/**
+ * Which pod, tied to its uid; with `resourceVersion` the write also requires that version: a
+ * decision made on an older copy answers 'stale' instead of acting on what the pod no longer is.
+ */
+export type PodTarget = NamespacedId;
 
 export interface WriteOptions {
   /** The API server's own dry run (dryRun=All): validated and admitted, nothing persisted. */

@@ -10,6 +10,12 @@ export interface ObjectId {
   resourceVersion?: string;
 }
 
+/** A namespaced object whose uid is known: a pod a decision or a write names. */
+export interface NamespacedId extends ObjectId {
+  namespace: string;
+  uid: string;
+}
+
 /** An object as stored: everything a precondition needs is known. */
 export type StoredId = ObjectId & { uid: string; resourceVersion: string };
 

@@ -1,10 +1,7 @@
-/** What the core decided for one pod; the functions carry it out. */
-export interface Decision {
-  namespace: string;
-  name: string;
-  uid: string;
-  /** The pod's resourceVersion when decided, for callers that want a stricter precondition. */
-  resourceVersion?: string;
+import type { NamespacedId } from '../model/identity.js';
+
+/** What the core decided for one pod (its resourceVersion: the copy decided on); the functions carry it out. */
+export interface Decision extends NamespacedId {
   node?: string;
   profile: string;
   strategy: string;
@@ -14,10 +11,7 @@ export interface Decision {
 }
 
 /** A pod a strategy selected but that is left alone, and why: for reports and the demo. */
-export interface Kept {
-  namespace: string;
-  name: string;
-  uid: string;
+export interface Kept extends NamespacedId {
   profile: string;
   strategy: string;
   reason: string;
