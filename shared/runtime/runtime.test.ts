@@ -41,4 +41,17 @@ describe('startRuntime', () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
     expect(rt.kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:1');
   });
+
+  it('given its clients (tests, benches), still has the writer ready: every write goes through it', async () => {
+    const k = await import('../kube/index.js');
+    const kubeConfig = k.loadKubeConfig({ kubeconfig });
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, { ...silent, kubeConfig, clients: k.kubeClients(kubeConfig) });
+    expect(rt.writer().dryRun).toBe(false);
+    expect(rt.writer({ dryRun: true }).dryRun).toBe(true);
+  });
+
+  it('DRY_RUN cannot be undone by a caller: the writer stays dry', async () => {
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, DRY_RUN: 'true' }, silent);
+    expect(rt.writer({ dryRun: false }).dryRun).toBe(true);
+  });
 });

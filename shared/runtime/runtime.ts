@@ -61,11 +61,14 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     overrides.kubeConfig && overrides.clients ? { kubeConfig: overrides.kubeConfig, clients: overrides.clients } : undefined;
   let loading: Promise<void> | undefined;
   let Writer: typeof ClusterWriter | undefined;
+  // The client and the writer (which needs the client) load together, on first need; clients
+  // given as overrides (tests, benches) still need the writer's module.
   const kubeReady = (): Promise<void> =>
-    kube
+    kube && Writer
       ? Promise.resolve()
       : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js')]).then(([k, w]) => {
           Writer = w.ClusterWriter;
+          if (kube) return;
           const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
           kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000 }) };
         }));
