@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { AnyObject } from './client.js';
+import type { RemoteObject } from './remote-object.js';
 import { BATCH_JOB, WORKLOAD } from './kinds.js';
 import { JOB_NAME_LABEL, JOB_UID_LABEL, KUEUE_PODSET_LABEL, ORIGIN_LABEL } from './labels.js';
 import { keyOf, kindKey, orphans, type ManagerSnapshot, type WorkerSnapshot } from './orphans.js';
 
-const job = (name: string, uid: string, origin?: string): AnyObject => ({ metadata: { name, namespace: 'ml', uid, labels: origin ? { [ORIGIN_LABEL]: origin } : {} } });
-const pod = (name: string, jobUid: string, o: { owned?: boolean; phase?: string; kueue?: boolean; deleting?: boolean } = {}): AnyObject => ({
+const job = (name: string, uid: string, origin?: string): RemoteObject => ({ metadata: { name, namespace: 'ml', uid, labels: origin ? { [ORIGIN_LABEL]: origin } : {} } });
+const pod = (name: string, jobUid: string, o: { owned?: boolean; phase?: string; kueue?: boolean; deleting?: boolean } = {}): RemoteObject => ({
   metadata: {
     name,
     namespace: 'ml',
     uid: `pod-${name}`,
     labels: { [JOB_UID_LABEL]: jobUid, [JOB_NAME_LABEL]: 'train', ...(o.kueue ? { [KUEUE_PODSET_LABEL]: 'main' } : {}) },
-    ownerReferences: o.owned ? [{ uid: jobUid, kind: 'Job', controller: true }] : [],
+    ownerReferences: o.owned ? [{ uid: jobUid, kind: 'Job', name: 'train', controller: true }] : [],
     ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
   },
   status: { phase: o.phase ?? 'Running' },

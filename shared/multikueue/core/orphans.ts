@@ -6,17 +6,18 @@
 //     deleted only when kube-tidy itself saw their Job carry our origin label (the witness
 //     record), because after an orphaning delete nothing on the pod says "MultiKueue";
 //  3. pods that look like such leftovers but were never witnessed: reported, never touched.
-import type { AnyObject } from './client.js';
+import type { ObjectId } from '../../model/identity.js';
+import type { RemoteObject } from './remote-object.js';
 import { apiVersionOf, type JobKind } from './kinds.js';
 import { JOB_NAME_LABEL, JOB_UID_LABEL, KUEUE_PODSET_LABEL, ORIGIN_LABEL } from './labels.js';
 
 export interface WorkerSnapshot {
   /** Objects listed with our origin label, per kind (job kinds and Workload). */
-  copies: { kind: JobKind; items: AnyObject[] }[];
+  copies: { kind: JobKind; items: RemoteObject[] }[];
   /** The uid of every batch/v1 Job that exists in the worker now. */
   liveJobUids: ReadonlySet<string>;
   /** Pods carrying the Job controller's uid label. */
-  jobPods: AnyObject[];
+  jobPods: RemoteObject[];
   /** kube-tidy's witness record: uid -> "namespace/name" of batch Jobs seen with our origin. */
   witnessed: ReadonlyMap<string, string>;
 }
@@ -34,14 +35,13 @@ export interface OrphanConfig {
   limit: number;
 }
 
-export interface OrphanDecision {
+/** Which object (the one identity type), what to do with it, and why. */
+export interface OrphanDecision extends ObjectId {
   action: 'delete' | 'evict' | 'report' | 'deferred';
   apiVersion: string;
   kind: string;
   namespace: string;
-  name: string;
   uid: string;
-  resourceVersion?: string;
   reason: string;
 }
 
@@ -54,8 +54,8 @@ export interface OrphanPlan {
 export const kindKey = (k: JobKind): string => `${k.kind}.${k.group}`;
 export const keyOf = (k: JobKind, namespace: string, name: string): string => `${kindKey(k)}/${namespace}/${name}`;
 
-const isController = (o: AnyObject): boolean => (o.metadata.ownerReferences ?? []).some((r) => r.controller);
-const terminal = (o: AnyObject): boolean => o.status?.phase === 'Succeeded' || o.status?.phase === 'Failed';
+const isController = (o: RemoteObject): boolean => (o.metadata.ownerReferences ?? []).some((r) => r.controller);
+const terminal = (o: RemoteObject): boolean => o.status?.phase === 'Succeeded' || o.status?.phase === 'Failed';
 
 export function orphans(worker: WorkerSnapshot, manager: ManagerSnapshot, config: OrphanConfig): OrphanPlan {
   const decisions: OrphanDecision[] = [];
@@ -69,16 +69,18 @@ export function orphans(worker: WorkerSnapshot, manager: ManagerSnapshot, config
   for (const { kind, items } of worker.copies) {
     for (const o of items) {
       const m = o.metadata;
+      const uid = m.uid ?? '';
+      const name = m.name ?? '';
       if (m.labels?.[ORIGIN_LABEL] !== config.origin || m.deletionTimestamp) continue;
       const ns = m.namespace ?? '';
-      if (kind.group === 'batch' && kind.kind === 'Job') add.set(m.uid, `${ns}/${m.name}`);
-      const base = { apiVersion: apiVersionOf(kind), kind: kind.kind, namespace: ns, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
+      if (kind.group === 'batch' && kind.kind === 'Job') add.set(uid, `${ns}/${name}`);
+      const base = { apiVersion: apiVersionOf(kind), kind: kind.kind, namespace: ns, name, uid, resourceVersion: m.resourceVersion };
       if (!manager.listed.has(kindKey(kind))) {
         decisions.push({ ...base, action: 'report', reason: `${kind.kind} is not served by the manager: cannot tell whether the original exists` });
         continue;
       }
-      if (manager.live.has(keyOf(kind, ns, m.name))) continue;
-      act({ ...base, reason: `copy with ${ORIGIN_LABEL}=${config.origin} whose manager-side ${kind.kind} ${ns}/${m.name} is gone` }, 'delete');
+      if (manager.live.has(keyOf(kind, ns, name))) continue;
+      act({ ...base, reason: `copy with ${ORIGIN_LABEL}=${config.origin} whose manager-side ${kind.kind} ${ns}/${name} is gone` }, 'delete');
     }
   }
 
@@ -92,7 +94,7 @@ export function orphans(worker: WorkerSnapshot, manager: ManagerSnapshot, config
     if (m.deletionTimestamp || isController(p) || worker.liveJobUids.has(jobUid)) continue;
     const ns = m.namespace ?? '';
     const job = `${ns}/${m.labels?.[JOB_NAME_LABEL] ?? '?'}`;
-    const base = { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
+    const base = { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: m.name ?? '', uid: m.uid ?? '', resourceVersion: m.resourceVersion };
     if (worker.witnessed.has(jobUid) || add.has(jobUid)) {
       const how = terminal(p) ? 'delete' : 'evict';
       act({ ...base, reason: `orphaned pod (${p.status?.phase ?? 'unknown phase'}) of Job ${job} uid ${jobUid}, a MultiKueue copy (${ORIGIN_LABEL}=${config.origin}) that no longer exists` }, how);

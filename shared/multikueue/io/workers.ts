@@ -7,17 +7,18 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { classifyKubeError, toKubeError, TransientKubeError } from '../kube/index.js';
-import { apiClients, type ApiClientOptions, type ApiClients } from './client.js';
+import { kubeClients, type KubeClientOptions, type KubeClients } from '../../kube/clients.js';
+import { classifyKubeError, toKubeError, TransientKubeError } from '../../kube/errors.js';
 
 export interface Worker {
   name: string;
-  api?: ApiClients;
+  /** shared/kube's clients for the worker (one timeout, kept-alive connections, the path guard). */
+  api?: KubeClients;
   /** Why it cannot be used now; `transient`: a retry may help (answer 5xx). */
   error?: { message: string; transient: boolean };
 }
 
-export interface WorkerSourceOptions extends ApiClientOptions {
+export interface WorkerSourceOptions extends Pick<KubeClientOptions, 'timeoutMs' | 'onRequest'> {
   kueueNamespace: string;
   /** A MultiKueueConfig name: only its clusters. Default: every MultiKueueCluster. */
   configName?: string;
@@ -39,11 +40,11 @@ const VERSION = 'v1beta2';
 const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 export class Workers {
-  private readonly cache = new Map<string, { fingerprint: string; api: ApiClients }>();
+  private readonly cache = new Map<string, { fingerprint: string; api: KubeClients }>();
   private listed?: { at: number; workers: Worker[] };
 
   constructor(
-    private readonly manager: ApiClients,
+    private readonly manager: Pick<KubeClients, 'core' | 'custom'>,
     private readonly opts: WorkerSourceOptions,
   ) {}
 
@@ -73,7 +74,7 @@ export class Workers {
     if (cached?.fingerprint === source.fingerprint) return { name: source.name, api: cached.api };
     cached?.api.close();
     try {
-      const api = apiClients(parseKubeConfig(source.text), this.opts);
+      const api = kubeClients(parseKubeConfig(source.text), { timeoutMs: this.opts.timeoutMs, onRequest: this.opts.onRequest });
       this.cache.set(source.name, { fingerprint: source.fingerprint, api });
       return { name: source.name, api };
     } catch (e) {
