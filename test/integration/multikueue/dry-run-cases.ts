@@ -5,6 +5,7 @@ import { EventsV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { jobDeleted } from '../../../functions/job-deleted.js';
 import { orphanSweep } from '../../../functions/orphan-sweep.js';
+import { waitFor } from '../../harness/index.js';
 import { serve } from '../functions/setup.js';
 import { storageReady } from './apiserver.js';
 import { KUEUE_NS, type Apis, type Env } from './env.js';
@@ -21,6 +22,18 @@ async function stored(w: Apis, ns: string): Promise<Record<string, string>> {
   const events = await w.cluster.kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns });
   for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy')) out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
   return out;
+}
+
+/** The workers' state once their own controllers (the Job controller's status updates) are done with it. */
+async function quiet(e: Env, ns: string): Promise<Record<string, string>[]> {
+  let last = await Promise.all(e.workers.map((w) => stored(w, ns)));
+  return waitFor('the workers quiet', async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await Promise.all(e.workers.map((w) => stored(w, ns)));
+    const same = JSON.stringify(now) === JSON.stringify(last);
+    last = now;
+    return same && now;
+  }, { timeoutMs: 60_000 });
 }
 
 export function dryRunTests(env: () => Env): void {
@@ -42,7 +55,7 @@ export function dryRunTests(env: () => Env): void {
       for (const name of ['train', 'orph']) await e.manager.batch.deleteNamespacedJob({ namespace: ns, name, propagationPolicy: 'Background' });
       await deleteLikeOldKueue(w1, ns, 'orph');
 
-      const before = await Promise.all(e.workers.map((w) => stored(w, ns)));
+      const before = await quiet(e, ns);
       const rt = await e.runtime({ DRY_RUN: 'true', RECORD_EVENTS: 'true' });
       const cascade = await post(serve(jobDeleted, rt), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...train }));
       expect(cascade.status, JSON.stringify(cascade.body)).toBe(200);

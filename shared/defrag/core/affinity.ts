@@ -1,6 +1,5 @@
-import type { Node } from '../model/objects.js';
-import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
-import type { DefragPod, PodAffinityTerm } from './types.js';
+import type { Node, Pod, PodAffinityTerm } from '../../model/objects.js';
+import { compileLabelSelector, type LabelMatcher } from '../../policy/label-selector.js';
 
 // Required pod anti-affinity, for any topology key: two pods conflict when one holds a term
 // that matches the other and both sit in the same domain (nodes with the same value of the
@@ -31,7 +30,7 @@ export class AntiAffinityIndex {
   constructor(private readonly nodes: readonly Node[]) {}
 
   /** The ids of the pod's required anti-affinity terms, interning new ones. */
-  termsOf(pod: DefragPod): number[] {
+  termsOf(pod: Pod): number[] {
     const raw = pod.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
     return raw.map((t) => this.intern(t, pod.metadata.namespace ?? ''));
   }
@@ -79,7 +78,7 @@ export class AntiAffinityIndex {
   }
 
   /** Terms (by id, among those interned so far) whose selector matches this pod. */
-  matchedBy(pod: DefragPod): number[] {
+  matchedBy(pod: Pod): number[] {
     const out: number[] = [];
     const ns = pod.metadata.namespace ?? '';
     this.terms.forEach((t, id) => {

@@ -1,10 +1,10 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { planDefrag } from './plan.js';
-import type { DefragInput, DefragPdb, DefragPod } from './types.js';
-import type { Node } from '../model/objects.js';
-import { node, pdb, wpod } from '../../test/fixtures/defrag.js';
-import { replay } from '../../test/fixtures/defrag-replay.js';
+import type { DefragInput } from './types.js';
+import type { Node, Pod, PodDisruptionBudget } from '../../model/objects.js';
+import { node, pdb, wpod } from '../../../test/fixtures/defrag.js';
+import { replay } from '../../../test/fixtures/defrag-replay.js';
 
 // Random fragmented clusters (always a valid placement to start from), random budgets and
 // limits: whatever the planner answers must replay cleanly, move only controlled pods, and
@@ -28,8 +28,8 @@ const arbCluster = fc.record({
 
 type Cluster = typeof arbCluster extends fc.Arbitrary<infer T> ? T : never;
 
-function conflicts(p: DefragPod, q: DefragPod, a: Node, b: Node): boolean {
-  const check = (h: DefragPod, o: DefragPod) =>
+function conflicts(p: Pod, q: Pod, a: Node, b: Node): boolean {
+  const check = (h: Pod, o: Pod) =>
     (h.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(
       (t) => a.metadata.labels?.[t.topologyKey] === b.metadata.labels?.[t.topologyKey] && t.labelSelector?.matchLabels?.app === o.metadata.labels?.app,
     );
@@ -39,8 +39,8 @@ function conflicts(p: DefragPod, q: DefragPod, a: Node, b: Node): boolean {
 /** Places pods one by one on a node chosen by the seed among those where they fit. */
 function toInput(c: Cluster): DefragInput {
   const nodes = c.nodes.map((n, i) => node(`n${i}`, { cpu: String(n.cpu), labels: { zone: n.zone }, unschedulable: n.cordoned }));
-  const pods: DefragPod[] = [];
-  const pdbs: DefragPdb[] = [];
+  const pods: Pod[] = [];
+  const pdbs: PodDisruptionBudget[] = [];
   const used = new Map<string, number>();
   let k = 0;
   const place = (b: ReturnType<typeof wpod>, cpu: number) => {

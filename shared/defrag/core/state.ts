@@ -1,15 +1,14 @@
-import type { Node } from '../model/objects.js';
-import { parseQuantity } from '../model/quantity.js';
-import { isReady, matchesNodeSelection, toleratesNode } from '../evictor/node-fit.js';
+import type { Node, Pod } from '../../model/objects.js';
+import { parseQuantity } from '../../model/quantity.js';
+import { isReady, matchesNodeSelection, toleratesNode } from '../../evictor/node-fit.js';
 import type { AntiAffinityIndex } from './affinity.js';
-import type { DefragPod } from './types.js';
 
 // The cluster as the search sees it: typed arrays indexed by node and pod, so that checking
 // a placement is a handful of number compares (the search tries millions on 5,000 nodes).
 
 /** Pods that share an owner, requests and labels share placement rules: one class. */
 export interface PodClass {
-  sample: DefragPod;
+  sample: Pod;
   cpu: number;
   mem: number;
   holds: number[];
@@ -38,7 +37,7 @@ export class ClusterState {
 
   constructor(
     readonly nodes: readonly Node[],
-    readonly pods: readonly DefragPod[],
+    readonly pods: readonly Pod[],
     readonly classOf: Int32Array,
     readonly classes: readonly PodClass[],
     readonly aa: AntiAffinityIndex,

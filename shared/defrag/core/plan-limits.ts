@@ -1,4 +1,4 @@
-import type { EvictionLimits } from '../evictor/limits.js';
+import type { EvictionLimits } from '../../evictor/limits.js';
 
 // The descheduler's eviction limits over a whole defragmentation plan: a node is freed only
 // when every move it needs fits what is left, so no plan stops halfway through a node. Per

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planDefrag } from './plan.js';
 import type { DefragInput, DefragOptions, DefragPlan } from './types.js';
-import { node, pdb, wpod } from '../../test/fixtures/defrag.js';
-import { replay } from '../../test/fixtures/defrag-replay.js';
+import { node, pdb, wpod } from '../../../test/fixtures/defrag.js';
+import { replay } from '../../../test/fixtures/defrag-replay.js';
 
 // Cases named as the situation and what the plan must say about it. Every plan is also
 // replayed by the independent checker: a case that plans something invalid fails.

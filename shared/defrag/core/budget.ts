@@ -1,5 +1,5 @@
-import { compileLabelSelector } from '../policy/label-selector.js';
-import type { DefragPdb, DefragPod, IntOrPercent } from './types.js';
+import type { PodDisruptionBudget, Pod, IntOrPercent } from '../../model/objects.js';
+import { compileLabelSelector } from '../../policy/label-selector.js';
 
 // PodDisruptionBudgets as "how many of these pods may be away at once". The disruption
 // controller's status.disruptionsAllowed is the truth when present (it knows the owner's
@@ -20,7 +20,7 @@ function scaled(v: IntOrPercent, total: number): number {
   return Number.isInteger(n) ? n : Number.NaN;
 }
 
-export function disruptionsAllowed(pdb: DefragPdb, matching: readonly DefragPod[]): number {
+export function disruptionsAllowed(pdb: PodDisruptionBudget, matching: readonly Pod[]): number {
   const fromStatus = pdb.status?.disruptionsAllowed;
   if (fromStatus !== undefined) return fromStatus;
   const expected = matching.length;
@@ -34,7 +34,7 @@ export function disruptionsAllowed(pdb: DefragPdb, matching: readonly DefragPod[
 }
 
 /** Budgets and, per pod index, the budgets covering it. */
-export function indexBudgets(pdbs: readonly DefragPdb[], pods: readonly DefragPod[]): { budgets: Budget[]; byPod: number[][] } {
+export function indexBudgets(pdbs: readonly PodDisruptionBudget[], pods: readonly Pod[]): { budgets: Budget[]; byPod: number[][] } {
   const byPod: number[][] = pods.map(() => []);
   const byNamespace = new Map<string, number[]>();
   pods.forEach((p, i) => {

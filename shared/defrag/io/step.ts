@@ -1,23 +1,34 @@
-import { evictPod, type KubeClients } from '../kube/index.js';
-import type { EvictionLimits } from '../evictor/limits.js';
-import { planDefrag } from '../defrag/index.js';
-import type { DefragPlan, Move, MoveGate } from '../defrag/types.js';
-import { inFlightOf, markNode, markOf, ownerPods, readCluster, type InFlight } from './defrag-io.js';
-
 // One defragmentation step per invocation: verify the last move (did the replacement run,
 // and where), re-plan from the cluster as it is, then make the next single eviction. The
 // scheduler places every replacement; the node being freed is cordoned so nothing lands
 // there, and a swap's spot is held by cordoning it until the blocker's replacement runs.
-// Only cordons kube-tidy made are ever undone (defrag-io.ts, CORDONED).
+// Only cordons kube-tidy made are ever undone (core/marks.ts, CORDONED).
 // Re-planning each step is how drift is handled: the plan always starts from the truth.
+// Every write goes through the writer: in a dry run (DRY_RUN, or a plan-only call) the
+// verify step's clean-up is sent with dryRun=All and only the local copy of a node changes.
+import type { KubeClients } from '../../kube/clients.js';
+import { storedPodId } from '../../kube/from-client.js';
+import { WriteRefusedError, type ClusterWriter } from '../../kube/writer.js';
+import type { EvictionLimits } from '../../evictor/limits.js';
+import { inFlightOf, markOf, ownerPods, type InFlight } from '../core/marks.js';
+import { planDefrag } from '../core/plan.js';
+import type { DefragPlan, Move, MoveGate } from '../core/types.js';
+import { markNode, readCluster, type Cluster } from './cluster.js';
+
+export interface StepIo {
+  clients: Pick<KubeClients, 'core' | 'policy'>;
+  /** Every change goes through it; its dryRun decides whether the step evicts or only plans. */
+  writer: ClusterWriter;
+}
 
 export interface StepOptions {
-  dryRun: boolean;
   now: number;
-  gate?: (input: Awaited<ReturnType<typeof readCluster>>) => MoveGate;
+  gate?: (cluster: Cluster) => MoveGate;
   limits?: EvictionLimits;
   /** How long a replacement may take to run before the step stops waiting and re-plans. */
-  settleTimeoutMs?: number;
+  settleTimeoutMs: number;
+  /** Pods per LIST page when reading the cluster. */
+  pageSize: number;
 }
 
 export interface Verified {
@@ -37,9 +48,9 @@ export interface StepReport {
   requests: number;
 }
 
-export async function defragStep(clients: Pick<KubeClients, 'core' | 'policy'>, opts: StepOptions): Promise<StepReport> {
-  const { core } = clients;
-  const cluster = await readCluster(clients);
+export async function defragStep({ clients, writer }: StepIo, opts: StepOptions): Promise<StepReport> {
+  const dryRun = writer.dryRun;
+  const cluster = await readCluster(clients, opts.pageSize);
   let requests = cluster.requests;
   const nodeNamed = (name: string) => cluster.nodes.find((n) => n.metadata.name === name)!;
   let verified: Verified | undefined;
@@ -51,18 +62,18 @@ export async function defragStep(clients: Pick<KubeClients, 'core' | 'policy'>, 
     const running = ownerPods(cluster.pods, f.move.owner.uid).filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName);
     const replacement = running.find((p) => !f.ownerUids.includes(p.metadata.uid ?? ''));
     const settled = running.length >= f.ownerUids.length && replacement !== undefined;
-    if (!evictedStill && !settled && opts.now - f.at < (opts.settleTimeoutMs ?? 120_000)) {
+    if (!evictedStill && !settled && opts.now - f.at < opts.settleTimeoutMs) {
       return { outcome: 'waiting', move: f.move, message: `replacement of ${f.move.pod.name} not running yet`, requests };
     }
     const landed = replacement?.spec?.nodeName;
     const asPlanned = landed === f.move.to;
     verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
     if (!asPlanned) verified.drift = evictedStill ? 'the pod was not evicted' : landed ? `landed on ${landed}, not ${f.move.to}: re-planned` : 'no replacement ran in time: re-planned';
-    await markNode(core, node, { inFlight: null });
+    await markNode(writer, node, { inFlight: null });
     requests++;
     // The swap's held spot is released now that the blocker runs elsewhere.
     if (f.move.reserveFor) {
-      await markNode(core, nodeNamed(f.move.from), { mark: null, cordon: false });
+      await markNode(writer, nodeNamed(f.move.from), { mark: null, cordon: false });
       requests++;
     }
   }
@@ -74,35 +85,46 @@ export async function defragStep(clients: Pick<KubeClients, 'core' | 'policy'>, 
   // A target with nothing left that counts is done: it stays cordoned, for the autoscaler.
   const occupiedNow = new Set(plan.notFreed.map((x) => x.node).concat(plan.freed.map((x) => x.node)));
   const stuck = new Set(plan.notFreed.map((x) => x.node));
-  for (const t of opts.dryRun ? [] : targets) {
+  for (const t of dryRun ? [] : targets) {
     // Done, or no longer freeable after drift: mark it freed, or give the node back.
-    if (!occupiedNow.has(t)) await markNode(core, nodeNamed(t), { mark: 'freed' });
-    else if (stuck.has(t)) await markNode(core, nodeNamed(t), { mark: null, cordon: false });
+    if (!occupiedNow.has(t)) await markNode(writer, nodeNamed(t), { mark: 'freed' });
+    else if (stuck.has(t)) await markNode(writer, nodeNamed(t), { mark: null, cordon: false });
     else continue;
     requests++;
   }
   const move = plan.moves[0];
   if (!move) return { outcome: 'converged', verified, plan: report(0), requests };
-  if (opts.dryRun) return { outcome: 'planned', verified, plan: report(plan.moves), requests };
+  if (dryRun) return { outcome: 'planned', verified, plan: report(plan.moves), requests };
 
   if (!targets.includes(move.frees)) {
-    await markNode(core, nodeNamed(move.frees), { mark: 'target', cordon: true });
+    await markNode(writer, nodeNamed(move.frees), { mark: 'target', cordon: true });
     requests++;
   }
   if (move.reserveFor) {
-    await markNode(core, nodeNamed(move.from), { mark: 'reserved', cordon: true });
+    await markNode(writer, nodeNamed(move.from), { mark: 'reserved', cordon: true });
     requests++;
   }
   const pod = cluster.pods.find((p) => p.metadata.uid === move.pod.uid)!;
   const ownerUids = ownerPods(cluster.pods, move.owner.uid).map((p) => p.metadata.uid ?? '');
-  const result = await evictPod(core, { ...move.pod, resourceVersion: pod.metadata.resourceVersion });
+  const result = await evict(writer, pod, move);
   requests++;
   if (result.outcome !== 'evicted') {
-    if (move.reserveFor) await markNode(core, nodeNamed(move.from), { mark: null, cordon: false });
+    if (move.reserveFor) await markNode(writer, nodeNamed(move.from), { mark: null, cordon: false });
     return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests };
   }
   const inFlight: InFlight = { move, ownerUids, at: opts.now };
-  await markNode(core, nodeNamed(move.frees), { inFlight });
+  await markNode(writer, nodeNamed(move.frees), { inFlight });
   requests++;
   return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), requests };
+}
+
+/** The move's eviction, tied to the pod as read (uid and resourceVersion), with its Event. */
+async function evict(writer: ClusterWriter, pod: Cluster['pods'][number], move: Move): Promise<{ outcome: string; message?: string }> {
+  try {
+    return await writer.removePod(storedPodId(pod), `kube-tidy defragmentation: ${move.reason}`);
+  } catch (e) {
+    // A protected namespace: the gate keeps such pods out of plans, but a policy without an evictor has no gate.
+    if (e instanceof WriteRefusedError) return { outcome: 'blocked', message: e.message };
+    throw e;
+  }
 }

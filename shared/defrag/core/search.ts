@@ -1,4 +1,4 @@
-import type { EvictionLimits } from '../evictor/limits.js';
+import type { EvictionLimits } from '../../evictor/limits.js';
 import type { Built } from './build.js';
 import { LoadOrder } from './load-order.js';
 import { PlanLimits } from './plan-limits.js';

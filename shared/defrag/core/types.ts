@@ -1,41 +1,17 @@
-import type { LabelSelector, Node, ObjectMeta, Pod, PodSpec } from '../model/objects.js';
-import type { EvictionLimits } from '../evictor/limits.js';
+import type { Node, Pod, PodDisruptionBudget } from '../../model/objects.js';
+import type { EvictionLimits } from '../../evictor/limits.js';
+import type { ObjectId } from '../../model/identity.js';
 
-// The wire fields the defragmentation planner reads beyond shared/model (which only carries
-// what the cleanup strategies need), and the planner's input and output.
-
-export interface PodAffinityTerm {
-  labelSelector?: LabelSelector;
-  topologyKey: string;
-  namespaces?: string[];
-  namespaceSelector?: LabelSelector;
-}
-
-export interface DefragPodSpec extends PodSpec {
-  affinity?: PodSpec['affinity'] & {
-    podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
-    podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
-  };
-  topologySpreadConstraints?: { whenUnsatisfiable?: string; topologyKey: string; maxSkew: number }[];
-}
-
-export type DefragPod = Omit<Pod, 'spec'> & { spec?: DefragPodSpec };
-
-export type IntOrPercent = number | string;
-
-export interface DefragPdb {
-  metadata: ObjectMeta;
-  spec?: { selector?: LabelSelector; minAvailable?: IntOrPercent; maxUnavailable?: IntOrPercent };
-  status?: { disruptionsAllowed?: number; currentHealthy?: number; expectedPods?: number };
-}
+// The planner's input and output. Pods, nodes and budgets are the model's wire types
+// (shared/model/objects.ts), the same the snapshot and the strategies read.
 
 /** "May this pod be evicted at all": the evictor gate, or a stand-in in tests. */
-export type MoveGate = (pod: DefragPod) => string | undefined;
+export type MoveGate = (pod: Pod) => string | undefined;
 
 export interface DefragInput {
   nodes: readonly Node[];
-  pods: readonly DefragPod[];
-  pdbs?: readonly DefragPdb[];
+  pods: readonly Pod[];
+  pdbs?: readonly PodDisruptionBudget[];
 }
 
 export interface DefragOptions {
@@ -47,11 +23,8 @@ export interface DefragOptions {
   makeRoomTries?: number;
 }
 
-export interface PodRef {
-  namespace: string;
-  name: string;
-  uid: string;
-}
+/** Which pod a move is about: the identity type, with what a move always knows. */
+export type PodRef = Required<Pick<ObjectId, 'namespace' | 'name' | 'uid'>>;
 
 export interface Move {
   /** 1-based position in the plan: moves run in this order, one at a time. */

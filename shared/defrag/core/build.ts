@@ -1,9 +1,10 @@
-import { podRequests } from '../evictor/node-fit.js';
-import { isTerminal } from '../model/pod.js';
+import type { Pod } from '../../model/objects.js';
+import { podRequests } from '../../evictor/node-fit.js';
+import { isTerminal } from '../../model/pod.js';
 import { AntiAffinityIndex } from './affinity.js';
 import { indexBudgets, type Budget } from './budget.js';
 import { ClusterState, type PodClass } from './state.js';
-import type { DefragInput, DefragPod, MoveGate } from './types.js';
+import type { DefragInput, MoveGate } from './types.js';
 
 // From wire objects to the search's compact state, deciding once per pod whether it counts
 // (a node is free only when it has none left), and whether and why it may move.
@@ -20,9 +21,9 @@ export interface Built {
   budgetsOf: number[][];
 }
 
-const controllerOf = (pod: DefragPod) => (pod.metadata.ownerReferences ?? []).find((o) => o.controller);
+const controllerOf = (pod: Pod) => (pod.metadata.ownerReferences ?? []).find((o) => o.controller);
 
-function roleOf(pod: DefragPod, nodeKnown: boolean): Role {
+function roleOf(pod: Pod, nodeKnown: boolean): Role {
   if (isTerminal(pod) || !pod.spec?.nodeName || !nodeKnown) return 'skip';
   const a = pod.metadata.annotations ?? {};
   const source = a['kubernetes.io/config.source'];
@@ -33,7 +34,7 @@ function roleOf(pod: DefragPod, nodeKnown: boolean): Role {
   return 'counts';
 }
 
-function whyPinned(pod: DefragPod, gate: MoveGate | undefined, budgets: Budget[], mine: number[]): string | undefined {
+function whyPinned(pod: Pod, gate: MoveGate | undefined, budgets: Budget[], mine: number[]): string | undefined {
   if (!controllerOf(pod)) return 'has no controller, so nothing would recreate it';
   const protectedBy = gate?.(pod);
   if (protectedBy) return `is protected: ${protectedBy}`;
