@@ -1,7 +1,7 @@
 // The evacuation state machine: what is stored on the pod, plus what was observed of the pod
 // and its migration, plus `now` -> the one next step. Pure: the function does the I/O, writes
 // the step's result back to the pod, and asks again. Every step is safe to repeat.
-import { A, migrationName, readState, type RunState } from './annotations.js';
+import { ANNOTATIONS, migrationName, readState, type RunState } from './annotations.js';
 
 export interface Settings {
   /** How long an attempt may run without being confirmed done before it is aborted. */
@@ -85,7 +85,7 @@ export function next(o: Observation, s: Settings): Step {
   const { pod, migration: m, now } = o;
   if (!pod) return { do: 'end', outcome: 'Succeeded', abort: false, write: false, why: 'the pod is gone' };
   const run = readState(pod.annotations);
-  const requestedBy = pod.annotations[A.request] ?? o.strategyRequest;
+  const requestedBy = pod.annotations[ANNOTATIONS.request] ?? o.strategyRequest;
   const leaving = pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed';
 
   if (run.state === 'Idle') {
@@ -95,7 +95,7 @@ export function next(o: Observation, s: Settings): Step {
   }
   if (leaving) return { do: 'end', outcome: 'Succeeded', abort: false, write: !pod.deleting, why: `the pod is ${pod.deleting ? 'terminating' : pod.phase}` };
   // Withdrawn: the requester removed its annotation while work was under way.
-  if (!pod.annotations[A.request]) return { do: 'end', outcome: 'Cancelled', abort: m !== undefined && !TERMINAL_MIGRATION.has(m.phase), write: true, why: 'the request was withdrawn' };
+  if (!pod.annotations[ANNOTATIONS.request]) return { do: 'end', outcome: 'Cancelled', abort: m !== undefined && !TERMINAL_MIGRATION.has(m.phase), write: true, why: 'the request was withdrawn' };
 
   if (run.state === 'Backoff') {
     if (now < run.retryAt) return { do: 'wait', why: `attempt ${run.attempt + 1} at ${new Date(run.retryAt).toISOString()}` };

@@ -3,8 +3,8 @@
 // an operator sees why EvictionRequests are not acted on. What kube-tidy will do once it
 // exists is in README.md ("Evacuation").
 import { ApisApi, type KubeConfig } from '@kubernetes/client-node';
-import { clientConfiguration } from '../kube/clients.js';
-import { toKubeError } from '../kube/index.js';
+import { clientConfiguration } from '../../kube/clients.js';
+import { toKubeError } from '../../kube/index.js';
 
 export const EVICTION_REQUEST_GROUP = 'lifecycle.k8s.io';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { A, migrationName, readState, writeState } from './annotations.js';
+import { ANNOTATIONS, migrationName, readState, writeState } from './annotations.js';
 import { admit, stale, type Slot } from './limits.js';
 import { next, type MigrationView, type Observation, type Settings, type Step } from './machine.js';
 
@@ -10,7 +10,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 const started = (attempt = 1, startedAt = NOW - 60_000, migration?: string) => writeState({ state: 'Started', attempt, startedAt, deadline: startedAt + S.timeoutMs, ...(migration ? { migration } : {}) }, 'kube-tidy') as Record<string, string>;
 const clean = (a: Record<string, string | null>) => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null)) as Record<string, string>;
-const req = { [A.request]: 'ops' };
+const req = { [ANNOTATIONS.request]: 'ops' };
 const mig = (phase: string, recorded = true): MigrationView => ({ name: 'm1', phase, recorded });
 
 function obs(annotations: Record<string, string>, extra: Partial<Observation> & { vmi?: string; phase?: string; deleting?: boolean } = {}): Observation {
@@ -22,7 +22,7 @@ const cases: [string, Observation, Partial<Settings>, Partial<Step> & { do: Step
   ['a pod without a request is left alone', obs({}), {}, { do: 'none' }],
   ['a requested running pod starts attempt 1 with a deadline timeout later', obs(req), {}, { do: 'start' }],
   ['a terminal pod is not started even when requested', obs(req, { phase: 'Succeeded' }), {}, { do: 'none' }],
-  ['a request-evict-only pod a strategy decided to evict starts, the strategy as requester', obs({ [A.requestEvictOnly]: '' }, { strategyRequest: 'strategy:PodLifeTime' }), {}, { do: 'start', requestedBy: 'strategy:PodLifeTime' } as never],
+  ['a request-evict-only pod a strategy decided to evict starts, the strategy as requester', obs({ [ANNOTATIONS.requestEvictOnly]: '' }, { strategyRequest: 'strategy:PodLifeTime' }), {}, { do: 'start', requestedBy: 'strategy:PodLifeTime' } as never],
   ['a launcher pod with the migration method gets its migration named from uid and attempt', obs(req, { vmi: 'vm1' }), { kubevirtMethod: 'migration' }, { do: 'start' }],
   ['a started attempt without a migration is driven again (resume after a crash)', obs({ ...req, ...started() }), {}, { do: 'drive' }],
   ['a migration found by its VMI is recorded first', obs({ ...req, ...started() }, { migration: mig('Running', false) }), {}, { do: 'record', migration: 'm1' } as never],
@@ -39,7 +39,7 @@ const cases: [string, Observation, Partial<Settings>, Partial<Step> & { do: Step
   ['a migration that succeeded just past the deadline still counts as done', obs({ ...req, ...started(1, NOW - S.timeoutMs) }, { migration: mig('Succeeded') }), {}, { do: 'end', outcome: 'Succeeded' }],
   ['a withdrawn request cancels and aborts the running migration', obs(started(), { migration: mig('Scheduling') }), {}, { do: 'end', outcome: 'Cancelled', abort: true }],
   ['a withdrawn request during backoff cancels without abort', obs(clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW + 1 }, 'kube-tidy'))), {}, { do: 'end', outcome: 'Cancelled', abort: false }],
-  ['a hand-edited unreadable state times out at once instead of running forever', obs({ ...req, [A.state]: 'Started', [A.attempt]: 'x' }), {}, { do: 'end', outcome: 'TimedOut' }],
+  ['a hand-edited unreadable state times out at once instead of running forever', obs({ ...req, [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: 'x' }), {}, { do: 'end', outcome: 'TimedOut' }],
 ];
 
 describe('evacuation state machine', () => {
@@ -51,7 +51,7 @@ describe('evacuation state machine', () => {
     const step = next(obs(req, { vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' });
     expect(step).toMatchObject({ do: 'start', next: { attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, migration: migrationName(UID, 1) } });
     const stored = clean(writeState((step as Extract<Step, { do: 'start' }>).next, 'kube-tidy'));
-    expect(stored).toMatchObject({ [A.state]: 'Started', [A.attempt]: '1', [A.startedAt]: iso(NOW), [A.deadline]: iso(NOW + S.timeoutMs), [A.inProgress]: 'kube-tidy' });
+    expect(stored).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1', [ANNOTATIONS.startedAt]: iso(NOW), [ANNOTATIONS.deadline]: iso(NOW + S.timeoutMs), [ANNOTATIONS.inProgress]: 'kube-tidy' });
     expect(readState(stored)).toEqual((step as Extract<Step, { do: 'start' }>).next);
   });
 

@@ -3,7 +3,8 @@
 
 const P = 'evacuation.kube-tidy.dev/';
 
-export const A = {
+/** Every annotation an evacuation reads or writes on a pod, by what it says. */
+export const ANNOTATIONS = {
   /** The request: set by a person or a tool (value: who asks). Removing it withdraws it. */
   request: `${P}request`,
   /** Started | Backoff while an evacuation runs; absent otherwise. */
@@ -25,7 +26,7 @@ export const A = {
 } as const;
 
 /** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
-export const MARKERS = [A.state, A.attempt, A.startedAt, A.deadline, A.migration, A.retryAt, A.inProgress] as const;
+export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
 
 export type RunState =
   | { state: 'Idle' }
@@ -41,21 +42,21 @@ const time = (v: string | undefined): number => (v ? Date.parse(v) : Number.NaN)
  */
 export function readState(annotations: Record<string, string> | undefined): RunState {
   const a = annotations ?? {};
-  const attempt = Number(a[A.attempt]);
+  const attempt = Number(a[ANNOTATIONS.attempt]);
   const ok = Number.isInteger(attempt) && attempt >= 1;
-  if (a[A.state] === 'Started') {
-    const startedAt = time(a[A.startedAt]);
-    const deadline = time(a[A.deadline]);
+  if (a[ANNOTATIONS.state] === 'Started') {
+    const startedAt = time(a[ANNOTATIONS.startedAt]);
+    const deadline = time(a[ANNOTATIONS.deadline]);
     return {
       state: 'Started',
       attempt: ok ? attempt : 1,
       startedAt: Number.isNaN(startedAt) ? 0 : startedAt,
       deadline: Number.isNaN(deadline) || !ok ? 0 : deadline,
-      ...(a[A.migration] ? { migration: a[A.migration] } : {}),
+      ...(a[ANNOTATIONS.migration] ? { migration: a[ANNOTATIONS.migration] } : {}),
     };
   }
-  if (a[A.state] === 'Backoff') {
-    const retryAt = time(a[A.retryAt]);
+  if (a[ANNOTATIONS.state] === 'Backoff') {
+    const retryAt = time(a[ANNOTATIONS.retryAt]);
     return { state: 'Backoff', attempt: ok ? attempt : 1, retryAt: Number.isNaN(retryAt) ? 0 : retryAt };
   }
   return { state: 'Idle' };
@@ -67,15 +68,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function writeState(s: RunState, holder: string): Record<string, string | null> {
   const cleared = Object.fromEntries(MARKERS.map((k) => [k, null])) as Record<string, string | null>;
   if (s.state === 'Idle') return cleared;
-  if (s.state === 'Backoff') return { ...cleared, [A.state]: 'Backoff', [A.attempt]: String(s.attempt), [A.retryAt]: iso(s.retryAt), [A.inProgress]: holder };
+  if (s.state === 'Backoff') return { ...cleared, [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.attempt]: String(s.attempt), [ANNOTATIONS.retryAt]: iso(s.retryAt), [ANNOTATIONS.inProgress]: holder };
   return {
     ...cleared,
-    [A.state]: 'Started',
-    [A.attempt]: String(s.attempt),
-    [A.startedAt]: iso(s.startedAt),
-    [A.deadline]: iso(s.deadline),
-    [A.inProgress]: holder,
-    ...(s.migration ? { [A.migration]: s.migration } : {}),
+    [ANNOTATIONS.state]: 'Started',
+    [ANNOTATIONS.attempt]: String(s.attempt),
+    [ANNOTATIONS.startedAt]: iso(s.startedAt),
+    [ANNOTATIONS.deadline]: iso(s.deadline),
+    [ANNOTATIONS.inProgress]: holder,
+    ...(s.migration ? { [ANNOTATIONS.migration]: s.migration } : {}),
   };
 }
 
