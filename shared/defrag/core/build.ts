@@ -66,7 +66,7 @@ export function build(input: DefragInput, gate?: MoveGate): Built {
   const classOf = new Int32Array(pods.length);
   pods.forEach((pod, i) => {
     if (role[i] === 'skip') return;
-    const { cpu, memory } = podRequests(pod as never);
+    const { cpu, memory } = podRequests(pod);
     const ctl = controllerOf(pod);
     // A controller stamps every pod from one template, so owner + requests + labels pins
     // down the placement rules; pods without one get a class of their own.

@@ -51,7 +51,9 @@ describe('evacuation with DRY_RUN=true', () => {
     expect(Object.keys(before).filter((k) => k.startsWith('configmap/kube-tidy-evacuations'))).toHaveLength(1);
 
     const dry = await serveEvacuation(ns.name, { DRY_RUN: 'true', RECORD_EVENTS: 'true' });
-    expect(await dry.event(fresh)).toMatchObject({ outcome: 'started', attempt: 1, dryRun: true, why: expect.stringMatching(/^dry run, nothing written: would start the attempt: /) });
+    const started = await dry.event(fresh);
+    expect(await stored()).toEqual(before);
+    expect(started).toMatchObject({ outcome: 'started', attempt: 1, dryRun: true, why: expect.stringMatching(/^dry run, nothing written: would start the attempt: /) });
     expect(await dry.event(withdrawn)).toMatchObject({ outcome: 'cancelled', dryRun: true, why: expect.stringMatching(/^dry run, nothing written: would end it as Cancelled: the request was withdrawn/) });
     const direct = await serveEvacuation(ns.name, { DRY_RUN: 'true', EVACUATION_KUBEVIRT_METHOD: 'migration' });
     expect(await direct.event(fresh)).toMatchObject({ outcome: 'started', dryRun: true, migration: `kube-tidy-${fresh.metadata!.uid}-1`, why: expect.stringContaining('created') });
