@@ -22,8 +22,8 @@ export const jobDeleted = defineTarget({
     if (input.event.verb !== 'delete') return { outcome: 'nothing-to-do', job, why: `a ${input.event.verb} event; only deletions cascade` };
 
     const workers = await mk.workers.list();
-    const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION, dryRun: rt.config.DRY_RUN };
-    const results: CascadeResult[] = await Promise.all(workers.map((w) => cascadeDelete(w, kind, { namespace: input.namespace, name: input.name }, opts)));
+    const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION };
+    const results: CascadeResult[] = await Promise.all(workers.map((w) => cascadeDelete(w, mk.writer(w), kind, { namespace: input.namespace, name: input.name }, opts)));
     const failures = { transient: results.filter((r) => r.outcome === 'unreachable').length, refused: results.filter((r) => r.outcome === 'failed').length };
     // Re-read the workers on the retry: a rotated Secret may be the reason.
     if (failures.transient || failures.refused) {

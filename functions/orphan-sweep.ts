@@ -18,7 +18,7 @@ export const orphanSweep = defineTarget({
     // The manager first: if it cannot be read, nothing can be proven gone (503, retry).
     const manager = await readManager(mk.manager, opts.kinds);
     const workers = await mk.workers.list();
-    const reports = await Promise.all(workers.map((w) => sweepWorker(w, manager, opts)));
+    const reports = await Promise.all(workers.map((w) => sweepWorker(w, mk.writer(w), manager, opts)));
     const failures = { transient: reports.filter((r) => r.outcome === 'unreachable').length, refused: reports.filter((r) => r.outcome !== 'swept' && r.outcome !== 'unreachable').length };
     if (failures.transient || failures.refused) mk.workers.invalidate();
     const summary = Object.fromEntries(reports.map((r) => [r.worker, r.outcome === 'swept' ? r.counts : r.outcome]));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { positiveInt, readEnv } from '../config/env.js';
-import type { Limits } from './limits.js';
-import type { Settings } from './machine.js';
+import type { Limits } from './core/limits.js';
+import type { Settings } from './core/machine.js';
 
 // The evacuation function's settings, from the environment like the rest of the runtime's
 // (kept beside the machine so the shared schema does not grow with one function's knobs).

@@ -4,13 +4,23 @@
 // core says 'Exists' | 'Equal'). This is the one place that crosses that gap, checking the
 // only thing the core relies on and the compiler cannot see: that metadata is there. It is
 // also the only place that marks an object as stored (model/identity.ts): what a write needs.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Stored, StoredPodId } from '../model/identity.js';
-import type { Pod } from '../model/objects.js';
+import type { Node, Pod, PodDisruptionBudget } from '../model/objects.js';
 
 export function toPod(pod: V1Pod): Stored<Pod> {
   if (!pod.metadata?.name) throw new Error('the API server returned a pod without metadata.name');
   return pod as unknown as Stored<Pod>;
+}
+
+export function toNode(node: V1Node): Stored<Node> {
+  if (!node.metadata?.name) throw new Error('the API server returned a node without metadata.name');
+  return node as unknown as Stored<Node>;
+}
+
+export function toPdb(pdb: V1PodDisruptionBudget): Stored<PodDisruptionBudget> {
+  if (!pdb.metadata?.name) throw new Error('the API server returned a PodDisruptionBudget without metadata.name');
+  return pdb as unknown as Stored<PodDisruptionBudget>;
 }
 
 /** Any object read from the API server, marked as such once its identity is checked. */

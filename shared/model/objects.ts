@@ -82,9 +82,20 @@ export interface PodSpec {
         nodeSelectorTerms: { matchExpressions?: NodeSelectorRequirement[] }[];
       };
     };
+    /** Read by defragmentation: where a pod may not (or must) run beside others. */
+    podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+    podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
   };
+  topologySpreadConstraints?: { whenUnsatisfiable?: string; topologyKey: string; maxSkew: number }[];
   containers?: { name: string; resources?: { requests?: Record<string, string | number> } }[];
   initContainers?: { name: string; resources?: { requests?: Record<string, string | number> } }[];
+}
+
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector;
+  topologyKey: string;
+  namespaces?: string[];
+  namespaceSelector?: LabelSelector;
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
@@ -135,9 +146,12 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
+export type IntOrPercent = number | string;
+
 export interface PodDisruptionBudget {
   metadata: ObjectMeta;
-  spec?: { selector?: LabelSelector };
+  spec?: { selector?: LabelSelector; minAvailable?: IntOrPercent; maxUnavailable?: IntOrPercent };
+  status?: { disruptionsAllowed?: number; currentHealthy?: number; expectedPods?: number };
 }
 
 export interface PriorityClass {

@@ -1,7 +1,7 @@
 // MultiKueue's configuration (jobDeleted, orphanSweep), from the environment, checked at start.
 import { z } from 'zod';
 import { list, positiveInt, readEnv } from '../config/env.js';
-import { KIND_PATTERN, parseKind } from './kinds.js';
+import { KIND_PATTERN, parseKind } from './core/kinds.js';
 
 const Schema = z.object({
   // Kueue's `multiKueue.origin` (default "multikueue"): only remote objects labelled with it are ever touched.

@@ -1,11 +1,65 @@
-// MultiKueue cleanup: cascade a manager-side deletion into every worker, sweep what was missed.
-export { multiKueueParts, type MultiKueue, type MultiKueueOverrides } from './parts.js';
+// MultiKueue cleanup, wired: cascade a manager-side deletion into every worker (jobDeleted),
+// sweep what was missed (orphanSweep). The pure part is core/ (which copies are orphans, may
+// this copy be deleted, the witness record's rules, job kinds, labels); its I/O io/ (workers
+// and their clients, listing, the cascade, the sweep, the witness ConfigMap); its
+// configuration config.ts. Every write goes through a ClusterWriter built with that worker's
+// clients (rt.writer({ clients })): DRY_RUN, protected namespaces, preconditions, Events.
+import { kubeClients, type KubeClients } from '../kube/clients.js';
+import type { ClusterWriter } from '../kube/writer.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
+import type { JobKind } from './core/kinds.js';
+import type { SweepOptions } from './io/sweep.js';
+import { Workers, type Worker } from './io/workers.js';
+
 export { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
-export { cascadeDelete, deleteRemote, type CascadeOutcome, type CascadeResult } from './cascade.js';
-export { readManager, sweepWorker, type SweepOptions, type WorkerReport } from './sweep.js';
-export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type WorkerSnapshot, type ManagerSnapshot } from './orphans.js';
-export { remoteVerdict, type Verdict } from './verdict.js';
-export { Workers, type Worker } from './workers.js';
-export { parseKind, matchKind, BATCH_JOB, WORKLOAD, type JobKind } from './kinds.js';
-export { ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL, JOB_UID_LABEL, JOB_NAME_LABEL, KUEUE_PODSET_LABEL } from './labels.js';
-export { WITNESS_CONFIGMAP } from './witness.js';
+export { cascadeDelete, deleteRemote, type CascadeOutcome, type CascadeResult } from './io/cascade.js';
+export { readManager, sweepWorker, type SweepOptions, type WorkerReport } from './io/sweep.js';
+export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type WorkerSnapshot, type ManagerSnapshot } from './core/orphans.js';
+export { remoteVerdict, type Verdict } from './core/verdict.js';
+export { Workers, type Worker } from './io/workers.js';
+export { parseKind, matchKind, BATCH_JOB, WORKLOAD, type JobKind } from './core/kinds.js';
+export { ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL, JOB_UID_LABEL, JOB_NAME_LABEL, KUEUE_PODSET_LABEL } from './core/labels.js';
+export { WITNESS_CONFIGMAP } from './core/witness.js';
+
+/** MultiKueue's parts for one process, built once at start by a target's setup. */
+export interface MultiKueue {
+  config: MultiKueueConfig;
+  /** The manager's clients: the runtime's own unless requests are counted (benchmarks). */
+  manager: KubeClients;
+  workers: Workers;
+  kinds: JobKind[];
+  /** The writer for one worker, with its clients; undefined when it has none (unreachable, bad credentials). */
+  writer(worker: Worker): ClusterWriter | undefined;
+  sweepOptions(): SweepOptions;
+}
+
+export interface MultiKueueOverrides {
+  /** Counts every API request (manager and workers), for benchmarks. */
+  onRequest?: (method: string, url: string) => void;
+}
+
+export function multiKueueParts(rt: Runtime, overrides: MultiKueueOverrides = {}): MultiKueue {
+  const c = readMultiKueueConfig(rt.env);
+  const clientOptions = { timeoutMs: rt.config.REQUEST_TIMEOUT_SECONDS * 1000, onRequest: overrides.onRequest };
+  const manager = overrides.onRequest ? kubeClients(rt.kubeConfig, clientOptions) : rt.clients;
+  const kinds = c.MULTIKUEUE_JOB_KINDS;
+  const workers = new Workers(manager, {
+    ...clientOptions,
+    kueueNamespace: c.KUEUE_NAMESPACE,
+    configName: c.MULTIKUEUE_CONFIG,
+    staticWorkers: c.MULTIKUEUE_WORKERS,
+    ttlMs: c.MULTIKUEUE_DISCOVERY_TTL_SECONDS * 1000,
+    now: () => rt.now(),
+  });
+  const sweepOptions = (): SweepOptions => ({
+    origin: c.MULTIKUEUE_ORIGIN,
+    kinds,
+    kueueNamespace: c.KUEUE_NAMESPACE,
+    propagation: c.MULTIKUEUE_PROPAGATION,
+    limit: c.MULTIKUEUE_SWEEP_LIMIT,
+    dryRun: rt.config.DRY_RUN,
+  });
+  const writer = (w: Worker) => (w.api ? rt.writer({ clients: w.api }) : undefined);
+  return { config: c, manager, workers, kinds, writer, sweepOptions };
+}

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { planDefrag } from '../../shared/defrag/index.js';
-import type { DefragInput, DefragPod } from '../../shared/defrag/types.js';
-import type { Node } from '../../shared/model/objects.js';
+import type { DefragInput } from '../../shared/defrag/core/types.js';
+import type { Node, Pod } from '../../shared/model/objects.js';
 
 // Benchmark (figures, not pass/fail): planning time and memory of the defragmentation
 // planner on a fragmented 5,000-node, 100,000-pod cluster. 20% of the pods belong to
@@ -22,8 +22,8 @@ export function fragmentedCluster(nodeCount: number, podCount: number, seed = 7)
     status: { allocatable: { cpu: '32', memory: '128Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] },
   }));
   const cpuLeft = new Float64Array(nodeCount).fill(32);
-  const pods: DefragPod[] = [];
-  const mk = (app: string, i: number, node: number, cpu: number, anti: boolean): DefragPod => ({
+  const pods: Pod[] = [];
+  const mk = (app: string, i: number, node: number, cpu: number, anti: boolean): Pod => ({
     metadata: {
       name: `${app}-${i}`,
       namespace: `team-${app.length % 7}`,

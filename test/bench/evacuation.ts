@@ -6,12 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { A } from '../../shared/evacuation/annotations.js';
+import { ANNOTATIONS } from '../../shared/evacuation/core/annotations.js';
 import { readEvacuationConfig } from '../../shared/evacuation/config.js';
-import type { EvacuationDeps } from '../../shared/evacuation/evacuate.js';
-import { customClient } from '../../shared/evacuation/kubevirt.js';
-import { tick } from '../../shared/evacuation/tick.js';
+import { Ledger, tick, type EvacuationDeps } from '../../shared/evacuation/index.js';
 import { kubeClients } from '../../shared/kube/index.js';
+import { ClusterWriter } from '../../shared/kube/writer.js';
 import { installCrds, waitFor } from '../harness/index.js';
 import { startMigrationController } from '../integration/evacuation/controller.js';
 import { startWebhook } from '../integration/evacuation/webhook.js';
@@ -34,7 +33,7 @@ export async function runEvacuationBench(): Promise<object> {
     try {
       for (let i = 0; i < VMS; i++) {
         const vmi = (await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: NS, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: `vm${i}` }, spec: {} } })) as { metadata: { uid: string } };
-        await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-vm${i}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [A.request]: 'bench' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: `vm${i}`, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
+        await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-vm${i}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [ANNOTATIONS.request]: 'bench' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: `vm${i}`, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
       }
       await waitFor('launcher pods Running', async () => (await core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.status?.phase === 'Running').length === VMS, { timeoutMs: 120_000 });
       // The webhook registration is picked up asynchronously; kube-tidy's first evictions must meet it.
@@ -47,7 +46,8 @@ export async function runEvacuationBench(): Promise<object> {
       const count = () => void requests++;
       const config = readEvacuationConfig({ EVACUATION_NAMESPACE: NS, EVACUATION_SCOPE_NAMESPACE: NS });
       const clients = kubeClients(kc, { timeoutMs: 20_000, onRequest: count });
-      const d: EvacuationDeps = { core: clients.core, custom: customClient(kc, 20_000, count), events: clients.events, config, now: Date.now, log: pino({ level: 'silent' }) };
+      const writer = new ClusterWriter(clients, { dryRun: false, recordEvents: true, protectedNamespaces: ['kube-system'] });
+      const d: EvacuationDeps = { core: clients.core, custom: clients.custom, writer, ledger: new Ledger(clients.core, writer, config.namespace), config, now: Date.now, log: pino({ level: 'silent' }) };
       let maxCluster = 0;
       let maxNode = 0;
       let samples = 0;
@@ -57,7 +57,7 @@ export async function runEvacuationBench(): Promise<object> {
       // requests): launcher pods in state Started, in all and per node.
       const sampler = (async () => {
         while (running) {
-          const inFlight = (await core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata?.annotations?.[A.state] === 'Started');
+          const inFlight = (await core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata?.annotations?.[ANNOTATIONS.state] === 'Started');
           samples++;
           maxCluster = Math.max(maxCluster, inFlight.length);
           const perNode = new Map<string, number>();

@@ -5,7 +5,7 @@
 // would send. Six VMs are marked for evacuation; each one's path is printed as it happens.
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { A } from '../../../shared/evacuation/annotations.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { startCluster } from '../../../test/harness/cluster.js';
 import { pingRequest } from '../../../test/fixtures/events/requests.js';
 import { waitFor } from '../../../test/harness/wait.js';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     stops.unshift(() => fn.stop());
     for (const [name, behaviour, story] of VMS) {
       const vmi = (await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: NS, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { [BEHAVIOUR]: behaviour } }, spec: {} } })) as { metadata: { uid: string } };
-      await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-${name}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [A.request]: 'demo' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
+      await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-${name}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [ANNOTATIONS.request]: 'demo' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
       say(`requested     ${NS}/virt-launcher-${name}  (${story})`);
     }
     const shown = new Map<string, string>();
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
           say(`${'succeeded'.padEnd(13)} ${key}  migrated; KubeVirt deleted the source pod`);
         }
       }
-      const started = pods.filter((p) => p.metadata?.annotations?.[A.state] === 'Started');
+      const started = pods.filter((p) => p.metadata?.annotations?.[ANNOTATIONS.state] === 'Started');
       maxCluster = Math.max(maxCluster, started.length);
       for (const n of new Set(started.map((p) => p.spec?.nodeName))) maxNode = Math.max(maxNode, started.filter((p) => p.spec?.nodeName === n).length);
       await new Promise((r) => setTimeout(r, 1000)); // the schedule: one tick a second

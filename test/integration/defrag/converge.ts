@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defragStep, type StepReport } from '../../../shared/runtime/defrag-step.js';
-import { defragClients } from './scenario.js';
+import { defragStep, type StepReport } from '../../../shared/defrag/io/step.js';
+import { defragIo, STEP_DEFAULTS } from './scenario.js';
 
 // Drives kube-tidy's defragmentation the way a schedule would (one step per call, nothing
 // kept between calls but what the steps wrote on the nodes) until it converges; and runs
@@ -20,12 +20,12 @@ export interface Converged {
 }
 
 export async function converge(kc: KubeConfig, maxSteps = 400): Promise<Converged> {
-  const clients = defragClients(kc);
+  const io = defragIo(kc, { dryRun: false });
   const started = Date.now();
   const out = { steps: 0, evictions: 0, asPlanned: 0, drifted: 0, blocked: 0 };
   for (;;) {
     if (out.steps++ > maxSteps) throw new Error(`no convergence after ${maxSteps} steps`);
-    const r = await defragStep(clients, { dryRun: false, now: Date.now() });
+    const r = await defragStep(io, { ...STEP_DEFAULTS, now: Date.now() });
     if (r.verified?.asPlanned) out.asPlanned++;
     else if (r.verified) out.drifted++;
     if (r.outcome === 'evicted') out.evictions++;

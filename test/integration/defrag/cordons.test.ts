@@ -1,9 +1,9 @@
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
-import { defragStep } from '../../../shared/runtime/defrag-step.js';
-import { CORDONED, MARK } from '../../../shared/runtime/defrag-io.js';
-import { cordon, createNodes, defragClients, deployment, runningPods, settled } from './scenario.js';
+import { defragStep } from '../../../shared/defrag/io/step.js';
+import { CORDONED, MARK } from '../../../shared/defrag/core/marks.js';
+import { cordon, createNodes, defragIo, STEP_DEFAULTS, deployment, runningPods, settled } from './scenario.js';
 
 // Defragmentation cordons the node it frees, and gives it back when that node can no longer
 // be freed. It must give back only what it took: a node an operator had cordoned (for
@@ -37,7 +37,7 @@ describe('defragmentation and cordons it did not make', () => {
   it("keeps an operator's cordon when it gives up freeing that node", async () => {
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
-    const first = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const first = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(first.outcome).toBe('evicted');
     expect(first.move).toMatchObject({ frees: 'n1', to: 'n2' });
 
@@ -48,7 +48,7 @@ describe('defragmentation and cordons it did not make', () => {
       return pods.some((p) => p.metadata.name === 'debug') && pods.filter((p) => p.metadata.labels?.app === 'a').length === 1;
     });
 
-    const second = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const second = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(second.verified).toMatchObject({ expected: 'n2', landed: 'n2', asPlanned: true });
     expect(second.outcome).toBe('converged');
     const n1 = await core.readNode({ name: 'n1' });
@@ -71,7 +71,7 @@ describe('defragmentation and cordons it did not make', () => {
     await settled(core, ns, 3);
     await cordon(core, ['n2'], false);
 
-    const first = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const first = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(first.move).toMatchObject({ frees: 'n1', to: 'n2' });
     const marked = await core.readNode({ name: 'n1' });
     expect(marked.spec?.unschedulable).toBe(true);
@@ -82,7 +82,7 @@ describe('defragmentation and cordons it did not make', () => {
       const pods = await runningPods(core, ns);
       return pods.some((p) => p.metadata.name === 'debug-2') && pods.filter((p) => p.metadata.labels?.app === 'c').length === 1;
     });
-    const second = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const second = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(second.outcome).toBe('converged');
     const n1 = await core.readNode({ name: 'n1' });
     expect(n1.spec?.unschedulable).toBeFalsy();

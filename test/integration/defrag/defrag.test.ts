@@ -1,10 +1,10 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../harness/index.js';
-import { defragStep } from '../../../shared/runtime/defrag-step.js';
-import { CORDONED } from '../../../shared/runtime/defrag-io.js';
+import { defragStep } from '../../../shared/defrag/io/step.js';
+import { CORDONED } from '../../../shared/defrag/core/marks.js';
 import { converge } from './converge.js';
-import { buildFragmented, createNodes, defragClients, MOST_ALLOCATED_PROFILES, nodeNames, occupiedNodes, runningPods } from './scenario.js';
+import { buildFragmented, createNodes, defragIo, STEP_DEFAULTS, MOST_ALLOCATED_PROFILES, nodeNames, occupiedNodes, runningPods } from './scenario.js';
 
 // The fragmentation scenario at 6 nodes on a real control plane (kube-scheduler with
 // MostAllocated, kwok nodes): the dry run shows the whole plan and writes nothing; stepping
@@ -33,7 +33,7 @@ describe('defragmentation against a real scheduler', () => {
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const before = (await runningPods(core, ns)).map((p) => p.metadata.uid).sort();
-    const r = await defragStep(defragClients(kc), { dryRun: true, now: Date.now() });
+    const r = await defragStep(defragIo(kc, { dryRun: true }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(r.outcome).toBe('planned');
     expect(r.plan!.maxFreeable).toBe(3);
     expect(r.plan!.freed).toHaveLength(3);

@@ -1,9 +1,9 @@
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
-import { defragStep } from '../../../shared/runtime/defrag-step.js';
-import { CORDONED, MARK } from '../../../shared/runtime/defrag-io.js';
-import { createNodes, defragClients, deployment, runningPods } from './scenario.js';
+import { defragStep } from '../../../shared/defrag/io/step.js';
+import { CORDONED, MARK } from '../../../shared/defrag/core/marks.js';
+import { createNodes, defragIo, STEP_DEFAULTS, deployment, runningPods } from './scenario.js';
 
 // Drift: a replacement lands somewhere other than the plan said. The test plays the scheduler
 // for Deployment "p" (its pods name a scheduler nobody runs, and the test binds them), so
@@ -47,12 +47,12 @@ describe('defragmentation when a replacement lands elsewhere than planned', () =
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
 
-    const first = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const first = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(first.outcome).toBe('evicted');
     expect(first.move).toMatchObject({ frees: 'n1', to: 'n2' });
     await bindPending(core, 'n3'); // not where the plan said
 
-    const second = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const second = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(second.verified).toMatchObject({ expected: 'n2', landed: 'n3', asPlanned: false });
     expect(second.verified!.drift).toMatch(/landed on n3, not n2: re-planned/);
     // Re-planned from the truth: n1 is empty now; p must leave n3 for n2.
@@ -60,7 +60,7 @@ describe('defragmentation when a replacement lands elsewhere than planned', () =
     expect(second.move).toMatchObject({ frees: 'n3', to: 'n2' });
     await bindPending(core, 'n2');
 
-    const third = await defragStep(defragClients(kc), { dryRun: false, now: Date.now() });
+    const third = await defragStep(defragIo(kc, { dryRun: false }), { ...STEP_DEFAULTS, now: Date.now() });
     expect(third.verified).toMatchObject({ expected: 'n2', landed: 'n2', asPlanned: true });
     expect(third.outcome).toBe('converged');
 

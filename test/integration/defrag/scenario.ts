@@ -1,6 +1,8 @@
-import { AppsV1Api, CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { Pod } from '../../../shared/model/objects.js';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { readDefragConfig, type StepIo } from '../../../shared/defrag/index.js';
+import { ClusterWriter } from '../../../shared/kube/writer.js';
 import { waitFor } from '../../harness/index.js';
-import type { DefragPod } from '../../../shared/defrag/types.js';
 
 // The fragmentation scenario on a real control plane: n kwok nodes of 8 cpu. A third are
 // packed by a batch Deployment to 7 of 8 cpu; on the next third, one replica each of "web"
@@ -59,20 +61,20 @@ export function deployment(name: string, replicas: number, cpu: string, anti: bo
   };
 }
 
-export async function runningPods(core: CoreV1Api, ns: string): Promise<DefragPod[]> {
+export async function runningPods(core: CoreV1Api, ns: string): Promise<Pod[]> {
   const list = await core.listNamespacedPod({ namespace: ns });
-  return list.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp) as DefragPod[];
+  return list.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp) as Pod[];
 }
 
-export async function settled(core: CoreV1Api, ns: string, expected: number): Promise<DefragPod[]> {
+export async function settled(core: CoreV1Api, ns: string, expected: number): Promise<Pod[]> {
   return waitFor(`${expected} pods running in ${ns}`, async () => {
     const all = await core.listNamespacedPod({ namespace: ns });
     const running = all.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
-    return running.length === expected && all.items.length === expected && (running as DefragPod[]);
+    return running.length === expected && all.items.length === expected && (running as Pod[]);
   }, { timeoutMs: 120_000 });
 }
 
-export function occupiedNodes(pods: DefragPod[]): Set<string> {
+export function occupiedNodes(pods: Pod[]): Set<string> {
   return new Set(pods.map((p) => p.spec!.nodeName!));
 }
 
@@ -101,5 +103,12 @@ export async function buildFragmented(kc: KubeConfig, ns: string, nodes: string[
 
 export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
 
-/** What defragStep reads and writes with, as plain client-node clients. */
-export const defragClients = (kc: KubeConfig) => ({ core: kc.makeApiClient(CoreV1Api), policy: kc.makeApiClient(PolicyV1Api) });
+/** What defragStep reads with (plain client-node clients) and writes through (the one writer, with Events). */
+export const defragIo = (kc: KubeConfig, { dryRun }: { dryRun: boolean }): StepIo => {
+  const core = kc.makeApiClient(CoreV1Api);
+  const writer = new ClusterWriter({ core, events: kc.makeApiClient(EventsV1Api), custom: kc.makeApiClient(CustomObjectsApi) }, { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] });
+  return { clients: { core, policy: kc.makeApiClient(PolicyV1Api) }, writer };
+};
+
+/** The step's settings as configured by default (DEFRAG_* unset). */
+export const STEP_DEFAULTS = readDefragConfig({});

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
 import { httpMessage } from '../../../shared/cloudevents/index.js';
-import { A } from '../../../shared/evacuation/annotations.js';
-import { listSlots } from '../../../shared/evacuation/ledger.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
+import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import type { MigrationController } from './controller.js';
 import { annotate, core, createVm, kwokNodes, migrations, readPod, serveEvacuation, startKubevirtStandIns } from './fixtures.js';
@@ -24,10 +24,10 @@ afterAll(async () => {
 });
 
 const started = async (prefix: string) =>
-  (await core().listNamespacedPod({ namespace: ns.name })).items.filter((p) => p.metadata!.name!.startsWith(`virt-launcher-${prefix}`) && p.metadata!.annotations?.[A.state] === 'Started').length;
+  (await core().listNamespacedPod({ namespace: ns.name })).items.filter((p) => p.metadata!.name!.startsWith(`virt-launcher-${prefix}`) && p.metadata!.annotations?.[ANNOTATIONS.state] === 'Started').length;
 const withdrawAll = async (prefix: string, fn: Awaited<ReturnType<typeof serveEvacuation>>) => {
   for (const p of (await core().listNamespacedPod({ namespace: ns.name })).items.filter((x) => x.metadata!.name!.startsWith(`virt-launcher-${prefix}`))) {
-    await fn.event(await annotate(ns.name, p.metadata!.name!, { [A.request]: null }));
+    await fn.event(await annotate(ns.name, p.metadata!.name!, { [ANNOTATIONS.request]: null }));
   }
   expect(await listSlots(core(), ns.name)).toEqual([]);
 };
@@ -44,7 +44,7 @@ describe('limits on evacuations in flight', () => {
     expect(await listSlots(core(), ns.name)).toHaveLength(5);
     const queued = pods[answers.findIndex((a) => a.outcome === 'queued')]!;
     const other = pods.find((p) => p !== queued)!;
-    await fn.event(await annotate(ns.name, other.metadata!.name!, { [A.request]: null }));
+    await fn.event(await annotate(ns.name, other.metadata!.name!, { [ANNOTATIONS.request]: null }));
     const tick = await fn.tick();
     expect(tick.results.find((r) => r.pod === `${ns.name}/${queued.metadata!.name}`)).toMatchObject({ outcome: 'started' });
     expect(await started('c')).toBe(5);
@@ -90,7 +90,7 @@ describe('requests', () => {
     expect(await fn.event(pod)).toMatchObject({ outcome: 'nothing-to-do' }); // the policy does not select it yet
     const selected = await core().patchNamespacedPod({ namespace: ns.name, name: pod.metadata!.name!, body: [{ op: 'add', path: '/metadata/labels/evacuate', value: 'now' }] });
     expect(await fn.event(selected)).toMatchObject({ outcome: 'started' });
-    expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations?.[A.request]).toBe('strategy:PodLifeTime');
+    expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations?.[ANNOTATIONS.request]).toBe('strategy:PodLifeTime');
     await withdrawAll('by-strategy', fn);
   });
 

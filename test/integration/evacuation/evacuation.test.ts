@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { A } from '../../../shared/evacuation/annotations.js';
-import { listSlots } from '../../../shared/evacuation/ledger.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
+import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { MARK_KEPT, type MigrationController } from './controller.js';
 import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
@@ -32,7 +32,7 @@ afterEach(async () => {
 const launcher = (vm: string) => `virt-launcher-${vm}`;
 const ofVm = async (vm: string) => (await migrations(ns.name)).filter((m) => m.spec.vmiName === vm);
 const annotations = async (vm: string) => (await readPod(ns.name, launcher(vm)))?.metadata?.annotations ?? {};
-const markersCleared = (a: Record<string, string>) => [A.state, A.attempt, A.startedAt, A.deadline, A.migration, A.inProgress, A.request].every((k) => a[k] === undefined);
+const markersCleared = (a: Record<string, string>) => [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.inProgress, ANNOTATIONS.request].every((k) => a[k] === undefined);
 
 describe('evacuation of a KubeVirt launcher pod', () => {
   it('starts through the Eviction API (429 "Eviction triggered evacuation"), records it on the pod, and ends when the migration moved the VM', async () => {
@@ -41,8 +41,8 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     expect(answer).toMatchObject({ outcome: 'started', attempt: 1 });
     expect(webhook.answers).toContainEqual([launcher('ok'), `Eviction triggered evacuation of VMI "${ns.name}/ok"`]);
     const a = await annotations('ok');
-    expect(a).toMatchObject({ [A.state]: 'Started', [A.attempt]: '1', [A.inProgress]: 'kube-tidy' });
-    expect(Date.parse(a[A.deadline]!) - Date.parse(a[A.startedAt]!)).toBe(600_000);
+    expect(a).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1', [ANNOTATIONS.inProgress]: 'kube-tidy' });
+    expect(Date.parse(a[ANNOTATIONS.deadline]!) - Date.parse(a[ANNOTATIONS.startedAt]!)).toBe(600_000);
     await tickUntil(fn, 'the launcher pod gone', async () => !(await readPod(ns.name, launcher('ok'))));
     expect((await ofVm('ok')).map((m) => m.status?.phase)).toEqual(['Succeeded']);
     // The pod's delete event ends it and gives the slot back (or a tick does, if it went first).
@@ -63,7 +63,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     await fn.event(pod);
     const seen = new Set<string>();
     await tickUntil(fn, 'the launcher pod gone', async () => {
-      seen.add((await annotations('flaky'))[A.state] ?? '');
+      seen.add((await annotations('flaky'))[ANNOTATIONS.state] ?? '');
       return !(await readPod(ns.name, launcher('flaky')));
     });
     expect(seen).toContain('Backoff');
@@ -74,9 +74,9 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     const limited = await serveEvacuation(ns.name, { EVACUATION_MAX_ATTEMPTS: '2' });
     const pod = await createVm(ns.name, 'broken', { request: true, behaviour: 'fail' });
     await limited.event(pod);
-    await tickUntil(limited, 'a Failed result on the pod', async () => (await annotations('broken'))[A.result]?.startsWith('Failed') ?? false);
+    await tickUntil(limited, 'a Failed result on the pod', async () => (await annotations('broken'))[ANNOTATIONS.result]?.startsWith('Failed') ?? false);
     const a = await annotations('broken');
-    expect(a[A.result]).toMatch(/failed; 2 of 2 attempts used/);
+    expect(a[ANNOTATIONS.result]).toMatch(/failed; 2 of 2 attempts used/);
     expect(markersCleared(a)).toBe(true);
     expect((await ofVm('broken')).map((m) => m.status?.phase)).toEqual(['Failed', 'Failed']);
     const events = await core().listNamespacedEvent({ namespace: ns.name, fieldSelector: `involvedObject.uid=${pod.metadata!.uid}` });
@@ -88,7 +88,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     const pod = await createVm(ns.name, 'stuck', { request: true, behaviour: 'hang' });
     await quick.event(pod);
     await waitFor('the migration Running', async () => (await ofVm('stuck'))[0]?.status?.phase === 'Running');
-    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('stuck'))[A.result]?.startsWith('TimedOut') ?? false, 30_000);
+    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('stuck'))[ANNOTATIONS.result]?.startsWith('TimedOut') ?? false, 30_000);
     expect(await ofVm('stuck')).toEqual([]);
     expect(controller.created.get('stuck')).toHaveLength(1);
     expect(markersCleared(await annotations('stuck'))).toBe(true);
@@ -99,10 +99,10 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     const pod = await createVm(ns.name, 'marked', { request: true, behaviour: 'hang', labels: { [MARK_KEPT]: 'kept' } });
     await quick.event(pod);
     await waitFor('the migration Running', async () => (await ofVm('marked'))[0]?.status?.phase === 'Running');
-    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('marked'))[A.result]?.startsWith('TimedOut') ?? false, 30_000);
+    await tickUntil(quick, 'a TimedOut result', async () => (await annotations('marked'))[ANNOTATIONS.result]?.startsWith('TimedOut') ?? false, 30_000);
     const a = await annotations('marked');
     expect(markersCleared(a)).toBe(true);
-    expect(a[A.result]).toMatch(/KubeVirt still marks VMI marked for evacuation from \S+ and keeps creating migrations .*virtctl evacuate-cancel vmi marked/);
+    expect(a[ANNOTATIONS.result]).toMatch(/KubeVirt still marks VMI marked for evacuation from \S+ and keeps creating migrations .*virtctl evacuate-cancel vmi marked/);
     const events = await core().listNamespacedEvent({ namespace: ns.name, fieldSelector: `involvedObject.uid=${pod.metadata!.uid}` });
     expect(events.items.find((e) => e.reason === 'EvacuationTimedOut')).toMatchObject({ type: 'Warning', message: expect.stringMatching(/virtctl evacuate-cancel/) });
   });
@@ -111,11 +111,11 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     const pod = await createVm(ns.name, 'withdrawn', { request: true, behaviour: 'hang' });
     await fn.event(pod);
     await waitFor('the migration', async () => (await ofVm('withdrawn')).length === 1);
-    const changed = await annotate(ns.name, launcher('withdrawn'), { [A.request]: null });
+    const changed = await annotate(ns.name, launcher('withdrawn'), { [ANNOTATIONS.request]: null });
     expect(await fn.event(changed)).toMatchObject({ outcome: 'cancelled' });
     expect(await ofVm('withdrawn')).toEqual([]);
     const a = await annotations('withdrawn');
     expect(markersCleared(a)).toBe(true);
-    expect(a[A.result]).toMatch(/^Cancelled/);
+    expect(a[ANNOTATIONS.result]).toMatch(/^Cancelled/);
   });
 });

@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { evacuation } from '../../../functions/evacuation.js';
-import { A } from '../../../shared/evacuation/annotations.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { installCrds, sharedCluster, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { knativeRequest, pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';
@@ -54,7 +54,7 @@ export async function createVm(ns: string, name: string, opts: { behaviour?: str
       metadata: {
         name: `virt-launcher-${name}`,
         labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
-        annotations: { [A.requestEvictOnly]: '', ...(opts.request ? { [A.request]: 'test' } : {}) },
+        annotations: { [ANNOTATIONS.requestEvictOnly]: '', ...(opts.request ? { [ANNOTATIONS.request]: 'test' } : {}) },
         ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true, blockOwnerDeletion: true }],
       },
       spec: { ...(opts.node ? { nodeName: opts.node } : {}), restartPolicy: 'Never', containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },

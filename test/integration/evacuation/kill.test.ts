@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A } from '../../../shared/evacuation/annotations.js';
-import { listSlots } from '../../../shared/evacuation/ledger.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
+import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { FUNCTIONS_SOURCE, startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
 import { knativeRequest, pingRequest } from '../functions/setup.js';
@@ -53,7 +53,7 @@ async function killMidway(pod: Parameters<typeof knativeRequest>[2], reached: Pr
   const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(() => 'answered', () => 'killed');
   await bounded(reached, 'the eviction to reach the webhook');
   // The start is recorded on the pod before the eviction is sent.
-  expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations).toMatchObject({ [A.state]: 'Started', [A.attempt]: '1' });
+  expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' });
   process.kill(a.pid, 'SIGKILL');
   expect(await answered).toBe('killed');
 }
@@ -82,7 +82,7 @@ describe('a function process killed mid-evacuation', () => {
     const b = await start();
     const first = await post(b, pingRequest());
     expect(first.results).toContainEqual(expect.objectContaining({ pod: `${ns.name}/virt-launcher-after`, outcome: 'waiting' }));
-    expect((await readPod(ns.name, 'virt-launcher-after'))?.metadata?.annotations?.[A.migration]).toBe(controller.created.get('after')![0]);
+    expect((await readPod(ns.name, 'virt-launcher-after'))?.metadata?.annotations?.[ANNOTATIONS.migration]).toBe(controller.created.get('after')![0]);
     await kc().makeApiClient(CustomObjectsApi).patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'after', body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
     await finish(b, 'virt-launcher-after');
     expect(controller.created.get('after')).toHaveLength(1);

@@ -6,6 +6,7 @@ import { cascadeTests } from './cascade-cases.js';
 import { sweepTests } from './sweep-cases.js';
 import { outageTests } from './outage-cases.js';
 import { credentialTests } from './credential-cases.js';
+import { dryRunTests } from './dry-run-cases.js';
 
 let env: Env | undefined;
 const get = (): Env => {
@@ -23,5 +24,6 @@ afterAll(async () => {
 cascadeTests(get);
 sweepTests(get);
 outageTests(get);
+dryRunTests(get);
 // Last: it reads every log line the cases above wrote.
 credentialTests(get);

@@ -11,7 +11,7 @@ import { namespaceEverywhere } from './ns.js';
 import { storageReady } from './apiserver.js';
 
 /** Deletes a Job the way Kueue did before v0.13: no propagationPolicy, so batch/v1 orphans the pods. */
-async function deleteLikeOldKueue(w: Apis, ns: string, name: string): Promise<void> {
+export async function deleteLikeOldKueue(w: Apis, ns: string, name: string): Promise<void> {
   await w.batch.deleteNamespacedJob({ namespace: ns, name });
   await waitFor(`${ns}/${name} gone and its pods orphaned`, async () => {
     const pods = await podsOf(w, ns, name);

@@ -1,0 +1,89 @@
+// Pure: the marks a defragmentation step leaves on nodes, so that any instance can take the
+// next step (nothing lives in a process), read and changed. io/cluster.ts writes them.
+import type { Node, Pod } from '../../model/objects.js';
+import type { Move } from './types.js';
+
+export const MARK = 'kube-tidy.dev/defrag';
+/** On the node being freed: the move whose replacement has not been verified yet. */
+export const IN_FLIGHT = 'kube-tidy.dev/defrag-in-flight';
+/**
+ * On a node kube-tidy cordoned itself. Only such a node is uncordoned when kube-tidy gives it
+ * back: one that was already cordoned (an operator's maintenance, a drain) stays cordoned.
+ */
+export const CORDONED = 'kube-tidy.dev/defrag-cordoned';
+
+/** target: being freed (cordoned); freed: done (left cordoned for scale-down); reserved: a swap's held spot. */
+export type Mark = 'target' | 'freed' | 'reserved';
+
+export interface InFlight {
+  move: Move;
+  /** The owner's live pods when the eviction was made (the evicted one included): the replacement is the new uid. */
+  ownerUids: string[];
+  at: number;
+}
+
+export interface MarkChange {
+  mark?: Mark | null;
+  inFlight?: InFlight | null;
+  cordon?: boolean;
+}
+
+/** A node merge patch: annotations (null removes) and, when it changes, the cordon. */
+export interface NodePatch {
+  metadata: { annotations: Record<string, string | null> };
+  spec?: { unschedulable: boolean };
+}
+
+export const markOf = (n: Node): Mark | undefined => n.metadata.annotations?.[MARK] as Mark | undefined;
+
+export function inFlightOf(n: Node): InFlight | undefined {
+  const raw = n.metadata.annotations?.[IN_FLIGHT];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as InFlight;
+  } catch {
+    return undefined; // Someone edited it by hand: treat as nothing in flight, re-plan.
+  }
+}
+
+/**
+ * The patch that sets (or with null clears) the mark and the in-flight record. `cordon: true`
+ * cordons the node and remembers that kube-tidy did, unless it was cordoned already;
+ * `cordon: false` gives back only a cordon kube-tidy made.
+ */
+export function markPatch(node: Node, change: MarkChange): NodePatch {
+  const annotations: Record<string, string | null> = {};
+  if (change.mark !== undefined) annotations[MARK] = change.mark;
+  if (change.inFlight !== undefined) annotations[IN_FLIGHT] = change.inFlight === null ? null : JSON.stringify(change.inFlight);
+  let unschedulable: boolean | undefined;
+  if (change.cordon === true && !node.spec?.unschedulable) {
+    unschedulable = true;
+    annotations[CORDONED] = 'true';
+  } else if (change.cordon === false && node.metadata.annotations?.[CORDONED]) {
+    unschedulable = false;
+    annotations[CORDONED] = null;
+  }
+  return { metadata: { annotations }, ...(unschedulable === undefined ? {} : { spec: { unschedulable } }) };
+}
+
+/** `node` updated in place to what `patch` writes, so the rest of a step sees it. */
+export function applyPatch(node: Node, patch: NodePatch): void {
+  const kept = { ...node.metadata.annotations };
+  for (const [k, v] of Object.entries(patch.metadata.annotations)) {
+    if (v === null) delete kept[k];
+    else kept[k] = v;
+  }
+  node.metadata.annotations = kept;
+  if (patch.spec) node.spec = { ...node.spec, unschedulable: patch.spec.unschedulable };
+}
+
+/** The owner's pods that are live (not terminal, not terminating). */
+export function ownerPods(pods: readonly Pod[], ownerUid: string): Pod[] {
+  return pods.filter(
+    (p) =>
+      !p.metadata.deletionTimestamp &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      (p.metadata.ownerReferences ?? []).some((o) => o.uid === ownerUid),
+  );
+}

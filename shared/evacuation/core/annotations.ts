@@ -1,0 +1,90 @@
+// Everything an evacuation knows lives in the pod's annotations, so any instance can pick it
+// up after a crash: nothing is kept in a process. Reading and writing them is pure.
+
+const P = 'evacuation.kube-tidy.dev/';
+
+/** Every annotation an evacuation reads or writes on a pod, by what it says. */
+export const ANNOTATIONS = {
+  /** The request: set by a person or a tool (value: who asks). Removing it withdraws it. */
+  request: `${P}request`,
+  /** Started | Backoff while an evacuation runs; absent otherwise. */
+  state: `${P}state`,
+  attempt: `${P}attempt`,
+  /** When the current attempt started, and by when it must be confirmed done (RFC 3339). */
+  startedAt: `${P}started-at`,
+  deadline: `${P}deadline`,
+  /** The VirtualMachineInstanceMigration of the current attempt, once known. */
+  migration: `${P}migration`,
+  /** Backoff: when the next attempt may start. */
+  retryAt: `${P}retry-at`,
+  /** The last evacuation's end, for people: "Succeeded|Failed|TimedOut|Cancelled at <t>: <why>". */
+  result: `${P}result`,
+  /** The descheduler's contract (EvictionsInBackground): other tools see work in progress. */
+  inProgress: 'descheduler.alpha.kubernetes.io/eviction-in-progress',
+  /** The descheduler's contract: the owner asks that evictions of this pod start an evacuation. */
+  requestEvictOnly: 'descheduler.alpha.kubernetes.io/request-evict-only',
+} as const;
+
+/** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
+export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
+
+export type RunState =
+  | { state: 'Idle' }
+  | { state: 'Started'; attempt: number; startedAt: number; deadline: number; migration?: string }
+  | { state: 'Backoff'; attempt: number; retryAt: number };
+
+const time = (v: string | undefined): number => (v ? Date.parse(v) : Number.NaN);
+
+/**
+ * The state stored on a pod. Unreadable values (a person edited them) read as a fresh
+ * Started at attempt 1 that times out at once, so a broken record ends cleanly instead of
+ * running forever.
+ */
+export function readState(annotations: Record<string, string> | undefined): RunState {
+  const a = annotations ?? {};
+  const attempt = Number(a[ANNOTATIONS.attempt]);
+  const ok = Number.isInteger(attempt) && attempt >= 1;
+  if (a[ANNOTATIONS.state] === 'Started') {
+    const startedAt = time(a[ANNOTATIONS.startedAt]);
+    const deadline = time(a[ANNOTATIONS.deadline]);
+    return {
+      state: 'Started',
+      attempt: ok ? attempt : 1,
+      startedAt: Number.isNaN(startedAt) ? 0 : startedAt,
+      deadline: Number.isNaN(deadline) || !ok ? 0 : deadline,
+      ...(a[ANNOTATIONS.migration] ? { migration: a[ANNOTATIONS.migration] } : {}),
+    };
+  }
+  if (a[ANNOTATIONS.state] === 'Backoff') {
+    const retryAt = time(a[ANNOTATIONS.retryAt]);
+    return { state: 'Backoff', attempt: ok ? attempt : 1, retryAt: Number.isNaN(retryAt) ? 0 : retryAt };
+  }
+  return { state: 'Idle' };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The annotation values (null = remove) that store `s`; the in-progress marker goes with it. */
+export function writeState(s: RunState, holder: string): Record<string, string | null> {
+  const cleared = Object.fromEntries(MARKERS.map((k) => [k, null])) as Record<string, string | null>;
+  if (s.state === 'Idle') return cleared;
+  if (s.state === 'Backoff') return { ...cleared, [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.attempt]: String(s.attempt), [ANNOTATIONS.retryAt]: iso(s.retryAt), [ANNOTATIONS.inProgress]: holder };
+  return {
+    ...cleared,
+    [ANNOTATIONS.state]: 'Started',
+    [ANNOTATIONS.attempt]: String(s.attempt),
+    [ANNOTATIONS.startedAt]: iso(s.startedAt),
+    [ANNOTATIONS.deadline]: iso(s.deadline),
+    [ANNOTATIONS.inProgress]: holder,
+    ...(s.migration ? { [ANNOTATIONS.migration]: s.migration } : {}),
+  };
+}
+
+/**
+ * The deterministic migration name for an attempt: two instances (or one that crashed and
+ * its successor) that create it for the same attempt meet at 409 AlreadyExists instead of
+ * starting a second migration.
+ */
+export function migrationName(podUid: string, attempt: number): string {
+  return `kube-tidy-${podUid}-${attempt}`;
+}

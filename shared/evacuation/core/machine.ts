@@ -1,0 +1,119 @@
+// The evacuation state machine: what is stored on the pod, plus what was observed of the pod
+// and its migration, plus `now` -> the one next step. Pure: the function does the I/O, writes
+// the step's result back to the pod, and asks again. Every step is safe to repeat.
+import { ANNOTATIONS, migrationName, readState, type RunState } from './annotations.js';
+
+export interface Settings {
+  /** How long an attempt may run without being confirmed done before it is aborted. */
+  timeoutMs: number;
+  /** Attempts in all (the first included) before a failure is final. */
+  maxAttempts: number;
+  /** Backoff after the n-th failure: backoffMs * 2^(n-1), at most maxBackoffMs. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** KubeVirt launcher pods: create the migration ourselves, or go through the Eviction API. */
+  kubevirtMethod: 'eviction' | 'migration';
+}
+
+export interface MigrationView {
+  name: string;
+  /** status.phase; '' while nobody has set one yet (a new migration). */
+  phase: string;
+  /** The name is already on the pod (else it was found by its VMI and must be recorded). */
+  recorded: boolean;
+}
+
+export interface PodView {
+  uid: string;
+  node?: string;
+  phase?: string;
+  deleting: boolean;
+  annotations: Record<string, string>;
+  /** Set for a KubeVirt launcher pod (label kubevirt.io=virt-launcher, owned by a VMI). */
+  vmi?: string;
+}
+
+export interface Observation {
+  /** undefined: the pod is gone (or another pod now has its name). */
+  pod?: PodView;
+  /** Who asks when the pod carries no request annotation: a strategy that decided to evict a
+   *  pod marked request-evict-only (the descheduler's contract). */
+  strategyRequest?: string;
+  /** The current attempt's migration, when one exists. */
+  migration?: MigrationView;
+  now: number;
+}
+
+export type Outcome = 'Succeeded' | 'Failed' | 'TimedOut' | 'Cancelled';
+
+export type Step =
+  | { do: 'none'; why: string }
+  | { do: 'wait'; why: string }
+  /** Take a slot (limits), write `next` with the pod's resourceVersion as precondition, then drive. */
+  | { do: 'start'; next: Extract<RunState, { state: 'Started' }>; requestedBy: string; why: string }
+  /** (Re)do the current attempt's start: create the migration (409 = fine) or evict. */
+  | { do: 'drive'; why: string }
+  /** Store the migration found for this attempt. */
+  | { do: 'record'; migration: string; why: string }
+  | { do: 'backoff'; next: Extract<RunState, { state: 'Backoff' }>; why: string }
+  /** The end: abort deletes the migration; write=false when there is no pod left to write. */
+  | { do: 'end'; outcome: Outcome; abort: boolean; write: boolean; why: string };
+
+const TERMINAL_MIGRATION = new Set(['Succeeded', 'Failed']);
+
+export function isDirect(pod: PodView, s: Settings): boolean {
+  return pod.vmi !== undefined && s.kubevirtMethod === 'migration';
+}
+
+export function backoffMs(failures: number, s: Settings): number {
+  return Math.min(s.maxBackoffMs, s.backoffMs * 2 ** Math.max(0, failures - 1));
+}
+
+function start(pod: PodView, attempt: number, now: number, s: Settings, requestedBy: string, why: string): Step {
+  const next = {
+    state: 'Started' as const,
+    attempt,
+    startedAt: now,
+    deadline: now + s.timeoutMs,
+    // Named before it exists, so whoever creates it creates the same one.
+    ...(isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
+  };
+  return { do: 'start', next, requestedBy, why };
+}
+
+export function next(o: Observation, s: Settings): Step {
+  const { pod, migration: m, now } = o;
+  if (!pod) return { do: 'end', outcome: 'Succeeded', abort: false, write: false, why: 'the pod is gone' };
+  const run = readState(pod.annotations);
+  const requestedBy = pod.annotations[ANNOTATIONS.request] ?? o.strategyRequest;
+  const leaving = pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed';
+
+  if (run.state === 'Idle') {
+    if (!requestedBy) return { do: 'none', why: 'no evacuation requested' };
+    if (leaving) return { do: 'none', why: 'the pod is already terminal or terminating' };
+    return start(pod, 1, now, s, requestedBy, `requested by ${requestedBy}`);
+  }
+  if (leaving) return { do: 'end', outcome: 'Succeeded', abort: false, write: !pod.deleting, why: `the pod is ${pod.deleting ? 'terminating' : pod.phase}` };
+  // Withdrawn: the requester removed its annotation while work was under way.
+  if (!pod.annotations[ANNOTATIONS.request]) return { do: 'end', outcome: 'Cancelled', abort: m !== undefined && !TERMINAL_MIGRATION.has(m.phase), write: true, why: 'the request was withdrawn' };
+
+  if (run.state === 'Backoff') {
+    if (now < run.retryAt) return { do: 'wait', why: `attempt ${run.attempt + 1} at ${new Date(run.retryAt).toISOString()}` };
+    return start(pod, run.attempt + 1, now, s, requestedBy!, `attempt ${run.attempt + 1} after a failed migration`);
+  }
+
+  // Started.
+  if (m?.phase === 'Succeeded') return { do: 'end', outcome: 'Succeeded', abort: false, write: true, why: `migration ${m.name} succeeded` };
+  if (now >= run.deadline) {
+    const abort = m !== undefined && m.phase !== 'Failed';
+    return { do: 'end', outcome: 'TimedOut', abort, write: true, why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s` };
+  }
+  if (m && !m.recorded) return { do: 'record', migration: m.name, why: `migration ${m.name} found for the VMI` };
+  if (m?.phase === 'Failed') {
+    if (run.attempt >= s.maxAttempts) return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `migration ${m.name} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
+    const wait = backoffMs(run.attempt, s);
+    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait }, why: `migration ${m.name} failed; retry in ${Math.round(wait / 1000)} s` };
+  }
+  if (m) return { do: 'wait', why: `migration ${m.name} is ${m.phase || 'new'}` };
+  return { do: 'drive', why: run.migration ? `migration ${run.migration} not there yet` : 'not confirmed started yet' };
+}

@@ -1,0 +1,56 @@
+// A poll tick: every pod with an evacuation requested or under way, carried as far as it goes
+// now, and slots nobody holds any more given back. Events start evacuations promptly; ticks
+// move them on (a migration's progress produces no pod event) and catch missed events.
+import { getPod } from '../../kube/get.js';
+import { listPods } from '../../kube/list.js';
+import type { Stored } from '../../model/identity.js';
+import type { Pod } from '../../model/objects.js';
+import { ANNOTATIONS } from '../core/annotations.js';
+import { stale } from '../core/limits.js';
+import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
+
+/** A slot younger than this may belong to an instance between taking it and writing Started. */
+const SLOT_GRACE_MS = 60_000;
+
+export interface TickSummary {
+  pods: number;
+  results: PassResult[];
+  freedSlots: number;
+}
+
+// In flight first (ending ones free slots for the rest), then backoffs, then new requests
+// oldest first: the order a single instance fills the slots in.
+function rank(p: Pod): number {
+  const state = p.metadata.annotations?.[ANNOTATIONS.state];
+  return state === 'Started' ? 0 : state === 'Backoff' ? 1 : 2;
+}
+
+export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}): Promise<TickSummary> {
+  const started = d.now();
+  const scope = d.config.scope;
+  const pods: Stored<Pod>[] = [];
+  // Annotations cannot be selected on: one paginated LIST (as the sweep does), filtered here.
+  for await (const page of listPods(d.core, scope ? { namespace: scope } : {})) {
+    for (const p of page.items) if (p.metadata.annotations?.[ANNOTATIONS.request] !== undefined || p.metadata.annotations?.[ANNOTATIONS.state] !== undefined) pods.push(p);
+  }
+  pods.sort((a, b) => rank(a) - rank(b) || String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
+  const results: PassResult[] = [];
+  for (const p of pods) {
+    if (opts.budgetMs !== undefined && d.now() - started > opts.budgetMs) break; // the next tick goes on
+    results.push(await evacuate(d, { namespace: p.metadata.namespace!, name: p.metadata.name! }, { initial: p }));
+  }
+  // Only pods whose state says Started hold slots; crashes between "ended" and "released" leave the rest.
+  const inFlight = new Set(pods.filter((p) => p.metadata.annotations?.[ANNOTATIONS.state] === 'Started').map((p) => p.metadata.uid!));
+  for (const r of results) if (r.outcome === 'started') inFlight.add(pods.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === r.pod)!.metadata.uid!);
+  // A tick scoped to one namespace only knows whether that namespace's slots are held.
+  const mine = (await d.ledger.slots()).filter((s) => !scope || s.pod.startsWith(`${scope}/`));
+  const free = stale(mine, inFlight, d.now(), SLOT_GRACE_MS);
+  // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
+  for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
+    const [namespace = '', name = ''] = s.pod.split('/');
+    const pod = await getPod(d.core, { namespace, name });
+    if (!pod || pod.metadata.uid !== s.uid) free.push(s);
+  }
+  if (free.length) await d.ledger.release((s) => free.some((f) => f.uid === s.uid));
+  return { pods: pods.length, results, freedSlots: free.length };
+}

@@ -1,0 +1,63 @@
+// A manager-side deletion carried into one worker: read the copy, check it is ours (origin
+// label), delete it with a propagation policy and with preconditions on the uid and
+// resourceVersion that were checked. If the object changed in between (relabelled, or
+// replaced by a new one of the same name) the API server answers 409 and we look again,
+// so the check and the delete are about the same object. NotFound is done. The delete goes
+// through the worker's ClusterWriter: DRY_RUN, protected namespaces, preconditions.
+import { TransientKubeError } from '../../kube/errors.js';
+import { readOrAbsent } from '../../kube/read.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import type { ObjectId } from '../../model/identity.js';
+import type { JobKind } from '../core/kinds.js';
+import type { RemoteObject } from '../core/remote-object.js';
+import { remoteVerdict } from '../core/verdict.js';
+import type { Worker } from './workers.js';
+
+export type CascadeOutcome = 'deleted' | 'gone' | 'terminating' | 'other-origin' | 'no-origin' | 'unreachable' | 'failed';
+
+export interface CascadeResult {
+  worker: string;
+  outcome: CascadeOutcome;
+  why: string;
+  dryRun: boolean;
+  /** API requests made to this worker. */
+  requests: number;
+}
+
+export interface CascadeOptions {
+  origin: string;
+  propagation: 'Background' | 'Foreground';
+}
+
+/** Delete one object with preconditions (when `id` carries a uid): deleted, gone (404) or stale (409: it changed). */
+export function deleteRemote(writer: ClusterWriter, kind: JobKind, id: ObjectId, propagation: 'Background' | 'Foreground'): Promise<'deleted' | 'gone' | 'stale'> {
+  return writer.deleteObject({ group: kind.group, version: kind.version, plural: kind.plural }, id, { propagationPolicy: propagation });
+}
+
+function read(worker: Worker, kind: JobKind, namespace: string, name: string): Promise<RemoteObject | undefined> {
+  return readOrAbsent(`get ${kind.plural}.${kind.group} ${namespace}/${name}`, async () => (await worker.api!.custom.getNamespacedCustomObject({ group: kind.group, version: kind.version, plural: kind.plural, namespace, name })) as RemoteObject);
+}
+
+/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
+export async function cascadeDelete(worker: Worker, writer: ClusterWriter | undefined, kind: JobKind, ref: { namespace: string; name: string }, opts: CascadeOptions): Promise<CascadeResult> {
+  const dryRun = writer?.dryRun ?? false;
+  const result = (outcome: CascadeOutcome, why: string, requests: number): CascadeResult => ({ worker: worker.name, outcome, why, dryRun, requests });
+  if (!worker.api || !writer) return result(worker.error?.transient ? 'unreachable' : 'failed', `worker ${worker.name}: ${worker.error?.message ?? 'no client'}`, 0);
+  let requests = 0;
+  try {
+    // Three looks at most: a copy that keeps changing under us is reported, not chased.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      requests++;
+      const verdict = remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin);
+      if (!verdict.delete) return result(verdict.outcome, verdict.why, requests);
+      requests++;
+      const outcome = await deleteRemote(writer, kind, { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) }, opts.propagation);
+      if (outcome === 'deleted') return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
+      if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile', requests);
+    }
+    return result('failed', 'the copy kept changing between the check and the delete', requests);
+  } catch (e) {
+    const transient = e instanceof TransientKubeError;
+    return result(transient ? 'unreachable' : 'failed', (e as Error).message, requests);
+  }
+}

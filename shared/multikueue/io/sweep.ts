@@ -1,0 +1,133 @@
+// The orphan sweep's I/O around the pure `orphans` (core/orphans.ts): read the manager once,
+// then each worker (its copies, its Jobs, its Job pods, the witness record), decide, carry
+// out through the worker's ClusterWriter, report. A worker failing half-way is reported with
+// what was done; the others are not held up.
+import { TransientKubeError } from '../../kube/errors.js';
+import { storedPodId } from '../../kube/from-client.js';
+import { listPods } from '../../kube/list.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import type { Stored } from '../../model/identity.js';
+import type { Pod } from '../../model/objects.js';
+import { BATCH_JOB, isBatchJob, WORKLOAD, type JobKind } from '../core/kinds.js';
+import { JOB_UID_LABEL, ORIGIN_LABEL } from '../core/labels.js';
+import { keyOf, kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
+import { deleteRemote } from './cascade.js';
+import { listAll } from './list.js';
+import { readWitness, updateWitness } from './witness.js';
+import type { Worker } from './workers.js';
+import type { KubeClients } from '../../kube/clients.js';
+
+export interface SweepOptions {
+  origin: string;
+  kinds: JobKind[];
+  kueueNamespace: string;
+  propagation: 'Background' | 'Foreground';
+  limit: number;
+  dryRun: boolean;
+}
+
+export type Done = OrphanDecision & { result?: string };
+
+export interface WorkerReport {
+  worker: string;
+  outcome: 'swept' | 'unreachable' | 'failed';
+  error?: string;
+  counts: Record<string, number>;
+  decisions: Done[];
+  witness?: 'unchanged' | 'written' | 'conflict';
+  requests: number;
+}
+
+const notInstalled = (e: unknown) => (e as { kind?: string }).kind === 'not-found';
+
+/** Throws (TransientKubeError: answer 5xx) when the manager cannot be read: without it nothing can be proven gone. */
+export async function readManager(manager: Pick<KubeClients, 'custom'>, kinds: JobKind[]): Promise<ManagerSnapshot & { requests: number }> {
+  const live = new Set<string>();
+  const listed = new Set<string>();
+  let requests = 0;
+  for (const kind of [...kinds, WORKLOAD]) {
+    try {
+      const page = await listAll(manager, kind);
+      requests += page.requests;
+      listed.add(kindKey(kind));
+      for (const o of page.items) if (!o.metadata.deletionTimestamp) live.add(keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+    } catch (e) {
+      requests++;
+      if (!notInstalled(e)) throw e;
+    }
+  }
+  return { live, listed, requests };
+}
+
+/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
+export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<WorkerReport> {
+  const report: WorkerReport = { worker: worker.name, outcome: 'swept', counts: {}, decisions: [], requests: 0 };
+  if (!worker.api || !writer) return { ...report, outcome: worker.error?.transient ? 'unreachable' : 'failed', error: worker.error?.message };
+  const api = worker.api;
+  try {
+    const { pods, ...snapshot } = await readWorker(api, opts, report);
+    const witness = await readWitness(api, opts.kueueNamespace, opts.origin);
+    report.requests++;
+    const plan = orphans({ ...snapshot, witnessed: witness.uids }, manager, { origin: opts.origin, limit: opts.limit });
+    for (const d of plan.decisions) {
+      const done: Done = { ...d };
+      report.decisions.push(done);
+      if (d.action === 'delete' || d.action === 'evict') {
+        report.requests++;
+        done.result = await carryOut(writer, d, pods, opts);
+      }
+      const key = done.result ?? d.action;
+      report.counts[key] = (report.counts[key] ?? 0) + 1;
+    }
+    const w = await updateWitness(writer, opts.kueueNamespace, opts.origin, witness, plan.witness);
+    report.witness = w.outcome;
+    report.requests += w.requests;
+  } catch (e) {
+    return { ...report, outcome: e instanceof TransientKubeError ? 'unreachable' : 'failed', error: (e as Error).message };
+  }
+  return report;
+}
+
+async function readWorker(api: KubeClients, opts: SweepOptions, report: WorkerReport): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
+  const copies: WorkerSnapshot['copies'] = [];
+  const selector = `${ORIGIN_LABEL}=${opts.origin}`;
+  // Every batch Job (not only ours): a pod's Job is "gone" only if no Job has its uid.
+  const jobs = await listAll(api, BATCH_JOB);
+  report.requests += jobs.requests;
+  const liveJobUids = new Set(jobs.items.map((j) => j.metadata.uid ?? ''));
+  for (const kind of [...opts.kinds, WORKLOAD]) {
+    if (isBatchJob(kind)) {
+      copies.push({ kind, items: jobs.items.filter((j) => j.metadata.labels?.[ORIGIN_LABEL] === opts.origin) });
+      continue;
+    }
+    try {
+      const page = await listAll(api, kind, selector);
+      report.requests += page.requests;
+      copies.push({ kind, items: page.items });
+    } catch (e) {
+      report.requests++;
+      if (!notInstalled(e)) throw e; // a kind not installed in this worker has no copies there
+    }
+  }
+  const jobPods: Stored<Pod>[] = [];
+  let podRequests = 0;
+  for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL })) {
+    jobPods.push(...page.items);
+    podRequests = page.requests;
+  }
+  report.requests += podRequests;
+  return { copies, liveJobUids, jobPods, pods: new Map(jobPods.map((p) => [p.metadata.uid ?? '', p])) };
+}
+
+async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: ReadonlyMap<string, Stored<Pod>>, opts: SweepOptions): Promise<string> {
+  if (d.kind === 'Pod') {
+    // The pod as listed decides the write: DELETE when it was stored terminal, the Eviction
+    // API otherwise (a PodDisruptionBudget still holds), tied to its uid and resourceVersion.
+    const pod = pods.get(d.uid)!;
+    return (await writer.removePod(storedPodId(pod), `kube-tidy orphan sweep: ${d.reason}`)).outcome;
+  }
+  const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
+  // The uid is the precondition (not the resourceVersion): a copy's status keeps changing
+  // while its pods run, and no one can take an orphaned copy back.
+  return deleteRemote(writer, kind, { namespace: d.namespace, name: d.name, uid: d.uid }, opts.propagation);
+}
