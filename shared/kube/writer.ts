@@ -154,6 +154,7 @@ export class ClusterWriter {
   /** Create or replace a ConfigMap only if it is still what was read (`seen`); false on a conflict. */
   async writeConfigMap(namespace: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>): Promise<boolean> {
     const what = `write configmap ${namespace}/${name}`;
+    this.guard(what, namespace);
     try {
       if (!seen) await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
       else await this.clients.core.replaceNamespacedConfigMap(this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }));

@@ -9,14 +9,14 @@ import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { startCluster } from '../../../test/harness/cluster.js';
 import { pingRequest } from '../../../test/fixtures/events/requests.js';
 import { waitFor } from '../../../test/harness/wait.js';
-import { startFunctionProcess } from '../../../test/harness/function-process.js';
+import { FUNCTIONS_SOURCE, startFunctionProcess } from '../../../test/harness/function-process.js';
 import { BEHAVIOUR, startMigrationController } from '../../../test/integration/evacuation/controller.js';
 import { startWebhook } from '../../../test/integration/evacuation/webhook.js';
 import { say } from './report.js';
 
 const NS = 'vms';
 const POLICY = fileURLToPath(new URL('./policy.yaml', import.meta.url));
-const ENTRY = fileURLToPath(new URL('../../../test/integration/evacuation/function-entry.ts', import.meta.url));
+const ENTRY = FUNCTIONS_SOURCE;
 const CRDS = fileURLToPath(new URL('../../../test/fixtures/kubevirt', import.meta.url));
 // name -> what the migration controller will do with its migrations
 const VMS: [string, string, string][] = [

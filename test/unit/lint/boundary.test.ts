@@ -47,6 +47,10 @@ describe('only the writer changes a cluster', () => {
     expect(await problems('shared/kube/boundary-probe.ts', 'export const x = (core: { deleteNamespacedPod(a: object): void }) => core.deleteNamespacedPod({});')).toEqual([]);
   });
 
+  it('a call on the writer is the way, and passes', async () => {
+    expect(await problems('shared/defrag/io/boundary-probe.ts', 'export const x = (writer: { patchNode(a: object): void }) => writer.patchNode({});')).toEqual([]);
+  });
+
   it('a Map.delete is not a cluster write', async () => {
     expect(await problems('functions/boundary-probe.ts', 'export const x = (m: Map<string, number>) => m.delete("a");')).toEqual([]);
   });
