@@ -17,8 +17,14 @@ export interface LifecycleCriteria {
   /** The pod must be in one of these phases (RemoveFailedPods: Failed only). */
   phases?: readonly string[];
   ownerKinds?: { include?: readonly string[]; exclude?: readonly string[] };
-  /** Older than this many seconds (strictly). */
+  /** Older than this many seconds (strictly): PodLifeTime's `uint(age) > maxPodLifeTimeSeconds`. */
   olderThanSeconds?: number;
+  /**
+   * At least this many seconds old: RemoveFailedPods rejects only `uint(age) <
+   * minPodLifetimeSeconds`, so a pod exactly that old is selected (and with 0, a pod that
+   * failed in its first second).
+   */
+  minAgeSeconds?: number;
   /** Phase, pod status reason, or a container's waiting/terminated reason. */
   states?: readonly string[];
   conditions?: readonly ConditionFilter[];

@@ -61,6 +61,10 @@ export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-re
     const max = c.olderThanSeconds;
     tests.push((p, now) => secondsSince(p.metadata.creationTimestamp, now) > max);
   }
+  if (c.minAgeSeconds !== undefined) {
+    const min = c.minAgeSeconds;
+    tests.push((p, now) => secondsSince(p.metadata.creationTimestamp, now) >= min);
+  }
   if (c.conditions?.length) {
     const filters = c.conditions;
     tests.push((p, now) => matchingCondition(p, filters, now) !== undefined);
@@ -157,6 +161,9 @@ function explain(pod: Pod, now: number, c: LifecycleCriteria, states: ReadonlySe
   if (c.ownerKinds?.include?.length) parts.push(`owned by ${(pod.metadata.ownerReferences ?? []).map((o) => o.kind).join('/')}`);
   if (c.olderThanSeconds !== undefined) {
     parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} > ${formatDuration(c.olderThanSeconds)}`);
+  }
+  if (c.minAgeSeconds !== undefined) {
+    parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} >= ${formatDuration(c.minAgeSeconds)}`);
   }
   if (c.conditions?.length) {
     const cond = matchingCondition(pod, c.conditions, now);

@@ -10,7 +10,7 @@ export function removeFailedPodsCriteria(a: RemoveFailedPodsArgs): LifecycleCrit
     labelSelector: a.labelSelector,
     phases: ['Failed'],
     ownerKinds: a.excludeOwnerKinds?.length ? { exclude: a.excludeOwnerKinds } : undefined,
-    olderThanSeconds: a.minPodLifetimeSeconds,
+    minAgeSeconds: a.minPodLifetimeSeconds,
     states: a.reasons,
     exitCodes: a.exitCodes ? toRanges(a.exitCodes) : undefined,
     includingInitContainers: a.includingInitContainers,
