@@ -27,6 +27,12 @@ export interface LifecycleCriteria {
   minAgeSeconds?: number;
   /** Phase, pod status reason, or a container's waiting/terminated reason. */
   states?: readonly string[];
+  /**
+   * Whether `states` also match the pod's phase (PodLifeTime's states do). RemoveFailedPods'
+   * `reasons` do not: upstream compares them with container and pod reasons only, so
+   * `reasons: [Failed]` does not select every Failed pod.
+   */
+  statesMatchPhase?: boolean;
   conditions?: readonly ConditionFilter[];
   exitCodes?: readonly ExitCodeRange[];
   /** At least this many container restarts. */

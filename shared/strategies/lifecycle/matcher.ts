@@ -98,7 +98,7 @@ function anyExitCode(statuses: ContainerStatus[] | undefined, ranges: readonly E
 function hasState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): boolean {
   const s = pod.status;
   if (s === undefined) return false;
-  if (s.phase !== undefined && states.has(s.phase)) return true;
+  if (c.statesMatchPhase !== false && s.phase !== undefined && states.has(s.phase)) return true;
   if (s.reason !== undefined && states.has(s.reason)) return true;
   if (anyContainerState(s.containerStatuses, states)) return true;
   if (c.includingInitContainers && anyContainerState(s.initContainerStatuses, states)) return true;
@@ -119,7 +119,7 @@ function anyContainerState(statuses: ContainerStatus[] | undefined, states: Read
 /** The first state value the pod shows, with where it was seen. */
 function matchedState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): string | undefined {
   const phase = pod.status?.phase;
-  if (phase !== undefined && states.has(phase)) return `phase ${phase}`;
+  if (c.statesMatchPhase !== false && phase !== undefined && states.has(phase)) return `phase ${phase}`;
   const reason = pod.status?.reason;
   if (reason !== undefined && states.has(reason)) return `pod reason ${reason}`;
   for (const group of containerGroups(pod, c, true)) {

@@ -73,6 +73,12 @@ describe('RemoveFailedPods', () => {
       pods: [pod('bad-input').age(0).phase('Failed').initContainerExited(3)],
       want: ['bad-input'],
     },
+    {
+      name: 'reasons are container and pod reasons, not the phase: reasons [Failed] does not select every Failed pod',
+      args: { reasons: ['Failed'], minPodLifetimeSeconds: 0 },
+      pods: [pod('plain-error').failed({ reason: 'Error' })],
+      want: [],
+    },
   ])('$name', ({ args, pods, want }) => {
     expect(selected(args, pods)).toEqual(want);
   });

@@ -12,6 +12,7 @@ export function removeFailedPodsCriteria(a: RemoveFailedPodsArgs): LifecycleCrit
     ownerKinds: a.excludeOwnerKinds?.length ? { exclude: a.excludeOwnerKinds } : undefined,
     minAgeSeconds: a.minPodLifetimeSeconds,
     states: a.reasons,
+    statesMatchPhase: false,
     exitCodes: a.exitCodes ? toRanges(a.exitCodes) : undefined,
     includingInitContainers: a.includingInitContainers,
     includingEphemeralContainers: false,
