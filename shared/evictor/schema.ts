@@ -60,7 +60,8 @@ export const DefaultEvictorArgsSchema = z
   })
   .superRefine((args, ctx) => {
     const usesNew = args.podProtections.defaultDisabled.length > 0 || args.podProtections.extraEnabled.length > 0;
-    const usedOld = DEPRECATED_FLAGS.filter((f) => args[f] !== undefined);
+    // As the descheduler's validation: only a flag set to true conflicts (false is its default).
+    const usedOld = DEPRECATED_FLAGS.filter((f) => args[f] === true);
     if (usesNew && usedOld.length > 0) {
       ctx.addIssue({
         code: 'custom',

@@ -86,6 +86,12 @@ describe('loading a policy', () => {
     expect(warnings).toEqual(['metricsCollector: accepted for compatibility and ignored (kube-tidy does not use it)']);
   });
 
+  it('accepts deprecated evictor flags written as false next to podProtections, as the descheduler does', () => {
+    // Found by test/conformance: the descheduler's validation only counts flags set to true.
+    const raw = policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { evictLocalStoragePods: false, podProtections: { extraEnabled: ['PodsWithPVC'] } } });
+    expect(issues(raw)).toEqual([]);
+  });
+
   it('reads JSON as well as YAML and reports unparsable text', () => {
     expect(loadPolicyText(JSON.stringify(policyDoc([{ name: 'RemoveFailedPods' }]))).policy.profiles).toHaveLength(1);
     expect(() => loadPolicyText('profiles: [\n')).toThrow(/not valid YAML or JSON/);
