@@ -91,6 +91,13 @@ describe('the evictor gate', () => {
     { name: 'a pod on a node missing from the known nodes is kept', pod: pod('gone').onNode('node-9'), extra: { nodes: [node('node-1')] }, kept: 'node node-9 is not in the cluster\'s node list' },
     { name: 'a pod on a NotReady node is kept even with the evict annotation', pod: pod('nr2').annotate('descheduler.alpha.kubernetes.io/evict'), extra: { nodes: [{ ...node('node-1'), status: { conditions: [{ type: 'Ready', status: 'False' }] } }] }, kept: 'node node-1 is not Ready' },
     { name: 'node readiness is not judged when the snapshot has no nodes', pod: pod('nn'), kept: null },
+    {
+      name: 'nodeFit compares only what the pod requests: a pod without requests fits an overcommitted node',
+      evictor: { nodeFit: true },
+      pod: pod('light'),
+      extra: { nodes: [node('node-1'), node('node-2', { cpu: '1' })], contextPods: [pod('hog').onNode('node-2').requests('2', '1Gi').build()] },
+      kept: null,
+    },
   ])('$name', (row) => {
     const plan = run(row);
     if (row.kept === null) {
