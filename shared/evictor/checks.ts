@@ -102,8 +102,9 @@ function pvcProtection(storageClasses: readonly string[]): Check {
     for (const v of claims) {
       const name = v.persistentVolumeClaim?.claimName;
       const cls = name ? ctx.index.pvcStorageClasses?.get(`${pod.metadata.namespace}/${name}`) : undefined;
-      // An unknown class could be a protected one.
-      if (cls === undefined || protectedClasses.has(cls)) return `pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)`;
+      // An unknown class could be a protected one; so could a claim without a class (the
+      // descheduler cannot resolve its class either, and protects the pod).
+      if (!cls || protectedClasses.has(cls)) return `pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)`;
     }
     return undefined;
   };

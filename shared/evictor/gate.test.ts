@@ -46,6 +46,13 @@ describe('the evictor gate', () => {
       extra: { pvcStorageClasses: new Map([['default/scratch', 'standard']]) },
       kept: null,
     },
+    {
+      name: 'a PVC without a storage class is kept when classes are listed (its class cannot be shown unprotected)',
+      evictor: { podProtections: { extraEnabled: ['PodsWithPVC'], config: { PodsWithPVC: { protectedStorageClasses: [{ name: 'local' }] } } } },
+      pod: pod('v4').volume('pvc', 'classless'),
+      extra: { pvcStorageClasses: new Map([['default/classless', '']]) },
+      kept: 'pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)',
+    },
     { name: 'a pod without a PDB is kept with PodsWithoutPDB', evictor: { podProtections: { extraEnabled: ['PodsWithoutPDB'] } }, pod: pod('n').labels({ app: 'x' }), extra: { pdbs: [] }, kept: 'pod has no PodDisruptionBudget (PodsWithoutPDB protection)' },
     {
       name: 'a pod covered by a PDB passes PodsWithoutPDB',
