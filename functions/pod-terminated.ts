@@ -42,13 +42,15 @@ export function podTerminated(rt: Runtime): HttpFunction {
         await rt.kubeReady();
         context = (await (await import('../shared/runtime/context.js')).fetchContext(rt, needs)).snapshot;
       }
-      const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+      const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, eligibleAt: true });
       const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
       const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
       const name = `${pod.metadata.namespace}/${pod.metadata.name}`;
       if (!decision) {
         const why = kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it';
-        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: name, why, kept } };
+        // When only time stands in the way, say when: no later event comes for it; a sweep acts then.
+        const at = plan.eligible?.find((e) => e.uid === pod.metadata.uid)?.at;
+        return { body: { outcome: kept.length ? 'kept' : 'nothing-to-do', pod: name, why, kept, ...(at === undefined ? {} : { eligibleAt: new Date(at).toISOString() }) } };
       }
       await rt.kubeReady();
       const { act } = await import('../shared/runtime/act.js');
