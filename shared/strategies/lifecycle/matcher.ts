@@ -205,7 +205,9 @@ function explain(pod: Pod, now: number, c: LifecycleCriteria, states: ReadonlySe
     parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} > ${formatDuration(c.olderThanSeconds)}`);
   }
   if (c.minAgeSeconds !== undefined) {
-    parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} >= ${formatDuration(c.minAgeSeconds)}`);
+    // The relation that holds: "=" for a pod exactly at the minimum (selected: age >= min).
+    const age = secondsSince(pod.metadata.creationTimestamp, now);
+    parts.push(`age ${formatDuration(age)} ${age > c.minAgeSeconds ? '>' : '='} ${formatDuration(c.minAgeSeconds)}`);
   }
   if (c.conditions?.length) {
     const cond = matchingCondition(pod, c.conditions, now);
