@@ -36,14 +36,19 @@ export const key = (o: { metadata?: { namespace?: string; name?: string }; names
 // A fixed base keeps cases reproducible; each seed moves it by whole seconds.
 const BASE = Date.parse('2026-05-01T12:00:00Z');
 
-export function prepare(seed: number): Prepared {
+/**
+ * `raw`: no exclusion rule (every pod judged on both sides, the oracle's pods unmodified),
+ * only the policy rewrites without which one side would not run at all: to count how often
+ * each documented difference changes the outcome.
+ */
+export function prepare(seed: number, opts: { raw?: boolean } = {}): Prepared {
   const r = new Random(seed);
   const now = BASE + 1000 * r.int(0, 86400 * 30);
   const policy = generatePolicy(r);
   const c = cluster(r, now);
   const excluded = new Map<string, RuleName>();
   for (const p of c.pods) {
-    const rule = exclusionFor(p, policy, c);
+    const rule = opts.raw ? undefined : exclusionFor(p, policy, c);
     if (rule) excluded.set(key(p), rule);
   }
   const policyRules: RuleName[] = [];
@@ -74,7 +79,7 @@ export function prepare(seed: number): Prepared {
   const rewritten = oraclePolicy(policy);
   policyRules.push(...rewritten.applied);
   const pods = c.pods.map((p) => (excluded.has(key(p)) ? unjudgeable(p, now) : p));
-  const id = `seed-${seed}`;
+  const id = `seed-${seed}${opts.raw ? '-raw' : ''}`;
   const oracle: OracleCase = { id, policy: JSON.stringify(rewritten.policy), now: new Date(now).toISOString().replace('.000Z', 'Z'), pods, nodes: c.nodes, cluster: c };
   const limited = ['maxNoOfPodsToEvictPerNode', 'maxNoOfPodsToEvictPerNamespace', 'maxNoOfPodsToEvictTotal'].some((k) => policy[k] !== undefined);
   let unlimited: OracleCase | undefined;
