@@ -1,6 +1,6 @@
 import type { OracleEviction, OracleResult } from './oracle.js';
 import { key, type Prepared } from './prepare.js';
-import { orderRuleFor, type RuleName } from './rules.js';
+import { orderRuleFor, thresholdJudges, unknownPriorityClassProfiles, type RuleName } from './rules.js';
 
 // Compares kube-tidy's plan with what the real descheduler evicted, in the same case at the
 // same instant: the same pods, each by the same profile and strategy, in the same order —
@@ -28,7 +28,16 @@ export function judge(p: Prepared, main: OracleResult, unlimited?: OracleResult)
   if ('refused' in p.kubeTidy) {
     return oracleRefused ? verdict(true, true) : verdict(false, false, `kube-tidy refuses the policy, the descheduler runs it: ${p.kubeTidy.refused}`);
   }
-  if (oracleRefused) return verdict(false, false, `the descheduler refuses the policy, kube-tidy runs it: ${oracleRefused}`);
+  if (oracleRefused) {
+    const unknown = unknownPriorityClassProfiles(p.policy, p.cluster.priorityClasses.map((c) => c.metadata.name ?? ''));
+    if (unknown.length > 0 && main.policyError?.includes('priority class')) {
+      rules.add('unknown-priority-class');
+      const pods = new Map(p.cluster.pods.map((x) => [key(x), x]));
+      const wrong = p.kubeTidy.plan.decisions.find((d) => unknown.includes(d.profile) && thresholdJudges(p.policy, d.profile, pods.get(`${d.namespace}/${d.name}`)!));
+      return wrong ? verdict(false, false, `kube-tidy takes ${wrong.namespace}/${wrong.name} past an unknown priority class`) : verdict(true, false);
+    }
+    return verdict(false, false, `the descheduler refuses the policy, kube-tidy runs it: ${oracleRefused}`);
+  }
 
   const { plan } = p.kubeTidy;
   const k: Step[] = plan.decisions.map((d) => ({ key: `${d.namespace}/${d.name}`, profile: d.profile, strategy: d.strategy }));

@@ -140,5 +140,35 @@ export function policy(r: Random): Obj {
   if (r.chance(0.25)) p.maxNoOfPodsToEvictTotal = r.int(0, 6);
   if (r.chance(0.05)) p.gracePeriodSeconds = r.int(0, 30);
   if (r.chance(0.03)) p.someFutureField = { enabled: true };
+  if (r.chance(0.05)) breakPolicy(r, p);
   return p;
+}
+
+/** One mistake a user makes, so that both sides are seen refusing the same policies. */
+function breakPolicy(r: Random, p: Obj): void {
+  const profile = (p.profiles as Obj[])[0]! as { pluginConfig: { name: string; args: Args }[]; plugins: { deschedule: { enabled: string[] } } };
+  const strategy = profile.pluginConfig.find((c) => c.name !== 'DefaultEvictor');
+  let evictor = profile.pluginConfig.find((c) => c.name === 'DefaultEvictor');
+  if (!evictor) profile.pluginConfig.unshift((evictor = { name: 'DefaultEvictor', args: {} }));
+  const mistakes: (() => void)[] = [
+    () => strategy && (strategy.args.namespaces = { include: ['batch'], exclude: ['web'] }),
+    () => strategy && (strategy.args.labelSelector = { matchExpressions: [{ key: 'app', operator: 'In' }] }),
+    () => strategy?.name === 'PodLifeTime' && (strategy.args.states = ['Bogus']),
+    () => strategy?.name === 'PodLifeTime' && (strategy.args.conditions = [{}]),
+    () => strategy?.name === 'PodLifeTime' && (strategy.args = { namespaces: { include: ['batch'] } }),
+    () => strategy?.name === 'PodLifeTime' && (strategy.args.ownerKinds = { include: ['Job'], exclude: ['ReplicaSet'] }),
+    () => strategy?.name === 'RemovePodsHavingTooManyRestarts' && (strategy.args.podRestartThreshold = 0),
+    () => strategy?.name === 'RemovePodsHavingTooManyRestarts' && (strategy.args.states = ['Pending']),
+    () => (evictor.args.priorityThreshold = { value: 10, name: 'low' }),
+    () => (evictor.args.priorityThreshold = { value: 2_000_000_001 }),
+    () => (evictor.args.priorityThreshold = { name: 'gold' }),
+    () => (evictor.args.noEvictionPolicy = 'Sometimes'),
+    () => (evictor.args.podProtections = { defaultDisabled: ['DaemonSetPods', 'DaemonSetPods'] }),
+    () => (evictor.args.podProtections = { extraEnabled: ['PodsWithGPU'] }),
+    () => (evictor.args.minPodAge = 'soon'),
+    () => (evictor.args = { evictDaemonSetPods: true, podProtections: { extraEnabled: ['PodsWithPVC'] } }),
+    () => (p.maxNoOfPodsToEvictTotal = -1),
+    () => (profile.plugins.deschedule.enabled = [...profile.plugins.deschedule.enabled, 'NoSuchPlugin']),
+  ];
+  r.pick(mistakes)();
 }

@@ -29,6 +29,8 @@ export const RULES = {
   'pdb-coverage-read':
     'PodsWithoutPDB: kube-tidy lets a pod a PodDisruptionBudget covers go; descheduler v0.36.0 protects every pod, its PDB lister being registered after its informers started (it never fills)',
   'ephemeral-volume-is-a-pvc': 'PodsWithPVC also protects pods with generic ephemeral volumes (their claim is a PVC)',
+  'unknown-priority-class':
+    'a priorityThreshold naming a PriorityClass the cluster lacks: the descheduler refuses the policy when it loads; kube-tidy (which validates offline) runs it and keeps every pod that threshold would judge',
   'exit-code-ranges': 'kube-tidy accepts exit-code ranges ("128-255"); the descheduler gets the same codes listed one by one',
   'plugin-without-pluginConfig': 'kube-tidy runs an enabled RemoveFailedPods without pluginConfig on its defaults; the descheduler refuses to start',
   'unknown-top-level-field': 'kube-tidy refuses an unknown top-level policy field; the descheduler ignores it',
@@ -120,4 +122,20 @@ export function orderRuleFor(strategy: string, args: Obj | undefined): RuleName 
   const conditions = (args?.conditions as Obj[] | undefined) ?? [];
   if (conditions.some((c) => c.minTimeSinceLastTransitionSeconds !== undefined)) return 'condition-transition-order';
   return undefined;
+}
+
+/** Profiles whose priorityThreshold names a class the cluster does not have. */
+export function unknownPriorityClassProfiles(policy: Obj, classes: readonly string[]): string[] {
+  return (policy.profiles as Profile[])
+    .filter((p) => {
+      const name = (evictorArgs(p).priorityThreshold as { name?: string } | undefined)?.name;
+      return name !== undefined && !classes.includes(name);
+    })
+    .map((p) => p.name);
+}
+
+/** Whether that profile's threshold judges the pod (SystemCriticalPods on, no evict annotation). */
+export function thresholdJudges(policy: Obj, profile: string, pod: Pod): boolean {
+  const p = (policy.profiles as Profile[]).find((x) => x.name === profile);
+  return !!p && protects(evictorArgs(p), 'SystemCriticalPods', 'evictSystemCriticalPods', true) && pod.metadata.annotations?.[ANNOTATION_EVICT] === undefined;
 }
