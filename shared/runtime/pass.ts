@@ -50,9 +50,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
   const pass = new AcrossPages(opts.policy);
-  // Nodes always (one LIST per pass): like the descheduler, a pass leaves alone the pods of
-  // nodes that are not Ready (see onReadyNode), and only the node list says which those are.
-  const context = await fetchContext(rt, { ...snapshotNeeds(opts.policy), nodes: true });
+  const context = await fetchContext(rt, snapshotNeeds(opts.policy));
   const fieldSelector = phaseFieldSelector(opts.policy);
   // With every pod in the context, the index does not depend on the page: build it once.
   const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
