@@ -16,6 +16,15 @@ export default defineConfig({
       },
       {
         test: {
+          // kube-tidy's core against the real descheduler v0.36.0 (npm test builds the oracle first).
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
+          testTimeout: 600_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           sequence: { groupOrder: 1 },

@@ -25,7 +25,8 @@ export const podTerminated = defineTarget({
       // A cheap first look at the event's copy: most events select nothing, and answer
       // without a request. A copy that selects is not believed: the stored pod decides.
       const hint = await decideOne(rt, copy);
-      if (!hint.decision) return { outcome: hint.kept.length ? 'kept' : 'nothing-to-do', pod, why: hint.why, kept: hint.kept };
+      // When only time stands in the way, say when (eligibleAt): no later event may come for it; a sweep acts then.
+      if (!hint.decision) return { outcome: hint.kept.length ? 'kept' : 'nothing-to-do', pod, why: hint.why, kept: hint.kept, ...(hint.eligibleAt ? { eligibleAt: hint.eligibleAt } : {}) };
       const { uid, resourceVersion } = copy.metadata;
       return removeSelected(rt, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
     }

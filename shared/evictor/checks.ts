@@ -44,6 +44,23 @@ export function inProtectedNamespace(namespaces: ReadonlySet<string>): Check {
   };
 }
 
+/**
+ * The descheduler processes only Ready nodes: a pod on a node that reports Ready other than
+ * True, or on a node the snapshot does not list (deleted), is not judged. Only when the
+ * snapshot holds nodes at all: without them readiness is unknown and the check stays out of
+ * the way (an event answered from the pod alone).
+ */
+export const onReadyNode: Check = (pod, ctx) => {
+  const nodes = ctx.index.nodes;
+  const name = pod.spec?.nodeName;
+  if (!nodes || !name) return undefined;
+  const node = nodes.get(name);
+  if (!node) return `node ${name} is not in the cluster's node list`;
+  // As the descheduler reads it: a Ready condition other than True; no condition is no verdict.
+  const ready = node.status?.conditions?.find((x) => x.type === 'Ready');
+  return ready && ready.status !== 'True' ? `node ${name} is not Ready` : undefined;
+};
+
 // --- protections (podProtections / deprecated flags) ---
 
 const hasOwner = (pod: Pod) => (pod.metadata.ownerReferences ?? []).length > 0;
@@ -85,8 +102,9 @@ function pvcProtection(storageClasses: readonly string[]): Check {
     for (const v of claims) {
       const name = v.persistentVolumeClaim?.claimName;
       const cls = name ? ctx.index.pvcStorageClasses?.get(`${pod.metadata.namespace}/${name}`) : undefined;
-      // An unknown class could be a protected one.
-      if (cls === undefined || protectedClasses.has(cls)) return `pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)`;
+      // An unknown class could be a protected one; so could a claim without a class (the
+      // descheduler cannot resolve its class either, and protects the pod).
+      if (!cls || protectedClasses.has(cls)) return `pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)`;
     }
     return undefined;
   };

@@ -46,6 +46,13 @@ describe('the evictor gate', () => {
       extra: { pvcStorageClasses: new Map([['default/scratch', 'standard']]) },
       kept: null,
     },
+    {
+      name: 'a PVC without a storage class is kept when classes are listed (its class cannot be shown unprotected)',
+      evictor: { podProtections: { extraEnabled: ['PodsWithPVC'], config: { PodsWithPVC: { protectedStorageClasses: [{ name: 'local' }] } } } },
+      pod: pod('v4').volume('pvc', 'classless'),
+      extra: { pvcStorageClasses: new Map([['default/classless', '']]) },
+      kept: 'pod uses a PersistentVolumeClaim of a protected storage class (PodsWithPVC protection)',
+    },
     { name: 'a pod without a PDB is kept with PodsWithoutPDB', evictor: { podProtections: { extraEnabled: ['PodsWithoutPDB'] } }, pod: pod('n').labels({ app: 'x' }), extra: { pdbs: [] }, kept: 'pod has no PodDisruptionBudget (PodsWithoutPDB protection)' },
     {
       name: 'a pod covered by a PDB passes PodsWithoutPDB',
@@ -75,6 +82,29 @@ describe('the evictor gate', () => {
     { name: 'nodeFit passes a running pod that fits elsewhere', evictor: { nodeFit: true }, pod: pod('small').requests('1', '1Gi'), extra: { nodes: [node('node-1'), node('node-2')] }, kept: null },
     { name: 'nodeFit ignores a tainted node the pod does not tolerate', evictor: { nodeFit: true }, pod: pod('t2').requests('1', '1Gi'), extra: { nodes: [node('node-1'), node('node-2', { taints: [{ key: 'gpu', effect: 'NoSchedule' }] })] }, kept: 'pod fits no other node (nodeFit)' },
     { name: 'nodeFit does not apply to terminal pods, which are deleted, not moved', evictor: { nodeFit: true }, pod: pod('done').succeeded(), kept: null },
+    // Found by the differential test against the descheduler (test/conformance).
+    { name: 'the priority threshold is not applied when SystemCriticalPods protection is off', evictor: { priorityThreshold: { value: 1000 }, evictSystemCriticalPods: true }, pod: pod('p5').priority(5000), kept: null },
+    { name: 'the priority threshold is not applied when SystemCriticalPods is disabled', evictor: { priorityThreshold: { value: 1000 }, podProtections: { defaultDisabled: ['SystemCriticalPods'] } }, pod: pod('p6').priority(5000), kept: null },
+    { name: 'the evict annotation does not bypass nodeFit', evictor: { nodeFit: true }, pod: pod('big2').requests('8', '1Gi').annotate('descheduler.alpha.kubernetes.io/evict'), extra: { nodes: [node('node-1'), node('node-2', { cpu: '4' })] }, kept: 'pod fits no other node (nodeFit)' },
+    {
+      name: 'the evict annotation does not bypass the namespaceLabelSelector',
+      evictor: { namespaceLabelSelector: { matchLabels: { env: 'dev' } } },
+      pod: pod('nl3').annotate('descheduler.alpha.kubernetes.io/evict'),
+      extra: { namespaces: [{ metadata: { name: 'default', labels: { env: 'prod' } } }] },
+      kept: 'namespace labels do not match the evictor namespaceLabelSelector',
+    },
+    { name: 'the evict annotation does not bring in a pod outside the policy nodeSelector', top: { nodeSelector: 'pool=batch' }, pod: pod('ns2').annotate('descheduler.alpha.kubernetes.io/evict'), extra: { nodes: [node('node-1', { labels: { pool: 'web' } })] }, kept: 'node node-1 is outside the policy nodeSelector' },
+    { name: 'a pod on a NotReady node is kept when nodes are known', pod: pod('nr'), extra: { nodes: [{ ...node('node-1'), status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }] }, kept: 'node node-1 is not Ready' },
+    { name: 'a pod on a node missing from the known nodes is kept', pod: pod('gone').onNode('node-9'), extra: { nodes: [node('node-1')] }, kept: 'node node-9 is not in the cluster\'s node list' },
+    { name: 'a pod on a NotReady node is kept even with the evict annotation', pod: pod('nr2').annotate('descheduler.alpha.kubernetes.io/evict'), extra: { nodes: [{ ...node('node-1'), status: { conditions: [{ type: 'Ready', status: 'False' }] } }] }, kept: 'node node-1 is not Ready' },
+    { name: 'node readiness is not judged when the snapshot has no nodes', pod: pod('nn'), kept: null },
+    {
+      name: 'nodeFit compares only what the pod requests: a pod without requests fits an overcommitted node',
+      evictor: { nodeFit: true },
+      pod: pod('light'),
+      extra: { nodes: [node('node-1'), node('node-2', { cpu: '1' })], contextPods: [pod('hog').onNode('node-2').requests('2', '1Gi').build()] },
+      kept: null,
+    },
   ])('$name', (row) => {
     const plan = run(row);
     if (row.kept === null) {

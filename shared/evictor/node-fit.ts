@@ -94,5 +94,7 @@ export function fitsNode(pod: Pod, node: Node, free: Resources): boolean {
   if (node.spec?.unschedulable || !isReady(node)) return false;
   if (!matchesNodeSelection(pod, node) || !toleratesNode(pod, node)) return false;
   const want = podRequests(pod);
-  return want.cpu <= free.cpu && want.memory <= free.memory;
+  // As the descheduler's fitsRequest: only a resource the pod requests is compared, so a pod
+  // that requests no memory fits a node whose memory is overcommitted.
+  return (want.cpu === 0 || want.cpu <= free.cpu) && (want.memory === 0 || want.memory <= free.memory);
 }

@@ -18,13 +18,20 @@ const DEPRECATED_FLAGS = [
   'evictFailedBarePods',
 ] as const;
 
+/** The descheduler refuses a protection listed twice. */
+const unique = (list: readonly string[]) => new Set(list).size === list.length;
+
 export const DefaultEvictorArgsSchema = z
   .strictObject({
     nodeSelector: SelectorStringSchema,
     labelSelector: LabelSelectorSchema.optional(),
     namespaceLabelSelector: LabelSelectorSchema.optional(),
     priorityThreshold: z
-      .strictObject({ value: z.number().int().optional(), name: z.string().min(1).optional() })
+      .strictObject({
+        // The descheduler refuses a threshold above system-critical (2,000,000,000) when it loads the policy.
+        value: z.number().int().max(2_000_000_000, 'the priority threshold cannot be greater than 2000000000 (system-critical)').optional(),
+        name: z.string().min(1).optional(),
+      })
       .refine((p) => !(p.value !== undefined && p.name !== undefined), { message: 'only one of value/name may be set' })
       .optional(),
     nodeFit: z.boolean().default(false),
@@ -40,8 +47,8 @@ export const DefaultEvictorArgsSchema = z
     noEvictionPolicy: z.enum(['Preferred', 'Mandatory']).default('Preferred'),
     podProtections: z
       .strictObject({
-        defaultDisabled: z.array(z.enum(DEFAULT_PROTECTIONS)).default([]),
-        extraEnabled: z.array(z.enum(EXTRA_PROTECTIONS)).default([]),
+        defaultDisabled: z.array(z.enum(DEFAULT_PROTECTIONS)).refine(unique, 'contains duplicate entries').default([]),
+        extraEnabled: z.array(z.enum(EXTRA_PROTECTIONS)).refine(unique, 'contains duplicate entries').default([]),
         config: z
           .strictObject({
             PodsWithPVC: z
@@ -60,7 +67,8 @@ export const DefaultEvictorArgsSchema = z
   })
   .superRefine((args, ctx) => {
     const usesNew = args.podProtections.defaultDisabled.length > 0 || args.podProtections.extraEnabled.length > 0;
-    const usedOld = DEPRECATED_FLAGS.filter((f) => args[f] !== undefined);
+    // As the descheduler's validation: only a flag set to true conflicts (false is its default).
+    const usedOld = DEPRECATED_FLAGS.filter((f) => args[f] === true);
     if (usesNew && usedOld.length > 0) {
       ctx.addIssue({
         code: 'custom',

@@ -5,6 +5,7 @@ import type { Policy, Profile, StrategyConfig } from '../policy/policy.js';
 import { STRATEGIES } from '../strategies/registry.js';
 import type { PodMatcher } from '../strategies/lifecycle/matcher.js';
 import type { Decision, Kept, Plan } from './decision.js';
+import { eligibleAt } from './eligible.js';
 import { indexSnapshot, type Snapshot, type SnapshotIndex } from './snapshot.js';
 
 export interface DecideOptions {
@@ -18,6 +19,11 @@ export interface DecideOptions {
   index?: SnapshotIndex;
   /** Carries limits and already-decided pods across calls: the pages of one sweep. */
   session?: DecideSession;
+  /**
+   * Also say, for each pod not taken, when time alone would bring it in (Plan.eligible): the
+   * event path answers with it. Off for sweeps, where it would cost a pass over every pod.
+   */
+  eligibleAt?: boolean;
 }
 
 /** What one invocation remembers between decide calls over parts of its snapshot. */
@@ -102,7 +108,16 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
       order.key.push(keys[o]!);
     }
   }
-  return { decisions, order, kept, evaluated: snapshot.pods.length };
+  const plan: Plan = { decisions, order, kept, evaluated: snapshot.pods.length };
+  if (options.eligibleAt) {
+    plan.eligible = [];
+    for (let i = 0; i < pods.length; i++) {
+      if (taken[i]) continue;
+      const e = eligibleAt(pods[i]!, now, runs, (p) => gates.get(p)!);
+      if (e) plan.eligible.push(e);
+    }
+  }
+  return plan;
 }
 
 /** Every enabled strategy with its compiled matcher, in the order decide runs them. */

@@ -17,6 +17,16 @@ export interface Kept extends NamespacedId {
   reason: string;
 }
 
+/** A pod that a time-based rule will select later, and when (epoch ms), if nothing else changes. */
+export interface Eligible {
+  namespace: string;
+  name: string;
+  uid: string;
+  profile: string;
+  strategy: string;
+  at: number;
+}
+
 export interface Plan {
   decisions: Decision[];
   /**
@@ -29,4 +39,6 @@ export interface Plan {
   kept: Kept[];
   /** Pods looked at, once each whatever the number of strategies. */
   evaluated: number;
+  /** With DecideOptions.eligibleAt: the pods not taken now that time alone will bring in. */
+  eligible?: Eligible[];
 }

@@ -58,6 +58,9 @@ describe('loading a policy', () => {
     { name: 'a bad label selector operator is named', raw: policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] } } }]), want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].operator: got "Equals", expected one of "In", "NotIn", "Exists", "DoesNotExist"' },
     { name: 'an In expression without values is refused', raw: policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } } }]), want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].values: must be non-empty for operator In' },
     { name: 'deprecated evictor flags cannot be mixed with podProtections', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { evictDaemonSetPods: true, podProtections: { extraEnabled: ['PodsWithPVC'] } } }), want: 'profiles[0].pluginConfig[0].args.evictDaemonSetPods: deprecated field evictDaemonSetPods cannot be used alongside podProtections.extraEnabled/defaultDisabled' },
+    // Found by test/conformance: the descheduler refuses these when it loads the policy.
+    { name: 'a priority threshold above system-critical is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 2_000_000_001 } } }), want: 'profiles[0].pluginConfig[0].args.priorityThreshold.value: the priority threshold cannot be greater than 2000000000 (system-critical)' },
+    { name: 'a protection listed twice is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { podProtections: { defaultDisabled: ['DaemonSetPods', 'DaemonSetPods'] } } }), want: 'profiles[0].pluginConfig[0].args.podProtections.defaultDisabled: contains duplicate entries' },
     { name: 'a threshold with both value and name is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 1, name: 'x' } } }), want: 'profiles[0].pluginConfig[0].args.priorityThreshold: only one of value/name may be set' },
     { name: 'an enabled strategy whose defaults are not enough is named', raw: { ...policyDoc([]), profiles: [{ name: 'p', plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] }, want: expect.stringMatching(/^profiles\[0\]\.plugins\.deschedule\.enabled\[0\]: "PodLifeTime" has no pluginConfig/) },
     { name: 'a bad top-level nodeSelector is named', raw: policyDoc([{ name: 'RemoveFailedPods' }], { top: { nodeSelector: 'a in b' } }), want: 'nodeSelector: "a in b" is not a selector requirement (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)' },
@@ -84,6 +87,12 @@ describe('loading a policy', () => {
   it('warns about settings it accepts but does not use', () => {
     const { warnings } = loadPolicy(policyDoc([{ name: 'RemoveFailedPods' }], { top: { metricsCollector: { enabled: true } } }));
     expect(warnings).toEqual(['metricsCollector: accepted for compatibility and ignored (kube-tidy does not use it)']);
+  });
+
+  it('accepts deprecated evictor flags written as false next to podProtections, as the descheduler does', () => {
+    // Found by test/conformance: the descheduler's validation only counts flags set to true.
+    const raw = policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { evictLocalStoragePods: false, podProtections: { extraEnabled: ['PodsWithPVC'] } } });
+    expect(issues(raw)).toEqual([]);
   });
 
   it('reads JSON as well as YAML and reports unparsable text', () => {

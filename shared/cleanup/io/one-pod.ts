@@ -15,6 +15,8 @@ export interface OneDecision {
   decision?: Decision;
   kept: Kept[];
   why: string;
+  /** When time alone will bring the pod in (RFC 3339), if that is all that stands in the way. */
+  eligibleAt?: string;
 }
 
 /**
@@ -31,11 +33,12 @@ export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 
       context = (await (await import('./context.js')).fetchContext(rt, needs)).snapshot;
     }
   }
-  const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+  const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, eligibleAt: true });
   const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
   const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
   const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
-  return { ...(decision ? { decision } : {}), kept, why, context };
+  const at = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid)?.at;
+  return { ...(decision ? { decision } : {}), kept, why, ...(at === undefined ? {} : { eligibleAt: new Date(at).toISOString() }), context };
 }
 
 /**

@@ -17,10 +17,22 @@ export interface LifecycleCriteria {
   /** The pod must be in one of these phases (RemoveFailedPods: Failed only). */
   phases?: readonly string[];
   ownerKinds?: { include?: readonly string[]; exclude?: readonly string[] };
-  /** Older than this many seconds (strictly). */
+  /** Older than this many seconds (strictly): PodLifeTime's `uint(age) > maxPodLifeTimeSeconds`. */
   olderThanSeconds?: number;
+  /**
+   * At least this many seconds old: RemoveFailedPods rejects only `uint(age) <
+   * minPodLifetimeSeconds`, so a pod exactly that old is selected (and with 0, a pod that
+   * failed in its first second).
+   */
+  minAgeSeconds?: number;
   /** Phase, pod status reason, or a container's waiting/terminated reason. */
   states?: readonly string[];
+  /**
+   * Whether `states` also match the pod's phase (PodLifeTime's states do). RemoveFailedPods'
+   * `reasons` do not: upstream compares them with container and pod reasons only, so
+   * `reasons: [Failed]` does not select every Failed pod.
+   */
+  statesMatchPhase?: boolean;
   conditions?: readonly ConditionFilter[];
   exitCodes?: readonly ExitCodeRange[];
   /** At least this many container restarts. */

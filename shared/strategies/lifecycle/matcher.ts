@@ -1,12 +1,14 @@
 import type { ContainerStatus, Pod } from '../../model/objects.js';
-import { formatDuration, secondsSince } from '../../model/time.js';
+import { formatDuration, secondsSince, toMillis } from '../../model/time.js';
 import { compileLabelSelector } from '../../policy/label-selector.js';
 import { formatRanges, type ExitCodeRange } from '../../policy/common.js';
 import {
+  conditionFieldsMatch,
   containerGroups,
   matchingCondition,
   relevantTime,
   restartCount,
+  type ConditionFilter,
   type LifecycleCriteria,
 } from './criteria.js';
 
@@ -17,9 +19,17 @@ export interface PodMatcher {
   explain(pod: Pod, now: number): string;
   /** Smaller first. */
   sortKey(pod: Pod): number;
+  /**
+   * When the pod, unchanged, matches: `now` or earlier if it matches now, a later instant if
+   * only time stands in the way (an age or a condition's time since transition), undefined if
+   * something else does. Time tests only ever turn true as time passes.
+   */
+  readyAt(pod: Pod, now: number): number | undefined;
 }
 
 type Test = (pod: Pod, now: number) => boolean;
+/** For a time test: the first instant it holds (NaN: never, -Infinity: always). */
+type ReadyAt = (pod: Pod) => number;
 
 /**
  * Compiles criteria into a chain of tests, cheapest first, so that the common case (a
@@ -27,6 +37,9 @@ type Test = (pod: Pod, now: number) => boolean;
  */
 export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-restarts'): PodMatcher {
   const tests: Test[] = [];
+  // The time tests also say when they start to hold; `untimed` are the others.
+  const timed: ReadyAt[] = [];
+  let untimed: Test[] = [];
   const include = c.namespaces?.include?.length ? new Set(c.namespaces.include) : undefined;
   const exclude = c.namespaces?.exclude?.length ? new Set(c.namespaces.exclude) : undefined;
   if (include) tests.push((p) => include.has(p.metadata.namespace ?? ''));
@@ -57,13 +70,22 @@ export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-re
     const labels = compileLabelSelector(c.labelSelector);
     tests.push((p) => labels(p.metadata.labels));
   }
+  untimed = [...tests];
   if (c.olderThanSeconds !== undefined) {
     const max = c.olderThanSeconds;
     tests.push((p, now) => secondsSince(p.metadata.creationTimestamp, now) > max);
+    // Whole seconds: age > max from the instant max + 1 seconds have passed.
+    timed.push((p) => toMillis(p.metadata.creationTimestamp) + (max + 1) * 1000);
+  }
+  if (c.minAgeSeconds !== undefined) {
+    const min = c.minAgeSeconds;
+    tests.push((p, now) => secondsSince(p.metadata.creationTimestamp, now) >= min);
+    timed.push((p) => toMillis(p.metadata.creationTimestamp) + min * 1000);
   }
   if (c.conditions?.length) {
     const filters = c.conditions;
     tests.push((p, now) => matchingCondition(p, filters, now) !== undefined);
+    timed.push((p) => conditionReadyAt(p, filters));
   }
 
   return {
@@ -72,12 +94,36 @@ export function compileCriteria(c: LifecycleCriteria, order: 'oldest' | 'most-re
       return true;
     },
     explain: (pod, now) => explain(pod, now, c, states),
+    readyAt(pod, now) {
+      for (const t of untimed) if (!t(pod, now)) return undefined;
+      let at = -Infinity;
+      for (const r of timed) {
+        const x = r(pod);
+        if (Number.isNaN(x)) return undefined;
+        if (x > at) at = x;
+      }
+      return at;
+    },
     sortKey:
       order === 'oldest'
         ? (pod) => relevantTime(pod, c.conditions)
         : // Most restarts first; the Date keeps ties oldest-first without a second key.
           (pod) => -restartCount(pod, c) * 1e13 + relevantTime(pod, undefined),
   };
+}
+
+/** The first instant a condition satisfies a filter (OR across filters and conditions). */
+function conditionReadyAt(pod: Pod, filters: readonly ConditionFilter[]): number {
+  let first = Number.NaN;
+  for (const f of filters) {
+    for (const cond of pod.status?.conditions ?? []) {
+      if (!conditionFieldsMatch(cond, f)) continue;
+      if (f.minTimeSinceLastTransitionSeconds === undefined) return -Infinity;
+      const at = toMillis(cond.lastTransitionTime) + f.minTimeSinceLastTransitionSeconds * 1000;
+      if (!Number.isNaN(at) && !(at >= first)) first = at;
+    }
+  }
+  return first;
 }
 
 function anyExitCode(statuses: ContainerStatus[] | undefined, ranges: readonly ExitCodeRange[]): boolean {
@@ -94,7 +140,7 @@ function anyExitCode(statuses: ContainerStatus[] | undefined, ranges: readonly E
 function hasState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): boolean {
   const s = pod.status;
   if (s === undefined) return false;
-  if (s.phase !== undefined && states.has(s.phase)) return true;
+  if (c.statesMatchPhase !== false && s.phase !== undefined && states.has(s.phase)) return true;
   if (s.reason !== undefined && states.has(s.reason)) return true;
   if (anyContainerState(s.containerStatuses, states)) return true;
   if (c.includingInitContainers && anyContainerState(s.initContainerStatuses, states)) return true;
@@ -115,7 +161,7 @@ function anyContainerState(statuses: ContainerStatus[] | undefined, states: Read
 /** The first state value the pod shows, with where it was seen. */
 function matchedState(pod: Pod, states: ReadonlySet<string>, c: LifecycleCriteria): string | undefined {
   const phase = pod.status?.phase;
-  if (phase !== undefined && states.has(phase)) return `phase ${phase}`;
+  if (c.statesMatchPhase !== false && phase !== undefined && states.has(phase)) return `phase ${phase}`;
   const reason = pod.status?.reason;
   if (reason !== undefined && states.has(reason)) return `pod reason ${reason}`;
   for (const group of containerGroups(pod, c, true)) {
@@ -157,6 +203,11 @@ function explain(pod: Pod, now: number, c: LifecycleCriteria, states: ReadonlySe
   if (c.ownerKinds?.include?.length) parts.push(`owned by ${(pod.metadata.ownerReferences ?? []).map((o) => o.kind).join('/')}`);
   if (c.olderThanSeconds !== undefined) {
     parts.push(`age ${formatDuration(secondsSince(pod.metadata.creationTimestamp, now))} > ${formatDuration(c.olderThanSeconds)}`);
+  }
+  if (c.minAgeSeconds !== undefined) {
+    // The relation that holds: "=" for a pod exactly at the minimum (selected: age >= min).
+    const age = secondsSince(pod.metadata.creationTimestamp, now);
+    parts.push(`age ${formatDuration(age)} ${age > c.minAgeSeconds ? '>' : '='} ${formatDuration(c.minAgeSeconds)}`);
   }
   if (c.conditions?.length) {
     const cond = matchingCondition(pod, c.conditions, now);

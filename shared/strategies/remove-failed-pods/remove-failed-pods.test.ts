@@ -60,6 +60,25 @@ describe('RemoveFailedPods', () => {
       pods: [pod('a').inNamespace('batch').labels({ team: 'a' }).failed(), pod('b').inNamespace('batch').labels({ team: 'b' }).failed(), pod('c').inNamespace('web').labels({ team: 'a' }).failed()],
       want: ['a'],
     },
+    // descheduler v0.36.0 rejects only age < minPodLifetimeSeconds (found by test/conformance).
+    {
+      name: 'a Failed pod exactly minPodLifetimeSeconds old is selected',
+      args: { minPodLifetimeSeconds: 600 },
+      pods: [pod('exactly').age(600).failed(), pod('younger').age(599).failed()],
+      want: ['exactly'],
+    },
+    {
+      name: 'with minPodLifetimeSeconds 0, a pod that failed in its first second is selected',
+      args: { minPodLifetimeSeconds: 0, exitCodes: [3], includingInitContainers: true },
+      pods: [pod('bad-input').age(0).phase('Failed').initContainerExited(3)],
+      want: ['bad-input'],
+    },
+    {
+      name: 'reasons are container and pod reasons, not the phase: reasons [Failed] does not select every Failed pod',
+      args: { reasons: ['Failed'], minPodLifetimeSeconds: 0 },
+      pods: [pod('plain-error').failed({ reason: 'Error' })],
+      want: [],
+    },
   ])('$name', ({ args, pods, want }) => {
     expect(selected(args, pods)).toEqual(want);
   });

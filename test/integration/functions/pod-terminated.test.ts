@@ -132,3 +132,15 @@ describe('podTerminated safety', () => {
     expect(await exists(core(), ns.name, 'dry')).toBeDefined();
   });
 });
+
+describe('podTerminated and time', () => {
+  it('answers when a pod a time-based rule will select becomes eligible, since no later event comes for it', async () => {
+    const policy = policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+    const waiting = serve(podTerminated, await runtimeFor(policy));
+    const pod = await runPod(core(), ns.name, 'too-young', { exitCode: 1 });
+    const res = await send(waiting, knativeRequest('binary', 'update', pod));
+    expect(res.status).toBe(200);
+    const created = new Date(pod.metadata!.creationTimestamp!).getTime();
+    expect(res.body).toMatchObject({ outcome: 'nothing-to-do', eligibleAt: new Date(created + 600_000).toISOString() });
+  });
+});

@@ -1,0 +1,44 @@
+// Builds the conformance oracle (oracle/main.go: the real descheduler v0.36.0 over cases read
+// from stdin) through the wrapper module beside this file, once per version and source: the
+// cache key holds DESCHEDULER_VERSION and a hash of the oracle's source, go.mod and go.sum, so
+// an edited oracle is rebuilt and an unchanged one never is. The stamp is written last: a
+// build cut off half way is never taken for a finished one.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runGo } from '../go-run.js';
+import { cacheRoot } from '../versions.js';
+import { DESCHEDULER_VERSION } from './build.js';
+
+const moduleDir = dirname(fileURLToPath(import.meta.url));
+const SOURCES = ['oracle/main.go', 'go.mod', 'go.sum'];
+
+export function oracleSourceHash(): string {
+  const h = createHash('sha256');
+  for (const f of SOURCES) h.update(f).update('\0').update(readFileSync(join(moduleDir, f))).update('\0');
+  return h.digest('hex').slice(0, 16);
+}
+
+export function oracleBin(): string {
+  return join(cacheRoot(), 'descheduler-oracle', `${DESCHEDULER_VERSION}-${oracleSourceHash()}`, 'bin', 'oracle');
+}
+
+const stamp = () => join(dirname(oracleBin()), '..', 'complete.stamp');
+
+export function buildOracle(): string {
+  const bin = oracleBin();
+  if (existsSync(bin) && existsSync(stamp())) return bin;
+  mkdirSync(dirname(bin), { recursive: true });
+  const started = Date.now();
+  // -p from the environment (default 1): the build shares two cores with whatever else runs.
+  const p = process.env.KUBE_TIDY_GO_PARALLEL ?? '1';
+  const args = ['build', '-p', p, '-trimpath', '-ldflags', '-s -w', '-o', bin, './oracle'];
+  runGo(args, moduleDir, (m) => console.log(`[oracle:build] ${m}`), { GOFLAGS: '-mod=readonly' });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  writeFileSync(stamp(), JSON.stringify({ DESCHEDULER_VERSION, source: oracleSourceHash(), seconds, builtAt: new Date().toISOString() }) + '\n');
+  console.log(`[oracle:build] done in ${seconds} s: ${bin}`);
+  return bin;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) buildOracle();
