@@ -4,10 +4,10 @@
 // an edited oracle is rebuilt and an unchanged one never is. The stamp is written last: a
 // build cut off half way is never taken for a finished one.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runGo } from '../go-run.js';
+import { cachedGoBuild } from '../go-run.js';
 import { cacheRoot } from '../versions.js';
 import { DESCHEDULER_VERSION } from './build.js';
 
@@ -24,21 +24,8 @@ export function oracleBin(): string {
   return join(cacheRoot(), 'descheduler-oracle', `${DESCHEDULER_VERSION}-${oracleSourceHash()}`, 'bin', 'oracle');
 }
 
-const stamp = () => join(dirname(oracleBin()), '..', 'complete.stamp');
-
 export function buildOracle(): string {
-  const bin = oracleBin();
-  if (existsSync(bin) && existsSync(stamp())) return bin;
-  mkdirSync(dirname(bin), { recursive: true });
-  const started = Date.now();
-  // -p from the environment (default 1): the build shares two cores with whatever else runs.
-  const p = process.env.KUBE_TIDY_GO_PARALLEL ?? '1';
-  const args = ['build', '-p', p, '-trimpath', '-ldflags', '-s -w', '-o', bin, './oracle'];
-  runGo(args, moduleDir, (m) => console.log(`[oracle:build] ${m}`), { GOFLAGS: '-mod=readonly' });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  writeFileSync(stamp(), JSON.stringify({ DESCHEDULER_VERSION, source: oracleSourceHash(), seconds, builtAt: new Date().toISOString() }) + '\n');
-  console.log(`[oracle:build] done in ${seconds} s: ${bin}`);
-  return bin;
+  return cachedGoBuild({ name: 'oracle', bin: oracleBin(), pkg: './oracle', cwd: moduleDir, stamp: { DESCHEDULER_VERSION, source: oracleSourceHash() } });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) buildOracle();
