@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { decide } from '../../../shared/plan/decide.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
-import { describeWrite, sharedAudit, sharedCluster, type AuditMark, type AuditWrite } from '../../harness/index.js';
+import { describeWrite, installCrds, sharedAudit, sharedCluster, sharedCrdsDir, type AuditMark, type AuditWrite } from '../../harness/index.js';
 import { functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { startServerProcess, type ServerProcess } from '../../harness/function-process.js';
 import { writeKubeconfig } from '../../harness/credentials.js';
@@ -37,6 +37,7 @@ export function adversaryPolicy(ns: string): Record<string, unknown> {
 export interface StaticPod {
   phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   labels?: Record<string, string>;
+  finalizers?: string[];
   exitCode?: number;
   reason?: string;
   restarts?: number;
@@ -79,12 +80,27 @@ export async function adversary(ns: string, targets: readonly Target[]): Promise
   const policy = loadPolicy(doc).policy;
 
   // MultiKueue's workers are reached with kubeconfigs of their own (Kueue's Secrets): here
-  // one worker, the shared cluster itself, as an account allowed to edit, and a MultiKueue
-  // origin label nobody else uses, so no object of another test can ever look like a copy.
+  // one worker, the shared cluster itself (with Kueue's CRDs), as an account of its own, and a
+  // MultiKueue origin label nobody else uses, so no object of another test looks like a copy.
+  await installCrds(cluster, sharedCrdsDir('kueue'));
   const worker = `${ns}-mk-worker`;
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'mk-worker' } } });
-  await kc.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({
-    body: { metadata: { name: worker }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'ServiceAccount', name: 'mk-worker', namespace: ns }] },
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: worker },
+      rules: [
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'delete'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'delete'] },
+        { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update', 'patch'] },
+        { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: ['get', 'list'] },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+      ],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: { metadata: { name: worker }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: worker }, subjects: [{ kind: 'ServiceAccount', name: 'mk-worker', namespace: ns }] },
   });
   const token = await core.createNamespacedServiceAccountToken({ name: 'mk-worker', namespace: ns, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
   const c = kc.getCurrentCluster()!;
@@ -105,6 +121,8 @@ export async function adversary(ns: string, targets: readonly Target[]): Promise
     EVACUATION_NAMESPACE: ns,
     EVACUATION_SCOPE_NAMESPACE: ns,
     EVACUATION_BACKOFF_SECONDS: '0.2',
+    // A real defrag tick plans over the whole shared cluster and would evict other tests' pods.
+    ...(target === 'defrag' ? { DRY_RUN: 'true' } : {}),
   });
 
   const env: Adversary = {
@@ -133,7 +151,8 @@ export async function adversary(ns: string, targets: readonly Target[]): Promise
     async stop() {
       await Promise.all(Object.values(env.fn).map((p) => p.stop()));
       await ids.remove();
-      await kc.makeApiClient(RbacAuthorizationV1Api).deleteClusterRoleBinding({ name: worker }).catch(() => undefined);
+      await rbac.deleteClusterRoleBinding({ name: worker }).catch(() => undefined);
+      await rbac.deleteClusterRole({ name: worker }).catch(() => undefined);
       await core.deleteNamespace({ name: kueueNs }).catch(() => undefined);
     },
   };
@@ -146,7 +165,7 @@ export async function createStaticPod(core: CoreV1Api, namespace: string, name: 
   await core.createNamespacedPod({
     namespace,
     body: {
-      metadata: { name, labels: spec.labels },
+      metadata: { name, labels: spec.labels, finalizers: spec.finalizers },
       spec: { schedulerName: NOBODY, restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
     },
   });

@@ -6,6 +6,8 @@ import { gzipSync } from 'node:zlib';
 export interface Wire {
   headers: Record<string, string>;
   body: string | Buffer;
+  /** Default POST; a GET sends no body. */
+  method?: string;
 }
 
 export const API_SERVER_SOURCE = 'https://10.96.0.1:443';
@@ -93,7 +95,8 @@ export interface Answer {
 export async function post(url: string, w: Wire, timeoutMs = 60_000): Promise<Answer> {
   const started = Date.now();
   try {
-    const res = await fetch(url, { method: 'POST', headers: w.headers, body: w.body, signal: AbortSignal.timeout(timeoutMs) });
+    const method = w.method ?? 'POST';
+    const res = await fetch(url, { method, headers: w.headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body: w.body }), signal: AbortSignal.timeout(timeoutMs) });
     const body = await res.text();
     let parsed: Record<string, unknown> | undefined;
     try {
