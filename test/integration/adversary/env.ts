@@ -185,6 +185,9 @@ export async function createStaticPod(core: CoreV1Api, namespace: string, name: 
   return core.patchNamespacedPodStatus({ namespace, name, body: { status } }, merge);
 }
 
+/** Lets a pod held by a finalizer go. */
+export const release = (core: CoreV1Api, namespace: string, name: string) => core.patchNamespacedPod({ namespace, name, body: { metadata: { finalizers: null } } }, merge);
+
 /**
  * A write is wrong unless it is a dry run or one `allowed` accepts; and every pod DELETE or
  * eviction must carry both a uid and a resourceVersion precondition.
