@@ -4,9 +4,9 @@
 // (the audit log says what was sent, refused or not). Every pod write must carry uid and
 // resourceVersion preconditions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testNamespace, type AuditWrite } from '../../harness/index.js';
+import { testNamespace } from '../../harness/index.js';
 import { CORPUS, type Expect } from './corpus.js';
-import { adversary, podWriteIn, TARGETS, wrongWrites, type Adversary, type Target } from './env.js';
+import { adversary, allowedFor, TARGETS, wrongWrites, type Adversary } from './env.js';
 import { post } from './wire.js';
 
 const ns = testNamespace('adv-corpus');
@@ -26,26 +26,6 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** What each target may write besides pods the policy selects (and their Events). */
-function allowedFor(target: Target, selected: Set<string>): (w: AuditWrite) => boolean {
-  const pods = podWriteIn(env.ns, selected);
-  switch (target) {
-    case 'podTerminated':
-    case 'sweep':
-    case 'invoke':
-      return pods;
-    // MultiKueue's witness ConfigMap lives in the Kueue namespace of each worker.
-    case 'jobDeleted':
-    case 'orphanSweep':
-      return (w) => w.resource === 'configmaps' && w.namespace === env.kueueNs;
-    // Evacuation's ledger of slots is a ConfigMap in its own namespace.
-    case 'evacuation':
-      return (w) => w.resource === 'configmaps' && w.namespace === env.ns;
-    case 'defrag':
-      return () => false;
-  }
-}
-
 const inClass = (status: number, e: Expect) => (e === '4xx' ? status >= 400 && status < 500 : e === '2xx' ? status >= 200 && status < 300 : status > 0 && status < 500);
 
 describe('the hostile corpus', () => {
@@ -61,7 +41,7 @@ describe('the hostile corpus', () => {
       const r = await post(env.fn[c.target]!.url, c.wire(env.ns), 30_000);
       const writes = await env.writesSince(mark);
       statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      const wrong = wrongWrites(writes, allowedFor(c.target, selected));
+      const wrong = wrongWrites(writes, allowedFor(env, c.target, selected));
       expect(wrong, wrong.join('\n')).toEqual([]);
       expect(inClass(r.status, c.expect), `${r.status} ${r.body.slice(0, 300)}`).toBe(true);
     });

@@ -8,10 +8,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { decide } from '../../../shared/plan/decide.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
-import { describeWrite, installCrds, sharedAudit, sharedCluster, sharedCrdsDir, type AuditMark, type AuditWrite } from '../../harness/index.js';
+import { describeWrite, installCrds, type AuditLog, sharedAudit, sharedCluster, sharedCrdsDir, type AuditMark, type AuditWrite } from '../../harness/index.js';
 import { functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { startServerProcess, type ServerProcess } from '../../harness/function-process.js';
 import { writeKubeconfig } from '../../harness/credentials.js';
@@ -64,12 +64,19 @@ export interface Adversary {
   stop(): Promise<void>;
 }
 
+/** The cluster to work on: the shared one in tests, one of its own in a bench. */
+export interface On {
+  kubeconfigPath: string;
+  kubeConfig(): KubeConfig;
+  audit: AuditLog;
+}
+
 /** Creates the world; call in beforeAll after testNamespace() has made `ns`. */
-export async function adversary(ns: string, targets: readonly Target[]): Promise<Adversary> {
-  const cluster = sharedCluster();
+export async function adversary(ns: string, targets: readonly Target[], on: On = { ...sharedCluster(), audit: sharedAudit() }): Promise<Adversary> {
+  const cluster = on;
   const kc = cluster.kubeConfig();
   const core = kc.makeApiClient(CoreV1Api);
-  const audit = sharedAudit();
+  const audit = on.audit;
   const kueueNs = `${ns}-kueue`;
   await core.createNamespace({ body: { metadata: { name: kueueNs } } });
   const ids = await functionIdentities(kc, cluster.kubeconfigPath, ns, kueueNs);
@@ -200,3 +207,23 @@ export function wrongWrites(writes: AuditWrite[], allowed: (w: AuditWrite) => bo
 /** A pod write (delete, eviction, patch) or an Event about a pod in `ns` named in `names`. */
 export const podWriteIn = (ns: string, names: Set<string>) => (w: AuditWrite): boolean =>
   w.namespace === ns && ((w.resource === 'pods' && w.name !== undefined && names.has(w.name)) || (w.resource === 'events' && w.verb === 'create'));
+
+/** What each target may write besides pods the policy selects (and Events in the namespace). */
+export function allowedFor(env: Pick<Adversary, 'ns' | 'kueueNs'>, target: Target, selected: Set<string>): (w: AuditWrite) => boolean {
+  switch (target) {
+    case 'podTerminated':
+    case 'sweep':
+    case 'invoke':
+      return podWriteIn(env.ns, selected);
+    // MultiKueue's witness ConfigMap lives in the Kueue namespace of each worker.
+    case 'jobDeleted':
+    case 'orphanSweep':
+      return (w) => w.resource === 'configmaps' && w.namespace === env.kueueNs;
+    // Evacuation's ledger of slots is a ConfigMap in its own namespace.
+    case 'evacuation':
+      return (w) => w.resource === 'configmaps' && w.namespace === env.ns;
+    // Dry run (see defaults): nothing at all.
+    case 'defrag':
+      return () => false;
+  }
+}
