@@ -6,6 +6,7 @@ import { cascadeTests } from './cascade-cases.js';
 import { sweepTests } from './sweep-cases.js';
 import { outageTests } from './outage-cases.js';
 import { credentialTests } from './credential-cases.js';
+import { dryRunProcessTests } from './dry-run-process-cases.js';
 
 let env: Env | undefined;
 const get = (): Env => {
@@ -22,6 +23,7 @@ afterAll(async () => {
 
 cascadeTests(get);
 sweepTests(get);
+dryRunProcessTests(get);
 outageTests(get);
 // Last: it reads every log line the cases above wrote.
 credentialTests(get);
