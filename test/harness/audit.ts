@@ -14,9 +14,10 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
 
 /**
  * Writes only, answered stage only, Metadata level (no bodies: cheap, and no secrets in the
- * log) except for writes to pods, whose request body is kept: a DELETE's or an eviction's
- * preconditions are in it. Leases are left out: the API server and kwok renew them every
- * few seconds.
+ * log) except for writes to pods and every DELETE, whose request body is kept: a DELETE's or
+ * an eviction's preconditions are in it, and a DELETE may ask for a dry run in its body
+ * (DeleteOptions.dryRun) rather than in the query. Leases are left out: the API server and
+ * kwok renew them every few seconds.
  */
 const POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -27,6 +28,8 @@ rules:
   - level: Request
     resources: [{ group: "", resources: [pods, pods/eviction] }]
     verbs: [${WRITE_VERBS.join(', ')}]
+  - level: Request
+    verbs: [delete, deletecollection]
   - level: Metadata
     verbs: [${WRITE_VERBS.join(', ')}]
   - level: None
@@ -75,7 +78,7 @@ interface RawEvent {
   objectRef?: { resource?: string; subresource?: string; apiGroup?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;
-  requestObject?: { preconditions?: Preconditions; deleteOptions?: { preconditions?: Preconditions } };
+  requestObject?: { preconditions?: Preconditions; dryRun?: string[]; deleteOptions?: { preconditions?: Preconditions; dryRun?: string[] } };
 }
 
 type Preconditions = { uid?: string; resourceVersion?: string };
@@ -90,7 +93,7 @@ function toWrite(e: RawEvent): AuditWrite {
     user: e.user?.username ?? '',
     groups: e.user?.groups ?? [],
     code: e.responseStatus?.code ?? 0,
-    dryRun: query.getAll('dryRun').includes('All'),
+    dryRun: query.getAll('dryRun').includes('All') || [...(e.requestObject?.dryRun ?? []), ...(e.requestObject?.deleteOptions?.dryRun ?? [])].includes('All'),
     ...(ref.resource ? { resource: ref.resource } : {}),
     ...(ref.subresource ? { subresource: ref.subresource } : {}),
     ...(ref.apiGroup ? { apiGroup: ref.apiGroup } : {}),
