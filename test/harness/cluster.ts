@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BINARIES, binPath } from '../../infra/local/versions.js';
+import { auditArgs, AuditLog } from './audit.js';
 import { apiserverArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from './components.js';
 import { writeCredentials, writeKubeconfig } from './credentials.js';
 import { installCrds } from './crds.js';
@@ -31,6 +32,11 @@ export interface ClusterOptions {
    * with MostAllocated for the defragmentation measurements. Default: the built-in profile.
    */
   schedulerProfiles?: unknown[];
+  /**
+   * Run kube-apiserver with an audit log of every write request (Metadata level, refused ones
+   * too): `cluster.audit` reads it (test/harness/audit.ts).
+   */
+  audit?: boolean;
 }
 
 export interface Cluster {
@@ -41,6 +47,10 @@ export interface Cluster {
   /** Milliseconds from startCluster() to ready. */
   readyMs: number;
   endpoint: Endpoint;
+  /** With `audit: true`: the writes the API server received. */
+  audit?: AuditLog;
+  /** With `audit: true`: where the log is. */
+  auditLogPath?: string;
   kubeConfig(): KubeConfig;
   stop(): Promise<void>;
 }
@@ -72,8 +82,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const [etcdClient = 0, etcdPeer = 0, apiserver = 0] = await freePorts(3);
     const ports = { etcdClient, etcdPeer, apiserver };
     const creds = writeCredentials(dir);
+    const audit = options.audit ? auditArgs(dir) : undefined;
     spawnComponent(dir, 'etcd', binPath('etcd'), etcdArgs(dir, ports), persistent);
-    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds), persistent);
+    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds, audit?.args), persistent);
 
     const server = `https://127.0.0.1:${apiserver}`;
     const caFile = join(dir, 'pki', 'apiserver.crt');
@@ -108,6 +119,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       kubeconfigPath,
       readyMs: 0,
       endpoint,
+      ...(audit ? { audit: new AuditLog(audit.logPath, endpoint), auditLogPath: audit.logPath } : {}),
       kubeConfig() {
         const kc = new KubeConfig();
         kc.loadFromFile(kubeconfigPath);

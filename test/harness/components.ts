@@ -27,8 +27,9 @@ export function etcdArgs(dir: string, ports: Ports): string[] {
   ];
 }
 
-export function apiserverArgs(dir: string, ports: Ports, creds: Credentials): string[] {
+export function apiserverArgs(dir: string, ports: Ports, creds: Credentials, extra: string[] = []): string[] {
   return [
+    ...extra,
     `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',

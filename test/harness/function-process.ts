@@ -1,7 +1,9 @@
 // A function as its own process, the way it runs in production: functions-framework's own
-// main serving one target, from a TypeScript source through tsx (tests, benches) or from the
-// built package (the demo). Every stdout line goes to `onLine` (log lines, bench traces).
+// main serving one target (startFunctionProcess), or the image's entry, SERVER_ENTRY
+// (startServerProcess), from TypeScript through tsx (tests, benches) or from the built package
+// (the demo). Every stdout line goes to `onLine` (log lines, bench traces).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +15,31 @@ const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/s
 export const FUNCTIONS_SOURCE = `${ROOT}shared/serve/framework-entry.ts`;
 /** The same, built (`npm run build`): what a user runs. */
 export const FUNCTIONS_BUILT = `${ROOT}dist/shared/serve/framework-entry.js`;
+/**
+ * The production entry (the image's command): FUNCTION_TARGET and PORT from the environment,
+ * the sender check, body limits and graceful shutdown in front of the framework's app.
+ */
+export const SERVER_ENTRY = `${ROOT}shared/serve/server.ts`;
 
 export interface FunctionProcess {
   target: string;
   url: string;
   pid: number;
   stop(): Promise<void>;
+}
+
+/** A process started from the production entry: more to observe than through the framework's main. */
+export interface ServerProcess extends FunctionProcess {
+  /** Resolves with the exit code (or signal) once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends a signal; `stop()` is SIGTERM, then SIGKILL after 5 s. */
+  kill(signal: NodeJS.Signals): void;
+  /** The resident set size now, in bytes (Linux /proc); 0 once it exited. */
+  rss(): number;
+  /** The last 4 KB of stderr. */
+  stderr(): string;
+  /** Every stdout line so far (the JSON log lines), newest last, at most 2,000. */
+  lines(): string[];
 }
 
 export interface StartOptions {
@@ -46,7 +67,21 @@ function listening(port: number): Promise<boolean> {
 export async function startFunctionProcess(target: string, source: string, env: Record<string, string>, opts: StartOptions = {}): Promise<FunctionProcess> {
   const port = (await freePorts(1))[0]!;
   const loader = source.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], {
+  return launch(target, port, [...loader, FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], env, opts);
+}
+
+/**
+ * `target` served as in production: SERVER_ENTRY through tsx with FUNCTION_TARGET and PORT in
+ * the environment (nothing on the command line), so the body limits, deadlines and SIGTERM
+ * handling under test are the image's own. `env` adds to (and may unset, with '') the parent's.
+ */
+export async function startServerProcess(target: string, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+  const port = (await freePorts(1))[0]!;
+  return launch(target, port, ['--import', 'tsx', SERVER_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts);
+}
+
+async function launch(target: string, port: number, args: string[], env: Record<string, string>, opts: StartOptions): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,9 +89,13 @@ export async function startFunctionProcess(target: string, source: string, env: 
   children.add(child);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
-  if (opts.onLine) createInterface({ input: child.stdout }).on('line', opts.onLine);
-  else child.stdout.resume();
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const lines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line);
+    if (lines.length > 2000) lines.splice(0, lines.length - 2000);
+    opts.onLine?.(line);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
   const url = `http://127.0.0.1:${port}/`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -73,6 +112,18 @@ export async function startFunctionProcess(target: string, source: string, env: 
     target,
     url,
     pid: child.pid!,
+    exited,
+    kill: (signal) => void child.kill(signal),
+    rss: () => {
+      try {
+        const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+        return kb ? Number(kb) * 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    stderr: () => stderr,
+    lines: () => lines,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -3,6 +3,7 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { AuditLog } from './audit.js';
 import { waitFor } from './wait.js';
 
 export interface SharedCluster {
@@ -20,6 +21,14 @@ export function sharedCluster(): SharedCluster {
       return kc;
     },
   };
+}
+
+/** The shared cluster's audit log, with the admin's credentials for barriers. */
+export function sharedAudit(): AuditLog {
+  const kc = sharedCluster().kubeConfig();
+  const cluster = kc.getCurrentCluster()!;
+  const ca = Buffer.from(cluster.caData ?? '', 'base64').toString('utf8');
+  return new AuditLog(inject('auditLog'), { server: cluster.server, ca, token: kc.getCurrentUser()!.token ?? '' });
 }
 
 export interface TestNamespace {

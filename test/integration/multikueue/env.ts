@@ -38,7 +38,7 @@ export const secretFor = (worker: Cluster) => ({ metadata: { name: `${worker.nam
 
 export async function startEnv(): Promise<Env> {
   const crdDirs = [sharedCrdsDir('kueue'), JOBSET_CRDS];
-  const results = await Promise.allSettled(['manager', 'worker-1', 'worker-2'].map((name) => startCluster({ name, crdDirs, kwokNodes: 1 })));
+  const results = await Promise.allSettled(['manager', 'worker-1', 'worker-2'].map((name) => startCluster({ name, crdDirs, kwokNodes: 1, audit: true })));
   const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {

@@ -7,6 +7,7 @@ import { sweepTests } from './sweep-cases.js';
 import { outageTests } from './outage-cases.js';
 import { credentialTests } from './credential-cases.js';
 import { dryRunTests } from './dry-run-cases.js';
+import { dryRunProcessTests } from './dry-run-process-cases.js';
 
 let env: Env | undefined;
 const get = (): Env => {
@@ -23,6 +24,7 @@ afterAll(async () => {
 
 cascadeTests(get);
 sweepTests(get);
+dryRunProcessTests(get);
 outageTests(get);
 dryRunTests(get);
 // Last: it reads every log line the cases above wrote.
