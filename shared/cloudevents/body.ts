@@ -19,21 +19,45 @@ export function bodyText(body: unknown, what = 'body'): string | undefined {
   return undefined;
 }
 
+/**
+ * Deeper than any Kubernetes object or policy nests (managedFields, the deepest, stay under
+ * 30): past it, every recursive reader (zod, the YAML library, the core) could overflow the
+ * stack on one request.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max`, walked without recursion. */
+export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null || v instanceof Uint8Array) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Parses JSON text, naming what was being parsed when it fails. */
 export function parseJson(text: string, what: string): unknown {
   if (text.trim() === '') throw new BadEventError(400, `${what} is empty`);
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     throw new BadEventError(400, `${what} is not valid JSON: ${(e as Error).message}`);
   }
+  if (tooDeep(value)) throw new BadEventError(400, `${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 /** The body as a JSON value, whatever form express left it in. Empty bodies are an error. */
 export function bodyJson(body: unknown, what = 'body'): unknown {
   if (body === undefined || body === null) throw new BadEventError(400, `${what} is empty`);
   const text = bodyText(body, what);
-  return text === undefined ? body : parseJson(text, what);
+  if (text !== undefined) return parseJson(text, what);
+  if (tooDeep(body)) throw new BadEventError(400, `${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return body;
 }
 
 /** `application/cloudevents+json; charset=utf-8` -> `application/cloudevents+json`. */

@@ -56,7 +56,6 @@ const condition = z.looseObject({ type: short, status: short, reason: short.opti
 const requests = z.looseObject({ resources: z.looseObject({ requests: z.record(short, z.union([short, z.number()])).optional() }).optional() });
 
 export const podSchema = z.looseObject({
-  apiVersion: short.optional(),
   kind: short.optional(),
   metadata: metadataSchema,
   spec: z
@@ -72,9 +71,12 @@ export const podSchema = z.looseObject({
       initContainers: list(requests).optional(),
     })
     .optional(),
+  // Pods are core/v1 only.
+  apiVersion: z.literal('v1').optional(),
   status: z
     .looseObject({
-      phase: short.optional(),
+      // The five phases Kubernetes defines (core/v1 PodPhase); anything else is not a pod's.
+      phase: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']).optional(),
       reason: short.optional(),
       startTime: timestamp.optional(),
       conditions: list(condition).optional(),

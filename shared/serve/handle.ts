@@ -4,6 +4,7 @@
 import type { HttpFunction } from '@google-cloud/functions-framework';
 import type { Request, Response } from 'express';
 import { BadEventError, decodeEvent, type InternalEvent } from '../cloudevents/index.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../cloudevents/body.js';
 import { isCloudEventRequest } from '../cloudevents/http.js';
 // errors.ts, not the index: the index loads the Kubernetes client, which may not be needed.
 import { KubeError, TransientKubeError } from '../kube/errors.js';
@@ -47,6 +48,8 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
       }
       const tooLarge = bodyTooLarge(req as { rawBody?: Buffer }, rt.config.MAX_BODY_BYTES);
       if (tooLarge) throw new BadRequestError(413, tooLarge);
+      // Whatever the framework parsed, before any recursive reader sees it.
+      if (tooDeep(req.body)) throw new BadRequestError(400, `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
       const input = accept(spec, parts, req);
       const dryRun = rt.config.DRY_RUN;
       const answer = await withDeadline(spec.handle(input, parts, rt, { deadline, dryRun }), deadline);
