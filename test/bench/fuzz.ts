@@ -30,7 +30,7 @@ export async function runFuzzBench(): Promise<object> {
         },
       });
       console.log(`[fuzz] ${summary(f)}`);
-      return { seed, events: f.events, seconds: +(f.ms / 1000).toFixed(1), wrongWrites: f.wrongWrites.length, wrongWritesCarriedOut: f.wrongWritesDone, fiveXX: f.fiveXX, recreated: f.recreated, statuses: f.statuses, firstWrongWrites: f.wrongWrites.slice(0, 10) };
+      return { seed, events: f.events, seconds: +(f.ms / 1000).toFixed(1), wrongWrites: f.wrongWrites.length, wrongWritesCarriedOut: f.wrongWritesDone, outsidePolicy: f.outsidePolicy, fiveXX: f.fiveXX, recreated: f.recreated, statuses: f.statuses, firstWrongWrites: [...f.outsideExamples, ...f.wrongWrites].slice(0, 10) };
     } finally {
       await env.stop();
     }

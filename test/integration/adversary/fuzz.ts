@@ -105,6 +105,10 @@ export interface FuzzFigures {
   wrongWrites: string[];
   /** Of those, how many the API server carried out (2xx). */
   wrongWritesDone: number;
+  /** Of those, writes to something the policy does not select as stored (the rest: a selected pod without both preconditions). */
+  outsidePolicy: number;
+  /** The first 50 of those outside the policy, as above. */
+  outsideExamples: string[];
   /** "<target> <status>" -> count; status 0 is no answer (timeout, reset). */
   statuses: Record<string, number>;
   fiveXX: number;
@@ -136,7 +140,7 @@ export async function runFuzz(env: Adversary, o: { seed: number; runs: number; b
   const started = Date.now();
   const all = mutations(o.seed, o.runs);
   const batch = o.batch ?? 16;
-  const f: FuzzFigures = { events: 0, batches: 0, ms: 0, wrongWrites: [], wrongWritesDone: 0, statuses: {}, fiveXX: 0, recreated: 0 };
+  const f: FuzzFigures = { events: 0, batches: 0, ms: 0, wrongWrites: [], wrongWritesDone: 0, outsidePolicy: 0, outsideExamples: [], statuses: {}, fiveXX: 0, recreated: 0 };
   let stored = await restore(env);
   for (let i = 0; i < all.length; i += batch) {
     const requests = all.slice(i, i + batch).map((m) => build(m, stored));
@@ -149,6 +153,9 @@ export async function runFuzz(env: Adversary, o: { seed: number; runs: number; b
     const wrong = writes.filter((w) => wrongWrites([w], (x) => allowed.some((a) => a(x))).length > 0);
     f.wrongWrites.push(...wrongWrites(wrong, () => false));
     f.wrongWritesDone += wrong.filter((w) => w.code >= 200 && w.code < 300).length;
+    const outside = wrong.filter((w) => !allowed.some((a) => a(w)));
+    f.outsidePolicy += outside.length;
+    f.outsideExamples.push(...wrongWrites(outside, () => false).slice(0, 50 - f.outsideExamples.length));
     answers.forEach((a, k) => {
       const key = `${requests[k]!.target} ${a.status}`;
       f.statuses[key] = (f.statuses[key] ?? 0) + 1;
@@ -170,5 +177,5 @@ export function summary(f: FuzzFigures): string {
     const code = k.split(' ')[1]!;
     codes[code] = (codes[code] ?? 0) + n;
   }
-  return `${f.events} events in ${(f.ms / 1000).toFixed(1)} s (${f.batches} batches): ${f.wrongWrites.length} wrong writes (${f.wrongWritesDone} carried out), ${f.fiveXX} 5xx or no answer, ${f.recreated} pods recreated; status codes ${JSON.stringify(codes)}`;
+  return `${f.events} events in ${(f.ms / 1000).toFixed(1)} s (${f.batches} batches): ${f.wrongWrites.length} wrong writes (${f.outsidePolicy} outside the policy, the rest without a resourceVersion precondition; ${f.wrongWritesDone} carried out), ${f.fiveXX} 5xx or no answer, ${f.recreated} pods recreated; status codes ${JSON.stringify(codes)}`;
 }
