@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
 import type { Node, Pod } from '../model/objects.js';
-import { issuesFromZod, type PolicyIssue } from '../policy/errors.js';
+import { issueLines, issuesFromZod, type PolicyIssue } from '../policy/errors.js';
 
 // Reading the files a person hands the CLI: `kubectl get ... -o json` output (a v1 List or
 // one object), YAML accepted too. Only what the core relies on is required.
@@ -12,7 +12,7 @@ export class InputError extends Error {
     readonly file: string,
     readonly issues: PolicyIssue[],
   ) {
-    super(`${file}:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`);
+    super(`${file}:\n${issueLines(issues)}`);
     this.name = 'InputError';
   }
 }

@@ -10,10 +10,13 @@ export interface PolicyIssue {
  * Every problem in a policy at once (the descheduler aggregates its validation errors the
  * same way), so a user fixes a file in one pass instead of one error per run.
  */
+/** One indented `path: message` line per issue, as every policy and input error prints them. */
+export const issueLines = (issues: readonly PolicyIssue[]): string => issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n');
+
 export class PolicyError extends Error {
   readonly issues: PolicyIssue[];
   constructor(issues: PolicyIssue[]) {
-    super(`invalid policy:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`);
+    super(`invalid policy:\n${issueLines(issues)}`);
     this.name = 'PolicyError';
     this.issues = issues;
   }

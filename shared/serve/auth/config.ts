@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../../config/env.js';
+import { ConfigError, describeIssues } from '../../config/env.js';
 
 // Sender authentication, configured from the environment and checked once at start: every
 // problem is reported at once, each with its variable name, before any request is taken.
@@ -95,7 +95,7 @@ export class SenderAuthConfigError extends ConfigError {
 export function readSenderAuthConfig(env: NodeJS.ProcessEnv = process.env): SenderAuthConfig {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
-    throw new SenderAuthConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'SENDER_AUTH'}: ${i.message}`));
+    throw new SenderAuthConfigError(describeIssues(parsed.error.issues, 'SENDER_AUTH'));
   }
   const e = parsed.data;
   const issuers = e.SENDER_AUTH_ISSUER ? [e.SENDER_AUTH_ISSUER] : e.SENDER_AUTH === 'google' ? GOOGLE_ISSUERS : [];
