@@ -127,7 +127,7 @@ async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: Readonly
     return (await writer.removePod(storedPodId(pod), `kube-tidy orphan sweep: ${d.reason}`)).outcome;
   }
   const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
-  // The uid is the precondition (not the resourceVersion): a copy's status keeps changing
-  // while its pods run, and no one can take an orphaned copy back.
-  return deleteRemote(writer, kind, { namespace: d.namespace, name: d.name, uid: d.uid }, opts.propagation);
+  // Tied to the copy as listed, uid and resourceVersion: a copy relabelled to another origin
+  // since, or changed in any way, answers stale and is judged again by the next sweep.
+  return deleteRemote(writer, kind, { namespace: d.namespace, name: d.name, uid: d.uid, ...(d.resourceVersion ? { resourceVersion: d.resourceVersion } : {}) }, opts.propagation);
 }
