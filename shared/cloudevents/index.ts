@@ -1,4 +1,4 @@
-// shared/events: every bridge format in, one InternalEvent out (and the one format out that
+// shared/cloudevents: every bridge format in, one InternalEvent out (and the one format out that
 // the local bridge needs). Functions import from here only.
 export { decodeEvent, decodeIfCloudEvent } from './decode.js';
 export { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from './encode.js';
