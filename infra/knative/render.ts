@@ -47,6 +47,8 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
     FUNCTION_TARGET: target,
     // Drain for as long as a request may take (Knative waits the revision timeout).
     SHUTDOWN_TIMEOUT_SECONDS: String(f.timeout),
+    // Answer (503 if unfinished) before the platform cuts the request off at its timeout.
+    REQUEST_DEADLINE_SECONDS: String(Math.max(1, f.timeout - 5)),
     ...(policy ? { POLICY_CONFIGMAP: `${policy.namespace}/${policy.name}` } : {}),
     // Where its Role lets it read the worker Secrets.
     ...(f.rbac.some((r) => r.namespace === 'kueue') ? { KUEUE_NAMESPACE: o.kueueNamespace } : {}),

@@ -55,6 +55,8 @@ describe('the GCP specs', () => {
       // Cloud Run allows 60 min; the drain gets as long as a request may take.
       expect(spec.timeoutSeconds).toBe(f.timeout);
       expect(Number(env.SHUTDOWN_TIMEOUT_SECONDS)).toBeLessThanOrEqual(spec.timeoutSeconds);
+      // Every request is answered (503 if unfinished) before the platform cuts it off.
+      expect(Number(env.REQUEST_DEADLINE_SECONDS)).toBeLessThan(spec.timeoutSeconds);
       expect(spec.containers[0].image).toMatch(/^\$\{REGION\}-docker\.pkg\.dev\/\$\{PROJECT_ID\}\/kube-tidy\/kube-tidy:/);
     }
   });
