@@ -8,17 +8,17 @@ import type { SenderAuth } from './auth.js';
 import { withBodyLimits } from './limits.js';
 
 export function front(app: RequestListener, opts: { auth: SenderAuth; maxBytes: number }): RequestListener {
-  const limited = withBodyLimits(app, opts.maxBytes);
-  if (opts.auth.platform === 'none') return limited;
+  // The limits outermost: the byte count starts with the first byte, even while the token is checked.
+  return withBodyLimits(opts.auth.platform === 'none' ? app : senderChecked(app, opts.auth), opts.maxBytes);
+}
+
+function senderChecked(app: RequestListener, auth: SenderAuth): RequestListener {
   return (req, res) => {
-    // Nothing reads the body while the token is checked: it waits in the socket's buffers.
-    req.pause();
-    opts.auth.authenticate(req.headers).then(
+    // Nothing reads the body while the token is checked: a request stream is not consumed
+    // until someone listens, so it waits in its buffer (and the socket's) for the framework.
+    auth.authenticate(req.headers).then(
       (verdict) => {
-        if (verdict.ok) {
-          req.resume();
-          return limited(req, res);
-        }
+        if (verdict.ok) return app(req, res);
         res.writeHead(verdict.status, { 'content-type': 'application/json', 'www-authenticate': verdict.challenge, connection: 'close' });
         res.end(JSON.stringify({ error: verdict.why }));
         res.once('finish', () => req.destroy());

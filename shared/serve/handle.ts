@@ -55,8 +55,8 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
       const answer = await withDeadline(spec.handle(input, parts, rt, { deadline, dryRun }), deadline);
       const status = statusOf(answer);
       const body = { target: spec.name, ...answer, dryRun: answer.dryRun ?? dryRun, ...policyWarning(spec, rt) };
-      res.status(status).json(body);
       if (status === 503) res.setHeader('Retry-After', '10');
+      res.status(status).json(body);
       rt.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
     } catch (e) {
       const [status, body] = mapError(e);

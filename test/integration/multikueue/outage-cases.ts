@@ -34,6 +34,8 @@ export function outageTests(env: () => Env): void {
         const started = Date.now();
         const first = await post(cascade, event);
         expect(first.status, JSON.stringify(first.body)).toBe(503);
+        // The one wrapper's partial-failure answer tells the sender when to come back.
+        expect(first.headers['retry-after']).toBe('10');
         expect(outcomes(first.body.workers)).toEqual([['worker-1', 'deleted'], ['worker-2', 'unreachable']]);
         // Refused connections: no waiting for timeouts.
         expect(Date.now() - started).toBeLessThan(5000);
