@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { defragStep } from '../../../shared/defrag/io/step.js';
 import { CORDONED, MARK } from '../../../shared/defrag/core/marks.js';
-import { cordon, createNodes, defragIo, STEP_DEFAULTS, deployment, runningPods, settled } from './scenario.js';
+import { cordon, defragIo, STEP_DEFAULTS, deployment, onePerNode, runningPods, settled } from './scenario.js';
 
 // Defragmentation cordons the node it frees, and gives it back when that node can no longer
 // be freed. It must give back only what it took: a node an operator had cordoned (for
@@ -21,15 +21,7 @@ describe('defragmentation and cordons it did not make', () => {
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const apps = kc.makeApiClient(AppsV1Api);
-    await createNodes(core, ['n1', 'n2']);
-    // Steer one Deployment onto each node by cordoning the other, as scenario.ts does.
-    await cordon(core, ['n2'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('a', 1, '1', false) });
-    await settled(core, ns, 1);
-    await cordon(core, ['n2'], false);
-    await cordon(core, ['n1'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('b', 1, '1', false) });
-    await settled(core, ns, 2);
+    await onePerNode(core, apps, ns);
     // n1 stays cordoned: the operator's.
   });
   afterAll(async () => cluster?.stop());

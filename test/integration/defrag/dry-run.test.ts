@@ -10,7 +10,7 @@ import { policyDoc } from '../../fixtures/policy.js';
 import { pingRequest } from '../../fixtures/events/requests.js';
 import { startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { send, serve } from '../functions/setup.js';
-import { cordon, createNodes, deployment, runningPods, settled } from './scenario.js';
+import { cordon, onePerNode, runningPods } from './scenario.js';
 
 // A dry run writes nothing: neither DRY_RUN=true nor a plan-only call (a plain POST). The
 // interesting moment is the one after a real step evicted a pod: the next step verifies that
@@ -46,14 +46,7 @@ describe('defragmentation in a dry run', () => {
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const apps = kc.makeApiClient(AppsV1Api);
-    await createNodes(core, ['n1', 'n2']);
-    await cordon(core, ['n2'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('a', 1, '1', false) });
-    await settled(core, ns, 1);
-    await cordon(core, ['n2'], false);
-    await cordon(core, ['n1'], true);
-    await apps.createNamespacedDeployment({ namespace: ns, body: deployment('b', 1, '1', false) });
-    await settled(core, ns, 2);
+    await onePerNode(core, apps, ns);
     await cordon(core, ['n1'], false);
   });
   afterAll(async () => cluster?.stop());

@@ -74,6 +74,21 @@ export async function settled(core: CoreV1Api, ns: string, expected: number): Pr
   }, { timeoutMs: 120_000 });
 }
 
+/**
+ * Nodes n1 and n2 with one single-replica Deployment each (`a` on n1, `b` on n2), steered by
+ * cordoning the other node; n1 is left cordoned, as an operator's cordon would be.
+ */
+export async function onePerNode(core: CoreV1Api, apps: AppsV1Api, ns: string): Promise<void> {
+  await createNodes(core, ['n1', 'n2']);
+  await cordon(core, ['n2'], true);
+  await apps.createNamespacedDeployment({ namespace: ns, body: deployment('a', 1, '1', false) });
+  await settled(core, ns, 1);
+  await cordon(core, ['n2'], false);
+  await cordon(core, ['n1'], true);
+  await apps.createNamespacedDeployment({ namespace: ns, body: deployment('b', 1, '1', false) });
+  await settled(core, ns, 2);
+}
+
 export function occupiedNodes(pods: Pod[]): Set<string> {
   return new Set(pods.map((p) => p.spec!.nodeName!));
 }
