@@ -1,4 +1,5 @@
 import { ANNOTATIONS, evacuate, EVICTION_REQUEST_GROUP, evacuationParts, evictionRequestApiInstalled, tick } from '../shared/evacuation/index.js';
+import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
@@ -28,10 +29,16 @@ export const evacuation = defineTarget({
     if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) is not handled yet: mark the pod with ${ANNOTATIONS.request}`);
     const ref = { namespace: input.namespace, name: input.name };
     if (parts.config.scope && ref.namespace !== parts.config.scope) return { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${parts.config.scope}` };
-    // A strategy asking for a pod marked request-evict-only, judged on the event's copy; the
-    // machine uses it only when the current pod is idle and carries no request of its own.
-    const requester = input.type === 'object' && input.event.verb !== 'delete' ? await parts.strategyRequest(input.event.object as unknown as Pod) : undefined;
+    // A strategy asking for a pod marked request-evict-only: the event's copy only says whether
+    // to look; the stored pod (the same uid) decides, and the pass starts from it. The machine
+    // uses the request only when that pod is idle and carries no request of its own.
+    const copy = input.type === 'object' && input.event.verb !== 'delete' ? (input.event.object as unknown as Pod) : undefined;
+    if (copy && (await parts.strategyRequest(copy))) {
+      const stored = await getPod(rt.clients.core, ref);
+      const requester = stored && stored.metadata.uid === copy.metadata.uid ? await parts.strategyRequest(stored) : undefined;
+      return { ...(await evacuate(parts.deps(), ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
+    }
     // Always the current pod, never the event's copy: its resourceVersion is the precondition.
-    return { ...(await evacuate(parts.deps(), ref, requester ? { strategyRequest: requester } : {})) };
+    return { ...(await evacuate(parts.deps(), ref)) };
   },
 });

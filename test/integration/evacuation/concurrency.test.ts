@@ -94,6 +94,17 @@ describe('requests', () => {
     await withdrawAll('by-strategy', fn);
   });
 
+  it('an event claiming a request-evict-only pod is selected starts nothing when the stored pod is not', async () => {
+    const fn = await serveEvacuation(ns.name);
+    const pod = await createVm(ns.name, 'forged-strategy', { behaviour: 'hang' });
+    // The copy says what the policy selects (label evacuate=now); the stored pod has no such label.
+    const forged = { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata!.labels, evacuate: 'now' } } };
+    expect(await fn.event(forged)).toMatchObject({ outcome: 'nothing-to-do' });
+    const stored = await readPod(ns.name, pod.metadata!.name!);
+    expect(stored?.metadata?.annotations?.[ANNOTATIONS.request]).toBeUndefined();
+    expect(stored?.metadata?.annotations?.[ANNOTATIONS.state]).toBeUndefined();
+  });
+
   it('says the EvictionRequest API (lifecycle.k8s.io) is not installed, and refuses its events with 422', async () => {
     const fn = await serveEvacuation(ns.name);
     expect((await fn.tick()).evictionRequests).toBe('lifecycle.k8s.io not installed');
