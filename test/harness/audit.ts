@@ -126,14 +126,18 @@ export class AuditLog {
     if (!existsSync(this.path)) return [];
     const size = statSync(this.path).size;
     if (size <= mark) return [];
-    const buf = Buffer.alloc(size - mark);
+    // One byte before the mark too: a mark taken while the API server was half way through a
+    // line falls inside it, and that line (logged before the mark) is skipped whole.
+    const from = Math.max(0, mark - 1);
+    const buf = Buffer.alloc(size - from);
     const fd = openSync(this.path, 'r');
     try {
-      readSync(fd, buf, 0, buf.length, mark);
+      readSync(fd, buf, 0, buf.length, from);
     } finally {
       closeSync(fd);
     }
-    const text = buf.toString('utf8');
+    let text = buf.toString('utf8');
+    if (mark > 0) text = text.startsWith('\n') ? text.slice(1) : text.slice(text.indexOf('\n') + 1);
     // A line still being written has no newline yet: it belongs to the next read.
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     return complete
