@@ -33,9 +33,10 @@ export const evacuation = defineTarget({
     // to look; the stored pod (the same uid) decides, and the pass starts from it. The machine
     // uses the request only when that pod is idle and carries no request of its own.
     const copy = input.type === 'object' && input.event.verb !== 'delete' ? (input.event.object as unknown as Pod) : undefined;
-    if (copy && (await parts.strategyRequest(copy))) {
+    const hint = copy ? await parts.strategyRequest(copy) : {};
+    if (copy && hint.requester) {
       const stored = await getPod(rt.clients.core, ref);
-      const requester = stored && stored.metadata.uid === copy.metadata.uid ? await parts.strategyRequest(stored) : undefined;
+      const requester = stored && stored.metadata.uid === copy.metadata.uid ? (await parts.strategyRequest(stored, hint.context)).requester : undefined;
       return { ...(await evacuate(parts.deps(), ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
     }
     // Always the current pod, never the event's copy: its resourceVersion is the precondition.

@@ -4,11 +4,10 @@
 // it); its I/O io/ (one pass over a pod, a tick over all of them, the ledger ConfigMap, every
 // KubeVirt call, EvictionRequest discovery); its configuration config.ts. Every write goes
 // through the runtime's ClusterWriter: DRY_RUN, protected namespaces, Events.
-import { fetchContext } from '../cleanup/io/context.js';
+import { decideOne } from '../cleanup/io/one-pod.js';
 import type { Pod } from '../model/objects.js';
-import { decide } from '../plan/decide.js';
-import { snapshotNeeds } from '../plan/needs.js';
-import { policyOf, type Runtime } from '../runtime/runtime.js';
+import type { Snapshot } from '../plan/snapshot.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { ANNOTATIONS } from './core/annotations.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import type { EvacuationDeps } from './io/evacuate.js';
@@ -25,8 +24,11 @@ export interface EvacuationParts {
   config: EvacuationConfig;
   /** What one request works with: a writer and a ledger of its own (a dry run's slots live only there). */
   deps(): EvacuationDeps;
-  /** A strategy's request for a pod marked request-evict-only, or undefined. */
-  strategyRequest(pod: Pod): Promise<string | undefined>;
+  /**
+   * A strategy's request for a pod marked request-evict-only (`requester`, or none), and the
+   * context the policy read, for a second look at the same pod as stored.
+   */
+  strategyRequest(pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<{ requester?: string; context?: Omit<Snapshot, 'pods'> }>;
 }
 
 export function evacuationParts(rt: Runtime): EvacuationParts {
@@ -38,14 +40,12 @@ export function evacuationParts(rt: Runtime): EvacuationParts {
 
   // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated
   // (not evicted) when a strategy decides to evict it; the strategy becomes the requester.
-  async function strategyRequest(pod: Pod): Promise<string | undefined> {
+  // Pod cleanup's own one-pod decision (cleanup/io/one-pod.ts): the same policy, gate and context.
+  async function strategyRequest(pod: Pod, context?: Omit<Snapshot, 'pods'>) {
     const a = pod.metadata.annotations ?? {};
-    if (a[ANNOTATIONS.requestEvictOnly] === undefined || a[ANNOTATIONS.request] !== undefined || a[ANNOTATIONS.state] !== undefined) return undefined;
-    const policy = policyOf(rt);
-    const context = await fetchContext(rt, snapshotNeeds(policy));
-    const plan = decide(policy, { ...context.snapshot, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
-    const decision = plan.decisions.find((x) => x.uid === pod.metadata.uid && x.action === 'evict');
-    return decision && `strategy:${decision.strategy}`;
+    if (a[ANNOTATIONS.requestEvictOnly] === undefined || a[ANNOTATIONS.request] !== undefined || a[ANNOTATIONS.state] !== undefined) return {};
+    const one = await decideOne(rt, pod, context);
+    return { ...(one.decision?.action === 'evict' ? { requester: `strategy:${one.decision.strategy}` } : {}), context: one.context };
   }
 
   return { config, deps, strategyRequest };
