@@ -89,7 +89,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
   for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
-  const auth = overrides.auth ?? (await senderAuth(env, kubeReady, () => loaded().kubeConfig));
+  const auth = overrides.auth ?? senderAuth(env, async () => (await kubeReady(), loaded().kubeConfig));
   log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.summary }, 'kube-tidy runtime ready');
   const policyNow = () => policy?.current().policy;
   return {
@@ -120,14 +120,12 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
 
 /**
  * The sender check this process was configured with (SENDER_AUTH...). The Kubernetes
- * platform reads the issuer's keys through the cluster connection, so it loads the client
- * now; the keys themselves are fetched on first use (a failure there is a 503, not a stop).
+ * platform reads the issuer's keys through the cluster connection, loaded when the keys are
+ * first fetched (on the first request), so a lazy start stays lazy; a failure there is a 503.
  */
-async function senderAuth(env: NodeJS.ProcessEnv, kubeReady: () => Promise<void>, kubeConfig: () => KubeConfig): Promise<SenderAuth> {
+function senderAuth(env: NodeJS.ProcessEnv, kubeConfig: () => Promise<KubeConfig>): SenderAuth {
   const config = readSenderAuthConfig(env);
-  if (config.platform !== 'kubernetes') return createSenderAuth(config);
-  await kubeReady();
-  return createSenderAuth(config, { kubeConfig: kubeConfig() });
+  return createSenderAuth(config, config.platform === 'kubernetes' ? { kubeConfig } : {});
 }
 
 /**

@@ -1,7 +1,6 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { fetchableUrl, readSenderAuthConfig, SenderAuthConfigError, type Platform, type SenderAuthConfig } from './auth/config.js';
 import { KeyStore, KeysUnavailableError, type KeySource, type KeyStoreOptions } from './auth/keys.js';
-import { discoveryOf, fetchJson, kubeGetJson, kubeKeySource, urlKeySource } from './auth/sources.js';
+import { discoveryOf, fetchJson, kubeGetJson, kubeKeySource, urlKeySource, type KubeConnection } from './auth/sources.js';
 import { verifyBearer, type AuthResult, type Headers } from './auth/verify.js';
 
 // Sender authentication: who sent this request, from its headers alone, before any body is
@@ -34,8 +33,11 @@ export interface SenderAuth {
 }
 
 export interface SenderAuthDeps {
-  /** The cluster connection (kubernetes): needed unless SENDER_AUTH_JWKS_URL and _ISSUER are set. */
-  kubeConfig?: KubeConfig;
+  /**
+   * The cluster connection (kubernetes), or how to get it on first use: needed unless
+   * SENDER_AUTH_JWKS_URL and _ISSUER are set.
+   */
+  kubeConfig?: KubeConnection;
   keys?: KeyStoreOptions;
   now?: () => number;
 }

@@ -33,7 +33,11 @@ export function urlKeySource(url: string): KeySource {
  * the service-account token, re-read as it rotates). The default RBAC role
  * system:service-account-issuer-discovery lets every service account read the two documents.
  */
-export async function kubeGetJson(kc: KubeConfig, path: string, signal: AbortSignal): Promise<unknown> {
+/** The cluster connection, or how to get it on first use (the client loads lazily at start). */
+export type KubeConnection = KubeConfig | (() => Promise<KubeConfig>);
+
+export async function kubeGetJson(connection: KubeConnection, path: string, signal: AbortSignal): Promise<unknown> {
+  const kc = typeof connection === 'function' ? await connection() : connection;
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('the kubeconfig names no cluster');
   const opts: RequestOptions = {};
@@ -64,7 +68,7 @@ export async function kubeGetJson(kc: KubeConfig, path: string, signal: AbortSig
 }
 
 /** The service-account issuer's keys, as the API server serves them (whatever jwks_uri says). */
-export function kubeKeySource(kc: KubeConfig): KeySource {
+export function kubeKeySource(kc: KubeConnection): KeySource {
   return { where: 'the API server (/openid/v1/jwks)', fetch: (signal) => kubeGetJson(kc, '/openid/v1/jwks', signal) };
 }
 
