@@ -7,6 +7,9 @@ import type { RequestListener } from 'node:http';
 import type { SenderAuth } from './auth.js';
 import { withBodyLimits } from './limits.js';
 
+/** Set on a request the front has authenticated, so the wrapper does not verify it twice. */
+export const SENDER_VERIFIED = Symbol('kube-tidy.senderVerified');
+
 export function front(app: RequestListener, opts: { auth: SenderAuth; maxBytes: number }): RequestListener {
   // The limits outermost: the byte count starts with the first byte, even while the token is checked.
   return withBodyLimits(opts.auth.platform === 'none' ? app : senderChecked(app, opts.auth), opts.maxBytes);
@@ -18,7 +21,10 @@ function senderChecked(app: RequestListener, auth: SenderAuth): RequestListener 
     // until someone listens, so it waits in its buffer (and the socket's) for the framework.
     auth.authenticate(req.headers).then(
       (verdict) => {
-        if (verdict.ok) return app(req, res);
+        if (verdict.ok) {
+          (req as unknown as Record<symbol, boolean>)[SENDER_VERIFIED] = true;
+          return app(req, res);
+        }
         res.writeHead(verdict.status, { 'content-type': 'application/json', 'www-authenticate': verdict.challenge, connection: 'close' });
         res.end(JSON.stringify({ error: verdict.why }));
         res.once('finish', () => req.destroy());

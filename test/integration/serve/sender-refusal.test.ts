@@ -56,3 +56,14 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
     expect(res.text).toMatch(/JSON|Unexpected token|position/i);
   });
 });
+
+describe('without the front (a process started by functions-framework’s own main)', () => {
+  it('the wrapper still refuses a request without a token, before decoding it', async () => {
+    const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
+    const rt = await runtimeFor(POLICY, envFor());
+    http('auth-no-front', httpFunction(spec, rt));
+    const res = await supertest(getTestServer('auth-no-front')).post('/').set('content-type', 'application/json').send({ apiVersion: 'v1', kind: 'Pod' });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+});
