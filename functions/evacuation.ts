@@ -25,6 +25,7 @@ export const evacuation = defineTarget({
       const evictionRequests = installed ? `${EVICTION_REQUEST_GROUP} is served but not handled yet` : `${EVICTION_REQUEST_GROUP} not installed`;
       return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots }, results: summary.results, evictionRequests };
     }
+    if (input.type === 'shard') throw new Error('unreachable: accepts no sweep shards');
     const kind = input.type === 'object' ? input.event.object.kind : input.event.ref.kind;
     if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) is not handled yet: mark the pod with ${ANNOTATIONS.request}`);
     const ref = { namespace: input.namespace, name: input.name };

@@ -71,6 +71,7 @@ export const invoke = defineTarget({
       labelSelector: body.labelSelector,
       dryRun: body.mode === 'plan',
       budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
+      eventsPerPass: parts.config.SWEEP_EVENTS_PER_PASS,
     });
     const { results, keptPods, failures, ...counts } = summary;
     return { outcome: body.mode === 'plan' ? 'planned' : 'ran', dryRun: summary.dryRun, summary: counts, failures, results, kept: keptPods };

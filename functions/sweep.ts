@@ -1,4 +1,4 @@
-import { cleanupParts, runPass } from '../shared/cleanup/index.js';
+import { actShard, cleanupParts, runPass } from '../shared/cleanup/index.js';
 import { policyOf } from '../shared/runtime/runtime.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -8,14 +8,26 @@ import { defineTarget } from '../shared/serve/target.js';
  * watch gap, produce no events, so only a periodic pass sees them. A pass cut short by
  * transient failures answers 503 with its summary: the scheduler's retry (or the next tick)
  * decides again from what is stored, and an alert on 5xx sees it.
+ *
+ * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK), a pass that selected more than
+ * SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest; the broker brings each
+ * shard back to some sweep instance, which takes it here (README "Scale").
  */
 export const sweep = defineTarget({
   name: 'sweep',
-  accepts: { ticks: true, plain: 'tick', hint: 'sweep takes schedule ticks (dev.knative.sources.ping) or a plain POST; pod events go to podTerminated' },
+  accepts: { ticks: true, shards: true, plain: 'tick', hint: 'sweep takes schedule ticks (dev.knative.sources.ping), its own shards or a plain POST; pod events go to podTerminated' },
   needs: { policy: true, cluster: 'at-start' },
   setup: cleanupParts,
-  async handle(_input, _parts, rt) {
-    const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+  async handle(input, parts, rt) {
+    const budgetMs = rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000;
+    const eventsPerPass = parts.config.SWEEP_EVENTS_PER_PASS;
+    if (input.type === 'shard') {
+      const answer = await actShard(rt, input.shard, { budgetMs, eventsPerPass });
+      rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
+      return answer;
+    }
+    const fanOut = parts.config.shardSink ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE } : undefined;
+    const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
     const { results, keptPods, failures, ...counts } = summary;
     rt.log.info({ sweep: counts, failures }, 'sweep done');
     const complete = failures.transient + failures.refused === 0;

@@ -8,6 +8,7 @@ import { readCleanupConfig, type CleanupConfig } from './config.js';
 export { decideOne, removeSelected } from './io/one-pod.js';
 export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
 export { failuresOf, type ActResult } from './io/act.js';
+export { actShard } from './io/shards.js';
 
 export interface CleanupParts {
   config: CleanupConfig;

@@ -96,7 +96,7 @@ const cases: BadCase[] = [
     req: cloudEvent('binary', { type: 'com.example.thing' }, {}),
     status: 422,
     message:
-      'unsupported CloudEvent type "com.example.thing": this endpoint accepts dev.knative.apiserver.resource.{add,update,delete}, dev.knative.apiserver.ref.{add,update,delete}, dev.knative.sources.ping, "resource" (Argo Events), google.cloud.pubsub.topic.v1.messagePublished',
+      'unsupported CloudEvent type "com.example.thing": this endpoint accepts dev.knative.apiserver.resource.{add,update,delete}, dev.knative.apiserver.ref.{add,update,delete}, dev.knative.sources.ping, "resource" (Argo Events), google.cloud.pubsub.topic.v1.messagePublished, dev.kube-tidy.sweep.shard.v1',
   },
   {
     name: 'a Knative type with an unknown verb is a 422',

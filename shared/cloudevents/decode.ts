@@ -13,6 +13,7 @@ import {
 } from './knative.js';
 import { decodeManualObject } from './manual.js';
 import { decodePubSub, looksLikePubSubPush, PUBSUB_TYPE } from './pubsub.js';
+import { decodeShardEvent, SWEEP_SHARD_TYPE } from './shard.js';
 import type { HttpRequestLike, InternalEvent, PartialOrigin, Transport } from './types.js';
 
 /**
@@ -26,6 +27,7 @@ import type { HttpRequestLike, InternalEvent, PartialOrigin, Transport } from '.
  *   dev.knative.sources.ping                            -> tick
  *   resource (Argo Events resource event source)        -> object (+ oldObject on update)
  *   google.cloud.pubsub.topic.v1.messagePublished       -> whatever the message carries
+ *   dev.kube-tidy.sweep.shard.v1                        -> shard (a slice of a sweep)
  * Plain JSON bodies: a Pub/Sub push envelope, an Argo payload, else one Kubernetes object
  * (manual call, verb update).
  */
@@ -60,6 +62,7 @@ function decodeCloudEvent(event: CloudEvent<unknown>, transport: Transport): Int
   if (type === KNATIVE_PING_TYPE) return decodePingEvent(data, origin);
   if (type === ARGO_RESOURCE_TYPE) return decodeArgoEvent(data, 'data', origin);
   if (type === PUBSUB_TYPE) return decodePubSub(data, 'data', origin);
+  if (type === SWEEP_SHARD_TYPE) return decodeShardEvent(data, origin);
   throw new BadEventError(422, `unsupported CloudEvent type "${type}": this endpoint accepts ${SUPPORTED_TYPES}`);
 }
 
@@ -69,6 +72,7 @@ const SUPPORTED_TYPES = [
   KNATIVE_PING_TYPE,
   `"${ARGO_RESOURCE_TYPE}" (Argo Events)`,
   PUBSUB_TYPE,
+  SWEEP_SHARD_TYPE,
 ].join(', ');
 
 function decodePlain(body: unknown): InternalEvent {

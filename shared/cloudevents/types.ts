@@ -1,3 +1,4 @@
+import type { ShardEvent } from './shard.js';
 // The one event shape every function sees, whatever bridge delivered the request. Functions
 // switch on `type`; `origin` is for logs and answers only and never drives a decision (bridge
 // ids are random per send, so they are useless for de-duplication: uid/resourceVersion are).
@@ -10,7 +11,9 @@ export type Bridge =
   | 'knative-pingsource'
   | 'argo-events'
   | 'gcp-pubsub'
-  | 'manual';
+  | 'manual'
+  /** kube-tidy's own sweep shards, through whatever broker carries them. */
+  | 'kube-tidy';
 
 /** How the request was framed: CloudEvents HTTP binary/structured mode, or a bare JSON body. */
 export type Transport = 'binary' | 'structured' | 'plain';
@@ -78,7 +81,7 @@ export interface TickEvent {
   origin: EventOrigin;
 }
 
-export type InternalEvent = ObjectEvent | ReferenceEvent | TickEvent;
+export type InternalEvent = ObjectEvent | ReferenceEvent | TickEvent | ShardEvent;
 
 /** An HTTP request as the functions see it after express's body parsing. */
 export interface HttpRequestLike {

@@ -16,7 +16,9 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { KeepAliveAgents } from './agent.js';
+import { classifyKubeError } from './errors.js';
 import { unsafePathProblem } from './path-guard.js';
+import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
 export interface KubeClients {
   core: CoreV1Api;
@@ -27,6 +29,8 @@ export interface KubeClients {
   scheduling: SchedulingV1Api;
   /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
   custom: CustomObjectsApi;
+  /** The rate limit every request of these clients waits on (and its counters). */
+  throttle: Throttle;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
   close(): void;
 }
@@ -38,50 +42,89 @@ export interface KubeClientOptions {
   keepAlive?: boolean;
   /** Called as each request is sent (retries included): for counting requests in benchmarks. */
   onRequest?: (method: string, url: string) => void;
+  /** Client-side rate limit, as client-go's QPS and Burst (default 250 and 500). */
+  qps?: number;
+  burst?: number;
+  /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 4. */
+  throttledRetries?: number;
 }
 
+
 // One middleware, not two: client-node reverses its middleware array in place on every call.
-function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest']): Middleware {
+function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle): Middleware {
   return {
     pre: async (context: RequestContext) => {
       // The last line of defence for "names are names": names are validated where they
       // arrive, and no request whose path was reshaped by one ('..', an encoded '/') leaves.
       const unsafe = unsafePathProblem(context.getUrl());
       if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
+      await throttle.take();
       onRequest?.(context.getHttpMethod(), context.getUrl());
       context.setSignal(AbortSignal.timeout(ms));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
     },
-    post: async (context: ResponseContext) => context,
+    post: async (context: ResponseContext) => {
+      // The server's own throttling answers in plain text (see errors.ts `throttled`); a
+      // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
+      if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? '')) throttle.pause(Number(context.headers['retry-after']) || 1);
+      return context;
+    },
   };
+}
+
+/**
+ * Every method of `api`, sent again (after the pause the server asked for) when the API
+ * server throttled it: one place for every request kube-tidy makes, reads and writes alike.
+ * Only throttling is retried here: it says the request was not processed at all.
+ */
+function retryingThrottled<T extends object>(api: T, retries: number): T {
+  return new Proxy(api, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } catch (e) {
+            if (attempt >= retries || !classifyKubeError(e).throttled) throw e;
+          }
+        }
+      };
+    },
+  });
 }
 
 /**
  * What makeApiClient builds, plus the middleware: any client-node API class constructed with
  * `configuration` gets the timeout, kept-alive connections and request counting.
  */
-export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest }: KubeClientOptions = {}) {
+export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST }: KubeClientOptions = {}) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
+  const throttle = new Throttle({ qps, burst });
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle)],
   });
-  return { configuration, server: cluster.server, close: () => agents?.destroy() };
+  return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
 }
 
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
-  const { configuration, close } = clientConfiguration(kc, options);
+  const { configuration, throttle, close } = clientConfiguration(kc, options);
+  const retries = options.throttledRetries ?? 4;
+  const api = <T extends object>(Api: new (c: typeof configuration) => T) => retryingThrottled(new Api(configuration), retries);
   return {
-    core: new CoreV1Api(configuration),
-    events: new EventsV1Api(configuration),
-    policy: new PolicyV1Api(configuration),
-    scheduling: new SchedulingV1Api(configuration),
-    custom: new CustomObjectsApi(configuration),
+    core: api(CoreV1Api),
+    events: api(EventsV1Api),
+    policy: api(PolicyV1Api),
+    scheduling: api(SchedulingV1Api),
+    custom: api(CustomObjectsApi),
+    throttle,
     close,
   };
 }

@@ -35,6 +35,12 @@ export interface KubeFailure {
   retryAfterSeconds?: number;
   /** metadata.continue of a 410 Status: the API server's inconsistent continuation token. */
   continueToken?: string;
+  /**
+   * A 429 from the API server's own filters (API Priority and Fairness, max-inflight): they
+   * answer in plain text ("Too many requests, please try again later."), never with a Status,
+   * so it cannot be mistaken for an eviction refused by a PodDisruptionBudget (a Status).
+   */
+  throttled?: boolean;
 }
 
 interface StatusBody {
@@ -74,14 +80,14 @@ function kindOfStatus(status: number): KubeErrorKind {
   return 'rejected';
 }
 
-function parseBody(body: unknown): StatusBody {
+function parseBody(body: unknown): StatusBody & { plain?: true } {
   if (typeof body === 'object' && body !== null) return body as StatusBody;
   if (typeof body !== 'string') return {};
   try {
     const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as StatusBody) : { message: body };
+    return typeof parsed === 'object' && parsed !== null ? (parsed as StatusBody) : { message: body, plain: true };
   } catch {
-    return { message: body.slice(0, MESSAGE_MAX) };
+    return { message: body.slice(0, MESSAGE_MAX), plain: true };
   }
 }
 
@@ -100,6 +106,7 @@ export function classifyKubeError(error: unknown): KubeFailure {
       causes: (body.details?.causes ?? []).map((c) => ({ reason: c.reason, message: c.message && scrub(c.message) })),
       retryAfterSeconds: Number.isFinite(retryAfter) ? retryAfter : undefined,
       continueToken: body.metadata?.continue || undefined,
+      ...(e.code === 429 && body.plain ? { throttled: true } : {}),
     };
   }
   const message = scrub(error instanceof Error ? error.message : String(error));

@@ -57,6 +57,26 @@ export async function recordPodEvent(
   event: PodEvent,
   opts: RecordOptions = {},
 ): Promise<RecordResult> {
+  return recordEventAbout(events, { kind: 'Pod', ...pod }, event, opts);
+}
+
+/**
+ * An Event about a Namespace, in that namespace: what a pass did to more pods than get an
+ * Event each (cleanup/io/event-budget.ts). `once` names the pass, so one Event per pass.
+ */
+export async function recordNamespaceEvent(events: EventWriter, namespace: string, event: PodEvent & { once: string }, opts: RecordOptions = {}): Promise<RecordResult> {
+  // A namespace's uid is not at hand (reading it would cost a request per namespace); the
+  // name is its identity for the Event's name, and `regarding` without a uid is valid.
+  return recordEventAbout(events, { kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` }, event, opts);
+}
+
+async function recordEventAbout(
+  events: EventWriter,
+  about: { kind: 'Pod' | 'Namespace'; namespace: string; name: string; uid: string },
+  event: PodEvent,
+  opts: RecordOptions = {},
+): Promise<RecordResult> {
+  const pod = about;
   if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
   const body: EventsV1Event = {
     apiVersion: 'events.k8s.io/v1',
@@ -70,7 +90,7 @@ export async function recordPodEvent(
     reason: clip(event.reason, 128),
     note: clip(event.note, 1024),
     type: event.type,
-    regarding: { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
+    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid } : { apiVersion: 'v1', kind: 'Namespace', name: about.name },
   };
   try {
     const created = await events.createNamespacedEvent({ namespace: pod.namespace, body });

@@ -13,7 +13,7 @@ import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
 import type { KubeClients } from './clients.js';
 import { classifyKubeError, KubeRequestError, toKubeError } from './errors.js';
-import { recordPodEvent, type PodEvent, type RecordResult } from './pod-event.js';
+import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordResult } from './pod-event.js';
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 
 export interface WriterOptions {
@@ -66,7 +66,7 @@ export class ClusterWriter {
    * Eviction API otherwise; both tied to the stored uid and resourceVersion, so a pod that
    * changed since it was read answers `stale` and is left for the next decision.
    */
-  async removePod(pod: StoredPodId, note: string): Promise<RemoveResult> {
+  async removePod(pod: StoredPodId, note: string, { ownEvent }: { ownEvent?: () => boolean } = {}): Promise<RemoveResult> {
     const what = `remove pod ${keyOf(pod)}`;
     this.guard(what, pod.namespace);
     const target = { namespace: pod.namespace!, name: pod.name, uid: pod.uid, resourceVersion: pod.resourceVersion };
@@ -74,7 +74,8 @@ export class ClusterWriter {
     const result: RemoveResult = TERMINAL.has(pod.phase)
       ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) }
       : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
-    if (result.outcome === 'deleted' || result.outcome === 'evicted') {
+    // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
+    if ((result.outcome === 'deleted' || result.outcome === 'evicted') && (ownEvent?.() ?? true)) {
       const deleted = result.outcome === 'deleted';
       const recorded = await this.recordEvent(pod, { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict', type: 'Normal', note });
       if (recorded) result.event = recorded;
@@ -163,6 +164,12 @@ export class ClusterWriter {
       if (classifyKubeError(e).kind === 'conflict') return false;
       throw toKubeError(e, what);
     }
+  }
+
+  /** An Event on a namespace summing up what a pass did there (not in a dry run, nor with events off). */
+  async recordNamespaceEvent(namespace: string, event: PodEvent & { once: string }): Promise<RecordResult | undefined> {
+    if (!this.options.recordEvents) return undefined;
+    return recordNamespaceEvent(this.clients.events, namespace, event, { dryRun: this.options.dryRun });
   }
 
   /** A Kubernetes Event on the pod (not in a dry run, nor with events off). Best effort. */

@@ -4,6 +4,7 @@
 // defrag/config.ts) through the same helpers.
 import { z } from 'zod';
 import { bool, list, positiveInt, readEnv } from '../config/env.js';
+import { DEFAULT_BURST, DEFAULT_QPS } from '../kube/throttle.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
 
 export { ConfigError } from '../config/env.js';
@@ -26,6 +27,11 @@ const EnvSchema = z.object({
   KUBECONFIG: z.string().min(1).optional(),
   SWEEP_PAGE_SIZE: positiveInt.max(5000).default(500),
   SWEEP_TIME_BUDGET_SECONDS: positiveInt.default(50),
+  /** Writes a pass has in flight at once (in the policy's order; the rate limit still applies). */
+  SWEEP_CONCURRENCY: positiveInt.max(256).default(32),
+  /** Client-side rate limit for every request, as client-go's QPS/Burst (see kube/throttle.ts). */
+  KUBE_CLIENT_QPS: positiveInt.max(10_000).default(DEFAULT_QPS),
+  KUBE_CLIENT_BURST: positiveInt.max(20_000).default(DEFAULT_BURST),
   REQUEST_TIMEOUT_SECONDS: positiveInt.default(20),
   REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
   MAX_BODY_BYTES: MaxBodyBytes,

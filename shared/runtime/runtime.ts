@@ -70,7 +70,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
           Writer = w.ClusterWriter;
           if (kube) return;
           const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
-          kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000 }) };
+          kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }) };
         }));
   // A ConfigMap policy is read from the cluster at start, so the client is needed now anyway.
   if (!lazyKube || config.POLICY_CONFIGMAP) await kubeReady();

@@ -80,6 +80,10 @@ function accept<P>(spec: TargetSpec<P>, parts: P, req: Request): Input {
     if (accepts.ticks) return { type: 'tick', event };
     throw new BadRequestError(422, `${spec.name} does not take schedule ticks: ${accepts.hint}`);
   }
+  if (event.type === 'shard') {
+    if (accepts.shards) return { type: 'shard', shard: event.shard };
+    throw new BadRequestError(422, `${spec.name} does not take sweep shards: ${accepts.hint}`);
+  }
   const kind = event.type === 'object' ? event.object.kind : event.ref.kind;
   const kinds = typeof accepts.kinds === 'function' ? accepts.kinds(parts) : accepts.kinds;
   if (!kinds?.includes(kind)) throw new BadRequestError(422, kinds?.length ? `${spec.name} takes ${kinds.join(', ')} events, not ${kind}: ${accepts.hint}` : `${spec.name} takes no object events: ${accepts.hint}`);

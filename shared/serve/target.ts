@@ -3,7 +3,7 @@
 // every target: method, sender authentication, decoding, refusals, the common answer fields
 // and the status code. A target file is then only "given this input and these parts, do
 // this" (functions/*.ts).
-import type { ObjectEvent, ReferenceEvent, TickEvent } from '../cloudevents/index.js';
+import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent } from '../cloudevents/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /** What reached the handler, already decoded and checked against `accepts`. */
@@ -11,6 +11,7 @@ export type Input =
   | { type: 'object'; event: ObjectEvent; namespace: string; name: string }
   | { type: 'reference'; event: ReferenceEvent; namespace: string; name: string }
   | { type: 'tick'; event?: TickEvent }
+  | { type: 'shard'; shard: SweepShard }
   | { type: 'body'; body: unknown; headers: Record<string, string | string[] | undefined> };
 
 export interface Accepts<Parts = unknown> {
@@ -18,6 +19,8 @@ export interface Accepts<Parts = unknown> {
   kinds?: readonly string[] | ((parts: Parts) => readonly string[]);
   /** Schedule ticks: a PingSource CloudEvent. */
   ticks?: boolean;
+  /** Sweep shards (cloudevents/shard.ts): slices of a sweep another instance planned. */
+  shards?: boolean;
   /** A POST that is not a CloudEvent: a tick (Cloud Scheduler, cron + curl) or a JSON body (a person). */
   plain?: 'tick' | 'body';
   /** Said in every refusal: where the input belongs instead. */

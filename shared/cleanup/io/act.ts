@@ -5,6 +5,7 @@ import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
 import type { StoredPodId } from '../../model/identity.js';
 import type { Decision } from '../../plan/decision.js';
+import type { EventBudget } from './event-budget.js';
 
 export interface ActResult {
   namespace: string;
@@ -22,10 +23,11 @@ export interface ActResult {
   message?: string;
 }
 
-export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision): Promise<ActResult> {
+export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
   try {
-    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`);
+    const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;
+    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, { ...(ownEvent ? { ownEvent } : {}) });
     return { ...base, action: r.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) };
   } catch (e) {
     if (e instanceof TransientKubeError) return { ...base, outcome: 'failed', message: e.message };

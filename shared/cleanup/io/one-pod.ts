@@ -10,6 +10,7 @@ import type { Snapshot } from '../../plan/snapshot.js';
 import { policyOf, type Runtime } from '../../runtime/runtime.js';
 import type { Answer } from '../../serve/target.js';
 import { act, failuresOf } from './act.js';
+import type { EventBudget } from './event-budget.js';
 
 export interface OneDecision {
   decision?: Decision;
@@ -46,7 +47,7 @@ export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 
  * DELETE when stored Succeeded/Failed, eviction otherwise, tied to the stored uid and
  * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's.
  */
-export async function removeSelected(rt: Runtime, ref: { namespace: string; name: string; uid?: string; resourceVersion?: string }, context?: Omit<Snapshot, 'pods'>): Promise<Answer> {
+export async function removeSelected(rt: Runtime, ref: { namespace: string; name: string; uid?: string; resourceVersion?: string }, context?: Omit<Snapshot, 'pods'>, events?: EventBudget): Promise<Answer> {
   const pod = keyOf(ref);
   await rt.kubeReady();
   const stored = await getPod(rt.clients.core, ref);
@@ -62,7 +63,7 @@ export async function removeSelected(rt: Runtime, ref: { namespace: string; name
     const why = changed ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}` : `as stored: ${again.why}`;
     return { outcome, pod, why, kept: again.kept };
   }
-  const result = await act(rt.writer(), storedPodId(stored), again.decision);
+  const result = await act(rt.writer(), storedPodId(stored), again.decision, events);
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return { outcome: result.outcome, pod, why, result, failures: failuresOf([result]) };
 }

@@ -10,6 +10,9 @@ import { snapshotNeeds } from '../../plan/needs.js';
 import type { Policy } from '../../policy/policy.js';
 import { act, failuresOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
+import { EventBudget } from './event-budget.js';
+import { inOrder } from './in-order.js';
+import { postShards, type FanOut, type Posted } from './shards.js';
 import type { Runtime } from '../../runtime/runtime.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
@@ -18,6 +21,10 @@ import type { Runtime } from '../../runtime/runtime.js';
 // over the whole cluster, as the descheduler's are (see plan/across-pages.ts). Memory holds
 // one page of pods plus the decisions (plus the context a policy asks for). A time budget
 // stops it cleanly, while reading or while acting.
+//
+// Acting: up to SWEEP_CONCURRENCY writes in flight, started in the policy's order, every
+// request under the clients' rate limit (kube/throttle.ts). With a fan-out sink, a pass that
+// selected more than one shard's worth keeps the first shard and posts the rest (shards.ts).
 
 export interface PassOptions {
   policy: Policy;
@@ -28,6 +35,10 @@ export interface PassOptions {
   budgetMs: number;
   /** How many per-pod results the answer lists (the counts are always complete). */
   maxResults?: number;
+  /** Removals with an Event each; the rest are summed up per namespace (event-budget.ts). */
+  eventsPerPass?: number;
+  /** Hand what is beyond the first shard to other instances (sweep only). */
+  fanOut?: FanOut;
 }
 
 export interface PassSummary {
@@ -41,6 +52,12 @@ export interface PassSummary {
   requests: number;
   durationMs: number;
   stoppedBy?: 'time-budget' | 'limit-total';
+  /** This pass's id: names its shards and its summary Events. */
+  pass: string;
+  /** Shards posted for other instances, when the pass fanned out. */
+  fannedOut?: Posted;
+  /** Removals summed up in a namespace Event instead of one Event each. */
+  eventsSummarised: number;
   /** Selected pods not acted on because of a transient failure, or refused for good by the cluster. */
   failures: { transient: number; refused: number };
   fieldSelector?: string;
@@ -61,7 +78,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   // What each selected pod was when listed: the write is tied to exactly that (uid,
   // resourceVersion, phase). Held for the selected pods only, not the pages.
   const targets = new Map<string, StoredPodId>();
-  const s: PassSummary = { dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
+  const id = passId(started);
+  const s: PassSummary = { pass: id, eventsSummarised: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
@@ -93,21 +111,40 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
 
   const { decisions, kept, totalReached } = pass.finish();
   keep(kept);
-  for (const decision of decisions) {
-    if (rt.now() > deadline) {
-      s.stoppedBy = 'time-budget';
-      break;
-    }
+  let own = decisions;
+  if (opts.fanOut && decisions.length > opts.fanOut.size && rt.now() <= deadline) {
+    own = decisions.slice(0, opts.fanOut.size);
+    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), `kube-tidy.dev/sweep/${id}`);
+    s.requests += s.fannedOut.shards;
+    // Pods in shards nobody took: work left undone that the next sweep picks up.
+    s.failures.transient += s.fannedOut.notPosted;
+  }
+  const events = new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY);
+  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (decision) => act(writer, targets.get(decision.uid)!, decision, events));
+  if (acted.started < own.length) s.stoppedBy = 'time-budget';
+  for (const result of acted.results) {
+    if (!result) continue;
     s.selected++;
-    const result = await act(writer, targets.get(decision.uid)!, decision);
-    s.requests += 1 + (rt.config.RECORD_EVENTS && !writer.dryRun && (result.outcome === 'deleted' || result.outcome === 'evicted') ? 1 : 0);
+    const removed = result.outcome === 'deleted' || result.outcome === 'evicted';
+    s.requests += 1;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
     const f = failuresOf([result]);
     s.failures.transient += f.transient;
     s.failures.refused += f.refused;
     if (s.results.length < maxResults) s.results.push(result);
+    if (removed && rt.config.RECORD_EVENTS && !writer.dryRun) s.requests += 1;
+  }
+  s.eventsSummarised = events.summarised;
+  if (rt.config.RECORD_EVENTS && !writer.dryRun) {
+    s.requests -= events.summarised;
+    s.requests += await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
   s.durationMs = rt.now() - started;
   return s;
+}
+
+/** Sortable by time, unique enough per cluster: names shards and summary Events. */
+function passId(now: number): string {
+  return `${Math.floor(now).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }

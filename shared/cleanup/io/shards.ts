@@ -1,0 +1,79 @@
+// Fan-out: a sweep that selected more pods than one instance acts on in its time budget keeps
+// the first slice (in the policy's order) and posts the rest as shards, CloudEvents of type
+// dev.kube-tidy.sweep.shard.v1, to the broker that feeds `sweep` (README "Scale"). Any
+// instance takes a shard: it reads each pod, decides again on the stored pod and removes it
+// only if the policy still selects it, so a shard is idempotent (a pod already removed is
+// `gone`), safe to repeat, and worth nothing to a forger. The policy's order and limits were
+// applied once, by the planner, over the whole cluster: shards only carry that result.
+import { httpMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
+import type { Decision } from '../../plan/decision.js';
+import { snapshotNeeds } from '../../plan/needs.js';
+import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import type { Answer } from '../../serve/target.js';
+import { fetchContext } from './context.js';
+import { EventBudget } from './event-budget.js';
+import { inOrder } from './in-order.js';
+import { removeSelected } from './one-pod.js';
+
+export interface FanOut {
+  /** The broker (or any CloudEvents endpoint delivering to sweep). */
+  sink: string;
+  /** Pods per shard. */
+  size: number;
+}
+
+export interface Posted {
+  /** Shards handed out (the planner's own slice is shard 0 and is not posted). */
+  shards: number;
+  pods: number;
+  /** Pods in shards the sink did not take: left for the next sweep (a transient failure). */
+  notPosted: number;
+}
+
+const POST_TIMEOUT_MS = 10_000;
+
+/** Posts decisions (those after the planner's own slice) in shards 1..n of `pass`. */
+export async function postShards(fanOut: FanOut, pass: string, rest: readonly Decision[], source: string): Promise<Posted> {
+  const chunks: Decision[][] = [];
+  for (let i = 0; i < rest.length; i += fanOut.size) chunks.push(rest.slice(i, i + fanOut.size));
+  const of = chunks.length + 1;
+  const out: Posted = { shards: 0, pods: 0, notPosted: 0 };
+  await inOrder(chunks, 8, () => false, async (chunk, i) => {
+    const shard: SweepShard = { pass, index: i + 1, of, pods: chunk.map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })) };
+    const m = httpMessage(shardEvent(shard, source));
+    try {
+      const res = await fetch(fanOut.sink, { method: 'POST', headers: m.headers, body: m.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      if (res.ok) {
+        out.shards++;
+        out.pods += chunk.length;
+        return;
+      }
+    } catch {
+      // unreachable or timed out: counted below, like a refusal
+    }
+    out.notPosted += chunk.length;
+  });
+  return out;
+}
+
+/** Takes one shard: every pod read, decided again as stored, removed only if still selected. */
+export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs: number; eventsPerPass: number }): Promise<Answer> {
+  const started = rt.now();
+  const deadline = started + opts.budgetMs;
+  const needs = snapshotNeeds(policyOf(rt));
+  const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
+  const events = new EventBudget(opts.eventsPerPass);
+  const { results, started: acted } = await inOrder(shard.pods, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (pod) => removeSelected(rt, pod, context, events));
+  const outcomes: Record<string, number> = {};
+  const failures = { transient: shard.pods.length - acted, refused: 0 };
+  for (const r of results) {
+    if (!r) continue;
+    outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
+    failures.transient += r.failures?.transient ?? 0;
+    failures.refused += r.failures?.refused ?? 0;
+  }
+  await events.flush(rt.writer(), `${shard.pass}-${shard.index}`);
+  const complete = failures.transient + failures.refused === 0;
+  return { outcome: complete ? 'shard-done' : 'shard-incomplete', shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted }, outcomes, failures, durationMs: rt.now() - started };
+}

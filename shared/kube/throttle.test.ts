@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { classifyKubeError } from './errors.js';
+import { Throttle } from './throttle.js';
+
+function clock() {
+  let t = 0;
+  const slept: number[] = [];
+  return { now: () => t, sleep: async (ms: number) => void (slept.push(ms), (t += ms)), slept, advance: (ms: number) => (t += ms) };
+}
+
+describe('Throttle (client-side QPS/burst, server pauses)', () => {
+  it('lets a burst through at once, then spaces requests at 1/qps', async () => {
+    const c = clock();
+    const th = new Throttle({ qps: 10, burst: 3, now: c.now, sleep: c.sleep });
+    for (let i = 0; i < 3; i++) await th.take();
+    expect(c.slept).toEqual([]);
+    await th.take();
+    await th.take();
+    expect(c.slept.map(Math.round)).toEqual([100, 100]);
+  });
+
+  it('serves waiting callers in call order when they take at the same instant', async () => {
+    const c = clock();
+    const th = new Throttle({ qps: 100, burst: 1, now: () => c.now(), sleep: async (ms) => void c.slept.push(ms) });
+    await Promise.all([th.take(), th.take(), th.take()]);
+    expect(c.slept.map(Math.round)).toEqual([10, 20]);
+  });
+
+  it('holds every request for the server’s Retry-After, capped at 10 s', async () => {
+    const c = clock();
+    const th = new Throttle({ qps: 1000, burst: 1000, now: c.now, sleep: c.sleep });
+    th.pause(2);
+    await th.take();
+    expect(c.slept).toEqual([2000]);
+    th.pause(3600);
+    await th.take();
+    expect(c.slept[1]).toBe(10_000);
+    expect(th.throttled).toBe(2);
+  });
+});
+
+describe('throttling is told apart from a PodDisruptionBudget refusal', () => {
+  it('a plain-text 429 (API Priority and Fairness, max-inflight) is throttling', () => {
+    const f = classifyKubeError({ code: 429, body: 'Too many requests, please try again later.\n', headers: { 'retry-after': '1' } });
+    expect(f).toMatchObject({ kind: 'too-many-requests', throttled: true, retryAfterSeconds: 1 });
+  });
+  it('a Status 429 naming a disruption budget is not', () => {
+    const body = JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget.", details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' }], retryAfterSeconds: 10 } });
+    const f = classifyKubeError({ code: 429, body, headers: { 'retry-after': '10' } });
+    expect(f.kind).toBe('too-many-requests');
+    expect(f.throttled).toBeUndefined();
+  });
+});

@@ -1,0 +1,70 @@
+// Client-side politeness, as client-go's: a token bucket (QPS with a burst) that every
+// request of one set of clients waits on, and a pause for everyone when the API server says
+// "too many requests" (API Priority and Fairness rejecting a request, or the max-inflight
+// filter), for as long as its Retry-After asks. The bucket keeps a concurrent sweep from
+// turning into a storm; the pause keeps a storm that happens anyway (other clients, a small
+// priority level) from being made worse by retries.
+
+export interface ThrottleOptions {
+  /** Requests per second in the long run. */
+  qps: number;
+  /** How many may go at once after a quiet spell. */
+  burst: number;
+  /** For tests: the clock and the sleeper. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Throttle {
+  private tokens: number;
+  private last: number;
+  private pausedUntil = 0;
+  /** Time spent waiting for a token or a pause, in ms: for the pass summary and the benches. */
+  waitedMs = 0;
+  /** How many throttling answers (429 from APF or max-inflight) the server gave. */
+  throttled = 0;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  // The bucket is reserved in call order: each caller takes its slot at once (tokens may go
+  // negative) and sleeps until then, so waiting callers are served first come, first served.
+
+  constructor(private readonly options: ThrottleOptions) {
+    this.now = options.now ?? (() => performance.now());
+    this.sleep = options.sleep ?? realSleep;
+    this.tokens = options.burst;
+    this.last = this.now();
+  }
+
+  /** Wait until a request may be sent. */
+  async take(): Promise<void> {
+    const { qps, burst } = this.options;
+    const now = this.now();
+    this.tokens = Math.min(burst, this.tokens + ((now - this.last) * qps) / 1000);
+    this.last = now;
+    this.tokens -= 1;
+    const forToken = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / qps;
+    const wait = Math.max(forToken, this.pausedUntil - now);
+    if (wait > 0) {
+      this.waitedMs += wait;
+      await this.sleep(wait);
+    }
+  }
+
+  /** The server asked everyone to hold off: no request of these clients leaves before then. */
+  pause(seconds: number): void {
+    this.throttled += 1;
+    const until = this.now() + Math.min(Math.max(seconds, 1), MAX_PAUSE_SECONDS) * 1000;
+    if (until > this.pausedUntil) this.pausedUntil = until;
+  }
+}
+
+/** client-go's rest.Config defaults are 5/10, for controllers watching; a sweep acts in
+ *  bursts and is held by the API server's fairness anyway: 250/500 reaches most of what one
+ *  API server gives (see the README's scale figures) and a 429 pauses it. */
+export const DEFAULT_QPS = 250;
+export const DEFAULT_BURST = 500;
+
+/** A Retry-After above this is capped: a function's deadline is under a minute. */
+export const MAX_PAUSE_SECONDS = 10;
