@@ -45,7 +45,7 @@ export interface KubeClientOptions {
   /** Client-side rate limit, as client-go's QPS and Burst (default 250 and 500). */
   qps?: number;
   burst?: number;
-  /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 4. */
+  /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 8. */
   throttledRetries?: number;
 }
 
@@ -69,6 +69,7 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
       // The server's own throttling answers in plain text (see errors.ts `throttled`); a
       // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
       if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? '')) throttle.pause(Number(context.headers['retry-after']) || 1);
+      else throttle.answered();
       return context;
     },
   };
@@ -116,7 +117,7 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
 
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
   const { configuration, throttle, close } = clientConfiguration(kc, options);
-  const retries = options.throttledRetries ?? 4;
+  const retries = options.throttledRetries ?? 8;
   const api = <T extends object>(Api: new (c: typeof configuration) => T) => retryingThrottled(new Api(configuration), retries);
   return {
     core: api(CoreV1Api),

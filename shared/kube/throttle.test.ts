@@ -51,3 +51,20 @@ describe('throttling is told apart from a PodDisruptionBudget refusal', () => {
     expect(f.throttled).toBeUndefined();
   });
 });
+
+describe('Throttle backs off multiplicatively and recovers additively', () => {
+  it('halves the rate once per throttling episode and wins it back per answered request', async () => {
+    const c = clock();
+    const th = new Throttle({ qps: 100, burst: 100, now: c.now, sleep: c.sleep });
+    th.pause(1);
+    th.pause(1); // the same episode: answers to requests already in flight
+    expect(th.currentRate).toBe(50);
+    c.advance(1000);
+    th.pause(1); // a new episode
+    expect(th.currentRate).toBe(25);
+    for (let i = 0; i < 10; i++) th.answered();
+    expect(th.currentRate).toBe(35);
+    for (let i = 0; i < 1000; i++) th.answered();
+    expect(th.currentRate).toBe(100);
+  });
+});

@@ -3,7 +3,9 @@
 // "too many requests" (API Priority and Fairness rejecting a request, or the max-inflight
 // filter), for as long as its Retry-After asks. The bucket keeps a concurrent sweep from
 // turning into a storm; the pause keeps a storm that happens anyway (other clients, a small
-// priority level) from being made worse by retries.
+// priority level) from being made worse by retries. Each throttling episode also halves the
+// rate (and the burst), which then grows back by qps/100 per answered request: the sending
+// rate settles where the server's priority level stops rejecting, like TCP's AIMD.
 
 export interface ThrottleOptions {
   /** Requests per second in the long run. */
@@ -20,6 +22,8 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export class Throttle {
   private tokens: number;
   private last: number;
+  /** The rate in force: options.qps, or less after throttling. */
+  private rate: number;
   private pausedUntil = 0;
   /** Time spent waiting for a token or a pause, in ms: for the pass summary and the benches. */
   waitedMs = 0;
@@ -35,16 +39,23 @@ export class Throttle {
     this.sleep = options.sleep ?? realSleep;
     this.tokens = options.burst;
     this.last = this.now();
+    this.rate = options.qps;
+  }
+
+  /** Requests per second allowed now. */
+  get currentRate(): number {
+    return this.rate;
   }
 
   /** Wait until a request may be sent. */
   async take(): Promise<void> {
     const { qps, burst } = this.options;
+    const rate = this.rate;
     const now = this.now();
-    this.tokens = Math.min(burst, this.tokens + ((now - this.last) * qps) / 1000);
+    this.tokens = Math.min((burst * rate) / qps, this.tokens + ((now - this.last) * rate) / 1000);
     this.last = now;
     this.tokens -= 1;
-    const forToken = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / qps;
+    const forToken = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / rate;
     const wait = Math.max(forToken, this.pausedUntil - now);
     if (wait > 0) {
       this.waitedMs += wait;
@@ -52,9 +63,19 @@ export class Throttle {
     }
   }
 
+  /** The server answered a request (not with throttling): win back some of the rate. */
+  answered(): void {
+    if (this.rate < this.options.qps) this.rate = Math.min(this.options.qps, this.rate + this.options.qps / 100);
+  }
+
   /** The server asked everyone to hold off: no request of these clients leaves before then. */
   pause(seconds: number): void {
     this.throttled += 1;
+    // One episode, one halving: the answers to requests already in flight say the same thing.
+    if (this.now() >= this.pausedUntil) {
+      this.rate = Math.max(1, this.rate / 2);
+      this.tokens = Math.min(this.tokens, 0);
+    }
     const until = this.now() + Math.min(Math.max(seconds, 1), MAX_PAUSE_SECONDS) * 1000;
     if (until > this.pausedUntil) this.pausedUntil = until;
   }

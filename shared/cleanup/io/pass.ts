@@ -58,6 +58,10 @@ export interface PassSummary {
   fannedOut?: Posted;
   /** Removals summed up in a namespace Event instead of one Event each. */
   eventsSummarised: number;
+  /** Requests the API server throttled (429 from its own filters) and that were sent again. */
+  throttled: number;
+  /** Time spent waiting for the client-side rate limit or a server-asked pause. */
+  throttleWaitMs: number;
   /** Selected pods not acted on because of a transient failure, or refused for good by the cluster. */
   failures: { transient: number; refused: number };
   fieldSelector?: string;
@@ -79,7 +83,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   // resourceVersion, phase). Held for the selected pods only, not the pages.
   const targets = new Map<string, StoredPodId>();
   const id = passId(started);
-  const s: PassSummary = { pass: id, eventsSummarised: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
+  const throttle = rt.clients.throttle;
+  const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
+  const s: PassSummary = { pass: id, eventsSummarised: 0, throttled: 0, throttleWaitMs: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
@@ -140,6 +146,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
+  s.throttled = throttle.throttled - before.throttled;
+  s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
   s.durationMs = rt.now() - started;
   return s;
 }

@@ -1,0 +1,188 @@
+// The sweep at scale, on the real control plane: fanned out into shards that other instances
+// take (the policy's order and total limit still hold, shards are idempotent and a forged one
+// removes nothing the policy does not select), and throttled for real by API Priority and
+// Fairness (a priority level of one seat that rejects: a 429 storm) without losing order or
+// limits. Pods are few here; the sizes are the bench's (`npm run bench scale`).
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweep } from '../../../functions/sweep.js';
+import { SWEEP_SHARD_TYPE, type HttpMessage, type SweepShard } from '../../../shared/cloudevents/index.js';
+import { httpMessage, shardEvent } from '../../../shared/cloudevents/index.js';
+import { classifyKubeError } from '../../../shared/kube/errors.js';
+import { kubeClients } from '../../../shared/kube/clients.js';
+import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { accountOf, functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
+import { policyDoc } from '../../fixtures/policy.js';
+import { pingRequest, runPod, runtimeFor, send, serve } from './setup.js';
+
+const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+
+function policyFor(namespace: string, total: number) {
+  return policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: ['1-255'], namespaces: { include: [namespace] } } }], {
+    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    top: { maxNoOfPodsToEvictTotal: total },
+  });
+}
+
+/** `groups` groups of `size` Failed pods, each group a second younger than the one before. */
+async function agedGroups(namespace: string, groups: string[], size: number): Promise<void> {
+  for (const [g, group] of groups.entries()) {
+    if (g > 0) await new Promise((r) => setTimeout(r, 1100)); // creationTimestamp has one-second resolution
+    await Promise.all(Array.from({ length: size }, (_, i) => runPod(core(), namespace, `${group}-${i}`, { exitCode: 2 })));
+  }
+}
+
+const names = async (namespace: string) => (await core().listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!).sort();
+const uidOf = async (namespace: string, name: string) => (await core().readNamespacedPod({ namespace, name })).metadata!.uid!;
+
+/** The broker, played by the test: takes every shard (202) and keeps it for delivery. */
+async function broker(): Promise<{ url: string; taken: HttpMessage[]; server: Server }> {
+  const taken: HttpMessage[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)]));
+      taken.push({ headers, body });
+      res.writeHead(202).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/`, taken, server };
+}
+
+let ids: FunctionIdentities;
+const idNs = testNamespace('sweep-scale-id');
+
+beforeAll(async () => {
+  const kueueNs = `${idNs.name}-kueue`;
+  await core().createNamespace({ body: { metadata: { name: kueueNs } } });
+  ids = await functionIdentities(sharedCluster().kubeConfig(), sharedCluster().kubeconfigPath, idNs.name, kueueNs);
+});
+
+afterAll(async () => {
+  await ids?.remove();
+  await core().deleteNamespace({ name: `${idNs.name}-kueue` }).catch(() => undefined);
+});
+
+describe('sweep fanned out into shards across instances', () => {
+  const ns = testNamespace('sweep-shards');
+  let b: Awaited<ReturnType<typeof broker>>;
+
+  beforeAll(async () => {
+    b = await broker();
+    await agedGroups(ns.name, ['old', 'mid', 'new'], 4);
+    await runPod(core(), ns.name, 'running');
+  }, 120_000);
+  afterAll(() => b?.server.close());
+
+  it('the planner acts on the first shard, posts the rest, and other instances finish them: the 8 oldest go, the limit keeps the rest', async () => {
+    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3', SWEEP_PAGE_SIZE: '2' };
+    const planner = serve(sweep, await runtimeFor(policyFor(ns.name, 8), env));
+    const res = await send(planner, pingRequest());
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, kept: 4, stoppedBy: 'limit-total', fannedOut: { shards: 2, pods: 5, notPosted: 0 } });
+    expect(b.taken.map((m) => m.headers['ce-type'])).toEqual([SWEEP_SHARD_TYPE, SWEEP_SHARD_TYPE]);
+    const shards = b.taken.map((m) => JSON.parse(m.body) as SweepShard).sort((x, y) => x.index - y.index);
+    expect(shards.map((s) => [s.index, s.of, s.pods.length])).toEqual([[1, 3, 3], [2, 3, 2]]);
+    // In the policy's order: the old group first (shard 0 and the head of shard 1), then mid.
+    expect(shards.flatMap((s) => s.pods.map((p) => p.name.split('-')[0]))).toEqual(['old', 'mid', 'mid', 'mid', 'mid']);
+
+    // Two other instances take one shard each, at the same time.
+    const instances = [serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), serve(sweep, await runtimeFor(policyFor(ns.name, 8), env))];
+    const answers = await Promise.all(b.taken.map((m, i) => send(instances[i % 2]!, m)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(answers.map((a) => a.body.outcome)).toEqual(['shard-done', 'shard-done']);
+    expect(answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0)).toBe(5);
+    expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
+
+    // Delivered again (a broker retries): nothing left to do, nothing else touched.
+    const again = await Promise.all(b.taken.map((m) => send(instances[0]!, m)));
+    expect(again.map((a) => [a.status, a.body.outcomes])).toEqual(expect.arrayContaining([[200, { gone: 3 }], [200, { gone: 2 }]]));
+    expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
+  });
+
+  it('a forged shard removes nothing the policy does not select as stored: a Running pod, a uid that is not the pod’s', async () => {
+    const rt = await runtimeFor(policyFor(ns.name, 8), { KUBECONFIG: ids.kubeconfig('sweep') });
+    const forged: SweepShard = { pass: 'forged', index: 0, of: 1, pods: [{ namespace: ns.name, name: 'running', uid: await uidOf(ns.name, 'running') }, { namespace: ns.name, name: 'new-0', uid: 'not-its-uid' }] };
+    const res = await send(serve(sweep, rt), httpMessage(shardEvent(forged, 'attacker')));
+    expect(res.status).toBe(200);
+    expect(res.body.outcomes).toEqual({ 'nothing-to-do': 1, stale: 1 });
+    expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
+  });
+
+  it('a shard the broker does not take is work left undone: the planner answers 503 and acts on its own shard', async () => {
+    await agedGroups(ns.name, ['more'], 4);
+    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_SINK: 'http://127.0.0.1:9/', SWEEP_SHARD_SIZE: '3' };
+    const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
+    expect(res.status).toBe(503);
+    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5 } });
+    expect(res.body.failures).toEqual({ transient: 5, refused: 0 });
+  });
+});
+
+describe('sweep under a 429 storm from API Priority and Fairness', () => {
+  const ns = testNamespace('sweep-apf');
+  const level = () => `kube-tidy-test-${ns.name}`;
+
+  beforeAll(async () => {
+    // One seat of the server's concurrency for the sweep's ServiceAccount, and excess requests
+    // rejected rather than queued: the harshest a cluster's APF configuration can be.
+    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-apf-'));
+    const file = join(dir, 'apf.yaml');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: level() }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } } } },
+          {
+            apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+            kind: 'FlowSchema',
+            metadata: { name: level() },
+            spec: {
+              priorityLevelConfiguration: { name: level() },
+              matchingPrecedence: 100,
+              distinguisherMethod: { type: 'ByUser' },
+              rules: [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: idNs.name, name: accountOf('sweep') } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }],
+            },
+          },
+        ],
+      }),
+    );
+    await kubectl(sharedCluster(), ['apply', '-f', file]);
+    await agedGroups(ns.name, ['old', 'mid', 'new'], 10);
+    // Until the API server's APF controller has the new schema, nothing is rejected: wait
+    // until a burst of plain reads as that account (no retries) meets a 429.
+    const kc = new KubeConfig();
+    kc.loadFromFile(ids.kubeconfig('sweep'));
+    const probe = kubeClients(kc, { throttledRetries: 0, qps: 10_000, burst: 10_000 });
+    await waitFor('APF to reject the sweep account’s bursts', async () => {
+      const r = await Promise.allSettled(Array.from({ length: 40 }, () => probe.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
+      return r.some((x) => x.status === 'rejected' && classifyKubeError(x.reason).throttled === true);
+    });
+    probe.close();
+  }, 180_000);
+
+  afterAll(async () => {
+    await kubectl(sharedCluster(), ['delete', 'flowschema,prioritylevelconfiguration', level(), '--ignore-not-found']);
+  });
+
+  it('backs off and retries, and still removes exactly the 20 oldest of 30 under a total limit of 20', async () => {
+    const rt = await runtimeFor(policyFor(ns.name, 20), { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_CONCURRENCY: '32', SWEEP_PAGE_SIZE: '5' });
+    const res = await send(serve(sweep, rt), pingRequest());
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toMatchObject({ selected: 20, outcomes: { deleted: 20 }, kept: 10, stoppedBy: 'limit-total' });
+    expect(res.body.summary.throttled).toBeGreaterThan(0);
+    expect(res.body.failures).toEqual({ transient: 0, refused: 0 });
+    expect(await names(ns.name)).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`).sort());
+  });
+});
