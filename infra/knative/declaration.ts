@@ -33,6 +33,9 @@ const event = z.union([
   z.strictObject({ cloudEvent: z.strictObject({ type: z.string().regex(/^dev\.knative\.apiserver\.resource\.(add|update|delete)$/), kind: z.string() }) }),
   z.strictObject({ schedule: z.strictObject({ cron: z.string().regex(/^(\S+\s+){4}\S+$/, 'five cron fields'), timezone: z.string().optional() }) }),
   z.strictObject({ http: z.strictObject({ method: z.literal('POST'), path: z.literal('/'), visibility: z.enum(['cluster-local', 'public']) }) }),
+  // The function's own shards (README "Scale"): it posts them to the broker, a Trigger brings
+  // them back to some instance of it.
+  z.strictObject({ shards: z.strictObject({ type: z.literal('dev.kube-tidy.sweep.shard.v1') }) }),
 ]);
 
 const fn = z.strictObject({
@@ -100,5 +103,6 @@ export type EventDecl = FunctionDecl['events'][number];
 export function triggerName(target: string, e: EventDecl, index: number): string | undefined {
   if ('cloudEvent' in e) return `${kebab(target)}-${e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
   if ('schedule' in e) return `${kebab(target)}-schedule-${index}`;
+  if ('shards' in e) return `${kebab(target)}-shards`;
   return undefined;
 }

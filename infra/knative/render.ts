@@ -16,6 +16,8 @@ export interface RenderOptions {
 
 type Obj = Record<string, unknown>;
 export const BROKER = 'kube-tidy';
+/** The MT channel-based broker's ingress address (Knative Eventing's broker-ingress Service). */
+export const brokerUrl = (namespace: string) => `http://broker-ingress.knative-eventing.svc.cluster.local/${namespace}/${BROKER}`;
 export const DEAD_LETTERS = 'dead-letters';
 export const POLICY_FILE = join(REPO_ROOT, 'infra', 'knative', 'policy.yaml');
 
@@ -52,6 +54,9 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
     ...(policy ? { POLICY_CONFIGMAP: `${policy.namespace}/${policy.name}` } : {}),
     // Where its Role lets it read the worker Secrets.
     ...(f.rbac.some((r) => r.namespace === 'kueue') ? { KUEUE_NAMESPACE: o.kueueNamespace } : {}),
+    // Where a sweep posts the shards it hands out: the broker's ingress, which a Trigger
+    // (filter on the shard type) delivers back from.
+    ...(f.events.some((e) => 'shards' in e) ? { SWEEP_SHARD_SINK: brokerUrl(o.namespace) } : {}),
   };
   const secret = Object.entries(f.secretEnvironment ?? {}).map(([name, s]) => ({ name, valueFrom: { secretKeyRef: { name: s.secret, key: s.key, optional: true } } }));
   return [...Object.entries(plain).map(([name, value]) => ({ name, value })), ...secret];
@@ -105,6 +110,8 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
     f.events.forEach((e, i) => {
       if ('cloudEvent' in e) {
         out.push(trigger(triggerName(target, e, i)!, { type: e.cloudEvent.type, kind: e.cloudEvent.kind }));
+      } else if ('shards' in e) {
+        out.push(trigger(triggerName(target, e, i)!, { type: e.shards.type }));
       } else if ('schedule' in e) {
         const name = `${kebab(target)}-${i}`;
         out.push({

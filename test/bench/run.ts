@@ -8,6 +8,7 @@ import { runFunctionsBench } from './functions.js';
 import { runFuzzBench } from './fuzz.js';
 import { runMultiKueueBench } from './multikueue.js';
 import { runRequestsBench } from './requests.js';
+import { runScaleBench } from './scale.js';
 
 // `npm run bench`: every benchmark the project has, figures printed as a table and as one
 // JSON line each (for notes and comparisons). Run with --expose-gc for memory figures.
@@ -29,6 +30,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   'cold-start': () => runColdStartBench(),
   // Not in the default run (minutes, and it expects wrong writes until issue 13 is fixed).
   ...(only === 'fuzz' ? { fuzz: () => runFuzzBench() } : {}),
+  // Not in the default run either (tens of minutes): `npm run bench scale -- 20000,50000`.
+  ...(only === 'scale' ? { scale: () => runScaleBench((process.argv[3] ?? '20000').split(',').map(Number)) } : {}),
 };
 
 for (const [name, bench] of Object.entries(benches)) {

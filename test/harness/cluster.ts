@@ -37,6 +37,13 @@ export interface ClusterOptions {
    * too): `cluster.audit` reads it (test/harness/audit.ts).
    */
   audit?: boolean;
+  /**
+   * Appended to kube-controller-manager's flags (a later flag wins), e.g.
+   * `--terminated-pod-gc-threshold=100` (the scale bench's PodGC anchor) or
+   * `--controllers=*,-nodelifecycle,-podgc` (PodGC off, so a backlog stays put
+   * until kube-tidy clears it; the whole list: it replaces the harness's).
+   */
+  controllerManagerArgs?: string[];
 }
 
 export interface Cluster {
@@ -98,7 +105,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     writeKubeconfig(join(dir, 'controller-manager.kubeconfig'), options.name, server, ca, creds.tokens.controllerManager);
     writeKubeconfig(join(dir, 'scheduler.kubeconfig'), options.name, server, ca, creds.tokens.scheduler);
     writeKubeconfig(join(dir, 'kwok.kubeconfig'), options.name, server, ca, creds.tokens.kwok);
-    const cmArgs = controllerManagerArgs(dir, creds, caFile);
+    const cmArgs = [...controllerManagerArgs(dir, creds, caFile), ...(options.controllerManagerArgs ?? [])];
     spawnComponent(dir, 'kube-controller-manager', binPath('kube-controller-manager'), cmArgs, persistent);
     spawnComponent(dir, 'kube-scheduler', binPath('kube-scheduler'), schedulerArgs(dir, options.schedulerProfiles), persistent);
     spawnComponent(dir, 'kwok', binPath('kwok'), kwokArgs(dir, stagesFile), persistent);

@@ -51,6 +51,8 @@ export interface PassSummary {
   /** API requests: LIST pages, context reads, writes and Events. */
   requests: number;
   durationMs: number;
+  /** Of which reading and deciding every page (the rest is acting). */
+  listMs: number;
   stoppedBy?: 'time-budget' | 'limit-total';
   /** This pass's id: names its shards and its summary Events. */
   pass: string;
@@ -85,7 +87,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const id = passId(started);
   const throttle = rt.clients.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
-  const s: PassSummary = { pass: id, eventsSummarised: 0, throttled: 0, throttleWaitMs: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
+  const s: PassSummary = { pass: id, listMs: 0, eventsSummarised: 0, throttled: 0, throttleWaitMs: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
@@ -115,6 +117,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += listRequests;
   }
 
+  s.listMs = rt.now() - started;
   const { decisions, kept, totalReached } = pass.finish();
   keep(kept);
   let own = decisions;

@@ -35,11 +35,16 @@ export function mismatches(decl: Declaration, objects: Obj[]): string[] {
         expected.add(key);
         if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key)) out.push(`${target}: no Trigger filters type ${e.cloudEvent.type} and kind ${e.cloudEvent.kind}`);
         if (!watched.has(e.cloudEvent.kind)) out.push(`${target}: no ApiServerSource in Resource mode watches ${e.cloudEvent.kind}`);
+      } else if ('shards' in e) {
+        const key = JSON.stringify({ type: e.shards.type });
+        expected.add(key);
+        if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key)) out.push(`${target}: no Trigger brings its shards (type ${e.shards.type}) back`);
+        if (!env.get('SWEEP_SHARD_SINK')) out.push(`${target} takes shards but has no SWEEP_SHARD_SINK to post them to`);
       } else if ('schedule' in e) {
         const t = mine.find((t) => t.spec.filter?.attributes?.type === 'dev.knative.sources.ping' && pings.get(String(t.spec.filter.attributes.source).split('/').pop() ?? '')?.spec.schedule === e.schedule.cron);
         if (!t) out.push(`${target}: no PingSource with schedule "${e.schedule.cron}" reaches it through a Trigger`);
         else expected.add(JSON.stringify(t.spec.filter.attributes));
-      } else if (e.http.visibility === 'cluster-local' && svc.metadata.labels?.['networking.knative.dev/visibility'] !== 'cluster-local') {
+      } else if ('http' in e && e.http.visibility === 'cluster-local' && svc.metadata.labels?.['networking.knative.dev/visibility'] !== 'cluster-local') {
         out.push(`${target} is declared cluster-local but its Service is public`);
       }
     }

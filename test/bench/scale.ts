@@ -1,0 +1,252 @@
+// Bench `scale` (issue 15): clearing a backlog of Failed pods on a big cluster, kube-tidy side
+// by side with its anchors on the same population recipe (scale/populate.ts):
+//   kube-tidy  sweeps (the production handler in a process of its own) repeated until the
+//              backlog is gone, each inside the default 50 s budget: how many function
+//              timeouts, deletes/s, API requests per pod, peak RSS. 1 instance with Events off,
+//              with Events capped (the default) and with one Event per pod; N instances fanned
+//              out through shards (the bench plays the broker: each instance takes one shard
+//              at a time, as Knative with containerConcurrency 1 would).
+//   ceiling    a plain loop, 32 DELETEs in flight with uid preconditions, no client limit.
+//   PodGC      kube-controller-manager with --terminated-pod-gc-threshold=100, its client at
+//              its default QPS 20: deletions counted over a minute.
+//   event path one new Failed pod sent to podTerminated while the first sweep runs: time from
+//              its Failed status to gone.
+// PodGC is off (--controllers=...,-podgc) in the kube-tidy clusters, so the backlog
+// stays put for kube-tidy. Sizes: `npm run bench scale -- 20000,50000` (default 20000).
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { httpMessage, toApiServerSourceEvent } from '../../shared/cloudevents/index.js';
+import type { Cluster } from '../harness/index.js';
+import { withCluster } from './cluster.js';
+import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-process.js';
+import { countPhase, populate, prepareCluster, unthrottled } from './scale/populate.js';
+
+const BUDGET_S = 50;
+const INSTANCES = 4;
+
+function writeScalePolicy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-scale-'));
+  const file = join(dir, 'policy.json');
+  // The issue's policy: PodLifeTime over Succeeded and Failed; bare Failed pods allowed.
+  writeFileSync(file, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'scale', pluginConfig: [{ name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } }, { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] }));
+  return file;
+}
+
+const peakRssMiB = (pid: number): number => {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+};
+
+interface SweepAnswer {
+  status: number;
+  body: { outcome?: string; summary?: { selected: number; outcomes: Record<string, number>; listMs: number; durationMs: number; pages: number; podsSeen: number; throttled: number; throttleWaitMs: number; eventsSummarised: number; fannedOut?: { shards: number; pods: number; notPosted: number } }; outcomes?: Record<string, number>; failures?: { transient: number; refused: number } };
+}
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<SweepAnswer> {
+  const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(120_000) });
+  return { status: res.status, body: (await res.json()) as SweepAnswer['body'] };
+}
+const tick = (url: string) => post(url, { 'content-type': 'application/json' }, '{}');
+
+/** A new Failed pod delivered to podTerminated as the bridge would: ms from Failed to gone. */
+async function eventPathProbe(kc: KubeConfig, podTerminatedUrl: string, server: string): Promise<number> {
+  const { core, close } = unthrottled(kc);
+  const namespace = 'scale-0';
+  const name = `probe-${Date.now()}`;
+  await core.createNamespacedPod({ namespace, body: { metadata: { name }, spec: { nodeName: 'scale-node-0', restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+  const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
+  const failed = await core.patchNamespacedPodStatus({ namespace, name, body: { status: { phase: 'Failed' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const t0 = performance.now();
+  const m = httpMessage(toApiServerSourceEvent('update', JSON.parse(JSON.stringify(failed)), server));
+  await post(podTerminatedUrl, m.headers, m.body);
+  for (;;) {
+    try {
+      await core.readNamespacedPod({ namespace, name });
+    } catch {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  close();
+  return Math.round(performance.now() - t0);
+}
+
+const kubeRequests = (fns: TracedFunction[]) => fns.reduce((n, f) => n + f.traces.filter((t) => t.trace === 'kube').length, 0);
+
+/** Sweeps with one instance until no Failed pod is left; every sweep inside the default budget. */
+async function oneInstance(cluster: Cluster, policy: string, env: Record<string, string>, probe: boolean) {
+  const failed = await countPhase(cluster.kubeConfig(), 'Failed');
+  const base = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), ...env };
+  return withFunction('sweep', TRACED_ENTRY, base, async (fn) =>
+    withFunction('podTerminated', TRACED_ENTRY, base, async (pt) => {
+      const t0 = performance.now();
+      const sweeps: NonNullable<SweepAnswer['body']['summary']>[] = [];
+      let eventPathMs: number | undefined;
+      const probing = probe ? new Promise<void>((r) => setTimeout(r, 3000)).then(async () => void (eventPathMs = await eventPathProbe(cluster.kubeConfig(), pt.url, cluster.kubeConfig().getCurrentCluster()!.server))) : Promise.resolve();
+      for (let i = 0; i < 20; i++) {
+        const a = await tick(fn.url);
+        sweeps.push(a.body.summary!);
+        if ((a.body.summary?.outcomes.deleted ?? 0) === 0) break;
+      }
+      const ms = performance.now() - t0;
+      await probing;
+      const deleted = sweeps.reduce((n, s) => n + (s.outcomes.deleted ?? 0), 0);
+      const working = sweeps.filter((s) => (s.outcomes.deleted ?? 0) > 0);
+      return {
+        backlog: failed,
+        deleted,
+        timeoutsNeeded: working.length,
+        deletesPerSecond: Math.round(deleted / (working.reduce((n, s) => n + s.durationMs, 0) / 1000)),
+        wallSeconds: Math.round(ms / 100) / 10,
+        listSecondsFirstSweep: Math.round(sweeps[0]!.listMs / 100) / 10,
+        podsListedFirstSweep: sweeps[0]!.podsSeen,
+        requestsPerPod: Math.round((kubeRequests([fn]) / deleted) * 100) / 100,
+        peakRssMiB: peakRssMiB(fn.pid),
+        throttled: sweeps.reduce((n, s) => n + s.throttled, 0),
+        eventsSummarised: sweeps.reduce((n, s) => n + s.eventsSummarised, 0),
+        ...(eventPathMs === undefined ? {} : { eventPathMsUnderBacklog: eventPathMs }),
+      };
+    }),
+  );
+}
+
+/** A planner and N-1 more instances; the bench is the broker. Repeated until the backlog is gone. */
+async function fannedOut(cluster: Cluster, policy: string, n: number) {
+  const failed = await countPhase(cluster.kubeConfig(), 'Failed');
+  const queue: { headers: Record<string, string>; body: string }[] = [];
+  const broker = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+    req.on('end', () => {
+      queue.push({ headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)])), body });
+      res.writeHead(202).end();
+    });
+  });
+  broker.listen(0, '127.0.0.1');
+  await once(broker, 'listening');
+  const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
+  const env = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
+  const start = (k: number, fns: TracedFunction[]): Promise<unknown> =>
+    k === n ? work(fns) : withFunction('sweep', TRACED_ENTRY, env, (fn) => start(k + 1, [...fns, fn]));
+  let result: object = {};
+  const work = async (fns: TracedFunction[]) => {
+    const t0 = performance.now();
+    let rounds = 0;
+    let shardAnswers = 0;
+    let deleted = 0;
+    for (; rounds < 10; rounds++) {
+      const planner = fns[rounds % n]!;
+      const plan = await tick(planner.url);
+      deleted += plan.body.summary?.outcomes.deleted ?? 0;
+      // Every other instance takes shards as they come, one at a time each; the planner joins once done.
+      const workers = fns.map(async (fn) => {
+        while (queue.length) {
+          const m = queue.shift()!;
+          const a = await post(fn.url, m.headers, m.body);
+          shardAnswers++;
+          deleted += a.body.outcomes?.deleted ?? 0;
+          if (a.status !== 200) queue.push(m); // a broker redelivers on 5xx
+        }
+      });
+      await Promise.all(workers);
+      if ((plan.body.summary?.selected ?? 0) === 0) break;
+      if (!plan.body.summary?.fannedOut && (plan.body.summary?.outcomes.deleted ?? 0) === 0) break;
+    }
+    const ms = performance.now() - t0;
+    result = {
+      instances: n,
+      backlog: failed,
+      deleted,
+      rounds,
+      shardAnswers,
+      wallSeconds: Math.round(ms / 100) / 10,
+      deletesPerSecond: Math.round(deleted / (ms / 1000)),
+      requestsPerPod: Math.round((kubeRequests(fns) / Math.max(1, deleted)) * 100) / 100,
+      peakRssMiBPerInstance: fns.map((f) => peakRssMiB(f.pid)),
+    };
+  };
+  try {
+    await start(0, []);
+  } finally {
+    broker.close();
+  }
+  return result;
+}
+
+/** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit. */
+async function ceiling(kc: KubeConfig) {
+  const { core, close } = unthrottled(kc);
+  const pods: { namespace: string; name: string; uid: string }[] = [];
+  let token: string | undefined;
+  do {
+    const list = await core.listPodForAllNamespaces({ fieldSelector: 'status.phase=Failed', labelSelector: 'bench=scale', limit: 5000, _continue: token });
+    for (const p of list.items) pods.push({ namespace: p.metadata!.namespace!, name: p.metadata!.name!, uid: p.metadata!.uid! });
+    token = list.metadata?._continue || undefined;
+  } while (token);
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < pods.length) {
+      const p = pods[next++]!;
+      await core.deleteNamespacedPod({ namespace: p.namespace, name: p.name, body: { preconditions: { uid: p.uid } } });
+    }
+  }));
+  const s = (performance.now() - t0) / 1000;
+  close();
+  return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
+}
+
+async function oneSize(size: number, policy: string) {
+  return withCluster(`bench-scale-${size}`, 1, async (cluster) => {
+    const kc = cluster.kubeConfig();
+    const namespaces = await prepareCluster(kc);
+    const pop = await populate(kc, namespaces, size, 0);
+    const refill = (round: number) => populate(kc, namespaces, size, round, true);
+    const r: Record<string, unknown> = { population: { ...pop, writesPerSecond: Math.round(((pop.total + pop.failed + pop.succeeded) / pop.ms) * 1000) } };
+    r.oneInstanceEventsOff = await oneInstance(cluster, policy, { RECORD_EVENTS: 'false' }, true);
+    await refill(1);
+    r.oneInstanceEventsCapped = await oneInstance(cluster, policy, {}, false);
+    await refill(2);
+    r.oneInstanceEventPerPod = await oneInstance(cluster, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false);
+    await refill(3);
+    r.fannedOut = await fannedOut(cluster, policy, INSTANCES);
+    await refill(4);
+    r.ceiling = await ceiling(kc);
+    const c = (r.ceiling as { deletesPerSecond: number }).deletesPerSecond;
+    const ratio = (k: string) => Math.round(((r[k] as { deletesPerSecond: number }).deletesPerSecond / c) * 100) / 100;
+    r.ratioToCeiling = { oneInstanceEventsOff: ratio('oneInstanceEventsOff'), oneInstanceEventsCapped: ratio('oneInstanceEventsCapped'), oneInstanceEventPerPod: ratio('oneInstanceEventPerPod'), fannedOut: ratio('fannedOut') };
+    return r;
+  }, { controllerManagerArgs: ['--controllers=*,-nodelifecycle,-podgc'] });
+}
+
+/** PodGC at its defaults but the threshold: deletions of terminated pods over `seconds`. */
+async function podGc(size: number, seconds = 60) {
+  return withCluster('bench-scale-podgc', 1, async (cluster) => {
+    const kc = cluster.kubeConfig();
+    const namespaces = await prepareCluster(kc);
+    // PodGC starts while the pods are written: count from the end of the population on.
+    const pop = await populate(kc, namespaces, size, 0);
+    const terminal = async () => (await countPhase(kc, 'Failed')) + (await countPhase(kc, 'Succeeded'));
+    const before = await terminal();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const after = await terminal();
+    const rate = (before - after) / seconds;
+    return { population: pop.total, terminalAtStart: before, deletedIn: `${seconds} s`, deleted: before - after, deletesPerSecond: Math.round(rate * 10) / 10, secondsToClearBacklog: Math.round(before / Math.max(rate, 0.1)) };
+  }, { controllerManagerArgs: ['--terminated-pod-gc-threshold=100'] });
+}
+
+export async function runScaleBench(sizes: number[]): Promise<object> {
+  const policy = writeScalePolicy();
+  const out: Record<string, unknown> = {};
+  for (const size of sizes) out[`pods${size}`] = await oneSize(size, policy);
+  out.podGc = await podGc(Math.min(...sizes));
+  return out;
+}
