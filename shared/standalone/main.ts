@@ -35,11 +35,11 @@ async function main(): Promise<void> {
   if (unknown.length) cannotStart(`STANDALONE_FUNCTIONS: ${unknown.join(', ')} not among ${Object.keys(TARGETS).join(', ')}`);
 
   let ready = false;
-  let elector: Elector | undefined;
+  const held: { elector?: Elector } = {};
   const health: Server = await startHealthServer(c.PORT, {
     ready: () => ready,
-    leader: () => elector?.isLeader() ?? false,
-    sinceLastRound: () => (elector ? Date.now() - elector.lastRound() : undefined),
+    leader: () => held.elector?.isLeader() ?? false,
+    sinceLastRound: () => (held.elector ? Date.now() - held.elector.lastRound() : undefined),
     staleAfterMs: (c.LEASE_RENEW_DEADLINE_SECONDS + 3 * c.LEASE_RETRY_PERIOD_SECONDS) * 1000,
   });
 
@@ -69,14 +69,14 @@ async function main(): Promise<void> {
       await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: deadline })), scheduler?.stop()]), new Promise((r) => setTimeout(r, deadline))]);
       bridges = [];
       // Last, so no replica acts while this one still finishes work.
-      await elector?.stop();
+      await held.elector?.stop();
       await dispatcher.close();
       health.close();
       rt.log.info({ code }, 'stopped');
       rt.log.flush(() => process.exit(code));
     })());
 
-  elector = startElector({
+  held.elector = startElector({
     lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }),
     me: c.POD_NAME,
     leaseDurationSeconds: c.LEASE_DURATION_SECONDS,
