@@ -3,7 +3,7 @@
 // replicas that read the same Lease cannot both take it (the second gets 409 Conflict). The
 // decision itself is pure: shared/standalone/core/election.ts. Not through the writer: the
 // Lease is kube-tidy's own bookkeeping, never subject to DRY_RUN or protected namespaces.
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseSpec } from '../standalone/core/election.js';
 
 export interface LeaseRef {
@@ -27,8 +27,8 @@ export interface LeaseClient {
   update(spec: LeaseSpec, resourceVersion: string): Promise<LeaseWrite>;
 }
 
-// client-node types the times as Date (V1MicroTime); it serialises them with the microseconds
-// the API server requires.
+// Times must be V1MicroTime: the API server parses them with exactly six fraction digits, and
+// only V1MicroTime (not a plain Date) serialises them so (a Date answers 400).
 const toBody = (ref: LeaseRef, spec: LeaseSpec, resourceVersion?: string): V1Lease => ({
   apiVersion: 'coordination.k8s.io/v1',
   kind: 'Lease',
@@ -36,8 +36,8 @@ const toBody = (ref: LeaseRef, spec: LeaseSpec, resourceVersion?: string): V1Lea
   spec: {
     ...(spec.holderIdentity ? { holderIdentity: spec.holderIdentity } : {}),
     ...(spec.leaseDurationSeconds ? { leaseDurationSeconds: spec.leaseDurationSeconds } : {}),
-    ...(spec.acquireTime ? { acquireTime: new Date(spec.acquireTime) } : {}),
-    ...(spec.renewTime ? { renewTime: new Date(spec.renewTime) } : {}),
+    ...(spec.acquireTime ? { acquireTime: new V1MicroTime(spec.acquireTime) } : {}),
+    ...(spec.renewTime ? { renewTime: new V1MicroTime(spec.renewTime) } : {}),
     ...(spec.leaseTransitions !== undefined && spec.leaseTransitions !== null ? { leaseTransitions: spec.leaseTransitions } : {}),
   } as V1Lease['spec'],
 });
