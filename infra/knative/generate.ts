@@ -9,6 +9,7 @@ import { readDeclaration, REPO_ROOT, type Declaration } from './declaration.js';
 import { renderKnative } from './render.js';
 import { renderGcp } from '../gcp/render.js';
 import { deployScript } from '../gcp/script.js';
+import { writeChart } from '../helm/chart.js';
 
 export const HEADER = '# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.\n';
 
@@ -40,4 +41,6 @@ export function writeGenerated(decl: Declaration = readDeclaration()): string[] 
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const f of writeGenerated()) console.log(`wrote ${f}`);
+  // The Helm chart's generated parts (templates beside hand-written ones: not removed first).
+  for (const f of writeChart(readDeclaration())) console.log(`wrote ${f}`);
 }

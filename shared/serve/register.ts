@@ -13,9 +13,12 @@ import type { TargetSpec } from './target.js';
 
 export { isTarget, TARGETS };
 
-/** Registers the targets and returns the runtime they share (server.ts puts its front on it). */
-export async function registerTargets(target: string | undefined): Promise<Runtime> {
-  const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || n === target);
+/**
+ * Registers the targets (one, a list for the standalone process, or all) and returns the
+ * runtime they share (server.ts puts its front on it).
+ */
+export async function registerTargets(target: string | readonly string[] | undefined): Promise<Runtime> {
+  const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || (typeof target === 'string' ? n === target : target.includes(n)));
   try {
     const specs = (await Promise.all(names.map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
     const runtime = await startRuntime(

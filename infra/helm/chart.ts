@@ -1,0 +1,106 @@
+// The chart files generated from serverless.yml (`npm run infra:generate` writes them beside
+// the hand-written templates): the knative-mode templates, the standalone RBAC and
+// values.yaml, whose defaults are the declaration's. test/unit/helm/chart-files.test.ts fails
+// when the committed files are stale.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
+import { REPO_ROOT, type Declaration } from '../knative/declaration.js';
+import { knativeDefaults, knativeTemplates } from './chart-knative.js';
+import { standaloneRbacTemplate } from './chart-standalone.js';
+
+export const CHART_DIR = join('infra', 'helm', 'kube-tidy');
+
+/** The standalone process's schedules default to the declaration's crons. */
+const block = (key: string, value: unknown): string => stringify({ [key]: value }, { lineWidth: 0 }).trimEnd();
+
+export function valuesYaml(decl: Declaration): string {
+  const d = knativeDefaults(decl);
+  const functions = Object.keys(decl.functions).filter((t) => decl.functions[t]!.events.some((e) => !('http' in e)));
+  return `# GENERATED from serverless.yml by \`npm run infra:generate\` (infra/helm/chart.ts). Do not edit:
+# set values with --set / -f, or edit serverless.yml and regenerate.
+
+# knative: the Knative Services, Broker, Triggers and sources of infra/knative/manifests.
+# standalone: one Deployment that watches the cluster itself, for clusters without Knative.
+mode: knative
+
+${block('image', d.image)}
+imagePullPolicy: IfNotPresent
+
+# Where kube-tidy runs. Empty: the release namespace (helm install -n ... --create-namespace).
+namespace: ""
+# Render the Namespace object too (as infra/knative/manifests does). Leave false with --create-namespace.
+createNamespace: false
+# Prefix of cluster-scoped names (ClusterRoles). Empty: the release name.
+clusterPrefix: ""
+# Where MultiKueue keeps the worker kubeconfig Secrets.
+${block('kueueNamespace', decl.provider.kueueNamespace)}
+
+# Plans through the API server's dry run until you have read the logs and set false.
+${block('dryRun', d.dryRun)}
+${block('logLevel', d.logLevel)}
+
+# The DeschedulerPolicy (infra/knative/policy.yaml), stored in a ConfigMap the functions watch.
+${block('policy', d.policy)}
+
+# Cron (five fields, UTC) per scheduled function. Standalone mode also takes "@every 30s".
+${block('schedules', d.schedules)}
+
+# What is watched: the ApiServerSource's namespaceSelector and a label selector per kind.
+# Standalone mode uses the kinds' label selectors; namespaces it never touches are the
+# runtime's protected namespaces (kube-system, ...).
+${block('selectors', d.selectors)}
+
+# knative mode: each Trigger sends a token of its own OIDC ServiceAccount (Knative Eventing's
+# authentication-oidc feature must be on), checked by the function. "none" turns it off.
+${block('senderAuth', decl.provider.senderAuth.knative)}
+
+standalone:
+  # More than one is safe: a Lease elects the one that acts; the others wait to take over.
+  replicas: 1
+  # The functions run in-process (every one with an event or a schedule).
+${block('functions', functions).split('\n').map((l) => `  ${l}`).join('\n')}
+  # Leader election (coordination.k8s.io/v1 Lease), as client-go's defaults.
+  leaseDurationSeconds: 15
+  renewDeadlineSeconds: 10
+  retryPeriodSeconds: 2
+  # /healthz, /readyz, /metrics.
+  port: 8080
+  # SIGTERM to SIGKILL: in-flight work drains, then the Lease is released.
+  terminationGracePeriodSeconds: 30
+  resources:
+    requests: { cpu: 50m, memory: 128Mi }
+    limits: { memory: 384Mi }
+
+# Prometheus Operator and Grafana objects; each needs its CRDs or sidecar. Off by default.
+observability:
+  serviceMonitor:
+    enabled: false
+    interval: 30s
+    labels: {}
+  prometheusRule:
+    enabled: false
+    labels: {}
+  dashboard:
+    enabled: false
+    # The label Grafana's dashboard sidecar selects.
+    labels:
+      grafana_dashboard: "1"
+`;
+}
+
+export function chartFiles(decl: Declaration): Record<string, string> {
+  const out: Record<string, string> = { [join(CHART_DIR, 'values.yaml')]: valuesYaml(decl) };
+  for (const [file, text] of Object.entries(knativeTemplates(decl))) out[join(CHART_DIR, 'templates', 'knative', file)] = text;
+  out[join(CHART_DIR, 'templates', 'standalone', 'rbac.yaml')] = standaloneRbacTemplate(decl);
+  return out;
+}
+
+export function writeChart(decl: Declaration): string[] {
+  const files = chartFiles(decl);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(REPO_ROOT, file)), { recursive: true });
+    writeFileSync(join(REPO_ROOT, file), text);
+  }
+  return Object.keys(files);
+}

@@ -1,0 +1,81 @@
+// The Lease a standalone replica holds to be the one that acts (coordination.k8s.io/v1).
+// Writes are optimistic: every update carries the resourceVersion it was decided on, so two
+// replicas that read the same Lease cannot both take it (the second gets 409 Conflict). The
+// decision itself is pure: shared/standalone/core/election.ts. Not through the writer: the
+// Lease is kube-tidy's own bookkeeping, never subject to DRY_RUN or protected namespaces.
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { LeaseSpec } from '../standalone/core/election.js';
+
+export interface LeaseRef {
+  namespace: string;
+  name: string;
+}
+
+export interface ObservedLease {
+  spec: LeaseSpec;
+  resourceVersion: string;
+}
+
+export type LeaseWrite = { ok: true; lease: ObservedLease } | { ok: false; conflict: boolean; error: string };
+
+const status = (e: unknown): number | undefined => (e as { code?: number }).code;
+
+/** What the election reads, and its three writes. */
+export interface LeaseClient {
+  read(): Promise<ObservedLease | undefined>;
+  create(spec: LeaseSpec): Promise<LeaseWrite>;
+  update(spec: LeaseSpec, resourceVersion: string): Promise<LeaseWrite>;
+}
+
+// Times must be V1MicroTime: the API server parses them with exactly six fraction digits, and
+// only V1MicroTime (not a plain Date) serialises them so (a Date answers 400).
+const toBody = (ref: LeaseRef, spec: LeaseSpec, resourceVersion?: string): V1Lease => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: ref.name, namespace: ref.namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/part-of': 'kube-tidy' } },
+  spec: {
+    ...(spec.holderIdentity ? { holderIdentity: spec.holderIdentity } : {}),
+    ...(spec.leaseDurationSeconds ? { leaseDurationSeconds: spec.leaseDurationSeconds } : {}),
+    ...(spec.acquireTime ? { acquireTime: new V1MicroTime(spec.acquireTime) } : {}),
+    ...(spec.renewTime ? { renewTime: new V1MicroTime(spec.renewTime) } : {}),
+    ...(spec.leaseTransitions !== undefined && spec.leaseTransitions !== null ? { leaseTransitions: spec.leaseTransitions } : {}),
+  } as V1Lease['spec'],
+});
+
+const toSpec = (l: V1Lease): ObservedLease => {
+  const s = l.spec ?? {};
+  const time = (t: unknown) => (t instanceof Date ? t.toISOString() : typeof t === 'string' ? t : null);
+  return {
+    resourceVersion: l.metadata?.resourceVersion ?? '',
+    spec: { holderIdentity: s.holderIdentity ?? null, leaseDurationSeconds: s.leaseDurationSeconds ?? null, acquireTime: time(s.acquireTime), renewTime: time(s.renewTime), leaseTransitions: s.leaseTransitions ?? null },
+  };
+};
+
+export function leaseClient(kc: KubeConfig, ref: LeaseRef): LeaseClient {
+  const api = kc.makeApiClient(CoordinationV1Api);
+  const failed = (e: unknown): LeaseWrite => ({ ok: false, conflict: status(e) === 409, error: (e as Error).message?.split('\n')[0] ?? String(e) });
+  return {
+    read: async () => {
+      try {
+        return toSpec(await api.readNamespacedLease(ref));
+      } catch (e) {
+        if (status(e) === 404) return undefined;
+        throw e;
+      }
+    },
+    create: async (spec) => {
+      try {
+        return { ok: true, lease: toSpec(await api.createNamespacedLease({ namespace: ref.namespace, body: toBody(ref, spec) })) };
+      } catch (e) {
+        return failed(e);
+      }
+    },
+    update: async (spec, resourceVersion) => {
+      try {
+        return { ok: true, lease: toSpec(await api.replaceNamespacedLease({ ...ref, body: toBody(ref, spec, resourceVersion) })) };
+      } catch (e) {
+        return failed(e);
+      }
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The standalone process's own settings (the functions' are read by the runtime as usual).
+import { z } from 'zod';
+import { describeIssues } from '../config/env.js';
+import { parseSchedule } from './core/schedule.js';
+
+const seconds = z.coerce.number().positive();
+const json = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+
+const validSchedule = (s: string): boolean => {
+  try {
+    return Boolean(parseSchedule(s));
+  } catch {
+    return false;
+  }
+};
+
+const StandaloneEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  STANDALONE_FUNCTIONS: z.string().min(1).transform((s) => s.split(',').map((t) => t.trim()).filter((t) => t !== '')),
+  STANDALONE_SCHEDULES: json(z.record(z.string(), z.string().refine(validSchedule, 'five cron fields or "@every <n>s|m|h"'))).default({}),
+  STANDALONE_SELECTORS: json(z.record(z.string(), z.unknown())).default({}),
+  POD_NAME: z.string().min(1, 'set POD_NAME (the downward API) to this replica\'s identity'),
+  POD_NAMESPACE: z.string().min(1),
+  LEASE_NAME: z.string().min(1).default('kube-tidy-standalone'),
+  LEASE_DURATION_SECONDS: seconds.default(15),
+  LEASE_RENEW_DEADLINE_SECONDS: seconds.default(10),
+  LEASE_RETRY_PERIOD_SECONDS: seconds.default(2),
+  SHUTDOWN_TIMEOUT_SECONDS: seconds.default(25),
+});
+export type StandaloneConfig = z.output<typeof StandaloneEnv>;
+
+export function readStandaloneConfig(env: NodeJS.ProcessEnv): StandaloneConfig {
+  const parsed = StandaloneEnv.safeParse(env);
+  if (!parsed.success) throw new Error(describeIssues(parsed.error.issues, 'environment').join('; '));
+  const c = parsed.data;
+  if (!(c.LEASE_RETRY_PERIOD_SECONDS < c.LEASE_RENEW_DEADLINE_SECONDS && c.LEASE_RENEW_DEADLINE_SECONDS < c.LEASE_DURATION_SECONDS)) {
+    throw new Error('environment: need LEASE_RETRY_PERIOD_SECONDS < LEASE_RENEW_DEADLINE_SECONDS < LEASE_DURATION_SECONDS');
+  }
+  return c;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { decideLease, releasedLease } from './election.js';
+import { nextRun, parseSchedule } from './schedule.js';
+import { selectorString } from './selector.js';
+
+const T = Date.parse('2026-01-01T00:00:00Z');
+const held = (holder: string | null, transitions = 0) => ({ holderIdentity: holder, leaseDurationSeconds: 10, leaseTransitions: transitions, renewTime: '2026-01-01T00:00:00.000000Z' });
+
+describe('lease decisions (client-go leaderelection rules)', () => {
+  it.each([
+    { sentence: 'no Lease: create it, holding it', lease: undefined, observedAt: T, now: T, want: { action: 'create' } },
+    { sentence: 'my own Lease: renew it', lease: held('me'), observedAt: T, now: T + 9_000, want: { action: 'renew' } },
+    { sentence: "another's Lease seen changing 9 s ago (10 s duration): wait", lease: held('other'), observedAt: T, now: T + 9_000, want: { action: 'wait', holder: 'other', expiresAt: T + 10_000 } },
+    { sentence: "another's Lease unchanged for 10 s: take it over, one more transition", lease: held('other', 3), observedAt: T, now: T + 10_000, want: { action: 'acquire', from: 'other', spec: { holderIdentity: 'me', leaseTransitions: 4 } } },
+    { sentence: 'a released Lease: take it at once', lease: held(null, 1), observedAt: T, now: T + 1, want: { action: 'acquire', from: '', spec: { holderIdentity: 'me', leaseTransitions: 2 } } },
+  ])('$sentence', ({ lease, observedAt, now, want }) => {
+    expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10 })).toMatchObject(want);
+  });
+
+  it('writes MicroTime-shaped times and gives the Lease up with no holder', () => {
+    const step = decideLease({ lease: undefined, observedAt: T, me: 'me', now: T, leaseDurationSeconds: 10 });
+    expect(step.action === 'create' && step.spec.renewTime).toBe('2026-01-01T00:00:00.000000Z');
+    expect(releasedLease(held('me'), T)).toMatchObject({ holderIdentity: null, leaseDurationSeconds: 1 });
+  });
+});
+
+describe('schedules', () => {
+  it.each([
+    { spec: '*/15 * * * *', after: '2026-01-01T00:07:30Z', next: '2026-01-01T00:15:00Z' },
+    { spec: '* * * * *', after: '2026-01-01T00:00:00Z', next: '2026-01-01T00:01:00Z' },
+    { spec: '0 3 * * 1', after: '2026-01-01T00:00:00Z', next: '2026-01-05T03:00:00Z' },
+    { spec: '30 2 1,15 * *', after: '2026-01-02T00:00:00Z', next: '2026-01-15T02:30:00Z' },
+    { spec: '@every 30s', after: '2026-01-01T00:00:00Z', next: '2026-01-01T00:00:30Z' },
+  ])('$spec after $after is $next', ({ spec, after, next }) => {
+    expect(new Date(nextRun(parseSchedule(spec), Date.parse(after))).toISOString()).toBe(new Date(next).toISOString());
+  });
+  it.each(['* * * *', '61 * * * *', '*/0 * * * *', 'every 5s'])('refuses "%s"', (spec) => expect(() => parseSchedule(spec)).toThrow());
+});
+
+describe('label selectors', () => {
+  it('turns a LabelSelector into the string a watch takes', () => {
+    expect(selectorString({ matchLabels: { team: 'ml' }, matchExpressions: [{ key: 'kube-tidy.dev/ignore', operator: 'DoesNotExist' }, { key: 'q', operator: 'Exists' }, { key: 'env', operator: 'NotIn', values: ['a', 'b'] }] })).toBe('team=ml,!kube-tidy.dev/ignore,q,env notin (a,b)');
+    expect(selectorString(undefined)).toBe('');
+  });
+});

@@ -1,0 +1,95 @@
+// kube-tidy without Knative: one process (the chart's standalone Deployment) that watches the
+// cluster with the bridge's watch (Resource mode: the whole object in every event), runs the
+// functions in-process through the one wrapper, and runs the scheduled ones on its own clock.
+// Replicas elect one leader through a Lease; only the leader watches and runs anything. On
+// SIGTERM it stops watching, drains, gives the Lease up and exits 0; on losing the Lease it
+// stops and exits 1, so the kubelet restarts it as a follower.
+import type { RequestListener, Server } from 'node:http';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { startBridge, type Bridge } from '../cli/bridge/bridge.js';
+import { leaseClient } from '../kube/lease.js';
+import { createLogger } from '../log.js';
+import { isTarget, registerTargets, TARGETS } from '../serve/register.js';
+import { readStandaloneConfig, type StandaloneConfig } from './config.js';
+import { selectorString, type LabelSelector } from './core/selector.js';
+import { startDispatcher } from './dispatch.js';
+import { startHealthServer } from './health.js';
+import { startElector, type Elector } from './leader.js';
+import { watchedKinds } from './routes.js';
+import { startScheduler, type Scheduler } from './scheduler.js';
+
+function cannotStart(reason: string): never {
+  process.stderr.write(`kube-tidy standalone: cannot start: ${reason}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const log = createLogger({ name: 'kube-tidy-standalone' });
+  let c: StandaloneConfig;
+  try {
+    c = readStandaloneConfig(process.env);
+  } catch (e) {
+    cannotStart((e as Error).message);
+  }
+  const unknown = c.STANDALONE_FUNCTIONS.filter((t) => !isTarget(t));
+  if (unknown.length) cannotStart(`STANDALONE_FUNCTIONS: ${unknown.join(', ')} not among ${Object.keys(TARGETS).join(', ')}`);
+
+  let ready = false;
+  const held: { elector?: Elector } = {};
+  const health: Server = await startHealthServer(c.PORT, {
+    ready: () => ready,
+    leader: () => held.elector?.isLeader() ?? false,
+    sinceLastRound: () => (held.elector ? Date.now() - held.elector.lastRound() : undefined),
+    staleAfterMs: (c.LEASE_RENEW_DEADLINE_SECONDS + 3 * c.LEASE_RETRY_PERIOD_SECONDS) * 1000,
+  });
+
+  // Exits 2 with the reason on a bad policy or cluster setup, as the image's server does.
+  const rt = await registerTargets(c.STANDALONE_FUNCTIONS);
+  await rt.kubeReady();
+  const apps = new Map(c.STANDALONE_FUNCTIONS.map((t) => [t, getTestServer(t).listeners('request')[0] as RequestListener]));
+  const dispatcher = await startDispatcher(apps, rt.log);
+
+  let bridges: Bridge[] = [];
+  let scheduler: Scheduler | undefined;
+  const startWork = async () => {
+    const running = new Set(c.STANDALONE_FUNCTIONS);
+    for (const kind of watchedKinds(running)) {
+      const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind] as LabelSelector | undefined);
+      bridges.push(await startBridge({ kubeConfig: rt.kubeConfig, sink: `${dispatcher.url}/events`, kinds: [kind], ...(labelSelector ? { labelSelector } : {}), log: rt.log }));
+    }
+    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log });
+  };
+
+  let stopping: Promise<void> | undefined;
+  const stop = (why: string, code: number) =>
+    (stopping ??= (async () => {
+      ready = false;
+      rt.log.info({ why }, 'stopping: no new work, draining');
+      const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
+      await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: deadline })), scheduler?.stop()]), new Promise((r) => setTimeout(r, deadline))]);
+      bridges = [];
+      // Last, so no replica acts while this one still finishes work.
+      await held.elector?.stop();
+      await dispatcher.close();
+      health.close();
+      rt.log.info({ code }, 'stopped');
+      rt.log.flush(() => process.exit(code));
+    })());
+
+  held.elector = startElector({
+    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }),
+    me: c.POD_NAME,
+    leaseDurationSeconds: c.LEASE_DURATION_SECONDS,
+    renewDeadlineSeconds: c.LEASE_RENEW_DEADLINE_SECONDS,
+    retryPeriodSeconds: c.LEASE_RETRY_PERIOD_SECONDS,
+    log: rt.log,
+    onStarted: () => void startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1)),
+    onLost: () => void stop('lost the Lease', 1),
+  });
+  ready = true;
+  log.info({ identity: c.POD_NAME, lease: `${c.POD_NAMESPACE}/${c.LEASE_NAME}`, functions: c.STANDALONE_FUNCTIONS, port: c.PORT }, 'standalone started: waiting for the Lease');
+  process.once('SIGTERM', () => void stop('SIGTERM', 0));
+  process.once('SIGINT', () => void stop('SIGINT', 0));
+}
+
+main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));

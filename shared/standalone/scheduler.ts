@@ -1,0 +1,55 @@
+// The internal schedule: each scheduled function gets a tick (the PingSource CloudEvent the
+// Knative path sends) when its cron says, delivered through the bridge's delivery code with
+// its retries. A tick that finds the previous one still running is skipped, as a
+// PingSource's Trigger to a max-scale-1, concurrency-1 Service would queue it.
+import { CloudEvent } from 'cloudevents';
+import { KNATIVE_PING_TYPE } from '../cloudevents/index.js';
+import { deliver } from '../cli/bridge/deliver.js';
+import type { Logger } from '../log.js';
+import { nextRun, parseSchedule } from './core/schedule.js';
+
+export interface Scheduler {
+  /** Stops scheduling and waits for the ticks in flight. */
+  stop(): Promise<void>;
+}
+
+export function startScheduler(o: { schedules: Record<string, string>; targets: readonly string[]; dispatcher: string; log: Logger; now?: () => number }): Scheduler {
+  const now = o.now ?? Date.now;
+  const abort = new AbortController();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const inFlight = new Map<string, Promise<void>>();
+
+  const tick = async (target: string) => {
+    const event = new CloudEvent({ specversion: '1.0', type: KNATIVE_PING_TYPE, source: `/standalone/schedules/${target}`, datacontenttype: 'application/json', data: { function: target } });
+    const r = await deliver(event, { sink: `${o.dispatcher}/targets/${target}`, signal: abort.signal, policy: { retries: 2, baseDelayMs: 1_000, maxDelayMs: 5_000, timeoutMs: 10 * 60_000 } });
+    o.log[r.outcome === 'delivered' ? 'info' : 'warn']({ target, outcome: r.outcome, attempts: r.attempts, status: r.status }, 'scheduled run');
+  };
+
+  const arm = (target: string, spec: string) => {
+    const schedule = parseSchedule(spec);
+    const at = nextRun(schedule, now());
+    timers.set(
+      target,
+      setTimeout(() => {
+        if (abort.signal.aborted) return;
+        if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
+        else inFlight.set(target, tick(target).finally(() => inFlight.delete(target)));
+        arm(target, spec);
+      }, Math.max(0, at - now())),
+    );
+  };
+
+  for (const target of o.targets) {
+    const spec = o.schedules[target];
+    if (spec) arm(target, spec);
+  }
+  o.log.info({ schedules: Object.fromEntries(o.targets.filter((t) => o.schedules[t]).map((t) => [t, o.schedules[t]])) }, 'schedules armed');
+
+  return {
+    stop: async () => {
+      for (const t of timers.values()) clearTimeout(t);
+      await Promise.allSettled(inFlight.values());
+      abort.abort();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// The chart with the real Helm (v4, built from Go modules): lint and template in both modes,
+// knative mode equal to the committed manifests object for object (and to renderKnative for
+// other values), and every rendered object accepted by a server-side dry run on the shared
+// control plane with the Knative CRDs installed.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { readDeclaration } from '../../../infra/knative/declaration.js';
+import { renderKnative } from '../../../infra/knative/render.js';
+import { installCrds, kubectl, sharedCluster, sharedCrdsDir, testNamespace } from '../../harness/index.js';
+import { chartCopy, helm, key, template, type Obj } from './helm.js';
+
+const decl = readDeclaration();
+const chart = chartCopy();
+const ns = testNamespace('helm');
+const cluster = sharedCluster();
+/** Prometheus Operator kinds: their CRDs are not in ../shared/crds, so no dry run for them. */
+const NO_CRD = new Set(['ServiceMonitor', 'PrometheusRule']);
+const OBSERVABILITY = { 'observability.serviceMonitor.enabled': 'true', 'observability.prometheusRule.enabled': 'true', 'observability.dashboard.enabled': 'true' };
+
+const byKey = (objects: object[]) => new Map((objects as Obj[]).map((o) => [key(o), o]));
+
+describe('helm lint', () => {
+  for (const mode of ['knative', 'standalone']) {
+    it(`passes in ${mode} mode, observability on`, async () => {
+      const out = await helm(['lint', chart, '--strict', '--set', `mode=${mode}`, ...Object.entries(OBSERVABILITY).flatMap(([k, v]) => ['--set', `${k}=${v}`])]);
+      expect(out).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    });
+  }
+  it('refuses a chart whose template is broken (the check can fail)', async () => {
+    const broken = chartCopy();
+    writeFileSync(join(broken, 'templates', 'broken.yaml'), '{{ if }}\n');
+    await expect(helm(['lint', broken])).rejects.toThrow(/failed/);
+  });
+});
+
+describe('helm template, knative mode', () => {
+  it('renders infra/knative/manifests object for object (release kube-tidy in kube-tidy, createNamespace)', async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { createNamespace: 'true' });
+    const want = Object.values(renderKnative(decl)).flat();
+    expect(byKey(objects)).toEqual(byKey(want));
+  });
+
+  it('follows image, namespace, prefix, DRY_RUN, schedules, selectors and sender authentication from values', async () => {
+    const set = { image: 'example.org/kt:9', namespace: 'tidy', clusterPrefix: 'tidy-a', kueueNamespace: 'kq', dryRun: 'false', senderAuth: 'none', 'schedules.sweep': '*/5 * * * *', 'selectors.Pod.matchLabels.team': 'ml' };
+    const { objects } = await template(chart, 'r', 'default', set);
+    const d = structuredClone(decl);
+    d.provider.senderAuth.knative = 'none';
+    d.provider.environment.DRY_RUN = 'false';
+    for (const e of d.functions.sweep!.events) if ('schedule' in e) e.schedule.cron = '*/5 * * * *';
+    d.provider.sources.apiserver.resources[0]!.selector = { ...d.provider.sources.apiserver.resources[0]!.selector, matchLabels: { team: 'ml' } };
+    const want = Object.entries(renderKnative(d, { namespace: 'tidy', kueueNamespace: 'kq', prefix: 'tidy-a', image: 'example.org/kt:9' }))
+      .filter(([file]) => file !== '00-namespace.yaml')
+      .flatMap(([, o]) => o);
+    expect(byKey(objects)).toEqual(byKey(want));
+  });
+
+  it('renders no standalone object', async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy');
+    expect(objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Lease')).toEqual([]);
+  });
+});
+
+describe('helm template, standalone mode', () => {
+  it('renders one Deployment, its account and roles, the policy, a Service and nothing of Knative', async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone' });
+    expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount']);
+    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[]; livenessProbe: unknown; readinessProbe: unknown }[] } } } };
+    const c = dep.spec.template.spec.containers[0]!;
+    expect(c.livenessProbe).toMatchObject({ httpGet: { path: '/healthz' } });
+    expect(c.readinessProbe).toMatchObject({ httpGet: { path: '/readyz' } });
+    const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
+    expect(JSON.parse(env.STANDALONE_SCHEDULES!)).toEqual({ sweep: '*/15 * * * *', orphanSweep: '*/10 * * * *', defrag: '*/2 * * * *', evacuation: '* * * * *' });
+    expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,jobDeleted,orphanSweep,defrag,evacuation');
+  });
+
+  it('with observability on: a ServiceMonitor for /metrics, the PrometheusRule from files/alerts.yaml, the dashboard ConfigMap', async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', ...OBSERVABILITY });
+    const sm = objects.find((o) => o.kind === 'ServiceMonitor') as unknown as { spec: { endpoints: { path: string }[] } };
+    expect(sm.spec.endpoints[0]!.path).toBe('/metrics');
+    expect((objects.find((o) => o.kind === 'PrometheusRule') as unknown as { spec: { groups: unknown[] } }).spec.groups.length).toBeGreaterThan(0);
+    const dash = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-dashboard')) as unknown as { metadata: { labels: Record<string, string> }; data: Record<string, string> };
+    expect(dash.metadata.labels.grafana_dashboard).toBe('1');
+    expect(JSON.parse(dash.data['kube-tidy.json']!)).toHaveProperty('title');
+  });
+});
+
+describe('server-side dry run of every rendered object', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kube-tidy-helm-dry-'));
+  beforeAll(async () => {
+    await installCrds(cluster, sharedCrdsDir('knative'));
+  }, 180_000);
+
+  for (const mode of ['knative', 'standalone']) {
+    it(`accepts every ${mode}-mode object (Prometheus Operator kinds excepted: ${[...NO_CRD].join(', ')})`, async () => {
+      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, ...OBSERVABILITY });
+      const skipped = objects.filter((o) => NO_CRD.has(o.kind));
+      expect(skipped.map((o) => o.kind).sort()).toEqual(mode === 'standalone' ? ['PrometheusRule', 'ServiceMonitor'] : ['PrometheusRule']);
+      const applied = objects.filter((o) => !NO_CRD.has(o.kind));
+      const file = join(tmp, `${mode}.yaml`);
+      writeFileSync(file, applied.map((o) => stringify(o)).join('---\n'));
+      const out = await kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=kube-tidy-test', '-f', file]);
+      expect(out.trim().split('\n').filter((l) => /\(server dry run\)$/.test(l))).toHaveLength(applied.length);
+    });
+  }
+
+  it('refuses an object with a field its schema does not have (the check can fail)', async () => {
+    const { objects } = await template(chart, ns.name, ns.name, { mode: 'standalone', clusterPrefix: ns.name });
+    const dep = objects.find((o) => o.kind === 'Deployment')! as Obj & { spec: Record<string, unknown> };
+    dep.spec.replicaz = 2;
+    const file = join(tmp, 'broken.yaml');
+    writeFileSync(file, stringify(dep));
+    await expect(kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '-f', file])).rejects.toThrow(/replicaz/);
+  });
+});
