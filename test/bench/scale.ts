@@ -36,14 +36,16 @@ function writeScalePolicy(): string {
   return file;
 }
 
-const peakRssMiB = (pid: number): number => {
+/** VmHWM: the peak resident set so far; VmRSS: now. */
+const procMiB = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Math.round(Number(kb) / 1024) : 0;
   } catch {
     return 0;
   }
 };
+const peakRssMiB = (pid: number) => procMiB(pid, 'VmHWM');
 
 interface SweepAnswer {
   status: number;
@@ -87,6 +89,7 @@ async function oneInstance(cluster: Cluster, policy: string, env: Record<string,
   const base = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), ...env };
   return withFunction('sweep', TRACED_ENTRY, base, async (fn) =>
     withFunction('podTerminated', TRACED_ENTRY, base, async (pt) => {
+      const rssAtStartMiB = procMiB(fn.pid, 'VmRSS');
       const t0 = performance.now();
       const sweeps: NonNullable<SweepAnswer['body']['summary']>[] = [];
       let eventPathMs: number | undefined;
@@ -109,7 +112,10 @@ async function oneInstance(cluster: Cluster, policy: string, env: Record<string,
         listSecondsFirstSweep: Math.round(sweeps[0]!.listMs / 100) / 10,
         podsListedFirstSweep: sweeps[0]!.podsSeen,
         requestsPerPod: Math.round((kubeRequests([fn]) / deleted) * 100) / 100,
+        // The dev entry (functions-framework + tsx transpiling the sources) is most of it: the
+        // pass's own share is the growth over the process at rest.
         peakRssMiB: peakRssMiB(fn.pid),
+        rssAtStartMiB,
         throttled: sweeps.reduce((n, s) => n + s.throttled, 0),
         eventsSummarised: sweeps.reduce((n, s) => n + s.eventsSummarised, 0),
         ...(eventPathMs === undefined ? {} : { eventPathMsUnderBacklog: eventPathMs }),
@@ -138,6 +144,7 @@ async function fannedOut(cluster: Cluster, policy: string, n: number) {
     k === n ? work(fns) : withFunction('sweep', TRACED_ENTRY, env, (fn) => start(k + 1, [...fns, fn]));
   let result: object = {};
   const work = async (fns: TracedFunction[]) => {
+    const rssAtStartMiB = fns.map((f) => procMiB(f.pid, 'VmRSS'));
     const t0 = performance.now();
     let rounds = 0;
     let shardAnswers = 0;
@@ -171,6 +178,7 @@ async function fannedOut(cluster: Cluster, policy: string, n: number) {
       deletesPerSecond: Math.round(deleted / (ms / 1000)),
       requestsPerPod: Math.round((kubeRequests(fns) / Math.max(1, deleted)) * 100) / 100,
       peakRssMiBPerInstance: fns.map((f) => peakRssMiB(f.pid)),
+      rssAtStartMiBPerInstance: rssAtStartMiB,
     };
   };
   try {

@@ -128,7 +128,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     // Pods in shards nobody took: work left undone that the next sweep picks up.
     s.failures.transient += s.fannedOut.notPosted;
   }
-  const events = new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY);
+  // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
+  const recording = rt.config.RECORD_EVENTS && !writer.dryRun;
+  const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (decision) => act(writer, targets.get(decision.uid)!, decision, events));
   if (acted.started < own.length) s.stoppedBy = 'time-budget';
   for (const result of acted.results) {
@@ -141,10 +143,10 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.failures.transient += f.transient;
     s.failures.refused += f.refused;
     if (s.results.length < maxResults) s.results.push(result);
-    if (removed && rt.config.RECORD_EVENTS && !writer.dryRun) s.requests += 1;
+    if (removed && recording) s.requests += 1;
   }
-  s.eventsSummarised = events.summarised;
-  if (rt.config.RECORD_EVENTS && !writer.dryRun) {
+  if (events) {
+    s.eventsSummarised = events.summarised;
     s.requests -= events.summarised;
     s.requests += await events.flush(writer, id);
   }

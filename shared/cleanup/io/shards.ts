@@ -63,7 +63,7 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
   const deadline = started + opts.budgetMs;
   const needs = snapshotNeeds(policyOf(rt));
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
-  const events = new EventBudget(opts.eventsPerPass);
+  const events = rt.config.RECORD_EVENTS && !rt.config.DRY_RUN ? new EventBudget(opts.eventsPerPass) : undefined;
   const { results, started: acted } = await inOrder(shard.pods, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (pod) => removeSelected(rt, pod, context, events));
   const outcomes: Record<string, number> = {};
   const failures = { transient: shard.pods.length - acted, refused: 0 };
@@ -73,7 +73,7 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
     failures.transient += r.failures?.transient ?? 0;
     failures.refused += r.failures?.refused ?? 0;
   }
-  await events.flush(rt.writer(), `${shard.pass}-${shard.index}`);
+  await events?.flush(rt.writer(), `${shard.pass}-${shard.index}`);
   const complete = failures.transient + failures.refused === 0;
   return { outcome: complete ? 'shard-done' : 'shard-incomplete', shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted }, outcomes, failures, durationMs: rt.now() - started };
 }
