@@ -52,7 +52,7 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
-/** `outfile` is the entry (server.cjs); app.cjs, client.cjs and warm.cjs land beside it. */
+/** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs and standalone.cjs land beside it. */
 export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const started = Date.now();
   const dir = dirname(outfile);
@@ -79,6 +79,14 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       outfile: client,
       sourcemap: 'linked',
       legalComments: 'linked',
+    }),
+    // The chart's standalone mode (infra/helm): one file, the client inside (it watches from
+    // the start, so there is nothing to load lazily).
+    build({
+      ...common,
+      entryPoints: [join(ROOT, 'shared', 'standalone', 'main.ts')],
+      outfile: join(dir, 'standalone.cjs'),
+      legalComments: 'none',
     }),
     build({
       ...common,

@@ -130,3 +130,18 @@ describe('the bundle on Node 22', () => {
     expect(cacheFiles()).toEqual([]);
   });
 });
+
+describe('the standalone entry (the chart’s standalone Deployment)', () => {
+  it('is what the Deployment runs and the image copies, and starts alone on Node 22 (no node_modules): a missing setting is exit 2 naming it', async () => {
+    const deployment = readFileSync(join(import.meta.dirname, '../../../infra/helm/kube-tidy/templates/standalone/deployment.yaml'), 'utf8');
+    expect(deployment).toContain('command: ["node", "standalone.cjs"]');
+    expect(readFileSync(join(import.meta.dirname, '../../../infra/docker/Dockerfile'), 'utf8')).toMatch(/^COPY --from=build .*\/src\/dist\/bundle\/standalone\.cjs .*\.\/$/m);
+    const alone = mkdtempSync(join(tmpdir(), 'kube-tidy-standalone-'));
+    copyFileSync(join(dir, 'build', 'standalone.cjs'), join(alone, 'standalone.cjs'));
+    const p = startServer(node22(), [join(alone, 'standalone.cjs')], { PORT: '0' }, alone);
+    p.serving.catch(() => undefined);
+    expect(await p.exited).toBe(2);
+    expect(p.stderr()).toMatch(/cannot start: .*POD_NAME/);
+    rmSync(alone, { recursive: true, force: true });
+  });
+});
