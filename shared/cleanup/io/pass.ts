@@ -11,7 +11,7 @@ import type { Policy } from '../../policy/policy.js';
 import { act, failuresOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
-import { inOrder } from './in-order.js';
+import { inOrder } from '../../kube/in-order.js';
 import { postShards, type FanOut, type Posted } from './shards.js';
 import type { Runtime } from '../../runtime/runtime.js';
 

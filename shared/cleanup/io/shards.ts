@@ -12,7 +12,7 @@ import { policyOf, type Runtime } from '../../runtime/runtime.js';
 import type { Answer } from '../../serve/target.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
-import { inOrder } from './in-order.js';
+import { inOrder } from '../../kube/in-order.js';
 import { removeSelected } from './one-pod.js';
 
 export interface FanOut {

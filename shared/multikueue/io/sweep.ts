@@ -16,6 +16,7 @@ import { listAll } from './list.js';
 import { readWitness, updateWitness } from './witness.js';
 import type { Worker } from './workers.js';
 import type { KubeClients } from '../../kube/clients.js';
+import { inOrder } from '../../kube/in-order.js';
 
 export interface SweepOptions {
   origin: string;
@@ -60,6 +61,8 @@ export async function readManager(manager: Pick<KubeClients, 'custom'>, kinds: J
 }
 
 /** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
+const ORPHAN_CONCURRENCY = 16;
+
 export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<WorkerReport> {
   const report: WorkerReport = { worker: worker.name, outcome: 'swept', counts: {}, decisions: [], requests: 0 };
   if (!worker.api || !writer) return { ...report, outcome: worker.error?.transient ? 'unreachable' : 'failed', error: worker.error?.message };
@@ -69,14 +72,17 @@ export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefi
     const witness = await readWitness(api, opts.kueueNamespace, opts.origin);
     report.requests++;
     const plan = orphans({ ...snapshot, witnessed: witness.uids }, manager, { origin: opts.origin, limit: opts.limit });
-    for (const d of plan.decisions) {
+    // Writes in flight at once, in the plan's order (the clients' rate limit still applies).
+    const { results } = await inOrder(plan.decisions, ORPHAN_CONCURRENCY, () => false, async (d) => {
       const done: Done = { ...d };
+      if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
+      return done;
+    });
+    for (const done of results) {
+      if (!done) continue;
       report.decisions.push(done);
-      if (d.action === 'delete' || d.action === 'evict') {
-        report.requests++;
-        done.result = await carryOut(writer, d, pods, opts);
-      }
-      const key = done.result ?? d.action;
+      if (done.action === 'delete' || done.action === 'evict') report.requests++;
+      const key = done.result ?? done.action;
       report.counts[key] = (report.counts[key] ?? 0) + 1;
     }
     const w = await updateWitness(writer, opts.kueueNamespace, opts.origin, witness, plan.witness);
