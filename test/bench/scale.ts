@@ -23,6 +23,8 @@ import { httpMessage, toApiServerSourceEvent } from '../../shared/cloudevents/in
 import type { Cluster } from '../harness/index.js';
 import { withCluster } from './cluster.js';
 import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-process.js';
+import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
+import { KubeConfig as KC } from '@kubernetes/client-node';
 import { countPhase, populate, prepareCluster, unthrottled } from './scale/populate.js';
 
 const BUDGET_S = 50;
@@ -84,11 +86,11 @@ async function eventPathProbe(kc: KubeConfig, podTerminatedUrl: string, server: 
 const kubeRequests = (fns: TracedFunction[]) => fns.reduce((n, f) => n + f.traces.filter((t) => t.trace === 'kube').length, 0);
 
 /** Sweeps with one instance until no Failed pod is left; every sweep inside the default budget. */
-async function oneInstance(cluster: Cluster, policy: string, env: Record<string, string>, probe: boolean) {
+async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: string, env: Record<string, string>, probe: boolean) {
   const failed = await countPhase(cluster.kubeConfig(), 'Failed');
-  const base = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), ...env };
-  return withFunction('sweep', TRACED_ENTRY, base, async (fn) =>
-    withFunction('podTerminated', TRACED_ENTRY, base, async (pt) => {
+  const base = { POLICY_FILE: policy, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), ...env };
+  return withFunction('sweep', TRACED_ENTRY, { ...base, KUBECONFIG: ids.kubeconfig('sweep') }, async (fn) =>
+    withFunction('podTerminated', TRACED_ENTRY, { ...base, KUBECONFIG: ids.kubeconfig('podTerminated') }, async (pt) => {
       const rssAtStartMiB = procMiB(fn.pid, 'VmRSS');
       const t0 = performance.now();
       const sweeps: NonNullable<SweepAnswer['body']['summary']>[] = [];
@@ -125,7 +127,7 @@ async function oneInstance(cluster: Cluster, policy: string, env: Record<string,
 }
 
 /** A planner and N-1 more instances; the bench is the broker. Repeated until the backlog is gone. */
-async function fannedOut(cluster: Cluster, policy: string, n: number) {
+async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: string, n: number) {
   const failed = await countPhase(cluster.kubeConfig(), 'Failed');
   const queue: { headers: Record<string, string>; body: string }[] = [];
   const broker = createServer((req, res) => {
@@ -139,7 +141,7 @@ async function fannedOut(cluster: Cluster, policy: string, n: number) {
   broker.listen(0, '127.0.0.1');
   await once(broker, 'listening');
   const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
-  const env = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
+  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
   const start = (k: number, fns: TracedFunction[]): Promise<unknown> =>
     k === n ? work(fns) : withFunction('sweep', TRACED_ENTRY, env, (fn) => start(k + 1, [...fns, fn]));
   let result: object = {};
@@ -190,8 +192,11 @@ async function fannedOut(cluster: Cluster, policy: string, n: number) {
 }
 
 /** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit. */
-async function ceiling(kc: KubeConfig) {
-  const { core, close } = unthrottled(kc);
+async function ceiling(ids: FunctionIdentities) {
+  // As the sweep's own account: the same API Priority and Fairness level kube-tidy gets.
+  const as = new KC();
+  as.loadFromFile(ids.kubeconfig('sweep'));
+  const { core, close } = unthrottled(as);
   const pods: { namespace: string; name: string; uid: string }[] = [];
   let token: string | undefined;
   do {
@@ -216,18 +221,24 @@ async function oneSize(size: number, policy: string) {
   return withCluster(`bench-scale-${size}`, 1, async (cluster) => {
     const kc = cluster.kubeConfig();
     const namespaces = await prepareCluster(kc);
+    // Every kube-tidy process (and the ceiling loop) as its function's ServiceAccount, with the
+    // generated RBAC: API Priority and Fairness treats them as it would in a cluster (the
+    // harness's admin is exempt from it).
+    const { core } = unthrottled(kc);
+    for (const name of ['kube-tidy', 'kube-tidy-kueue']) await core.createNamespace({ body: { metadata: { name } } });
+    const ids = await functionIdentities(kc, cluster.kubeconfigPath, 'kube-tidy', 'kube-tidy-kueue');
     const pop = await populate(kc, namespaces, size, 0);
     const refill = (round: number) => populate(kc, namespaces, size, round, true);
     const r: Record<string, unknown> = { population: { ...pop, writesPerSecond: Math.round(((pop.total + pop.failed + pop.succeeded) / pop.ms) * 1000) } };
-    r.oneInstanceEventsOff = await oneInstance(cluster, policy, { RECORD_EVENTS: 'false' }, true);
+    r.oneInstanceEventsOff = await oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, true);
     await refill(1);
-    r.oneInstanceEventsCapped = await oneInstance(cluster, policy, {}, false);
+    r.oneInstanceEventsCapped = await oneInstance(cluster, ids, policy, {}, false);
     await refill(2);
-    r.oneInstanceEventPerPod = await oneInstance(cluster, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false);
+    r.oneInstanceEventPerPod = await oneInstance(cluster, ids, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false);
     await refill(3);
-    r.fannedOut = await fannedOut(cluster, policy, INSTANCES);
+    r.fannedOut = await fannedOut(cluster, ids, policy, INSTANCES);
     await refill(4);
-    r.ceiling = await ceiling(kc);
+    r.ceiling = await ceiling(ids);
     const c = (r.ceiling as { deletesPerSecond: number }).deletesPerSecond;
     const ratio = (k: string) => Math.round(((r[k] as { deletesPerSecond: number }).deletesPerSecond / c) * 100) / 100;
     r.ratioToCeiling = { oneInstanceEventsOff: ratio('oneInstanceEventsOff'), oneInstanceEventsCapped: ratio('oneInstanceEventsCapped'), oneInstanceEventPerPod: ratio('oneInstanceEventPerPod'), fannedOut: ratio('fannedOut') };
