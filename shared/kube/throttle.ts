@@ -29,6 +29,8 @@ export class Throttle {
   waitedMs = 0;
   /** How many throttling answers (429 from APF or max-inflight) the server gave. */
   throttled = 0;
+  /** Requests let through (retries included): every request of these clients. */
+  sent = 0;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   // The bucket is reserved in call order: each caller takes its slot at once (tokens may go
@@ -49,6 +51,7 @@ export class Throttle {
 
   /** Wait until a request may be sent. */
   async take(): Promise<void> {
+    this.sent++;
     const { qps, burst } = this.options;
     const rate = this.rate;
     const now = this.now();

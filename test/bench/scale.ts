@@ -4,7 +4,8 @@
 //              backlog is gone, each inside the default 50 s budget: how many function
 //              timeouts, deletes/s, API requests per pod, peak RSS. 1 instance with Events off,
 //              with Events capped (the default) and with one Event per pod; N instances fanned
-//              out through shards (the bench plays the broker: each instance takes one shard
+//              out through shards, as the image runs them (the production bundle on Node 22;
+//              the bench plays the broker: each instance takes one shard
 //              at a time, as Knative with containerConcurrency 1 would).
 //   ceiling    a plain loop, 32 DELETEs in flight with uid preconditions, no client limit.
 //   PodGC      kube-controller-manager with --terminated-pod-gc-threshold=100, its client at
@@ -26,6 +27,10 @@ import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-proc
 import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
 import { KubeConfig as KC } from '@kubernetes/client-node';
 import { countPhase, populate, prepareCluster, unthrottled } from './scale/populate.js';
+import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
+import { node22 } from '../../infra/bundle/node22.js';
+import { startServer } from '../../infra/bundle/serving.js';
+import { dirname } from 'node:path';
 
 const BUDGET_S = 50;
 const INSTANCES = 4;
@@ -126,7 +131,14 @@ async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: st
   );
 }
 
-/** A planner and N-1 more instances; the bench is the broker. Repeated until the backlog is gone. */
+/** A sweep process as the image runs it: the production bundle on Node 22 (its RSS is what a function instance holds). */
+async function bundled(env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const p = startServer(node22(), [BUNDLE_FILE], { FUNCTION_TARGET: 'sweep', PORT: '0', ...env }, dirname(BUNDLE_FILE));
+  const { port } = await p.serving;
+  return { url: `http://127.0.0.1:${port}/`, pid: p.child.pid!, stop: async () => void (p.child.kill('SIGTERM'), await p.exited) };
+}
+
+/** A planner and N-1 more instances (production bundles); the bench is the broker. Repeated until the backlog is gone. */
 async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: string, n: number) {
   const failed = await countPhase(cluster.kubeConfig(), 'Failed');
   const queue: { headers: Record<string, string>; body: string }[] = [];
@@ -141,54 +153,54 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   broker.listen(0, '127.0.0.1');
   await once(broker, 'listening');
   const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
-  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
-  const start = (k: number, fns: TracedFunction[]): Promise<unknown> =>
-    k === n ? work(fns) : withFunction('sweep', TRACED_ENTRY, env, (fn) => start(k + 1, [...fns, fn]));
-  let result: object = {};
-  const work = async (fns: TracedFunction[]) => {
+  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink, LOG_LEVEL: 'warn' };
+  const fns = await Promise.all(Array.from({ length: n }, () => bundled(env)));
+  try {
     const rssAtStartMiB = fns.map((f) => procMiB(f.pid, 'VmRSS'));
     const t0 = performance.now();
     let rounds = 0;
     let shardAnswers = 0;
     let deleted = 0;
+    let requests = 0;
+    let planMs = 0;
     for (; rounds < 10; rounds++) {
       const planner = fns[rounds % n]!;
       const plan = await tick(planner.url);
-      deleted += plan.body.summary?.outcomes.deleted ?? 0;
-      // Every other instance takes shards as they come, one at a time each; the planner joins once done.
-      const workers = fns.map(async (fn) => {
+      const sum = plan.body.summary;
+      deleted += sum?.outcomes.deleted ?? 0;
+      requests += (sum as { requests?: number } | undefined)?.requests ?? 0;
+      planMs += sum?.durationMs ?? 0;
+      // Every instance takes shards as they come, one at a time each (the planner too, once done).
+      await Promise.all(fns.map(async (fn) => {
         while (queue.length) {
           const m = queue.shift()!;
           const a = await post(fn.url, m.headers, m.body);
           shardAnswers++;
           deleted += a.body.outcomes?.deleted ?? 0;
+          requests += (a.body as { requests?: number }).requests ?? 0;
           if (a.status !== 200) queue.push(m); // a broker redelivers on 5xx
         }
-      });
-      await Promise.all(workers);
-      if ((plan.body.summary?.selected ?? 0) === 0) break;
-      if (!plan.body.summary?.fannedOut && (plan.body.summary?.outcomes.deleted ?? 0) === 0) break;
+      }));
+      if ((sum?.selected ?? 0) === 0 && !sum?.fannedOut) break;
     }
     const ms = performance.now() - t0;
-    result = {
+    return {
       instances: n,
       backlog: failed,
       deleted,
       rounds,
       shardAnswers,
       wallSeconds: Math.round(ms / 100) / 10,
+      planSeconds: Math.round(planMs / 100) / 10,
       deletesPerSecond: Math.round(deleted / (ms / 1000)),
-      requestsPerPod: Math.round((kubeRequests(fns) / Math.max(1, deleted)) * 100) / 100,
+      requestsPerPod: Math.round((requests / Math.max(1, deleted)) * 100) / 100,
       peakRssMiBPerInstance: fns.map((f) => peakRssMiB(f.pid)),
       rssAtStartMiBPerInstance: rssAtStartMiB,
     };
-  };
-  try {
-    await start(0, []);
   } finally {
+    await Promise.all(fns.map((f) => f.stop()));
     broker.close();
   }
-  return result;
 }
 
 /** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit. */
@@ -264,6 +276,7 @@ async function podGc(size: number, seconds = 60) {
 
 export async function runScaleBench(sizes: number[]): Promise<object> {
   const policy = writeScalePolicy();
+  await bundle(); // the fanned-out instances run the production bundle
   const out: Record<string, unknown> = {};
   for (const size of sizes) out[`pods${size}`] = await oneSize(size, policy);
   out.podGc = await podGc(Math.min(...sizes));

@@ -61,6 +61,7 @@ export async function postShards(fanOut: FanOut, pass: string, rest: readonly De
 export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs: number; eventsPerPass: number }): Promise<Answer> {
   const started = rt.now();
   const deadline = started + opts.budgetMs;
+  const sentBefore = rt.clients.throttle.sent;
   const needs = snapshotNeeds(policyOf(rt));
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
   const events = rt.config.RECORD_EVENTS && !rt.config.DRY_RUN ? new EventBudget(opts.eventsPerPass) : undefined;
@@ -75,5 +76,5 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
   }
   await events?.flush(rt.writer(), `${shard.pass}-${shard.index}`);
   const complete = failures.transient + failures.refused === 0;
-  return { outcome: complete ? 'shard-done' : 'shard-incomplete', shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted }, outcomes, failures, durationMs: rt.now() - started };
+  return { outcome: complete ? 'shard-done' : 'shard-incomplete', shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted }, outcomes, failures, durationMs: rt.now() - started, requests: rt.clients.throttle.sent - sentBefore };
 }
