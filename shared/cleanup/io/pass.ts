@@ -28,6 +28,10 @@ export interface PassOptions {
   budgetMs: number;
   /** How many per-pod results the answer lists (the counts are always complete). */
   maxResults?: number;
+  /** After each page is read and decided (the CLI's progress on long lists). */
+  onPage?: (progress: { pages: number; podsSeen: number; remainingItemCount?: number }) => void;
+  /** Each result as it comes (the CLI streams them rather than holding them). */
+  onResult?: (result: ActResult) => void;
 }
 
 export interface PassSummary {
@@ -82,6 +86,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       }
       keep(plan.kept);
       pass.add(plan);
+      opts.onPage?.({ pages: s.pages, podsSeen: s.podsSeen, ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }) });
       if (rt.now() > deadline) {
         s.stoppedBy = 'time-budget';
         s.requests += listRequests;
@@ -106,6 +111,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.failures.transient += f.transient;
     s.failures.refused += f.refused;
     if (s.results.length < maxResults) s.results.push(result);
+    opts.onResult?.(result);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
   s.durationMs = rt.now() - started;
