@@ -20,6 +20,9 @@ const TIMEOUT_MS = 150_000;
 const observations: Observation[] = [];
 const lastSaid = new Map<string, string>();
 const goneUids = new Set<string>();
+const goneNames = new Set<string>();
+/** Once the table is printed, late lines (shutdown) would only blur it. */
+let told = false;
 
 function onFunctionLog(entry: Record<string, unknown>): void {
   if (entry.msg !== 'handled' || typeof entry.pod !== 'string') return;
@@ -29,8 +32,9 @@ function onFunctionLog(entry: Record<string, unknown>): void {
   const outcome = String(entry.outcome);
   const why = String(entry.why ?? '');
   observations.push({ kind: 'answer', at: Date.now(), by: String(entry.target ?? 'podTerminated'), namespace: ns, name, outcome, why, ...(result?.uid ? { uid: result.uid } : {}), ...(result?.strategy ? { strategy: result.strategy } : {}), ...(result?.dryRun === undefined ? {} : { dryRun: result.dryRun }) });
-  // Live lines: each new thing a function says, including an answer that arrives after the
-  // watch saw the pod gone (that answer is the reason it went).
+  // Live lines: each new thing a function says, including a removal answered after the watch
+  // saw the pod gone (that answer is why it went); not the echoes about a pod already gone.
+  if (told || (goneNames.has(entry.pod) && outcome !== 'deleted' && outcome !== 'evicted')) return;
   if (lastSaid.get(entry.pod) === `${outcome} ${why}`) return;
   lastSaid.set(entry.pod, `${outcome} ${why}`);
   event(outcome, entry.pod, why);
@@ -55,6 +59,7 @@ function watchPods(cluster: { kubeConfig(): import('@kubernetes/client-node').Ku
       }
       if (type === 'DELETED' && !goneUids.has(uid)) {
         goneUids.add(uid);
+        goneNames.add(`${ns}/${name}`);
         say(`gone          ${ns}/${name}`);
       }
     },
@@ -125,6 +130,7 @@ async function main(): Promise<void> {
     await waitFor('every removal explained', async () => settled(tell(observations)), { timeoutMs: 5000 }).catch(() => undefined);
     const stories = tell(observations);
     const ok = done(stories);
+    told = true;
     process.stdout.write(`\n${table(stories)}\n\n`);
     const eventPath = stories.filter((r) => r.by === 'podTerminated' && r.result === 'deleted').flatMap((r) => endedToGone(r) ?? []);
     say(`terminal -> gone through bridge + podTerminated: median ${seconds(median(eventPath))} over ${eventPath.length} pods`);
