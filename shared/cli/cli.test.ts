@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { run, runAsync } from './main.js';
 import { pod } from '../../test/fixtures/pods.js';
 import { policyDoc } from '../../test/fixtures/policy.js';
 
@@ -111,6 +111,45 @@ describe('kube-tidy plan', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage:|kube-tidy:/);
     }
+  });
+});
+
+describe('kube-tidy plan output', () => {
+  it('prints an aligned table with -o table (the default on a terminal), JSON lines when piped', () => {
+    const r = cli('plan', '--policy', policy, '--pods', pods, '--now', NOW, '-o', 'table');
+    expect(r.code).toBe(0);
+    const [head, ...rows] = r.stdout.trim().split('\n');
+    expect(head).toMatch(/^POD\s+STRATEGY\s+ACTION\s+REASON$/);
+    expect(rows[0]).toMatch(/^batch\/oldest\s+RemoveFailedPods\s+delete\s+RemoveFailedPods: phase Failed/);
+    let tty = '';
+    expect(run(['plan', '--policy', policy, '--pods', pods, '--now', NOW], { out: (s) => (tty += s), err: () => {}, stdoutIsTTY: true })).toBe(0);
+    expect(tty).toBe(r.stdout);
+  });
+
+  it('exits 2 for an unknown -o', () => {
+    const r = cli('plan', '--policy', policy, '--pods', pods, '-o', 'yaml');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('-o "yaml": expected json or table');
+  });
+
+  it.each([
+    { args: ['run', '--help'], code: 0, out: /^Usage: kube-tidy run --kubeconfig FILE --yes/ },
+    { args: ['plan', '--kubeconfig', 'x', '--help'], code: 0, out: /^Usage: kube-tidy plan --kubeconfig FILE/ },
+    { args: ['--help'], code: 0, out: /kube-tidy run --kubeconfig FILE --yes/ },
+  ])('kube-tidy $args prints its help', async ({ args, code, out }) => {
+    let stdout = '';
+    expect(await runAsync(args, { out: (s) => (stdout += s), err: () => {} })).toBe(code);
+    expect(stdout).toMatch(out);
+  });
+
+  it('refuses a run without --yes before reading the kubeconfig, naming every other problem first', async () => {
+    let stderr = '';
+    expect(await runAsync(['run', '--kubeconfig', join(dir, 'nope.yaml')], { out: () => {}, err: (s) => (stderr += s) })).toBe(2);
+    expect(stderr).toContain('add --yes');
+    stderr = '';
+    expect(await runAsync(['run', '--chunk-size', 'x'], { out: () => {}, err: (s) => (stderr += s) })).toBe(2);
+    expect(stderr).toContain('missing --kubeconfig');
+    expect(stderr).toContain('--chunk-size "x"');
   });
 });
 

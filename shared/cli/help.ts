@@ -5,15 +5,22 @@ export const MAIN_HELP = `kube-tidy: event-driven cleanup for Kubernetes
 Usage:
   kube-tidy policy check FILE [--allow-unsupported]
   kube-tidy plan --policy FILE --pods FILE [--nodes FILE] [--now RFC3339] [options]
+  kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]
+  kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
   kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
 
 Commands:
   policy check   Validate a DeschedulerPolicy and print it normalized (defaults filled) as JSON.
-  plan           Offline plan over a pod dump: one JSON line per pod the policy selects.
+  plan           With --pods: offline plan over a pod dump. With --kubeconfig: plan against a
+                 live cluster through the API server's dry run (read-only; PDB refusals show).
+  run            One real pass against a live cluster (deletes and evicts; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
 
 Run "kube-tidy COMMAND --help" for a command's options.
-Exit codes: 0 done, 2 invalid input (every problem is listed with its field path), 1 other errors.
+Output: a table when stdout is a terminal, JSON lines when it is piped (-o json|table to choose).
+Exit codes: 0 done, 2 invalid input (every problem is listed with its field path), 1 other errors
+(for plan/run against a cluster: the cluster could not be read, or a selected pod could not be
+handled).
 `;
 
 export const POLICY_CHECK_HELP = `Usage: kube-tidy policy check FILE [--allow-unsupported]
@@ -43,8 +50,54 @@ Options:
   --protected-namespaces LIST   Comma-separated namespaces never touched (default: kube-system).
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --explain                     Also print, on stderr, the selected pods that are kept and why.
+  -o, --output json|table       Default: a table on a terminal, JSON lines otherwise.
   -h, --help                    This help.
+
+With --kubeconfig instead of --pods, plans against a live cluster: see "kube-tidy plan
+--kubeconfig FILE --help".
 `;
+
+const LIVE_OPTIONS = `Options:
+  --kubeconfig FILE             The cluster. Required: never taken from $KUBECONFIG or ~/.kube/config.
+  --context NAME                A context of the kubeconfig other than its current-context.
+  -n, --namespace NS            Only this namespace (default: all, as the deployed sweep).
+  -l, --label-selector SEL      Only pods matching this label selector.
+  --policy FILE                 DeschedulerPolicy (YAML or JSON). Default: the one the deployed
+                                kube-tidy reads, ConfigMap kube-tidy/kube-tidy-policy key policy.yaml.
+  --policy-configmap NS/NAME    Read the policy from this ConfigMap (key policy.yaml) instead.
+  --protected-namespaces LIST   Comma-separated namespaces never touched (default: kube-system).
+  --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
+  --chunk-size N                Pods per LIST page, 1-5000 (default: 500, as kubectl's).
+  --timeout DURATION            Stop the pass after this long, e.g. 90s (default: 10m); exit 1.
+  -o, --output json|table       Default: a table on a terminal, JSON lines otherwise.
+  --explain                     Also print, on stderr, the selected pods that are kept and why.
+  -h, --help                    This help.
+
+Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome","dryRun","message"?}
+outcome is the API server's answer: deleted/evicted (in a plan: would be), blocked (a
+PodDisruptionBudget or a webhook said not now; message says which), gone, stale (changed since
+listed), failed (transient), refused. Progress on long lists and a summary line go to stderr.
+Exit codes: 0 done, 2 invalid input (with the field path), 1 the cluster could not be read, the
+pass hit --timeout, or a selected pod failed or was refused.
+`;
+
+export const LIVE_PLAN_HELP = `Usage: kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]
+
+Read-only: the same pass as the deployed sweep and invoke (paginated LISTs, every strategy,
+the limits over the whole cluster), and every delete or eviction it would make is sent with
+dryRun=All: the API server validates and admits it (a PodDisruptionBudget at its limit answers
+"blocked") and persists nothing. No Kubernetes Event is recorded.
+
+${LIVE_OPTIONS}`;
+
+export const RUN_HELP = `Usage: kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
+
+One real pass, as "kube-tidy plan --kubeconfig" shows it: terminal pods are DELETEd, others
+evicted through the Eviction API (budgets hold; a refusal is "blocked", never forced), each
+write tied to the uid and resourceVersion listed, one Kubernetes Event per action. Without
+--yes it changes nothing and exits 2.
+
+${LIVE_OPTIONS}`;
 
 export const BRIDGE_HELP = `Usage: kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
 

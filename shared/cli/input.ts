@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
 import type { Node, Pod } from '../model/objects.js';
-import { issueLines, issuesFromZod, type PolicyIssue } from '../policy/errors.js';
+import { issueLines, issuesFromZod, PolicyError, type PolicyIssue } from '../policy/errors.js';
+import { loadPolicyText } from '../policy/load.js';
 
 // Reading the files a person hands the CLI: `kubectl get ... -o json` output (a v1 List or
 // one object), YAML accepted too. Only what the core relies on is required.
@@ -64,3 +65,18 @@ function readObjects<T>(file: string, schema: z.ZodType, kind: string): T[] {
 
 export const readPods = (file: string): Pod[] => readObjects<Pod>(file, PodSchema, 'Pod');
 export const readNodes = (file: string): Node[] => readObjects<Node>(file, NodeSchema, 'Node');
+
+/** A policy file, its problems reported under the file's name (exit 2 with every field path). */
+export function loadPolicyFile(file: string, allowUnsupported: boolean) {
+  return loadPolicyFrom(file, readText(file), allowUnsupported);
+}
+
+/** Policy text from anywhere (a file, a ConfigMap), its problems reported under `where`. */
+export function loadPolicyFrom(where: string, text: string, allowUnsupported: boolean) {
+  try {
+    return loadPolicyText(text, { allowUnsupported });
+  } catch (e) {
+    if (e instanceof PolicyError) throw new InputError(where, e.issues);
+    throw e;
+  }
+}

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { loadPolicyText } from '../policy/load.js';
 import { PolicyError } from '../policy/errors.js';
 import { toDeschedulerPolicy } from '../policy/normalize.js';
 import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
-import { InputError, readNodes, readPods, readText } from './input.js';
+import { InputError, loadPolicyFile, readNodes, readPods } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
+import { chooseFormat, FormatError, jsonLine, table } from './output.js';
+
+/** A `plan` that names a cluster (live.ts) rather than a pod dump. */
+const isLivePlan = (args: string[]): boolean => args.some((a) => /^--(kubeconfig|context)(=|$)/.test(a));
 
 // The CLI adapter: parse arguments, read files, call the core, print. Exit 2 for anything
 // the user handed in wrong, so scripts can tell bad input from a crash.
@@ -19,10 +22,17 @@ class UsageError extends Error {
   }
 }
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
+/** `stdoutIsTTY` picks the default output format (output.ts); tests leave it unset (pipes). */
+type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
 
-/** Every command; `bridge` runs until a signal, so only this entry point can start it. */
+/** Every command; `bridge` and the commands that talk to a cluster only through this entry point. */
 export async function runAsync(argv: string[], io: Out): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'run' || (command === 'plan' && isLivePlan(rest))) {
+    // Loaded on demand, as the bridge: the offline commands do not load the Kubernetes client.
+    const { liveCommand } = await import('./live.js');
+    return liveCommand(command, rest, io);
+  }
   if (argv[0] !== 'bridge') return run(argv, io);
   try {
     // Loaded on demand: the offline commands should not pay for the Kubernetes client.
@@ -44,10 +54,15 @@ export function run(argv: string[], io: Out): number {
     if (command === 'policy') return policyCommand(rest, io);
     if (command === 'plan') return planCommand(rest, io);
     if (command === 'bridge') throw new Error('"bridge" runs until stopped: call runAsync()');
+    if (command === 'run' || (command === 'plan' && isLivePlan(rest))) throw new Error(`"${command}" against a cluster is asynchronous: call runAsync()`);
     throw new UsageError(`unknown command "${command}"`, MAIN_HELP);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`kube-tidy: ${e.message}\n\n${e.help}`);
+      return 2;
+    }
+    if (e instanceof FormatError) {
+      io.err(`kube-tidy: ${e.message}\n\n${PLAN_HELP}`);
       return 2;
     }
     if (e instanceof PolicyError || e instanceof InputError) {
@@ -59,7 +74,7 @@ export function run(argv: string[], io: Out): number {
   }
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 function parse(args: string[], options: OptionSpec, help: string): Parsed {
@@ -91,16 +106,6 @@ function policyCommand(args: string[], io: Out): number {
   return 0;
 }
 
-function loadPolicyFile(file: string, allowUnsupported: boolean) {
-  const text = readText(file);
-  try {
-    return loadPolicyText(text, { allowUnsupported });
-  } catch (e) {
-    if (e instanceof PolicyError) throw new InputError(file, e.issues);
-    throw e;
-  }
-}
-
 function planCommand(args: string[], io: Out): number {
   const { values, positionals } = parse(
     args,
@@ -112,6 +117,7 @@ function planCommand(args: string[], io: Out): number {
       'protected-namespaces': { type: 'string' },
       'allow-unsupported': { type: 'boolean' },
       explain: { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
     },
     PLAN_HELP,
   );
@@ -137,12 +143,14 @@ function planCommand(args: string[], io: Out): number {
     typeof values['protected-namespaces'] === 'string'
       ? values['protected-namespaces'].split(',').map((s) => s.trim()).filter((s) => s !== '')
       : DEFAULT_PROTECTED_NAMESPACES;
+  const format = chooseFormat(values.output as string | undefined, io.stdoutIsTTY === true);
   for (const w of warnings) io.err(`warning: ${w}\n`);
 
   const plan = decide(policy, { pods, nodes }, now, { protectedNamespaces });
-  for (const d of plan.decisions) {
-    const line = { namespace: d.namespace, name: d.name, uid: d.uid, strategy: d.strategy, action: d.action, reason: d.reason };
-    io.out(`${JSON.stringify(line)}\n`);
+  if (format === 'json') {
+    for (const d of plan.decisions) io.out(jsonLine({ namespace: d.namespace, name: d.name, uid: d.uid, strategy: d.strategy, action: d.action, reason: d.reason }));
+  } else {
+    io.out(plan.decisions.length ? table(['POD', 'STRATEGY', 'ACTION', 'REASON'], plan.decisions.map((d) => [`${d.namespace}/${d.name}`, d.strategy, d.action, d.reason])) : 'nothing to do: the policy selects no pod\n');
   }
   if (values.explain) {
     for (const k of plan.kept) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
@@ -155,6 +163,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   void runAsync(process.argv.slice(2), {
     out: (s) => process.stdout.write(s),
     err: (s) => process.stderr.write(s),
+    stdoutIsTTY: process.stdout.isTTY === true,
   }).then((code) => {
     process.exitCode = code;
   });

@@ -62,6 +62,12 @@ describe('loadKubeConfig', () => {
       server: 'https://c.example',
     },
     {
+      sentence: 'a context named by --context wins over the file current-context',
+      arrange: () => ({ kubeconfig: [kubeconfig('e.yaml', 'e', 'https://e.example'), kubeconfig('f.yaml', 'f', 'https://f.example')].join(':'), context: 'f' }),
+      source: 'path',
+      server: 'https://f.example',
+    },
+    {
       sentence: 'the service account is used in a pod',
       arrange: () => {
         const sa = join(dir, 'var/run/secrets/kubernetes.io/serviceaccount');
@@ -85,6 +91,7 @@ describe('loadKubeConfig', () => {
 
   for (const row of [
     { sentence: 'nothing configured is refused with the three ways to configure', arrange: () => ({}), message: /pass --kubeconfig, set KUBECONFIG, or run in a pod/ },
+    { sentence: 'an unknown --context is named with the contexts the file has', arrange: () => ({ kubeconfig: kubeconfig('g.yaml', 'g', 'https://g.example'), context: 'prod' }), message: /g\.yaml: no context "prod" \(it has g\)/ },
     { sentence: 'a missing file is named', arrange: () => ({ kubeconfig: join(dir, 'nope.yaml') }), message: /nope\.yaml: no such file/ },
     {
       sentence: 'an unparsable file is named without quoting its contents',

@@ -13,6 +13,8 @@ export type KubeConfigSource = 'path' | 'KUBECONFIG' | 'in-cluster';
 export interface LoadKubeConfigOptions {
   /** Explicit kubeconfig files (the CLI's --kubeconfig, or a runtime's KUBECONFIG), split as KUBECONFIG is. */
   kubeconfig?: string;
+  /** A context other than the file's current-context (the CLI's --context), as kubectl does. */
+  context?: string;
   /** Prefix for the service-account files (tests point it at a temp dir). */
   inClusterPathPrefix?: string;
 }
@@ -75,6 +77,13 @@ export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
     }
     default:
       throw new KubeConfigError('no cluster configured: pass --kubeconfig, set KUBECONFIG, or run in a pod with a service account');
+  }
+  if (opts.context !== undefined) {
+    if (!kc.getContexts().some((c) => c.name === opts.context)) {
+      const known = kc.getContexts().map((c) => c.name);
+      throw new KubeConfigError(`kubeconfig ${where}: no context "${opts.context}"${known.length ? ` (it has ${known.join(', ')})` : ''}`);
+    }
+    kc.setCurrentContext(opts.context);
   }
   if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig ${where}: no cluster for context "${kc.getCurrentContext()}"`);
   return kc;

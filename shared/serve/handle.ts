@@ -132,7 +132,8 @@ function mapError(e: unknown): [number, Record<string, unknown>] {
 /** What a log line about an answer carries: enough to follow a pod without the body. */
 function summaryOf(body: Record<string, unknown>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
-  for (const key of ['outcome', 'pod', 'why', 'summary', 'failures'] as const) if (body[key] !== undefined) picked[key] = body[key];
+  // `result` (an act's uid, strategy, action, dryRun): a pod's story can be told by uid (the demo's story.ts).
+  for (const key of ['outcome', 'pod', 'why', 'result', 'summary', 'failures'] as const) if (body[key] !== undefined) picked[key] = body[key];
   return picked;
 }
 

@@ -9,69 +9,76 @@ import { waitFor } from '../../../test/harness/wait.js';
 import { startBridge, silentLogger } from '../../../shared/cli/bridge/index.js';
 import { startFunction, type FunctionProcess } from './functions.js';
 import { EXPECTED, NS, crashLoop, createBeforeBridge, createNamespaces, createWorkload, type Apis } from './workload.js';
-import { event, median, say, seconds, table, type PodRecord } from './report.js';
+import { event, median, say, seconds, table } from './report.js';
+import { endedToGone, tell, type Observation, type PodStory } from './story.js';
 
 const POLICY = fileURLToPath(new URL('./policy.yaml', import.meta.url));
 const WATCHED = new Set<string>([...Object.values(NS), 'kube-system']);
 const TIMEOUT_MS = 150_000;
 
-const records = new Map<string, PodRecord>();
-const key = (ns: string, name: string) => `${ns}/${name}`;
-const record = (ns: string, name: string) => {
-  const k = key(ns, name);
-  let r = records.get(k);
-  if (!r) records.set(k, (r = { namespace: ns, name }));
-  return r;
-};
+// Everything seen, kept in arrival order; the story is told from all of it (story.ts).
+const observations: Observation[] = [];
+const lastSaid = new Map<string, string>();
+const goneUids = new Set<string>();
+const goneNames = new Set<string>();
+/** Once the table is printed, late lines (shutdown) would only blur it. */
+let told = false;
 
 function onFunctionLog(entry: Record<string, unknown>): void {
   if (entry.msg !== 'handled' || typeof entry.pod !== 'string') return;
   const [ns, name] = entry.pod.split('/') as [string, string];
   if (!WATCHED.has(ns)) return;
-  const r = record(ns, name);
-  if (r.goneAt) return; // late events about a pod already removed say nothing new
+  const result = entry.result as { uid?: string; strategy?: string; dryRun?: boolean } | undefined;
   const outcome = String(entry.outcome);
-  if (r.outcome === outcome && r.why === entry.why) return;
-  if (r.outcome === 'deleted' || r.outcome === 'swept') return;
-  r.outcome = outcome;
-  r.why = String(entry.why ?? '');
-  r.by = 'podTerminated';
-  event(outcome, entry.pod, r.why);
+  const why = String(entry.why ?? '');
+  observations.push({ kind: 'answer', at: Date.now(), by: String(entry.target ?? 'podTerminated'), namespace: ns, name, outcome, why, ...(result?.uid ? { uid: result.uid } : {}), ...(result?.strategy ? { strategy: result.strategy } : {}), ...(result?.dryRun === undefined ? {} : { dryRun: result.dryRun }) });
+  // Live lines: each new thing a function says, including a removal answered after the watch
+  // saw the pod gone (that answer is why it went); not the echoes about a pod already gone.
+  if (told || (goneNames.has(entry.pod) && outcome !== 'deleted' && outcome !== 'evicted')) return;
+  if (lastSaid.get(entry.pod) === `${outcome} ${why}`) return;
+  lastSaid.set(entry.pod, `${outcome} ${why}`);
+  event(outcome, entry.pod, why);
 }
 
 function watchPods(cluster: { kubeConfig(): import('@kubernetes/client-node').KubeConfig }): Promise<AbortController> {
+  const terminal = new Set<string>();
   return new Watch(cluster.kubeConfig()).watch(
     '/api/v1/pods',
     {},
     (type: string, pod: V1Pod) => {
       const ns = pod.metadata?.namespace ?? '';
       if (!WATCHED.has(ns) || (ns === 'kube-system' && !pod.metadata?.name?.startsWith('node-agent'))) return;
-      const r = record(ns, pod.metadata!.name!);
+      const uid = pod.metadata!.uid!;
+      const name = pod.metadata!.name!;
       const phase = pod.status?.phase;
-      if ((phase === 'Succeeded' || phase === 'Failed') && !r.terminalAt) {
-        r.terminalAt = Date.now();
-        const code = pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
-        say(`${phase.toLowerCase().padEnd(13)} ${r.namespace}/${r.name}${code !== undefined ? `  (exit ${code})` : ''}`);
+      const code = pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
+      observations.push({ kind: 'watch', at: Date.now(), namespace: ns, name, uid, ...(phase ? { phase } : {}), ...(code === undefined ? {} : { exitCode: code }), ...(type === 'DELETED' ? { deleted: true } : {}) });
+      if ((phase === 'Succeeded' || phase === 'Failed') && !terminal.has(uid)) {
+        terminal.add(uid);
+        say(`${phase.toLowerCase().padEnd(13)} ${ns}/${name}${code !== undefined ? `  (exit ${code})` : ''}`);
       }
-      r.phase = phase ?? r.phase;
-      if (type === 'DELETED' && !r.goneAt) {
-        r.goneAt = Date.now();
-        say(`gone          ${r.namespace}/${r.name}  (${r.terminalAt ? `${seconds(r.goneAt - r.terminalAt)} after it ended` : 'evicted'})`);
+      if (type === 'DELETED' && !goneUids.has(uid)) {
+        goneUids.add(uid);
+        goneNames.add(`${ns}/${name}`);
+        say(`gone          ${ns}/${name}`);
       }
     },
     () => {},
   );
 }
 
-function done(): boolean {
+function done(stories: PodStory[]): boolean {
   return EXPECTED.every((e) => {
-    const pods = [...records.values()].filter((r) => r.namespace === e.namespace && r.name.startsWith(e.prefix));
+    const pods = stories.filter((r) => r.namespace === e.namespace && r.name.startsWith(e.prefix));
     if (pods.length === 0) return false;
     // A deployment's other replica is healthy and left alone: one blocked pod and none gone.
-    if (e.expect === 'blocked') return pods.some((r) => r.outcome === 'blocked') && pods.every((r) => !r.goneAt);
-    return pods.every((r) => (e.expect === 'kept' ? r.outcome === 'kept' || r.outcome === 'nothing-to-do' : r.goneAt !== undefined));
+    if (e.expect === 'blocked') return pods.some((r) => r.result === 'blocked') && pods.every((r) => r.goneAt === undefined);
+    return pods.every((r) => (e.expect === 'kept' ? r.result === 'kept' || r.result === 'nothing-to-do' : r.goneAt !== undefined));
   });
 }
+
+/** Every pod the watch saw go has the answer that removed it (it may be logged a moment later). */
+const settled = (stories: PodStory[]) => stories.every((s) => s.goneAt === undefined || s.result !== 'gone');
 
 async function main(): Promise<void> {
   say('starting a local control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok)');
@@ -92,7 +99,7 @@ async function main(): Promise<void> {
     stops.unshift(...fns.map((f) => () => f.stop()));
     say(`functions podTerminated and sweep are serving (functions-framework, policy ${POLICY.split('/').slice(-3).join('/')})`);
 
-    await waitFor('the pre-existing job to finish', async () => [...records.values()].some((r) => r.name.startsWith('old-report') && r.terminalAt));
+    await waitFor('the pre-existing job to finish', async () => tell(observations).some((r) => r.name.startsWith('old-report') && r.terminalAt));
     const bridge = await startBridge({ kubeConfig: kc, sink: fns[0]!.url, kinds: ['Pod'], log: silentLogger, statsIntervalMs: 0 });
     stops.unshift(() => bridge.stop());
     say('bridge watching pods, posting Knative ApiServerSource CloudEvents to podTerminated');
@@ -108,23 +115,24 @@ async function main(): Promise<void> {
 
     // The schedule: Knative's PingSource would post this tick; here, every 5 s.
     const started = Date.now();
-    while (!done() && Date.now() - started < TIMEOUT_MS) {
+    while (!done(tell(observations)) && Date.now() - started < TIMEOUT_MS) {
       await new Promise((r) => setTimeout(r, 5000));
       const res = await fetch(fns[1]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      const body = (await res.json()) as { results?: { namespace: string; name: string; outcome: string; reason: string }[] };
+      const body = (await res.json()) as { results?: { namespace: string; name: string; uid: string; strategy: string; outcome: string; reason: string; message?: string; dryRun: boolean }[] };
       for (const r of body.results ?? []) {
-        if (!WATCHED.has(r.namespace) || r.outcome !== 'deleted') continue;
-        const rec = record(r.namespace, r.name);
-        rec.outcome = 'swept';
-        rec.why = r.reason;
-        rec.by = 'sweep';
-        event('swept', `${r.namespace}/${r.name}`, r.reason);
+        if (!WATCHED.has(r.namespace)) continue;
+        const why = r.message ? `${r.reason} (${r.message})` : r.reason;
+        observations.push({ kind: 'answer', at: Date.now(), by: 'sweep', namespace: r.namespace, name: r.name, uid: r.uid, strategy: r.strategy, outcome: r.outcome, why, dryRun: r.dryRun });
+        if (r.outcome === 'deleted' || r.outcome === 'evicted') event('swept', `${r.namespace}/${r.name}`, r.reason);
       }
     }
-    const ok = done();
-    const list = [...records.values()].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-    process.stdout.write(`\n${table(list)}\n\n`);
-    const eventPath = list.filter((r) => r.by === 'podTerminated' && r.terminalAt && r.goneAt).map((r) => r.goneAt! - r.terminalAt!);
+    // The last removals' answers may be logged just after the watch saw the pods go.
+    await waitFor('every removal explained', async () => settled(tell(observations)), { timeoutMs: 5000 }).catch(() => undefined);
+    const stories = tell(observations);
+    const ok = done(stories);
+    told = true;
+    process.stdout.write(`\n${table(stories)}\n\n`);
+    const eventPath = stories.filter((r) => r.by === 'podTerminated' && r.result === 'deleted').flatMap((r) => endedToGone(r) ?? []);
     say(`terminal -> gone through bridge + podTerminated: median ${seconds(median(eventPath))} over ${eventPath.length} pods`);
     for (const e of EXPECTED) say(`${e.expect.padEnd(8)} ${e.namespace}/${e.prefix}*: ${e.story}`);
     if (!ok) {

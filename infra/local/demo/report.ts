@@ -1,15 +1,6 @@
 // What the demo shows: a line per thing that happens, as it happens, and a table at the end.
 
-export interface PodRecord {
-  namespace: string;
-  name: string;
-  phase?: string;
-  terminalAt?: number;
-  goneAt?: number;
-  outcome?: string;
-  why?: string;
-  by?: string;
-}
+import { endedToGone, type PodStory } from './story.js';
 
 const t0 = Date.now();
 const stamp = () => `+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s`;
@@ -26,15 +17,18 @@ export function seconds(ms: number | undefined): string {
   return ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`;
 }
 
-export function table(records: PodRecord[]): string {
-  const rows = records.map((r) => [
+/** The final table: one row per pod, what kube-tidy did (or why not), by whom, how fast. */
+export function table(stories: PodStory[]): string {
+  const rows = stories.map((r) => [
     `${r.namespace}/${r.name}`,
-    r.goneAt ? (r.outcome === 'swept' ? 'swept' : r.outcome ?? 'gone') : r.outcome ?? 'untouched',
-    r.phase ?? '',
-    r.terminalAt && r.goneAt ? seconds(r.goneAt - r.terminalAt) : '-',
-    (r.why ?? '').slice(0, 90),
+    r.result,
+    r.by ?? '',
+    r.strategy ?? '',
+    r.phase ? `${r.phase}${r.exitCode === undefined ? '' : ` (exit ${r.exitCode})`}` : '',
+    seconds(endedToGone(r)),
+    r.why.slice(0, 90),
   ]);
-  const head = ['POD', 'RESULT', 'PHASE', 'TERMINAL->GONE', 'WHY'];
+  const head = ['POD', 'RESULT', 'BY', 'STRATEGY', 'PHASE', 'ENDED->GONE', 'WHY'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

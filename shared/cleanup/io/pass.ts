@@ -39,6 +39,10 @@ export interface PassOptions {
   eventsPerPass?: number;
   /** Hand what is beyond the first shard to other instances (sweep only). */
   fanOut?: FanOut;
+  /** After each page is read and decided (the CLI's progress on long lists). */
+  onPage?: (progress: { pages: number; podsSeen: number; remainingItemCount?: number }) => void;
+  /** Each result in the policy's order, as soon as it and those before it are done (the CLI streams them rather than holding them). */
+  onResult?: (result: ActResult) => void;
 }
 
 export interface PassSummary {
@@ -108,6 +112,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       }
       keep(plan.kept);
       pass.add(plan);
+      opts.onPage?.({ pages: s.pages, podsSeen: s.podsSeen, ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }) });
       if (rt.now() > deadline) {
         s.stoppedBy = 'time-budget';
         s.requests += listRequests;
@@ -131,7 +136,15 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
   const recording = rt.config.RECORD_EVENTS && !writer.dryRun;
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
-  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (decision) => act(writer, targets.get(decision.uid)!, decision, events));
+  const done: ActResult[] = [];
+  let emitted = 0;
+  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, async (decision, i) => {
+    const result = await act(writer, targets.get(decision.uid)!, decision, events);
+    // Handed on in the policy's order: each as soon as every one before it is done.
+    done[i] = result;
+    while (done[emitted]) opts.onResult?.(done[emitted++]!);
+    return result;
+  });
   if (acted.started < own.length) s.stoppedBy = 'time-budget';
   for (const result of acted.results) {
     if (!result) continue;
