@@ -1,4 +1,4 @@
-import { ANNOTATIONS, evacuate, EVICTION_REQUEST_GROUP, evacuationParts, evictionRequestApiInstalled, tick } from '../shared/evacuation/index.js';
+import { ANNOTATIONS, evacuate, EVICTION_REQUEST_GROUP, evacuationParts, respondAll, tick } from '../shared/evacuation/index.js';
 import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
 import { BadRequestError } from '../shared/serve/handle.js';
@@ -9,6 +9,8 @@ import { defineTarget } from '../shared/serve/target.js';
  * poll tick. Start, poll, finish, time out, cancel: the state lives on the pod, so whichever
  * instance gets the next event or tick carries on from there. With DRY_RUN nothing is
  * written, so each call plans from what is stored and answers what it would do.
+ * When lifecycle.k8s.io (KEP-4563) is served, evacuations kube-tidy starts ask through
+ * EvictionRequests, and each tick also answers the Evictions that name kube-tidy.dev/kubevirt.
  */
 export const evacuation = defineTarget({
   name: 'evacuation',
@@ -17,17 +19,24 @@ export const evacuation = defineTarget({
   setup: evacuationParts,
   async handle(input, parts, rt) {
     if (input.type === 'tick' || input.type === 'body') {
-      const installed = await evictionRequestApiInstalled(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000);
-      const summary = await tick(parts.deps(), { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+      const deps = await await parts.deps();
+      const summary = await tick(deps, { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+      const responded = deps.evictionRequests ? await respondAll(deps, parts.config.responder) : [];
       const counts: Record<string, number> = {};
       for (const r of summary.results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
       rt.log.info({ evacuation: { pods: summary.pods, ...counts } }, 'evacuation tick done');
-      const evictionRequests = installed ? `${EVICTION_REQUEST_GROUP} is served but not handled yet` : `${EVICTION_REQUEST_GROUP} not installed`;
-      return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots }, results: summary.results, evictionRequests };
+      const evictionRequests = deps.evictionRequests
+        ? `${EVICTION_REQUEST_GROUP} is served: evacuations ask through EvictionRequests (requester ${deps.evictionRequests.requester})`
+        : parts.config.evictionRequests === 'off'
+          ? `${EVICTION_REQUEST_GROUP} not used (EVACUATION_EVICTION_REQUESTS=off)`
+          : `${EVICTION_REQUEST_GROUP} not installed`;
+      return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots }, results: summary.results, evictionRequests, ...(deps.evictionRequests ? { responded } : {}) };
     }
     if (input.type === 'shard') throw new Error('unreachable: accepts no sweep shards');
     const kind = input.type === 'object' ? input.event.object.kind : input.event.ref.kind;
-    if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) is not handled yet: mark the pod with ${ANNOTATIONS.request}`);
+    // kube-tidy makes EvictionRequests, it does not take them in: its own progress is read back
+    // on the next pod event or tick, and Evictions it responds to on ticks.
+    if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) events are not taken: mark the pod with ${ANNOTATIONS.request}; kube-tidy's own EvictionRequests are followed on ticks`);
     const ref = { namespace: input.namespace, name: input.name };
     if (parts.config.scope && ref.namespace !== parts.config.scope) return { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${parts.config.scope}` };
     // A strategy asking for a pod marked request-evict-only: the event's copy only says whether
@@ -38,9 +47,9 @@ export const evacuation = defineTarget({
     if (copy && hint.requester) {
       const stored = await getPod(rt.clients.core, ref);
       const requester = stored && stored.metadata.uid === copy.metadata.uid ? (await parts.strategyRequest(stored, hint.context)).requester : undefined;
-      return { ...(await evacuate(parts.deps(), ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
+      return { ...(await evacuate(await parts.deps(), ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
     }
     // Always the current pod, never the event's copy: its resourceVersion is the precondition.
-    return { ...(await evacuate(parts.deps(), ref)) };
+    return { ...(await evacuate(await parts.deps(), ref)) };
   },
 });

@@ -3,11 +3,13 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-// v1.36.3: newest patch on the module proxy; its go.mod says go 1.26.0, so Go 1.26 builds it
-// without a toolchain switch. etcd and kwok versions follow from it (see infra/local/go).
-export const K8S_VERSION = 'v1.36.3';
-// build/dependencies.yaml of k8s.io/kubernetes@v1.36.3 pins etcd 3.6.8.
-export const ETCD_VERSION = 'v3.6.8';
+// v1.37.2: serves KEP-4563's lifecycle.k8s.io/v1alpha1 (EvictionRequest, Eviction) behind the
+// EvictionRequestAPI gate, which evacuation uses when served. Its go.mod says go 1.26.0, so Go
+// 1.26 builds it without a toolchain switch. etcd and kwok versions follow from it (see
+// infra/local/go). A new version is a new cache directory; old ones are never removed here.
+export const K8S_VERSION = 'v1.37.2';
+// build/dependencies.yaml of k8s.io/kubernetes@v1.37.2 pins etcd 3.7.0.
+export const ETCD_VERSION = 'v3.7.0';
 // Newest kwok release on the proxy; its go.mod says go 1.26.0, so it builds with Go 1.26.
 export const KWOK_VERSION = 'v0.8.0';
 

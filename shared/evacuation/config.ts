@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { positiveInt, readEnv } from '../config/env.js';
 import type { Limits } from './core/limits.js';
 import type { Settings } from './core/machine.js';
+import type { ResponderSettings } from './core/responder.js';
 
 // The evacuation function's settings, from the environment like the rest of the runtime's
 // (kept beside the machine so the shared schema does not grow with one function's knobs).
@@ -22,6 +23,15 @@ const EvacuationEnv = z.object({
   EVACUATION_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').default('kube-tidy'),
   /** Only pods of this namespace (one deployment per tenant; tests); default the whole cluster. */
   EVACUATION_SCOPE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').optional(),
+  /**
+   * KEP-4563's EvictionRequest API: `auto` asks through it when lifecycle.k8s.io/v1alpha1 is
+   * served (and answers as responder kube-tidy.dev/kubevirt), `off` keeps the direct path always.
+   */
+  EVACUATION_EVICTION_REQUESTS: z.enum(['auto', 'off']).default('auto'),
+  /** As responder: heartbeat at least this often while Active (the API's deadline is 20 min). */
+  EVACUATION_HEARTBEAT_SECONDS: z.coerce.number().positive().max(600).default(60),
+  /** ...and never more often than this (types.go asks for no more than one per 20 s). */
+  EVACUATION_MIN_HEARTBEAT_SECONDS: z.coerce.number().positive().default(20),
   /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
   EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
 });
@@ -32,6 +42,8 @@ export interface EvacuationConfig {
   namespace: string;
   holder: string;
   scope?: string;
+  evictionRequests: 'auto' | 'off';
+  responder: ResponderSettings;
 }
 
 export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): EvacuationConfig {
@@ -47,6 +59,8 @@ export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): Evac
     limits: { perCluster: e.EVACUATION_MAX_PER_CLUSTER, perNode: e.EVACUATION_MAX_PER_NODE },
     namespace: e.EVACUATION_NAMESPACE,
     holder: e.EVACUATION_HOLDER,
+    evictionRequests: e.EVACUATION_EVICTION_REQUESTS,
+    responder: { heartbeatMs: e.EVACUATION_HEARTBEAT_SECONDS * 1000, minHeartbeatMs: e.EVACUATION_MIN_HEARTBEAT_SECONDS * 1000 },
     ...(e.EVACUATION_SCOPE_NAMESPACE ? { scope: e.EVACUATION_SCOPE_NAMESPACE } : {}),
   };
 }

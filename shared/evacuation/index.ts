@@ -11,19 +11,26 @@ import type { Runtime } from '../runtime/runtime.js';
 import { ANNOTATIONS } from './core/annotations.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import type { EvacuationDeps } from './io/evacuate.js';
+import { requesterName } from './core/eviction-request.js';
+import { evictionRequestApiInstalled } from './io/eviction-request.js';
 import { Ledger } from './io/ledger.js';
 
 export { ANNOTATIONS } from './core/annotations.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
 export { tick, type TickSummary } from './io/tick.js';
 export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';
+export { respondAll, respondTo, type ResponderResult } from './io/responder.js';
+export { KUBEVIRT_RESPONDER } from './core/responder.js';
 export { Ledger, listSlots, LEDGER_NAME } from './io/ledger.js';
 export { readEvacuationConfig, type EvacuationConfig } from './config.js';
 
 export interface EvacuationParts {
   config: EvacuationConfig;
-  /** What one request works with: a writer and a ledger of its own (a dry run's slots live only there). */
-  deps(): EvacuationDeps;
+  /**
+   * What one request works with: a writer and a ledger of its own (a dry run's slots live only
+   * there), and whether new attempts ask through an EvictionRequest (lifecycle.k8s.io served).
+   */
+  deps(): Promise<EvacuationDeps>;
   /**
    * A strategy's request for a pod marked request-evict-only (`requester`, or none), and the
    * context the policy read, for a second look at the same pod as stored.
@@ -33,9 +40,12 @@ export interface EvacuationParts {
 
 export function evacuationParts(rt: Runtime): EvacuationParts {
   const config = readEvacuationConfig(rt.env);
-  const deps = (): EvacuationDeps => {
+  const deps = async (): Promise<EvacuationDeps> => {
     const writer = rt.writer();
-    return { core: rt.clients.core, custom: rt.clients.custom, writer, ledger: new Ledger(rt.clients.core, writer, config.namespace), config, now: rt.now, log: rt.log };
+    // Discovery once per process (cached); `off` never asks.
+    const served = config.evictionRequests === 'auto' && (await evictionRequestApiInstalled(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000));
+    const via = served ? { evictionRequests: { requester: requesterName('evacuation') } } : {};
+    return { core: rt.clients.core, custom: rt.clients.custom, writer, ledger: new Ledger(rt.clients.core, writer, config.namespace), config, now: rt.now, log: rt.log, ...via };
   };
 
   // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated

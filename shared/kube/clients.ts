@@ -3,6 +3,7 @@
 // API server would hang until the platform kills the function, and the bridge would see a
 // timeout instead of a clean 5xx. Connection reuse: see agent.ts.
 import {
+  ApisApi,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
@@ -128,6 +129,17 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     throttle,
     close,
   };
+}
+
+/**
+ * API discovery: whether `group`/`version` is served (GET /apis). One request, no kept-alive
+ * connection; failures are typed by the caller (toKubeError). Alpha groups appear here only
+ * when the API server enables them (feature gate and --runtime-config).
+ */
+export async function groupVersionServed(kc: KubeConfig, group: string, version: string, timeoutMs: number): Promise<boolean> {
+  const { configuration } = clientConfiguration(kc, { timeoutMs, keepAlive: false });
+  const groups = await new ApisApi(configuration).getAPIVersions();
+  return (groups.groups ?? []).some((g) => g.name === group && g.versions.some((v) => v.version === version));
 }
 
 /** A request whose path an input changed the shape of: never sent. A bug, or an attack. */

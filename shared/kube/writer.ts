@@ -152,6 +152,28 @@ export class ClusterWriter {
     }
   }
 
+  /**
+   * Merge-patch an object of any group (or its status subresource), tied to the
+   * resourceVersion it was read at when `id` carries one: `conflict` then means it changed
+   * since, and the caller re-reads. For APIs client-node has no types for (lifecycle.k8s.io).
+   */
+  async patchObject(gvr: Gvr, id: ObjectId, body: Record<string, unknown>, opts: { status?: boolean } = {}): Promise<'written' | 'conflict' | 'gone'> {
+    const what = `patch ${gvr.plural}${opts.status ? '/status' : ''} ${keyOf(id)}`;
+    this.guard(what, id.namespace);
+    const metadata = { ...(body.metadata as object | undefined), ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) };
+    const params = this.dry({ ...gvr, namespace: id.namespace ?? '', name: id.name, body: { ...body, metadata } });
+    try {
+      if (opts.status) await this.clients.custom.patchNamespacedCustomObjectStatus(params, mergePatch);
+      else await this.clients.custom.patchNamespacedCustomObject(params, mergePatch);
+      return 'written';
+    } catch (e) {
+      const kind = classifyKubeError(e).kind;
+      if (kind === 'conflict') return 'conflict';
+      if (kind === 'not-found') return 'gone';
+      throw toKubeError(e, what);
+    }
+  }
+
   /** Create or replace a ConfigMap only if it is still what was read (`seen`); false on a conflict. */
   async writeConfigMap(namespace: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>): Promise<boolean> {
     const what = `write configmap ${namespace}/${name}`;

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BINARIES, binPath } from '../../infra/local/versions.js';
 import { auditArgs, AuditLog } from './audit.js';
-import { apiserverArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from './components.js';
+import { apiserverArgs, controllerManagerArgs, EVICTION_REQUEST_API_ARGS, etcdArgs, kwokArgs, schedulerArgs } from './components.js';
 import { writeCredentials, writeKubeconfig } from './credentials.js';
 import { installCrds } from './crds.js';
 import { kubeRequest, type Endpoint } from './kube-http.js';
@@ -44,6 +44,11 @@ export interface ClusterOptions {
    * until kube-tidy clears it; the whole list: it replaces the harness's).
    */
   controllerManagerArgs?: string[];
+  /**
+   * Serve KEP-4563's lifecycle.k8s.io/v1alpha1 (EvictionRequest, Eviction) with its feature
+   * gate on. Default true; false for a cluster as v1.37 runs by default (the group absent).
+   */
+  evictionRequestApi?: boolean;
 }
 
 export interface Cluster {
@@ -91,7 +96,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const creds = writeCredentials(dir);
     const audit = options.audit ? auditArgs(dir) : undefined;
     spawnComponent(dir, 'etcd', binPath('etcd'), etcdArgs(dir, ports), persistent);
-    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds, audit?.args), persistent);
+    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds, [...(audit?.args ?? []), ...(options.evictionRequestApi === false ? [] : EVICTION_REQUEST_API_ARGS)]), persistent);
 
     const server = `https://127.0.0.1:${apiserver}`;
     const caFile = join(dir, 'pki', 'apiserver.crt');

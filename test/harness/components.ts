@@ -27,12 +27,24 @@ export function etcdArgs(dir: string, ports: Ports): string[] {
   ];
 }
 
+/**
+ * KEP-4563's API, alpha in v1.37: the EvictionRequestAPI gate (pkg/features/kube_features.go,
+ * default off) adds Pod spec.evictionResponders and the storage of lifecycle.k8s.io/v1alpha1
+ * evictionrequests and evictions (pkg/registry/lifecycle/rest), which as an alpha version is
+ * served only when --runtime-config enables it. Both are needed; either alone serves nothing.
+ */
+export const EVICTION_REQUEST_API_ARGS = ['--feature-gates=EvictionRequestAPI=true', '--runtime-config=lifecycle.k8s.io/v1alpha1=true'];
+
 export function apiserverArgs(dir: string, ports: Ports, creds: Credentials, extra: string[] = []): string[] {
   return [
     ...extra,
     `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
+    // v1.37 refuses a loopback advertise address for the endpoint reconciler (the kubernetes
+    // Service's endpoints): "may not be in the loopback range". Everything here is on
+    // 127.0.0.1 and nothing reaches the API server through that Service, so no reconciler.
+    '--endpoint-reconciler-type=none',
     `--secure-port=${ports.apiserver}`,
     // The apiserver writes a self-signed CA + serving cert here; the harness trusts that CA.
     `--cert-dir=${join(dir, 'pki')}`,

@@ -15,6 +15,8 @@ export const ANNOTATIONS = {
   deadline: `${P}deadline`,
   /** The VirtualMachineInstanceMigration of the current attempt, once known. */
   migration: `${P}migration`,
+  /** The EvictionRequest (lifecycle.k8s.io) of the current attempt, when it goes through that API. */
+  evictionRequest: `${P}eviction-request`,
   /** Backoff: when the next attempt may start. */
   retryAt: `${P}retry-at`,
   /** The last evacuation's end, for people: "Succeeded|Failed|TimedOut|Cancelled at <t>: <why>". */
@@ -26,11 +28,11 @@ export const ANNOTATIONS = {
 } as const;
 
 /** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
-export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
+export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.evictionRequest, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
 
 export type RunState =
   | { state: 'Idle' }
-  | { state: 'Started'; attempt: number; startedAt: number; deadline: number; migration?: string }
+  | { state: 'Started'; attempt: number; startedAt: number; deadline: number; migration?: string; evictionRequest?: string }
   | { state: 'Backoff'; attempt: number; retryAt: number };
 
 const time = (v: string | undefined): number => (v ? Date.parse(v) : Number.NaN);
@@ -53,6 +55,7 @@ export function readState(annotations: Record<string, string> | undefined): RunS
       startedAt: Number.isNaN(startedAt) ? 0 : startedAt,
       deadline: Number.isNaN(deadline) || !ok ? 0 : deadline,
       ...(a[ANNOTATIONS.migration] ? { migration: a[ANNOTATIONS.migration] } : {}),
+      ...(a[ANNOTATIONS.evictionRequest] ? { evictionRequest: a[ANNOTATIONS.evictionRequest] } : {}),
     };
   }
   if (a[ANNOTATIONS.state] === 'Backoff') {
@@ -77,6 +80,7 @@ export function writeState(s: RunState, holder: string): Record<string, string |
     [ANNOTATIONS.deadline]: iso(s.deadline),
     [ANNOTATIONS.inProgress]: holder,
     ...(s.migration ? { [ANNOTATIONS.migration]: s.migration } : {}),
+    ...(s.evictionRequest ? { [ANNOTATIONS.evictionRequest]: s.evictionRequest } : {}),
   };
 }
 

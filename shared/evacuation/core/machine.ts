@@ -2,6 +2,7 @@
 // and its migration, plus `now` -> the one next step. Pure: the function does the I/O, writes
 // the step's result back to the pod, and asks again. Every step is safe to repeat.
 import { ANNOTATIONS, migrationName, readState, type RunState } from './annotations.js';
+import { evictionRequestName } from './eviction-request.js';
 
 export interface Settings {
   /** How long an attempt may run without being confirmed done before it is aborted. */
@@ -21,6 +22,10 @@ export interface MigrationView {
   phase: string;
   /** The name is already on the pod (else it was found by its VMI and must be recorded). */
   recorded: boolean;
+  /** How the reasons name it (default `migration <name>`): an attempt's EvictionRequest reads as one. */
+  what?: string;
+  /** What its status says beyond the phase (an EvictionRequest's condition, the active responder). */
+  detail?: string;
 }
 
 export interface PodView {
@@ -39,8 +44,10 @@ export interface Observation {
   /** Who asks when the pod carries no request annotation: a strategy that decided to evict a
    *  pod marked request-evict-only (the descheduler's contract). */
   strategyRequest?: string;
-  /** The current attempt's migration, when one exists. */
+  /** The current attempt's migration (or EvictionRequest, seen as one), when one exists. */
   migration?: MigrationView;
+  /** lifecycle.k8s.io is served and used: a new attempt asks through an EvictionRequest. */
+  evictionRequests?: boolean;
   now: number;
 }
 
@@ -69,14 +76,18 @@ export function backoffMs(failures: number, s: Settings): number {
   return Math.min(s.maxBackoffMs, s.backoffMs * 2 ** Math.max(0, failures - 1));
 }
 
-function start(pod: PodView, attempt: number, now: number, s: Settings, requestedBy: string, why: string): Step {
+/** A migration, or an EvictionRequest, as the reasons name it, with what its status says. */
+const said = (m: MigrationView) => `${m.what ?? `migration ${m.name}`}${m.detail ? ` (${m.detail})` : ''}`;
+
+function start(pod: PodView, attempt: number, now: number, s: Settings, requestedBy: string, why: string, viaRequest: boolean): Step {
   const next = {
     state: 'Started' as const,
     attempt,
     startedAt: now,
     deadline: now + s.timeoutMs,
-    // Named before it exists, so whoever creates it creates the same one.
-    ...(isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
+    // Named before it exists, so whoever creates it creates the same one. An attempt through
+    // the EvictionRequest API leaves how to evict (a migration or not) to the pod's responders.
+    ...(viaRequest ? { evictionRequest: evictionRequestName(pod.uid, attempt) } : isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
   };
   return { do: 'start', next, requestedBy, why };
 }
@@ -91,7 +102,7 @@ export function next(o: Observation, s: Settings): Step {
   if (run.state === 'Idle') {
     if (!requestedBy) return { do: 'none', why: 'no evacuation requested' };
     if (leaving) return { do: 'none', why: 'the pod is already terminal or terminating' };
-    return start(pod, 1, now, s, requestedBy, `requested by ${requestedBy}`);
+    return start(pod, 1, now, s, requestedBy, `requested by ${requestedBy}`, o.evictionRequests === true);
   }
   if (leaving) return { do: 'end', outcome: 'Succeeded', abort: false, write: !pod.deleting, why: `the pod is ${pod.deleting ? 'terminating' : pod.phase}` };
   // Withdrawn: the requester removed its annotation while work was under way.
@@ -99,21 +110,21 @@ export function next(o: Observation, s: Settings): Step {
 
   if (run.state === 'Backoff') {
     if (now < run.retryAt) return { do: 'wait', why: `attempt ${run.attempt + 1} at ${new Date(run.retryAt).toISOString()}` };
-    return start(pod, run.attempt + 1, now, s, requestedBy!, `attempt ${run.attempt + 1} after a failed migration`);
+    return start(pod, run.attempt + 1, now, s, requestedBy!, `attempt ${run.attempt + 1} after a failed one`, o.evictionRequests === true);
   }
 
   // Started.
-  if (m?.phase === 'Succeeded') return { do: 'end', outcome: 'Succeeded', abort: false, write: true, why: `migration ${m.name} succeeded` };
+  if (m?.phase === 'Succeeded') return { do: 'end', outcome: 'Succeeded', abort: false, write: true, why: `${said(m)} succeeded` };
   if (now >= run.deadline) {
     const abort = m !== undefined && m.phase !== 'Failed';
-    return { do: 'end', outcome: 'TimedOut', abort, write: true, why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s` };
+    return { do: 'end', outcome: 'TimedOut', abort, write: true, why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s${m ? `; ${said(m)} is ${m.phase || 'new'}` : ''}` };
   }
   if (m && !m.recorded) return { do: 'record', migration: m.name, why: `migration ${m.name} found for the VMI` };
   if (m?.phase === 'Failed') {
-    if (run.attempt >= s.maxAttempts) return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `migration ${m.name} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
+    if (run.attempt >= s.maxAttempts) return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `${said(m)} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
     const wait = backoffMs(run.attempt, s);
-    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait }, why: `migration ${m.name} failed; retry in ${Math.round(wait / 1000)} s` };
+    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait }, why: `${said(m)} failed; retry in ${Math.round(wait / 1000)} s` };
   }
-  if (m) return { do: 'wait', why: `migration ${m.name} is ${m.phase || 'new'}` };
-  return { do: 'drive', why: run.migration ? `migration ${run.migration} not there yet` : 'not confirmed started yet' };
+  if (m) return { do: 'wait', why: `${said(m)} is ${m.phase || 'new'}` };
+  return { do: 'drive', why: run.evictionRequest ? `EvictionRequest ${run.evictionRequest} not there yet` : run.migration ? `migration ${run.migration} not there yet` : 'not confirmed started yet' };
 }

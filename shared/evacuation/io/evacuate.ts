@@ -14,18 +14,22 @@ import { ANNOTATIONS, readState, writeState } from '../core/annotations.js';
 import { isDirect, next, type MigrationView, type Observation, type Outcome, type PodView, type Step } from '../core/machine.js';
 import { podView, withAnnotations } from '../core/pod-view.js';
 import type { EvacuationConfig } from '../config.js';
+import { evictionRequestView, requesterName } from '../core/eviction-request.js';
+import { deleteEvictionRequest, evictionFor, getEvictionRequest, requestEviction, withdrawEvictionRequest, type LifecycleReader } from './eviction-request.js';
 import { createMigration, deleteMigration, evacuationMark, findMigration, getMigration, type KubeVirtReader } from './kubevirt.js';
 import type { Ledger } from './ledger.js';
 
 export interface EvacuationDeps {
   /** Reads: pods, the ledger. */
   core: Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedPod' | 'listPodForAllNamespaces' | 'readNamespacedConfigMap'>;
-  /** Reads of KubeVirt objects. */
-  custom: KubeVirtReader;
+  /** Reads of KubeVirt objects, and of lifecycle.k8s.io's. */
+  custom: KubeVirtReader & LifecycleReader;
   /** Every write: annotations, evictions, migrations, the ledger, Events. */
   writer: ClusterWriter;
   ledger: Ledger;
   config: EvacuationConfig;
+  /** Set when lifecycle.k8s.io is served (and not turned off): new attempts ask through an EvictionRequest. */
+  evictionRequests?: { requester: string };
   now(): number;
   log: Logger;
 }
@@ -48,6 +52,10 @@ const STARTED = /Eviction triggered evacuation|Evacuation in progress/;
 
 async function observe(d: EvacuationDeps, namespace: string, view: PodView): Promise<MigrationView | undefined> {
   const run = readState(view.annotations);
+  if (run.state === 'Started' && run.evictionRequest) {
+    const er = await getEvictionRequest(d.custom, namespace, run.evictionRequest);
+    return er && evictionRequestView(er, await evictionFor(d.custom, namespace, view.uid));
+  }
   if (run.state !== 'Started' || !view.vmi) return undefined;
   if (run.migration) {
     const m = await getMigration(d.custom, namespace, run.migration);
@@ -62,6 +70,12 @@ async function observe(d: EvacuationDeps, namespace: string, view: PodView): Pro
 async function drive(d: EvacuationDeps, pod: Stored<Pod>, view: PodView): Promise<{ outcome: PassOutcome; why: string }> {
   const namespace = pod.metadata.namespace!;
   const run = readState(view.annotations);
+  if (run.state === 'Started' && run.evictionRequest) {
+    // The attempt keeps the path it started on, whatever discovery says now.
+    const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
+    const r = await requestEviction(d, { namespace, name: run.evictionRequest, pod: { name: pod.metadata.name!, uid: view.uid }, requester });
+    return { outcome: 'started', why: `EvictionRequest ${run.evictionRequest} (requester ${requester}) ${r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there'}` };
+  }
   if (run.state === 'Started' && run.migration && view.vmi && isDirect(view, d.config.settings)) {
     const r = await createMigration(d.writer, namespace, run.migration, view.vmi, { 'evacuation.kube-tidy.dev/pod-uid': view.uid });
     return { outcome: 'started', why: `migration ${run.migration} ${r === 'created' ? 'created' : 'already there'}` };
@@ -79,6 +93,7 @@ async function drive(d: EvacuationDeps, pod: Stored<Pod>, view: PodView): Promis
  */
 async function kubevirtStillEvacuating(d: EvacuationDeps, namespace: string, view: PodView | undefined, outcome: Outcome): Promise<string | undefined> {
   if (outcome === 'Succeeded' || !view?.vmi || isDirect(view, d.config.settings)) return undefined;
+  if (readState(view.annotations).state === 'Started' && view.annotations[ANNOTATIONS.evictionRequest]) return undefined; // the responders evicted, not kube-tidy
   try {
     const node = await evacuationMark(d.custom, namespace, view.vmi);
     return node && `KubeVirt still marks VMI ${view.vmi} for evacuation from ${node} and keeps creating migrations until that is cancelled (virtctl evacuate-cancel vmi ${view.vmi}, KubeVirt 1.7+)`;
@@ -90,8 +105,14 @@ async function kubevirtStillEvacuating(d: EvacuationDeps, namespace: string, vie
 
 /** The end of an evacuation; answers the reason as written, or undefined when the pod changed meanwhile. */
 async function end(d: EvacuationDeps, pod: Stored<Pod> | undefined, ref: { namespace: string; name: string }, step: Extract<Step, { do: 'end' }>, m: MigrationView | undefined): Promise<string | undefined> {
-  if (step.abort && m) await deleteMigration(d.writer, ref.namespace, m.name);
   const view = pod && podView(pod);
+  const request = view && view.annotations[ANNOTATIONS.evictionRequest];
+  if (request) {
+    // Done: the record is not needed (deleting also withdraws). Otherwise withdrawn, not
+    // deleted, so the Eviction's requesters still show who asked and gave up.
+    if (step.outcome === 'Succeeded') await deleteEvictionRequest(d.writer, ref.namespace, request);
+    else await withdrawEvictionRequest(d.writer, ref.namespace, request);
+  } else if (step.abort && m) await deleteMigration(d.writer, ref.namespace, m.name);
   const still = await kubevirtStillEvacuating(d, ref.namespace, view, step.outcome);
   const why = still ? `${step.why}; ${still}` : step.why;
   if (pod && step.write) {
@@ -130,7 +151,7 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
     else if (round > 0 || !pod) pod = await getPod(d.core, ref);
     const view = pod && podView(pod);
     const migration = view && (await observe(d, ref.namespace, view));
-    const o: Observation = { now: d.now(), ...(view ? { pod: view } : {}), ...(migration ? { migration } : {}), ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}) };
+    const o: Observation = { now: d.now(), ...(d.evictionRequests ? { evictionRequests: true } : {}), ...(view ? { pod: view } : {}), ...(migration ? { migration } : {}), ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}) };
     const step = next(o, d.config.settings);
     const run = view ? readState(view.annotations) : undefined;
     const info = { ...(run && run.state !== 'Idle' ? { attempt: run.attempt } : {}), ...(migration ? { migration: migration.name } : {}) };
@@ -161,6 +182,8 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
       }
       case 'backoff': {
         if ((await d.writer.annotatePod(storedPodId(pod!), writeState(step.next, d.config.holder))).outcome !== 'written') continue;
+        // The failed attempt's EvictionRequest goes (deleting withdraws); the next attempt asks anew.
+        if (run?.state === 'Started' && run.evictionRequest) await deleteEvictionRequest(d.writer, ref.namespace, run.evictionRequest);
         await d.ledger.release((s) => s.uid === view!.uid);
         return said(d, { outcome: 'backoff', pod: key, why: step.why, ...info });
       }

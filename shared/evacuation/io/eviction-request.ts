@@ -1,23 +1,76 @@
-// KEP-4563's EvictionRequest (lifecycle.k8s.io) is not served by Kubernetes v1.36. Whether it
-// is installed is asked once per process (API discovery) and said in every tick's answer, so
-// an operator sees why EvictionRequests are not acted on. What kube-tidy will do once it
-// exists is in README.md ("Evacuation").
-import { ApisApi, type KubeConfig } from '@kubernetes/client-node';
-import { clientConfiguration } from '../../kube/clients.js';
+// KEP-4563's EvictionRequest API (lifecycle.k8s.io/v1alpha1), served by Kubernetes v1.37 when
+// its EvictionRequestAPI gate and the group's runtime config are on. Whether it is served is
+// asked once per process and API server (discovery, shared/kube/clients.ts). When it is, an
+// evacuation kube-tidy starts asks through an EvictionRequest (requester kube-tidy.dev/<function>)
+// instead of evicting or migrating itself; this file is every call that path makes. Reads go
+// through the custom objects client and are checked with the core's zod schemas (client-node
+// has no lifecycle types); writes go through the ClusterWriter.
+import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { groupVersionServed } from '../../kube/clients.js';
 import { toKubeError } from '../../kube/index.js';
+import { readOrAbsent } from '../../kube/read.js';
+import type { ClusterWriter, Gvr } from '../../kube/writer.js';
+import { evictionRequestBody, EvictionRequestSchema, EvictionSchema, LIFECYCLE, POD_UID_LABEL, type Eviction, type EvictionRequest } from '../core/eviction-request.js';
 
-export const EVICTION_REQUEST_GROUP = 'lifecycle.k8s.io';
+export const EVICTION_REQUEST_GROUP = LIFECYCLE.group;
+export const EVICTION_REQUESTS: Gvr = { ...LIFECYCLE, plural: 'evictionrequests' };
+export const EVICTIONS: Gvr = { ...LIFECYCLE, plural: 'evictions' };
 
-let cached: Promise<boolean> | undefined;
+export type LifecycleReader = Pick<CustomObjectsApi, 'getNamespacedCustomObject' | 'listNamespacedCustomObject' | 'listClusterCustomObject'>;
 
+const cache = new Map<string, Promise<boolean>>();
+
+/** Whether lifecycle.k8s.io/v1alpha1 is served, asked once per process and API server. */
 export function evictionRequestApiInstalled(kc: KubeConfig, timeoutMs: number): Promise<boolean> {
-  // Once per process: no connection worth keeping, but the same timeout as every other request.
-  cached ??= new ApisApi(clientConfiguration(kc, { timeoutMs, keepAlive: false }).configuration)
-    .getAPIVersions()
-    .then((groups) => (groups.groups ?? []).some((g) => g.name === EVICTION_REQUEST_GROUP && g.versions.length > 0))
-    .catch((e: unknown) => {
-      cached = undefined; // ask again next time
+  const key = kc.getCurrentCluster()?.server ?? '';
+  let answer = cache.get(key);
+  if (!answer) {
+    answer = groupVersionServed(kc, LIFECYCLE.group, LIFECYCLE.version, timeoutMs).catch((e: unknown) => {
+      cache.delete(key); // ask again next time
       throw toKubeError(e, 'API discovery');
     });
-  return cached;
+    cache.set(key, answer);
+  }
+  return answer;
+}
+
+export async function getEvictionRequest(api: LifecycleReader, namespace: string, name: string): Promise<EvictionRequest | undefined> {
+  const raw = await readOrAbsent(`get evictionrequest ${namespace}/${name}`, () => api.getNamespacedCustomObject({ ...EVICTION_REQUESTS, namespace, name }));
+  return raw === undefined ? undefined : EvictionRequestSchema.parse(raw);
+}
+
+/** The Eviction the controller made for a pod (found by the target's uid; its name is "purely informative"). */
+export async function evictionFor(api: LifecycleReader, namespace: string, podUid: string): Promise<Eviction | undefined> {
+  const list = (await readOrAbsent(`list evictions in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTIONS, namespace }))) as { items?: unknown[] } | undefined;
+  return (list?.items ?? []).map((i) => EvictionSchema.parse(i)).find((e) => e.spec.target.pod?.uid === podUid);
+}
+
+/**
+ * Asks for the pod's eviction: creates the attempt's EvictionRequest; AlreadyExists is success
+ * (another instance, or our crashed self, made it), but one that was withdrawn (a cancelled
+ * evacuation of the same pod and attempt number) is asked again by setting its intent back.
+ */
+export async function requestEviction(d: { custom: LifecycleReader; writer: ClusterWriter }, o: { namespace: string; name: string; pod: { name: string; uid: string }; requester: string }): Promise<'created' | 'exists' | 'renewed'> {
+  const created = await d.writer.createObject(EVICTION_REQUESTS, o.namespace, evictionRequestBody(o));
+  if (created === 'created') return 'created';
+  const er = await getEvictionRequest(d.custom, o.namespace, o.name);
+  if (!er || er.spec.intent === 'Eviction') return 'exists';
+  const w = await d.writer.patchObject(EVICTION_REQUESTS, { namespace: o.namespace, name: o.name, ...(er.metadata.resourceVersion ? { resourceVersion: er.metadata.resourceVersion } : {}) }, { spec: { intent: 'Eviction' } });
+  return w === 'written' ? 'renewed' : 'exists';
+}
+
+/** intent: Withdrawn (types.go: "the requester is no longer interested"). Already gone is fine. */
+export async function withdrawEvictionRequest(writer: ClusterWriter, namespace: string, name: string): Promise<'written' | 'gone' | 'conflict'> {
+  return writer.patchObject(EVICTION_REQUESTS, { namespace, name }, { spec: { intent: 'Withdrawn' } });
+}
+
+/** Deleting counts as a withdrawal too (types.go); done once the attempt needs no record. */
+export async function deleteEvictionRequest(writer: ClusterWriter, namespace: string, name: string): Promise<void> {
+  await writer.deleteObject(EVICTION_REQUESTS, { namespace, name });
+}
+
+/** kube-tidy's EvictionRequests of a pod (by label): what is left once the pod is gone. */
+export async function evictionRequestsOfPod(api: LifecycleReader, namespace: string, podUid: string): Promise<string[]> {
+  const list = (await readOrAbsent(`list evictionrequests in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTION_REQUESTS, namespace, labelSelector: `${POD_UID_LABEL}=${podUid}` }))) as { items?: { metadata: { name: string } }[] } | undefined;
+  return (list?.items ?? []).map((i) => i.metadata.name);
 }

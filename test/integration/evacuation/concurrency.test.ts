@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudEvent } from 'cloudevents';
-import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
@@ -103,14 +101,5 @@ describe('requests', () => {
     const stored = await readPod(ns.name, pod.metadata!.name!);
     expect(stored?.metadata?.annotations?.[ANNOTATIONS.request]).toBeUndefined();
     expect(stored?.metadata?.annotations?.[ANNOTATIONS.state]).toBeUndefined();
-  });
-
-  it('says the EvictionRequest API (lifecycle.k8s.io) is not installed, and refuses its events with 422', async () => {
-    const fn = await serveEvacuation(ns.name);
-    expect((await fn.tick()).evictionRequests).toBe('lifecycle.k8s.io not installed');
-    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.add', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictionrequests/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'x', namespace: ns.name, uid: 'u' } } });
-    const res = await fn.raw(httpMessage(event));
-    expect(res.status).toBe(422);
-    expect(res.body.error).toMatch(/EvictionRequest/);
   });
 });

@@ -1,10 +1,13 @@
 // What the evacuation tests share: KubeVirt's CRDs installed, a VMI with its launcher pod on a
 // kwok node, the test webhook and migration controller, and the function served over HTTP.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { evacuation } from '../../../functions/evacuation.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { installCrds, sharedCluster, waitFor } from '../../harness/index.js';
+import { installCrds, kubectl, sharedCluster, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { knativeRequest, pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';
 import { BEHAVIOUR, startMigrationController, type MigrationController } from './controller.js';
@@ -46,24 +49,32 @@ export async function kwokNodes(): Promise<string[]> {
 }
 
 /** A VMI and its launcher pod (labelled and owned as KubeVirt makes them), Running on `node`. */
-export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean; labels?: Record<string, string> } = {}): Promise<V1Pod> {
+export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean; labels?: Record<string, string>; responders?: { name: string; priority: number }[] } = {}): Promise<V1Pod> {
   const vmi = (await custom().createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { ...opts.labels, [BEHAVIOUR]: opts.behaviour ?? 'succeed' } }, spec: {} } })) as { metadata: { uid: string } };
-  await core().createNamespacedPod({
-    namespace: ns,
-    body: {
+  const body = {
       metadata: {
-        name: `virt-launcher-${name}`,
+      name: `virt-launcher-${name}`,
         labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
         annotations: { [ANNOTATIONS.requestEvictOnly]: '', ...(opts.request ? { [ANNOTATIONS.request]: 'test' } : {}) },
         ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { ...(opts.node ? { nodeName: opts.node } : {}), restartPolicy: 'Never', containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
-    },
-  });
+      spec: { ...(opts.node ? { nodeName: opts.node } : {}), ...(opts.responders ? { evictionResponders: opts.responders } : {}), restartPolicy: 'Never', containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
+  };
+  // client-node's models have no spec.evictionResponders (v1.37 alpha) and drop what they do
+  // not know: such a pod is created by kubectl from its JSON.
+  if (opts.responders) await createRaw(ns, { apiVersion: 'v1', kind: 'Pod', ...body });
+  else await core().createNamespacedPod({ namespace: ns, body });
   return waitFor(`${ns}/virt-launcher-${name} Running`, async () => {
     const p = await core().readNamespacedPod({ namespace: ns, name: `virt-launcher-${name}` });
     return p.status?.phase === 'Running' ? p : undefined;
   });
+}
+
+/** Creates an object from its JSON as is (fields client-node does not model are kept). */
+export async function createRaw(ns: string, obj: object): Promise<void> {
+  const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-raw-')), 'object.json');
+  writeFileSync(file, JSON.stringify(obj));
+  await kubectl(sharedCluster(), ['create', '-n', ns, '-f', file]);
 }
 
 export async function annotate(ns: string, pod: string, annotations: Record<string, string | null>): Promise<V1Pod> {
@@ -78,8 +89,10 @@ export async function migrations(ns: string): Promise<{ metadata: { name: string
   return ((await custom().listNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns })) as { items: never[] }).items;
 }
 
+// The shared cluster serves lifecycle.k8s.io (EvictionRequestAPI on): the direct path's tests
+// turn it off; eviction-request.test.ts passes `auto`; no-group.test.ts runs without the group.
 export function evacuationEnv(ns: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { EVACUATION_NAMESPACE: ns, EVACUATION_SCOPE_NAMESPACE: ns, EVACUATION_BACKOFF_SECONDS: '0.2', ...extra };
+  return { EVACUATION_NAMESPACE: ns, EVACUATION_SCOPE_NAMESPACE: ns, EVACUATION_BACKOFF_SECONDS: '0.2', EVACUATION_EVICTION_REQUESTS: 'off', ...extra };
 }
 
 /** The function in this process over HTTP: `event(pod)` sends a pod update, `tick()` a PingSource tick. */
@@ -89,7 +102,7 @@ export async function serveEvacuation(ns: string, extra: Record<string, string> 
   return {
     event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') => (await send(agent, knativeRequest('binary', verb, { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
     raw: (req: { headers: Record<string, string>; body: string }) => send(agent, req),
-    tick: async () => (await send(agent, pingRequest())).body as { summary: Record<string, number>; results: { pod: string; outcome: string; why: string }[]; evictionRequests: string },
+    tick: async () => (await send(agent, pingRequest())).body as { summary: Record<string, number>; results: { pod: string; outcome: string; why: string }[]; evictionRequests: string; responded?: { eviction: string; step: string; why: string }[] },
   };
 }
 

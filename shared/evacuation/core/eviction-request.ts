@@ -1,0 +1,101 @@
+// KEP-4563's API (lifecycle.k8s.io/v1alpha1, alpha in Kubernetes v1.37 behind the
+// EvictionRequestAPI gate) as kube-tidy's evacuation uses it, pure: the objects it writes,
+// and what it reads back, shaped for the state machine. The field names and rules are those of
+// k8s.io/api@v0.37.2 lifecycle/v1alpha1/types.go; @kubernetes/client-node has no types for the
+// group, so what is read is checked with zod here instead of trusted.
+import { z } from 'zod';
+import type { MigrationView } from './machine.js';
+
+export const LIFECYCLE = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
+export const API_VERSION = `${LIFECYCLE.group}/${LIFECYCLE.version}`;
+
+/** spec.requester and spec.evictionResponders[].name must be domain-prefixed keys ("acme.io/foo"). */
+export const PREFIX = 'kube-tidy.dev/';
+export const requesterName = (fn: string): string => `${PREFIX}${fn}`;
+
+/** Labels kube-tidy puts on its EvictionRequests: which pod (so a gone pod's requests are found). */
+export const POD_UID_LABEL = 'evacuation.kube-tidy.dev/pod-uid';
+
+/**
+ * One EvictionRequest per pod and attempt, named before it exists (as the direct migration is):
+ * two instances, or a successor after a crash, meet at 409 AlreadyExists instead of asking twice.
+ */
+export function evictionRequestName(podUid: string, attempt: number): string {
+  return `kube-tidy-evacuation-${podUid}-${attempt}`;
+}
+
+export function evictionRequestBody(o: { namespace: string; name: string; pod: { name: string; uid: string }; requester: string }) {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'EvictionRequest',
+    metadata: { name: o.name, namespace: o.namespace, labels: { [POD_UID_LABEL]: o.pod.uid } },
+    // target.pod needs the uid (types.go: "required"): a pod re-created under the same name is another target.
+    spec: { target: { pod: { name: o.pod.name, uid: o.pod.uid } }, requester: o.requester, intent: 'Eviction' as const },
+  };
+}
+
+const Condition = z.object({ type: z.string(), status: z.string(), reason: z.string().optional(), message: z.string().optional() });
+const Time = z.string().optional().nullable();
+
+export const EvictionRequestSchema = z.object({
+  metadata: z.object({ name: z.string(), namespace: z.string().optional(), uid: z.string().optional(), resourceVersion: z.string().optional(), generation: z.number().optional() }),
+  spec: z.object({ target: z.object({ pod: z.object({ name: z.string(), uid: z.string() }).optional() }), requester: z.string(), intent: z.string() }),
+  status: z.object({ conditions: z.array(Condition).optional(), observedGeneration: z.number().optional() }).optional(),
+});
+export type EvictionRequest = z.infer<typeof EvictionRequestSchema>;
+
+export const TargetResponderSchema = z.object({ name: z.string(), priority: z.number().optional(), state: z.string() });
+export const ResponderStatusSchema = z.object({
+  name: z.string(),
+  startTime: Time,
+  heartbeatTime: Time,
+  expectedCompletionTime: Time,
+  completionTime: Time,
+  message: z.string().optional().nullable(),
+});
+export const EvictionSchema = z.object({
+  metadata: z.object({ name: z.string(), namespace: z.string().optional(), uid: z.string(), resourceVersion: z.string().optional(), labels: z.record(z.string(), z.string()).optional() }),
+  spec: z.object({ target: z.object({ pod: z.object({ name: z.string(), uid: z.string() }).optional() }) }),
+  status: z
+    .object({
+      conditions: z.array(Condition).optional(),
+      requesters: z.array(z.object({ name: z.string(), intent: z.string() })).optional(),
+      targetResponders: z.array(TargetResponderSchema).optional(),
+      responders: z.array(ResponderStatusSchema).optional(),
+    })
+    .optional(),
+});
+export type Eviction = z.infer<typeof EvictionSchema>;
+export type ResponderStatus = z.infer<typeof ResponderStatusSchema>;
+
+const trueCondition = (conditions: z.infer<typeof Condition>[] | undefined, type: string) => conditions?.find((c) => c.type === type && c.status === 'True');
+
+/** The Eviction's progress in one line: who acts now, and what it last said. */
+export function progressOf(e: Eviction | undefined): string | undefined {
+  if (!e) return undefined;
+  const active = e.status?.targetResponders?.find((r) => r.state === 'Active');
+  if (!active) return undefined;
+  const said = e.status?.responders?.find((r) => r.name === active.name)?.message;
+  return `responder ${active.name} is Active${said ? `: ${said}` : ''}`;
+}
+
+/**
+ * The EvictionRequest as the machine sees an attempt's migration, so the machine's rules
+ * (success, failure with backoff, deadline, withdrawal) hold for both paths unchanged:
+ * TargetEvicted=True -> Succeeded, Failed=True -> Failed, anything else -> in progress ('' while
+ * no controller has looked at it). Conditions only count once the controller has observed the
+ * current spec (status.observedGeneration >= metadata.generation): a request withdrawn and
+ * asked again keeps the old Failed condition until then (types.go: "These conditions can be
+ * reset if ... a new Eviction intent has been submitted").
+ */
+export function evictionRequestView(er: EvictionRequest, eviction?: Eviction): MigrationView {
+  const observed = er.status?.observedGeneration !== undefined && er.status.observedGeneration >= (er.metadata.generation ?? 1);
+  const conditions = observed ? er.status?.conditions : undefined;
+  const evicted = trueCondition(conditions, 'TargetEvicted');
+  const failed = trueCondition(conditions, 'Failed');
+  const what = `EvictionRequest ${er.metadata.name}`;
+  if (evicted) return { name: er.metadata.name, phase: 'Succeeded', recorded: true, what, detail: `TargetEvicted (${evicted.reason ?? 'no reason'})` };
+  if (failed) return { name: er.metadata.name, phase: 'Failed', recorded: true, what, detail: `Failed (${failed.reason ?? 'no reason'}${failed.message ? `: ${failed.message}` : ''})` };
+  const progress = progressOf(eviction);
+  return { name: er.metadata.name, phase: observed ? 'Running' : '', recorded: true, what, ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }) };
+}

@@ -1,0 +1,69 @@
+// kube-tidy as the eviction responder kube-tidy.dev/kubevirt: every Eviction (lifecycle.k8s.io)
+// that lists it, carried as far as it goes now (core/responder.ts decides). Status writes carry
+// the resourceVersion read (the API server refuses unconditional updates of Evictions), so of two
+// instances one writes and the other re-reads. The migration is named after the Eviction, so a
+// second start meets 409 AlreadyExists.
+import { storedPodId } from '../../kube/from-client.js';
+import { getPod } from '../../kube/get.js';
+import { readOrAbsent } from '../../kube/read.js';
+import { EvictionSchema, type Eviction } from '../core/eviction-request.js';
+import { podView } from '../core/pod-view.js';
+import { KUBEVIRT_RESPONDER, respond, respondersAfter, responderMigrationName, type ResponderSettings, type ResponderStep } from '../core/responder.js';
+import type { EvacuationDeps } from './evacuate.js';
+import { EVICTIONS } from './eviction-request.js';
+import { createMigration, deleteMigration, getMigration } from './kubevirt.js';
+
+export interface ResponderResult {
+  eviction: string;
+  pod?: string;
+  step: ResponderStep['do'];
+  why: string;
+}
+
+const ROUNDS = 4;
+
+async function readEviction(d: EvacuationDeps, namespace: string, name: string): Promise<Eviction | undefined> {
+  const raw = await readOrAbsent(`get eviction ${namespace}/${name}`, () => d.custom.getNamespacedCustomObject({ ...EVICTIONS, namespace, name }));
+  return raw === undefined ? undefined : EvictionSchema.parse(raw);
+}
+
+/** One Eviction, as far as it goes now. */
+export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult> {
+  const namespace = initial.metadata.namespace!;
+  let e: Eviction | undefined = initial;
+  const key = `${namespace}/${initial.metadata.name}`;
+  for (let round = 0; round < ROUNDS && e; round++) {
+    const target = e.spec.target.pod;
+    const stored = target && (await getPod(d.core, { namespace, name: target.name }));
+    const pod = stored && stored.metadata.uid === target?.uid ? stored : undefined;
+    const view = pod && podView(pod);
+    const migrationName = responderMigrationName(e.metadata.uid);
+    const m = await getMigration(d.custom, namespace, migrationName);
+    const step = respond({ eviction: e, name, ...(view ? { pod: { ...(view.vmi ? { vmi: view.vmi } : {}) } } : {}), ...(m ? { migration: { phase: m.status?.phase ?? '' } } : {}), now: d.now() }, settings);
+    const result = { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: step.do, why: step.why };
+    if (step.do === 'none') return result;
+    if (step.do === 'abort') {
+      await deleteMigration(d.writer, namespace, step.migration);
+      return result;
+    }
+    if (step.do === 'start') await createMigration(d.writer, namespace, step.migration, view!.vmi!, { 'evacuation.kube-tidy.dev/eviction-uid': e.metadata.uid });
+    const w = await d.writer.patchObject(EVICTIONS, { namespace, name: e.metadata.name, ...(e.metadata.resourceVersion ? { resourceVersion: e.metadata.resourceVersion } : {}) }, { status: { responders: respondersAfter(e, name, step, d.now()) } }, { status: true });
+    if (w === 'written') {
+      if (pod && step.do !== 'heartbeat') await d.writer.recordEvent(storedPodId(pod), { reason: step.do === 'start' ? 'EvictionResponderStarted' : 'EvictionResponderCompleted', action: 'Evacuate', type: 'Normal', note: step.message });
+      return result;
+    }
+    if (w === 'gone') return { ...result, step: 'none', why: 'the Eviction is gone' };
+    e = await readEviction(d, namespace, e.metadata.name); // conflict: someone else wrote; look again
+  }
+  return { eviction: key, step: 'none', why: e ? 'contended: the Eviction keeps changing' : 'the Eviction is gone' };
+}
+
+/** Every Eviction in scope that lists `name` among its responders. */
+export async function respondAll(d: EvacuationDeps, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult[]> {
+  const scope = d.config.scope;
+  const list = (await readOrAbsent('list evictions', () => (scope ? d.custom.listNamespacedCustomObject({ ...EVICTIONS, namespace: scope }) : d.custom.listClusterCustomObject(EVICTIONS)))) as { items?: unknown[] } | undefined;
+  const mineToAnswer = (list?.items ?? []).map((i) => EvictionSchema.parse(i)).filter((e) => e.status?.targetResponders?.some((r) => r.name === name));
+  const results: ResponderResult[] = [];
+  for (const e of mineToAnswer) results.push(await respondTo(d, e, settings, name));
+  return results;
+}

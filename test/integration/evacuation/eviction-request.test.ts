@@ -1,0 +1,133 @@
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
+import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
+import { responderMigrationName } from '../../../shared/evacuation/core/responder.js';
+import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { runPod } from '../functions/setup.js';
+import { BEHAVIOUR, type MigrationController } from './controller.js';
+import { IMPERATIVE_EVICTOR, startEvictionRequestStandIn, type EvictionRequestStandIn } from './eviction-request-standin.js';
+import { annotate, core, createVm, custom, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
+import type { Webhook } from './webhook.js';
+
+// Evacuation through KEP-4563's API on the real v1.37.2 API server (EvictionRequestAPI on):
+// kube-tidy as requester (kube-tidy.dev/evacuation) and as responder (kube-tidy.dev/kubevirt).
+// The evictionrequest-controller v1.37 lacks is played by the stand-in (its rules and sources
+// are in eviction-request-standin.ts); the API server's validation of every write is real.
+
+const ns = testNamespace('evac-er');
+const L = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
+const RESPONDERS = [{ name: 'kube-tidy.dev/kubevirt', priority: 10000 }];
+const AUTO = { EVACUATION_EVICTION_REQUESTS: 'auto', EVACUATION_HEARTBEAT_SECONDS: '1', EVACUATION_MIN_HEARTBEAT_SECONDS: '0.5' };
+let standIn: EvictionRequestStandIn;
+let webhook: Webhook;
+let controller: MigrationController;
+
+type Er = { metadata: { name: string }; spec: { requester: string; intent: string; target: { pod: { name: string; uid: string } } }; status?: { conditions?: { type: string; reason: string }[] } };
+type Ev = { metadata: { uid: string }; spec: { target: { pod: { uid: string } } }; status?: { conditions?: { type: string; reason: string }[]; targetResponders?: { name: string; state: string }[]; responders?: { name: string; heartbeatTime?: string; completionTime?: string; message?: string }[] } };
+const getEr = async (name: string) => (await custom().getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name }).catch(() => undefined)) as Er | undefined;
+const evictionOf = async (uid: string) => ((await custom().listNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name })) as { items: Ev[] }).items.find((e) => e.spec.target.pod.uid === uid);
+
+beforeAll(async () => {
+  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
+  standIn = startEvictionRequestStandIn(sharedCluster(), ns.name);
+});
+afterAll(async () => {
+  await standIn?.stop();
+  await controller?.stop();
+  await webhook?.stop();
+  expect(standIn.errors).toEqual([]); // the API server accepted every write the stand-in made
+});
+
+describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 served)', () => {
+  it('a requested pod: kube-tidy creates one EvictionRequest with the pod uid, the default responder evicts it, TargetEvicted is read back', async () => {
+    const fn = await serveEvacuation(ns.name, AUTO);
+    expect((await fn.tick()).evictionRequests).toMatch(/served: evacuations ask through EvictionRequests \(requester kube-tidy.dev\/evacuation\)/);
+    const pod = await runPod(core(), ns.name, 'plain', { annotations: { [ANNOTATIONS.request]: 'ops' } });
+    const uid = pod.metadata!.uid!;
+    standIn.pause();
+    const started = await fn.event(pod);
+    expect(started).toMatchObject({ outcome: 'started', why: expect.stringMatching(/EvictionRequest kube-tidy-evacuation-.* created/) });
+    // Idempotent: a second pass (a second instance) meets AlreadyExists, one object.
+    expect(await fn.tick()).toMatchObject({ results: [expect.objectContaining({ outcome: 'waiting', why: expect.stringMatching(/not yet observed/) })] });
+    const er = await getEr(evictionRequestName(uid, 1));
+    expect(er?.spec).toEqual({ target: { pod: { name: 'plain', uid } }, requester: 'kube-tidy.dev/evacuation', intent: 'Eviction' });
+    expect((await readPod(ns.name, 'plain'))?.metadata?.annotations).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.evictionRequest]: er!.metadata.name });
+    standIn.resume();
+    await waitFor('the pod evicted by the default responder', async () => !(await readPod(ns.name, 'plain')));
+    const ev = await waitFor('TargetEvicted', async () => ((await evictionOf(uid))?.status?.conditions?.some((c) => c.type === 'TargetEvicted') ? evictionOf(uid) : undefined));
+    expect(ev!.status!.targetResponders).toEqual([expect.objectContaining({ name: IMPERATIVE_EVICTOR, state: 'Completed' })]);
+    await waitFor('the EvictionRequest to say TargetEvicted', async () => (await getEr(er!.metadata.name))?.status?.conditions?.some((c) => c.type === 'TargetEvicted'));
+  });
+
+  it('kube-tidy.dev/kubevirt responds: migration started when Active, heartbeats, completion, pod evicted; one migration', async () => {
+    const fn = await serveEvacuation(ns.name, AUTO);
+    const pod = await createVm(ns.name, 'resp', { request: true, responders: RESPONDERS, behaviour: 'hold' });
+    const uid = pod.metadata!.uid!;
+    await fn.event(pod);
+    const ev = await waitFor('the Eviction with kube-tidy Active', async () => {
+      const e = await evictionOf(uid);
+      return e?.status?.targetResponders?.find((t) => t.name === 'kube-tidy.dev/kubevirt')?.state === 'Active' ? e : undefined;
+    });
+    // The declared responder (priority 10000) goes before the default one (100).
+    expect(ev.status!.targetResponders!.find((t) => t.name === IMPERATIVE_EVICTOR)?.state).toBe('Inactive');
+    const first = await fn.tick();
+    expect(first.responded).toContainEqual(expect.objectContaining({ step: 'start' }));
+    const name = responderMigrationName(ev.metadata.uid);
+    expect((await migrations(ns.name)).map((m) => m.metadata.name)).toContain(name);
+    // Held in Pending: progress is reported with heartbeats while it runs.
+    await tickUntil(fn, 'a heartbeat that reports the phase', async () => /is Pending/.test((await evictionOf(uid))?.status?.responders?.find((r) => r.name === 'kube-tidy.dev/kubevirt')?.message ?? ''));
+    await custom().patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'resp', body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await tickUntil(fn, 'the Eviction ends TargetEvicted', async () => (await evictionOf(uid))?.status?.conditions?.some((c) => c.type === 'TargetEvicted') ?? false);
+    const end = (await evictionOf(uid))!;
+    expect(end.status!.responders!.find((r) => r.name === 'kube-tidy.dev/kubevirt')).toMatchObject({ completionTime: expect.any(String), message: expect.stringMatching(/succeeded/) });
+    expect(end.status!.targetResponders!.find((t) => t.name === 'kube-tidy.dev/kubevirt')?.state).toBe('Completed');
+    expect(controller.created.get('resp')).toEqual([name]);
+  });
+
+  it('removing the request withdraws the EvictionRequest: Cancelled in the result, the Eviction canceled, the responder aborts its migration', async () => {
+    const fn = await serveEvacuation(ns.name, AUTO);
+    const pod = await createVm(ns.name, 'cancel', { request: true, responders: RESPONDERS, behaviour: 'hold' });
+    const uid = pod.metadata!.uid!;
+    await fn.event(pod);
+    await tickUntil(fn, 'the responder migration', async () => (controller.created.get('cancel') ?? []).length === 1);
+    await annotate(ns.name, 'virt-launcher-cancel', { [ANNOTATIONS.request]: null });
+    const r = await fn.event((await readPod(ns.name, 'virt-launcher-cancel'))!);
+    expect(r).toMatchObject({ outcome: 'cancelled' });
+    expect((await getEr(evictionRequestName(uid, 1)))?.spec.intent).toBe('Withdrawn');
+    expect((await readPod(ns.name, 'virt-launcher-cancel'))?.metadata?.annotations?.[ANNOTATIONS.result]).toMatch(/^Cancelled at /);
+    await waitFor('the Eviction canceled', async () => (await evictionOf(uid))?.status?.conditions?.some((c) => c.type === 'Failed' && c.reason === 'CanceledDueToNoRequesters'));
+    await tickUntil(fn, 'the migration aborted (deleted)', async () => (await migrations(ns.name)).every((m) => m.spec.vmiName !== 'cancel'));
+    expect(await readPod(ns.name, 'virt-launcher-cancel')).toBeDefined(); // not evicted
+    // Let the test migration controller's held run end now instead of at its 90 s bound.
+    await custom().patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'cancel', body: { metadata: { labels: { [BEHAVIOUR]: 'fail' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  });
+
+  it('no controller acts on it within the deadline: TimedOut, the EvictionRequest withdrawn, the result says why', async () => {
+    standIn.pause();
+    try {
+      const fn = await serveEvacuation(ns.name, { ...AUTO, EVACUATION_TIMEOUT_SECONDS: '1' });
+      const pod = await runPod(core(), ns.name, 'unseen', { annotations: { [ANNOTATIONS.request]: 'ops' } });
+      expect(await fn.event(pod)).toMatchObject({ outcome: 'started' });
+      await tickUntil(fn, 'the attempt timed out', async () => /^TimedOut/.test((await readPod(ns.name, 'unseen'))?.metadata?.annotations?.[ANNOTATIONS.result] ?? ''));
+      expect((await readPod(ns.name, 'unseen'))?.metadata?.annotations?.[ANNOTATIONS.result]).toMatch(/not yet observed by an evictionrequest controller/);
+      expect((await getEr(evictionRequestName(pod.metadata!.uid!, 1)))?.spec.intent).toBe('Withdrawn');
+      expect(await evictionOf(pod.metadata!.uid!)).toBeUndefined();
+    } finally {
+      standIn.resume();
+    }
+  });
+
+  it('the API server itself holds the heartbeat deadline: an Active responder cannot be interrupted early', async () => {
+    const pod = await createVm(ns.name, 'early', { request: true, responders: RESPONDERS, behaviour: 'hold' });
+    const fn = await serveEvacuation(ns.name, AUTO);
+    await fn.event(pod);
+    const ev = await waitFor('the Eviction', () => evictionOf(pod.metadata!.uid!));
+    const full = (await custom().getNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name, name: (ev as unknown as { metadata: { name: string } }).metadata.name })) as Ev & { metadata: { name: string } };
+    const targets = full.status!.targetResponders!.map((t) => (t.state === 'Active' ? { ...t, state: 'Interrupted' } : t.name === IMPERATIVE_EVICTOR ? { ...t, state: 'Active' } : t));
+    const refused = await custom().replaceNamespacedCustomObjectStatus({ ...L, plural: 'evictions', namespace: ns.name, name: full.metadata.name, body: { ...full, status: { ...full.status, targetResponders: targets } } }).then(() => 'accepted', (e: { body?: string }) => String(e.body));
+    expect(refused).toMatch(/must stay Active because the responder is in progress/);
+    await annotate(ns.name, 'virt-launcher-early', { [ANNOTATIONS.request]: null });
+    await fn.event((await readPod(ns.name, 'virt-launcher-early'))!);
+  });
+});
