@@ -153,7 +153,7 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   broker.listen(0, '127.0.0.1');
   await once(broker, 'listening');
   const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
-  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink, LOG_LEVEL: 'warn' };
+  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
   const fns = await Promise.all(Array.from({ length: n }, () => bundled(env)));
   try {
     const rssAtStartMiB = fns.map((f) => procMiB(f.pid, 'VmRSS'));
