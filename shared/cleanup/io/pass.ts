@@ -142,7 +142,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     const result = await act(writer, targets.get(decision.uid)!, decision, events);
     // Handed on in the policy's order: each as soon as every one before it is done.
     done[i] = result;
-    while (done[emitted]) opts.onResult?.(done[emitted++]!);
+    // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
+    for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
     return result;
   });
   if (acted.started < own.length) s.stoppedBy = 'time-budget';
