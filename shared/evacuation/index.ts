@@ -19,7 +19,7 @@ export { ANNOTATIONS } from './core/annotations.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
 export { tick, type TickSummary } from './io/tick.js';
 export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';
-export { respondAll, respondTo, type ResponderResult } from './io/responder.js';
+export { respondAll, respondTo, respondToStored, type ResponderResult } from './io/responder.js';
 export { KUBEVIRT_RESPONDER } from './core/responder.js';
 export { Ledger, listSlots, LEDGER_NAME } from './io/ledger.js';
 export { readEvacuationConfig, type EvacuationConfig } from './config.js';

@@ -58,6 +58,18 @@ export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: 
   return { eviction: key, step: 'none', why: e ? 'contended: the Eviction keeps changing' : 'the Eviction is gone' };
 }
 
+/**
+ * An Eviction event (a hint that one changed): the stored Eviction decides, and only when its
+ * targetResponders list `name` (the pod declared it) does kube-tidy act on it, as a tick would.
+ */
+export async function respondToStored(d: EvacuationDeps, ref: { namespace: string; name: string }, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult> {
+  const e = await readEviction(d, ref.namespace, ref.name);
+  const key = `${ref.namespace}/${ref.name}`;
+  if (!e) return { eviction: key, step: 'none', why: 'the Eviction is gone' };
+  if (!e.status?.targetResponders?.some((r) => r.name === name)) return { eviction: key, step: 'none', why: `${name} is not among its responders` };
+  return respondTo(d, e, settings, name);
+}
+
 /** Every Eviction in scope that lists `name` among its responders. */
 export async function respondAll(d: EvacuationDeps, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult[]> {
   const scope = d.config.scope;

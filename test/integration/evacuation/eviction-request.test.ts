@@ -1,8 +1,11 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CloudEvent } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
 import { responderMigrationName } from '../../../shared/evacuation/core/responder.js';
+import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';
@@ -24,7 +27,7 @@ let webhook: Webhook;
 let controller: MigrationController;
 
 type Er = { metadata: { name: string }; spec: { requester: string; intent: string; target: { pod: { name: string; uid: string } } }; status?: { conditions?: { type: string; reason: string }[] } };
-type Ev = { metadata: { uid: string }; spec: { target: { pod: { uid: string } } }; status?: { conditions?: { type: string; reason: string }[]; targetResponders?: { name: string; state: string }[]; responders?: { name: string; heartbeatTime?: string; completionTime?: string; message?: string }[] } };
+type Ev = { metadata: { uid: string; name: string }; spec: { target: { pod: { uid: string } } }; status?: { conditions?: { type: string; reason: string }[]; targetResponders?: { name: string; state: string }[]; responders?: { name: string; heartbeatTime?: string; completionTime?: string; message?: string }[] } };
 const getEr = async (name: string) => (await custom().getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name }).catch(() => undefined)) as Er | undefined;
 const evictionOf = async (uid: string) => ((await custom().listNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name })) as { items: Ev[] }).items.find((e) => e.spec.target.pod.uid === uid);
 
@@ -116,6 +119,41 @@ describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 
     } finally {
       standIn.resume();
     }
+  });
+
+  it('an Eviction event moves the responder without a tick; the stored Eviction decides, not the event', async () => {
+    const fn = await serveEvacuation(ns.name, AUTO);
+    const evictionEvent = async (name: string, claimed: object = {}) => {
+      const data = { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name, namespace: ns.name, uid: name }, ...claimed };
+      const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.update', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictions/${name}`, data });
+      const res = await fn.raw(httpMessage(event));
+      expect(res.status).toBe(200);
+      return res.body as { outcome: string; why: string; responded: { step: string }[] };
+    };
+    // An Eviction that names only the default responder: an event claiming kube-tidy changes nothing.
+    const plain = await runPod(core(), ns.name, 'plain-event', { annotations: { [ANNOTATIONS.request]: 'ops' } });
+    await fn.event(plain);
+    const other = await waitFor('the plain pod\'s Eviction', () => evictionOf(plain.metadata!.uid!));
+    const forged = { status: { targetResponders: [{ name: 'kube-tidy.dev/kubevirt', priority: 10000, state: 'Active' }] } };
+    expect(await evictionEvent(other.metadata.name, forged)).toMatchObject({ outcome: 'nothing-to-do', why: 'kube-tidy.dev/kubevirt is not among its responders' });
+    expect(await evictionEvent('no-such-eviction', forged)).toMatchObject({ outcome: 'nothing-to-do', why: 'the Eviction is gone' });
+
+    const pod = await createVm(ns.name, 'evented', { request: true, responders: RESPONDERS });
+    await fn.event(pod);
+    const ev = await waitFor('the Eviction with kube-tidy Active', async () => {
+      const e = await evictionOf(pod.metadata!.uid!);
+      return e?.status?.targetResponders?.find((t) => t.name === 'kube-tidy.dev/kubevirt')?.state === 'Active' ? e : undefined;
+    });
+    expect(await evictionEvent(ev.metadata.name)).toMatchObject({ outcome: 'responded', responded: [expect.objectContaining({ step: 'start' })] });
+    expect(controller.created.get('evented')).toEqual([responderMigrationName(ev.metadata.uid)]);
+    // Events alone carry it to completion (no tick is sent): the migration ends, the pod goes.
+    await waitFor('completion reported on events alone', async () => {
+      await evictionEvent(ev.metadata.name);
+      return (await evictionOf(pod.metadata!.uid!))?.status?.responders?.find((r) => r.name === 'kube-tidy.dev/kubevirt')?.completionTime !== undefined;
+    });
+    expect(controller.created.get('evented')).toHaveLength(1);
+    // The requester's side ends on ticks as usual, giving back both evacuation slots.
+    await tickUntil(fn, 'both evacuations ended, their slots free', async () => (await listSlots(core(), ns.name)).length === 0);
   });
 
   it('the API server itself holds the heartbeat deadline: an Active responder cannot be interrupted early', async () => {

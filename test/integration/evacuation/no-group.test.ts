@@ -32,6 +32,14 @@ describe('evacuation where lifecycle.k8s.io is not served', () => {
     expect(res.body.error).toMatch(/EvictionRequest/);
   });
 
+  it('refuses Eviction events with 422: there is no Eviction to respond to', async () => {
+    const fn = await serveEvacuation(ns, { KUBECONFIG: cluster.kubeconfigPath, EVACUATION_EVICTION_REQUESTS: 'auto' });
+    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.update', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns}/evictions/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: 'x', namespace: ns, uid: 'u' } } });
+    const res = await fn.raw(httpMessage(event));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/Eviction \(lifecycle.k8s.io\) events are taken only where the group is served/);
+  });
+
   it('a requested pod is evicted through the Eviction API, as before: no EvictionRequest', async () => {
     const fn = await serveEvacuation(ns, { KUBECONFIG: cluster.kubeconfigPath, EVACUATION_EVICTION_REQUESTS: 'auto' });
     const core = cluster.kubeConfig().makeApiClient(CoreV1Api);

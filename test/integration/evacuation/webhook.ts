@@ -25,7 +25,8 @@ export interface Webhook {
   stop(): Promise<void>;
 }
 
-function certificate(): { key: string; cert: string } {
+/** A self-signed certificate for 127.0.0.1 (the API server trusts it through caBundle). */
+export function certificate(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-webhook-'));
   try {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
