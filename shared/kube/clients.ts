@@ -15,6 +15,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
 import { KeepAliveAgents } from './agent.js';
 import { unsafePathProblem } from './path-guard.js';
 
@@ -41,7 +42,8 @@ export interface KubeClientOptions {
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
-function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest']): Middleware {
+// `server`: the API server's address, for the metrics (a response carries no URL).
+function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], server: string): Middleware {
   return {
     pre: async (context: RequestContext) => {
       // The last line of defence for "names are names": names are validated where they
@@ -49,12 +51,16 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
       const unsafe = unsafePathProblem(context.getUrl());
       if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
       onRequest?.(context.getHttpMethod(), context.getUrl());
+      observeApiRequest(context.getHttpMethod(), server);
       context.setSignal(AbortSignal.timeout(ms));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
     },
-    post: async (context: ResponseContext) => context,
+    post: async (context: ResponseContext) => {
+      observeApiResponse(server, context.httpStatusCode);
+      return context;
+    },
   };
 }
 
@@ -69,7 +75,7 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, cluster.server)],
   });
   return { configuration, server: cluster.server, close: () => agents?.destroy() };
 }

@@ -5,6 +5,7 @@ import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
 import type { StoredPodId } from '../../model/identity.js';
 import type { Decision } from '../../plan/decision.js';
+import { observeRemoval } from '../../metrics/observe.js';
 
 export interface ActResult {
   namespace: string;
@@ -23,6 +24,12 @@ export interface ActResult {
 }
 
 export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision): Promise<ActResult> {
+  const result = await actOnce(writer, target, decision);
+  observeRemoval(decision, result);
+  return result;
+}
+
+async function actOnce(writer: ClusterWriter, target: StoredPodId, decision: Decision): Promise<ActResult> {
   const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
   try {
     const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`);
