@@ -76,5 +76,6 @@ export async function resetForTests(): Promise<void> {
   pending = [];
   bound = new LabelBound();
   dropped = 0;
-  await old?.shutdown();
+  // A provider pushing to a collector that does not answer would wait for its export timeout.
+  await Promise.race([old?.shutdown(), new Promise((r) => setTimeout(r, 500))]);
 }
