@@ -5,6 +5,7 @@
 // reader that pushes (serverless targets: a scaled-to-zero instance cannot be scraped).
 // The OTLP exporter reads the rest of the standard OTEL_EXPORTER_OTLP_* settings itself
 // (headers, timeout); OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the instance.
+import { randomUUID } from 'node:crypto';
 import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -39,7 +40,8 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
     readers.push(pushing);
   }
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': 'kube-tidy', ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}) }))
+    // service.instance.id: a receiver keeps each instance's cumulative series apart.
+    .merge(resourceFromAttributes({ 'service.name': 'kube-tidy', 'service.instance.id': randomUUID(), ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}) }))
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new MeterProvider({ resource, readers });
   const meter = provider.getMeter('kube-tidy');
