@@ -6,7 +6,9 @@
 // The pod counter keeps the descheduler's name shape and label names
 // (descheduler_pods_evicted_total{result,strategy,profile,namespace,node}) so an alert or a
 // panel written for the descheduler carries over by changing the prefix. `action` says whether
-// the pod was DELETEd (stored Succeeded/Failed) or went through the Eviction API.
+// the pod was DELETEd (stored Succeeded/Failed) or went through the Eviction API; `dry_run`
+// whether it only went through the API server's dry run (DRY_RUN, invoke's plan): like the
+// descheduler, a dry run counts what would have happened, and the label keeps it apart.
 
 export type Kind = 'counter' | 'histogram';
 
@@ -29,8 +31,8 @@ export const METRICS = {
   podsEvicted: {
     name: 'kube_tidy_pods_evicted_total',
     kind: 'counter',
-    help: "Pods kube-tidy deleted or evicted, by result (success, blocked: a PodDisruptionBudget said no, failed: transient, refused: for good, stale, gone), action (delete, evict), strategy, profile, namespace and node. The descheduler's descheduler_pods_evicted_total labels.",
-    labels: ['result', 'action', 'strategy', 'profile', 'namespace', 'node'],
+    help: "Pods kube-tidy deleted or evicted, by result (success, blocked: a PodDisruptionBudget said no, failed: transient, refused: for good, stale, gone), action (delete, evict), strategy, profile, namespace and node (the descheduler's descheduler_pods_evicted_total labels), and dry_run (true: admitted by the API server's dry run, nothing removed).",
+    labels: ['result', 'action', 'strategy', 'profile', 'namespace', 'node', 'dry_run'],
   },
   requests: {
     name: 'kube_tidy_requests_total',

@@ -6,10 +6,10 @@ import type { WorkerReport } from '../multikueue/io/sweep.js';
 import { afterRequest, record } from './record.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
-export function observeRemoval(d: { strategy: string; profile: string; namespace: string; node?: string | undefined }, r: { action: string; outcome: string }): void {
+export function observeRemoval(d: { strategy: string; profile: string; namespace: string; node?: string | undefined }, r: { action: string; outcome: string; dryRun: boolean }): void {
   // The descheduler's "success" for done; the other outcomes keep their own names.
   const result = r.outcome === 'deleted' || r.outcome === 'evicted' ? 'success' : r.outcome;
-  record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '' });
+  record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '', dry_run: String(r.dryRun) });
 }
 
 /** One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. */

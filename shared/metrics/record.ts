@@ -57,7 +57,9 @@ export async function afterRequest(capMs = 2_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
   try {
-    await Promise.race([loadSdk().then((s) => s.flush()), cap]);
+    // Loading is local work; only the network wait is capped.
+    const sdk = await loadSdk();
+    await Promise.race([sdk.flush(), cap]);
   } catch {
     // A push that failed is retried by the next one (cumulative counters): never the request's problem.
   } finally {

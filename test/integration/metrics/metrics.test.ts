@@ -51,7 +51,7 @@ describe('the exposition after a sweep and an event (in process)', () => {
   it('counts each deleted pod with the descheduler labels, and the pass and the event', () => {
     const node = (text.match(new RegExp(`kube_tidy_pods_evicted_total\\{[^}]*namespace="${ns.name}",node="([^"]+)"`)) ?? [])[1];
     expect(node).toMatch(/^kwok-/);
-    expect(sample(text, `kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="test",namespace="${ns.name}",node="${node}"}`)).toBe(2);
+    expect(sample(text, `kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="test",namespace="${ns.name}",node="${node}",dry_run="false"}`)).toBe(2);
     expect(sample(text, 'kube_tidy_requests_total{target="sweep",code="200",outcome="swept"}')).toBe(1);
     expect(sample(text, 'kube_tidy_loop_duration_seconds_count{target="sweep"}')).toBe(1);
     expect(sample(text, 'kube_tidy_request_duration_seconds_count{target="podTerminated",code="200"}')).toBe(1);
@@ -88,7 +88,7 @@ describe('a function process pushing over OTLP', () => {
       expect(((await res.json()) as { outcome: string }).outcome).toBe('deleted');
     }
     // Read right after the second answer: the export was made before it was sent.
-    expect(receiver.value('kube_tidy_pods_evicted', { namespace: ns.name, result: 'success', action: 'delete', strategy: 'PodLifeTime' })).toBe(2);
+    expect(receiver.value('kube_tidy_pods_evicted', { namespace: ns.name, result: 'success', action: 'delete', strategy: 'PodLifeTime', dry_run: 'false' })).toBe(2);
     expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', code: '200', outcome: 'deleted' })).toBe(2);
     expect(receiver.value('kube_tidy_request_duration_seconds', { target: 'podTerminated' })).toBe(2);
     expect(receiver.value('kube_tidy_api_requests', { method: 'DELETE' })).toBe(2);

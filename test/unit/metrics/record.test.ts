@@ -33,10 +33,10 @@ describe('labels are bounded', () => {
   });
 
   it('a flood of namespaces makes at most MAX_VALUES + 1 series', async () => {
-    for (let i = 0; i < 300; i++) observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted' });
+    for (let i = 0; i < 300; i++) observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
     const series = lines(await scrape(), 'kube_tidy_pods_evicted_total{');
     expect(series).toHaveLength(201);
-    expect(value(await scrape(), 'kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="p",namespace="_other",node="n"}')).toBe(100);
+    expect(value(await scrape(), 'kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="p",namespace="_other",node="n",dry_run="false"}')).toBe(100);
   });
 });
 
@@ -48,8 +48,15 @@ describe('results become measurements', () => {
     ['failed', 'delete', 'failed'],
     ['stale', 'delete', 'stale'],
   ])('a removal that ended %s (%s) counts as result=%s with the descheduler labels', async (outcome, action, result) => {
-    observeRemoval({ strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome });
-    expect(value(await scrape(), `kube_tidy_pods_evicted_total{result="${result}",action="${action}",strategy="RemoveFailedPods",profile="prod",namespace="ml",node="node-1"}`)).toBe(1);
+    observeRemoval({ strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome, dryRun: false });
+    expect(value(await scrape(), `kube_tidy_pods_evicted_total{result="${result}",action="${action}",strategy="RemoveFailedPods",profile="prod",namespace="ml",node="node-1",dry_run="false"}`)).toBe(1);
+  });
+
+  it('a dry run counts apart (dry_run="true"): nothing was removed', async () => {
+    observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: 'ml', node: 'n' }, { action: 'evict', outcome: 'evicted', dryRun: true });
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_pods_evicted_total{result="success",action="evict",strategy="PodLifeTime",profile="p",namespace="ml",node="n",dry_run="true"}')).toBe(1);
+    expect(lines(text, 'kube_tidy_pods_evicted_total{').filter((l) => l.includes('dry_run="false"'))).toEqual([]);
   });
 
   it('what was recorded before the SDK loaded is all there after (the queue is replayed)', async () => {
