@@ -17,6 +17,7 @@ const value = (text: string, series: string) => Number(lines(text, `${series} `)
 
 afterEach(async () => {
   delete process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   await resetForTests();
 });
 
@@ -135,6 +136,24 @@ describe('the push at the end of a request', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('the generic OTEL_EXPORTER_OTLP_ENDPOINT works too (the exporter appends /v1/metrics)', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url.replace(/\/v1\/metrics$/, '');
+      record('defragNodesFreed', 3);
+      await afterRequest();
+      expect(receiver.value('kube_tidy_defrag_nodes_freed')).toBe(3);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('without an endpoint nothing is pushed, and the SDK still loads for a scrape', async () => {
+    record('defragNodesFreed', 1);
+    await afterRequest();
+    expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(1);
   });
 
   it('does not hold the answer up when the collector does not answer', async () => {
