@@ -5,6 +5,7 @@
 // before the load is lost (past MAX_PENDING they are counted as dropped, never kept).
 import { LabelBound } from './bound.js';
 import type { MetricKey } from './catalogue.js';
+import { pushes } from './push-env.js';
 import type { Sdk } from './sdk.js';
 
 const MAX_PENDING = 10_000;
@@ -35,11 +36,6 @@ export function loadSdk(env: NodeJS.ProcessEnv = process.env): Promise<Sdk> {
     return started;
   });
   return loading;
-}
-
-/** Whether this process pushes over OTLP (the standard endpoint variables are set). */
-export function pushes(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
 /**

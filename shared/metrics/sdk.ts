@@ -12,6 +12,7 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { METRICS, type MetricDef, type MetricKey } from './catalogue.js';
+import { pushes } from './push-env.js';
 
 export interface Sdk {
   add(key: MetricKey, value: number, labels: Attributes): void;
@@ -23,15 +24,11 @@ export interface Sdk {
   shutdown(): Promise<void>;
 }
 
-export function otlpEndpointSet(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
-}
-
 export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   // No HTTP server of its own: the process's server (or a test) serves /metrics.
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: MetricReader[] = [prometheus];
-  const otlp = otlpEndpointSet(env);
+  const otlp = pushes(env);
   let pushing: PeriodicExportingMetricReader | undefined;
   if (otlp) {
     // Flushed at the end of every request (record.ts); the period only covers a process
