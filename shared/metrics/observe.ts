@@ -23,7 +23,11 @@ export function observeRequest(target: string, status: number, seconds: number, 
 
 /** observeRequest, then the push when this process pushes (record.ts). Never throws. */
 export async function requestDone(target: string, status: number, startedMs: number, answer: Record<string, unknown> | undefined, tick: boolean): Promise<void> {
-  observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick);
+  try {
+    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick);
+  } catch {
+    // An answer of an unexpected shape: its metrics are lost, never the answer.
+  }
   await afterRequest();
 }
 

@@ -51,10 +51,10 @@ export async function afterRequest(capMs = 2_000): Promise<void> {
     return;
   }
   let timer: NodeJS.Timeout | undefined;
-  const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
   try {
     // Loading is local work; only the network wait is capped.
     const sdk = await loadSdk();
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
     await Promise.race([sdk.flush(), cap]);
   } catch {
     // A push that failed is retried by the next one (cumulative counters): never the request's problem.
