@@ -16,6 +16,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
 import { KeepAliveAgents } from './agent.js';
 import { classifyKubeError } from './errors.js';
 import { unsafePathProblem } from './path-guard.js';
@@ -50,9 +51,9 @@ export interface KubeClientOptions {
   throttledRetries?: number;
 }
 
-
 // One middleware, not two: client-node reverses its middleware array in place on every call.
-function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle): Middleware {
+// `server`: the API server's address, for the metrics (a response carries no URL).
+function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle, server: string): Middleware {
   return {
     pre: async (context: RequestContext) => {
       // The last line of defence for "names are names": names are validated where they
@@ -61,12 +62,14 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
       if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
       await throttle.take();
       onRequest?.(context.getHttpMethod(), context.getUrl());
+      observeApiRequest(context.getHttpMethod(), server);
       context.setSignal(AbortSignal.timeout(ms));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
     },
     post: async (context: ResponseContext) => {
+      observeApiResponse(server, context.httpStatusCode);
       // The server's own throttling answers in plain text (see errors.ts `throttled`); a
       // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
       if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? '')) throttle.pause(Number(context.headers['retry-after']) || 1);
@@ -111,7 +114,7 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server)],
   });
   return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
 }

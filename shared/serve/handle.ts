@@ -8,6 +8,7 @@ import { MAX_JSON_DEPTH, tooDeep } from '../cloudevents/body.js';
 import { isCloudEventRequest } from '../cloudevents/http.js';
 // errors.ts, not the index: the index loads the Kubernetes client, which may not be needed.
 import { KubeError, TransientKubeError } from '../kube/errors.js';
+import { requestDone } from '../metrics/observe.js';
 import { PolicyError } from '../policy/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { SENDER_VERIFIED } from './front.js';
@@ -58,10 +59,13 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
       const status = statusOf(answer);
       const body = { target: spec.name, ...answer, dryRun: answer.dryRun ?? dryRun, ...policyWarning(spec, rt) };
       if (status === 503) res.setHeader('Retry-After', '10');
+      // Measured and (when pushing) flushed before the answer: after it, an instance may be gone.
+      await requestDone(spec.name, status, started, answer, input.type === 'tick');
       res.status(status).json(body);
       rt.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
     } catch (e) {
       const [status, body] = mapError(e);
+      await requestDone(spec.name, status, started, undefined, false);
       if (!res.headersSent) res.status(status).json({ target: spec.name, ...body });
       rt.log[status >= 500 ? 'error' : 'warn']({ target: spec.name, status, ms: Date.now() - started, err: body.error }, 'not handled');
     }

@@ -9,6 +9,7 @@ import { waitFor } from '../../../test/harness/wait.js';
 import { startBridge, silentLogger } from '../../../shared/cli/bridge/index.js';
 import { startFunction, type FunctionProcess } from './functions.js';
 import { EXPECTED, NS, crashLoop, createBeforeBridge, createNamespaces, createWorkload, type Apis } from './workload.js';
+import { demoMetrics } from './metrics-summary.js';
 import { event, median, say, seconds, table } from './report.js';
 import { endedToGone, tell, type Observation, type PodStory } from './story.js';
 
@@ -93,7 +94,9 @@ async function main(): Promise<void> {
     stops.unshift(async () => watch.abort());
     await createBeforeBridge(api);
 
-    const env = { POLICY_FILE: POLICY, KUBECONFIG: cluster.kubeconfigPath, PROTECTED_NAMESPACES: `kube-system,${NS.protected}` };
+    const metrics = await demoMetrics();
+    stops.push(() => metrics.close());
+    const env = { POLICY_FILE: POLICY, KUBECONFIG: cluster.kubeconfigPath, PROTECTED_NAMESPACES: `kube-system,${NS.protected}`, ...metrics.env };
     const fns: FunctionProcess[] = [];
     for (const target of ['podTerminated', 'sweep']) fns.push(await startFunction(target, env, onFunctionLog));
     stops.unshift(...fns.map((f) => () => f.stop()));
@@ -135,6 +138,7 @@ async function main(): Promise<void> {
     const eventPath = stories.filter((r) => r.by === 'podTerminated' && r.result === 'deleted').flatMap((r) => endedToGone(r) ?? []);
     say(`terminal -> gone through bridge + podTerminated: median ${seconds(median(eventPath))} over ${eventPath.length} pods`);
     for (const e of EXPECTED) say(`${e.expect.padEnd(8)} ${e.namespace}/${e.prefix}*: ${e.story}`);
+    process.stdout.write(`\n${metrics.summary()}\n`);
     if (!ok) {
       say('not every expected outcome was seen in time (see the table)');
       process.exitCode = 1;

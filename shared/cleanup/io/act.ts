@@ -5,6 +5,7 @@ import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
 import type { StoredPodId } from '../../model/identity.js';
 import type { Decision } from '../../plan/decision.js';
+import { observeRemoval } from '../../metrics/observe.js';
 import type { EventBudget } from './event-budget.js';
 
 export interface ActResult {
@@ -24,6 +25,12 @@ export interface ActResult {
 }
 
 export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision, events?: EventBudget): Promise<ActResult> {
+  const result = await actOnce(writer, target, decision, events);
+  observeRemoval(decision, result);
+  return result;
+}
+
+async function actOnce(writer: ClusterWriter, target: StoredPodId, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
   try {
     const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;

@@ -46,6 +46,8 @@ export interface StepReport {
   message?: string;
   plan?: Pick<DefragPlan, 'summary' | 'freed' | 'notFreed' | 'lowerBound' | 'maxFreeable' | 'occupied'> & { moves: Move[] | number };
   requests: number;
+  /** Target nodes this step found empty and marked freed (the metrics count them). */
+  nodesFreed?: number;
 }
 
 export async function defragStep({ clients, writer }: StepIo, opts: StepOptions): Promise<StepReport> {
@@ -85,15 +87,19 @@ export async function defragStep({ clients, writer }: StepIo, opts: StepOptions)
   // A target with nothing left that counts is done: it stays cordoned, for the autoscaler.
   const occupiedNow = new Set(plan.notFreed.map((x) => x.node).concat(plan.freed.map((x) => x.node)));
   const stuck = new Set(plan.notFreed.map((x) => x.node));
+  let nodesFreed = 0;
   for (const t of dryRun ? [] : targets) {
     // Done, or no longer freeable after drift: mark it freed, or give the node back.
-    if (!occupiedNow.has(t)) await markNode(writer, nodeNamed(t), { mark: 'freed' });
-    else if (stuck.has(t)) await markNode(writer, nodeNamed(t), { mark: null, cordon: false });
+    if (!occupiedNow.has(t)) {
+      await markNode(writer, nodeNamed(t), { mark: 'freed' });
+      nodesFreed++;
+    } else if (stuck.has(t)) await markNode(writer, nodeNamed(t), { mark: null, cordon: false });
     else continue;
     requests++;
   }
+  const freed = nodesFreed ? { nodesFreed } : {};
   const move = plan.moves[0];
-  if (!move) return { outcome: 'converged', verified, plan: report(0), requests };
+  if (!move) return { outcome: 'converged', verified, plan: report(0), requests, ...freed };
   if (dryRun) return { outcome: 'planned', verified, plan: report(plan.moves), requests };
 
   if (!targets.includes(move.frees)) {
@@ -110,12 +116,12 @@ export async function defragStep({ clients, writer }: StepIo, opts: StepOptions)
   requests++;
   if (result.outcome !== 'evicted') {
     if (move.reserveFor) await markNode(writer, nodeNamed(move.from), { mark: null, cordon: false });
-    return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests };
+    return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests, ...freed };
   }
   const inFlight: InFlight = { move, ownerUids, at: opts.now };
   await markNode(writer, nodeNamed(move.frees), { inFlight });
   requests++;
-  return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), requests };
+  return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), requests, ...freed };
 }
 
 /** The move's eviction, tied to the pod as read (uid and resourceVersion), with its Event. */

@@ -11,6 +11,8 @@ import { defragIo, STEP_DEFAULTS } from './scenario.js';
 
 export interface Converged {
   steps: number;
+  /** Nodes the steps reported marking freed (what the metrics count). */
+  nodesFreed: number;
   evictions: number;
   asPlanned: number;
   drifted: number;
@@ -22,13 +24,14 @@ export interface Converged {
 export async function converge(kc: KubeConfig, maxSteps = 400): Promise<Converged> {
   const io = defragIo(kc, { dryRun: false });
   const started = Date.now();
-  const out = { steps: 0, evictions: 0, asPlanned: 0, drifted: 0, blocked: 0 };
+  const out = { steps: 0, evictions: 0, asPlanned: 0, drifted: 0, blocked: 0, nodesFreed: 0 };
   for (;;) {
     if (out.steps++ > maxSteps) throw new Error(`no convergence after ${maxSteps} steps`);
     const r = await defragStep(io, { ...STEP_DEFAULTS, now: Date.now() });
     if (r.verified?.asPlanned) out.asPlanned++;
     else if (r.verified) out.drifted++;
     if (r.outcome === 'evicted') out.evictions++;
+    out.nodesFreed += r.nodesFreed ?? 0;
     if (r.outcome === 'blocked' || r.outcome === 'stale') out.blocked++;
     if (r.outcome === 'converged') return { ...out, ms: Date.now() - started, last: r };
     if (r.outcome !== 'evicted') await new Promise((res) => setTimeout(res, 150));

@@ -59,6 +59,8 @@ describe('defragmentation against a real scheduler', () => {
     const marked = (await core.listNode()).items.filter((n) => n.metadata?.annotations?.['kube-tidy.dev/defrag'] === 'freed');
     expect(marked.map((n) => n.metadata!.name).sort()).toEqual(nodes.filter((n) => !occupied.has(n)));
     expect(marked.every((n) => n.spec?.unschedulable && n.metadata?.annotations?.[CORDONED] === 'true')).toBe(true);
+    // The steps said so as they marked them (kube_tidy_defrag_nodes_freed_total counts this).
+    expect(result.nodesFreed).toBe(marked.length);
     // Every other cordon it made (the swap's held spot) was given back.
     const freed = new Set(marked.map((n) => n.metadata!.name));
     const others = (await core.listNode()).items.filter((n) => !freed.has(n.metadata!.name));

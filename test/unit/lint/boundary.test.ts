@@ -18,6 +18,8 @@ describe('the pure core stays pure', () => {
     ['imports the logger', "import { createLogger } from '../log.js';\nexport const x = createLogger;", 'no-restricted-imports'],
     ['imports the runtime', "import { startRuntime } from '../runtime/runtime.js';\nexport const x = startRuntime;", 'no-restricted-imports'],
     ['imports a family\'s I/O', "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
+    ['records a metric', "import { record } from '../metrics/record.js';\nexport const x = record;", 'no-restricted-imports'],
+    ['imports the OpenTelemetry SDK', "import { MeterProvider } from '@opentelemetry/sdk-metrics';\nexport const x = MeterProvider;", 'no-restricted-imports'],
     ['reads the clock', 'export const x = () => Date.now();', 'no-restricted-properties'],
     ['makes a Date of now', 'export const x = () => new Date();', 'no-restricted-syntax'],
     ['reads the environment', 'export const x = () => process.env.X;', 'no-restricted-globals'],

@@ -1,0 +1,113 @@
+// Every metric kube-tidy exports, as data: the instruments are made from it (sdk.ts), the
+// README's table and the dashboard/alert check (test/unit/metrics/dashboard.test.ts) read it.
+// Names are the Prometheus names as scraped (counters end in _total, durations in _seconds);
+// over OTLP a counter is sent without `_total` (the Prometheus side of a collector adds it back).
+//
+// The pod counter keeps the descheduler's name shape and label names
+// (descheduler_pods_evicted_total{result,strategy,profile,namespace,node}) so an alert or a
+// panel written for the descheduler carries over by changing the prefix. `action` says whether
+// the pod was DELETEd (stored Succeeded/Failed) or went through the Eviction API; `dry_run`
+// whether it only went through the API server's dry run (DRY_RUN, invoke's plan): like the
+// descheduler, a dry run counts what would have happened, and the label keeps it apart.
+
+export type Kind = 'counter' | 'histogram';
+
+export interface MetricDef {
+  name: string;
+  kind: Kind;
+  help: string;
+  labels: readonly string[];
+  /** Histogram bucket upper bounds, seconds. */
+  buckets?: readonly number[];
+}
+
+// The descheduler's loop_duration_seconds buckets (metrics/metrics.go, v0.36.0): a sweep's
+// duration is comparable bucket for bucket.
+const LOOP_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500] as const;
+// One event or one API request: milliseconds to the deadline (30 s by default).
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+
+export const METRICS = {
+  podsEvicted: {
+    name: 'kube_tidy_pods_evicted_total',
+    kind: 'counter',
+    help: "Pods kube-tidy deleted or evicted, by result (success, blocked: a PodDisruptionBudget said no, failed: transient, refused: for good, stale, gone), action (delete, evict), strategy, profile, namespace and node (the descheduler's descheduler_pods_evicted_total labels), and dry_run (true: admitted by the API server's dry run, nothing removed).",
+    labels: ['result', 'action', 'strategy', 'profile', 'namespace', 'node', 'dry_run'],
+  },
+  requests: {
+    name: 'kube_tidy_requests_total',
+    kind: 'counter',
+    help: 'Requests (events, ticks, calls) a target answered, by target, HTTP status code and outcome.',
+    labels: ['target', 'code', 'outcome'],
+  },
+  requestDuration: {
+    name: 'kube_tidy_request_duration_seconds',
+    kind: 'histogram',
+    help: 'Time to answer one request (an event, a tick, a call), by target and HTTP status code.',
+    labels: ['target', 'code'],
+    buckets: REQUEST_BUCKETS,
+  },
+  loopDuration: {
+    name: 'kube_tidy_loop_duration_seconds',
+    kind: 'histogram',
+    help: "Time taken by a full pass on a schedule tick (sweep, orphanSweep, evacuation, defrag), by target. The descheduler's loop_duration_seconds buckets.",
+    labels: ['target'],
+    buckets: LOOP_BUCKETS,
+  },
+  apiRequests: {
+    name: 'kube_tidy_api_requests_total',
+    kind: 'counter',
+    help: 'Kubernetes API requests sent (retries included), by method and API server host.',
+    labels: ['method', 'host'],
+  },
+  apiResponses: {
+    name: 'kube_tidy_api_responses_total',
+    kind: 'counter',
+    help: 'Kubernetes API answers, by API server host and HTTP status code; requests minus answers got none (timeout, connection error).',
+    labels: ['host', 'code'],
+  },
+  cascades: {
+    name: 'kube_tidy_multikueue_cascades_total',
+    kind: 'counter',
+    help: 'MultiKueue cascade deletions of a deleted Job, per worker cluster and outcome (deleted, gone, terminating, other-origin, no-origin, unreachable, failed).',
+    labels: ['worker', 'outcome'],
+  },
+  orphans: {
+    name: 'kube_tidy_multikueue_orphans_total',
+    kind: 'counter',
+    help: 'Orphans the MultiKueue orphan sweep found, per worker cluster, kind and result (the write outcome, or the planned action).',
+    labels: ['worker', 'kind', 'result'],
+  },
+  workerSweeps: {
+    name: 'kube_tidy_multikueue_worker_sweeps_total',
+    kind: 'counter',
+    help: 'Orphan sweeps of one worker cluster, by worker and outcome (swept, unreachable, failed).',
+    labels: ['worker', 'outcome'],
+  },
+  evacuations: {
+    name: 'kube_tidy_evacuations_total',
+    kind: 'counter',
+    help: 'Evacuation passes over one pod, by the state they left it in (started, waiting, queued, blocked, backoff, succeeded, failed, timedout, cancelled, nothing-to-do).',
+    labels: ['state'],
+  },
+  defragSteps: {
+    name: 'kube_tidy_defrag_steps_total',
+    kind: 'counter',
+    help: 'Defragmentation steps, by outcome (planned, evicted, waiting, blocked, stale, converged).',
+    labels: ['outcome'],
+  },
+  defragNodesFreed: {
+    name: 'kube_tidy_defrag_nodes_freed_total',
+    kind: 'counter',
+    help: 'Nodes defragmentation emptied and marked freed (left cordoned for the autoscaler).',
+    labels: [],
+  },
+} as const satisfies Record<string, MetricDef>;
+
+export type MetricKey = keyof typeof METRICS;
+export type LabelsOf<K extends MetricKey> = Record<(typeof METRICS)[K]['labels'][number], string>;
+
+/** Every series name a scrape can show for the catalogue (histograms: _bucket, _sum, _count). */
+export function exportedSeriesNames(): string[] {
+  return Object.values(METRICS).flatMap((m: MetricDef) => (m.kind === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name]));
+}

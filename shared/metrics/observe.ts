@@ -1,0 +1,74 @@
+// From results to measurements, at the edges (never in the pure core, which eslint keeps
+// free of this module): what a removal ended as, what a request answered, what the API server
+// said. Each function reads a result the edge already has; none changes it.
+import type { CascadeResult } from '../multikueue/io/cascade.js';
+import type { WorkerReport } from '../multikueue/io/sweep.js';
+import { afterRequest, record } from './record.js';
+
+/** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
+export function observeRemoval(d: { strategy: string; profile: string; namespace: string; node?: string | undefined }, r: { action: string; outcome: string; dryRun: boolean }): void {
+  // The descheduler's "success" for done; the other outcomes keep their own names.
+  const result = r.outcome === 'deleted' || r.outcome === 'evicted' ? 'success' : r.outcome;
+  record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '', dry_run: String(r.dryRun) });
+}
+
+/** One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. */
+export function observeRequest(target: string, status: number, seconds: number, answer: Record<string, unknown> | undefined, tick: boolean): void {
+  const code = String(status);
+  record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : 'rejected' });
+  record('requestDuration', seconds, { target, code });
+  if (tick && answer) record('loopDuration', seconds, { target });
+  if (answer) observeFamily(target, answer);
+}
+
+/** observeRequest, then the push when this process pushes (record.ts). Never throws. */
+export async function requestDone(target: string, status: number, startedMs: number, answer: Record<string, unknown> | undefined, tick: boolean): Promise<void> {
+  try {
+    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick);
+  } catch {
+    // An answer of an unexpected shape: its metrics are lost, never the answer.
+  }
+  await afterRequest();
+}
+
+// What the other families' answers say (functions/*.ts build them from their I/O's results).
+function observeFamily(target: string, answer: Record<string, unknown>): void {
+  switch (target) {
+    case 'jobDeleted':
+      for (const w of (answer.workers as CascadeResult[] | undefined) ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
+      return;
+    case 'orphanSweep':
+      for (const w of (answer.workers as WorkerReport[] | undefined) ?? []) {
+        record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
+        for (const d of w.decisions) record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
+      }
+      return;
+    case 'evacuation': {
+      const results = (answer.results as { outcome: string }[] | undefined) ?? (answer.pod ? [answer as { outcome: string }] : []);
+      for (const r of results) record('evacuations', 1, { state: r.outcome });
+      return;
+    }
+    case 'defrag':
+      record('defragSteps', 1, { outcome: String(answer.outcome) });
+      if (typeof answer.nodesFreed === 'number' && answer.nodesFreed > 0) record('defragNodesFreed', answer.nodesFreed);
+      return;
+  }
+}
+
+/** A Kubernetes API request as it is sent (kube/clients.ts's middleware); `server`: the cluster's URL. */
+export function observeApiRequest(method: string, server: string): void {
+  record('apiRequests', 1, { method, host: hostOf(server) });
+}
+
+/** The API server's answer to one (a response carries no method or URL: the cluster's URL). */
+export function observeApiResponse(server: string, status: number): void {
+  record('apiResponses', 1, { host: hostOf(server), code: String(status) });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'unknown';
+  }
+}

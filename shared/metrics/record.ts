@@ -1,0 +1,79 @@
+// The recording side every edge calls (the wrapper, the writer's callers, the client
+// middleware). It imports nothing heavy: the OpenTelemetry SDK (sdk.ts) is loaded on first
+// need, so a cold start answers its first request without paying for it. Until it is
+// loaded, measurements wait in a bounded queue and are replayed into it, so nothing recorded
+// before the load is lost (past MAX_PENDING they are counted as dropped, never kept).
+import { LabelBound } from './bound.js';
+import type { MetricKey } from './catalogue.js';
+import { pushes } from './push-env.js';
+import type { Sdk } from './sdk.js';
+
+const MAX_PENDING = 10_000;
+
+type Op = [key: MetricKey, value: number, labels: Record<string, string>];
+
+let sdk: Sdk | undefined;
+let loading: Promise<Sdk> | undefined;
+let pending: Op[] = [];
+let bound = new LabelBound();
+let dropped = 0;
+
+/** Adds `value` to a counter, or records it in a histogram. Never throws. */
+export function record(key: MetricKey, value: number, labels: Record<string, string> = {}): void {
+  const bounded = bound.bound(key, labels);
+  if (sdk) sdk.add(key, value, bounded);
+  else if (pending.length < MAX_PENDING) pending.push([key, value, bounded]);
+  else dropped++;
+}
+
+/** The SDK, loaded once; what waited in the queue is recorded into it first. */
+export function loadSdk(env: NodeJS.ProcessEnv = process.env): Promise<Sdk> {
+  loading ??= import('./sdk.js').then(({ startSdk }) => {
+    const started = startSdk(env);
+    for (const [key, value, labels] of pending) started.add(key, value, labels);
+    pending = [];
+    sdk = started;
+    return started;
+  });
+  return loading;
+}
+
+/**
+ * At the end of a request, before it is answered. Pushing: export now, so an instance scaled
+ * to zero (or with its CPU throttled once it has answered) loses nothing; at most `capMs`
+ * (an unreachable collector must not hold the answer up; the next flush sends it all again,
+ * counters are cumulative). Not pushing: start loading the SDK after the answer is sent,
+ * so a scrape finds it ready and the queue stays short.
+ */
+export async function afterRequest(capMs = 2_000): Promise<void> {
+  if (!pushes()) {
+    setImmediate(() => void loadSdk().catch(() => undefined));
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // Loading is local work; only the network wait is capped.
+    const sdk = await loadSdk();
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
+    await Promise.race([sdk.flush(), cap]);
+  } catch {
+    // A push that failed is retried by the next one (cumulative counters): never the request's problem.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Measurements dropped because the queue was full before the SDK loaded. */
+export const droppedBeforeLoad = (): number => dropped;
+
+/** Tests: forget everything (a fresh SDK on next load). */
+export async function resetForTests(): Promise<void> {
+  const old = sdk;
+  sdk = undefined;
+  loading = undefined;
+  pending = [];
+  bound = new LabelBound();
+  dropped = 0;
+  // A provider pushing to a collector that does not answer would wait for its export timeout.
+  await Promise.race([old?.shutdown(), new Promise((r) => setTimeout(r, 500))]);
+}

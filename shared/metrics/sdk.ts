@@ -1,0 +1,73 @@
+// The OpenTelemetry SDK behind record.ts, loaded on first need (it is not free at a cold
+// start). One instrumentation, two exporters: a Prometheus reader that exposition.ts
+// serializes on a scrape (standalone mode), and, when the standard
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is set, an OTLP/HTTP
+// reader that pushes (serverless targets: a scaled-to-zero instance cannot be scraped).
+// The OTLP exporter reads the rest of the standard OTEL_EXPORTER_OTLP_* settings itself
+// (headers, timeout); OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the instance.
+import { randomUUID } from 'node:crypto';
+import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { METRICS, type MetricDef, type MetricKey } from './catalogue.js';
+import { pushes } from './push-env.js';
+
+export interface Sdk {
+  add(key: MetricKey, value: number, labels: Attributes): void;
+  /** The Prometheus text exposition of everything recorded so far. */
+  scrape(): Promise<string>;
+  /** Push what is recorded over OTLP now (no-op without an OTLP endpoint). */
+  flush(): Promise<void>;
+  readonly otlp: boolean;
+  shutdown(): Promise<void>;
+}
+
+export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
+  // No HTTP server of its own: the process's server (or a test) serves /metrics.
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: MetricReader[] = [prometheus];
+  const otlp = pushes(env);
+  let pushing: PeriodicExportingMetricReader | undefined;
+  if (otlp) {
+    // Flushed at the end of every request (record.ts); the period only covers a process
+    // that lives on between requests (standalone, min-scale > 0).
+    pushing = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 60_000 });
+    readers.push(pushing);
+  }
+  const resource = defaultResource()
+    // service.instance.id: a receiver keeps each instance's cumulative series apart.
+    .merge(resourceFromAttributes({ 'service.name': 'kube-tidy', 'service.instance.id': randomUUID(), ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}) }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new MeterProvider({ resource, readers });
+  const meter = provider.getMeter('kube-tidy');
+  const instruments = new Map<MetricKey, Counter | Histogram>();
+  for (const [key, def] of Object.entries(METRICS) as [MetricKey, MetricDef][]) {
+    if (def.kind === 'counter') {
+      // The SDK's Prometheus side appends _total to a monotonic counter's name.
+      instruments.set(key, meter.createCounter(def.name.replace(/_total$/, ''), { description: def.help }));
+    } else {
+      instruments.set(key, meter.createHistogram(def.name, { description: def.help, unit: 's', advice: { explicitBucketBoundaries: [...(def.buckets ?? [])] } }));
+    }
+  }
+  // No otel_scope_name label on every series: one scope, it would only add noise to queries.
+  const serializer = new PrometheusSerializer(undefined, false, undefined, false, true);
+  return {
+    otlp,
+    add(key, value, labels) {
+      const i = instruments.get(key)!;
+      if ('add' in i) i.add(value, labels);
+      else i.record(value, labels);
+    },
+    async scrape() {
+      const { resourceMetrics, errors } = await prometheus.collect();
+      if (errors.length) throw new AggregateError(errors, 'metrics collection failed');
+      return serializer.serialize(resourceMetrics);
+    },
+    async flush() {
+      await pushing?.forceFlush();
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}

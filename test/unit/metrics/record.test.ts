@@ -1,0 +1,173 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LabelBound, MAX_LENGTH, OTHER } from '../../../shared/metrics/bound.js';
+import { metricsExposition } from '../../../shared/metrics/exposition.js';
+import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
+import { afterRequest, record, resetForTests } from '../../../shared/metrics/record.js';
+import { startOtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
+
+// The instrumentation without a cluster: what each result becomes, the bound on labels, the
+// queue before the SDK loads, and the push at the end of a request.
+
+const scrape = async () => (await metricsExposition()).body;
+/** Series lines (no comments) whose name and labels start as `prefix`. */
+const lines = (text: string, prefix: string) => text.split('\n').filter((l) => l.startsWith(prefix));
+const value = (text: string, series: string) => Number(lines(text, `${series} `)[0]?.split(' ')[1]);
+
+afterEach(async () => {
+  delete process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  await resetForTests();
+});
+
+describe('labels are bounded', () => {
+  it('keeps the first values of a label and counts later ones as _other', () => {
+    const b = new LabelBound(2);
+    expect(['a', 'b', 'c', 'a', 'd'].map((ns) => b.bound('m', { namespace: ns }).namespace)).toEqual(['a', 'b', OTHER, 'a', OTHER]);
+    // Per metric: another metric has its own room.
+    expect(b.bound('n', { namespace: 'c' }).namespace).toBe('c');
+  });
+
+  it('cuts a long value', () => {
+    expect(new LabelBound().bound('m', { node: 'x'.repeat(500) }).node).toHaveLength(MAX_LENGTH);
+  });
+
+  it('a flood of namespaces makes at most MAX_VALUES + 1 series', async () => {
+    for (let i = 0; i < 300; i++) observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
+    const series = lines(await scrape(), 'kube_tidy_pods_evicted_total{');
+    expect(series).toHaveLength(201);
+    expect(value(await scrape(), 'kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="p",namespace="_other",node="n",dry_run="false"}')).toBe(100);
+  });
+});
+
+describe('results become measurements', () => {
+  it.each([
+    ['deleted', 'delete', 'success'],
+    ['evicted', 'evict', 'success'],
+    ['blocked', 'evict', 'blocked'],
+    ['failed', 'delete', 'failed'],
+    ['stale', 'delete', 'stale'],
+  ])('a removal that ended %s (%s) counts as result=%s with the descheduler labels', async (outcome, action, result) => {
+    observeRemoval({ strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome, dryRun: false });
+    expect(value(await scrape(), `kube_tidy_pods_evicted_total{result="${result}",action="${action}",strategy="RemoveFailedPods",profile="prod",namespace="ml",node="node-1",dry_run="false"}`)).toBe(1);
+  });
+
+  it('a dry run counts apart (dry_run="true"): nothing was removed', async () => {
+    observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: 'ml', node: 'n' }, { action: 'evict', outcome: 'evicted', dryRun: true });
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_pods_evicted_total{result="success",action="evict",strategy="PodLifeTime",profile="p",namespace="ml",node="n",dry_run="true"}')).toBe(1);
+    expect(lines(text, 'kube_tidy_pods_evicted_total{').filter((l) => l.includes('dry_run="false"'))).toEqual([]);
+  });
+
+  it('what was recorded before the SDK loaded is all there after (the queue is replayed)', async () => {
+    for (let i = 0; i < 5; i++) record('defragNodesFreed', 1);
+    expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(5);
+  });
+
+  it('a tick records a pass duration; an event does not', async () => {
+    observeRequest('sweep', 200, 1.5, { outcome: 'swept' }, true);
+    observeRequest('podTerminated', 200, 0.02, { outcome: 'kept' }, false);
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_loop_duration_seconds_count{target="sweep"}')).toBe(1);
+    expect(value(text, 'kube_tidy_loop_duration_seconds_bucket{target="sweep",le="1"}')).toBe(0);
+    expect(value(text, 'kube_tidy_loop_duration_seconds_bucket{target="sweep",le="2.5"}')).toBe(1);
+    expect(lines(text, 'kube_tidy_loop_duration_seconds_count{target="podTerminated"}')).toEqual([]);
+    expect(value(text, 'kube_tidy_request_duration_seconds_count{target="podTerminated",code="200"}')).toBe(1);
+    expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="200",outcome="kept"}')).toBe(1);
+  });
+
+  it('a refused request counts with its status and no outcome of its own', async () => {
+    observeRequest('podTerminated', 422, 0.001, undefined, false);
+    observeRequest('sweep', 503, 0.001, undefined, true);
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="422",outcome="rejected"}')).toBe(1);
+    expect(value(text, 'kube_tidy_requests_total{target="sweep",code="503",outcome="error"}')).toBe(1);
+    expect(lines(text, 'kube_tidy_loop_duration_seconds_count')).toEqual([]);
+  });
+
+  it('MultiKueue: cascades and orphans per worker', async () => {
+    observeRequest('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false);
+    const decisions = [{ kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Job', action: 'report' }];
+    observeRequest('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true);
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w1",outcome="deleted"}')).toBe(1);
+    expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w2",outcome="unreachable"}')).toBe(1);
+    expect(value(text, 'kube_tidy_multikueue_orphans_total{worker="w1",kind="Pod",result="deleted"}')).toBe(2);
+    expect(value(text, 'kube_tidy_multikueue_orphans_total{worker="w1",kind="Job",result="report"}')).toBe(1);
+    expect(value(text, 'kube_tidy_multikueue_worker_sweeps_total{worker="w2",outcome="unreachable"}')).toBe(1);
+  });
+
+  it('evacuations by state (a tick over many pods, an event over one) and defrag steps and freed nodes', async () => {
+    observeRequest('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true);
+    observeRequest('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false);
+    observeRequest('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true);
+    observeRequest('defrag', 200, 0.5, { outcome: 'converged' }, true);
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_evacuations_total{state="started"}')).toBe(2);
+    expect(value(text, 'kube_tidy_evacuations_total{state="succeeded"}')).toBe(1);
+    expect(value(text, 'kube_tidy_evacuations_total{state="blocked"}')).toBe(1);
+    expect(value(text, 'kube_tidy_defrag_steps_total{outcome="evicted"}')).toBe(1);
+    expect(value(text, 'kube_tidy_defrag_nodes_freed_total')).toBe(2);
+  });
+
+  it('API requests by method and server, answers by code', async () => {
+    observeApiRequest('GET', 'https://10.0.0.1:6443');
+    observeApiRequest('GET', 'https://10.0.0.1:6443');
+    observeApiResponse('https://10.0.0.1:6443', 429);
+    const text = await scrape();
+    expect(value(text, 'kube_tidy_api_requests_total{method="GET",host="10.0.0.1:6443"}')).toBe(2);
+    expect(value(text, 'kube_tidy_api_responses_total{host="10.0.0.1:6443",code="429"}')).toBe(1);
+  });
+});
+
+describe('the push at the end of a request', () => {
+  it('has exported when it returns', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = receiver.url;
+      observeRequest('podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
+      await afterRequest();
+      expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', outcome: 'deleted' })).toBe(1);
+      observeRequest('podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
+      await afterRequest();
+      // Cumulative: the second push holds both.
+      expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', outcome: 'deleted' })).toBe(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('the generic OTEL_EXPORTER_OTLP_ENDPOINT works too (the exporter appends /v1/metrics)', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url.replace(/\/v1\/metrics$/, '');
+      record('defragNodesFreed', 3);
+      await afterRequest();
+      expect(receiver.value('kube_tidy_defrag_nodes_freed')).toBe(3);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('without an endpoint nothing is pushed, and the SDK still loads for a scrape', async () => {
+    record('defragNodesFreed', 1);
+    await afterRequest();
+    expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(1);
+  });
+
+  it('does not hold the answer up when the collector does not answer', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/metrics`;
+      record('defragNodesFreed', 1);
+      const started = Date.now();
+      await afterRequest(300);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
