@@ -44,7 +44,7 @@ export interface KubeClientOptions {
   keepAlive?: boolean;
   /** Called as each request is sent (retries included): for counting requests in benchmarks. */
   onRequest?: (method: string, url: string) => void;
-  /** Client-side rate limit, as client-go's QPS and Burst (default 250 and 500). */
+  /** Client-side rate limit, as client-go's QPS and Burst (default 500 and 1000). */
   qps?: number;
   burst?: number;
   /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 8. */

@@ -19,6 +19,8 @@ const config = readConfig();
 const kubeConfig = loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
 const clients = kubeClients(kubeConfig, {
   timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000,
+  qps: config.KUBE_CLIENT_QPS,
+  burst: config.KUBE_CLIENT_BURST,
   onRequest: (method, url) => trace({ trace: 'kube', t: nowMs(), method, url }),
 });
 const del = clients.core.deleteNamespacedPod.bind(clients.core);
