@@ -9,9 +9,10 @@ import { defineTarget } from '../shared/serve/target.js';
  * transient failures answers 503 with its summary: the scheduler's retry (or the next tick)
  * decides again from what is stored, and an alert on 5xx sees it.
  *
- * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK), a pass that selected more than
- * SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest; the broker brings each
- * shard back to some sweep instance, which takes it here (README "Scale").
+ * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK; SWEEP_SHARD_TOPIC on GCP), a pass
+ * that selected more than SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest;
+ * the broker (or Pub/Sub and Eventarc) brings each shard back to some sweep instance, which
+ * takes it here (README "Scale").
  */
 export const sweep = defineTarget({
   name: 'sweep',

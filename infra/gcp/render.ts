@@ -11,6 +11,9 @@ type Obj = Record<string, unknown>;
 export const IMAGE = '${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy/kube-tidy';
 /** Topic per watched kind: Eventarc filters Pub/Sub only by the message type, so the topic routes. */
 export const topicFor = (kind: string) => `kube-tidy-${kind.toLowerCase()}-events`;
+/** Where a function publishes its own shards (README "Scale"): on GCP, Pub/Sub plays the broker. */
+export const shardTopicFor = (target: string) => `kube-tidy-${kebab(target)}-shards`;
+const topicPath = (topic: string) => `projects/\${PROJECT_ID}/topics/${topic}`;
 export const POLICY_MOUNT = '/etc/kube-tidy/policy';
 export const KUBECONFIG_MOUNT = '/etc/kube-tidy/kubeconfig';
 
@@ -19,9 +22,12 @@ function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
   const tag = decl.provider.image.split(':').pop();
   // The cluster is reached with a kubeconfig (a ServiceAccount token of the same least-RBAC
   // account infra/knative creates) and the policy from a file, both from Secret Manager.
+  const shards = f.events.some((e) => 'shards' in e);
   const env = functionEnv(decl, target, f, { namespace: decl.provider.namespace, kueueNamespace: decl.provider.kueueNamespace, prefix: decl.service, image: '' })
-    .filter((e) => e.name !== 'POLICY_CONFIGMAP')
+    // No broker on Cloud Run: shards go to the function's own Pub/Sub topic instead.
+    .filter((e) => e.name !== 'POLICY_CONFIGMAP' && e.name !== 'SWEEP_SHARD_SINK')
     .concat([{ name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` }, { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` }])
+    .concat(shards ? [{ name: 'SWEEP_SHARD_TOPIC', value: topicPath(shardTopicFor(target)) }] : [])
     .concat(google ? Object.entries(googleSenderAuthEnv(target, f)).map(([name, value]) => ({ name, value })) : []);
   return {
     apiVersion: 'serving.knative.dev/v1',
@@ -83,12 +89,12 @@ function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, 
 }
 
 /** Eventarc REST `Trigger` for a Pub/Sub topic, delivered to the Cloud Run service. */
-function eventarcTrigger(target: string, kind: string): Obj {
+function eventarcTrigger(target: string, suffix: string, topic: string): Obj {
   return {
-    name: `projects/\${PROJECT_ID}/locations/\${REGION}/triggers/kube-tidy-${kebab(target)}-${kind.toLowerCase()}`,
+    name: `projects/\${PROJECT_ID}/locations/\${REGION}/triggers/kube-tidy-${kebab(target)}-${suffix}`,
     eventFilters: [{ attribute: 'type', value: 'google.cloud.pubsub.topic.v1.messagePublished' }],
-    destination: { cloudRun: { service: `kube-tidy-${kebab(target)}`, region: '${REGION}', path: '/' } },
-    transport: { pubsub: { topic: `projects/\${PROJECT_ID}/topics/${topicFor(kind)}` } },
+    destination: { cloudRun: { service: `kube-tidy-${kebab(target)}`, region: '\${REGION}', path: '/' } },
+    transport: { pubsub: { topic: topicPath(topic) } },
     serviceAccount: SA('eventarc'),
   };
 }
@@ -101,8 +107,9 @@ export function renderGcp(decl: Declaration): { services: Record<string, Obj>; s
     f.events.forEach((e, i) => {
       if ('schedule' in e) out.scheduler[`${kebab(target)}-${i}`] = schedulerJob(target, f, i, e.schedule.cron, e.schedule.timezone);
       if ('cloudEvent' in e) kinds.add(e.cloudEvent.kind);
+      if ('shards' in e) out.eventarc[`${kebab(target)}-shards`] = eventarcTrigger(target, 'shards', shardTopicFor(target));
     });
-    for (const kind of kinds) out.eventarc[`${kebab(target)}-${kind.toLowerCase()}`] = eventarcTrigger(target, kind);
+    for (const kind of kinds) out.eventarc[`${kebab(target)}-${kind.toLowerCase()}`] = eventarcTrigger(target, kind.toLowerCase(), topicFor(kind));
   }
   return out;
 }

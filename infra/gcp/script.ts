@@ -1,7 +1,7 @@
 // The gcloud commands that deploy the rendered GCP specs, as one script. Generated, like the
 // specs, so it names exactly the functions, topics and schedules serverless.yml declares.
 import { kebab, type Declaration } from '../knative/declaration.js';
-import { topicFor } from './render.js';
+import { shardTopicFor, topicFor } from './render.js';
 
 interface TriggerSpec {
   destination: { cloudRun: { service: string } };
@@ -42,6 +42,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
   const google = decl.provider.senderAuth.gcp === 'google';
   const callers = ['scheduler', 'eventarc', ...(google && Object.values(decl.functions).some((f) => f.events.some((e) => 'http' in e)) ? ['caller'] : [])];
   const kinds = [...new Set(Object.values(decl.functions).flatMap((f) => f.events.flatMap((e) => ('cloudEvent' in e ? [e.cloudEvent.kind] : []))))];
+  const sharding = Object.entries(decl.functions).filter(([, f]) => f.events.some((e) => 'shards' in e)).map(([t]) => t);
   const lines = [
     '#!/usr/bin/env bash',
     '# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.',
@@ -70,6 +71,11 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     ...(google ? EVENTARC_AUDIENCE : []),
     '# Cluster events arrive through Pub/Sub, one topic per watched kind.',
     ...kinds.map((k) => `g pubsub topics describe ${topicFor(k)} >/dev/null 2>&1 || g pubsub topics create ${topicFor(k)}`),
+    ...(sharding.length ? ['# A big sweep publishes shards to its own topic (README "Scale"); Eventarc brings them back to it.'] : []),
+    ...sharding.flatMap((t) => [
+      `g pubsub topics describe ${shardTopicFor(t)} >/dev/null 2>&1 || g pubsub topics create ${shardTopicFor(t)}`,
+      `g pubsub topics add-iam-policy-binding ${shardTopicFor(t)} --member "serviceAccount:$(sa ${kebab(t)})" --role roles/pubsub.publisher >/dev/null`,
+    ]),
   ];
   for (const [name, t] of Object.entries(specs.eventarc) as [string, TriggerSpec][]) {
     const svc = t.destination.cloudRun.service;
@@ -81,6 +87,12 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
       `  --transport-topic "${t.transport.pubsub.topic}" --service-account "$(sa eventarc)"`,
     );
     if (google) lines.push(`accept_eventarc_audience ${svc} kube-tidy-${name} "${accepted(svc)}"`);
+    const sharding = Object.entries(decl.functions).find(([t]) => name === `${kebab(t)}-shards`)?.[1];
+    if (sharding) {
+      // A shard takes up to the function's timeout: Pub/Sub must not redeliver it meanwhile
+      // (a redelivery is harmless, the pods are re-read, but it is work done twice).
+      lines.push(`g pubsub subscriptions update "$(g eventarc triggers describe kube-tidy-${name} --location "$REGION" --format="value(transport.pubsub.subscription)")" --ack-deadline ${Math.min(600, sharding.timeout + 30)} >/dev/null`);
+    }
   }
   lines.push('', '# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.');
   for (const [name, j] of Object.entries(specs.scheduler) as [string, JobSpec][]) {

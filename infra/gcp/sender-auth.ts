@@ -15,8 +15,8 @@ export const serviceUrl = (target: string) => `https://kube-tidy-${kebab(target)
 
 /** The Google accounts that call a function: one per kind of event it takes. */
 export function callersOf(f: FunctionDecl): string[] {
-  // Shards are a Knative broker round trip; on Cloud Run the sweep does not fan out (README "Scale").
-  const callers = f.events.flatMap((e) => ('shards' in e ? [] : ['schedule' in e ? 'scheduler' : 'cloudEvent' in e ? 'eventarc' : 'caller']));
+  // Shards come back through Pub/Sub and Eventarc, like cluster events (README "Scale").
+  const callers = f.events.map((e) => ('schedule' in e ? 'scheduler' : 'cloudEvent' in e || 'shards' in e ? 'eventarc' : 'caller'));
   return [...new Set(callers)];
 }
 

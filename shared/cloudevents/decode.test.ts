@@ -8,8 +8,12 @@ import {
   pubsubEnvelope,
 } from '../../test/fixtures/events/requests.js';
 import type { HttpMode as Mode } from './encode.js';
+import { pubSubMessage } from './encode.js';
+import { shardEvent, type SweepShard } from './shard.js';
 import { decodeEvent, decodeIfCloudEvent } from './decode.js';
 import type { InternalEvent } from './types.js';
+
+const aShard: SweepShard = { pass: 'p1', index: 1, of: 2, pods: [{ namespace: 'ml', name: 'job-a-x1', uid: 'uid-1' }] };
 
 const thePod = pod('job-a-x1');
 const oldPod = pod('job-a-x1', { resourceVersion: '41' });
@@ -142,6 +146,15 @@ const cases: Case[] = [
     type: 'google.cloud.pubsub.topic.v1.messagePublished',
     data: pubsubEnvelope(base64Json(argoPayload('UPDATE', thePod, oldPod))),
     want: () => ({ type: 'object', verb: 'update', object: thePod, oldObject: oldPod }),
+  },
+  {
+    name: 'an Eventarc Pub/Sub event carrying a sweep shard a sweep published on GCP yields the shard',
+    type: 'google.cloud.pubsub.topic.v1.messagePublished',
+    data: (() => {
+      const m = pubSubMessage(shardEvent(aShard, 'kube-tidy.dev/sweep/p1'));
+      return pubsubEnvelope(m.data, m.attributes);
+    })(),
+    want: (mode) => ({ type: 'shard', shard: aShard, origin: { bridge: 'gcp-pubsub', transport: mode, pubsub: { payload: 'kube-tidy-shard' } } }),
   },
 ];
 

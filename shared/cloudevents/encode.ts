@@ -55,3 +55,25 @@ export function httpMessage(event: CloudEvent<unknown>, mode: HttpMode = 'binary
     body: typeof m.body === 'string' ? m.body : JSON.stringify(m.body),
   };
 }
+
+/** A Pub/Sub message as the REST API's `publish` takes it: base64 data and string attributes. */
+export interface PubSubMessage {
+  data: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * `event` in the CloudEvents Pub/Sub protocol binding's binary mode: the data as the message
+ * body, each context attribute as a `ce-` attribute and the content type as `content-type`.
+ * The decoder (pubsub.ts) reads `ce-type` back, however the message arrives (Eventarc's
+ * messagePublished event or a raw push).
+ */
+export function pubSubMessage(event: CloudEvent<unknown>): PubSubMessage {
+  const attributes: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.toJSON())) {
+    if (k === 'data' || k === 'data_base64' || v === undefined) continue;
+    attributes[k === 'datacontenttype' ? 'content-type' : `ce-${k}`] = String(v);
+  }
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  return { data: Buffer.from(data, 'utf8').toString('base64'), attributes };
+}

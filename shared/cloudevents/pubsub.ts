@@ -3,6 +3,7 @@ import { ARGO_RESOURCE_TYPE, decodeArgoEvent, looksLikeArgoPayload } from './arg
 import { bodyText, isPlainObject, parseJson } from './body.js';
 import { BadEventError, parseOrThrow } from './errors.js';
 import { decodeRefEvent, decodeResourceEvent, parseApiServerType } from './knative.js';
+import { decodeShardEvent, SWEEP_SHARD_TYPE } from './shard.js';
 import type { InternalEvent, PartialOrigin, PubSubPayload } from './types.js';
 
 // GCP Pub/Sub push. The same envelope arrives two ways: wrapped by Eventarc as the data of a
@@ -14,7 +15,8 @@ import type { InternalEvent, PartialOrigin, PubSubPayload } from './types.js';
 //  2. attribute `ce-type` (the CloudEvents Pub/Sub binding's binary mode): that type, with
 //     the decoded data as the event data;
 //  3. no type anywhere, but Argo's {type: ADD|UPDATE|DELETE, body} shape: an Argo payload.
-// The type must be a Knative ApiServerSource type or Argo's `resource`; anything else is 422.
+// The type must be a Knative ApiServerSource type, Argo's `resource` or kube-tidy's own sweep
+// shard (published by a sweep on GCP: README "Scale"); anything else is 422.
 
 export const PUBSUB_TYPE = 'google.cloud.pubsub.topic.v1.messagePublished';
 
@@ -49,7 +51,7 @@ export function decodePubSub(envelope: unknown, root: string, outer: PartialOrig
   const decoded = parseJson(text, `${dataPath} (base64-decoded)`);
 
   const inner = innerEvent(decoded, env.message.attributes ?? {}, dataPath);
-  const payload: PubSubPayload = inner.type === ARGO_RESOURCE_TYPE ? 'argo-events' : 'knative-apiserversource';
+  const payload: PubSubPayload = inner.type === ARGO_RESOURCE_TYPE ? 'argo-events' : inner.type === SWEEP_SHARD_TYPE ? 'kube-tidy-shard' : 'knative-apiserversource';
   const messageId = env.message.messageId ?? env.message.message_id;
   const origin: PartialOrigin = {
     ...outer,
@@ -62,11 +64,12 @@ export function decodePubSub(envelope: unknown, root: string, outer: PartialOrig
   };
 
   if (inner.type === ARGO_RESOURCE_TYPE) return decodeArgoEvent(inner.data, inner.root, origin);
+  if (inner.type === SWEEP_SHARD_TYPE) return decodeShardEvent(inner.data, origin, inner.root);
   const knative = parseApiServerType(inner.type);
   if (knative === undefined) {
     throw new BadEventError(
       422,
-      `unsupported event type "${inner.type}" inside a Pub/Sub message: expected a Knative ApiServerSource type (dev.knative.apiserver.resource.* or dev.knative.apiserver.ref.*) or "${ARGO_RESOURCE_TYPE}" (Argo Events)`,
+      `unsupported event type "${inner.type}" inside a Pub/Sub message: expected a Knative ApiServerSource type (dev.knative.apiserver.resource.* or dev.knative.apiserver.ref.*), "${ARGO_RESOURCE_TYPE}" (Argo Events) or "${SWEEP_SHARD_TYPE}" (a sweep's shard)`,
     );
   }
   return knative.mode === 'resource'

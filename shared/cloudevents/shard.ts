@@ -29,9 +29,10 @@ export interface ShardEvent {
   origin: EventOrigin;
 }
 
-export function decodeShardEvent(data: unknown, origin: PartialOrigin): ShardEvent {
-  const shard = parseOrThrow(shardSchema, data, 'data', 'sweep shard');
-  if (shard.index >= shard.of) throw new BadEventError(400, 'invalid sweep shard', ['data.index: must be below data.of']);
+/** `root` names where the shard sat: `data`, or inside a Pub/Sub message. */
+export function decodeShardEvent(data: unknown, origin: PartialOrigin, root = 'data'): ShardEvent {
+  const shard = parseOrThrow(shardSchema, data, root, 'sweep shard');
+  if (shard.index >= shard.of) throw new BadEventError(400, 'invalid sweep shard', [`${root}.index: must be below ${root}.of`]);
   return { type: 'shard', shard, origin: { ...origin, bridge: origin.bridge ?? 'kube-tidy' } };
 }
 

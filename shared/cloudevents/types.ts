@@ -19,7 +19,7 @@ export type Bridge =
 export type Transport = 'binary' | 'structured' | 'plain';
 
 /** The inner payload format a Pub/Sub message carried. */
-export type PubSubPayload = 'knative-apiserversource' | 'argo-events';
+export type PubSubPayload = 'knative-apiserversource' | 'argo-events' | 'kube-tidy-shard';
 
 export interface EventOrigin {
   bridge: Bridge;

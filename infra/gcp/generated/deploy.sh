@@ -37,12 +37,22 @@ accept_eventarc_audience() {  # service trigger accepted-audiences
 # Cluster events arrive through Pub/Sub, one topic per watched kind.
 g pubsub topics describe kube-tidy-pod-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-pod-events
 g pubsub topics describe kube-tidy-job-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-job-events
+# A big sweep publishes shards to its own topic (README "Scale"); Eventarc brings them back to it.
+g pubsub topics describe kube-tidy-sweep-shards >/dev/null 2>&1 || g pubsub topics create kube-tidy-sweep-shards
+g pubsub topics add-iam-policy-binding kube-tidy-sweep-shards --member "serviceAccount:$(sa sweep)" --role roles/pubsub.publisher >/dev/null
 g run services add-iam-policy-binding kube-tidy-pod-terminated --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-pod-terminated-pod --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-pod-terminated-pod --location "$REGION" \
   --destination-run-service kube-tidy-pod-terminated --destination-run-region "$REGION" --destination-run-path / \
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-pod-events" --service-account "$(sa eventarc)"
 accept_eventarc_audience kube-tidy-pod-terminated kube-tidy-pod-terminated-pod "https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app"
+g run services add-iam-policy-binding kube-tidy-sweep --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-sweep-shards --location "$REGION" \
+  --destination-run-service kube-tidy-sweep --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-sweep-shards" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-sweep kube-tidy-sweep-shards "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app"
+g pubsub subscriptions update "$(g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" --format="value(transport.pubsub.subscription)")" --ack-deadline 90 >/dev/null
 g run services add-iam-policy-binding kube-tidy-job-deleted --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-job-deleted-job --location "$REGION" \
   --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \

@@ -1,11 +1,14 @@
 // Fan-out: a sweep that selected more pods than one instance acts on in its time budget keeps
 // the first slice (in the policy's order) and posts the rest as shards, CloudEvents of type
-// dev.kube-tidy.sweep.shard.v1, to the broker that feeds `sweep` (README "Scale"). Any
+// dev.kube-tidy.sweep.shard.v1, to the broker that feeds `sweep` (README "Scale"), or on GCP
+// to a Pub/Sub topic an Eventarc trigger delivers back to `sweep`. Any
 // instance takes a shard: it reads each pod, decides again on the stored pod and removes it
 // only if the policy still selects it, so a shard is idempotent (a pod already removed is
 // `gone`), safe to repeat, and worth nothing to a forger. The policy's order and limits were
 // applied once, by the planner, over the whole cluster: shards only carry that result.
-import { httpMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
+import type { CloudEvent } from 'cloudevents';
+import { httpMessage, pubSubMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
+import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import { policyOf, type Runtime } from '../../runtime/runtime.js';
@@ -15,9 +18,11 @@ import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
 import { removeSelected } from './one-pod.js';
 
+/** The broker (or any CloudEvents endpoint delivering to sweep), or a Pub/Sub topic. */
+export type ShardSink = { url: string } | PubSubTarget;
+
 export interface FanOut {
-  /** The broker (or any CloudEvents endpoint delivering to sweep). */
-  sink: string;
+  sink: ShardSink;
   /** Pods per shard. */
   size: number;
 }
@@ -28,6 +33,8 @@ export interface Posted {
   pods: number;
   /** Pods in shards the sink did not take: left for the next sweep (a transient failure). */
   notPosted: number;
+  /** Why the first shard not taken was not (e.g. a missing publisher role on the topic). */
+  error?: string;
 }
 
 const POST_TIMEOUT_MS = 10_000;
@@ -40,21 +47,32 @@ export async function postShards(fanOut: FanOut, pass: string, rest: readonly De
   const out: Posted = { shards: 0, pods: 0, notPosted: 0 };
   await inOrder(chunks, 8, () => false, async (chunk, i) => {
     const shard: SweepShard = { pass, index: i + 1, of, pods: chunk.map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })) };
-    const m = httpMessage(shardEvent(shard, source));
-    try {
-      const res = await fetch(fanOut.sink, { method: 'POST', headers: m.headers, body: m.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
-      await res.arrayBuffer();
-      if (res.ok) {
-        out.shards++;
-        out.pods += chunk.length;
-        return;
-      }
-    } catch {
-      // unreachable or timed out: counted below, like a refusal
+    const refused = await deliver(fanOut.sink, shardEvent(shard, source));
+    if (refused === undefined) {
+      out.shards++;
+      out.pods += chunk.length;
+      return;
     }
     out.notPosted += chunk.length;
+    out.error ??= refused;
   });
   return out;
+}
+
+/** Undefined when the sink took the shard; otherwise why not (unreachable, timed out, refused). */
+async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<string | undefined> {
+  try {
+    if ('topic' in sink) {
+      await publish(sink, [pubSubMessage(event)]);
+      return undefined;
+    }
+    const m = httpMessage(event);
+    const res = await fetch(sink.url, { method: 'POST', headers: m.headers, body: m.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
+    const text = await res.text();
+    return res.ok ? undefined : `${sink.url}: HTTP ${res.status} ${text.slice(0, 200)}`;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 /** Takes one shard: every pod read, decided again as stored, removed only if still selected. */

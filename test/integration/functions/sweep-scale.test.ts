@@ -19,6 +19,7 @@ import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/in
 import { accountOf, functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { pingRequest, runPod, runtimeFor, send, serve } from './setup.js';
+import { pubSubStandIn, type PubSubStandIn } from './pubsub-standin.js';
 
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
 
@@ -125,6 +126,44 @@ describe('sweep fanned out into shards across instances', () => {
     expect(res.status).toBe(503);
     expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5 } });
     expect(res.body.failures).toEqual({ transient: 5, refused: 0 });
+  });
+});
+
+describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand-in plays both: pubsub-standin.ts)', () => {
+  const ns = testNamespace('sweep-pubsub');
+  const topic = 'projects/kube-tidy-test/topics/kube-tidy-sweep-shards';
+  let ps: PubSubStandIn;
+
+  beforeAll(async () => {
+    ps = await pubSubStandIn(topic);
+    await agedGroups(ns.name, ['old', 'mid', 'new'], 4);
+  }, 120_000);
+  afterAll(() => ps?.server.close());
+
+  it('the planner publishes the shards it does not act on; instances take them from Eventarc, again harmlessly on redelivery', async () => {
+    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_TOPIC: topic, PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
+    const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), pingRequest());
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, stoppedBy: 'limit-total', fannedOut: { shards: 2, pods: 5, notPosted: 0 } });
+    expect(ps.published.map((m) => m.attributes['ce-type'])).toEqual([SWEEP_SHARD_TYPE, SWEEP_SHARD_TYPE]);
+
+    const instances = [serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), serve(sweep, await runtimeFor(policyFor(ns.name, 8), env))];
+    const answers = await Promise.all(ps.published.map((_, i) => send(instances[i % 2]!, ps.delivery(i))));
+    expect(answers.map((a) => [a.status, a.body.outcome])).toEqual([[200, 'shard-done'], [200, 'shard-done']]);
+    expect(answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0)).toBe(5);
+    expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3']);
+
+    const again = await Promise.all(ps.published.map((_, i) => send(instances[1]!, ps.delivery(i))));
+    expect(again.map((a) => a.body.outcomes.deleted ?? 0)).toEqual([0, 0]);
+    expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3']);
+  });
+
+  it('a topic Pub/Sub refuses is work left undone: 503, and the refusal in the summary', async () => {
+    await agedGroups(ns.name, ['more'], 4);
+    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_TOPIC: 'projects/kube-tidy-test/topics/not-there', PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
+    const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
+    expect(res.status).toBe(503);
+    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5, error: expect.stringMatching(/HTTP 404 .*NOT_FOUND/) } });
   });
 });
 

@@ -73,12 +73,28 @@ describe('the GCP specs', () => {
 
   it('route every watched kind to its functions through an Eventarc Pub/Sub trigger', () => {
     const declared = new Set(Object.entries(decl.functions).flatMap(([t, f]) => f.events.flatMap((e) => ('cloudEvent' in e ? [`kube-tidy-${kebab(t)} ${e.cloudEvent.kind.toLowerCase()}`] : []))));
-    const triggers = Object.values(gcp.eventarc).map((t) => {
+    const triggers = Object.values(gcp.eventarc).flatMap((t) => {
       const e = EventarcTrigger.parse(t);
       expect(e.eventFilters).toEqual([{ attribute: 'type', value: 'google.cloud.pubsub.topic.v1.messagePublished' }]);
-      return `${e.destination.cloudRun.service} ${e.transport.pubsub.topic.match(/kube-tidy-(\w+)-events$/)![1]}`;
+      const kind = e.transport.pubsub.topic.match(/kube-tidy-(\w+)-events$/)?.[1];
+      return kind ? [`${e.destination.cloudRun.service} ${kind}`] : [];
     });
     expect(new Set(triggers)).toEqual(declared);
+  });
+
+  it('give a function that fans out its own Pub/Sub topic for shards, a publisher role on it and a trigger back to it: no broker on Cloud Run', () => {
+    const sharding = Object.entries(decl.functions).filter(([, f]) => f.events.some((e) => 'shards' in e)).map(([t]) => kebab(t));
+    expect(sharding).toEqual(['sweep']);
+    for (const t of sharding) {
+      const env = new Map((parse(readFileSync(join(dir, 'services', `${t}.yaml`), 'utf8')).spec.template.spec.containers[0].env as { name: string; value: string }[]).map((e) => [e.name, e.value]));
+      expect(env.get('SWEEP_SHARD_SINK')).toBeUndefined();
+      const topic = `projects/\${PROJECT_ID}/topics/kube-tidy-${t}-shards`;
+      expect(env.get('SWEEP_SHARD_TOPIC')).toBe(topic);
+      const trigger = EventarcTrigger.parse(gcp.eventarc[`${t}-shards`]);
+      expect([trigger.destination.cloudRun.service, trigger.transport.pubsub.topic]).toEqual([`kube-tidy-${t}`, topic]);
+      expect(script).toContain(`g pubsub topics add-iam-policy-binding kube-tidy-${t}-shards --member "serviceAccount:$(sa ${t})" --role roles/pubsub.publisher`);
+      expect(script).toMatch(new RegExp(`triggers describe kube-tidy-${t}-shards .*--ack-deadline \\d+`));
+    }
   });
 
   it('refuse a Scheduler job a schema cannot accept (the schemas have teeth)', () => {

@@ -83,7 +83,8 @@ describe('Google sender authentication in the generated Cloud Run services', () 
       expect(config).toMatchObject({ platform: 'google', issuers: ['https://accounts.google.com', 'accounts.google.com'] });
       // What Cloud Scheduler's token for this service carries is accepted.
       for (const j of jobs.filter((j) => j.httpTarget.uri.includes(`//kube-tidy-${kebab(target)}-`))) expect(config.audiences).toContain(j.httpTarget.oidcToken.audience);
-      const callers = new Set(f.events.flatMap((e) => ('shards' in e ? [] : ['schedule' in e ? 'scheduler' : 'cloudEvent' in e ? 'eventarc' : 'caller'])));
+      // Shards come back through Eventarc on GCP, like cluster events.
+      const callers = new Set(f.events.map((e) => ('schedule' in e ? 'scheduler' : 'cloudEvent' in e || 'shards' in e ? 'eventarc' : 'caller')));
       expect(config.subjects.sort()).toEqual([...callers].map((c) => `kube-tidy-${c}@\${PROJECT_ID}.iam.gserviceaccount.com`).sort());
     });
   }
