@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 // How every Go build here runs. GOTOOLCHAIN=local: never download another toolchain behind
@@ -31,4 +32,11 @@ export function cachedGoBuild(o: { name: string; bin: string; pkg: string; cwd: 
   writeFileSync(stamp, JSON.stringify({ ...o.stamp, seconds, builtAt: new Date().toISOString() }) + '\n');
   console.log(`[${o.name}:build] done in ${seconds} s: ${o.bin}`);
   return o.bin;
+}
+
+/** A short hash of a wrapper module's sources (`files` under `dir`): part of its cache key, so an edit rebuilds. */
+export function sourceHash(dir: string, files: readonly string[]): string {
+  const h = createHash('sha256');
+  for (const f of files) h.update(f).update('\0').update(readFileSync(join(dir, f))).update('\0');
+  return h.digest('hex').slice(0, 16);
 }

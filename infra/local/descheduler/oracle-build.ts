@@ -3,11 +3,9 @@
 // cache key holds DESCHEDULER_VERSION and a hash of the oracle's source, go.mod and go.sum, so
 // an edited oracle is rebuilt and an unchanged one never is. The stamp is written last: a
 // build cut off half way is never taken for a finished one.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedGoBuild } from '../go-run.js';
+import { cachedGoBuild, sourceHash as hashOf } from '../go-run.js';
 import { cacheRoot } from '../versions.js';
 import { DESCHEDULER_VERSION } from './build.js';
 
@@ -15,9 +13,7 @@ const moduleDir = dirname(fileURLToPath(import.meta.url));
 const SOURCES = ['oracle/main.go', 'go.mod', 'go.sum'];
 
 export function oracleSourceHash(): string {
-  const h = createHash('sha256');
-  for (const f of SOURCES) h.update(f).update('\0').update(readFileSync(join(moduleDir, f))).update('\0');
-  return h.digest('hex').slice(0, 16);
+  return hashOf(moduleDir, SOURCES);
 }
 
 export function oracleBin(): string {

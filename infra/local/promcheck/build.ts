@@ -4,11 +4,9 @@
 // and the stamp is written last, so a build cut off half way is never taken for a finished
 // one. Why not promtool: its package graph holds every service discovery and the TSDB (a
 // cold build several times longer) for three checks that need none of them.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedGoBuild } from '../go-run.js';
+import { cachedGoBuild, sourceHash as hashOf } from '../go-run.js';
 import { cacheRoot } from '../versions.js';
 
 /** github.com/prometheus/prometheus in go.mod (the newest tag on the proxy when written). */
@@ -18,9 +16,7 @@ const moduleDir = dirname(fileURLToPath(import.meta.url));
 const SOURCES = ['main.go', 'go.mod', 'go.sum'];
 
 function sourceHash(): string {
-  const h = createHash('sha256');
-  for (const f of SOURCES) h.update(f).update('\0').update(readFileSync(join(moduleDir, f))).update('\0');
-  return h.digest('hex').slice(0, 16);
+  return hashOf(moduleDir, SOURCES);
 }
 
 export function promcheckBin(): string {
