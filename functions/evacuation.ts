@@ -31,7 +31,7 @@ export const evacuation = defineTarget({
         : parts.config.evictionRequests === 'off'
           ? `${EVICTION_REQUEST_GROUP} not used (EVACUATION_EVICTION_REQUESTS=off)`
           : `${EVICTION_REQUEST_GROUP} not installed`;
-      return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots }, results: summary.results, evictionRequests, ...(deps.evictionRequests ? { responded } : {}) };
+      return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots, ...(summary.requestsCollected === undefined ? {} : { requestsCollected: summary.requestsCollected }) }, results: summary.results, evictionRequests, ...(deps.evictionRequests ? { responded } : {}) };
     }
     if (input.type === 'shard') throw new Error('unreachable: accepts no sweep shards');
     const kind = input.type === 'object' ? input.event.object.kind : input.event.ref.kind;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS, readState, writeState } from './annotations.js';
-import { evictionRequestBody, evictionRequestName, evictionRequestView, type Eviction, type EvictionRequest } from './eviction-request.js';
+import { evictionRequestBody, evictionRequestName, evictionRequestView, requestLeftBehind, type Eviction, type EvictionRequest } from './eviction-request.js';
 import { next, type Settings } from './machine.js';
 import { KUBEVIRT_RESPONDER, respond, respondersAfter, responderMigrationName, RESPONDER_DEFAULTS } from './responder.js';
 
@@ -87,5 +87,22 @@ describe('the responder side: kube-tidy.dev/kubevirt', () => {
     const after = respondersAfter(e, KUBEVIRT_RESPONDER, { do: 'complete', message: 'done', why: '' }, NOW);
     expect(after[0]).toMatchObject({ heartbeatTime: '2026-03-01T12:00:00Z', completionTime: '2026-03-01T12:00:00Z', message: 'done' });
     expect(after[1]).toEqual(e.status!.responders![1]);
+  });
+});
+
+describe('collecting kube-tidy’s EvictionRequests left behind', () => {
+  const eviction = (conditions: { type: string; status: string }[]): Eviction => ({ metadata: { name: 'e', uid: 'e-uid' }, spec: { target: { pod: { name: 'p', uid: 'u' } } }, status: { conditions } });
+  it('never while the pod (that uid) is there, whatever the Eviction says', () => {
+    expect(requestLeftBehind(true, undefined)).toBe(false);
+    expect(requestLeftBehind(true, eviction([{ type: 'TargetEvicted', status: 'True' }]))).toBe(false);
+  });
+  it('the pod gone: when no Eviction is at work, none or ended TargetEvicted/Failed', () => {
+    expect(requestLeftBehind(false, undefined)).toBe(true);
+    expect(requestLeftBehind(false, eviction([{ type: 'TargetEvicted', status: 'True' }]))).toBe(true);
+    expect(requestLeftBehind(false, eviction([{ type: 'Failed', status: 'True' }]))).toBe(true);
+  });
+  it('the pod gone but a responder still at work (no final condition, or one not True): kept, deleting would cancel it', () => {
+    expect(requestLeftBehind(false, eviction([]))).toBe(false);
+    expect(requestLeftBehind(false, eviction([{ type: 'TargetEvicted', status: 'False' }]))).toBe(false);
   });
 });

@@ -99,3 +99,18 @@ export function evictionRequestView(er: EvictionRequest, eviction?: Eviction): M
   const progress = progressOf(eviction);
   return { name: er.metadata.name, phase: observed ? 'Running' : '', recorded: true, what, ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }) };
 }
+
+/**
+ * Whether one of kube-tidy's EvictionRequests has nothing left to ask for, so it is deleted:
+ * its pod (that uid) is gone, and no Eviction of the pod is still at work (there is none, or it
+ * ended TargetEvicted/Failed). Nothing owns an EvictionRequest and the API keeps it after its
+ * pod (types.go: only Evictions are garbage collected, once their requests are gone), so
+ * without this every pod evicted by its responders would leave one behind for good. While a
+ * responder is still at work (writing its completion), deleting would withdraw and cancel it.
+ */
+export function requestLeftBehind(podThere: boolean, eviction: Eviction | undefined): boolean {
+  if (podThere) return false;
+  if (!eviction) return true;
+  const conditions = eviction.status?.conditions;
+  return Boolean(trueCondition(conditions, 'TargetEvicted') ?? trueCondition(conditions, 'Failed'));
+}

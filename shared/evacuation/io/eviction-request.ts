@@ -69,8 +69,10 @@ export async function deleteEvictionRequest(writer: ClusterWriter, namespace: st
   await writer.deleteObject(EVICTION_REQUESTS, { namespace, name });
 }
 
-/** kube-tidy's EvictionRequests of a pod (by label): what is left once the pod is gone. */
-export async function evictionRequestsOfPod(api: LifecycleReader, namespace: string, podUid: string): Promise<string[]> {
-  const list = (await readOrAbsent(`list evictionrequests in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTION_REQUESTS, namespace, labelSelector: `${POD_UID_LABEL}=${podUid}` }))) as { items?: { metadata: { name: string } }[] } | undefined;
-  return (list?.items ?? []).map((i) => i.metadata.name);
+/** kube-tidy's own EvictionRequests (those labelled with their pod's uid), in `namespace` or all. */
+export async function ownEvictionRequests(api: LifecycleReader, namespace?: string): Promise<EvictionRequest[]> {
+  const args = { ...EVICTION_REQUESTS, labelSelector: POD_UID_LABEL };
+  const where = namespace ? `in ${namespace}` : 'in all namespaces';
+  const list = (await readOrAbsent(`list evictionrequests ${where}`, () => (namespace ? api.listNamespacedCustomObject({ ...args, namespace }) : api.listClusterCustomObject(args)))) as { items?: unknown[] } | undefined;
+  return (list?.items ?? []).map((i) => EvictionRequestSchema.parse(i));
 }

@@ -7,7 +7,9 @@ import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { ANNOTATIONS } from '../core/annotations.js';
 import { stale } from '../core/limits.js';
+import { requestLeftBehind } from '../core/eviction-request.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
+import { deleteEvictionRequest, evictionFor, ownEvictionRequests } from './eviction-request.js';
 
 /** A slot younger than this may belong to an instance between taking it and writing Started. */
 const SLOT_GRACE_MS = 60_000;
@@ -16,6 +18,8 @@ export interface TickSummary {
   pods: number;
   results: PassResult[];
   freedSlots: number;
+  /** kube-tidy's EvictionRequests deleted because their pod is gone and its Eviction ended. */
+  requestsCollected?: number;
 }
 
 // In flight first (ending ones free slots for the rest), then backoffs, then new requests
@@ -52,5 +56,22 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
     if (!pod || pod.metadata.uid !== s.uid) free.push(s);
   }
   if (free.length) await d.ledger.release((s) => free.some((f) => f.uid === s.uid));
-  return { pods: pods.length, results, freedSlots: free.length };
+  const collected = d.evictionRequests ? await collectRequests(d, scope) : undefined;
+  return { pods: pods.length, results, freedSlots: free.length, ...(collected === undefined ? {} : { requestsCollected: collected }) };
+}
+
+/** Deletes kube-tidy's EvictionRequests left behind by pods that are gone (core: requestLeftBehind). */
+async function collectRequests(d: EvacuationDeps, scope: string | undefined): Promise<number> {
+  let deleted = 0;
+  for (const er of await ownEvictionRequests(d.custom, scope)) {
+    const namespace = er.metadata.namespace ?? scope ?? '';
+    const target = er.spec.target.pod;
+    if (!target) continue;
+    const pod = await getPod(d.core, { namespace, name: target.name });
+    const there = pod?.metadata.uid === target.uid;
+    if (!requestLeftBehind(there, there ? undefined : await evictionFor(d.custom, namespace, target.uid))) continue;
+    await deleteEvictionRequest(d.writer, namespace, er.metadata.name);
+    deleted++;
+  }
+  return deleted;
 }

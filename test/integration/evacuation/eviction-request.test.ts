@@ -61,6 +61,9 @@ describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 
     const ev = await waitFor('TargetEvicted', async () => ((await evictionOf(uid))?.status?.conditions?.some((c) => c.type === 'TargetEvicted') ? evictionOf(uid) : undefined));
     expect(ev!.status!.targetResponders).toEqual([expect.objectContaining({ name: IMPERATIVE_EVICTOR, state: 'Completed' })]);
     await waitFor('the EvictionRequest to say TargetEvicted', async () => (await getEr(er!.metadata.name))?.status?.conditions?.some((c) => c.type === 'TargetEvicted'));
+    // Nothing owns it, the pod is gone and its Eviction ended: the next tick deletes it (it stayed for good before).
+    expect(await fn.tick()).toMatchObject({ summary: { freedSlots: 1, requestsCollected: 1 } });
+    expect(await getEr(er!.metadata.name)).toBeUndefined();
   });
 
   it('kube-tidy.dev/kubevirt responds: migration started when Active, heartbeats, completion, pod evicted; one migration', async () => {
@@ -86,6 +89,8 @@ describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 
     expect(end.status!.responders!.find((r) => r.name === 'kube-tidy.dev/kubevirt')).toMatchObject({ completionTime: expect.any(String), message: expect.stringMatching(/succeeded/) });
     expect(end.status!.targetResponders!.find((t) => t.name === 'kube-tidy.dev/kubevirt')?.state).toBe('Completed');
     expect(controller.created.get('resp')).toEqual([name]);
+    // The request is collected once the Eviction has ended, not while kube-tidy still responds.
+    await tickUntil(fn, 'the EvictionRequest collected', async () => (await getEr(evictionRequestName(uid, 1))) === undefined);
   });
 
   it('removing the request withdraws the EvictionRequest: Cancelled in the result, the Eviction canceled, the responder aborts its migration', async () => {
