@@ -257,7 +257,9 @@ async function oneSize(size: number, policy: string) {
       ['fannedOut', () => fannedOut(cluster, ids, policy, INSTANCES)],
     ];
     let round = 0;
-    for (const [name, run] of runs.filter(([name]) => wanted(name))) {
+    // In SCALE_RUNS's order when given: a run's place in the sequence is a variable too.
+    const order = (name: string) => only?.indexOf(name) ?? 0;
+    for (const [name, run] of runs.filter(([name]) => wanted(name)).sort(([a], [b]) => order(a) - order(b))) {
       if (round > 0) await refill(round);
       round++;
       r[name] = await run();
