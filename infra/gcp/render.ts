@@ -93,7 +93,7 @@ function eventarcTrigger(target: string, suffix: string, topic: string): Obj {
   return {
     name: `projects/\${PROJECT_ID}/locations/\${REGION}/triggers/kube-tidy-${kebab(target)}-${suffix}`,
     eventFilters: [{ attribute: 'type', value: 'google.cloud.pubsub.topic.v1.messagePublished' }],
-    destination: { cloudRun: { service: `kube-tidy-${kebab(target)}`, region: '\${REGION}', path: '/' } },
+    destination: { cloudRun: { service: `kube-tidy-${kebab(target)}`, region: '${REGION}', path: '/' } },
     transport: { pubsub: { topic: topicPath(topic) } },
     serviceAccount: SA('eventarc'),
   };
