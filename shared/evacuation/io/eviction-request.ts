@@ -39,10 +39,15 @@ export async function getEvictionRequest(api: LifecycleReader, namespace: string
   return raw === undefined ? undefined : EvictionRequestSchema.parse(raw);
 }
 
+/** The Evictions in a namespace (one LIST, for callers asking about several pods). */
+export async function evictionsIn(api: LifecycleReader, namespace: string): Promise<Eviction[]> {
+  const list = (await readOrAbsent(`list evictions in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTIONS, namespace }))) as { items?: unknown[] } | undefined;
+  return (list?.items ?? []).map((i) => EvictionSchema.parse(i));
+}
+
 /** The Eviction the controller made for a pod (found by the target's uid; its name is "purely informative"). */
 export async function evictionFor(api: LifecycleReader, namespace: string, podUid: string): Promise<Eviction | undefined> {
-  const list = (await readOrAbsent(`list evictions in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTIONS, namespace }))) as { items?: unknown[] } | undefined;
-  return (list?.items ?? []).map((i) => EvictionSchema.parse(i)).find((e) => e.spec.target.pod?.uid === podUid);
+  return (await evictionsIn(api, namespace)).find((e) => e.spec.target.pod?.uid === podUid);
 }
 
 /**
@@ -64,9 +69,12 @@ export async function withdrawEvictionRequest(writer: ClusterWriter, namespace: 
   return writer.patchObject(EVICTION_REQUESTS, { namespace, name }, { spec: { intent: 'Withdrawn' } });
 }
 
-/** Deleting counts as a withdrawal too (types.go); done once the attempt needs no record. */
-export async function deleteEvictionRequest(writer: ClusterWriter, namespace: string, name: string): Promise<void> {
-  await writer.deleteObject(EVICTION_REQUESTS, { namespace, name });
+/**
+ * Deleting counts as a withdrawal too (types.go); done once the attempt needs no record.
+ * `stored`: the uid and resourceVersion it was read at, when the decision was made on it.
+ */
+export async function deleteEvictionRequest(writer: ClusterWriter, namespace: string, name: string, stored: { uid?: string; resourceVersion?: string } = {}): Promise<'deleted' | 'gone' | 'stale'> {
+  return writer.deleteObject(EVICTION_REQUESTS, { namespace, name, ...(stored.uid ? { uid: stored.uid } : {}), ...(stored.uid && stored.resourceVersion ? { resourceVersion: stored.resourceVersion } : {}) });
 }
 
 /** kube-tidy's own EvictionRequests (those labelled with their pod's uid), in `namespace` or all. */

@@ -7,9 +7,9 @@ import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { ANNOTATIONS } from '../core/annotations.js';
 import { stale } from '../core/limits.js';
-import { requestLeftBehind } from '../core/eviction-request.js';
+import { requestLeftBehind, type Eviction } from '../core/eviction-request.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
-import { deleteEvictionRequest, evictionFor, ownEvictionRequests } from './eviction-request.js';
+import { deleteEvictionRequest, evictionsIn, ownEvictionRequests } from './eviction-request.js';
 
 /** A slot younger than this may belong to an instance between taking it and writing Started. */
 const SLOT_GRACE_MS = 60_000;
@@ -56,22 +56,29 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
     if (!pod || pod.metadata.uid !== s.uid) free.push(s);
   }
   if (free.length) await d.ledger.release((s) => free.some((f) => f.uid === s.uid));
-  const collected = d.evictionRequests ? await collectRequests(d, scope) : undefined;
+  // Pods just listed are there (a request of one gone since waits for the next tick).
+  const collected = d.evictionRequests ? await collectRequests(d, d.evictionRequests.requester, scope, new Set(pods.map((p) => p.metadata.uid!))) : undefined;
   return { pods: pods.length, results, freedSlots: free.length, ...(collected === undefined ? {} : { requestsCollected: collected }) };
 }
 
-/** Deletes kube-tidy's EvictionRequests left behind by pods that are gone (core: requestLeftBehind). */
-async function collectRequests(d: EvacuationDeps, scope: string | undefined): Promise<number> {
+/**
+ * Deletes kube-tidy's EvictionRequests left behind by pods that are gone (core:
+ * requestLeftBehind): ours by label and requester, each delete tied to the request as read.
+ * A pod is read only when the tick's list did not have it, the Evictions once per namespace.
+ */
+async function collectRequests(d: EvacuationDeps, requester: string, scope: string | undefined, listed: ReadonlySet<string>): Promise<number> {
   let deleted = 0;
+  const evictions = new Map<string, Promise<Eviction[]>>();
   for (const er of await ownEvictionRequests(d.custom, scope)) {
-    const namespace = er.metadata.namespace ?? scope ?? '';
+    const namespace = er.metadata.namespace;
     const target = er.spec.target.pod;
-    if (!target) continue;
-    const pod = await getPod(d.core, { namespace, name: target.name });
-    const there = pod?.metadata.uid === target.uid;
-    if (!requestLeftBehind(there, there ? undefined : await evictionFor(d.custom, namespace, target.uid))) continue;
-    await deleteEvictionRequest(d.writer, namespace, er.metadata.name);
-    deleted++;
+    if (!namespace || !target || er.spec.requester !== requester) continue;
+    const there = listed.has(target.uid) || (await getPod(d.core, { namespace, name: target.name }))?.metadata.uid === target.uid;
+    if (!there && !evictions.has(namespace)) evictions.set(namespace, evictionsIn(d.custom, namespace));
+    const eviction = there ? undefined : (await evictions.get(namespace)!).find((e) => e.spec.target.pod?.uid === target.uid);
+    if (!requestLeftBehind(there, eviction)) continue;
+    // Changed since it was listed (`stale`): decided again on the next tick.
+    if ((await deleteEvictionRequest(d.writer, namespace, er.metadata.name, er.metadata)) === 'deleted') deleted++;
   }
   return deleted;
 }
