@@ -76,12 +76,11 @@ async function recordEventAbout(
   event: PodEvent,
   opts: RecordOptions = {},
 ): Promise<RecordResult> {
-  const pod = about;
   if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
   const body: EventsV1Event = {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { name: eventName(pod, event.once ?? event.reason), namespace: pod.namespace },
+    metadata: { name: eventName(about, event.once ?? event.reason), namespace: about.namespace },
     // MicroTime: client-node's subclass serialises with the microseconds the server requires.
     eventTime: new V1MicroTime(),
     reportingController: REPORTING_CONTROLLER,
@@ -90,10 +89,10 @@ async function recordEventAbout(
     reason: clip(event.reason, 128),
     note: clip(event.note, 1024),
     type: event.type,
-    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid } : { apiVersion: 'v1', kind: 'Namespace', name: about.name },
+    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid } : { apiVersion: 'v1', kind: 'Namespace', name: about.name },
   };
   try {
-    const created = await events.createNamespacedEvent({ namespace: pod.namespace, body });
+    const created = await events.createNamespacedEvent({ namespace: about.namespace, body });
     return { recorded: true, name: created.metadata?.name ?? '' };
   } catch (error) {
     const failure = classifyKubeError(error);

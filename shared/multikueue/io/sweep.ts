@@ -60,9 +60,10 @@ export async function readManager(manager: Pick<KubeClients, 'custom'>, kinds: J
   return { live, listed, requests };
 }
 
-/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
+/** Orphan deletions in flight at once per worker. */
 const ORPHAN_CONCURRENCY = 16;
 
+/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
 export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<WorkerReport> {
   const report: WorkerReport = { worker: worker.name, outcome: 'swept', counts: {}, decisions: [], requests: 0 };
   if (!worker.api || !writer) return { ...report, outcome: worker.error?.transient ? 'unreachable' : 'failed', error: worker.error?.message };
