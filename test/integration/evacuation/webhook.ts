@@ -56,31 +56,30 @@ async function evacuate(core: CoreV1Api, custom: CustomObjectsApi, ns: string, p
   return `Eviction triggered evacuation of VMI ${ref}`;
 }
 
-/** Serves the webhook and registers it for pods/eviction CREATE in `ns` only. */
-export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook> {
-  const core = kc.makeApiClient(CoreV1Api);
-  const custom = kc.makeApiClient(CustomObjectsApi);
+/** What the API server asks a validating webhook (the fields these tests read). */
+export interface AdmissionRequest {
+  uid: string;
+  name: string;
+  namespace: string;
+  dryRun?: boolean;
+}
+
+/**
+ * A validating webhook served over HTTPS on 127.0.0.1 and registered for CREATE of `resource`
+ * in `ns` only (the cluster is shared with other test files): `answer` gives each response.
+ */
+export async function validatingWebhook(
+  kc: KubeConfig,
+  ns: string,
+  o: { name: string; webhook: string; path: string; group: string; version: string; resource: string; timeoutSeconds: number },
+  answer: (request: AdmissionRequest) => Promise<Record<string, unknown>>,
+): Promise<{ stop(): Promise<void> }> {
   const { key, cert } = certificate();
-  const wh: Webhook = { answers: [], calls: 0, stop: async () => {} };
   const server: Server = createServer({ key, cert }, (req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += String(c)));
     req.on('end', async () => {
-      const review = JSON.parse(raw) as { request: { uid: string; name: string; namespace: string; dryRun?: boolean } };
-      const { uid, name, namespace, dryRun } = review.request;
-      wh.calls++;
-      let response: Record<string, unknown> = { uid, allowed: true };
-      try {
-        // Registered NoneOnDryRun: a dry-run eviction (the readiness probe) changes nothing.
-        if (dryRun) throw Object.assign(new Error('dry run'), { dryRun: true });
-        const message = await evacuate(core, custom, namespace, name, wh);
-        if (message) {
-          wh.answers.push([name, message]);
-          response = { uid, allowed: false, status: { code: 429, reason: 'TooManyRequests', message } };
-        }
-      } catch (e) {
-        if (!(e as { dryRun?: boolean }).dryRun) response = { uid, allowed: false, status: { code: 500, message: `test webhook: ${(e as Error).message}` } };
-      }
+      const response = await answer((JSON.parse(raw) as { request: AdmissionRequest }).request);
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
     });
@@ -88,29 +87,52 @@ export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook>
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const admission = kc.makeApiClient(AdmissionregistrationV1Api);
-  const name = `kube-tidy-test-evacuation-${ns}`;
   await admission.createValidatingWebhookConfiguration({
     body: {
-      metadata: { name },
+      metadata: { name: o.name },
       webhooks: [
         {
-          name: 'evacuation.test.kube-tidy.dev',
-          clientConfig: { url: `https://127.0.0.1:${port}/eviction`, caBundle: Buffer.from(cert).toString('base64') },
-          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
-          // Only this test's namespace: the cluster is shared with other test files.
+          name: o.webhook,
+          clientConfig: { url: `https://127.0.0.1:${port}${o.path}`, caBundle: Buffer.from(cert).toString('base64') },
+          rules: [{ operations: ['CREATE'], apiGroups: [o.group], apiVersions: [o.version], resources: [o.resource], scope: 'Namespaced' }],
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+          // Dry-run requests change nothing in these webhooks (they only count or answer them).
           sideEffects: 'NoneOnDryRun',
           admissionReviewVersions: ['v1'],
           failurePolicy: 'Fail',
-          timeoutSeconds: 15,
+          timeoutSeconds: o.timeoutSeconds,
         },
       ],
     },
   });
-  wh.stop = async () => {
-    await admission.deleteValidatingWebhookConfiguration({ name }).catch(() => {});
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+  return {
+    stop: async () => {
+      await admission.deleteValidatingWebhookConfiguration({ name: o.name }).catch(() => {});
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
   };
+}
+
+/** Serves the webhook and registers it for pods/eviction CREATE in `ns` only. */
+export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const wh: Webhook = { answers: [], calls: 0, stop: async () => {} };
+  const registration = { name: `kube-tidy-test-evacuation-${ns}`, webhook: 'evacuation.test.kube-tidy.dev', path: '/eviction', group: '', version: 'v1', resource: 'pods/eviction', timeoutSeconds: 15 };
+  const { stop } = await validatingWebhook(kc, ns, registration, async ({ uid, name, namespace, dryRun }) => {
+    wh.calls++;
+    try {
+      // Registered NoneOnDryRun: a dry-run eviction (the readiness probe) changes nothing.
+      if (dryRun) return { uid, allowed: true };
+      const message = await evacuate(core, custom, namespace, name, wh);
+      if (!message) return { uid, allowed: true };
+      wh.answers.push([name, message]);
+      return { uid, allowed: false, status: { code: 429, reason: 'TooManyRequests', message } };
+    } catch (e) {
+      return { uid, allowed: false, status: { code: 500, message: `test webhook: ${(e as Error).message}` } };
+    }
+  });
+  wh.stop = stop;
   return wh;
 }
