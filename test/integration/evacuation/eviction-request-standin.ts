@@ -173,7 +173,9 @@ export function startEvictionRequestStandIn(cluster: { kubeConfig(): KubeConfig;
         } catch (e) {
           const body = (e as { body?: unknown }).body;
           const msg = `${(e as Error).message} ${typeof body === 'string' ? body.slice(0, 400) : ''}`;
-          if (!/Conflict|the object has been modified/.test(msg)) errors.push(msg); // a conflict is retried next round
+          // A conflict is retried next round; an object deleted since this round listed it (a
+          // requester removing its EvictionRequest) is gone, with nothing left to reconcile.
+          if (!/Conflict|the object has been modified|NotFound/.test(msg)) errors.push(msg);
         }
       }
       await new Promise((r) => setTimeout(r, opts.intervalMs ?? 150)); // polling: the stand-in keeps no watch
