@@ -8,14 +8,17 @@ export default class SummaryLineReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const mod of testModules) {
+      let failedHere = 0;
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedHere++;
         else skipped++;
       }
-      // A file that failed to load has no tests but is a failure all the same.
-      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+      failed += failedHere;
+      // A file that failed to load, or whose beforeAll/afterAll hook failed with every test
+      // passing, is a failure all the same.
+      if (mod.state() === 'failed' && failedHere === 0) failed++;
     }
     failed += unhandledErrors.length;
     const tail = skipped > 0 ? `, ${skipped} skipped` : '';
