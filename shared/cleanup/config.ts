@@ -37,7 +37,8 @@ export type CleanupConfig = z.output<typeof Schema> & { shardSink?: ShardSink };
 
 export const readCleanupConfig = (env: NodeJS.ProcessEnv): CleanupConfig => {
   const c = readEnv(Schema, env);
-  return { ...c, ...(shardSinkOf(c) ? { shardSink: shardSinkOf(c)! } : {}) };
+  const shardSink = shardSinkOf(c);
+  return { ...c, ...(shardSink ? { shardSink } : {}) };
 };
 
 /** An explicit sink or topic first; Knative's K_SINK (a SinkBinding) only when neither is set. */
