@@ -9,15 +9,15 @@ import type { ActResult } from '../cleanup/io/act.js';
 import { ConfigError } from '../config/env.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/config.js';
 import { classifyKubeError, KubeError, toKubeError } from '../kube/errors.js';
-import { kubeClients } from '../kube/clients.js';
-import { ClusterWriter } from '../kube/writer.js';
+import { kubeClients, type KubeClients } from '../kube/clients.js';
 import { createLogger } from '../log.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
 import { parseGoDuration } from '../policy/duration.js';
 import { PolicyError } from '../policy/errors.js';
 import { parseSelectorString } from '../policy/selector-string.js';
 import type { LoadedPolicy } from '../policy/policy.js';
-import { startRuntime, type Runtime } from '../runtime/runtime.js';
+import { fixedPolicySource } from '../runtime/policy-source.js';
+import { startRuntime } from '../runtime/runtime.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
 import { InputError, loadPolicyFile, loadPolicyFrom } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
@@ -138,26 +138,16 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<
   const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
   const clients = kubeClients(kubeConfig, { timeoutMs: 30_000 });
   try {
-    const base = await startRuntime(
-      // DRY_RUN forced for a plan: the writer sends dryRun=All whatever runPass asks.
-      { DRY_RUN: String(dryRun), RECORD_EVENTS: 'true', PROTECTED_NAMESPACES: o.protectedNamespaces.join(','), SWEEP_PAGE_SIZE: String(o.chunkSize) },
-      { kubeConfig, clients, log: createLogger({ destination: { write: io.err }, level: 'warn' }) },
-      { needsPolicy: false },
-    );
-    const loaded = fromFile ?? (await policyFromConfigMap(base, o.policyConfigMap, o.allowUnsupported));
+    const loaded = fromFile ?? (await policyFromConfigMap(clients.core, o.policyConfigMap, o.allowUnsupported));
     for (const w of loaded.warnings) io.err(`warning: ${w}\n`);
     const { policy } = loaded;
-    // The runtime's writer, with the policy's grace period (the runtime's own comes from its policy source).
-    const rt: Runtime = {
-      ...base,
-      writer: (w = {}) =>
-        new ClusterWriter(clients, {
-          dryRun: base.config.DRY_RUN || w.dryRun === true,
-          recordEvents: base.config.RECORD_EVENTS,
-          protectedNamespaces: base.config.PROTECTED_NAMESPACES,
-          ...(policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policy.gracePeriodSeconds }),
-        }),
-    };
+    // The runtime's writer, with the policy's grace period (its source is the policy just read).
+    const rt = await startRuntime(
+      // DRY_RUN forced for a plan: the writer sends dryRun=All whatever runPass asks.
+      { DRY_RUN: String(dryRun), RECORD_EVENTS: 'true', PROTECTED_NAMESPACES: o.protectedNamespaces.join(','), SWEEP_PAGE_SIZE: String(o.chunkSize) },
+      { kubeConfig, clients, log: createLogger({ destination: { write: io.err }, level: 'warn' }), policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`) },
+      { needsPolicy: false },
+    );
     const rows: ActResult[] = [];
     let lastProgress = 0;
     const summary = await runPass(rt, {
@@ -208,11 +198,11 @@ function row(r: ActResult): Record<string, unknown> {
   return { namespace: r.namespace, name: r.name, uid: r.uid, strategy: r.strategy, action: r.action, reason: r.reason, outcome: r.outcome, dryRun: r.dryRun, ...(r.message ? { message: r.message } : {}) };
 }
 
-async function policyFromConfigMap(rt: Runtime, ref: string, allowUnsupported: boolean): Promise<LoadedPolicy> {
+async function policyFromConfigMap(core: KubeClients['core'], ref: string, allowUnsupported: boolean): Promise<LoadedPolicy> {
   const [namespace, name] = ref.split('/') as [string, string];
   let cm;
   try {
-    cm = await rt.clients.core.readNamespacedConfigMap({ namespace, name });
+    cm = await core.readNamespacedConfigMap({ namespace, name });
   } catch (e) {
     if (classifyKubeError(e).kind === 'not-found') {
       throw new InputError(`--policy-configmap ${ref}`, [{ path: '', message: 'no such ConfigMap in the cluster: pass --policy FILE, or name the deployed one' }]);

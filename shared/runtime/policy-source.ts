@@ -22,6 +22,10 @@ export function filePolicySource(path: string, allowUnsupported: boolean): Polic
   } catch (e) {
     throw new PolicyError([{ path: '', message: `cannot read policy file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
   }
-  const loaded = loadPolicyText(text, { allowUnsupported });
-  return { current: () => loaded, lastError: () => undefined, describe: () => `file ${path}`, close: () => {} };
+  return fixedPolicySource(loadPolicyText(text, { allowUnsupported }), `file ${path}`);
+}
+
+/** A policy loaded once by the caller (the CLI reads its own file or ConfigMap). */
+export function fixedPolicySource(loaded: LoadedPolicy, described: string): PolicySource {
+  return { current: () => loaded, lastError: () => undefined, describe: () => described, close: () => {} };
 }

@@ -5,6 +5,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.js';
 import { startRuntime } from './runtime.js';
+import { fixedPolicySource } from './policy-source.js';
+import { loadPolicyText } from '../policy/load.js';
 
 // Starting the runtime: what is refused at start, and when the Kubernetes client is loaded.
 
@@ -48,6 +50,14 @@ describe('startRuntime', () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, { ...silent, kubeConfig, clients: k.kubeClients(kubeConfig) });
     expect(rt.writer().dryRun).toBe(false);
     expect(rt.writer({ dryRun: true }).dryRun).toBe(true);
+  });
+
+  it('given a policy source (the CLI reads its own), its writer takes that policy’s grace period, without a policy in the environment', async () => {
+    const k = await import('../kube/index.js');
+    const kubeConfig = k.loadKubeConfig({ kubeconfig });
+    const loaded = loadPolicyText('apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\ngracePeriodSeconds: 7\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n');
+    const rt = await startRuntime({}, { ...silent, kubeConfig, clients: k.kubeClients(kubeConfig), policy: fixedPolicySource(loaded, 'test') }, { needsPolicy: false });
+    expect(rt.writer().options.gracePeriodSeconds).toBe(7);
   });
 
   it('DRY_RUN cannot be undone by a caller: the writer stays dry', async () => {

@@ -80,7 +80,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   };
 
   let policy: PolicySource | undefined;
-  if (!needsPolicy) policy = undefined;
+  if (overrides.policy) policy = overrides.policy;
+  else if (!needsPolicy) policy = undefined;
   else if (config.POLICY_FILE) {
     policy = filePolicySource(config.POLICY_FILE, config.ALLOW_UNSUPPORTED_PLUGINS);
   } else {
@@ -88,7 +89,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     const { configMapPolicySource } = await import('./configmap-policy-source.js');
     policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
   }
-  for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
+  // A source the caller gave has had its warnings shown by the caller (the CLI prints them).
+  if (!overrides.policy) for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
   const auth = overrides.auth ?? senderAuth(env, async () => (await kubeReady(), loaded().kubeConfig));
   log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.summary }, 'kube-tidy runtime ready');
   const policyNow = () => policy?.current().policy;
