@@ -3,8 +3,13 @@
 // replicas that read the same Lease cannot both take it (the second gets 409 Conflict). The
 // decision itself is pure: shared/standalone/core/election.ts. Not through the writer: the
 // Lease is kube-tidy's own bookkeeping, never subject to DRY_RUN or protected namespaces.
+// Through the one client factory, for its request timeout above all: a renewal that hangs must
+// end before the renew deadline, or the leader would go on acting after its Lease expired.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseSpec } from '../standalone/core/election.js';
+import { clientConfiguration } from './clients.js';
+import { classifyKubeError } from './errors.js';
+import { readOrAbsent } from './read.js';
 
 export interface LeaseRef {
   namespace: string;
@@ -17,8 +22,6 @@ export interface ObservedLease {
 }
 
 export type LeaseWrite = { ok: true; lease: ObservedLease } | { ok: false; conflict: boolean; error: string };
-
-const status = (e: unknown): number | undefined => (e as { code?: number }).code;
 
 /** What the election reads, and its three writes. */
 export interface LeaseClient {
@@ -51,17 +54,14 @@ const toSpec = (l: V1Lease): ObservedLease => {
   };
 };
 
-export function leaseClient(kc: KubeConfig, ref: LeaseRef): LeaseClient {
-  const api = kc.makeApiClient(CoordinationV1Api);
-  const failed = (e: unknown): LeaseWrite => ({ ok: false, conflict: status(e) === 409, error: (e as Error).message?.split('\n')[0] ?? String(e) });
+/** `timeoutMs`: each request's, below the renew deadline. */
+export function leaseClient(kc: KubeConfig, ref: LeaseRef, { timeoutMs }: { timeoutMs: number }): LeaseClient {
+  const api = new CoordinationV1Api(clientConfiguration(kc, { timeoutMs }).configuration);
+  const failed = (e: unknown): LeaseWrite => ({ ok: false, conflict: classifyKubeError(e).kind === 'conflict', error: (e as Error).message?.split('\n')[0] ?? String(e) });
   return {
     read: async () => {
-      try {
-        return toSpec(await api.readNamespacedLease(ref));
-      } catch (e) {
-        if (status(e) === 404) return undefined;
-        throw e;
-      }
+      const lease = await readOrAbsent(`read lease ${ref.namespace}/${ref.name}`, () => api.readNamespacedLease(ref));
+      return lease && toSpec(lease);
     },
     create: async (spec) => {
       try {

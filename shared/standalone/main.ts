@@ -77,7 +77,8 @@ async function main(): Promise<void> {
     })());
 
   held.elector = startElector({
-    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }),
+    // Half the renew deadline per request: a hung one leaves time for the next try.
+    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }, { timeoutMs: (c.LEASE_RENEW_DEADLINE_SECONDS * 1000) / 2 }),
     me: c.POD_NAME,
     leaseDurationSeconds: c.LEASE_DURATION_SECONDS,
     renewDeadlineSeconds: c.LEASE_RENEW_DEADLINE_SECONDS,
