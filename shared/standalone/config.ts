@@ -1,6 +1,7 @@
 // The standalone process's own settings (the functions' are read by the runtime as usual).
 import { z } from 'zod';
-import { describeIssues } from '../config/env.js';
+import { readEnv } from '../config/env.js';
+import { namespaceName, objectName } from '../model/pod-schema.js';
 import { parseSchedule } from './core/schedule.js';
 
 const seconds = z.coerce.number().positive();
@@ -28,21 +29,17 @@ const StandaloneEnv = z.object({
   STANDALONE_SCHEDULES: json(z.record(z.string(), z.string().refine(validSchedule, 'five cron fields or "@every <n>s|m|h"'))).default({}),
   STANDALONE_SELECTORS: json(z.record(z.string(), z.unknown())).default({}),
   POD_NAME: z.string().min(1, 'set POD_NAME (the downward API) to this replica\'s identity'),
-  POD_NAMESPACE: z.string().min(1),
-  LEASE_NAME: z.string().min(1).default('kube-tidy-standalone'),
+  // Both end up in the Lease's URL: names as Kubernetes validates them.
+  POD_NAMESPACE: namespaceName,
+  LEASE_NAME: objectName.default('kube-tidy-standalone'),
   LEASE_DURATION_SECONDS: seconds.default(15),
   LEASE_RENEW_DEADLINE_SECONDS: seconds.default(10),
   LEASE_RETRY_PERIOD_SECONDS: seconds.default(2),
   SHUTDOWN_TIMEOUT_SECONDS: seconds.default(25),
+}).refine((c) => c.LEASE_RETRY_PERIOD_SECONDS < c.LEASE_RENEW_DEADLINE_SECONDS && c.LEASE_RENEW_DEADLINE_SECONDS < c.LEASE_DURATION_SECONDS, {
+  path: ['LEASE_RENEW_DEADLINE_SECONDS'],
+  message: 'need LEASE_RETRY_PERIOD_SECONDS < LEASE_RENEW_DEADLINE_SECONDS < LEASE_DURATION_SECONDS',
 });
 export type StandaloneConfig = z.output<typeof StandaloneEnv>;
 
-export function readStandaloneConfig(env: NodeJS.ProcessEnv): StandaloneConfig {
-  const parsed = StandaloneEnv.safeParse(env);
-  if (!parsed.success) throw new Error(describeIssues(parsed.error.issues, 'environment').join('; '));
-  const c = parsed.data;
-  if (!(c.LEASE_RETRY_PERIOD_SECONDS < c.LEASE_RENEW_DEADLINE_SECONDS && c.LEASE_RENEW_DEADLINE_SECONDS < c.LEASE_DURATION_SECONDS)) {
-    throw new Error('environment: need LEASE_RETRY_PERIOD_SECONDS < LEASE_RENEW_DEADLINE_SECONDS < LEASE_DURATION_SECONDS');
-  }
-  return c;
-}
+export const readStandaloneConfig = (env: NodeJS.ProcessEnv): StandaloneConfig => readEnv(StandaloneEnv, env);
