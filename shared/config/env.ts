@@ -22,7 +22,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], empty: strin
 
 /** Parses the environment with `schema`, or throws a ConfigError naming every problem. */
 export function readEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
-  const parsed = schema.safeParse(env);
+  // A variable that is not set says so, rather than zod's "expected string, received undefined".
+  const parsed = schema.safeParse(env, { error: (issue) => (issue.input === undefined ? 'not set (required)' : undefined) });
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues, 'environment'));
   return parsed.data;
 }

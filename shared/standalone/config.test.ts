@@ -15,6 +15,11 @@ describe('standalone configuration', () => {
     expect(() => readStandaloneConfig({ ...base, POD_NAMESPACE: 'Kube_Tidy' })).toThrow(/POD_NAMESPACE: /);
   });
 
+  it('says a required variable is not set, rather than what type it expected', () => {
+    const { POD_NAME: _, ...env } = base;
+    expect(() => readStandaloneConfig(env)).toThrow(/POD_NAME: not set \(required\)/);
+  });
+
   it('refuses timings where a leader could act past its Lease', () => {
     expect(() => readStandaloneConfig({ ...base, LEASE_RENEW_DEADLINE_SECONDS: '20' })).toThrow(/LEASE_RENEW_DEADLINE_SECONDS: need LEASE_RETRY_PERIOD_SECONDS < LEASE_RENEW_DEADLINE_SECONDS < LEASE_DURATION_SECONDS/);
   });

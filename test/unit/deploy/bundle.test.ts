@@ -141,7 +141,7 @@ describe('the standalone entry (the chart’s standalone Deployment)', () => {
     const p = startServer(node22(), [join(alone, 'standalone.cjs')], { PORT: '0' }, alone);
     p.serving.catch(() => undefined);
     expect(await p.exited).toBe(2);
-    expect(p.stderr()).toMatch(/cannot start: .*POD_NAME/);
+    expect(p.stderr()).toMatch(/cannot start: invalid configuration:\n(.*\n)* {2}POD_NAME: not set/);
     rmSync(alone, { recursive: true, force: true });
   });
 });
