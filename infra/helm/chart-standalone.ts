@@ -1,7 +1,7 @@
 // The standalone mode's RBAC, rendered from serverless.yml: one ServiceAccount holding the
 // rules of every function the process runs (each function's rules only when values enable
 // it), read and watch rights on the kinds it watches (the ApiServerSource's account in the
-// Knative path), the policy ConfigMap by name, and the leader-election Lease in its own
+// Knative path) and on namespaces when selectors.namespaces is set, the policy ConfigMap by name, and the leader-election Lease in its own
 // namespace. Hand-written rules would drift from the functions' declared needs.
 import { stringify } from 'yaml';
 import { type Declaration, type Rule } from '../knative/declaration.js';
@@ -48,6 +48,8 @@ export function standaloneRbacTemplate(decl: Declaration): string {
       return item(toRule({ apiGroups: [group], resources: [resource], verbs: ['list', 'watch'] }));
     })
     .join('\n');
+  // selectors.namespaces is applied by a LIST and WATCH of namespaces (shared/standalone/namespaces.ts).
+  const namespaces = `{{- if .Values.selectors.namespaces }}\n${item(toRule({ apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] }))}\n{{- end }}`;
   const policyName = ({ ...decl.provider.environment }.POLICY_CONFIGMAP ?? '').split('/')[1];
   const own = [
     guardedRules(decl, 'own'),
@@ -58,7 +60,7 @@ export function standaloneRbacTemplate(decl: Declaration): string {
   ].filter((s) => s !== '');
   const docs = [
     `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ include "kube-tidy.standalone.account" . }}\n  namespace: ${ns}\n  labels:\n    ${LABELS}`,
-    role('ClusterRole', name, undefined, `${guardedRules(decl, undefined)}\n${watched}`),
+    role('ClusterRole', name, undefined, `${guardedRules(decl, undefined)}\n${watched}\n${namespaces}`),
     role('Role', name, ns, own.join('\n')),
   ];
   const kueue = guardedRules(decl, 'kueue');

@@ -47,8 +47,8 @@ ${block('policy', d.policy)}
 ${block('schedules', d.schedules)}
 
 # What is watched: the ApiServerSource's namespaceSelector and a label selector per kind.
-# Standalone mode uses the kinds' label selectors; namespaces it never touches are the
-# runtime's protected namespaces (kube-system, ...).
+# Standalone mode applies both to its watch the same way (events only; the scheduled passes
+# follow the policy's namespace filters in either mode).
 ${block('selectors', d.selectors)}
 
 # knative mode: each Trigger sends a token of its own OIDC ServiceAccount (Knative Eventing's

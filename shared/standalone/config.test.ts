@@ -20,6 +20,13 @@ describe('standalone configuration', () => {
     expect(() => readStandaloneConfig(env)).toThrow(/POD_NAME: not set \(required\)/);
   });
 
+  it('reads the chart\'s selectors, and refuses one that would reshape the selector string, with its path', () => {
+    const selectors = { namespaces: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] }, Pod: { matchLabels: { app: 'batch' } } };
+    expect(readStandaloneConfig({ ...base, STANDALONE_SELECTORS: JSON.stringify(selectors) }).STANDALONE_SELECTORS).toEqual(selectors);
+    expect(() => readStandaloneConfig({ ...base, STANDALONE_SELECTORS: JSON.stringify({ Pod: { matchLabels: { app: 'a,b!=c' } } }) })).toThrow(/STANDALONE_SELECTORS\.Pod\.matchLabels\.app: not a label key or value/);
+    expect(() => readStandaloneConfig({ ...base, STANDALONE_SELECTORS: JSON.stringify({ namespaces: { matchExpressions: [{ key: 'k', operator: 'Like' }] } }) })).toThrow(/STANDALONE_SELECTORS\.namespaces\.matchExpressions\.0\.operator: /);
+  });
+
   it('refuses timings where a leader could act past its Lease', () => {
     expect(() => readStandaloneConfig({ ...base, LEASE_RENEW_DEADLINE_SECONDS: '20' })).toThrow(/LEASE_RENEW_DEADLINE_SECONDS: need LEASE_RETRY_PERIOD_SECONDS < LEASE_RENEW_DEADLINE_SECONDS < LEASE_DURATION_SECONDS/);
   });

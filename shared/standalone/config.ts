@@ -23,11 +23,22 @@ const validSchedule = (s: string): boolean => {
   }
 };
 
+// The chart's `selectors` values: a metav1.LabelSelector per kind, and `namespaces`.
+const labelValue = z.string().regex(/^[A-Za-z0-9._/-]*$/, 'not a label key or value');
+const LabelSelectorSchema = z.object({
+  matchLabels: z.record(labelValue, labelValue).optional(),
+  matchExpressions: z.array(z.object({
+    key: labelValue.min(1),
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+    values: z.array(labelValue).optional(),
+  })).optional(),
+});
+
 const StandaloneEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   STANDALONE_FUNCTIONS: z.string().min(1).transform((s) => s.split(',').map((t) => t.trim()).filter((t) => t !== '')),
   STANDALONE_SCHEDULES: json(z.record(z.string(), z.string().refine(validSchedule, 'five cron fields or "@every <n>s|m|h"'))).default({}),
-  STANDALONE_SELECTORS: json(z.record(z.string(), z.unknown())).default({}),
+  STANDALONE_SELECTORS: json(z.record(z.string(), LabelSelectorSchema)).default({}),
   POD_NAME: z.string().min(1, 'set POD_NAME (the downward API) to this replica\'s identity'),
   // Both end up in the Lease's URL: names as Kubernetes validates them.
   POD_NAMESPACE: namespaceName,

@@ -11,9 +11,10 @@ import { leaseClient } from '../kube/lease.js';
 import { createLogger } from '../log.js';
 import { isTarget, registerTargets, TARGETS } from '../serve/register.js';
 import { readStandaloneConfig, type StandaloneConfig } from './config.js';
-import { selectorString, type LabelSelector } from './core/selector.js';
+import { selectorString } from './core/selector.js';
 import { startDispatcher } from './dispatch.js';
 import { startHealthServer } from './health.js';
+import { watchNamespaces, type NamespaceSet } from './namespaces.js';
 import { startElector, type Elector } from './leader.js';
 import { watchedKinds } from './routes.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
@@ -50,12 +51,26 @@ async function main(): Promise<void> {
   const dispatcher = await startDispatcher(apps, rt.log);
 
   let bridges: Bridge[] = [];
+  let namespaces: NamespaceSet | undefined;
   let scheduler: Scheduler | undefined;
   const startWork = async () => {
     const running = new Set(c.STANDALONE_FUNCTIONS);
-    for (const kind of watchedKinds(running)) {
-      const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind] as LabelSelector | undefined);
-      bridges.push(await startBridge({ kubeConfig: rt.kubeConfig, sink: `${dispatcher.url}/events`, kinds: [kind], ...(labelSelector ? { labelSelector } : {}), log: rt.log }));
+    const kinds = watchedKinds(running);
+    // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
+    // policy's own namespace filters, in Knative as here.
+    const nsSelector = c.STANDALONE_SELECTORS.namespaces;
+    if (nsSelector && kinds.length) namespaces = await watchNamespaces({ kubeConfig: rt.kubeConfig, labelSelector: selectorString(nsSelector), log: rt.log });
+    const inNamespaces = namespaces;
+    for (const kind of kinds) {
+      const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind]);
+      bridges.push(await startBridge({
+        kubeConfig: rt.kubeConfig,
+        sink: `${dispatcher.url}/events`,
+        kinds: [kind],
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
+        log: rt.log,
+      }));
     }
     scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log });
   };
@@ -68,6 +83,7 @@ async function main(): Promise<void> {
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
       await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: deadline })), scheduler?.stop()]), new Promise((r) => setTimeout(r, deadline))]);
       bridges = [];
+      await namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
       await held.elector?.stop();
       await dispatcher.close();

@@ -18,6 +18,8 @@ export interface BridgeOptions {
   kinds?: string[];
   namespace?: string;
   labelSelector?: string;
+  /** Which watched objects are delivered (default all): e.g. only those in selected namespaces. */
+  accept?: (object: KubeObject) => boolean;
   retry?: Partial<RetryPolicy>;
   /** Deliveries in flight at once (events for one object always go one at a time). */
   concurrency?: number;
@@ -38,6 +40,8 @@ export interface BridgeStats {
   rejected: number;
   failed: number;
   dropped: number;
+  /** Seen but not delivered: `accept` said no. */
+  skipped: number;
   /** Still undelivered when stop's deadline passed. */
   abandoned: number;
   retries: number;
@@ -72,7 +76,7 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...o.retry };
   const mode = o.mode ?? 'binary';
   const abort = new AbortController();
-  const counts = { delivered: 0, rejected: 0, failed: 0, dropped: 0, abandoned: 0, retries: 0, gaps: 0, watchErrors: 0 };
+  const counts = { delivered: 0, rejected: 0, failed: 0, dropped: 0, skipped: 0, abandoned: 0, retries: 0, gaps: 0, watchErrors: 0 };
   const received: Record<Verb, number> = { add: 0, update: 0, delete: 0 };
 
   const send = async ({ verb, object }: Item) => {
@@ -130,6 +134,10 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
           ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
           onEvent: (verb, object) => {
             received[verb]++;
+            if (o.accept && !o.accept(object)) {
+              counts.skipped++;
+              return;
+            }
             const key = `${kind.apiVersion}/${kind.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
             queue.push(key, { verb, object, kind });
           },

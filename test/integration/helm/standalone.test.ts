@@ -49,7 +49,11 @@ beforeAll(async () => {
     PROTECTED_NAMESPACES: `kube-system,${NS.protected}`,
     STANDALONE_FUNCTIONS: 'podTerminated,sweep',
     STANDALONE_SCHEDULES: JSON.stringify({ sweep: '@every 3s' }),
-    STANDALONE_SELECTORS: JSON.stringify({ Pod: { matchExpressions: [{ key: 'kube-tidy.dev/ignore', operator: 'DoesNotExist' }] } }),
+    // As the chart's defaults: the namespace selector needs the chart's list/watch on namespaces.
+    STANDALONE_SELECTORS: JSON.stringify({
+      namespaces: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-public', 'kube-node-lease'] }] },
+      Pod: { matchExpressions: [{ key: 'kube-tidy.dev/ignore', operator: 'DoesNotExist' }] },
+    }),
     LEASE_NAME: 'kube-tidy-standalone',
     LEASE_DURATION_SECONDS: String(LEASE.duration),
     LEASE_RENEW_DEADLINE_SECONDS: String(LEASE.renew),
@@ -73,6 +77,7 @@ describe("the chart's ServiceAccount may do exactly what the standalone process 
   const lease = { group: 'coordination.k8s.io', namespace: NAMESPACE };
   it.each([
     { sentence: 'lists and watches pods cluster-wide', verb: 'watch', resource: 'pods', o: { namespace: 'any' }, allowed: true },
+    { sentence: 'lists and watches namespaces (selectors.namespaces is set by default)', verb: 'watch', resource: 'namespaces', o: {}, allowed: true },
     { sentence: 'deletes pods', verb: 'delete', resource: 'pods', o: { namespace: 'any' }, allowed: true },
     { sentence: 'evicts pods', verb: 'create', resource: 'pods', o: { namespace: 'any', subresource: 'eviction' }, allowed: true },
     { sentence: 'records Events', verb: 'create', resource: 'events', o: { namespace: 'any', group: 'events.k8s.io' }, allowed: true },
