@@ -1,5 +1,6 @@
-import { actShard, cleanupParts, runPass } from '../shared/cleanup/index.js';
+import { actShard, cleanupParts, runPass, unplannedShard } from '../shared/cleanup/index.js';
 import { policyOf } from '../shared/runtime/runtime.js';
+import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -12,7 +13,8 @@ import { defineTarget } from '../shared/serve/target.js';
  * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK; SWEEP_SHARD_TOPIC on GCP), a pass
  * that selected more than SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest;
  * the broker (or Pub/Sub and Eventarc) brings each shard back to some sweep instance, which
- * takes it here (README "Scale").
+ * takes it here (README "Scale"), if it is one the planner stored: any other is answered 409
+ * (a conflict with the stored plan) and no pod is read or written.
  */
 export const sweep = defineTarget({
   name: 'sweep',
@@ -23,11 +25,13 @@ export const sweep = defineTarget({
     const budgetMs = rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000;
     const eventsPerPass = parts.config.SWEEP_EVENTS_PER_PASS;
     if (input.type === 'shard') {
+      const unplanned = rt.config.DRY_RUN ? undefined : await unplannedShard(rt.clients.core, parts.config.SWEEP_PLAN_NAMESPACE, input.shard);
+      if (unplanned) throw new BadRequestError(409, unplanned);
       const answer = await actShard(rt, input.shard, { budgetMs, eventsPerPass });
       rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
       return answer;
     }
-    const fanOut = parts.config.shardSink ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE } : undefined;
+    const fanOut = parts.config.shardSink ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE, planNamespace: parts.config.SWEEP_PLAN_NAMESPACE } : undefined;
     const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
     const { results, keptPods, failures, ...counts } = summary;
     rt.log.info({ sweep: counts, failures }, 'sweep done');

@@ -52,6 +52,8 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
     // Answer (503 if unfinished) before the platform cuts the request off at its timeout.
     REQUEST_DEADLINE_SECONDS: String(Math.max(1, f.timeout - 5)),
     ...(policy ? { POLICY_CONFIGMAP: `${policy.namespace}/${policy.name}` } : {}),
+    // Where its Role lets it keep its state (the evacuation ledger, sweep plans): its own namespace.
+    ...(f.rbac.some((r) => r.namespace === 'own') ? { KUBE_TIDY_NAMESPACE: o.namespace } : {}),
     // Where its Role lets it read the worker Secrets.
     ...(f.rbac.some((r) => r.namespace === 'kueue') ? { KUEUE_NAMESPACE: o.kueueNamespace } : {}),
     // Where a sweep posts the shards it hands out: the broker's ingress, which a Trigger

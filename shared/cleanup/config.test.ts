@@ -12,6 +12,13 @@ describe('pod cleanup configuration', () => {
     expect(readCleanupConfig({}).INVOKE_TOKEN).toBeUndefined();
   });
 
+  it('keeps shard plans in KUBE_TIDY_NAMESPACE (the manifests set it), unless SWEEP_PLAN_NAMESPACE says otherwise, else kube-tidy', () => {
+    expect(readCleanupConfig({}).SWEEP_PLAN_NAMESPACE).toBe('kube-tidy');
+    expect(readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'ops' }).SWEEP_PLAN_NAMESPACE).toBe('ops');
+    expect(readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'ops', SWEEP_PLAN_NAMESPACE: 'plans' }).SWEEP_PLAN_NAMESPACE).toBe('plans');
+    expect(() => readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'Not_A_Namespace' })).toThrow(/SWEEP_PLAN_NAMESPACE: /);
+  });
+
   describe('where shards go', () => {
     it('a broker URL, or Knative’s K_SINK when none is set', () => {
       expect(readCleanupConfig({ SWEEP_SHARD_SINK: 'http://broker/ns/default', K_SINK: 'http://other/' }).shardSink).toEqual({ url: 'http://broker/ns/default' });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MAX_SHARD_PODS } from '../cloudevents/shard.js';
 import { positiveInt, readEnv } from '../config/env.js';
+import { namespaceName } from '../model/pod-schema.js';
 import type { ShardSink } from './io/shards.js';
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$/, 'expected host or host:port');
@@ -27,6 +28,11 @@ const Schema = z.object({
   /** As Google's client libraries read them: a Pub/Sub emulator, and where the metadata server is. */
   PUBSUB_EMULATOR_HOST: hostPort.optional(),
   GCE_METADATA_HOST: hostPort.optional(),
+  /**
+   * Where a sweep that fans out stores its plan (a ConfigMap per pass, io/shard-plan.ts); must
+   * exist. Default KUBE_TIDY_NAMESPACE (the deployment's namespace, set by the manifests), then kube-tidy.
+   */
+  SWEEP_PLAN_NAMESPACE: namespaceName.default('kube-tidy'),
   /** Pods per shard, and how many the planning sweep acts on itself before handing out the rest. */
   SWEEP_SHARD_SIZE: positiveInt.max(MAX_SHARD_PODS).default(1000),
   /** Removals in one pass that get an Event each; the rest one Event per namespace (io/event-budget.ts). */
@@ -36,7 +42,7 @@ const Schema = z.object({
 export type CleanupConfig = z.output<typeof Schema> & { shardSink?: ShardSink };
 
 export const readCleanupConfig = (env: NodeJS.ProcessEnv): CleanupConfig => {
-  const c = readEnv(Schema, env);
+  const c = readEnv(Schema, { SWEEP_PLAN_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
   const shardSink = shardSinkOf(c);
   return { ...c, ...(shardSink ? { shardSink } : {}) };
 };

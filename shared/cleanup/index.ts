@@ -9,6 +9,7 @@ export { decideOne, removeSelected } from './io/one-pod.js';
 export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
+export { unplannedShard } from './io/shard-plan.js';
 
 export interface CleanupParts {
   config: CleanupConfig;

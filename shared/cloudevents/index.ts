@@ -9,7 +9,7 @@ export type { BadEventStatus } from './errors.js';
 export { KNATIVE_PING_TYPE, KNATIVE_REF_PREFIX, KNATIVE_RESOURCE_PREFIX, resourceEventType } from './knative.js';
 export { ARGO_RESOURCE_TYPE } from './argo.js';
 export { PUBSUB_TYPE } from './pubsub.js';
-export { MAX_SHARD_PODS, shardEvent, SWEEP_SHARD_TYPE, type ShardEvent, type SweepShard } from './shard.js';
+export { MAX_SHARD_PODS, shardDigest, shardEvent, SWEEP_SHARD_TYPE, type ShardEvent, type SweepShard } from './shard.js';
 export type {
   Bridge,
   EventOrigin,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEvent } from './decode.js';
 import { BadEventError } from './errors.js';
 import { httpMessage } from './encode.js';
-import { MAX_SHARD_PODS, shardEvent, type SweepShard } from './shard.js';
+import { MAX_SHARD_PODS, shardDigest, shardEvent, type SweepShard } from './shard.js';
 
 const pod = (i: number) => ({ namespace: 'ml', name: `p-${i}`, uid: `u-${i}` });
 const shard = (over: Partial<SweepShard> = {}): SweepShard => ({ pass: 'abc-123', index: 1, of: 3, pods: [pod(1), pod(2)], ...over });
@@ -42,5 +42,12 @@ describe('sweep shards on the wire', () => {
 
   it(`refuses more than ${MAX_SHARD_PODS} pods: a shard stays a bounded unit of work`, () => {
     expect(problem(shard({ pods: Array.from({ length: MAX_SHARD_PODS + 1 }, (_, i) => pod(i)) }))).toContain('data.pods');
+  });
+
+  it('digests the same shard the same way after a trip through the broker, and any change of pass, index, pod or order differently', () => {
+    const d = shardDigest(shard());
+    expect(shardDigest((decode(shard()) as { shard: SweepShard }).shard)).toBe(d);
+    const changed = [shard({ pass: 'abc-124' }), shard({ index: 2 }), shard({ of: 4 }), shard({ pods: [pod(1)] }), shard({ pods: [pod(2), pod(1)] }), shard({ pods: [pod(1), { ...pod(2), uid: 'u-x' }] })];
+    expect(new Set([d, ...changed.map(shardDigest)]).size).toBe(changed.length + 1);
   });
 });

@@ -1,7 +1,10 @@
 // A sweep shard: a slice of one sweep's decisions that the planning instance hands to any
 // instance through the broker (README "Scale"). It names pods, nothing more: the instance
 // that takes it reads each pod and decides again on what is stored, so a shard (forged,
-// replayed, or simply late) can never remove a pod the policy does not select as it is now.
+// replayed, or simply late) can never remove a pod the policy does not select as it is now;
+// and it takes only a shard whose digest the planner stored (cleanup/io/shard-plan.ts), so
+// the pass's limits hold too.
+import { createHash } from 'node:crypto';
 import { CloudEvent } from 'cloudevents';
 import { z } from 'zod';
 import { namespaceName, objectName, token } from '../model/pod-schema.js';
@@ -46,4 +49,10 @@ export function shardEvent(shard: SweepShard, source: string): CloudEvent<SweepS
     datacontenttype: 'application/json',
     data: shard,
   });
+}
+
+/** What the planner stores and the taker checks: sha256 over the shard's fields in a fixed order. */
+export function shardDigest(shard: SweepShard): string {
+  const canonical = JSON.stringify([shard.pass, shard.index, shard.of, shard.pods.map((p) => [p.namespace, p.name, p.uid])]);
+  return createHash('sha256').update(canonical).digest('hex');
 }

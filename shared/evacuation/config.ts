@@ -19,7 +19,7 @@ const EvacuationEnv = z.object({
   EVACUATION_MAX_PER_NODE: positiveInt.default(2),
   /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
   EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
-  /** Where the ledger of slots (a ConfigMap) lives. */
+  /** Where the ledger of slots (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
   EVACUATION_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').default('kube-tidy'),
   /** Only pods of this namespace (one deployment per tenant; tests); default the whole cluster. */
   EVACUATION_SCOPE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').optional(),
@@ -47,7 +47,7 @@ export interface EvacuationConfig {
 }
 
 export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): EvacuationConfig {
-  const e = readEnv(EvacuationEnv, env);
+  const e = readEnv(EvacuationEnv, { EVACUATION_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
   return {
     settings: {
       timeoutMs: e.EVACUATION_TIMEOUT_SECONDS * 1000,

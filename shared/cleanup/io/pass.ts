@@ -128,8 +128,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   let own = decisions;
   if (opts.fanOut && decisions.length > opts.fanOut.size && rt.now() <= deadline) {
     own = decisions.slice(0, opts.fanOut.size);
-    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), `kube-tidy.dev/sweep/${id}`);
-    s.requests += s.fannedOut.shards;
+    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), `kube-tidy.dev/sweep/${id}`, rt, writer);
+    // The shards, and the plan's read and write.
+    s.requests += s.fannedOut.shards + (writer.dryRun ? 0 : 2);
     // Pods in shards nobody took: work left undone that the next sweep picks up.
     s.failures.transient += s.fannedOut.notPosted;
   }

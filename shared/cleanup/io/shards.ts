@@ -5,7 +5,9 @@
 // instance takes a shard: it reads each pod, decides again on the stored pod and removes it
 // only if the policy still selects it, so a shard is idempotent (a pod already removed is
 // `gone`), safe to repeat, and worth nothing to a forger. The policy's order and limits were
-// applied once, by the planner, over the whole cluster: shards only carry that result.
+// applied once, by the planner, over the whole cluster: shards only carry that result, and
+// the planner stores each shard's digest before posting it (shard-plan.ts), so only the
+// shards it planned are taken.
 import type { CloudEvent } from 'cloudevents';
 import { httpMessage, pubSubMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
 import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
@@ -16,6 +18,8 @@ import type { Answer } from '../../serve/target.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import { storePlan } from './shard-plan.js';
 import { removeSelected } from './one-pod.js';
 
 /** The broker (or any CloudEvents endpoint delivering to sweep), or a Pub/Sub topic. */
@@ -25,6 +29,8 @@ export interface FanOut {
   sink: ShardSink;
   /** Pods per shard. */
   size: number;
+  /** Where the planner stores the pass's shard digests (SWEEP_PLAN_NAMESPACE). */
+  planNamespace: string;
 }
 
 export interface Posted {
@@ -39,21 +45,31 @@ export interface Posted {
 
 const POST_TIMEOUT_MS = 10_000;
 
-/** Posts decisions (those after the planner's own slice) in shards 1..n of `pass`. */
-export async function postShards(fanOut: FanOut, pass: string, rest: readonly Decision[], source: string): Promise<Posted> {
-  const chunks: Decision[][] = [];
-  for (let i = 0; i < rest.length; i += fanOut.size) chunks.push(rest.slice(i, i + fanOut.size));
-  const of = chunks.length + 1;
+/**
+ * Posts decisions (those after the planner's own slice) in shards 1..n of `pass`, once their
+ * digests are stored (not in a dry run: nothing is stored, and no shard can write).
+ */
+export async function postShards(fanOut: FanOut, pass: string, rest: readonly Decision[], source: string, rt: Runtime, writer: ClusterWriter): Promise<Posted> {
+  const shards: SweepShard[] = [];
+  for (let i = 0; i < rest.length; i += fanOut.size) shards.push({ pass, index: shards.length + 1, of: 0, pods: rest.slice(i, i + fanOut.size).map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })) });
+  for (const s of shards) s.of = shards.length + 1;
   const out: Posted = { shards: 0, pods: 0, notPosted: 0 };
-  await inOrder(chunks, 8, () => false, async (chunk, i) => {
-    const shard: SweepShard = { pass, index: i + 1, of, pods: chunk.map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })) };
+  if (!writer.dryRun) {
+    try {
+      await storePlan(rt.clients.core, writer, fanOut.planNamespace, pass, shards, rt.now());
+    } catch (e) {
+      // No record, no shard: an unplanned shard would only be refused.
+      return { ...out, notPosted: rest.length, error: `storing the plan: ${(e as Error).message}` };
+    }
+  }
+  await inOrder(shards, 8, () => false, async (shard) => {
     const refused = await deliver(fanOut.sink, shardEvent(shard, source));
     if (refused === undefined) {
       out.shards++;
-      out.pods += chunk.length;
+      out.pods += shard.pods.length;
       return;
     }
-    out.notPosted += chunk.length;
+    out.notPosted += shard.pods.length;
     out.error ??= refused;
   });
   return out;

@@ -92,7 +92,15 @@ const multiKueue = (extra: Row[]): Row[] => [
 
 const table: Record<string, Row[]> = {
   'pod-terminated': podRights(false),
-  sweep: podRights(true),
+  sweep: [
+    ...podRights(true),
+    // Its shard plans (shared/cleanup/io/shard-plan.ts): that one ConfigMap, and creating it.
+    ['may get and update its plans ConfigMap by name', core_('update', 'configmaps', own, 'kube-tidy-sweep-plans'), true],
+    ['may create a ConfigMap in its own namespace (create cannot be limited by name)', core_('create', 'configmaps', own), true],
+    ['is refused updating its policy ConfigMap', core_('update', 'configmaps', own, 'kube-tidy-policy'), false],
+    ['is refused deleting ConfigMaps', core_('delete', 'configmaps', own, 'kube-tidy-sweep-plans'), false],
+    ['is refused creating ConfigMaps in other namespaces', core_('create', 'configmaps', () => 'default'), false],
+  ],
   invoke: podRights(true),
   'job-deleted': multiKueue([
     ['is refused listing Jobs', () => ({ verb: 'list', group: 'batch', resource: 'jobs' }), false],

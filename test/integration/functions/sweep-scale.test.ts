@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/sweep.js';
 import { SWEEP_SHARD_TYPE, type HttpMessage, type SweepShard } from '../../../shared/cloudevents/index.js';
 import { httpMessage, shardEvent } from '../../../shared/cloudevents/index.js';
+import { PLANS_NAME } from '../../../shared/cleanup/io/shard-plan.js';
 import { classifyKubeError } from '../../../shared/kube/errors.js';
 import { kubeClients } from '../../../shared/kube/clients.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
@@ -61,6 +62,11 @@ async function broker(): Promise<{ url: string; taken: HttpMessage[]; server: Se
 
 let ids: FunctionIdentities;
 const idNs = testNamespace('sweep-scale-id');
+/** The sweep's own identity, keeping its plans where its Role lets it (the identities' namespace). */
+const asSweep = () => ({ KUBECONFIG: ids.kubeconfig('sweep'), KUBE_TIDY_NAMESPACE: idNs.name });
+/** The passes whose plans are stored, each with its shards' digests. */
+const plans = async (): Promise<Record<string, { shards: Record<string, string> }>> =>
+  Object.fromEntries(Object.entries((await core().readNamespacedConfigMap({ namespace: idNs.name, name: PLANS_NAME })).data ?? {}).map(([pass, v]) => [pass, JSON.parse(v)]));
 
 beforeAll(async () => {
   const kueueNs = `${idNs.name}-kueue`;
@@ -85,7 +91,7 @@ describe('sweep fanned out into shards across instances', () => {
   afterAll(() => b?.server.close());
 
   it('the planner acts on the first shard, posts the rest, and other instances finish them: the 8 oldest go, the limit keeps the rest', async () => {
-    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3', SWEEP_PAGE_SIZE: '2' };
+    const env = { ...asSweep(), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3', SWEEP_PAGE_SIZE: '2' };
     const planner = serve(sweep, await runtimeFor(policyFor(ns.name, 8), env));
     const res = await send(planner, pingRequest());
     expect(res.status).toBe(200);
@@ -95,6 +101,8 @@ describe('sweep fanned out into shards across instances', () => {
     expect(shards.map((s) => [s.index, s.of, s.pods.length])).toEqual([[1, 3, 3], [2, 3, 2]]);
     // In the policy's order: the old group first (shard 0 and the head of shard 1), then mid.
     expect(shards.flatMap((s) => s.pods.map((p) => p.name.split('-')[0]))).toEqual(['old', 'mid', 'mid', 'mid', 'mid']);
+    // Its plan is stored before the shards went out: one digest per posted shard.
+    expect(Object.keys((await plans())[res.body.summary.pass]!.shards).sort()).toEqual(['1', '2']);
 
     // Two other instances take one shard each, at the same time.
     const instances = [serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), serve(sweep, await runtimeFor(policyFor(ns.name, 8), env))];
@@ -110,22 +118,45 @@ describe('sweep fanned out into shards across instances', () => {
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
 
-  it('a forged shard removes nothing the policy does not select as stored: a Running pod, a uid that is not the pod’s', async () => {
-    const rt = await runtimeFor(policyFor(ns.name, 8), { KUBECONFIG: ids.kubeconfig('sweep') });
-    const forged: SweepShard = { pass: 'forged', index: 0, of: 1, pods: [{ namespace: ns.name, name: 'running', uid: await uidOf(ns.name, 'running') }, { namespace: ns.name, name: 'new-0', uid: 'not-its-uid' }] };
+  it('a shard the planner did not store is refused (409) before any pod is read: forged, or a planned one with a pod added', async () => {
+    const rt = await runtimeFor(policyFor(ns.name, 8), asSweep());
+    // new-0 is Failed and the policy selects it: only the pass's limit of 8 kept it.
+    const newZero = { namespace: ns.name, name: 'new-0', uid: await uidOf(ns.name, 'new-0') };
+    const forged: SweepShard = { pass: 'forged', index: 0, of: 1, pods: [newZero] };
     const res = await send(serve(sweep, rt), httpMessage(shardEvent(forged, 'attacker')));
-    expect(res.status).toBe(200);
-    expect(res.body.outcomes).toEqual({ 'nothing-to-do': 1, stale: 1 });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatch(/no plan of pass forged is stored/);
+
+    const planned = JSON.parse(b.taken[0]!.body) as SweepShard;
+    const stretched = await send(serve(sweep, rt), httpMessage(shardEvent({ ...planned, pods: [...planned.pods, newZero] }, 'attacker')));
+    expect(stretched.status).toBe(409);
+    expect(stretched.body.error).toMatch(/not the shard the planner stored/);
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
 
   it('a shard the broker does not take is work left undone: the planner answers 503 and acts on its own shard', async () => {
     await agedGroups(ns.name, ['more'], 4);
-    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_SINK: 'http://127.0.0.1:9/', SWEEP_SHARD_SIZE: '3' };
+    const env = { ...asSweep(), SWEEP_SHARD_SINK: 'http://127.0.0.1:9/', SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
     expect(res.status).toBe(503);
     expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5 } });
     expect(res.body.failures).toEqual({ transient: 5, refused: 0 });
+  });
+
+  it('a plan older than an hour is dropped by the next planner that stores one, and its shards are refused from then on', async () => {
+    expect(Object.keys(await plans()).length).toBeGreaterThan(0);
+    await agedGroups(ns.name, ['late'], 4);
+    const rt = await runtimeFor(policyFor(ns.name, 100), { ...asSweep(), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3' });
+    // This process's clock two hours ahead of the API server's: every earlier plan has expired.
+    const clock = rt.now;
+    rt.now = () => clock() + 2 * 3600_000;
+    const taken = b.taken.length;
+    const res = await send(serve(sweep, rt), pingRequest());
+    expect(res.body.summary.fannedOut).toMatchObject({ notPosted: 0 });
+    expect(Object.keys(await plans())).toEqual([res.body.summary.pass]);
+    const old = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 8), asSweep())), b.taken[0]!);
+    expect(old.status).toBe(409);
+    expect(b.taken.length).toBeGreaterThan(taken);
   });
 });
 
@@ -141,7 +172,7 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
   afterAll(() => ps?.server.close());
 
   it('the planner publishes the shards it does not act on; instances take them from Eventarc, again harmlessly on redelivery', async () => {
-    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_TOPIC: topic, PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
+    const env = { ...asSweep(), SWEEP_SHARD_TOPIC: topic, PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), pingRequest());
     expect(res.status).toBe(200);
     expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, stoppedBy: 'limit-total', fannedOut: { shards: 2, pods: 5, notPosted: 0 } });
@@ -160,7 +191,7 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
 
   it('a topic Pub/Sub refuses is work left undone: 503, and the refusal in the summary', async () => {
     await agedGroups(ns.name, ['more'], 4);
-    const env = { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_SHARD_TOPIC: 'projects/kube-tidy-test/topics/not-there', PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
+    const env = { ...asSweep(), SWEEP_SHARD_TOPIC: 'projects/kube-tidy-test/topics/not-there', PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
     expect(res.status).toBe(503);
     expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5, error: expect.stringMatching(/HTTP 404 .*NOT_FOUND/) } });

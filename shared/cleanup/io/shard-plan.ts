@@ -1,0 +1,65 @@
+// The planners' record of fanned-out passes, kept in the cluster: one ConfigMap
+// (`kube-tidy-sweep-plans` in kube-tidy's namespace) holding, per pass, the digest of each
+// shard it posted. An instance takes a shard only when it is one of these. Re-deciding every
+// pod already keeps a shard from removing anything the policy does not select; the record
+// keeps the pass's order and limits (maxNoOfPodsToEvict*), which only the planner could apply
+// over the whole cluster, from being exceeded by a shard that was never planned (forged by a
+// sender that passed sender authentication, or changed on the way). A shard with no record,
+// or another digest, is answered 409 (functions/sweep.ts) and no pod is read or written.
+//
+// One ConfigMap of a fixed name, so the sweep's Role names it (no other ConfigMap is readable),
+// written only at the resourceVersion it was read at (two planners cannot lose each other's
+// pass). A pass's record is dropped by the first planner that writes an hour after it: a
+// shard that late is refused, and the next sweep plans again. In a dry run nothing is stored
+// and no shard can write, so nothing is checked.
+import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import { shardDigest, type SweepShard } from '../../cloudevents/index.js';
+import { TransientKubeError } from '../../kube/errors.js';
+import { readOrAbsent } from '../../kube/read.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+
+export const PLANS_NAME = 'kube-tidy-sweep-plans';
+export const PLAN_TTL_MS = 60 * 60 * 1000;
+const ROUNDS = 10;
+
+/** One pass's record: when its planner stored it (its own clock), and each shard's digest by index. */
+interface PassRecord {
+  at: number;
+  shards: Record<string, string>;
+}
+
+type Reader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
+
+const read = (core: Reader, namespace: string) => readOrAbsent(`read configmap ${namespace}/${PLANS_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: PLANS_NAME }));
+
+function recordOf(cm: V1ConfigMap | undefined, pass: string): PassRecord | undefined {
+  const raw = cm?.data?.[pass];
+  if (raw === undefined) return undefined;
+  try {
+    const r = JSON.parse(raw) as PassRecord;
+    return typeof r.at === 'number' && typeof r.shards === 'object' && r.shards !== null ? r : undefined;
+  } catch {
+    return undefined; // a hand-edited entry plans nothing
+  }
+}
+
+/** Stores the digests of `shards` before any is posted, dropping records older than an hour; throws when it could not. */
+export async function storePlan(core: Reader, writer: ClusterWriter, namespace: string, pass: string, shards: readonly SweepShard[], now: number): Promise<void> {
+  const record: PassRecord = { at: now, shards: Object.fromEntries(shards.map((s) => [String(s.index), shardDigest(s)])) };
+  for (let i = 0; i < ROUNDS; i++) {
+    const cm = await read(core, namespace);
+    const live = Object.keys(cm?.data ?? {}).filter((p) => p !== pass && (recordOf(cm, p)?.at ?? 0) > now - PLAN_TTL_MS);
+    const data = Object.fromEntries([...live.map((p) => [p, cm!.data![p]!]), [pass, JSON.stringify(record)]]);
+    if (await writer.writeConfigMap(namespace, PLANS_NAME, cm, data)) return;
+  }
+  throw new TransientKubeError(`${namespace}/${PLANS_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'plans contended', causes: [] });
+}
+
+/** Why a shard is not one a planner stored for its pass, or undefined when it is. */
+export async function unplannedShard(core: Reader, namespace: string, shard: SweepShard): Promise<string | undefined> {
+  const record = recordOf(await read(core, namespace), shard.pass);
+  const id = `sweep shard ${shard.pass}-${shard.index}`;
+  if (!record) return `${id}: no plan of pass ${shard.pass} is stored in ${namespace}/${PLANS_NAME} (never planned, or older than an hour): nothing done`;
+  if (record.shards[String(shard.index)] !== shardDigest(shard)) return `${id}: not the shard the planner stored for that pass: nothing done`;
+  return undefined;
+}
