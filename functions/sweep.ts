@@ -13,8 +13,8 @@ import { defineTarget } from '../shared/serve/target.js';
  * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK; SWEEP_SHARD_TOPIC on GCP), a pass
  * that selected more than SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest;
  * the broker (or Pub/Sub and Eventarc) brings each shard back to some sweep instance, which
- * takes it here (README "Scale"), if it is one the planner stored: any other is answered 409
- * (a conflict with the stored plan) and no pod is read or written.
+ * takes it here (README "Scale"), if it is one the planner stored: any other is answered 422
+ * (not 409, which Knative retries) and no pod is read or written.
  */
 export const sweep = defineTarget({
   name: 'sweep',
@@ -26,7 +26,7 @@ export const sweep = defineTarget({
     const eventsPerPass = parts.config.SWEEP_EVENTS_PER_PASS;
     if (input.type === 'shard') {
       const unplanned = rt.config.DRY_RUN ? undefined : await unplannedShard(rt.clients.core, parts.config.SWEEP_PLAN_NAMESPACE, input.shard);
-      if (unplanned) throw new BadRequestError(409, unplanned);
+      if (unplanned) throw new BadRequestError(422, unplanned);
       const answer = await actShard(rt, input.shard, { budgetMs, eventsPerPass });
       rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
       return answer;

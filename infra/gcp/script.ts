@@ -91,7 +91,20 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     if (sharding) {
       // A shard takes up to the function's timeout: Pub/Sub must not redeliver it meanwhile
       // (a redelivery is harmless, the pods are re-read, but it is work done twice).
-      lines.push(`g pubsub subscriptions update "$(g eventarc triggers describe kube-tidy-${name} --location "$REGION" --format="value(transport.pubsub.subscription)")" --ack-deadline ${Math.min(600, sharding.timeout + 30)} >/dev/null`);
+      // Pub/Sub push redelivers every non-2xx until retention ends (a day): a shard refused for
+      // good (422: its plan expired, or never planned) goes after 5 attempts to a dead-letter
+      // topic with a subscription of its own (a topic without one loses what it gets). The
+      // Pub/Sub service agent publishes there and acks here (Pub/Sub's DeadLetterPolicy docs).
+      const dead = `kube-tidy-${name}-dead`;
+      const agent = 'serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com';
+      lines.push(
+        `g pubsub topics describe ${dead} >/dev/null 2>&1 || g pubsub topics create ${dead}`,
+        `g pubsub subscriptions describe ${dead} >/dev/null 2>&1 || g pubsub subscriptions create ${dead} --topic ${dead}`,
+        `g pubsub topics add-iam-policy-binding ${dead} --member "${agent}" --role roles/pubsub.publisher >/dev/null`,
+        `sub="$(g eventarc triggers describe kube-tidy-${name} --location "$REGION" --format="value(transport.pubsub.subscription)")"`,
+        `g pubsub subscriptions add-iam-policy-binding "$sub" --member "${agent}" --role roles/pubsub.subscriber >/dev/null`,
+        `g pubsub subscriptions update "$sub" --ack-deadline ${Math.min(600, sharding.timeout + 30)} --dead-letter-topic ${dead} --max-delivery-attempts 5 >/dev/null`,
+      );
     }
   }
   lines.push('', '# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.');

@@ -52,7 +52,12 @@ g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" >/dev/n
   --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
   --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-sweep-shards" --service-account "$(sa eventarc)"
 accept_eventarc_audience kube-tidy-sweep kube-tidy-sweep-shards "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app"
-g pubsub subscriptions update "$(g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" --format="value(transport.pubsub.subscription)")" --ack-deadline 90 >/dev/null
+g pubsub topics describe kube-tidy-sweep-shards-dead >/dev/null 2>&1 || g pubsub topics create kube-tidy-sweep-shards-dead
+g pubsub subscriptions describe kube-tidy-sweep-shards-dead >/dev/null 2>&1 || g pubsub subscriptions create kube-tidy-sweep-shards-dead --topic kube-tidy-sweep-shards-dead
+g pubsub topics add-iam-policy-binding kube-tidy-sweep-shards-dead --member "serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com" --role roles/pubsub.publisher >/dev/null
+sub="$(g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" --format="value(transport.pubsub.subscription)")"
+g pubsub subscriptions add-iam-policy-binding "$sub" --member "serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com" --role roles/pubsub.subscriber >/dev/null
+g pubsub subscriptions update "$sub" --ack-deadline 90 --dead-letter-topic kube-tidy-sweep-shards-dead --max-delivery-attempts 5 >/dev/null
 g run services add-iam-policy-binding kube-tidy-job-deleted --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-job-deleted-job --location "$REGION" \
   --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \

@@ -5,7 +5,8 @@
 // keeps the pass's order and limits (maxNoOfPodsToEvict*), which only the planner could apply
 // over the whole cluster, from being exceeded by a shard that was never planned (forged by a
 // sender that passed sender authentication, or changed on the way). A shard with no record,
-// or another digest, is answered 409 (functions/sweep.ts) and no pod is read or written.
+// or another digest, is answered 422 (functions/sweep.ts; not 409, which Knative retries),
+// and no pod is read or written.
 //
 // One ConfigMap of a fixed name, so the sweep's Role names it (no other ConfigMap is readable),
 // written only at the resourceVersion it was read at (two planners cannot lose each other's

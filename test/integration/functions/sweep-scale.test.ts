@@ -118,18 +118,18 @@ describe('sweep fanned out into shards across instances', () => {
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
 
-  it('a shard the planner did not store is refused (409) before any pod is read: forged, or a planned one with a pod added', async () => {
+  it('a shard the planner did not store is refused (422, not retried) before any pod is read: forged, or a planned one with a pod added', async () => {
     const rt = await runtimeFor(policyFor(ns.name, 8), asSweep());
     // new-0 is Failed and the policy selects it: only the pass's limit of 8 kept it.
     const newZero = { namespace: ns.name, name: 'new-0', uid: await uidOf(ns.name, 'new-0') };
     const forged: SweepShard = { pass: 'forged', index: 0, of: 1, pods: [newZero] };
     const res = await send(serve(sweep, rt), httpMessage(shardEvent(forged, 'attacker')));
-    expect(res.status).toBe(409);
+    expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/no plan of pass forged is stored/);
 
     const planned = JSON.parse(b.taken[0]!.body) as SweepShard;
     const stretched = await send(serve(sweep, rt), httpMessage(shardEvent({ ...planned, pods: [...planned.pods, newZero] }, 'attacker')));
-    expect(stretched.status).toBe(409);
+    expect(stretched.status).toBe(422);
     expect(stretched.body.error).toMatch(/not the shard the planner stored/);
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
@@ -155,7 +155,7 @@ describe('sweep fanned out into shards across instances', () => {
     expect(res.body.summary.fannedOut).toMatchObject({ notPosted: 0 });
     expect(Object.keys(await plans())).toEqual([res.body.summary.pass]);
     const old = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 8), asSweep())), b.taken[0]!);
-    expect(old.status).toBe(409);
+    expect(old.status).toBe(422);
     expect(b.taken.length).toBeGreaterThan(taken);
   });
 });

@@ -82,7 +82,7 @@ describe('the GCP specs', () => {
     expect(new Set(triggers)).toEqual(declared);
   });
 
-  it('give a function that fans out its own Pub/Sub topic for shards, a publisher role on it and a trigger back to it: no broker on Cloud Run', () => {
+  it('give a function that fans out its own Pub/Sub topic for shards, a publisher role on it, a trigger back to it and a dead-letter topic for shards refused for good: no broker on Cloud Run', () => {
     const sharding = Object.entries(decl.functions).filter(([, f]) => f.events.some((e) => 'shards' in e)).map(([t]) => kebab(t));
     expect(sharding).toEqual(['sweep']);
     for (const t of sharding) {
@@ -93,7 +93,14 @@ describe('the GCP specs', () => {
       const trigger = EventarcTrigger.parse(gcp.eventarc[`${t}-shards`]);
       expect([trigger.destination.cloudRun.service, trigger.transport.pubsub.topic]).toEqual([`kube-tidy-${t}`, topic]);
       expect(script).toContain(`g pubsub topics add-iam-policy-binding kube-tidy-${t}-shards --member "serviceAccount:$(sa ${t})" --role roles/pubsub.publisher`);
-      expect(script).toMatch(new RegExp(`triggers describe kube-tidy-${t}-shards .*--ack-deadline \\d+`));
+      expect(script).toContain(`sub="$(g eventarc triggers describe kube-tidy-${t}-shards --location "$REGION" --format="value(transport.pubsub.subscription)")"`);
+      // A shard refused for good is not redelivered for a day: after 5 attempts it is dead-lettered, to a topic that keeps it.
+      const dead = `kube-tidy-${t}-shards-dead`;
+      expect(script).toMatch(new RegExp(`subscriptions update "\\$sub" --ack-deadline \\d+ --dead-letter-topic ${dead} --max-delivery-attempts 5`));
+      expect(script).toContain(`g pubsub subscriptions create ${dead} --topic ${dead}`);
+      const agent = 'serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com';
+      expect(script).toContain(`g pubsub topics add-iam-policy-binding ${dead} --member "${agent}" --role roles/pubsub.publisher`);
+      expect(script).toContain(`g pubsub subscriptions add-iam-policy-binding "$sub" --member "${agent}" --role roles/pubsub.subscriber`);
     }
   });
 
