@@ -1,5 +1,6 @@
 import { defragParts } from '../shared/defrag/index.js';
 import { policyOf } from '../shared/runtime/runtime.js';
+import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -17,5 +18,9 @@ export const defrag = defineTarget({
   async handle(input, parts, rt) {
     const dryRun = input.type !== 'tick' || rt.config.DRY_RUN;
     return { ...(await parts.step(policyOf(rt), { dryRun })), dryRun };
+  },
+  observe(answer) {
+    record('defragSteps', 1, { outcome: answer.outcome });
+    if (typeof answer.nodesFreed === 'number' && answer.nodesFreed > 0) record('defragNodesFreed', answer.nodesFreed);
   },
 });

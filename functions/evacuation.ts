@@ -2,6 +2,7 @@ import { ANNOTATIONS, evacuate, EVICTION_REQUEST_GROUP, evacuationParts, KUBEVIR
 import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
 import { BadRequestError } from '../shared/serve/handle.js';
+import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -60,5 +61,10 @@ export const evacuation = defineTarget({
     }
     // Always the current pod, never the event's copy: its resourceVersion is the precondition.
     return { ...(await evacuate(await parts.deps(), ref)) };
+  },
+  // A tick answers every pod's result; an event answers one pod's.
+  observe(answer) {
+    const results = (answer.results as { outcome: string }[] | undefined) ?? (answer.pod ? [answer] : []);
+    for (const r of results) record('evacuations', 1, { state: r.outcome });
   },
 });

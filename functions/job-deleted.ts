@@ -1,5 +1,6 @@
 import { cascadeDelete, matchKind, multiKueueParts, type CascadeResult } from '../shared/multikueue/index.js';
 import { BadRequestError } from '../shared/serve/handle.js';
+import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -33,5 +34,8 @@ export const jobDeleted = defineTarget({
     const outcome = failures.transient || failures.refused ? 'incomplete' : 'cascaded';
     const why = results.map((r) => `${r.worker}: ${r.outcome}`).join('; ') || 'no workers configured';
     return { outcome, job, kind: `${kind.group}/${kind.kind}`, why, workers: results, failures };
+  },
+  observe(answer) {
+    for (const w of (answer.workers as CascadeResult[] | undefined) ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
   },
 });

@@ -1,4 +1,5 @@
-import { multiKueueParts, readManager, sweepWorker } from '../shared/multikueue/index.js';
+import { record } from '../shared/metrics/record.js';
+import { multiKueueParts, readManager, sweepWorker, type WorkerReport } from '../shared/multikueue/index.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -25,5 +26,11 @@ export const orphanSweep = defineTarget({
     rt.log.info({ orphanSweep: summary, dryRun: opts.dryRun }, 'orphan sweep done');
     const outcome = failures.transient || failures.refused ? 'incomplete' : 'swept';
     return { outcome, summary, managerRequests: manager.requests, workers: reports, failures };
+  },
+  observe(answer) {
+    for (const w of (answer.workers as WorkerReport[] | undefined) ?? []) {
+      record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
+      for (const d of w.decisions) record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
+    }
   },
 });

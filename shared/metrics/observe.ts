@@ -1,8 +1,7 @@
 // From results to measurements, at the edges (never in the pure core, which eslint keeps
 // free of this module): what a removal ended as, what a request answered, what the API server
 // said. Each function reads a result the edge already has; none changes it.
-import type { CascadeResult } from '../multikueue/io/cascade.js';
-import type { WorkerReport } from '../multikueue/io/sweep.js';
+import type { Answer } from '../serve/target.js';
 import { afterRequest, record } from './record.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
@@ -12,47 +11,26 @@ export function observeRemoval(d: { strategy: string; profile: string; namespace
   record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '', dry_run: String(r.dryRun) });
 }
 
-/** One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. */
-export function observeRequest(target: string, status: number, seconds: number, answer: Record<string, unknown> | undefined, tick: boolean): void {
+/**
+ * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
+ * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
+ */
+export function observeRequest(target: string, status: number, seconds: number, answer: Answer | undefined, tick: boolean, family?: (answer: Answer) => void): void {
   const code = String(status);
   record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : 'rejected' });
   record('requestDuration', seconds, { target, code });
   if (tick && answer) record('loopDuration', seconds, { target });
-  if (answer) observeFamily(target, answer);
+  if (answer) family?.(answer);
 }
 
 /** observeRequest, then the push when this process pushes (record.ts). Never throws. */
-export async function requestDone(target: string, status: number, startedMs: number, answer: Record<string, unknown> | undefined, tick: boolean): Promise<void> {
+export async function requestDone(target: string, status: number, startedMs: number, answer: Answer | undefined, tick: boolean, family?: (answer: Answer) => void): Promise<void> {
   try {
-    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick);
+    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick, family);
   } catch {
     // An answer of an unexpected shape: its metrics are lost, never the answer.
   }
   await afterRequest();
-}
-
-// What the other families' answers say (functions/*.ts build them from their I/O's results).
-function observeFamily(target: string, answer: Record<string, unknown>): void {
-  switch (target) {
-    case 'jobDeleted':
-      for (const w of (answer.workers as CascadeResult[] | undefined) ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
-      return;
-    case 'orphanSweep':
-      for (const w of (answer.workers as WorkerReport[] | undefined) ?? []) {
-        record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
-        for (const d of w.decisions) record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
-      }
-      return;
-    case 'evacuation': {
-      const results = (answer.results as { outcome: string }[] | undefined) ?? (answer.pod ? [answer as { outcome: string }] : []);
-      for (const r of results) record('evacuations', 1, { state: r.outcome });
-      return;
-    }
-    case 'defrag':
-      record('defragSteps', 1, { outcome: String(answer.outcome) });
-      if (typeof answer.nodesFreed === 'number' && answer.nodesFreed > 0) record('defragNodesFreed', answer.nodesFreed);
-      return;
-  }
 }
 
 /** A Kubernetes API request as it is sent (kube/clients.ts's middleware); `server`: the cluster's URL. */

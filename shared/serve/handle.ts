@@ -60,7 +60,7 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
       const body = { target: spec.name, ...answer, dryRun: answer.dryRun ?? dryRun, ...policyWarning(spec, rt) };
       if (status === 503) res.setHeader('Retry-After', '10');
       // Measured and (when pushing) flushed before the answer: after it, an instance may be gone.
-      await requestDone(spec.name, status, started, answer, input.type === 'tick');
+      await requestDone(spec.name, status, started, answer, input.type === 'tick', spec.observe);
       res.status(status).json(body);
       rt.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
     } catch (e) {

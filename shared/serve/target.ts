@@ -68,6 +68,11 @@ export interface TargetSpec<Parts = unknown> {
    */
   setup(rt: Runtime): Parts | Promise<Parts>;
   handle(input: Input, parts: Parts, rt: Runtime, call: Call): Promise<Answer>;
+  /**
+   * What the family's answer says in metrics (metrics/record.ts), recorded after each answer;
+   * the wrapper records requests and their durations for every target itself.
+   */
+  observe?(answer: Answer): void;
 }
 
 /** Declares a target; only types are checked here (the registry is functions/index.ts). */

@@ -1,6 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defrag } from '../../../functions/defrag.js';
+import { evacuation } from '../../../functions/evacuation.js';
+import { jobDeleted } from '../../../functions/job-deleted.js';
+import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { LabelBound, MAX_LENGTH, OTHER } from '../../../shared/metrics/bound.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
@@ -87,9 +91,9 @@ describe('results become measurements', () => {
   });
 
   it('MultiKueue: cascades and orphans per worker', async () => {
-    observeRequest('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false);
+    observeRequest('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false, jobDeleted.observe);
     const decisions = [{ kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Job', action: 'report' }];
-    observeRequest('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true);
+    observeRequest('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true, orphanSweep.observe);
     const text = await scrape();
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w1",outcome="deleted"}')).toBe(1);
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w2",outcome="unreachable"}')).toBe(1);
@@ -99,10 +103,10 @@ describe('results become measurements', () => {
   });
 
   it('evacuations by state (a tick over many pods, an event over one) and defrag steps and freed nodes', async () => {
-    observeRequest('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true);
-    observeRequest('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false);
-    observeRequest('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true);
-    observeRequest('defrag', 200, 0.5, { outcome: 'converged' }, true);
+    observeRequest('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true, evacuation.observe);
+    observeRequest('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false, evacuation.observe);
+    observeRequest('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true, defrag.observe);
+    observeRequest('defrag', 200, 0.5, { outcome: 'converged' }, true, defrag.observe);
     const text = await scrape();
     expect(value(text, 'kube_tidy_evacuations_total{state="started"}')).toBe(2);
     expect(value(text, 'kube_tidy_evacuations_total{state="succeeded"}')).toBe(1);
