@@ -29,6 +29,11 @@ const RequestSchema = z.strictObject({
     })
     .optional(),
   allowUnsupported: z.boolean().default(false),
+  /**
+   * `abort`: resume what a percentage abort stopped (README "Brakes"): every stopped scope is
+   * lifted and this run is not judged by the percent. Only with mode run, confirm and the token.
+   */
+  override: z.literal('abort').optional(),
 });
 
 /** Constant-time: hashing first makes both sides the same length, whatever was sent. */
@@ -62,7 +67,7 @@ export const invoke = defineTarget({
       const sent = runToken(input.headers, rt.auth.platform === 'none');
       if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
       if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
-    }
+    } else if (body.override) throw new BadRequestError(400, 'body.override: resuming what an abort stopped is a run: set "mode": "run" and "confirm": true, with the token');
     const opts = { allowUnsupported: body.allowUnsupported };
     const policy = body.policy === undefined ? policyOf(rt) : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
     const summary = await runPass(rt, {
@@ -72,7 +77,9 @@ export const invoke = defineTarget({
       dryRun: body.mode === 'plan',
       budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
       eventsPerPass: parts.config.SWEEP_EVENTS_PER_PASS,
+      overrideAbort: body.override === 'abort',
     });
+    if (body.override) rt.log.warn({ resumed: summary.brakes?.resumed ?? 0, pass: summary.pass }, 'invoke: percentage abort overridden by a person');
     const { results, keptPods, failures, ...counts } = summary;
     return { outcome: body.mode === 'plan' ? 'planned' : 'ran', dryRun: summary.dryRun, summary: counts, failures, results, kept: keptPods };
   },

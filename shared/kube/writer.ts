@@ -174,17 +174,30 @@ export class ClusterWriter {
     }
   }
 
-  /** Create or replace a ConfigMap only if it is still what was read (`seen`); false on a conflict. */
-  async writeConfigMap(namespace: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>): Promise<boolean> {
+  /**
+   * Create or replace a ConfigMap only if it is still what was read (`seen`): the stored
+   * ConfigMap as written (its new resourceVersion), or false on a conflict.
+   */
+  async writeConfigMap(namespace: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>): Promise<V1ConfigMap | false> {
     const what = `write configmap ${namespace}/${name}`;
     this.guard(what, namespace);
     try {
-      if (!seen) await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
-      else await this.clients.core.replaceNamespacedConfigMap(this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }));
-      return true;
+      if (!seen) return await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
+      return await this.clients.core.replaceNamespacedConfigMap(this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }));
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return false;
       throw toKubeError(e, what);
+    }
+  }
+
+  /** Create a namespace (kube-tidy's own, for its ledger); one that exists is fine. */
+  async createNamespace(name: string): Promise<'created' | 'exists'> {
+    try {
+      await this.clients.core.createNamespace(this.dry({ body: { metadata: { name } } }));
+      return 'created';
+    } catch (e) {
+      if (classifyKubeError(e).kind === 'conflict') return 'exists';
+      throw toKubeError(e, `create namespace ${name}`);
     }
   }
 

@@ -96,6 +96,18 @@ export const METRICS = {
     help: 'Defragmentation steps, by outcome (planned, evicted, waiting, blocked, stale, converged).',
     labels: ['outcome'],
   },
+  budgetDeferred: {
+    name: 'kube_tidy_budget_deferred_total',
+    kind: 'counter',
+    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass): deferred to a later pass or event, never an error.',
+    labels: ['budget', 'scope', 'path'],
+  },
+  budgetAborted: {
+    name: 'kube_tidy_budget_aborted_total',
+    kind: 'counter',
+    help: 'Passes a percentage abort (kubeTidy.brakes.abort) stopped, by the scope that crossed its percent (cluster, namespace, owner). The scope stays stopped until the rule is raised or invoke resumes it.',
+    labels: ['scope'],
+  },
   defragNodesFreed: {
     name: 'kube_tidy_defrag_nodes_freed_total',
     kind: 'counter',

@@ -11,6 +11,16 @@ export function observeRemoval(d: { strategy: string; profile: string; namespace
   record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '', dry_run: String(r.dryRun) });
 }
 
+/** A pod a brake held back (cleanup/io/brakes.ts): on the event path, or in a pass. */
+export function observeDeferral(d: { budget: string; scope: string }, path: 'event' | 'pass', n = 1): void {
+  record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
+}
+
+/** A pass the percentage abort stopped. */
+export function observeAbort(scope: string): void {
+  record('budgetAborted', 1, { scope });
+}
+
 /**
  * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).

@@ -3,6 +3,7 @@ import { DefaultEvictorArgsSchema } from '../evictor/schema.js';
 import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '../strategies/registry.js';
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
+import { KubeTidySectionSchema } from './brakes.js';
 import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, type ProfileEnvelope } from './schema.js';
 
 export interface LoadOptions {
@@ -41,6 +42,8 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
         if (parsed.success) issues.push(...loadProfile(parsed.data, i, options, []).issues);
       });
     }
+    const section = KubeTidySectionSchema.safeParse((raw as { kubeTidy?: unknown })?.kubeTidy ?? {});
+    if (!section.success) issues.push(...issuesFromZod(section.error, 'kubeTidy', (raw as { kubeTidy?: unknown }).kubeTidy));
     throw new PolicyError(dedupe(issues));
   }
   const e = envelope.data;
@@ -57,11 +60,14 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
     issues.push(...result.issues);
     if (result.profile) profiles.push(result.profile);
   });
-  if (issues.length > 0) throw new PolicyError(issues);
+  const section = KubeTidySectionSchema.safeParse(e.kubeTidy ?? {});
+  if (!section.success) issues.push(...issuesFromZod(section.error, 'kubeTidy', e.kubeTidy));
+  if (issues.length > 0 || !section.success) throw new PolicyError(issues);
   return {
     policy: {
       nodeSelector: e.nodeSelector,
       limits: { perNode: e.maxNoOfPodsToEvictPerNode, perNamespace: e.maxNoOfPodsToEvictPerNamespace, total: e.maxNoOfPodsToEvictTotal },
+      brakes: section.data.brakes,
       gracePeriodSeconds: e.gracePeriodSeconds,
       profiles,
     },

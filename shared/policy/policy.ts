@@ -1,11 +1,14 @@
 import type { DefaultEvictorArgs } from '../evictor/schema.js';
 import type { EvictionLimits } from '../evictor/limits.js';
+import type { Brakes } from './brakes.js';
 import type { StrategyName } from '../strategies/registry.js';
 
 /** A validated policy with every default filled in: what the core runs. */
 export interface Policy {
   nodeSelector?: string;
   limits: EvictionLimits;
+  /** kube-tidy's brakes across passes and events (policy/brakes.ts); absent: DEFAULT_BRAKES. */
+  brakes?: Brakes;
   gracePeriodSeconds?: number;
   profiles: Profile[];
 }

@@ -44,6 +44,9 @@ export const PolicyEnvelopeSchema = z.strictObject({
   maxNoOfPodsToEvictPerNamespace: Count.optional(),
   maxNoOfPodsToEvictTotal: Count.optional(),
   gracePeriodSeconds: Count.optional(),
+  // kube-tidy's own section (policy/brakes.ts), validated there with its field paths; the
+  // descheduler ignores it.
+  kubeTidy: z.unknown().optional(),
   // Descheduler settings with no meaning for kube-tidy: accepted so a policy file is shared
   // unchanged, and named in a warning.
   evictionFailureEventNotification: z.boolean().optional(),

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { bool, list, positiveInt, readEnv } from '../config/env.js';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../kube/throttle.js';
+import { namespaceName } from '../model/pod-schema.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
 
 export { ConfigError } from '../config/env.js';
@@ -35,6 +36,11 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_SECONDS: positiveInt.default(20),
   REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
   MAX_BODY_BYTES: MaxBodyBytes,
+  /**
+   * Where the brakes' shared ledger lives (ConfigMap kube-tidy-brakes, brakes/io/store.ts),
+   * created with the namespace if missing. Default KUBE_TIDY_NAMESPACE, then kube-tidy.
+   */
+  BRAKES_NAMESPACE: namespaceName.default('kube-tidy'),
 });
 
 export type RuntimeConfig = z.output<typeof EnvSchema>;
@@ -45,5 +51,5 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, { needsPolicy =
     (e) => !needsPolicy || e.POLICY_FILE || e.POLICY_CONFIGMAP,
     { message: 'set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)', path: ['POLICY_FILE'] },
   );
-  return readEnv(schema, env);
+  return readEnv(schema, { BRAKES_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/index.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
@@ -24,6 +25,12 @@ export interface Runtime {
   kubeReady(): Promise<void>;
   /** The one way to change the cluster (kube/writer.ts); DRY_RUN unless `dryRun` says more. */
   writer(opts?: { dryRun?: boolean; clients?: Pick<KubeClients, 'core' | 'events' | 'custom'> }): ClusterWriter;
+  /**
+   * This process's side of the brakes' shared ledger (brakes/io/brakes.ts): one per process,
+   * so reservations carry across events. `dryRun` (invoke's plan) gets a fresh one that
+   * writes nothing; a DRY_RUN process's own writes nothing either.
+   */
+  brakes(opts?: { dryRun?: boolean }): Brakes;
   /** Absent for targets that need none (orphanSweep); see policyOf. */
   policy?: PolicySource;
   /** The clock, injectable for tests. */
@@ -94,22 +101,30 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   const auth = overrides.auth ?? senderAuth(env, async () => (await kubeReady(), loaded().kubeConfig));
   log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.summary }, 'kube-tidy runtime ready');
   const policyNow = () => policy?.current().policy;
+  const writer: Runtime['writer'] = (opts = {}) => {
+    if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
+    return new Writer(opts.clients ?? loaded().clients, {
+      dryRun: config.DRY_RUN || opts.dryRun === true,
+      recordEvents: config.RECORD_EVENTS,
+      protectedNamespaces: config.PROTECTED_NAMESPACES,
+      ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
+    });
+  };
+  let brakes: Brakes | undefined;
+  const now = overrides.now ?? Date.now;
+  const newBrakes = (dryRun: boolean, w: ClusterWriter) => new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, dryRun, now });
   return {
     config,
     env,
     log,
     auth,
     ...(policy ? { policy } : {}),
-    writer: (opts = {}) => {
-      if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
-      return new Writer(opts.clients ?? loaded().clients, {
-        dryRun: config.DRY_RUN || opts.dryRun === true,
-        recordEvents: config.RECORD_EVENTS,
-        protectedNamespaces: config.PROTECTED_NAMESPACES,
-        ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
-      });
+    writer,
+    brakes(opts = {}) {
+      if (opts.dryRun && !config.DRY_RUN) return newBrakes(true, writer({ dryRun: true }));
+      return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
     },
-    now: overrides.now ?? Date.now,
+    now,
     kubeReady,
     get kubeConfig() {
       return loaded().kubeConfig;

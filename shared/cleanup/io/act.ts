@@ -17,8 +17,9 @@ export interface ActResult {
   action: Decision['action'];
   /** deleted/evicted: done; blocked: a PodDisruptionBudget said no (try next time); gone: it
    *  was already gone; stale: it changed since it was read (or another pod has the name);
-   *  failed: transient, a retry may succeed; refused: the cluster said no for good. */
-  outcome: RemoveResult['outcome'] | 'failed' | 'refused';
+   *  failed: transient, a retry may succeed; refused: the cluster said no for good;
+   *  deferred: a brake held it back (nothing was sent; a later pass or event takes it). */
+  outcome: RemoveResult['outcome'] | 'failed' | 'refused' | 'deferred';
   dryRun: boolean;
   reason: string;
   message?: string;

@@ -9,7 +9,10 @@ import { snapshotNeeds } from '../../plan/needs.js';
 import type { Snapshot } from '../../plan/snapshot.js';
 import { policyOf, type Runtime } from '../../runtime/runtime.js';
 import type { Answer } from '../../serve/target.js';
+import { brakeSetOf } from '../../brakes/io/brakes.js';
+import { subjectOf } from '../../brakes/core/meters.js';
 import { act, failuresOf } from './act.js';
+import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
 
 export interface OneDecision {
@@ -63,7 +66,21 @@ export async function removeSelected(rt: Runtime, ref: { namespace: string; name
     const why = changed ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}` : `as stored: ${again.why}`;
     return { outcome, pod, why, kept: again.kept };
   }
-  const result = await act(rt.writer(), storedPodId(stored), again.decision, events);
+  // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
+  // would only be deferred again); a later event or pass takes it.
+  const brakes = rt.brakes();
+  const taken = await brakes.take(brakeSetOf(policyOf(rt)), subjectOf(stored));
+  if ('deferred' in taken) {
+    await tellDeferral(rt.writer(), brakes, taken.deferred, 'event');
+    return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
+  }
+  let result;
+  try {
+    result = await act(rt.writer(), storedPodId(stored), again.decision, events);
+  } finally {
+    // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
+    brakes.done(taken.ticket, result === undefined || charged(result));
+  }
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return { outcome: result.outcome, pod, why, result, failures: failuresOf([result]) };
 }

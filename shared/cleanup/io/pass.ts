@@ -13,7 +13,8 @@ import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
 import { postShards, type FanOut, type Posted } from './shards.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
 // runs on request. It reads the pods a page at a time and decides each page as it comes, but
@@ -43,6 +44,8 @@ export interface PassOptions {
   onPage?: (progress: { pages: number; podsSeen: number; remainingItemCount?: number }) => void;
   /** Each result in the policy's order, as soon as it and those before it are done (the CLI streams them rather than holding them). */
   onResult?: (result: ActResult) => void;
+  /** invoke's explicit override of the percentage abort: lifts every stopped scope and does not judge this pass. */
+  overrideAbort?: boolean;
 }
 
 export interface PassSummary {
@@ -57,7 +60,13 @@ export interface PassSummary {
   durationMs: number;
   /** Of which reading and deciding every page (the rest is acting). */
   listMs: number;
-  stoppedBy?: 'time-budget' | 'limit-total';
+  /**
+   * time-budget: out of time; limit-total: the pass's own maxNoOfPodsToEvictTotal (one cycle);
+   * budget: a cluster-wide budget of the shared ledger ran out; abort: the percentage abort cut it.
+   */
+  stoppedBy?: 'time-budget' | 'limit-total' | 'budget' | 'abort';
+  /** What the brakes held back (README "Brakes"). */
+  brakes?: PassBrakesSummary;
   /** This pass's id: names its shards and its summary Events. */
   pass: string;
   /** Shards posted for other instances, when the pass fanned out. */
@@ -81,7 +90,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const maxResults = opts.maxResults ?? 200;
   const pass = new AcrossPages(opts.policy);
   const context = await fetchContext(rt, snapshotNeeds(opts.policy));
-  const fieldSelector = phaseFieldSelector(opts.policy);
+  // The brakes of the configured policy hold whatever policy a pass runs (invoke may bring its own).
+  const brakes = new PassBrakes(rt.brakes({ dryRun: opts.dryRun }), rt.policy ? policyOf(rt) : opts.policy, opts.overrideAbort === true);
+  const fieldSelector = brakes.countsEveryPod ? undefined : phaseFieldSelector(opts.policy);
   // With every pod in the context, the index does not depend on the page: build it once.
   const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
   const writer = rt.writer({ dryRun: opts.dryRun });
@@ -106,10 +117,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       s.pages++;
       s.podsSeen += page.items.length;
       const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
-      if (plan.decisions.length) {
-        const chosen = new Set(plan.decisions.map((d) => d.uid));
-        for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, storedPodId(pod));
-      }
+      const chosen = new Set(plan.decisions.map((d) => d.uid));
+      if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, storedPodId(pod));
+      brakes.see(page.items, chosen);
       keep(plan.kept);
       pass.add(plan);
       opts.onPage?.({ pages: s.pages, podsSeen: s.podsSeen, ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }) });
@@ -123,8 +133,12 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   }
 
   s.listMs = rt.now() - started;
-  const { decisions, kept, totalReached } = pass.finish();
-  keep(kept);
+  const finished = pass.finish();
+  keep(finished.kept);
+  const { totalReached } = finished;
+  const gated = await brakes.gate(finished.decisions, id, rt.now());
+  keep(gated.kept);
+  const decisions = gated.decisions;
   let own = decisions;
   if (opts.fanOut && decisions.length > opts.fanOut.size && rt.now() <= deadline) {
     own = decisions.slice(0, opts.fanOut.size);
@@ -139,20 +153,31 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   const done: ActResult[] = [];
   let emitted = 0;
-  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, async (decision, i) => {
-    const result = await act(writer, targets.get(decision.uid)!, decision, events);
+  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline || brakes.stopped, async (decision, i) => {
+    const taken = await brakes.take(own, i);
+    let result: ActResult | undefined;
+    if ('deferred' in taken) result = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun, outcome: 'deferred', message: taken.deferred.why };
+    else {
+      try {
+        result = await act(writer, targets.get(decision.uid)!, decision, events);
+      } finally {
+        brakes.done(taken.ticket, result);
+      }
+    }
     // Handed on in the policy's order: each as soon as every one before it is done.
-    done[i] = result;
+    done[i] = result!;
     // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
     for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
-    return result;
+    return result!;
   });
-  if (acted.started < own.length) s.stoppedBy = 'time-budget';
+  if (acted.started < own.length) s.stoppedBy = brakes.stopped ? 'budget' : 'time-budget';
+  if (brakes.stopped) brakes.notStarted(own.length - acted.started);
+  if (brakes.summary.aborted) s.stoppedBy = 'abort';
   for (const result of acted.results) {
     if (!result) continue;
     s.selected++;
     const removed = result.outcome === 'deleted' || result.outcome === 'evicted';
-    s.requests += 1;
+    if (result.outcome !== 'deferred') s.requests += 1;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
     const f = failuresOf([result]);
     s.failures.transient += f.transient;
@@ -166,6 +191,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
+  await brakes.finish(writer);
+  if (brakes.summary.deferred || brakes.summary.aborted || brakes.summary.resumed || brakes.summary.ledgerRequests) s.brakes = brakes.summary;
+  s.requests += brakes.summary.ledgerRequests;
   s.throttled = throttle.throttled - before.throttled;
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
   s.durationMs = rt.now() - started;

@@ -1,0 +1,154 @@
+// The shared ledger's rules, pure: what is spent, what is held, and who may remove one more.
+//
+// The ledger is one stored object every instance and path writes with optimistic concurrency
+// (brakes/io/store.ts). It holds:
+// - counts: removals the API server confirmed, per counter (meters.ts), for windows not over;
+// - holds: per instance, units it reserved and has not yet settled. Everyone counts them as
+//   spent, so two instances can never both take the last unit. An instance settles (turns
+//   what it removed into counts and gives the rest back) with its next write. A hold whose
+//   holder stopped writing (killed, frozen) is charged in full when it expires: nothing is
+//   double-spent, and at most that one reservation is lost;
+// - trips: scopes a percentage abort stopped (abort.ts); they stay until resumed.
+import type { AbortRule, BrakeScope } from '../../policy/brakes.js';
+import { counterEnd, counterOf, type Meter, type Subject } from './meters.js';
+
+export interface Hold {
+  /** Until when (ms) the holder may settle it; past that it is charged in full. */
+  until: number;
+  grants: Record<string, number>;
+}
+
+/** A scope a percentage abort stopped: nothing is removed in it until the rule is raised or an override resumes it. */
+export interface Trip {
+  scope: BrakeScope;
+  key: string;
+  /** The rule's percent when it tripped: a policy that raises it resumes the scope. */
+  percent: number;
+  at: number;
+  pass: string;
+  /** What the pass would have removed in the scope, and how many pods it considered there. */
+  selected: number;
+  considered: number;
+}
+
+export interface LedgerState {
+  counts: Record<string, number>;
+  holds: Record<string, Hold>;
+  trips: Record<string, Trip>;
+}
+
+export const emptyLedger = (): LedgerState => ({ counts: {}, holds: {}, trips: {} });
+
+/** One unit of one meter that a removal needs. */
+export interface Charge {
+  counter: string;
+  max: number;
+  meter: Meter;
+}
+
+/** The charges of one removal of `s` at `now`; one per meter that applies to it. */
+export function chargesOf(meters: readonly Meter[], s: Subject, now: number): Charge[] {
+  const out: Charge[] = [];
+  for (const meter of meters) {
+    const counter = counterOf(meter, s, now);
+    if (counter !== undefined) out.push({ counter, max: meter.max, meter });
+  }
+  return out;
+}
+
+const add = (into: Record<string, number>, key: string, n: number) => {
+  const v = (into[key] ?? 0) + n;
+  if (v > 0) into[key] = v;
+  else delete into[key];
+};
+
+/** Drops counters whose window is over, and charges in full the holds that expired. */
+export function normalize(state: LedgerState, now: number): LedgerState {
+  const live = (counter: string) => counterEnd(counter) > now;
+  const counts: Record<string, number> = {};
+  for (const [c, n] of Object.entries(state.counts)) if (live(c) && n > 0) counts[c] = n;
+  const holds: Record<string, Hold> = {};
+  for (const [holder, hold] of Object.entries(state.holds)) {
+    if (hold.until > now) holds[holder] = { until: hold.until, grants: Object.fromEntries(Object.entries(hold.grants).filter(([c, n]) => live(c) && n > 0)) };
+    else for (const [c, n] of Object.entries(hold.grants)) if (live(c)) add(counts, c, n);
+  }
+  return { counts, holds, trips: { ...state.trips } };
+}
+
+/** Counted as spent: confirmed removals plus every unit anyone holds. */
+export function used(state: LedgerState, counter: string): number {
+  let n = state.counts[counter] ?? 0;
+  for (const h of Object.values(state.holds)) n += h.grants[counter] ?? 0;
+  return n;
+}
+
+export interface ReserveRequest {
+  holder: string;
+  /** Removals charged since this holder's last write (counted now). */
+  spent: Record<string, number>;
+  /** Units of its hold it keeps (granted, not spent: in flight or kept for later). */
+  keep: Record<string, number>;
+  /** Removals to admit, in order, each with its charges. */
+  want: readonly Charge[][];
+  /** Up to this many extra units per counter a granted removal touched, within a quarter of what is left (the event path's chunk). */
+  chunk: number;
+  holdMs: number;
+  now: number;
+}
+
+export interface ReserveResult {
+  state: LedgerState;
+  /** The holder's grants as now stored (what its local accounting restarts from). */
+  grants: Record<string, number>;
+  /** Per wanted removal: undefined when admitted, else the charge that did not fit. */
+  blocked: (Charge | undefined)[];
+}
+
+/** Settles the holder's spending and admits what fits, in order: the content of one ledger write. */
+export function reserve(stored: LedgerState, r: ReserveRequest): ReserveResult {
+  const state = normalize(stored, r.now);
+  // Only units of the holder's stored, live hold can be settled or kept: a hold that expired
+  // was charged in full (spent units included), and a holder's memory of more than it holds
+  // (a write it never heard back from) must not mint units.
+  const mine = state.holds[r.holder]?.grants ?? {};
+  delete state.holds[r.holder];
+  const grants: Record<string, number> = {};
+  for (const [c, held] of Object.entries(mine)) {
+    const spent = Math.min(Math.max(0, r.spent[c] ?? 0), held);
+    add(state.counts, c, spent);
+    const keep = Math.min(Math.max(0, r.keep[c] ?? 0), held - spent);
+    if (keep > 0) grants[c] = keep;
+  }
+  state.holds[r.holder] = { until: r.now + r.holdMs, grants };
+  const blocked: (Charge | undefined)[] = [];
+  const touched = new Map<string, number>();
+  for (const charges of r.want) {
+    const over = charges.find((ch) => used(state, ch.counter) + 1 > ch.max);
+    blocked.push(over);
+    if (over) continue;
+    for (const ch of new Set(charges.map((x) => x.counter))) add(grants, ch, 1);
+    for (const ch of charges) touched.set(ch.counter, Math.min(touched.get(ch.counter) ?? Infinity, ch.max));
+  }
+  if (r.chunk > 0) {
+    for (const [c, max] of touched) {
+      const extra = Math.min(r.chunk, Math.floor((max - used(state, c)) / 4));
+      if (extra > 0) add(grants, c, extra);
+    }
+  }
+  if (Object.keys(grants).length === 0) delete state.holds[r.holder];
+  return { state, grants, blocked };
+}
+
+/** The trip that stops removals of `s`, if a current rule still stands behind it. */
+export function tripOf(state: LedgerState, rules: readonly AbortRule[], s: Subject): Trip | undefined {
+  for (const trip of Object.values(state.trips)) {
+    const applies = trip.scope === 'cluster' || (trip.scope === 'namespace' && trip.key === s.namespace) || (trip.scope === 'owner' && trip.key === s.owner);
+    if (applies && standing(trip, rules)) return trip;
+  }
+  return undefined;
+}
+
+/** A trip stands while a rule of its scope is at or below the percent it tripped at; raising (or removing) the rule resumes. */
+export const standing = (trip: Trip, rules: readonly AbortRule[]): boolean => rules.some((r) => r.scope === trip.scope && r.percent <= trip.percent);
+
+export const tripId = (scope: BrakeScope, key: string): string => `${scope}|${key}`;

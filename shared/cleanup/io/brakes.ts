@@ -1,0 +1,29 @@
+// Pod cleanup's use of the brakes (shared/brakes): ask before each removal, charge on the API
+// server's answer, and say once per budget and window (not per pod) that something was held
+// back: a Kubernetes Event in the ledger's namespace, where `kubectl get events -n kube-tidy`
+// shows it, and a counter.
+import type { Brakes, Deferral } from '../../brakes/io/brakes.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import { observeDeferral } from '../../metrics/observe.js';
+import type { ActResult } from './act.js';
+
+/**
+ * Whether a removal spent a unit: the API server removed it, or may have (a timeout or a 5xx
+ * after sending). A refused eviction, a failed precondition, a 404 or a write kube-tidy itself
+ * refused spend nothing.
+ */
+export const charged = (r: Pick<ActResult, 'outcome'>): boolean => r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'failed';
+
+const told = new Set<string>();
+
+/** The window's Event for a deferral, once per process (the Event's name makes it once per cluster). */
+export async function tellDeferral(writer: ClusterWriter, brakes: Brakes, d: Deferral, path: 'event' | 'pass', n = 1): Promise<void> {
+  observeDeferral(d, path, n);
+  const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? 'abort'}`;
+  if (told.has(once)) return;
+  if (told.size > 1000) told.clear();
+  told.add(once);
+  await writer
+    .recordNamespaceEvent(brakes.namespace, { reason: d.kind === 'abort' ? 'PassAborted' : 'BudgetExhausted', action: 'Defer', type: 'Warning', note: `kube-tidy: ${d.why}`, once })
+    .catch(() => undefined);
+}

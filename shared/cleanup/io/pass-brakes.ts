@@ -1,0 +1,141 @@
+// A pass's brakes (README "Brakes"): the descheduler's limits were applied to the pass's plan
+// as one cycle (plan/across-pages.ts); these are what hold across passes, events and
+// instances. Before acting: scopes a percentage abort stopped are left alone, and the plan is
+// cut where it would cross an abort's percent. While acting: each removal takes a unit of
+// every budget from the shared ledger (reserved a batch at a time), and a cluster-wide budget
+// that runs out stops new writes (`stoppedBy: budget`).
+import { abortCut, consideredIn } from '../../brakes/core/abort.js';
+import { tripOf } from '../../brakes/core/ledger.js';
+import { subjectOf, type Subject } from '../../brakes/core/meters.js';
+import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import { observeAbort } from '../../metrics/observe.js';
+import type { Pod } from '../../model/objects.js';
+import type { Decision, Kept } from '../../plan/decision.js';
+import type { Policy } from '../../policy/policy.js';
+import type { ActResult } from './act.js';
+import { charged, tellDeferral } from './brakes.js';
+
+/** Pods reserved in one ledger write when a pass needs units: one write per this many removals. */
+const AHEAD = 256;
+
+export interface PassBrakesSummary {
+  /** Pods held back by a budget or an abort, by the setting that held them. */
+  deferred: number;
+  byBudget: Record<string, number>;
+  /** The abort that cut the plan, if one did. */
+  aborted?: { scope: string; key: string; percent: number; selected: number; considered: number; why: string };
+  /** Trips a person's override lifted before this pass. */
+  resumed?: number;
+  /** Requests to the ledger (reads and writes). */
+  ledgerRequests: number;
+}
+
+export class PassBrakes {
+  readonly set: BrakeSet;
+  private readonly considered = new Map<string, number>();
+  private readonly subjects = new Map<string, Subject>();
+  private readonly firstDeferral = new Map<string, Deferral>();
+  private readonly pending = new Map<string, number>();
+  private readonly requestsBefore: number;
+  readonly summary: PassBrakesSummary = { deferred: 0, byBudget: {}, ledgerRequests: 0 };
+  /** A cluster-wide budget ran out: no new writes this pass. */
+  stopped = false;
+
+  constructor(
+    readonly brakes: Brakes,
+    policy: Policy,
+    /** invoke's explicit override: lift every trip and do not judge this pass's percentages. */
+    private readonly override: boolean,
+  ) {
+    this.set = brakeSetOf(policy);
+    this.requestsBefore = brakes.requests;
+  }
+
+  /** With an abort, the pass lists every phase: its percent is of every pod in the scope, not only the terminal ones. */
+  get countsEveryPod(): boolean {
+    return this.set.aborts.length > 0;
+  }
+
+  /** One page read: what it holds counts as considered; the chosen pods' subjects are kept for their charges. */
+  see(pods: readonly Pod[], chosen: ReadonlySet<string>): void {
+    if (!hasBrakes(this.set)) return;
+    for (const pod of pods) {
+      const counted = this.countsEveryPod;
+      if (!counted && !chosen.has(pod.metadata.uid!)) continue;
+      const s = subjectOf(pod);
+      if (counted) for (const id of consideredIn(this.set.aborts, s)) this.considered.set(id, (this.considered.get(id) ?? 0) + 1);
+      if (chosen.has(pod.metadata.uid!)) this.subjects.set(pod.metadata.uid!, s);
+    }
+  }
+
+  private subject(d: Decision): Subject {
+    return this.subjects.get(d.uid) ?? { namespace: d.namespace, ...(d.node ? { node: d.node } : {}) };
+  }
+
+  /** The plan after stopped scopes and the abort: what may be written, and what is kept and why. */
+  async gate(decisions: Decision[], pass: string, now: number): Promise<{ decisions: Decision[]; kept: Kept[] }> {
+    if (this.set.aborts.length === 0) return { decisions, kept: [] };
+    if (this.override) {
+      this.summary.resumed = await this.brakes.resume();
+      return { decisions, kept: [] };
+    }
+    const kept: Kept[] = [];
+    const keep = (d: Decision, reason: string) => kept.push({ namespace: d.namespace, name: d.name, uid: d.uid, profile: d.profile, strategy: d.strategy, reason });
+    const state = await this.brakes.state();
+    const open: Decision[] = [];
+    for (const d of decisions) {
+      const trip = tripOf(state, this.set.aborts, this.subject(d));
+      if (trip) {
+        const deferral = tripDeferral(trip);
+        this.count(deferral);
+        keep(d, deferral.why);
+      } else open.push(d);
+    }
+    const cut = abortCut(open.map((d) => this.subject(d)), this.considered, this.set.aborts);
+    if (cut.trip) {
+      this.summary.aborted = { ...cut.trip, why: cut.why! };
+      await this.brakes.trip({ ...cut.trip, at: now, pass });
+      observeAbort(cut.trip.scope);
+      for (const d of open.slice(cut.keep)) keep(d, `${cut.why}: stopped before this pod`);
+    }
+    return { decisions: open.slice(0, cut.keep), kept };
+  }
+
+  /** A unit for the i-th removal of `own`, reserving for the next ones when it needs a write. */
+  async take(own: readonly Decision[], i: number): Promise<Take> {
+    const taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)));
+    if ('deferred' in taken) {
+      this.count(taken.deferred);
+      if (taken.deferred.scope === 'cluster') this.stopped = true;
+    }
+    return taken;
+  }
+
+  done(ticket: Ticket, result: ActResult | undefined): void {
+    this.brakes.done(ticket, result === undefined || charged(result));
+  }
+
+  /** Pods never started because a cluster budget stopped the pass. */
+  notStarted(n: number): void {
+    if (n > 0 && this.firstDeferral.size > 0) {
+      const d = [...this.firstDeferral.values()].find((x) => x.scope === 'cluster') ?? [...this.firstDeferral.values()][0]!;
+      this.count(d, n);
+    }
+  }
+
+  private count(d: Deferral, n = 1): void {
+    this.summary.deferred += n;
+    this.summary.byBudget[d.budget] = (this.summary.byBudget[d.budget] ?? 0) + n;
+    const key = `${d.budget}|${d.scope}|${d.key ?? ''}`;
+    if (!this.firstDeferral.has(key)) this.firstDeferral.set(key, d);
+    this.pending.set(key, (this.pending.get(key) ?? 0) + n);
+  }
+
+  /** Settles the ledger, and says once per budget and window what was held back. */
+  async finish(writer: ClusterWriter): Promise<void> {
+    await this.brakes.settle();
+    for (const [key, d] of this.firstDeferral) await tellDeferral(writer, this.brakes, d, 'pass', this.pending.get(key) ?? 1);
+    this.summary.ledgerRequests = this.brakes.requests - this.requestsBefore;
+  }
+}

@@ -1,0 +1,61 @@
+// kube-tidy's brakes, beside the descheduler's fields: a top-level `kubeTidy.brakes` section of
+// the same DeschedulerPolicy file. The descheduler ignores an unknown top-level field (its
+// decoder is not strict; README "Differences"), so one file still serves both tools.
+//
+//   kubeTidy:
+//     brakes:
+//       window: 15m            # the window of maxNoOfPodsToEvict* (default: the sweep interval)
+//       rates:                 # at most `max` removals per `per`, in each scope
+//         - {max: 30, per: 10m, scope: namespace}
+//       abort:                 # a pass that would remove more than `percent` % of the pods it
+//         - {percent: 30, scope: owner, minPods: 5}   # considered in a scope stops, and stays stopped
+import { z } from 'zod';
+import { parseGoDuration } from './duration.js';
+
+/** The generated sweep runs every 15 minutes (serverless.yml): one window is one descheduler cycle. */
+export const DEFAULT_WINDOW_MS = 15 * 60 * 1000;
+/** Windows are whole seconds from one second to a week: a counter older than that is noise. */
+const MAX_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+const Duration = z.string().transform((s, ctx) => {
+  const ms = parseGoDuration(s);
+  if (ms === undefined || ms < 1000 || ms > MAX_WINDOW_MS || ms % 1000 !== 0) {
+    ctx.addIssue({ code: 'custom', message: `got ${JSON.stringify(s)}, expected a Go duration of whole seconds from 1s to 168h (e.g. "15m", "1h30m")` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const BRAKE_SCOPES = ['cluster', 'namespace', 'owner'] as const;
+export type BrakeScope = (typeof BRAKE_SCOPES)[number];
+const Scope = z.enum(BRAKE_SCOPES);
+
+const RateSchema = z.strictObject({
+  /** Removals allowed per window in each scope (0 stops every removal in it). */
+  max: z.number().int().nonnegative(),
+  per: Duration,
+  scope: Scope.default('cluster'),
+});
+
+const AbortSchema = z.strictObject({
+  /** More than this share of the pods a pass considered in one scope, and the pass stops. */
+  percent: z.number().gt(0).lte(100),
+  scope: Scope.default('cluster'),
+  /** Scopes with fewer pods considered are not judged (a Job with one Failed pod is 100% of it). */
+  minPods: z.number().int().nonnegative().default(0),
+});
+
+export const BrakesSchema = z.strictObject({
+  window: Duration.default(DEFAULT_WINDOW_MS),
+  rates: z.array(RateSchema).max(16).default([]),
+  abort: z.array(AbortSchema).max(8).default([]),
+});
+
+export type Brakes = z.output<typeof BrakesSchema>;
+export type RateBudget = Brakes['rates'][number];
+export type AbortRule = Brakes['abort'][number];
+
+/** Brakes when the policy has no kubeTidy section: the descheduler's limits, per default window. */
+export const DEFAULT_BRAKES: Brakes = { window: DEFAULT_WINDOW_MS, rates: [], abort: [] };
+
+export const KubeTidySectionSchema = z.strictObject({ brakes: BrakesSchema.default(DEFAULT_BRAKES) });
