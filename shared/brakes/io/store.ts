@@ -48,7 +48,9 @@ export async function writeLedger(writer: ClusterWriter, namespace: string, seen
   try {
     return await writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);
   } catch (e) {
-    if (seen || !(e instanceof KubeError) || e.failure.kind !== 'not-found') throw e;
+    if (!(e instanceof KubeError) || e.failure.kind !== 'not-found') throw e;
+    // Deleted since it was read (by a person, a reset): as a conflict, read again and create.
+    if (seen) return false;
     await writer.createNamespace(namespace);
     return writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);
   }

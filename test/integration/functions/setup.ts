@@ -16,11 +16,23 @@ import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } 
 
 let counter = 0;
 
+/**
+ * A runtime for `policy`. The brakes' ledger is cluster-wide by design, and the tests share
+ * one cluster: unless the test names one (BRAKES_NAMESPACE, or KUBE_TIDY_NAMESPACE), each
+ * runtime gets a ledger of its own, in a namespace of its own, so one test's removals do
+ * not spend another's limits in the same window.
+ */
 export async function runtimeFor(policy: unknown, env: Record<string, string> = {}): Promise<Runtime> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-fn-'));
   const file = join(dir, 'policy.json');
   writeFileSync(file, JSON.stringify(policy));
-  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
+  const ledger = env.BRAKES_NAMESPACE || env.KUBE_TIDY_NAMESPACE ? {} : { BRAKES_NAMESPACE: `brakes-${process.pid}-${++counter}` };
+  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...ledger, ...env }, { log: pino({ level: 'silent' }) });
+}
+
+/** Forgets what earlier tests spent in a shared ledger (tests that share one namespace across tests). */
+export async function resetBrakes(namespace: string): Promise<void> {
+  await sharedCluster().kubeConfig().makeApiClient(CoreV1Api).deleteNamespacedConfigMap({ namespace, name: 'kube-tidy-brakes' }).catch(() => undefined);
 }
 
 /** Registers the target `spec` for `rt` under a fresh name and returns a supertest agent for it. */

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/sweep.js';
 import { SWEEP_SHARD_TYPE, type HttpMessage, type SweepShard } from '../../../shared/cloudevents/index.js';
 import { httpMessage, shardEvent } from '../../../shared/cloudevents/index.js';
@@ -19,7 +19,7 @@ import { kubeClients } from '../../../shared/kube/clients.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { accountOf, functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { pingRequest, runPod, runtimeFor, send, serve } from './setup.js';
+import { pingRequest, resetBrakes, runPod, runtimeFor, send, serve } from './setup.js';
 import { pubSubStandIn, type PubSubStandIn } from './pubsub-standin.js';
 
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
@@ -73,6 +73,9 @@ beforeAll(async () => {
   await core().createNamespace({ body: { metadata: { name: kueueNs } } });
   ids = await functionIdentities(sharedCluster().kubeConfig(), sharedCluster().kubeconfigPath, idNs.name, kueueNs);
 });
+
+// The identities' namespace holds one brakes ledger for every test here: each test's limits start from nothing.
+beforeEach(() => resetBrakes(idNs.name));
 
 afterAll(async () => {
   await ids?.remove();
