@@ -38,6 +38,20 @@ describe('kube-tidy policy check', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('shows the brakes: the window the limits hold over, rates and aborts, defaults written out', () => {
+    const plain = JSON.parse(cli('policy', 'check', policy).stdout);
+    expect(plain.kubeTidy).toEqual({ brakes: { window: '15m', rates: [], abort: [] } });
+    const f = file('brakes.yaml', policyDoc([{ name: 'RemoveFailedPods' }], { top: { kubeTidy: { brakes: { window: '1h30m', rates: [{ max: 5, per: '90s', scope: 'owner' }], abort: [{ percent: 25 }] } } } }));
+    expect(JSON.parse(cli('policy', 'check', f).stdout).kubeTidy.brakes).toEqual({ window: '1h30m', rates: [{ max: 5, per: '1m30s', scope: 'owner' }], abort: [{ percent: 25, scope: 'cluster', minPods: 0 }] });
+  });
+
+  it('a bad brakes section exits 2 with its field paths', () => {
+    const r = cli('policy', 'check', file('bad-brakes.yaml', policyDoc([{ name: 'RemoveFailedPods' }], { top: { kubeTidy: { brakes: { rates: [{ max: 1, per: 'soon' }], abort: [{ percent: 150 }] } } } })));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('kubeTidy.brakes.rates[0].per: got "soon", expected a Go duration');
+    expect(r.stderr).toContain('kubeTidy.brakes.abort[0].percent');
+  });
+
   it('exits 2 and lists every error with its path on stderr', () => {
     const r = cli('policy', 'check', file('bad.yaml', policyDoc([{ name: 'PodLifeTime', args: { states: ['Nope'], exitCodes: ['x'] } }])));
     expect(r.code).toBe(2);
@@ -84,6 +98,16 @@ describe('kube-tidy plan', () => {
     expect(r.stdout).toBe('');
     const all = cli('plan', '--policy', policy, '--pods', pods, '--now', NOW, '--explain');
     expect(all.stderr).toContain('kept batch/newer (RemoveFailedPods): limit maxNoOfPodsToEvictTotal reached');
+  });
+
+  it('names the brakes that hold on stderr, and stops where a percentage abort would stop a pass over the dump', () => {
+    const withAbort = file('abort.yaml', policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], { top: { maxNoOfPodsToEvictTotal: 2, kubeTidy: { brakes: { abort: [{ percent: 25, scope: 'namespace' }] } } } }));
+    const r = cli('plan', '--policy', withAbort, '--pods', pods, '--now', NOW);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('brakes: maxNoOfPodsToEvictTotal 2 per 15m (cluster); abort past 25% (namespace)');
+    // 5 pods in batch: 25% is 1, so the second removal would cross it.
+    expect(r.stderr).toContain('abort: kubeTidy.brakes.abort: the pass would remove 2 of the 5 pods it considered in namespace batch (40%), more than 25%: a pass would remove the first 1 and stop');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it('honours --protected-namespaces', () => {

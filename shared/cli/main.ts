@@ -2,6 +2,12 @@
 import { parseArgs } from 'node:util';
 import { PolicyError } from '../policy/errors.js';
 import { toDeschedulerPolicy } from '../policy/normalize.js';
+import { abortCut, consideredIn } from '../brakes/core/abort.js';
+import { formatWindow, metersOf, subjectOf } from '../brakes/core/meters.js';
+import { DEFAULT_BRAKES, type Brakes } from '../policy/brakes.js';
+import type { Decision } from '../plan/decision.js';
+import type { Pod } from '../model/objects.js';
+import type { Policy } from '../policy/policy.js';
 import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
 import { InputError, loadPolicyFile, readNodes, readPods } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
@@ -147,15 +153,38 @@ function planCommand(args: string[], io: Out): number {
   for (const w of warnings) io.err(`warning: ${w}\n`);
 
   const plan = decide(policy, { pods, nodes }, now, { protectedNamespaces });
+  const decisions = withBrakes(policy, pods, plan.decisions, io);
   if (format === 'json') {
-    for (const d of plan.decisions) io.out(jsonLine({ namespace: d.namespace, name: d.name, uid: d.uid, strategy: d.strategy, action: d.action, reason: d.reason }));
+    for (const d of decisions) io.out(jsonLine({ namespace: d.namespace, name: d.name, uid: d.uid, strategy: d.strategy, action: d.action, reason: d.reason }));
   } else {
-    io.out(plan.decisions.length ? table(['POD', 'STRATEGY', 'ACTION', 'REASON'], plan.decisions.map((d) => [`${d.namespace}/${d.name}`, d.strategy, d.action, d.reason])) : 'nothing to do: the policy selects no pod\n');
+    io.out(decisions.length ? table(['POD', 'STRATEGY', 'ACTION', 'REASON'], decisions.map((d) => [`${d.namespace}/${d.name}`, d.strategy, d.action, d.reason])) : 'nothing to do: the policy selects no pod\n');
   }
   if (values.explain) {
     for (const k of plan.kept) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
   }
   return 0;
+}
+
+/**
+ * The brakes as an offline plan can show them (README "Brakes"): which hold (on stderr), and
+ * where a percentage abort would stop a pass over this dump. What other passes and events
+ * already spent lives in the cluster's ledger, which a dump does not have.
+ */
+function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[], io: Out): Decision[] {
+  const brakes: Brakes = policy.brakes ?? DEFAULT_BRAKES;
+  const meters = metersOf(policy);
+  if (meters.length === 0 && brakes.abort.length === 0) return decisions;
+  const held = meters.map((m) => `${m.name} ${m.max} per ${formatWindow(m.windowMs)} (${m.scope})`);
+  const aborts = brakes.abort.map((a) => `abort past ${a.percent}% (${a.scope}${a.minPods ? `, ${a.minPods}+ pods` : ''})`);
+  io.err(`brakes: ${[...held, ...aborts].join('; ')}; a live run charges them in the cluster's shared ledger across passes and events\n`);
+  if (brakes.abort.length === 0) return decisions;
+  const byUid = new Map(pods.map((p) => [p.metadata.uid ?? '', p]));
+  const considered = new Map<string, number>();
+  for (const p of pods) for (const id of consideredIn(brakes.abort, subjectOf(p))) considered.set(id, (considered.get(id) ?? 0) + 1);
+  const cut = abortCut(decisions.map((d) => subjectOf(byUid.get(d.uid) ?? { metadata: { namespace: d.namespace } })), considered, brakes.abort);
+  if (!cut.trip) return decisions;
+  io.err(`abort: ${cut.why}: a pass would remove the first ${cut.keep} and stop\n`);
+  return decisions.slice(0, cut.keep);
 }
 
 // Run only as a program, not when imported by tests.

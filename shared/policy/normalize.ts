@@ -1,3 +1,4 @@
+import { DEFAULT_BRAKES, type Brakes } from './brakes.js';
 import type { Policy } from './policy.js';
 
 /**
@@ -21,5 +22,19 @@ export function toDeschedulerPolicy(policy: Policy): Record<string, unknown> {
       deschedule: { enabled: p.strategies.map((s) => s.name) },
     },
   }));
+  // kube-tidy's own section, always written: it shows that the limits above hold per window.
+  out.kubeTidy = { brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES) };
   return out;
+}
+
+const duration = (ms: number): string => {
+  const s = ms / 1000;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${rest || (!h && !m) ? `${rest}s` : ''}`;
+};
+
+function brakesOut(b: Brakes): Record<string, unknown> {
+  return { window: duration(b.window), rates: b.rates.map((r) => ({ ...r, per: duration(r.per) })), abort: b.abort };
 }
