@@ -39,8 +39,10 @@ export class PassBrakes {
   private readonly pending = new Map<string, number>();
   private readonly requestsBefore: number;
   readonly summary: PassBrakesSummary = { deferred: 0, byBudget: {}, ledgerRequests: 0 };
-  /** A cluster-wide budget ran out: no new writes this pass. */
+  /** A cluster-wide budget ran out, or the ledger failed: no new writes this pass. */
   stopped = false;
+  /** The ledger could not be read or written (stopped for that, not for a budget). */
+  ledgerFailed = false;
 
   constructor(
     readonly brakes: Brakes,
@@ -102,9 +104,20 @@ export class PassBrakes {
     return { decisions: open.slice(0, cut.keep), kept };
   }
 
-  /** A unit for the i-th removal of `own`, reserving for the next ones when it needs a write. */
-  async take(own: readonly Decision[], i: number): Promise<Take> {
-    const taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)));
+  /**
+   * A unit for the i-th removal of `own`, reserving for the next ones when it needs a write.
+   * A ledger that cannot be read or written stops the pass's writes: no removal without its
+   * unit (the error is the pod's result: transient or refused, as the API server said).
+   */
+  async take(own: readonly Decision[], i: number): Promise<Take | { error: Error }> {
+    let taken: Take;
+    try {
+      taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)));
+    } catch (e) {
+      this.stopped = true;
+      this.ledgerFailed = true;
+      return { error: e as Error };
+    }
     if ('deferred' in taken) {
       this.count(taken.deferred);
       if (taken.deferred.scope === 'cluster') this.stopped = true;

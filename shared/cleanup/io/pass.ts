@@ -8,6 +8,7 @@ import { phaseFieldSelector } from '../../plan/field-selector.js';
 import { indexSnapshot } from '../../plan/snapshot.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { Policy } from '../../policy/policy.js';
+import { KubeRequestError } from '../../kube/errors.js';
 import { act, failuresOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
@@ -156,7 +157,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline || brakes.stopped, async (decision, i) => {
     const taken = await brakes.take(own, i);
     let result: ActResult | undefined;
-    if ('deferred' in taken) result = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun, outcome: 'deferred', message: taken.deferred.why };
+    const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
+    if ('deferred' in taken) result = { ...base, outcome: 'deferred', message: taken.deferred.why };
+    else if ('error' in taken) result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
     else {
       try {
         result = await act(writer, targets.get(decision.uid)!, decision, events);
@@ -170,8 +173,10 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
     return result!;
   });
-  if (acted.started < own.length) s.stoppedBy = brakes.stopped ? 'budget' : 'time-budget';
-  if (brakes.stopped) brakes.notStarted(own.length - acted.started);
+  if (acted.started < own.length && !brakes.ledgerFailed) s.stoppedBy = brakes.stopped ? 'budget' : 'time-budget';
+  if (brakes.stopped && !brakes.ledgerFailed) brakes.notStarted(own.length - acted.started);
+  // Not started because the ledger failed: work left undone, as a transient failure (503, the scheduler retries).
+  if (brakes.ledgerFailed) s.failures.transient += own.length - acted.started;
   if (brakes.summary.aborted) s.stoppedBy = 'abort';
   for (const result of acted.results) {
     if (!result) continue;
