@@ -2,6 +2,7 @@
 // README's table and the dashboard/alert check (test/unit/metrics/dashboard.test.ts) read it.
 // Names are the Prometheus names as scraped (counters end in _total, durations in _seconds);
 // over OTLP a counter is sent without `_total` (the Prometheus side of a collector adds it back).
+// A gauge holds the value last set per series (record.ts sets it only when it changed).
 //
 // The pod counter keeps the descheduler's name shape and label names
 // (descheduler_pods_evicted_total{result,strategy,profile,namespace,node}) so an alert or a
@@ -10,7 +11,7 @@
 // whether it only went through the API server's dry run (DRY_RUN, invoke's plan): like the
 // descheduler, a dry run counts what would have happened, and the label keeps it apart.
 
-export type Kind = 'counter' | 'histogram';
+export type Kind = 'counter' | 'histogram' | 'gauge';
 
 export interface MetricDef {
   name: string;
@@ -107,6 +108,12 @@ export const METRICS = {
     kind: 'counter',
     help: 'Passes a percentage abort (kubeTidy.brakes.abort) stopped, by the scope that crossed its percent (cluster, namespace, owner). The scope stays stopped until the rule is raised or invoke resumes it.',
     labels: ['scope'],
+  },
+  budgetRemaining: {
+    name: 'kube_tidy_budget_remaining',
+    kind: 'gauge',
+    help: 'Removals a budget still allows in its current window, by budget (maxNoOfPodsToEvictTotal, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictPerNode, kubeTidy.brakes.rates[0], ...), scope (cluster, namespace, node, owner) and key ("" for the cluster, else the namespace, the node or namespace/Kind/name of the owner): its max minus what the shared ledger counts as removed or reserved by any instance. Set at each ledger read or write; a key once shown goes back to its full max when its window ends; past the first 199 keys, _other shows the lowest of the rest.',
+    labels: ['budget', 'scope', 'key'],
   },
   defragNodesFreed: {
     name: 'kube_tidy_defrag_nodes_freed_total',

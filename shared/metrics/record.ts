@@ -3,8 +3,10 @@
 // need, so a cold start answers its first request without paying for it. Until it is
 // loaded, measurements wait in a bounded queue and are replayed into it, so nothing recorded
 // before the load is lost (past MAX_PENDING they are counted as dropped, never kept).
+// A gauge is set only when its value changed: what each series was last set to is kept here
+// (the SDK would export the same), so an edge may set all its series often and pay little.
 import { LabelBound } from './bound.js';
-import type { MetricKey } from './catalogue.js';
+import { METRICS, type MetricKey } from './catalogue.js';
 import { pushes } from './push-env.js';
 import type { Sdk } from './sdk.js';
 
@@ -18,12 +20,35 @@ let pending: Op[] = [];
 let bound = new LabelBound();
 let dropped = 0;
 
-/** Adds `value` to a counter, or records it in a histogram. Never throws. */
+export interface GaugeSeries {
+  /** As bounded (bound.ts): what the series is exported with. */
+  labels: Record<string, string>;
+  value: number;
+}
+let gauges = new Map<MetricKey, Map<string, GaugeSeries>>();
+
+/** Adds `value` to a counter, records it in a histogram, or sets a gauge to it. Never throws. */
 export function record(key: MetricKey, value: number, labels: Record<string, string> = {}): void {
   const bounded = bound.bound(key, labels);
+  if (METRICS[key].kind === 'gauge' && !changes(key, value, bounded)) return;
   if (sdk) sdk.add(key, value, bounded);
   else if (pending.length < MAX_PENDING) pending.push([key, value, bounded]);
   else dropped++;
+}
+
+/** Whether setting gauge `key`'s series to `value` changes it (and remembers it if so). */
+function changes(key: MetricKey, value: number, labels: Record<string, string>): boolean {
+  let series = gauges.get(key);
+  if (!series) gauges.set(key, (series = new Map()));
+  const id = (METRICS[key].labels as readonly string[]).map((l) => labels[l] ?? '').join('\0');
+  if (series.get(id)?.value === value) return false;
+  series.set(id, { labels, value });
+  return true;
+}
+
+/** Every series of gauge `key` with the value it was last set to. */
+export function gaugeSeries(key: MetricKey): GaugeSeries[] {
+  return [...(gauges.get(key)?.values() ?? [])];
 }
 
 /** The SDK, loaded once; what waited in the queue is recorded into it first. */
@@ -73,6 +98,7 @@ export async function resetForTests(): Promise<void> {
   loading = undefined;
   pending = [];
   bound = new LabelBound();
+  gauges = new Map();
   dropped = 0;
   // A provider pushing to a collector that does not answer would wait for its export timeout.
   await Promise.race([old?.shutdown(), new Promise((r) => setTimeout(r, 500))]);

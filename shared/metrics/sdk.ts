@@ -6,7 +6,7 @@
 // The OTLP exporter reads the rest of the standard OTEL_EXPORTER_OTLP_* settings itself
 // (headers, timeout); OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the instance.
 import { randomUUID } from 'node:crypto';
-import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -15,6 +15,7 @@ import { METRICS, type MetricDef, type MetricKey } from './catalogue.js';
 import { pushes } from './push-env.js';
 
 export interface Sdk {
+  /** Adds to a counter, records in a histogram, sets a gauge (the catalogue's kind says which). */
   add(key: MetricKey, value: number, labels: Attributes): void;
   /** The Prometheus text exposition of everything recorded so far. */
   scrape(): Promise<string>;
@@ -42,13 +43,26 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new MeterProvider({ resource, readers });
   const meter = provider.getMeter('kube-tidy');
-  const instruments = new Map<MetricKey, Counter | Histogram>();
+  const instruments = new Map<MetricKey, (value: number, labels: Attributes) => void>();
   for (const [key, def] of Object.entries(METRICS) as [MetricKey, MetricDef][]) {
-    if (def.kind === 'counter') {
-      // The SDK's Prometheus side appends _total to a monotonic counter's name.
-      instruments.set(key, meter.createCounter(def.name.replace(/_total$/, ''), { description: def.help }));
-    } else {
-      instruments.set(key, meter.createHistogram(def.name, { description: def.help, unit: 's', advice: { explicitBucketBoundaries: [...(def.buckets ?? [])] } }));
+    switch (def.kind) {
+      case 'counter': {
+        // The SDK's Prometheus side appends _total to a monotonic counter's name.
+        const counter = meter.createCounter(def.name.replace(/_total$/, ''), { description: def.help });
+        instruments.set(key, (v, l) => counter.add(v, l));
+        break;
+      }
+      case 'histogram': {
+        const histogram = meter.createHistogram(def.name, { description: def.help, unit: 's', advice: { explicitBucketBoundaries: [...(def.buckets ?? [])] } });
+        instruments.set(key, (v, l) => histogram.record(v, l));
+        break;
+      }
+      case 'gauge': {
+        // Synchronous: the last value set per series, kept (and exported) until set again.
+        const gauge = meter.createGauge(def.name, { description: def.help });
+        instruments.set(key, (v, l) => gauge.record(v, l));
+        break;
+      }
     }
   }
   // No otel_scope_name label on every series: one scope, it would only add noise to queries.
@@ -56,9 +70,7 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   return {
     otlp,
     add(key, value, labels) {
-      const i = instruments.get(key)!;
-      if ('add' in i) i.add(value, labels);
-      else i.record(value, labels);
+      instruments.get(key)!(value, labels);
     },
     async scrape() {
       const { resourceMetrics, errors } = await prometheus.collect();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { exportedSeriesNames } from '../../../shared/metrics/catalogue.js';
+import { METRICS, exportedSeriesNames, type MetricDef } from '../../../shared/metrics/catalogue.js';
 import { checkRules, metricNames } from '../../fixtures/metrics/promcheck.js';
 
 // The chart's dashboard and alert rules against what kube-tidy exports: every query parsed by
@@ -14,7 +14,13 @@ const dashboard = JSON.parse(readFileSync(`${FILES}dashboard.json`, 'utf8')) as 
   panels: { title: string; targets?: { expr: string }[] }[];
   templating: { list: { name: string; query?: string | { query: string } }[] };
 };
-const alerts = parse(readFileSync(`${FILES}alerts.yaml`, 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+interface Rule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+}
+const alerts = parse(readFileSync(`${FILES}alerts.yaml`, 'utf8')) as { groups: { rules: Rule[] }[] };
 
 // Grafana's own variables are not PromQL: its durations become one, its label_values() a selector.
 function asPromql(expr: string): string {
@@ -56,6 +62,31 @@ describe('the dashboard and the alerts name only metrics kube-tidy exports', () 
     const exprs = rules.map(([, e]) => e).join('\n');
     expect(exprs).toMatch(/result=~"failed\|refused"/);
     expect(exprs).toMatch(/result="blocked"/);
+  });
+
+  it('the brakes are alerted on: an abort at once, deferrals that last', () => {
+    const rule = (name: string) => alerts.groups.flatMap((g) => g.rules).find((r) => r.alert === name);
+    const [aborted, deferring] = [rule('KubeTidyPassAborted'), rule('KubeTidyBudgetDeferring')];
+    // Any abort: a person must resume, so no `for` to wait out, and loud.
+    expect(aborted?.for).toBeUndefined();
+    expect(aborted?.labels?.severity).toBe('critical');
+    expect(metricNames([aborted!.expr])[0]).toEqual(['kube_tidy_budget_aborted_total']);
+    // Any increase; and a counter's first sample is invisible to increase(), so a series new
+    // within the range (a first abort, a new instance) counts with its whole value.
+    const flat = aborted!.expr.replace(/\s+/g, ' ').trim();
+    expect(flat).toMatch(/^sum by \(scope\) \( ?\(kube_tidy_budget_aborted_total unless kube_tidy_budget_aborted_total offset (\w+)\) or increase\(kube_tidy_budget_aborted_total\[\1\]\) ?\) > 0$/);
+    // Deferring is the brakes working: only when it lasts, a warning, per budget.
+    expect(deferring?.for).toBe('30m');
+    expect(deferring?.labels?.severity).toBe('warning');
+    expect(deferring!.expr).toMatch(/sum by \(budget, scope\) \(increase\(kube_tidy_budget_deferred_total\[30m\]\)\) > 0/);
+  });
+
+  it('every metric kube-tidy exports has a panel (the brakes\' deferred, remaining and aborted ones too)', () => {
+    const shown = new Set(metricNames(queries.map(([, e]) => asPromql(e))).flat());
+    const missing = Object.values(METRICS)
+      .map((m: MetricDef) => m.name)
+      .filter((name) => ![name, `${name}_bucket`, `${name}_sum`, `${name}_count`].some((n) => shown.has(n)));
+    expect(missing).toEqual([]);
   });
 
   it('loads as Prometheus loads rule files (promtool check rules)', () => {
