@@ -44,6 +44,12 @@ export interface EventPathOptions {
   /** Extra environment for the function (e.g. RECORD_EVENTS=false). */
   env?: Record<string, string>;
   bridgeConcurrency?: number;
+  /** Bare pods created one at a time, this far apart (ms): failures that arrive sparsely. */
+  spacingMs?: number;
+  /** When the run is over (default: every pod gone); e.g. when pods are deferred and stay. */
+  until?: (pods: Map<string, PodTimes>, traces: readonly Trace[]) => boolean;
+  /** Quiet time before the function is stopped, once the bridge drained (default 1 s). */
+  lingerMs?: number;
 }
 
 export async function runEventPath(cluster: Cluster, policyFile: string, o: EventPathOptions): Promise<EventPathRun> {
@@ -76,12 +82,19 @@ export async function runEventPath(cluster: Cluster, policyFile: string, o: Even
       const bridge = await startBridge({ kubeConfig: kc, sink: fn.url, kinds: ['Pod'], namespace: o.namespace, log: silentLogger, statsIntervalMs: 0, concurrency: bridgeConcurrency });
       try {
         if (o.workload === 'jobs') await createFailingJobs(kc.makeApiClient(BatchV1Api), o.namespace, o.jobs, o.podsPerJob, SELECTED_EXIT_CODE);
-        else await createBarePods(core, o.namespace, 'bare', total, SELECTED_EXIT_CODE);
+        else if (o.spacingMs === undefined) await createBarePods(core, o.namespace, 'bare', total, SELECTED_EXIT_CODE);
+        else {
+          for (let i = 0; i < total; i++) {
+            if (i > 0) await new Promise((r) => setTimeout(r, o.spacingMs));
+            await createBarePods(core, o.namespace, `bare${i}`, 1, SELECTED_EXIT_CODE);
+          }
+        }
         const gone = () => [...pods.values()].filter((p) => p.goneSeen !== undefined).length;
-        await waitFor(`${total} pods failed and gone`, async () => gone() >= total, { timeoutMs: 240_000, intervalMs: 200 });
+        const over = o.until ? () => o.until!(pods, fn.traces) : () => gone() >= total;
+        await waitFor(o.until ? 'the run to settle' : `${total} pods failed and gone`, async () => over(), { timeoutMs: 240_000, intervalMs: 200 });
         // Let the last events (the DELETEDs, late updates) reach the function.
         await waitFor('bridge drained', async () => bridge.stats().waiting === 0 && bridge.stats().running === 0, { timeoutMs: 60_000 });
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, o.lingerMs ?? 1000));
         await waitFor('bridge drained', async () => bridge.stats().waiting === 0 && bridge.stats().running === 0, { timeoutMs: 60_000 });
       } finally {
         await bridge.stop({ deadlineMs: 5000 });

@@ -9,8 +9,8 @@ import { EXIT_CODE_ANNOTATION, waitFor } from '../harness/index.js';
 const IMAGE = 'registry.k8s.io/pause:3.10';
 export const SELECTED_EXIT_CODE = 3;
 
-/** Failed pods exiting 3 are removed at once, bare ones included; nothing else is selected. */
-export function writePolicy(): string {
+/** Failed pods exiting 3 are removed at once, bare ones included; nothing else is selected. `extra`: more top-level fields (limits, kubeTidy). */
+export function writePolicy(extra: object = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-bench-policy-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'policy.json');
@@ -27,6 +27,7 @@ export function writePolicy(): string {
         plugins: { deschedule: { enabled: ['PodLifeTime'] } },
       },
     ],
+    ...extra,
   };
   writeFileSync(file, JSON.stringify(policy));
   return file;

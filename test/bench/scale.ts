@@ -14,6 +14,11 @@
 //              its Failed status to gone.
 // PodGC is off (--controllers=...,-podgc) in the kube-tidy clusters, so the backlog
 // stays put for kube-tidy. Sizes: `npm run bench scale -- 20000,50000` (default 20000).
+// Opt-in runs (named in SCALE_RUNS, or by `npm run bench brakes`, brakes.ts): the ceiling
+// measured first too (`ceilingBefore`), and the brakes' cost (issue 22): one instance with
+// brakes off (`brakesOff`, `brakesOff2`: no limits, the ledger untouched) and on but far from
+// binding (`brakesOn`, `brakesOn2`), four fanned-out instances with them (`fannedOutBrakes`),
+// each with the writes to the ledger ConfigMap seen by a watch of it.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +30,7 @@ import type { Cluster } from '../harness/index.js';
 import { withCluster } from './cluster.js';
 import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-process.js';
 import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
-import { KubeConfig as KC } from '@kubernetes/client-node';
+import { KubeConfig as KC, Watch } from '@kubernetes/client-node';
 import { countPhase, populate, prepareCluster, unthrottled } from './scale/populate.js';
 import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
@@ -34,16 +39,36 @@ import { dirname } from 'node:path';
 
 const BUDGET_S = 50;
 // SCALE_RUNS=name,name limits a bench to some runs (names as in the output; `podGc` for PodGC).
-const only = process.env.SCALE_RUNS?.split(',').filter(Boolean);
-const wanted = (name: string) => !only || only.includes(name);
+const envRuns = process.env.SCALE_RUNS?.split(',').filter(Boolean);
 const INSTANCES = 4;
+/** Where the ledger lives for the bench's functions: BRAKES_NAMESPACE's default, the identities' namespace. */
+const LEDGER_NAMESPACE = 'kube-tidy';
+const LEDGER_NAME = 'kube-tidy-brakes';
 
-function writeScalePolicy(): string {
+/**
+ * Brakes on, but far from binding (issue 22's benchmark): the descheduler's total and
+ * per-namespace limits and a namespace rate, each a million per 15 minutes. The per-namespace
+ * limit and the rate share their counters (same scope and window): two counters per removal,
+ * the cluster's and its namespace's.
+ */
+export const NON_BINDING_BRAKES = {
+  maxNoOfPodsToEvictTotal: 1_000_000,
+  maxNoOfPodsToEvictPerNamespace: 1_000_000,
+  kubeTidy: { brakes: { rates: [{ max: 1_000_000, per: '15m', scope: 'namespace' }] } },
+};
+
+function writeScalePolicy(extra: object = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-scale-'));
   const file = join(dir, 'policy.json');
   // The issue's policy: PodLifeTime over Succeeded and Failed; bare Failed pods allowed.
-  writeFileSync(file, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'scale', pluginConfig: [{ name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } }, { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] }));
+  writeFileSync(file, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'scale', pluginConfig: [{ name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } }, { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }], ...extra }));
   return file;
+}
+
+/** The policies of a scale run: without brakes (no limits, so the ledger is never used), and with NON_BINDING_BRAKES. */
+interface Policies {
+  plain: string;
+  brakes: string;
 }
 
 /** VmHWM: the peak resident set so far; VmRSS: now. */
@@ -59,7 +84,7 @@ const peakRssMiB = (pid: number) => procMiB(pid, 'VmHWM');
 
 interface SweepAnswer {
   status: number;
-  body: { outcome?: string; summary?: { selected: number; outcomes: Record<string, number>; listMs: number; durationMs: number; pages: number; podsSeen: number; throttled: number; throttleWaitMs: number; eventsSummarised: number; fannedOut?: { shards: number; pods: number; notPosted: number } }; outcomes?: Record<string, number>; failures?: { transient: number; refused: number } };
+  body: { outcome?: string; summary?: { selected: number; outcomes: Record<string, number>; listMs: number; durationMs: number; pages: number; podsSeen: number; throttled: number; throttleWaitMs: number; eventsSummarised: number; stoppedBy?: string; fannedOut?: { shards: number; pods: number; notPosted: number }; brakes?: { deferred: number; ledgerRequests: number } }; outcomes?: Record<string, number>; failures?: { transient: number; refused: number } };
 }
 
 async function post(url: string, headers: Record<string, string>, body: string): Promise<SweepAnswer> {
@@ -93,6 +118,56 @@ async function eventPathProbe(kc: KubeConfig, podTerminatedUrl: string, server: 
 
 const kubeRequests = (fns: TracedFunction[]) => fns.reduce((n, f) => n + f.traces.filter((t) => t.trace === 'kube').length, 0);
 
+/** A request to the brakes' ledger: GET/PUT of the ConfigMap, or its creation (POST in its namespace: nothing else of one instance creates ConfigMaps there). */
+export function ledgerRequest(method: string, url: string, namespace = LEDGER_NAMESPACE): 'read' | 'write' | undefined {
+  const path = new URL(url).pathname;
+  if (path === `/api/v1/namespaces/${namespace}/configmaps/${LEDGER_NAME}`) return method === 'GET' ? 'read' : 'write';
+  if (method === 'POST' && path === `/api/v1/namespaces/${namespace}/configmaps`) return 'write';
+  return undefined;
+}
+
+/** The ledger's cost in one instance's sweeps, from its traced requests (client side, exact). */
+function ledgerCost(fn: TracedFunction, sweeps: NonNullable<SweepAnswer['body']['summary']>[], deleted: number, writingSeconds: number) {
+  const kinds = fn.traces.flatMap((t) => (t.trace === 'kube' ? [{ t: t.t, kind: ledgerRequest(t.method, t.url) }] : [])).filter((x) => x.kind);
+  const writes = kinds.filter((x) => x.kind === 'write');
+  const perSecond = new Map<number, number>();
+  for (const w of writes) perSecond.set(Math.floor(w.t / 1000), (perSecond.get(Math.floor(w.t / 1000)) ?? 0) + 1);
+  return {
+    ledgerRequests: kinds.length,
+    ledgerReads: kinds.length - writes.length,
+    ledgerWrites: writes.length,
+    // As the passes counted them (summary.brakes.ledgerRequests): the same requests, from inside.
+    ledgerRequestsInSummaries: sweeps.reduce((n, s) => n + (s.brakes?.ledgerRequests ?? 0), 0),
+    removalsPerLedgerWrite: writes.length ? Math.round(deleted / writes.length) : null,
+    // At the sweep's pace: over the writing phases (the list reads no ledger).
+    ledgerWritesPerSecond: Math.round((writes.length / Math.max(writingSeconds, 1e-3)) * 100) / 100,
+    ledgerWritesPeakPerSecond: Math.max(0, ...perSecond.values()),
+  };
+}
+
+/**
+ * Writes to the ledger ConfigMap as the API server applied them (ADDED/MODIFIED from a watch
+ * started at its current resourceVersion): any number of instances, refused (409) writes not
+ * included.
+ */
+async function watchLedger(kc: KubeConfig): Promise<() => Promise<{ ledgerWritesApplied: number; ledgerWritesAppliedSpanSeconds: number }>> {
+  const { core, close } = unthrottled(kc);
+  const list = await core.listNamespacedConfigMap({ namespace: LEDGER_NAMESPACE, fieldSelector: `metadata.name=${LEDGER_NAME}` });
+  close();
+  const seen: number[] = [];
+  const req = await new Watch(kc).watch(
+    `/api/v1/namespaces/${LEDGER_NAMESPACE}/configmaps`,
+    { fieldSelector: `metadata.name=${LEDGER_NAME}`, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: false },
+    (type) => void ((type === 'ADDED' || type === 'MODIFIED') && seen.push(performance.now())),
+    () => {},
+  );
+  return async () => {
+    await new Promise((r) => setTimeout(r, 1000)); // the last events in flight
+    req.abort();
+    return { ledgerWritesApplied: seen.length, ledgerWritesAppliedSpanSeconds: seen.length > 1 ? Math.round((seen.at(-1)! - seen[0]!) / 100) / 10 : 0 };
+  };
+}
+
 /** Sweeps with one instance until no Failed pod is left; every sweep inside the default budget. */
 async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: string, env: Record<string, string>, probe: boolean) {
   const failed = await countPhase(cluster.kubeConfig(), 'Failed');
@@ -113,6 +188,9 @@ async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: st
       await probing;
       const deleted = sweeps.reduce((n, s) => n + (s.outcomes.deleted ?? 0), 0);
       const working = sweeps.filter((s) => (s.outcomes.deleted ?? 0) > 0);
+      const writingSeconds = working.reduce((n, s) => n + s.durationMs - s.listMs, 0) / 1000;
+      const ledger = ledgerCost(fn, sweeps, deleted, writingSeconds);
+      const deferred = sweeps.reduce((n, s) => n + (s.brakes?.deferred ?? 0), 0);
       return {
         backlog: failed,
         deleted,
@@ -131,6 +209,9 @@ async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: st
         throttled: sweeps.reduce((n, s) => n + s.throttled, 0),
         eventsSummarised: sweeps.reduce((n, s) => n + s.eventsSummarised, 0),
         ...(eventPathMs === undefined ? {} : { eventPathMsUnderBacklog: eventPathMs }),
+        // Without limits the ledger is never asked: only a run with brakes shows these.
+        ...(ledger.ledgerRequests || ledger.ledgerRequestsInSummaries ? ledger : {}),
+        ...(deferred ? { deferred, stoppedBy: sweeps.map((s) => s.stoppedBy ?? '') } : {}),
       };
     }),
   );
@@ -158,7 +239,9 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   broker.listen(0, '127.0.0.1');
   await once(broker, 'listening');
   const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
-  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink };
+  // SCALE_SHARD_SIZE: smaller shards than the default 1000, so a small smoke run fans out too.
+  const shardSize: Record<string, string> = process.env.SCALE_SHARD_SIZE ? { SWEEP_SHARD_SIZE: process.env.SCALE_SHARD_SIZE } : {};
+  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink, ...shardSize };
   const fns = await Promise.all(Array.from({ length: n }, () => bundled(env)));
   try {
     const rssAtStartMiB = fns.map((f) => procMiB(f.pid, 'VmRSS'));
@@ -234,7 +317,8 @@ async function ceiling(ids: FunctionIdentities) {
   return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
 }
 
-async function oneSize(size: number, policy: string) {
+async function oneSize(size: number, policies: Policies, only: string[] | undefined) {
+  const policy = policies.plain;
   return withCluster(`bench-scale-${size}`, 1, async (cluster) => {
     const kc = cluster.kubeConfig();
     const namespaces = await prepareCluster(kc);
@@ -247,28 +331,47 @@ async function oneSize(size: number, policy: string) {
     const pop = await populate(kc, namespaces, size, 0);
     const refill = (round: number) => populate(kc, namespaces, size, round, true);
     const r: Record<string, unknown> = { population: { ...pop, writesPerSecond: Math.round(((pop.total + pop.failed + pop.succeeded) / pop.ms) * 1000) } };
-    // Each run on a fresh backlog of the same size (refilled after the one before).
-    const runs: [string, () => Promise<object>][] = [
-      ['oneInstanceEventsOff', () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, true)],
-      ['oneInstanceEventsCapped', () => oneInstance(cluster, ids, policy, {}, false)],
-      ['oneInstanceEventPerPod', () => oneInstance(cluster, ids, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false)],
+    // Each run on a fresh backlog of the same size (refilled after the one before). Opt-in
+    // runs only when named; `ledger`: the writes the API server applied to the brakes' ledger
+    // during the run are counted (a watch).
+    const runs: { name: string; run: () => Promise<object>; optIn?: true; ledger?: true }[] = [
+      { name: 'oneInstanceEventsOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, true) },
+      { name: 'oneInstanceEventsCapped', run: () => oneInstance(cluster, ids, policy, {}, false) },
+      { name: 'oneInstanceEventPerPod', run: () => oneInstance(cluster, ids, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false) },
       // Above the default client rate: is the rate limit what keeps one instance from the ceiling?
-      ['oneInstanceEventsOffQps1000', () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false', KUBE_CLIENT_QPS: '1000', KUBE_CLIENT_BURST: '2000' }, false)],
-      ['fannedOut', () => fannedOut(cluster, ids, policy, INSTANCES)],
+      { name: 'oneInstanceEventsOffQps1000', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false', KUBE_CLIENT_QPS: '1000', KUBE_CLIENT_BURST: '2000' }, false) },
+      { name: 'fannedOut', run: () => fannedOut(cluster, ids, policy, INSTANCES), ledger: true },
+      // The ceiling before the runs as well as after them (below): how much the sequence moved it.
+      { name: 'ceilingBefore', run: () => ceiling(ids), optIn: true },
+      // The brakes' cost (issue 22): Events off in both, so the ledger is the only difference;
+      // no event-path probe (it would share the ledger). Run as off, on, on, off: a drift along
+      // the sequence weighs on both sides alike.
+      { name: 'brakesOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+      { name: 'brakesOn', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+      { name: 'brakesOn2', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+      { name: 'brakesOff2', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+      // Shards take the event path's removal (one-pod.ts), so its reservations: every instance writes the one ledger.
+      { name: 'fannedOutBrakes', run: () => fannedOut(cluster, ids, policies.brakes, INSTANCES), optIn: true, ledger: true },
     ];
+    const wanted = (x: { name: string; optIn?: true }) => (only ? only.includes(x.name) : !x.optIn);
     let round = 0;
     // In SCALE_RUNS's order when given: a run's place in the sequence is a variable too.
     const order = (name: string) => only?.indexOf(name) ?? 0;
-    for (const [name, run] of runs.filter(([name]) => wanted(name)).sort(([a], [b]) => order(a) - order(b))) {
+    const sequence: string[] = [];
+    for (const x of runs.filter(wanted).sort((a, b) => order(a.name) - order(b.name))) {
       if (round > 0) await refill(round);
       round++;
-      r[name] = await run();
+      sequence.push(x.name);
+      const ledger = x.ledger ? await watchLedger(kc) : undefined;
+      const result = await x.run();
+      r[x.name] = ledger ? { ...result, ...(await ledger()) } : result;
     }
     if (round > 0) await refill(round);
     r.ceiling = await ceiling(ids);
+    r.sequence = [...sequence, 'ceiling'].join(' > ');
     const c = (r.ceiling as { deletesPerSecond: number }).deletesPerSecond;
     const ratios: Record<string, number> = {};
-    for (const [name] of runs) {
+    for (const { name } of runs) {
       const run = r[name] as { deletesPerSecond: number; writingDeletesPerSecond?: number } | undefined;
       if (!run) continue;
       ratios[name] = Math.round((run.deletesPerSecond / c) * 100) / 100;
@@ -295,11 +398,13 @@ async function podGc(size: number, seconds = 60) {
   }, { controllerManagerArgs: ['--terminated-pod-gc-threshold=100'] });
 }
 
-export async function runScaleBench(sizes: number[]): Promise<object> {
-  const policy = writeScalePolicy();
-  await bundle(); // the fanned-out instances run the production bundle
+/** `runs`: the runs and their order (SCALE_RUNS by default; every run but the opt-in ones when neither). */
+export async function runScaleBench(sizes: number[], runs: string[] | undefined = envRuns): Promise<object> {
+  const policies = { plain: writeScalePolicy(), brakes: writeScalePolicy(NON_BINDING_BRAKES) };
+  // The fanned-out instances run the production bundle.
+  if (!runs || runs.some((name) => name.startsWith('fannedOut'))) await bundle();
   const out: Record<string, unknown> = {};
-  for (const size of sizes) out[`pods${size}`] = await oneSize(size, policy);
-  if (wanted('podGc')) out.podGc = await podGc(Math.min(...sizes));
+  for (const size of sizes) out[`pods${size}`] = await oneSize(size, policies, runs);
+  if (!runs || runs.includes('podGc')) out.podGc = await podGc(Math.min(...sizes));
   return out;
 }
