@@ -89,7 +89,9 @@ async function recordEventAbout(
     reason: clip(event.reason, 128),
     note: clip(event.note, 1024),
     type: event.type,
-    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid } : { apiVersion: 'v1', kind: 'Namespace', name: about.name },
+    // The API server accepts an Event outside default and kube-system only when its regarding
+    // object names the Event's namespace: a Namespace's Event names itself (else a 422, and no Event).
+    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid } : { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name },
   };
   try {
     const created = await events.createNamespacedEvent({ namespace: about.namespace, body });

@@ -41,6 +41,11 @@ const EnvSchema = z.object({
    * created with the namespace if missing. Default KUBE_TIDY_NAMESPACE, then kube-tidy.
    */
   BRAKES_NAMESPACE: namespaceName.default('kube-tidy'),
+  /**
+   * How long a reservation on the ledger lives unrenewed before any instance charges it in
+   * full (a killed instance loses at most its chunk for this long). Tests shorten it.
+   */
+  BRAKES_HOLD_SECONDS: positiveInt.max(3600).default(60),
 });
 
 export type RuntimeConfig = z.output<typeof EnvSchema>;

@@ -112,7 +112,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   };
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
-  const newBrakes = (dryRun: boolean, w: ClusterWriter) => new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, dryRun, now });
+  const newBrakes = (dryRun: boolean, w: ClusterWriter) => new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now });
   return {
     config,
     env,

@@ -139,9 +139,14 @@ export function reserve(stored: LedgerState, r: ReserveRequest): ReserveResult {
   return { state, grants, blocked };
 }
 
-/** The trip that stops removals of `s`, if a current rule still stands behind it. */
-export function tripOf(state: LedgerState, rules: readonly AbortRule[], s: Subject): Trip | undefined {
+/**
+ * The trip that stops removals of `s`, if a current rule still stands behind it. `pass`: the
+ * pass asking (or one of its shards); its own trip does not stop the removals it kept before
+ * the line, which it records first so that a crash mid-pass still leaves the scope stopped.
+ */
+export function tripOf(state: LedgerState, rules: readonly AbortRule[], s: Subject, pass?: string): Trip | undefined {
   for (const trip of Object.values(state.trips)) {
+    if (pass !== undefined && trip.pass === pass) continue;
     const applies = trip.scope === 'cluster' || (trip.scope === 'namespace' && trip.key === s.namespace) || (trip.scope === 'owner' && trip.key === s.owner);
     if (applies && standing(trip, rules)) return trip;
   }

@@ -9,6 +9,9 @@
 // instance loses its reservation and nothing is double-spent.
 // In a dry run nothing is written: the stored ledger is read, and what this process would
 // have reserved is kept here, so a plan defers what a run would.
+// After each ledger read or write, the budget gauge is set from the ledger as the API server
+// has it (metrics/observe.ts), and again when a window ends without one (no request: what was
+// last seen, minus the windows that ended); a dry run's would-be reservations are not shown.
 import { hostname } from 'node:os';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { TransientKubeError } from '../../kube/errors.js';
@@ -16,8 +19,9 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import type { AbortRule } from '../../policy/brakes.js';
 import type { Policy } from '../../policy/policy.js';
 import { DEFAULT_BRAKES } from '../../policy/brakes.js';
+import { observeBudgets } from '../../metrics/observe.js';
 import { chargesOf, reserve, tripId, tripOf, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
-import { counterEnd, describeMeter, formatWindow, metersOf, type Meter, type Subject } from '../core/meters.js';
+import { counterEnd, describeMeter, formatWindow, metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
 import { emptyLedger } from '../core/ledger.js';
 import { readLedger, writeLedger, type Reader } from './store.js';
 
@@ -78,8 +82,17 @@ export class Brakes {
   private spent: Record<string, number> = {};
   private inflight: Record<string, number> = {};
   private until = 0;
+  /** The smallest limit each counter this process took units of is read against (what `tight` judges). */
+  private maxOf: Record<string, number> = {};
+  /** Settles just before the hold would expire, so a live process does not lose its chunk. */
+  private expiring: NodeJS.Timeout | undefined;
   private lock: Promise<unknown> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
+  /** The meters of the last take's policy: what the budget gauge reports on. */
+  private meters: readonly Meter[] = [];
+  /** The ledger as the API server last had it, and when the gauge is set again from it. */
+  private lastSeen: LedgerState | undefined;
+  private rollover: { timer: NodeJS.Timeout; at: number } | undefined;
   /** Ledger requests sent (reads and writes): what the brakes cost, for answers and benches. */
   requests = 0;
   writes = 0;
@@ -114,7 +127,35 @@ export class Brakes {
   private async read(): Promise<void> {
     const r = await readLedger(this.o.core, this.o.namespace);
     this.requests++;
-    this.stored = { ...r, at: this.o.now() };
+    this.stored = { ...r, state: this.o.dryRun ? this.withDry(r.state) : r.state, at: this.o.now() };
+    this.seen(r.state, this.stored.at);
+  }
+
+  /** A dry run's own spending and hold, which the stored ledger never saw, laid over each read. */
+  private dryCounts: Record<string, number> = {};
+  private withDry(state: LedgerState): LedgerState {
+    const counts = { ...state.counts };
+    for (const [c, n] of Object.entries(this.dryCounts)) counts[c] = (counts[c] ?? 0) + n;
+    const holds = { ...state.holds };
+    if (Object.keys(this.grants).length > 0) holds[this.holder] = { until: this.until, grants: { ...this.grants } };
+    return { counts, holds, trips: { ...state.trips } };
+  }
+
+  /** The ledger as the API server has it, just read or written: the budget gauge. */
+  private seen(state: LedgerState, now: number): void {
+    if (this.meters.length === 0) return;
+    observeBudgets(this.meters, state, now);
+    this.lastSeen = state;
+    // An idle process's gauge still rolls over with the windows: set again at the next window's end.
+    const at = Math.min(...this.meters.map((m) => windowStart(now, m.windowMs) + m.windowMs));
+    if (this.rollover && this.rollover.at <= at) return;
+    if (this.rollover) clearTimeout(this.rollover.timer);
+    const timer = setTimeout(() => {
+      this.rollover = undefined;
+      if (this.lastSeen) this.seen(this.lastSeen, this.o.now());
+    }, at - now);
+    timer.unref();
+    this.rollover = { timer, at };
   }
 
   private async fresh(): Promise<LedgerState> {
@@ -124,9 +165,11 @@ export class Brakes {
 
   /**
    * A unit of every meter for removing `s`, or why not. `ahead`: the pods the caller will
-   * remove next, reserved in the same write when one is needed.
+   * remove next, reserved in the same write when one is needed. `pass`: the pass (or shard's
+   * pass) asking, which its own abort's trip does not stop (core/ledger.ts tripOf).
    */
-  async take(set: BrakeSet, s: Subject, ahead: () => readonly Subject[] = () => []): Promise<Take> {
+  async take(set: BrakeSet, s: Subject, ahead: () => readonly Subject[] = () => [], pass?: string): Promise<Take> {
+    this.meters = set.meters;
     if (!hasBrakes(set)) return { ticket: { counters: [] } };
     if (this.o.now() >= this.until) this.expire();
     const charges = chargesOf(set.meters, s, this.o.now());
@@ -134,14 +177,22 @@ export class Brakes {
     if (quick) return this.grant(charges);
     return this.exclusive(async () => {
       if (set.aborts.length > 0) {
-        const trip = tripOf(await this.fresh(), set.aborts, s);
+        const trip = tripOf(await this.fresh(), set.aborts, s, pass);
         if (trip) return { deferred: tripDeferral(trip) };
       }
       const needed = this.needs(charges);
       if (needed.length === 0 && !this.renewing()) return this.grant(charges);
       // What the ledger already shows as spent needs no write to refuse.
-      const seen = await this.fresh();
-      const full = needed.find((ch) => used(seen, ch.counter) + 1 > ch.max);
+      // What the ledger already shows as spent needs no write to refuse. Judged on the cached
+      // copy, read again only when that says no and is old: a reservation written on a stale
+      // copy costs nothing extra (the API server answers 409 and it is read again).
+      if (!this.stored) await this.read();
+      const over = () => needed.find((ch) => used(this.stored!.state, ch.counter) + 1 > ch.max);
+      let full = over();
+      if (full && this.o.now() - this.stored!.at > this.staleMs) {
+        await this.read();
+        full = over();
+      }
       if (full) return { deferred: budgetDeferral(full, s) };
       const want = needed.length ? [needed, ...ahead().map((a) => chargesOf(set.meters, a, this.o.now()))] : [];
       const blocked = (await this.write(want, this.chunk))[0];
@@ -161,6 +212,7 @@ export class Brakes {
   }
 
   private grant(charges: readonly Charge[]): Take {
+    for (const ch of charges) this.maxOf[ch.counter] = Math.min(this.maxOf[ch.counter] ?? Infinity, ch.max);
     const counters = [...new Set(charges.map((c) => c.counter))];
     for (const c of counters) this.inflight[c] = (this.inflight[c] ?? 0) + 1;
     if (this.idle) clearTimeout(this.idle);
@@ -175,9 +227,21 @@ export class Brakes {
     }
     if (ticket.counters.length > 0 && Object.values(this.inflight).every((n) => n <= 0)) {
       if (this.idle) clearTimeout(this.idle);
-      this.idle = setTimeout(() => void this.settle().catch(() => undefined), this.idleMs);
+      this.idle = setTimeout(() => void (this.tight() ? this.settle() : undefined)?.catch(() => undefined), this.idleMs);
       this.idle.unref();
     }
+  }
+
+  /**
+   * Whether units this process holds unused may be what another instance needs: some budget
+   * it holds units of has little left. Then an idle process gives them back; with room to spare
+   * it keeps its chunk for the next events (a write saved per event), settling with its next
+   * write or just before its hold would expire.
+   */
+  private tight(): boolean {
+    const state = this.stored?.state;
+    if (!state) return true;
+    return Object.keys(this.grants).some((c) => this.free(c) > 0 && (this.maxOf[c] ?? 0) - used(state, c) < 2 * this.chunk + 2);
   }
 
   /** Writes what was spent and gives back what is not in flight. Nothing to say: no request. */
@@ -192,6 +256,9 @@ export class Brakes {
   /** Stops any timer (tests, a draining process): what is unsettled expires and is charged in full. */
   close(): void {
     if (this.idle) clearTimeout(this.idle);
+    if (this.expiring) clearTimeout(this.expiring);
+    if (this.rollover) clearTimeout(this.rollover.timer);
+    this.rollover = undefined;
   }
 
   /** A hold that outlived its time was charged in full by whoever wrote next: nothing of it is ours to spend or settle. */
@@ -215,12 +282,19 @@ export class Brakes {
         this.requests++;
         this.writes++;
         if (cm === false) continue;
+        this.seen(result.state, now);
       }
       this.stored = { cm, state: result.state, at: now };
+      if (this.o.dryRun) for (const [c, n] of Object.entries(spent)) this.dryCounts[c] = (this.dryCounts[c] ?? 0) + Math.min(n, this.grants[c] ?? 0);
       for (const [c, n] of Object.entries(spent)) this.spent[c] = (this.spent[c] ?? 0) - n;
       for (const c of Object.keys(this.spent)) if (this.spent[c]! <= 0) delete this.spent[c];
       this.grants = { ...result.grants };
       this.until = now + this.holdMs;
+      if (this.expiring) clearTimeout(this.expiring);
+      if (Object.keys(this.grants).length > 0) {
+        this.expiring = setTimeout(() => void this.settle().catch(() => undefined), this.holdMs - Math.min(10_000, this.holdMs / 4));
+        this.expiring.unref();
+      }
       return result.blocked;
     }
     throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'brakes ledger contended', causes: [] });
@@ -231,12 +305,22 @@ export class Brakes {
     await this.mutate((s) => void (s.trips[tripId(trip.scope, trip.key)] = trip));
   }
 
-  /** A person's override: every trip lifted; how many were. */
-  async resume(): Promise<number> {
+  /**
+   * Lifts trips: every one (a person's override), or those no current rule stands behind (the
+   * percent was raised or the rule removed: the scope resumed, and lowering the rule later must
+   * not stop it again on an old trip). How many were lifted; no write when none.
+   */
+  async resume(which: (t: Trip) => boolean = () => true): Promise<number> {
+    const state = await this.state();
+    if (!Object.values(state.trips).some(which)) return 0;
     let n = 0;
     await this.mutate((s) => {
-      n = Object.keys(s.trips).length;
-      s.trips = {};
+      n = 0;
+      for (const [id, t] of Object.entries(s.trips)) {
+        if (!which(t)) continue;
+        delete s.trips[id];
+        n++;
+      }
     });
     return n;
   }
@@ -256,6 +340,7 @@ export class Brakes {
         this.writes++;
         if (cm === false) continue;
         this.stored = { cm, state, at: this.o.now() };
+        this.seen(state, this.stored.at);
         return;
       }
       throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'brakes ledger contended', causes: [] });

@@ -51,7 +51,13 @@ export async function writeLedger(writer: ClusterWriter, namespace: string, seen
     if (!(e instanceof KubeError) || e.failure.kind !== 'not-found') throw e;
     // Deleted since it was read (by a person, a reset): as a conflict, read again and create.
     if (seen) return false;
-    await writer.createNamespace(namespace);
+    try {
+      await writer.createNamespace(namespace);
+    } catch (ce) {
+      // "create namespace x: forbidden" alone does not say why kube-tidy wanted one: name the ledger (same class: 500 or 503).
+      if (ce instanceof KubeError) throw new (ce.constructor as typeof KubeError)(`the brakes' ledger ${namespace}/${BRAKES_NAME}: its namespace is missing and could not be created: ${ce.message}`, ce.failure);
+      throw ce;
+    }
     return writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);
   }
 }

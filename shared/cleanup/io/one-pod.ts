@@ -10,7 +10,7 @@ import type { Snapshot } from '../../plan/snapshot.js';
 import { policyOf, type Runtime } from '../../runtime/runtime.js';
 import type { Answer } from '../../serve/target.js';
 import { brakeSetOf } from '../../brakes/io/brakes.js';
-import { subjectOf } from '../../brakes/core/meters.js';
+import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { act, failuresOf } from './act.js';
 import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
@@ -48,9 +48,18 @@ export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 
 /**
  * Reads the pod, decides on what is stored, and removes it if the stored pod is selected:
  * DELETE when stored Succeeded/Failed, eviction otherwise, tied to the stored uid and
- * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's.
+ * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's. `pass`: the
+ * pass a shard belongs to, whose own abort's trip does not stop the pods it kept before the line.
  */
-export async function removeSelected(rt: Runtime, ref: { namespace: string; name: string; uid?: string; resourceVersion?: string }, context?: Omit<Snapshot, 'pods'>, events?: EventBudget): Promise<Answer> {
+export async function removeSelected(
+  rt: Runtime,
+  ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
+  context?: Omit<Snapshot, 'pods'>,
+  events?: EventBudget,
+  pass?: string,
+  /** The pods a shard removes next (their namespaces: all a shard knows before reading them), reserved in the same ledger write. */
+  ahead?: () => readonly Subject[],
+): Promise<Answer> {
   const pod = keyOf(ref);
   await rt.kubeReady();
   const stored = await getPod(rt.clients.core, ref);
@@ -69,7 +78,7 @@ export async function removeSelected(rt: Runtime, ref: { namespace: string; name
   // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
   // would only be deferred again); a later event or pass takes it.
   const brakes = rt.brakes();
-  const taken = await brakes.take(brakeSetOf(policyOf(rt)), subjectOf(stored));
+  const taken = await brakes.take(brakeSetOf(policyOf(rt)), subjectOf(stored), ahead, pass);
   if ('deferred' in taken) {
     await tellDeferral(rt.writer(), brakes, taken.deferred, 'event');
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };

@@ -5,7 +5,7 @@
 // every budget from the shared ledger (reserved a batch at a time), and a cluster-wide budget
 // that runs out stops new writes (`stoppedBy: budget`).
 import { abortCut, consideredIn } from '../../brakes/core/abort.js';
-import { tripOf } from '../../brakes/core/ledger.js';
+import { standing, tripOf } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
 import type { ClusterWriter } from '../../kube/writer.js';
@@ -43,6 +43,8 @@ export class PassBrakes {
   stopped = false;
   /** The ledger could not be read or written (stopped for that, not for a budget). */
   ledgerFailed = false;
+  /** This pass's id, once gated: its own abort's trip does not stop what it kept before the line. */
+  private pass: string | undefined;
 
   constructor(
     readonly brakes: Brakes,
@@ -77,11 +79,12 @@ export class PassBrakes {
 
   /** The plan after stopped scopes and the abort: what may be written, and what is kept and why. */
   async gate(decisions: Decision[], pass: string, now: number): Promise<{ decisions: Decision[]; kept: Kept[] }> {
-    if (this.set.aborts.length === 0) return { decisions, kept: [] };
-    if (this.override) {
-      this.summary.resumed = await this.brakes.resume();
-      return { decisions, kept: [] };
-    }
+    if (!hasBrakes(this.set)) return { decisions, kept: [] };
+    this.pass = pass;
+    // A person's override lifts every trip; otherwise trips no rule stands behind any more are lifted for good.
+    const lifted = await this.brakes.resume(this.override ? () => true : (t) => !standing(t, this.set.aborts));
+    if (lifted) this.summary.resumed = lifted;
+    if (this.set.aborts.length === 0 || this.override) return { decisions, kept: [] };
     const kept: Kept[] = [];
     const keep = (d: Decision, reason: string) => kept.push({ namespace: d.namespace, name: d.name, uid: d.uid, profile: d.profile, strategy: d.strategy, reason });
     const state = await this.brakes.state();
@@ -99,6 +102,8 @@ export class PassBrakes {
       this.summary.aborted = { ...cut.trip, why: cut.why! };
       await this.brakes.trip({ ...cut.trip, at: now, pass });
       observeAbort(cut.trip.scope);
+      // Held back by the abort: counted, and said in the ledger's namespace by this pass (not only by the next).
+      if (open.length > cut.keep) this.count(tripDeferral({ ...cut.trip, at: now, pass }), open.length - cut.keep);
       for (const d of open.slice(cut.keep)) keep(d, `${cut.why}: stopped before this pod`);
     }
     return { decisions: open.slice(0, cut.keep), kept };
@@ -112,7 +117,7 @@ export class PassBrakes {
   async take(own: readonly Decision[], i: number): Promise<Take | { error: Error }> {
     let taken: Take;
     try {
-      taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)));
+      taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), this.pass);
     } catch (e) {
       this.stopped = true;
       this.ledgerFailed = true;

@@ -173,7 +173,9 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
     return result!;
   });
-  if (acted.started < own.length && !brakes.ledgerFailed) s.stoppedBy = brakes.stopped ? 'budget' : 'time-budget';
+  // A cluster budget that held back any removal stopped the pass, even when every write had already started.
+  if (brakes.stopped && !brakes.ledgerFailed) s.stoppedBy = 'budget';
+  else if (acted.started < own.length && !brakes.ledgerFailed) s.stoppedBy = 'time-budget';
   if (brakes.stopped && !brakes.ledgerFailed) brakes.notStarted(own.length - acted.started);
   // Not started because the ledger failed: work left undone, as a transient failure (503, the scheduler retries).
   if (brakes.ledgerFailed) s.failures.transient += own.length - acted.started;

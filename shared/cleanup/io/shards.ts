@@ -44,6 +44,8 @@ export interface Posted {
 }
 
 const POST_TIMEOUT_MS = 10_000;
+/** Pods of a shard reserved in one ledger write (brakes/io/brakes.ts). */
+const AHEAD = 256;
 
 /**
  * Posts decisions (those after the planner's own slice) in shards 1..n of `pass`, once their
@@ -99,7 +101,10 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
   const needs = snapshotNeeds(policyOf(rt));
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
   const events = rt.config.RECORD_EVENTS && !rt.config.DRY_RUN ? new EventBudget(opts.eventsPerPass) : undefined;
-  const { results, started: acted } = await inOrder(shard.pods, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (pod) => removeSelected(rt, pod, context, events));
+  const { results, started: acted } = await inOrder(shard.pods, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (pod, i) =>
+    // The shard's next pods are reserved with this one: one ledger write per AHEAD removals, as a pass.
+    removeSelected(rt, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
+  );
   const outcomes: Record<string, number> = {};
   const failures = { transient: shard.pods.length - acted, refused: 0 };
   for (const r of results) {
