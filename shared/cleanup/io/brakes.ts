@@ -19,7 +19,8 @@ const told = new Set<string>();
 /** The window's Event for a deferral, once per process (the Event's name makes it once per cluster). */
 export async function tellDeferral(writer: ClusterWriter, brakes: Brakes, d: Deferral, path: 'event' | 'pass', n = 1): Promise<void> {
   observeDeferral(d, path, n);
-  const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? 'abort'}`;
+  // A budget: once per window (freesAt). An abort: once per stop (its words name the pass and the time).
+  const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? d.why}`;
   if (told.has(once)) return;
   if (told.size > 1000) told.clear();
   told.add(once);

@@ -1,5 +1,7 @@
 // Functions under test over HTTP: the real handler registered with functions-framework and
 // served by its own test server, talking to the shared real cluster.
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,4 +92,27 @@ export async function exists(core: CoreV1Api, namespace: string, name: string): 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The broker, played by the test: takes every CloudEvent it is sent (202), keeps it, and hands
+ * it to `deliver` at once when given one (a shard on its way to another sweep instance).
+ */
+export async function broker(deliver?: (m: HttpMessage) => void): Promise<{ url: string; taken: HttpMessage[]; close(): void }> {
+  const taken: HttpMessage[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)]));
+      const m = { headers, body };
+      taken.push(m);
+      res.writeHead(202).end();
+      deliver?.(m);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/`, taken, close: () => void server.close() };
 }

@@ -3,15 +3,13 @@
 // removes nothing the policy does not select), and throttled for real by API Priority and
 // Fairness (a priority level of one seat that rejects: a 429 storm) without losing order or
 // limits. Pods are few here; the sizes are the bench's (`npm run bench scale`).
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/sweep.js';
-import { SWEEP_SHARD_TYPE, type HttpMessage, type SweepShard } from '../../../shared/cloudevents/index.js';
+import { SWEEP_SHARD_TYPE, type SweepShard } from '../../../shared/cloudevents/index.js';
 import { httpMessage, shardEvent } from '../../../shared/cloudevents/index.js';
 import { PLANS_NAME } from '../../../shared/cleanup/io/shard-plan.js';
 import { classifyKubeError } from '../../../shared/kube/errors.js';
@@ -19,7 +17,7 @@ import { kubeClients } from '../../../shared/kube/clients.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { accountOf, functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { pingRequest, resetBrakes, runPod, runtimeFor, send, serve } from './setup.js';
+import { broker, pingRequest, resetBrakes, runPod, runtimeFor, send, serve } from './setup.js';
 import { pubSubStandIn, type PubSubStandIn } from './pubsub-standin.js';
 
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
@@ -41,24 +39,6 @@ async function agedGroups(namespace: string, groups: string[], size: number): Pr
 
 const names = async (namespace: string) => (await core().listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!).sort();
 const uidOf = async (namespace: string, name: string) => (await core().readNamespacedPod({ namespace, name })).metadata!.uid!;
-
-/** The broker, played by the test: takes every shard (202) and keeps it for delivery. */
-async function broker(): Promise<{ url: string; taken: HttpMessage[]; server: Server }> {
-  const taken: HttpMessage[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString('utf8')));
-    req.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)]));
-      taken.push({ headers, body });
-      res.writeHead(202).end();
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/`, taken, server };
-}
 
 let ids: FunctionIdentities;
 const idNs = testNamespace('sweep-scale-id');
@@ -91,7 +71,7 @@ describe('sweep fanned out into shards across instances', () => {
     await agedGroups(ns.name, ['old', 'mid', 'new'], 4);
     await runPod(core(), ns.name, 'running');
   }, 120_000);
-  afterAll(() => b?.server.close());
+  afterAll(() => b?.close());
 
   it('the planner acts on the first shard, posts the rest, and other instances finish them: the 8 oldest go, the limit keeps the rest', async () => {
     const env = { ...asSweep(), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3', SWEEP_PAGE_SIZE: '2' };
@@ -250,7 +230,7 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
   });
 
   it('backs off and retries, and still removes exactly the 20 oldest of 30 under a total limit of 20', async () => {
-    const rt = await runtimeFor(policyFor(ns.name, 20), { KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_CONCURRENCY: '32', SWEEP_PAGE_SIZE: '5' });
+    const rt = await runtimeFor(policyFor(ns.name, 20), { ...asSweep(), SWEEP_CONCURRENCY: '32', SWEEP_PAGE_SIZE: '5' });
     const res = await send(serve(sweep, rt), pingRequest());
     expect(res.status).toBe(200);
     expect(res.body.summary).toMatchObject({ selected: 20, outcomes: { deleted: 20 }, kept: 10, stoppedBy: 'limit-total' });
