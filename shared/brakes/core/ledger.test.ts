@@ -89,6 +89,14 @@ describe('the ledger', () => {
     expect(tripOf(state, [], pod('ml'))).toBeUndefined();
   });
 
+  it('a pass (and its shards) is not stopped by its own trip: it recorded it first, to keep what came before the line', () => {
+    const state = { ...emptyLedger(), trips: { 'namespace|ml': { scope: 'namespace' as const, key: 'ml', percent: 30, at: T0, pass: 'p1', selected: 9, considered: 10 } } };
+    const rules = [{ scope: 'namespace' as const, percent: 30, minPods: 0 }];
+    expect(tripOf(state, rules, pod('ml'), 'p1')).toBeUndefined();
+    expect(tripOf(state, rules, pod('ml'), 'p2')?.pass).toBe('p1');
+    expect(tripOf(state, rules, pod('ml'))?.pass).toBe('p1');
+  });
+
   // The property the brakes stand on: whatever the interleaving of holders, reservations,
   // removals, refusals, settlements, kills and clock steps (holds expiring among them), the
   // removals made in a window never exceed its limit, and neither does what the ledger counts.
