@@ -3,7 +3,7 @@
 // every value a user may set is rendered as a sentinel, and each sentinel then becomes the
 // Helm expression that reads it. Sender authentication adds objects and fields; the
 // declaration is rendered with it on and off, and what only the "on" render has is wrapped
-// in an `if`. test/integration/helm/ renders the chart with Helm and compares it with
+// in an `if`, as are the objects in kueueNamespace (values.multiKueue). test/integration/helm/ renders the chart with Helm and compares it with
 // renderKnative object for object.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
@@ -63,6 +63,8 @@ function render(decl: Declaration, senderAuth: 'kubernetes' | 'none'): { files: 
 const docId = (o: Obj) => `${o.kind}/${(o.metadata as Obj).namespace ?? ''}/${(o.metadata as Obj).name}`;
 const IF_AUTH = '{{- if eq .Values.senderAuth "kubernetes" }}';
 const END = '{{- end }}';
+/** values.multiKueue (_helpers.tpl "kube-tidy.multiKueue"): auto, true or false. */
+const IF_MULTIKUEUE = '{{- if include "kube-tidy.multiKueue" . }}';
 
 /**
  * The lines of `more` with those missing from `less` wrapped in the sender-auth `if`. `less`
@@ -109,7 +111,8 @@ export function knativeTemplates(decl: Declaration): Record<string, string> {
       const more = stringify(o, { lineWidth: 0 }).trimEnd().split('\n');
       const other = offDocs.get(docId(o));
       const lines = other ? wrapAdded(more, stringify(other, { lineWidth: 0 }).trimEnd().split('\n'), `${file} ${docId(o)}`) : [IF_AUTH, ...more, END];
-      return lines.join('\n');
+      // Objects in kueueNamespace only with MultiKueue: on a cluster without Kueue it does not exist.
+      return ((o.metadata as Obj).namespace === '@@kueue@@' ? [IF_MULTIKUEUE, ...lines, END] : lines).join('\n');
     });
     // The Namespace is Helm's (--create-namespace) unless asked for, as the manifests have it.
     const guard = file === '00-namespace.yaml' ? '{{- if and (eq .Values.mode "knative") .Values.createNamespace }}' : '{{- if eq .Values.mode "knative" }}';

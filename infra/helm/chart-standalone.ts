@@ -2,7 +2,8 @@
 // rules of every function the process runs (each function's rules only when values enable
 // it), read and watch rights on the kinds it watches (the ApiServerSource's account in the
 // Knative path) and on namespaces when selectors.namespaces is set, the policy ConfigMap by name, and the leader-election Lease in its own
-// namespace. Hand-written rules would drift from the functions' declared needs.
+// namespace; MultiKueue's Secret access in kueueNamespace only when values.multiKueue says so.
+// Hand-written rules would drift from the functions' declared needs.
 import { stringify } from 'yaml';
 import { type Declaration, type Rule } from '../knative/declaration.js';
 import { resourceOf } from '../knative/rbac.js';
@@ -64,6 +65,8 @@ export function standaloneRbacTemplate(decl: Declaration): string {
     role('Role', name, ns, own.join('\n')),
   ];
   const kueue = guardedRules(decl, 'kueue');
-  const kueueDoc = kueue ? `{{- if or ${Object.entries(decl.functions).filter(([, f]) => f.rbac.some((r) => r.namespace === 'kueue')).map(([t]) => `(has "${t}" .Values.standalone.functions)`).join(' ')} }}\n---\n${role('Role', name, '{{ .Values.kueueNamespace }}', kueue)}\n{{- end }}` : '';
+  // Only with MultiKueue (values.multiKueue, _helpers.tpl): kueueNamespace may not exist.
+  const users = Object.entries(decl.functions).filter(([, f]) => f.rbac.some((r) => r.namespace === 'kueue')).map(([t]) => `(has "${t}" .Values.standalone.functions)`);
+  const kueueDoc = kueue ? `{{- if and (or ${users.join(' ')}) (include "kube-tidy.multiKueue" .) }}\n---\n${role('Role', name, '{{ .Values.kueueNamespace }}', kueue)}\n{{- end }}` : '';
   return `${TEMPLATE_HEADER}{{- if eq .Values.mode "standalone" }}\n${docs.map((d) => `---\n${d}`).join('\n')}\n${kueueDoc}\n{{- end }}\n`;
 }

@@ -35,6 +35,11 @@ createNamespace: false
 clusterPrefix: ""
 # Where MultiKueue keeps the worker kubeconfig Secrets.
 ${block('kueueNamespace', decl.provider.kueueNamespace)}
+# Grant jobDeleted and orphanSweep read access to those Secrets (a Role in kueueNamespace).
+# auto: when the cluster serves MultiKueueCluster (Kueue installed); true; false. With auto on a
+# cluster without Kueue nothing is written outside the release's namespace. \`helm template\`
+# has no cluster: pass --set multiKueue=true (or --api-versions kueue.x-k8s.io/v1beta2/MultiKueueCluster).
+multiKueue: auto
 
 # Plans through the API server's dry run until you have read the logs and set false.
 ${block('dryRun', d.dryRun)}

@@ -20,6 +20,9 @@ const cluster = sharedCluster();
 const NO_CRD = new Set(['ServiceMonitor', 'PrometheusRule']);
 const OBSERVABILITY = { 'observability.serviceMonitor.enabled': 'true', 'observability.prometheusRule.enabled': 'true', 'observability.dashboard.enabled': 'true' };
 
+/** What a cluster with Kueue (and so MultiKueue's kinds) serves, for multiKueue: auto. */
+const MULTIKUEUE_API = 'kueue.x-k8s.io/v1beta2/MultiKueueCluster';
+
 const byKey = (objects: object[]) => new Map((objects as Obj[]).map((o) => [key(o), o]));
 
 describe('helm lint', () => {
@@ -38,13 +41,23 @@ describe('helm lint', () => {
 
 describe('helm template, knative mode', () => {
   it('renders infra/knative/manifests object for object (release kube-tidy in kube-tidy, createNamespace)', async () => {
-    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { createNamespace: 'true' });
+    // The manifests carry MultiKueue's Role in kueue-system; the chart does when the cluster
+    // serves MultiKueueCluster (multiKueue: auto), which `helm template` learns from --api-versions.
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { createNamespace: 'true' }, ['--api-versions', MULTIKUEUE_API]);
     const want = Object.values(renderKnative(decl)).flat();
     expect(byKey(objects)).toEqual(byKey(want));
   });
 
+  it('renders nothing in kueueNamespace without MultiKueue (auto on a cluster without Kueue, or false), the rest as the manifests', async () => {
+    const want = Object.values(renderKnative(decl)).flat().filter((o) => (o as Obj).metadata.namespace !== 'kueue-system');
+    for (const set of [{}, { multiKueue: 'false' }] as Record<string, string>[]) {
+      const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { createNamespace: 'true', ...set });
+      expect(byKey(objects)).toEqual(byKey(want));
+    }
+  });
+
   it('follows image, namespace, prefix, DRY_RUN, schedules, selectors and sender authentication from values', async () => {
-    const set = { image: 'example.org/kt:9', namespace: 'tidy', clusterPrefix: 'tidy-a', kueueNamespace: 'kq', dryRun: 'false', senderAuth: 'none', 'schedules.sweep': '*/5 * * * *', 'selectors.Pod.matchLabels.team': 'ml' };
+    const set = { image: 'example.org/kt:9', namespace: 'tidy', clusterPrefix: 'tidy-a', kueueNamespace: 'kq', multiKueue: 'true', dryRun: 'false', senderAuth: 'none', 'schedules.sweep': '*/5 * * * *', 'selectors.Pod.matchLabels.team': 'ml' };
     const { objects } = await template(chart, 'r', 'default', set);
     const d = structuredClone(decl);
     d.provider.senderAuth.knative = 'none';
@@ -66,7 +79,9 @@ describe('helm template, knative mode', () => {
 describe('helm template, standalone mode', () => {
   it('renders one Deployment, its account and roles, the policy, a Service and nothing of Knative', async () => {
     const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone' });
-    expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'Service', 'ServiceAccount']);
+    expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    // Nothing outside the release's namespace: kueue-system may not exist (issue 23).
+    expect(objects.filter((o) => o.metadata.namespace !== undefined && o.metadata.namespace !== 'kube-tidy')).toEqual([]);
     const dep = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[]; livenessProbe: unknown; readinessProbe: unknown }[] } } } };
     const c = dep.spec.template.spec.containers[0]!;
     expect(c.livenessProbe).toMatchObject({ httpGet: { path: '/healthz' } });
@@ -85,6 +100,18 @@ describe('helm template, standalone mode', () => {
     expect(dash.metadata.labels.grafana_dashboard).toBe('1');
     expect(JSON.parse(dash.data['kube-tidy.json']!)).toHaveProperty('title');
   });
+  it('grants the Secret read in kueueNamespace with MultiKueue: multiKueue=true, or auto where MultiKueueCluster is served; not without jobDeleted and orphanSweep', async () => {
+    const inKueue = (objects: Obj[]) => objects.filter((o) => o.metadata.namespace === 'kq').map((o) => o.kind).sort();
+    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true' })).objects)).toEqual(['Role', 'RoleBinding']);
+    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq' }, ['--api-versions', MULTIKUEUE_API])).objects)).toEqual(['Role', 'RoleBinding']);
+    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'false' }, ['--api-versions', MULTIKUEUE_API])).objects)).toEqual([]);
+    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true', 'standalone.functions': '{podTerminated,sweep}' })).objects)).toEqual([]);
+  });
+
+  it('refuses a mode or multiKueue it does not know, with one message', async () => {
+    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standlone' })).rejects.toThrow(/mode is "standlone": use knative \(needs Knative Serving and Eventing\) or standalone/);
+    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', multiKueue: 'yes' })).rejects.toThrow(/multiKueue is "yes": use auto, true or false/);
+  });
 });
 
 describe('server-side dry run of every rendered object', () => {
@@ -95,7 +122,7 @@ describe('server-side dry run of every rendered object', () => {
 
   for (const mode of ['knative', 'standalone']) {
     it(`accepts every ${mode}-mode object (Prometheus Operator kinds excepted: ${[...NO_CRD].join(', ')})`, async () => {
-      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, ...OBSERVABILITY });
+      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, multiKueue: 'true', ...OBSERVABILITY });
       const skipped = objects.filter((o) => NO_CRD.has(o.kind));
       expect(skipped.map((o) => o.kind).sort()).toEqual(mode === 'standalone' ? ['PrometheusRule', 'ServiceMonitor'] : ['PrometheusRule']);
       const applied = objects.filter((o) => !NO_CRD.has(o.kind));

@@ -26,10 +26,12 @@ export function chartCopy(): string {
   return dir;
 }
 
-export async function helm(args: string[]): Promise<string> {
+/** `kubeconfig`: the cluster Helm talks to (install, upgrade); `cwd` for relative chart paths. */
+export async function helm(args: string[], o: { kubeconfig?: string; cwd?: string } = {}): Promise<string> {
   if (!existsSync(helmBin())) throw new Error(`no Helm at ${helmBin()}: run npm run helm:build`);
   try {
-    const { stdout, stderr } = await run(helmBin(), args, { maxBuffer: 32 << 20, env: { ...process.env, HELM_CACHE_HOME: join(tmpdir(), 'kube-tidy-helm-cache'), HELM_CONFIG_HOME: join(tmpdir(), 'kube-tidy-helm-config') } });
+    const env = { ...process.env, HELM_CACHE_HOME: join(tmpdir(), 'kube-tidy-helm-cache'), HELM_CONFIG_HOME: join(tmpdir(), 'kube-tidy-helm-config'), ...(o.kubeconfig ? { KUBECONFIG: o.kubeconfig } : {}) };
+    const { stdout, stderr } = await run(helmBin(), args, { maxBuffer: 32 << 20, env, ...(o.cwd ? { cwd: o.cwd } : {}) });
     return stdout + stderr;
   } catch (e) {
     const x = e as { stdout?: string; stderr?: string; message: string };

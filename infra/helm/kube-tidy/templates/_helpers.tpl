@@ -34,3 +34,24 @@ app.kubernetes.io/component: standalone
 
 {{/* The policy ConfigMap's name, from serverless.yml's POLICY_CONFIGMAP (namespace/name). */}}
 {{- define "kube-tidy.policyName" -}}kube-tidy-policy{{- end }}
+
+{{/* "true" when the chart grants MultiKueue's Secret access in kueueNamespace (jobDeleted and
+     orphanSweep read the worker kubeconfigs there). multiKueue: auto (the default) does when
+     the cluster serves MultiKueueCluster (Kueue is installed, so its namespace exists);
+     true and false decide. Without it the chart writes nothing outside its own namespace, so
+     it installs on a cluster that has no kueue-system. */}}
+{{- define "kube-tidy.multiKueue" -}}
+{{- $v := toString .Values.multiKueue -}}
+{{- if eq $v "true" -}}true
+{{- else if eq $v "auto" -}}
+{{- if .Capabilities.APIVersions.Has "kueue.x-k8s.io/v1beta2/MultiKueueCluster" }}true{{ end -}}
+{{- else if ne $v "false" -}}
+{{- fail (printf "multiKueue is %q: use auto, true or false" $v) -}}
+{{- end -}}
+{{- end }}
+
+{{/* The Knative kinds knative mode creates (infra/knative/manifests; a unit test keeps the
+     list equal to theirs). */}}
+{{- define "kube-tidy.knative.kinds" -}}
+serving.knative.dev/v1/Service eventing.knative.dev/v1/Broker eventing.knative.dev/v1/Trigger sources.knative.dev/v1/ApiServerSource sources.knative.dev/v1/PingSource
+{{- end }}
