@@ -13,7 +13,8 @@ import { defineTarget } from '../shared/serve/target.js';
  * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK; SWEEP_SHARD_TOPIC on GCP), a pass
  * that selected more than SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest;
  * the broker (or Pub/Sub and Eventarc) brings each shard back to some sweep instance, which
- * takes it here (README "Scale"), if it is one the planner stored: any other is answered 422
+ * takes it here (README "Scale"), if it is one the planner stored within the hour: any other
+ * (forged, altered, or replayed after its plan aged past the hour) is answered 422
  * (not 409, which Knative retries) and no pod is read or written.
  */
 export const sweep = defineTarget({
@@ -25,7 +26,7 @@ export const sweep = defineTarget({
     const budgetMs = rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000;
     const eventsPerPass = parts.config.SWEEP_EVENTS_PER_PASS;
     if (input.type === 'shard') {
-      const unplanned = rt.config.DRY_RUN ? undefined : await unplannedShard(rt.clients.core, parts.config.SWEEP_PLAN_NAMESPACE, input.shard);
+      const unplanned = rt.config.DRY_RUN ? undefined : await unplannedShard(rt.clients.core, parts.config.SWEEP_PLAN_NAMESPACE, input.shard, rt.now());
       if (unplanned) throw new BadRequestError(422, unplanned);
       const answer = await actShard(rt, input.shard, { budgetMs, eventsPerPass });
       rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');

@@ -115,6 +115,45 @@ describe('kube-tidy plan', () => {
     expect(r.stdout).toBe('');
   });
 
+  describe('--protected-namespaces adds to kube-system; only -NAME takes a namespace out', () => {
+    const withSystem = file('with-system.json', { ...podList, items: [...podList.items, pod('dns-crashed').inNamespace('kube-system').age(99999).failed({ exitCode: 137 }).build()] });
+    const selected = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).namespace + '/' + JSON.parse(l).name);
+
+    it('kube-system stays protected when the list names other namespaces', () => {
+      const r = cli('plan', '--policy', policy, '--pods', withSystem, '--now', NOW, '--protected-namespaces', 'team-a');
+      expect(r.code).toBe(0);
+      expect(selected(r.stdout)).toEqual(['batch/oldest', 'batch/older']);
+      expect(r.stderr).not.toContain('NOT protected');
+      // The listed namespace is protected too.
+      expect(cli('plan', '--policy', policy, '--pods', withSystem, '--now', NOW, '--protected-namespaces', 'batch').stdout).toBe('');
+    });
+
+    it('-kube-system takes the default out, loudly', () => {
+      const r = cli('plan', '--policy', policy, '--pods', withSystem, '--now', NOW, '--protected-namespaces=-kube-system');
+      expect(r.code).toBe(0);
+      expect(selected(r.stdout)).toEqual(['kube-system/dns-crashed', 'batch/oldest']);
+      expect(r.stderr).toContain('warning: kube-system is NOT protected');
+    });
+
+    it('a bad entry is a usage error, for plan from a file and against a cluster alike', async () => {
+      const r = cli('plan', '--policy', policy, '--pods', withSystem, '--protected-namespaces', 'team-a,-');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--protected-namespaces: "-": a namespace after "-" is missing');
+      let stderr = '';
+      expect(await runAsync(['plan', '--kubeconfig', join(dir, 'nope.yaml'), '--protected-namespaces', 'Team_A'], { out: () => {}, err: (s) => (stderr += s) })).toBe(2);
+      expect(stderr).toContain('--protected-namespaces: "Team_A": not a namespace name');
+    });
+
+    it('says so in --help, for a plan from a file and against a cluster', async () => {
+      for (const args of [['plan', '--help'], ['plan', '--kubeconfig', 'x', '--help'], ['run', '--help']]) {
+        let stdout = '';
+        await runAsync(args, { out: (s) => (stdout += s), err: () => {} });
+        expect(stdout).toMatch(/--protected-namespaces LIST +Comma-separated namespaces never touched, IN ADDITION to\s+kube-system/);
+        expect(stdout).toContain('--protected-namespaces=-kube-system');
+      }
+    });
+  });
+
   it.each([
     { name: 'missing --pods', args: ['plan', '--policy', policy], message: 'missing --pods' },
     { name: 'a bad --now', args: ['plan', '--policy', policy, '--pods', pods, '--now', '2026-06-01'], message: 'is not an RFC 3339 time' },

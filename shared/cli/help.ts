@@ -47,7 +47,10 @@ Options:
   --pods FILE                   Pods: a v1 List or a single Pod. Required.
   --nodes FILE                  Nodes ("kubectl get nodes -o json"), for nodeSelector and nodeFit.
   --now RFC3339                 The time to decide at (default: the current time).
-  --protected-namespaces LIST   Comma-separated namespaces never touched (default: kube-system).
+  --protected-namespaces LIST   Comma-separated namespaces never touched, IN ADDITION to
+                                kube-system (the default is kept: the list adds to it).
+                                -NAME takes one out, kube-system included, written with "=":
+                                --protected-namespaces=-kube-system (a warning says so).
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --explain                     Also print, on stderr, the selected pods that are kept and why.
   -o, --output json|table       Default: a table on a terminal, JSON lines otherwise.
@@ -65,7 +68,10 @@ const LIVE_OPTIONS = `Options:
   --policy FILE                 DeschedulerPolicy (YAML or JSON). Default: the one the deployed
                                 kube-tidy reads, ConfigMap kube-tidy/kube-tidy-policy key policy.yaml.
   --policy-configmap NS/NAME    Read the policy from this ConfigMap (key policy.yaml) instead.
-  --protected-namespaces LIST   Comma-separated namespaces never touched (default: kube-system).
+  --protected-namespaces LIST   Comma-separated namespaces never touched, IN ADDITION to
+                                kube-system (the default is kept: the list adds to it).
+                                -NAME takes one out, kube-system included, written with "=":
+                                --protected-namespaces=-kube-system (a warning says so).
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --chunk-size N                Pods per LIST page, 1-5000 (default: 500, as kubectl's).
   --timeout DURATION            Stop the pass after this long, e.g. 90s (default: 10m); exit 1.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
+import { dns1123LabelProblem } from '../model/names.js';
 import type { Node, Pod } from '../model/objects.js';
 import { issueLines, issuesFromZod, PolicyError, type PolicyIssue } from '../policy/errors.js';
 import { loadPolicyText } from '../policy/load.js';
@@ -80,3 +81,27 @@ export function loadPolicyFrom(where: string, text: string, allowUnsupported: bo
     throw e;
   }
 }
+
+/**
+ * The namespaces never touched, from `--protected-namespaces LIST`: LIST ADDS to the defaults
+ * (kube-system), so naming one namespace never drops kube-system's protection; `-NAME` takes
+ * NAME out, a default included (`--protected-namespaces=-kube-system`: with "=", because the
+ * value starts with a dash). Entries apply in order. `removed` names the defaults taken out,
+ * for a warning.
+ */
+export function protectedNamespacesOf(value: string | undefined, defaults: readonly string[]): { namespaces: string[]; removed: string[] } | { problem: string } {
+  const set = new Set(defaults);
+  for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const remove = entry.startsWith('-');
+    const name = remove ? entry.slice(1) : entry;
+    const problem = dns1123LabelProblem(name);
+    if (problem) return { problem: `--protected-namespaces: "${entry}": ${name === '' ? 'a namespace after "-" is missing' : `not a namespace name: ${problem}`}` };
+    if (remove) set.delete(name);
+    else set.add(name);
+  }
+  return { namespaces: [...set], removed: defaults.filter((d) => !set.has(d)) };
+}
+
+/** The warning for defaults taken out of the protected namespaces, or undefined. */
+export const unprotectedWarning = (removed: readonly string[]): string | undefined =>
+  removed.length === 0 ? undefined : `warning: ${removed.join(', ')} ${removed.length === 1 ? 'is' : 'are'} NOT protected (taken out by --protected-namespaces): its pods may be selected\n`;

@@ -19,7 +19,7 @@ import type { LoadedPolicy } from '../policy/policy.js';
 import { fixedPolicySource } from '../runtime/policy-source.js';
 import { startRuntime } from '../runtime/runtime.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
-import { InputError, loadPolicyFile, loadPolicyFrom } from './input.js';
+import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 
 export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
@@ -101,6 +101,8 @@ function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
     const sel = parseSelectorString(v['label-selector']);
     if (typeof sel === 'string') problems.push(`--label-selector: ${sel}`);
   }
+  const protection = protectedNamespacesOf(v['protected-namespaces'], DEFAULT_PROTECTED_NAMESPACES);
+  if ('problem' in protection) problems.push(protection.problem);
   const chunk = v['chunk-size'] ?? '500';
   if (!/^\d+$/.test(chunk) || Number(chunk) < 1 || Number(chunk) > 5000) problems.push(`--chunk-size "${chunk}" is not a whole number from 1 to 5000`);
   const timeoutMs = parseGoDuration(v.timeout ?? '10m');
@@ -115,7 +117,7 @@ function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
   if (problems.length > 0) throw new Usage(problems.join('\n  '));
   // Only once everything else is right, so the message is the one thing left to do.
   if (mode === 'run' && !v.yes) throw new Usage('run deletes and evicts pods: add --yes to go ahead (or run "kube-tidy plan" first to see what it would do)');
-  const protectedNamespaces = v['protected-namespaces'] === undefined ? [...DEFAULT_PROTECTED_NAMESPACES] : v['protected-namespaces'].split(',').map((s) => s.trim()).filter(Boolean);
+  const { namespaces: protectedNamespaces, removed: unprotected } = protection as Exclude<typeof protection, { problem: string }>;
   return {
     kubeconfig: v.kubeconfig!,
     context: v.context,
@@ -125,6 +127,7 @@ function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
     policyConfigMap: configMap,
     allowUnsupported: v['allow-unsupported'] === true,
     protectedNamespaces,
+    unprotected,
     chunkSize: Number(chunk),
     timeoutMs: timeoutMs!,
     format,
@@ -140,6 +143,8 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<
   try {
     const loaded = fromFile ?? (await policyFromConfigMap(clients.core, o.policyConfigMap, o.allowUnsupported));
     for (const w of loaded.warnings) io.err(`warning: ${w}\n`);
+    const unprotected = unprotectedWarning(o.unprotected);
+    if (unprotected) io.err(unprotected);
     const { policy } = loaded;
     // The runtime's writer, with the policy's grace period (its source is the policy just read).
     const rt = await startRuntime(

@@ -9,7 +9,7 @@ import type { Decision } from '../plan/decision.js';
 import type { Pod } from '../model/objects.js';
 import type { Policy } from '../policy/policy.js';
 import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
-import { InputError, loadPolicyFile, readNodes, readPods } from './input.js';
+import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
 
@@ -145,12 +145,13 @@ function planCommand(args: string[], io: Out): number {
   const { policy, warnings } = loadPolicyFile(values.policy as string, values['allow-unsupported'] === true);
   const pods = readPods(values.pods as string);
   const nodes = typeof values.nodes === 'string' ? readNodes(values.nodes) : undefined;
-  const protectedNamespaces =
-    typeof values['protected-namespaces'] === 'string'
-      ? values['protected-namespaces'].split(',').map((s) => s.trim()).filter((s) => s !== '')
-      : DEFAULT_PROTECTED_NAMESPACES;
+  const protection = protectedNamespacesOf(values['protected-namespaces'] as string | undefined, DEFAULT_PROTECTED_NAMESPACES);
+  if ('problem' in protection) throw new UsageError(protection.problem, PLAN_HELP);
+  const protectedNamespaces = protection.namespaces;
   const format = chooseFormat(values.output as string | undefined, io.stdoutIsTTY === true);
   for (const w of warnings) io.err(`warning: ${w}\n`);
+  const unprotected = unprotectedWarning(protection.removed);
+  if (unprotected) io.err(unprotected);
 
   const plan = decide(policy, { pods, nodes }, now, { protectedNamespaces });
   const decisions = withBrakes(policy, pods, plan.decisions, io);

@@ -186,4 +186,15 @@ describe('decodeIfCloudEvent, for endpoints a schedule calls', () => {
   it('counts any ce- header as binary mode, and refuses an incomplete one', () => {
     expect(() => decodeIfCloudEvent({ headers: { 'ce-type': 'dev.knative.sources.ping' }, body: '{}' })).toThrow(/ce-/);
   });
+
+  it('decodes a raw Pub/Sub push (no CloudEvent headers) instead of taking it for a plain POST, and refuses a bad one with its field path', () => {
+    const json = { 'content-type': 'application/json' };
+    const bad = { message: { data: '%%%not base64', messageId: '1' }, subscription: 'projects/p/subscriptions/s' };
+    expect(() => decodeIfCloudEvent({ headers: json, body: bad })).toThrow(/body\.message\.data is not valid base64/);
+    expect(() => decodeIfCloudEvent({ headers: json, body: JSON.stringify(bad) })).toThrow(/body\.message\.data is not valid base64/);
+    expect(() => decodeIfCloudEvent({ headers: json, body: { message: { data: 42 } } })).toThrow(/body\.message\.data/);
+    expect(() => decodeIfCloudEvent({ headers: json, body: { subscription: 'projects/p/subscriptions/s' } })).toThrow(/body\.message/);
+    expect(decodeIfCloudEvent({ headers: json, body: {} })).toBeUndefined();
+    expect(decodeIfCloudEvent({ headers: json, body: { message: 'hello' } })).toBeUndefined();
+  });
 });

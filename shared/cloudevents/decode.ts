@@ -12,7 +12,7 @@ import {
   parseApiServerType,
 } from './knative.js';
 import { decodeManualObject } from './manual.js';
-import { decodePubSub, looksLikePubSubPush, PUBSUB_TYPE } from './pubsub.js';
+import { carriesPubSubPush, decodePubSub, looksLikePubSubPush, PUBSUB_TYPE } from './pubsub.js';
 import { decodeShardEvent, SWEEP_SHARD_TYPE } from './shard.js';
 import type { HttpRequestLike, InternalEvent, PartialOrigin, Transport } from './types.js';
 
@@ -32,11 +32,17 @@ import type { HttpRequestLike, InternalEvent, PartialOrigin, Transport } from '.
  * (manual call, verb update).
  */
 /**
- * For endpoints a schedule calls: a CloudEvent (either mode) decoded, or undefined for a plain
- * request (Cloud Scheduler's or cron's POST, a person's curl), whose body is not read.
+ * For endpoints a schedule calls: a CloudEvent (either mode) or a raw Pub/Sub push decoded, or
+ * undefined for a plain request (Cloud Scheduler's or cron's POST, a person's curl), whose body
+ * is not otherwise used.
  */
 export function decodeIfCloudEvent(req: HttpRequestLike): InternalEvent | undefined {
-  return isCloudEventRequest(req) ? decodeEvent(req) : undefined;
+  return isEventRequest(req) ? decodeEvent(req) : undefined;
+}
+
+/** Whether the request carries an event to decode: CloudEvent headers, or a Pub/Sub push envelope as its body. */
+export function isEventRequest(req: HttpRequestLike): boolean {
+  return isCloudEventRequest(req) || carriesPubSubPush(req.body);
 }
 
 export function decodeEvent(req: HttpRequestLike): InternalEvent {

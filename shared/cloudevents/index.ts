@@ -1,6 +1,6 @@
 // shared/cloudevents: every bridge format in, one InternalEvent out (and the one format out that
 // the local bridge needs). Functions import from here only.
-export { decodeEvent, decodeIfCloudEvent } from './decode.js';
+export { decodeEvent, decodeIfCloudEvent, isEventRequest } from './decode.js';
 export { httpMessage, pubSubMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type PubSubMessage } from './encode.js';
 export { apiServerSubject, guessResource } from './subject.js';
 export type { SubjectParts } from './subject.js';

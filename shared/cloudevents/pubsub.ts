@@ -35,9 +35,28 @@ const envelopeSchema = z.looseObject({
 // skips junk, so without this check a corrupted message would decode to something else.
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** A raw push body: recognised by its envelope, since it comes without CloudEvent headers. */
+/**
+ * A raw push body: recognised by its envelope, since it comes without CloudEvent headers. An
+ * object with a `message` object or a `subscription` string is taken for one, so that a
+ * damaged envelope is decoded (and refused with its field path), not taken for something else.
+ */
 export function looksLikePubSubPush(value: unknown): boolean {
-  return isPlainObject(value) && isPlainObject(value['message']) && typeof value['subscription'] === 'string';
+  return isPlainObject(value) && (isPlainObject(value['message']) || typeof value['subscription'] === 'string');
+}
+
+/**
+ * Whether a request body without CloudEvent headers is a Pub/Sub push envelope, in whatever
+ * form express left it (parsed, text or bytes). Such a body is always decoded: an endpoint
+ * that takes a plain POST as a schedule tick must not run a pass for a push it cannot read.
+ */
+export function carriesPubSubPush(body: unknown): boolean {
+  if (isPlainObject(body)) return looksLikePubSubPush(body);
+  try {
+    const text = bodyText(body);
+    return text !== undefined && text.trim().startsWith('{') && looksLikePubSubPush(JSON.parse(text));
+  } catch {
+    return false; // not JSON (or not UTF-8): a plain POST, as before
+  }
 }
 
 /** `root` names where the envelope sat: `data` under Eventarc, `body` for a raw push. */

@@ -3,7 +3,7 @@
 // written; 5xx try again, which is safe because every write is tied to stored state.
 import type { HttpFunction } from '@google-cloud/functions-framework';
 import type { Request, Response } from 'express';
-import { BadEventError, decodeEvent, type InternalEvent } from '../cloudevents/index.js';
+import { BadEventError, decodeEvent, isEventRequest, type InternalEvent } from '../cloudevents/index.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../cloudevents/body.js';
 import { isCloudEventRequest } from '../cloudevents/http.js';
 // errors.ts, not the index: the index loads the Kubernetes client, which may not be needed.
@@ -76,7 +76,9 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Http
 function accept<P>(spec: TargetSpec<P>, parts: P, req: Request): Input {
   const { accepts } = spec;
   if (!isCloudEventRequest(req)) {
-    if (accepts.plain === 'tick') return { type: 'tick' };
+    // A raw Pub/Sub push (no CloudEvent headers) is an event, decoded and refused when it is
+    // bad: never a plain POST that starts a full pass, whatever the message holds.
+    if (accepts.plain === 'tick' && !isEventRequest(req)) return { type: 'tick' };
     if (accepts.plain === 'body') return { type: 'body', body: req.body, headers: req.headers };
   }
   const event: InternalEvent = decodeEvent({ headers: req.headers, body: req.body });

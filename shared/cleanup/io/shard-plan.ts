@@ -10,9 +10,10 @@
 //
 // One ConfigMap of a fixed name, so the sweep's Role names it (no other ConfigMap is readable),
 // written only at the resourceVersion it was read at (two planners cannot lose each other's
-// pass). A pass's record is dropped by the first planner that writes an hour after it: a
-// shard that late is refused, and the next sweep plans again. In a dry run nothing is stored
-// and no shard can write, so nothing is checked.
+// pass). A shard whose pass's record is older than an hour (by the taker's clock) is refused,
+// and the next sweep plans again; the record itself is dropped by the first planner that
+// writes after that hour. In a dry run nothing is stored and no shard can write, so nothing
+// is checked.
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import { shardDigest, type SweepShard } from '../../cloudevents/index.js';
 import { TransientKubeError } from '../../kube/errors.js';
@@ -56,11 +57,16 @@ export async function storePlan(core: Reader, writer: ClusterWriter, namespace: 
   throw new TransientKubeError(`${namespace}/${PLANS_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'plans contended', causes: [] });
 }
 
-/** Why a shard is not one a planner stored for its pass, or undefined when it is. */
-export async function unplannedShard(core: Reader, namespace: string, shard: SweepShard): Promise<string | undefined> {
+/**
+ * Why a shard is not one a planner stored for its pass within the hour before `now` (the
+ * taker's clock), or undefined when it is. A record older than that is refused even while
+ * it is still stored (no later planner wrote to drop it).
+ */
+export async function unplannedShard(core: Reader, namespace: string, shard: SweepShard, now: number): Promise<string | undefined> {
   const record = recordOf(await read(core, namespace), shard.pass);
   const id = `sweep shard ${shard.pass}-${shard.index}`;
   if (!record) return `${id}: no plan of pass ${shard.pass} is stored in ${namespace}/${PLANS_NAME} (never planned, or older than an hour): nothing done`;
+  if (record.at <= now - PLAN_TTL_MS) return `${id}: the plan of pass ${shard.pass} is older than an hour (stored ${new Date(record.at).toISOString()}): nothing done; the next sweep plans again`;
   if (record.shards[String(shard.index)] !== shardDigest(shard)) return `${id}: not the shard the planner stored for that pass: nothing done`;
   return undefined;
 }

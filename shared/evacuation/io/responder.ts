@@ -27,11 +27,16 @@ async function readEviction(d: EvacuationDeps, namespace: string, name: string):
   return raw === undefined ? undefined : EvictionSchema.parse(raw);
 }
 
-/** One Eviction, as far as it goes now. */
+/**
+ * One Eviction, as far as it goes now. One in a protected namespace is left alone (the writer
+ * would refuse every write there, and a tick would answer 500 for as long as it exists): as the
+ * pod path does, it is answered `none` with the reason, nothing read or written.
+ */
 export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult> {
   const namespace = initial.metadata.namespace!;
   let e: Eviction | undefined = initial;
   const key = `${namespace}/${initial.metadata.name}`;
+  if (d.writer.options.protectedNamespaces.includes(namespace)) return { eviction: key, step: 'none', why: `namespace ${namespace} is protected` };
   for (let round = 0; round < ROUNDS && e; round++) {
     const target = e.spec.target.pod;
     const stored = target && (await getPod(d.core, { namespace, name: target.name }));

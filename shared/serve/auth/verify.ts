@@ -75,6 +75,10 @@ export async function verifyBearer(headers: Headers, o: VerifyOptions): Promise<
     if (error instanceof KeysUnavailableError) return refuse(error.message, 503);
     return refuse(describe(error));
   }
+  // jose checks iat only for a maximum age; the API server's verifier (go-jose) refuses a
+  // token issued in the future, past the same tolerance. A token without iat is not refused.
+  const nowSeconds = (o.now ? o.now() : Date.now()) / 1000;
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + o.clockToleranceSeconds) return refuse('token issued in the future (iat)');
   return allowed(payload, o);
 }
 
@@ -97,7 +101,7 @@ function describe(error: unknown): string {
       case 'nbf':
         return 'token not yet valid (nbf)';
       case 'iat':
-        return 'token issued in the future (iat)';
+        return error.reason === 'invalid' ? 'token "iat" claim is not a number' : 'token issued in the future (iat)';
       case 'iss':
         return 'issuer not accepted';
       case 'aud':

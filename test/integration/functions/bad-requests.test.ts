@@ -5,7 +5,9 @@ import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { defrag } from '../../../functions/defrag.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { pingRequest, runtimeFor, send, serve } from './setup.js';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { exists, pingRequest, runPod, runtimeFor, send, serve } from './setup.js';
 
 // Bad input answers 4xx with a message and writes nothing: the answer comes from decoding,
 // before any call to the cluster.
@@ -72,5 +74,41 @@ describe('defrag refuses CloudEvents that are not ticks', () => {
     expect(res.status).toBe(status);
     expect(typeof res.body.error).toBe('string');
     expect(res.body.outcome).toBeUndefined();
+  });
+});
+
+describe('sweep decodes a raw Pub/Sub push (no CloudEvent headers), never takes it for a plain POST', () => {
+  // A push subscription pointed at sweep used to run a full pass per message, whatever the
+  // message held: the body was never read.
+  const ns = testNamespace('sweep-raw-push');
+  const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+  let sweepsHere: ReturnType<typeof serve>;
+  beforeAll(async () => {
+    await runPod(core(), ns.name, 'failed', { exitCode: 2 });
+    const here = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], namespaces: { include: [ns.name] } } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+    sweepsHere = serve(sweep, await runtimeFor(here));
+  }, 120_000);
+
+  const json = { 'content-type': 'application/json' };
+  const subscription = 'projects/p/subscriptions/kube-tidy-sweep';
+  it.each([
+    { name: 'data that is not base64', body: { message: { data: '%%% not base64 %%%', messageId: '1' }, subscription }, status: 400, error: 'body.message.data is not valid base64' },
+    { name: 'no data', body: { message: { messageId: '2' }, subscription }, status: 400, error: 'body.message.data' },
+    { name: 'data that is not JSON', body: { message: { data: Buffer.from('tick').toString('base64'), messageId: '3' }, subscription }, status: 400, error: 'body.message.data (base64-decoded) is not valid JSON' },
+    { name: 'a message that names no event type', body: { message: { data: Buffer.from('{"run":"now"}').toString('base64'), messageId: '4' }, subscription }, status: 422, error: 'cannot tell what the Pub/Sub message carries' },
+    { name: 'an envelope without its subscription', body: { message: { data: 12 } }, status: 400, error: 'body.message.data' },
+  ])('$name: $status, and no pass runs', async ({ body, status, error }) => {
+    const res = await send(sweepsHere, { headers: json, body: JSON.stringify(body) });
+    expect(res.status).toBe(status);
+    expect(res.body.error).toContain(error);
+    expect(res.body.outcome).toBeUndefined();
+    expect(await exists(core(), ns.name, 'failed')).toBeDefined();
+  });
+
+  it('a plain POST is still a tick: the same sweep removes the pod', async () => {
+    const res = await send(sweepsHere, { headers: json, body: '{}' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ outcome: 'swept', summary: { outcomes: { deleted: 1 } } });
+    await waitFor(`${ns.name}/failed gone`, async () => ((await exists(core(), ns.name, 'failed')) === undefined ? true : undefined));
   });
 });
