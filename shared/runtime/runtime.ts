@@ -46,6 +46,8 @@ export interface StartOptions {
   lazyKube?: boolean;
   /** Whether the target reads a DeschedulerPolicy (POLICY_FILE or POLICY_CONFIGMAP required). */
   needsPolicy?: boolean;
+  /** Wraps the clients every writer of this runtime writes through (standalone: its Lease fence). */
+  writerClients?: <C extends Pick<KubeClients, 'core' | 'events' | 'custom'>>(clients: C) => C;
 }
 
 /** The current policy of a runtime whose target needs one. */
@@ -59,7 +61,7 @@ export function policyOf(rt: Runtime): Policy {
  * ConfigError, PolicyError or KubeConfigError with every problem named: the process must not
  * start serving with a bad setup.
  */
-export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false, needsPolicy = true }: StartOptions = {}): Promise<Runtime> {
+export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false, needsPolicy = true, writerClients }: StartOptions = {}): Promise<Runtime> {
   const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
@@ -103,7 +105,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   const policyNow = () => policy?.current().policy;
   const writer: Runtime['writer'] = (opts = {}) => {
     if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
-    return new Writer(opts.clients ?? loaded().clients, {
+    const clients = opts.clients ?? loaded().clients;
+    return new Writer(writerClients ? writerClients(clients) : clients, {
       dryRun: config.DRY_RUN || opts.dryRun === true,
       recordEvents: config.RECORD_EVENTS,
       protectedNamespaces: config.PROTECTED_NAMESPACES,

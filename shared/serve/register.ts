@@ -2,7 +2,7 @@ import { http } from '@google-cloud/functions-framework';
 import { isTarget, TARGETS, type TargetName } from '../../functions/index.js';
 import { ConfigError } from '../config/env.js';
 import { PolicyError } from '../policy/errors.js';
-import { startRuntime, type Runtime } from '../runtime/runtime.js';
+import { startRuntime, type Runtime, type StartOptions } from '../runtime/runtime.js';
 import { serveTarget } from './handle.js';
 import type { TargetSpec } from './target.js';
 
@@ -17,7 +17,7 @@ export { isTarget, TARGETS };
  * Registers the targets (one, a list for the standalone process, or all) and returns the
  * runtime they share (server.ts puts its front on it).
  */
-export async function registerTargets(target: string | readonly string[] | undefined): Promise<Runtime> {
+export async function registerTargets(target: string | readonly string[] | undefined, { writerClients }: Pick<StartOptions, 'writerClients'> = {}): Promise<Runtime> {
   const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || (typeof target === 'string' ? n === target : target.includes(n)));
   try {
     const specs = (await Promise.all(names.map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
@@ -28,6 +28,7 @@ export async function registerTargets(target: string | readonly string[] | undef
         needsPolicy: specs.some((s) => s.needs.policy),
         // Only a process serving targets that all load the client on demand starts without it.
         lazyKube: specs.every((s) => s.needs.cluster === 'on-demand'),
+        ...(writerClients ? { writerClients } : {}),
       },
     );
     for (const spec of specs) http(spec.name, serveTarget(spec, await spec.setup(runtime), runtime));

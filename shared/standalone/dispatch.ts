@@ -3,7 +3,11 @@
 // at /targets/<name>, and /events, where the bridge's deliveries arrive and are fanned out to
 // the targets ROUTES names, as Knative's Triggers would. Any target's 5xx answers 503, so the
 // bridge retries the event (safe: every write is tied to stored state); 4xx answers are the
-// event's fault and are only logged.
+// event's fault and are only logged. The fence (`holds`, leader.ts) is asked before each
+// event and each tick reaches a target: when the Lease is not known to be held no target sees
+// it and the answer is 503, so the bridge tries it again; it is delivered if this replica then
+// renews its Lease, and dropped with the backlog if it lost it (main.ts: the new leader's own
+// watch and schedule cover it).
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from '../log.js';
 import { routesFor } from './routes.js';
@@ -22,9 +26,16 @@ const readBody = (req: Parameters<RequestListener>[0]): Promise<Buffer> =>
     req.on('error', reject);
   });
 
-export async function startDispatcher(apps: ReadonlyMap<string, RequestListener>, log: Logger): Promise<Dispatcher> {
+export async function startDispatcher(apps: ReadonlyMap<string, RequestListener>, log: Logger, holds: () => boolean = () => true): Promise<Dispatcher> {
   const running = new Set(apps.keys());
   let base = '';
+  let dropped = 0;
+  const fenced = (res: Parameters<RequestListener>[1], what: string): boolean => {
+    if (holds()) return false;
+    if (dropped++ === 0) log.warn({ what }, 'dropping events and ticks: the Lease is not known to be held');
+    res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ fenced: true }));
+    return true;
+  };
   const fanOut = async (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]): Promise<void> => {
     const body = await readBody(req);
     const type = String(req.headers['ce-type'] ?? '');
@@ -44,6 +55,10 @@ export async function startDispatcher(apps: ReadonlyMap<string, RequestListener>
   };
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
+    if (req.method === 'POST' && (path === '/events' || path.startsWith('/targets/')) && fenced(res, path)) {
+      req.resume();
+      return;
+    }
     if (req.method === 'POST' && path === '/events') {
       fanOut(req, res).catch((e: unknown) => {
         log.error({ err: (e as Error).message }, 'dispatch failed');
@@ -68,6 +83,7 @@ export async function startDispatcher(apps: ReadonlyMap<string, RequestListener>
     server,
     close: () =>
       new Promise((resolve) => {
+        if (dropped) log.info({ dropped }, 'events and ticks dropped while not holding the Lease');
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

@@ -1,9 +1,14 @@
 // The election loop: every retry period, read the Lease and do what decideLease says. The
 // leader that has not renewed within the renew deadline stops leading (onLost) before its
-// claim can expire in anyone else's eyes, so two replicas never act at once.
+// claim can expire in anyone else's eyes. `holds()` is the fence every write and every
+// dispatch asks (core/fence.ts): it reads the monotonic clock itself, so it is shut the moment
+// the deadline passes, even when the loop has not run (a process paused by SIGSTOP, a blocked
+// event loop); what the Lease then says is the loop's next round to find out.
+import { performance } from 'node:perf_hooks';
 import type { LeaseClient, ObservedLease } from '../kube/lease.js';
 import type { Logger } from '../log.js';
 import { decideLease, releasedLease } from './core/election.js';
+import { fenceOpen } from './core/fence.js';
 
 export interface ElectorOptions {
   lease: LeaseClient;
@@ -15,10 +20,19 @@ export interface ElectorOptions {
   onStarted(): void;
   onLost(): void;
   now?: () => number;
+  /** The monotonic clock (ms) the fence is timed by; performance.now by default. */
+  mono?: () => number;
 }
 
 export interface Elector {
   isLeader(): boolean;
+  /**
+   * The fence: true only while this replica leads and its claim is known to hold by the local
+   * monotonic clock. Once false, it stays false until the Lease is renewed again, which only a
+   * Lease nobody else took can be (the write carries the resourceVersion read): the loop's next
+   * round either renews it (a leader late by a slow request goes on) or finds it lost (onLost).
+   */
+  holds(): boolean;
   /** When the loop last completed a round (liveness). */
   lastRound(): number;
   /** Stops the loop; a leader gives the Lease up so a waiting replica takes over at once. */
@@ -27,9 +41,10 @@ export interface Elector {
 
 export function startElector(o: ElectorOptions): Elector {
   const now = o.now ?? Date.now;
+  const mono = o.mono ?? (() => performance.now());
   let seen: { key: string; at: number } | undefined;
   let held: ObservedLease | undefined;
-  let renewedAt = 0;
+  let renewSentAt = -Infinity;
   let leading = false;
   let lastRound = now();
   let stopped = false;
@@ -45,14 +60,15 @@ export function startElector(o: ElectorOptions): Elector {
       if (leading) lose(`the Lease is held by ${step.holder}`);
       return;
     }
+    const sentAt = mono();
     const w = step.action === 'create' ? await o.lease.create(step.spec) : await o.lease.update(step.spec, current!.resourceVersion);
     if (!w.ok) {
       o.log.info({ action: step.action, conflict: w.conflict, error: w.error }, 'lease write refused: another replica was quicker or the API server said no');
       return;
     }
     held = w.lease;
-    renewedAt = now();
-    seen = { key: JSON.stringify(w.lease.spec), at: renewedAt };
+    renewSentAt = sentAt;
+    seen = { key: JSON.stringify(w.lease.spec), at: now() };
     if (!leading) {
       leading = true;
       o.log.info({ identity: o.me, action: step.action, ...(step.action === 'acquire' ? { from: step.from || '(released)' } : {}) }, 'leading: this replica acts');
@@ -68,13 +84,15 @@ export function startElector(o: ElectorOptions): Elector {
     o.onLost();
   };
 
+  const overdue = () => leading && !fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds);
+
   const loop = () => {
     if (stopped) return;
     running = round()
       .catch((e: unknown) => o.log.warn({ err: (e as Error).message }, 'lease round failed'))
       .then(() => {
         lastRound = now();
-        if (leading && now() - renewedAt > o.renewDeadlineSeconds * 1000) lose(`not renewed within ${o.renewDeadlineSeconds} s`);
+        if (overdue()) lose(`not renewed within ${o.renewDeadlineSeconds} s`);
         if (!stopped) timer = setTimeout(loop, o.retryPeriodSeconds * 1000);
       });
   };
@@ -82,6 +100,7 @@ export function startElector(o: ElectorOptions): Elector {
 
   return {
     isLeader: () => leading,
+    holds: () => fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds),
     lastRound: () => lastRound,
     stop: async () => {
       stopped = true;

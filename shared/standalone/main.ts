@@ -3,7 +3,9 @@
 // functions in-process through the one wrapper, and runs the scheduled ones on its own clock.
 // Replicas elect one leader through a Lease; only the leader watches and runs anything. On
 // SIGTERM it stops watching, drains, gives the Lease up and exits 0; on losing the Lease it
-// stops and exits 1, so the kubelet restarts it as a follower.
+// stops and exits 1, so the kubelet restarts it as a follower. Fenced (fence.ts, leader.ts
+// `holds`): once the Lease is not known to be held by the local monotonic clock, no write is
+// sent, no queued event or tick reaches a target, and the backlog is dropped, not drained.
 import type { RequestListener, Server } from 'node:http';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { startBridge, type Bridge } from '../cli/bridge/bridge.js';
@@ -13,6 +15,7 @@ import { isTarget, registerTargets, TARGETS } from '../serve/register.js';
 import { readStandaloneConfig, type StandaloneConfig } from './config.js';
 import { selectorString } from './core/selector.js';
 import { startDispatcher } from './dispatch.js';
+import { fencedClients } from './fence.js';
 import { startHealthServer } from './health.js';
 import { watchNamespaces, type NamespaceSet } from './namespaces.js';
 import { startElector, type Elector } from './leader.js';
@@ -39,16 +42,18 @@ async function main(): Promise<void> {
   const held: { elector?: Elector } = {};
   const health: Server = await startHealthServer(c.PORT, {
     ready: () => ready,
-    leader: () => held.elector?.isLeader() ?? false,
+    leader: () => held.elector?.holds() ?? false,
     sinceLastRound: () => (held.elector ? Date.now() - held.elector.lastRound() : undefined),
     staleAfterMs: (c.LEASE_RENEW_DEADLINE_SECONDS + 3 * c.LEASE_RETRY_PERIOD_SECONDS) * 1000,
   });
 
   // Exits 2 with the reason on a bad policy or cluster setup, as the image's server does.
-  const rt = await registerTargets(c.STANDALONE_FUNCTIONS);
+  // The fence: every write of every writer asks it right before it is sent.
+  const holds = () => held.elector?.holds() ?? false;
+  const rt = await registerTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds) });
   await rt.kubeReady();
   const apps = new Map(c.STANDALONE_FUNCTIONS.map((t) => [t, getTestServer(t).listeners('request')[0] as RequestListener]));
-  const dispatcher = await startDispatcher(apps, rt.log);
+  const dispatcher = await startDispatcher(apps, rt.log, holds);
 
   let bridges: Bridge[] = [];
   let namespaces: NamespaceSet | undefined;
@@ -72,16 +77,17 @@ async function main(): Promise<void> {
         log: rt.log,
       }));
     }
-    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log });
+    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log, fence: holds });
   };
 
   let stopping: Promise<void> | undefined;
-  const stop = (why: string, code: number) =>
+  // `lost`: the Lease is gone, so the backlog is dropped (the new leader lists afresh), not drained.
+  const stop = (why: string, code: number, { lost = false } = {}) =>
     (stopping ??= (async () => {
       ready = false;
-      rt.log.info({ why }, 'stopping: no new work, draining');
+      rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
-      await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: deadline })), scheduler?.stop()]), new Promise((r) => setTimeout(r, deadline))]);
+      await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]), new Promise((r) => setTimeout(r, deadline))]);
       bridges = [];
       await namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
@@ -100,8 +106,11 @@ async function main(): Promise<void> {
     renewDeadlineSeconds: c.LEASE_RENEW_DEADLINE_SECONDS,
     retryPeriodSeconds: c.LEASE_RETRY_PERIOD_SECONDS,
     log: rt.log,
-    onStarted: () => void startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1)),
-    onLost: () => void stop('lost the Lease', 1),
+    // Never again once stopping: a replica that lost the Lease exits, whatever a later round says.
+    onStarted: () => {
+      if (!stopping) startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1));
+    },
+    onLost: () => void stop('lost the Lease', 1, { lost: true }),
   });
   ready = true;
   log.info({ identity: c.POD_NAME, lease: `${c.POD_NAMESPACE}/${c.LEASE_NAME}`, functions: c.STANDALONE_FUNCTIONS, port: c.PORT }, 'standalone started: waiting for the Lease');

@@ -1,7 +1,8 @@
 // The internal schedule: each scheduled function gets a tick (the PingSource CloudEvent the
 // Knative path sends) when its cron says, delivered through the bridge's delivery code with
 // its retries. A tick that finds the previous one still running is skipped, as a
-// PingSource's Trigger to a max-scale-1, concurrency-1 Service would queue it.
+// PingSource's Trigger to a max-scale-1, concurrency-1 Service would queue it. A tick that
+// comes while the fence is shut (the Lease not known to be held) is dropped, never sent.
 import { CloudEvent } from 'cloudevents';
 import { KNATIVE_PING_TYPE } from '../cloudevents/index.js';
 import { deliver } from '../cli/bridge/deliver.js';
@@ -9,11 +10,11 @@ import type { Logger } from '../log.js';
 import { nextRun, parseSchedule } from './core/schedule.js';
 
 export interface Scheduler {
-  /** Stops scheduling and waits for the ticks in flight. */
-  stop(): Promise<void>;
+  /** Stops scheduling and waits for the ticks in flight; `abandon`: aborts them first (no retries). */
+  stop(opts?: { abandon?: boolean }): Promise<void>;
 }
 
-export function startScheduler(o: { schedules: Record<string, string>; targets: readonly string[]; dispatcher: string; log: Logger; now?: () => number }): Scheduler {
+export function startScheduler(o: { schedules: Record<string, string>; targets: readonly string[]; dispatcher: string; log: Logger; now?: () => number; fence?: () => boolean }): Scheduler {
   const now = o.now ?? Date.now;
   const abort = new AbortController();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -32,7 +33,8 @@ export function startScheduler(o: { schedules: Record<string, string>; targets: 
       target,
       setTimeout(() => {
         if (abort.signal.aborted) return;
-        if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
+        if (o.fence && !o.fence()) o.log.warn({ target }, 'scheduled run dropped: the Lease is not known to be held');
+        else if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
         else inFlight.set(target, tick(target).finally(() => inFlight.delete(target)));
         arm(target, spec);
       }, Math.max(0, at - now())),
@@ -46,8 +48,9 @@ export function startScheduler(o: { schedules: Record<string, string>; targets: 
   o.log.info({ schedules: Object.fromEntries(o.targets.filter((t) => o.schedules[t]).map((t) => [t, o.schedules[t]])) }, 'schedules armed');
 
   return {
-    stop: async () => {
+    stop: async ({ abandon = false } = {}) => {
       for (const t of timers.values()) clearTimeout(t);
+      if (abandon) abort.abort();
       await Promise.allSettled(inFlight.values());
       abort.abort();
     },
