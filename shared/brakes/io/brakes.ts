@@ -21,8 +21,11 @@ import type { Policy } from '../../policy/policy.js';
 import { DEFAULT_BRAKES } from '../../policy/brakes.js';
 import { observeBudgets } from '../../metrics/observe.js';
 import { chargesOf, reserve, tripId, tripOf, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
-import { counterEnd, describeMeter, formatWindow, metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
+import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
 import { emptyLedger } from '../core/ledger.js';
+import { budgetDeferral, tripDeferral, type Deferral } from '../core/deferral.js';
+
+export { budgetDeferral, tripDeferral, type Deferral };
 import { readLedger, writeLedger, type Reader } from './store.js';
 
 /** The meters and abort rules of one policy. */
@@ -33,20 +36,6 @@ export interface BrakeSet {
 
 export const brakeSetOf = (policy: Policy): BrakeSet => ({ meters: metersOf(policy), aborts: (policy.brakes ?? DEFAULT_BRAKES).abort });
 export const hasBrakes = (set: BrakeSet): boolean => set.meters.length > 0 || set.aborts.length > 0;
-
-/** Why a pod was held back, and when that budget frees. */
-export interface Deferral {
-  kind: 'budget' | 'abort';
-  /** The setting: maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort. */
-  budget: string;
-  scope: string;
-  key?: string;
-  limit?: number;
-  window?: string;
-  /** When the window ends (RFC 3339); an abort has none: resuming is a deliberate act. */
-  freesAt?: string;
-  why: string;
-}
 
 export interface Ticket {
   counters: string[];
@@ -351,31 +340,4 @@ export class Brakes {
   async state(): Promise<LedgerState> {
     return this.exclusive(() => this.fresh());
   }
-}
-
-export function budgetDeferral(ch: Charge, s: Subject): Deferral {
-  const m = ch.meter;
-  const key = m.scope === 'cluster' ? undefined : ch.counter.split('|').slice(3).join('|');
-  const freesAt = new Date(counterEnd(ch.counter)).toISOString();
-  return {
-    kind: 'budget',
-    budget: m.name,
-    scope: m.scope,
-    ...(key === undefined ? {} : { key }),
-    limit: m.max,
-    window: formatWindow(m.windowMs),
-    freesAt,
-    why: `deferred: ${describeMeter(m, s)} is spent for this window; it frees by ${freesAt}`,
-  };
-}
-
-export function tripDeferral(t: Trip): Deferral {
-  const where = t.scope === 'cluster' ? 'the cluster' : `${t.scope} ${t.key}`;
-  return {
-    kind: 'abort',
-    budget: 'kubeTidy.brakes.abort',
-    scope: t.scope,
-    ...(t.scope === 'cluster' ? {} : { key: t.key }),
-    why: `deferred: pass ${t.pass} stopped ${where} at ${new Date(t.at).toISOString()} (it would have removed ${t.selected} of ${t.considered} pods, more than ${t.percent}%); raise the percent or resume with invoke's override`,
-  };
 }
