@@ -121,6 +121,12 @@ export const METRICS = {
     help: 'Nodes defragmentation emptied and marked freed (left cordoned for the autoscaler).',
     labels: [],
   },
+  metricsPushes: {
+    name: 'kube_tidy_metrics_pushes_total',
+    kind: 'counter',
+    help: 'OTLP pushes at the end of an answer (serverless mode), by result: ok, failed, slow (took the whole 2 s cap), skipped (a push failed or was slow less than a retry interval ago: 30 s, doubled while it keeps failing, at most 5 min; the SDK keeps counting, the next push carries the totals).',
+    labels: ['result'],
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof METRICS;

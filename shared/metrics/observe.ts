@@ -97,12 +97,18 @@ function thirdBar(counter: string): number {
 }
 
 /**
+ * The wrapper's own refusals, by reason: the same fixed names the production server's front
+ * counts its refusals with (serve/refusals.ts), so one series shows a sender refused wherever.
+ */
+const REFUSAL_REASONS: Record<number, string> = { 400: 'bad-input', 401: 'unauthenticated', 403: 'forbidden', 405: 'method', 413: 'too-large', 415: 'encoding', 422: 'not-accepted' };
+
+/**
  * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
  */
 export function observeRequest(target: string, status: number, seconds: number, answer: Answer | undefined, tick: boolean, family?: (answer: Answer) => void): void {
   const code = String(status);
-  record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : 'rejected' });
+  record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : (REFUSAL_REASONS[status] ?? 'rejected') });
   record('requestDuration', seconds, { target, code });
   if (tick && answer) record('loopDuration', seconds, { target });
   if (answer) family?.(answer);

@@ -63,29 +63,60 @@ export function loadSdk(env: NodeJS.ProcessEnv = process.env): Promise<Sdk> {
   return loading;
 }
 
+/** After a failed or slow push, how long pushes are skipped: doubled while it keeps failing, up to the max. */
+export interface PushBackoff {
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+const RETRY_MS = 30_000;
+const MAX_RETRY_MS = 300_000;
+let skipUntil = 0;
+let failedInARow = 0;
+
 /**
  * At the end of a request, before it is answered. Pushing: export now, so an instance scaled
  * to zero (or with its CPU throttled once it has answered) loses nothing; at most `capMs`
  * (an unreachable collector must not hold the answer up; the next flush sends it all again,
- * counters are cumulative). Not pushing: start loading the SDK after the answer is sent,
- * so a scrape finds it ready and the queue stays short.
+ * counters are cumulative). After a push that failed or took the whole cap, the next ones are
+ * skipped (the SDK keeps counting) until a retry interval passes (30 s, doubled while it keeps
+ * failing, at most 5 min; a push that succeeds resets it): a collector that is down costs once
+ * per interval, not per answer. Each attempt or skip counts in kube_tidy_metrics_pushes_total.
+ * Not pushing: start loading the SDK after the answer is sent, so a scrape finds it ready and
+ * the queue stays short.
  */
-export async function afterRequest(capMs = 2_000): Promise<void> {
+export async function afterRequest(capMs = 2_000, backoff: PushBackoff = {}): Promise<void> {
   if (!pushes()) {
     setImmediate(() => void loadSdk().catch(() => undefined));
     return;
   }
+  if (Date.now() < skipUntil) {
+    record('metricsPushes', 1, { result: 'skipped' });
+    return;
+  }
   let timer: NodeJS.Timeout | undefined;
+  let result: 'ok' | 'failed' | 'slow' = 'failed';
   try {
     // Loading is local work; only the network wait is capped.
     const sdk = await loadSdk();
-    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
-    await Promise.race([sdk.flush(), cap]);
+    const cap = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), capMs)));
+    result = await Promise.race([sdk.flush().then(() => 'ok' as const), cap]);
   } catch {
-    // A push that failed is retried by the next one (cumulative counters): never the request's problem.
+    // A push that failed is retried later (cumulative counters): never the request's problem.
+    result = 'failed';
   } finally {
     clearTimeout(timer);
   }
+  if (result === 'ok') {
+    failedInARow = 0;
+    skipUntil = 0;
+  } else {
+    const base = backoff.retryMs ?? RETRY_MS;
+    const wait = Math.min(base * 2 ** Math.min(failedInARow, 30), backoff.maxRetryMs ?? MAX_RETRY_MS);
+    failedInARow++;
+    skipUntil = Date.now() + wait;
+  }
+  // Counted now, pushed with the next flush.
+  record('metricsPushes', 1, { result });
 }
 
 /** Measurements dropped because the queue was full before the SDK loaded. */
@@ -100,6 +131,8 @@ export async function resetForTests(): Promise<void> {
   bound = new LabelBound();
   gauges = new Map();
   dropped = 0;
+  skipUntil = 0;
+  failedInARow = 0;
   // A provider pushing to a collector that does not answer would wait for its export timeout.
   await Promise.race([old?.shutdown(), new Promise((r) => setTimeout(r, 500))]);
 }

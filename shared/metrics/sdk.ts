@@ -10,7 +10,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { METRICS, type MetricDef, type MetricKey } from './catalogue.js';
 import { pushes } from './push-env.js';
 
@@ -19,7 +19,7 @@ export interface Sdk {
   add(key: MetricKey, value: number, labels: Attributes): void;
   /** The Prometheus text exposition of everything recorded so far. */
   scrape(): Promise<string>;
-  /** Push what is recorded over OTLP now (no-op without an OTLP endpoint). */
+  /** Push what is recorded over OTLP now (no-op without an OTLP endpoint); rejects if an export failed meanwhile. */
   flush(): Promise<void>;
   readonly otlp: boolean;
   shutdown(): Promise<void>;
@@ -31,10 +31,25 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   const readers: MetricReader[] = [prometheus];
   const otlp = pushes(env);
   let pushing: PeriodicExportingMetricReader | undefined;
+  let failedExports = 0;
   if (otlp) {
     // Flushed at the end of every request (record.ts); the period only covers a process
     // that lives on between requests (standalone, min-scale > 0).
-    pushing = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 60_000 });
+    // The reader's forceFlush swallows a failed export: the exporter is wrapped to count them.
+    const inner = new OTLPMetricExporter();
+    const exporter: PushMetricExporter = {
+      export: (metrics, done) =>
+        inner.export(metrics, (result) => {
+          // ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency of ours) is 0.
+          if (result.code !== 0) failedExports++;
+          done(result);
+        }),
+      forceFlush: () => inner.forceFlush(),
+      shutdown: () => inner.shutdown(),
+      selectAggregationTemporality: (kind) => inner.selectAggregationTemporality(kind),
+      selectAggregation: (kind) => inner.selectAggregation(kind),
+    };
+    pushing = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
     readers.push(pushing);
   }
   const resource = defaultResource()
@@ -78,7 +93,9 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
       return serializer.serialize(resourceMetrics);
     },
     async flush() {
+      const failedBefore = failedExports;
       await pushing?.forceFlush();
+      if (failedExports > failedBefore) throw new Error('OTLP metrics export failed');
     },
     shutdown: () => provider.shutdown(),
   };

@@ -48,16 +48,18 @@ function refuse(res: ServerResponse, status: 413 | 415, why: string): void {
 }
 
 /** `app` behind the checks above: refused on its headers, or cut off once the body passes the cap. */
-export function withBodyLimits(app: RequestListener, maxBytes: number): RequestListener {
+export function withBodyLimits(app: RequestListener, maxBytes: number, onRefused?: (status: 413 | 415, why: string) => void): RequestListener {
   return (req, res) => {
     const refused = refuseBeforeReading(req, maxBytes);
     if (refused) {
+      onRefused?.(refused.status, refused.why);
       refuse(res, refused.status, refused.why);
       // Whatever body follows is not read: the connection closes once the answer is out.
       res.once('finish', () => req.destroy());
       return;
     }
     capBody(req, maxBytes, () => {
+      if (!res.headersSent) onRefused?.(413, `the body is over ${maxBytes} bytes, the most accepted`);
       refuse(res, 413, `the body is over ${maxBytes} bytes, the most accepted`);
       res.once('finish', () => req.destroy());
     });

@@ -8,7 +8,7 @@ import { KeysUnavailableError } from './keys.js';
 export type AuthResult =
   | { ok: true; subject: string; issuer: string }
   /** 401: refused, retrying the same token will not help. 503: the keys could not be had, retry. */
-  | { ok: false; status: 401 | 503; why: string; challenge: string };
+  | { ok: false; status: 401 | 503; why: string; challenge: string; subject?: string };
 
 /**
  * Asymmetric only: a symmetric (HS*) algorithm would let anyone holding the public key sign,
@@ -89,7 +89,7 @@ function allowed(payload: JWTPayload, o: VerifyOptions): AuthResult {
     if (typeof payload.email === 'string' && payload.email_verified === true) subject = payload.email;
     else if (o.subjects.length) return refuse('token carries no verified email (service-account tokens must include it)');
   }
-  if (o.subjects.length && !o.subjects.includes(subject)) return refuse(`sender ${JSON.stringify(subject)} is not allowed (SENDER_AUTH_SUBJECTS)`);
+  if (o.subjects.length && !o.subjects.includes(subject)) return { ...refuse(`sender ${JSON.stringify(subject)} is not allowed (SENDER_AUTH_SUBJECTS)`), subject } as AuthResult;
   return { ok: true, subject, issuer: payload.iss! };
 }
 

@@ -33,7 +33,7 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
     const spec = (await TARGETS[name]()) as TargetSpec<unknown>;
     const rt = await runtimeFor(POLICY, envFor());
     http(`auth-${name}`, httpFunction(spec, rt));
-    agent = supertest(front(getTestServer(`auth-${name}`).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes: 1024 * 1024 }));
+    agent = supertest(front(getTestServer(`auth-${name}`).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes: 1024 * 1024, target: name }));
   });
 
   it('answers 401 to a request without a token, before reading its (broken) body', async () => {

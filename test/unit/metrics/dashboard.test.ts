@@ -64,6 +64,15 @@ describe('the dashboard and the alerts name only metrics kube-tidy exports', () 
     expect(exprs).toMatch(/result="blocked"/);
   });
 
+  it('a sender being refused is shown and alerted on (issue 23: refusals leave no trace)', () => {
+    const rule = alerts.groups.flatMap((g) => g.rules).find((r) => r.alert === 'KubeTidySenderRefused');
+    expect(metricNames([rule!.expr])[0]).toEqual(['kube_tidy_requests_total']);
+    expect(rule!.expr).toMatch(/code=~"401\|403\|413\|415\|422"/);
+    expect(rule!.expr).toMatch(/sum by \(target, code, outcome\)/);
+    const panel = dashboard.panels.find((p) => p.title.startsWith('Requests refused'));
+    expect(panel?.targets?.map((t) => t.expr).join('\n')).toMatch(/kube_tidy_requests_total\{code=~"4\.\."\}/);
+  });
+
   it('the brakes are alerted on: an abort at once, deferrals that last', () => {
     const rule = (name: string) => alerts.groups.flatMap((g) => g.rules).find((r) => r.alert === name);
     const [aborted, deferring] = [rule('KubeTidyPassAborted'), rule('KubeTidyBudgetDeferring')];

@@ -9,7 +9,7 @@ import { LabelBound, MAX_LENGTH, OTHER } from '../../../shared/metrics/bound.js'
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
 import { afterRequest, record, resetForTests } from '../../../shared/metrics/record.js';
-import { startOtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
 
 // The instrumentation without a cluster: what each result becomes, the bound on labels, the
 // queue before the SDK loads, and the push at the end of a request.
@@ -22,6 +22,7 @@ const value = (text: string, series: string) => Number(lines(text, `${series} `)
 afterEach(async () => {
   delete process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT;
   await resetForTests();
 });
 
@@ -81,11 +82,11 @@ describe('results become measurements', () => {
     expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="200",outcome="kept"}')).toBe(1);
   });
 
-  it('a refused request counts with its status and no outcome of its own', async () => {
+  it('a refused request counts with its status and its reason as the outcome', async () => {
     observeRequest('podTerminated', 422, 0.001, undefined, false);
     observeRequest('sweep', 503, 0.001, undefined, true);
     const text = await scrape();
-    expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="422",outcome="rejected"}')).toBe(1);
+    expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="422",outcome="not-accepted"}')).toBe(1);
     expect(value(text, 'kube_tidy_requests_total{target="sweep",code="503",outcome="error"}')).toBe(1);
     expect(lines(text, 'kube_tidy_loop_duration_seconds_count')).toEqual([]);
   });
@@ -172,6 +173,135 @@ describe('the push at the end of a request', () => {
     } finally {
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+});
+
+describe('a collector that is down costs once per retry interval, not per answer', () => {
+  // Short intervals so the test runs in seconds; the defaults are 30 s doubling to 5 min.
+  const backoff = { retryMs: 2_000, maxRetryMs: 3_000 };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** One answer: a removal counted, then the push; how long the push held the answer. */
+  const answer = async () => {
+    record('defragNodesFreed', 1);
+    const started = Date.now();
+    await afterRequest(2_000, backoff);
+    return Date.now() - started;
+  };
+  /** The highest value of `name` any export carried (counters are cumulative: the latest totals, whatever order late retries arrived in). */
+  const highest = (receiver: OtlpReceiver, name: string, match: Record<string, string> = {}) =>
+    Math.max(
+      0,
+      ...receiver.exports.map((e) =>
+        e.resourceMetrics
+          .flatMap((rm) => rm.scopeMetrics.flatMap((s) => s.metrics))
+          .filter((m) => m.name === name)
+          .flatMap((m) => m.sum?.dataPoints ?? [])
+          .filter((p) => Object.entries(match).every(([k, v]) => (p.attributes ?? []).some((a) => a.key === k && a.value.stringValue === v)))
+          .reduce((a, p) => a + Number(p.asInt ?? p.asDouble ?? 0), 0),
+      ),
+    );
+
+  /**
+   * The collector down on `port` (`attempts`: the pushes it received, if it can tell). Then
+   * `up` brings it back on the same port.
+   */
+  async function costsOnce(port: number, attempts: (() => number) | undefined, up: () => Promise<void>) {
+    process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${port}/v1/metrics`;
+    // The exporter gives up on an export after 2.5 s (default 10 s): longer than the cap, so the
+    // push is slow, and over before the retry, so the retry sends a new one.
+    process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = '2500';
+    // The first answer pays the cap (2 s), no more.
+    expect(await answer()).toBeLessThanOrEqual(3_000);
+    const tried = attempts?.();
+    if (attempts) expect(tried).toBeGreaterThan(0);
+    // Within the retry interval: no push, no wait.
+    for (let i = 0; i < 5; i++) expect(await answer()).toBeLessThan(200);
+    expect(attempts?.()).toBe(tried);
+    // Once the interval has passed, one push is tried again (and pays at most the cap)...
+    await sleep(backoff.retryMs + 100);
+    expect(await answer()).toBeLessThanOrEqual(3_000);
+    if (attempts) expect(attempts()).toBe(tried! + 1);
+    // ...and, failing again, the next interval starts (doubled, capped at maxRetryMs).
+    expect(await answer()).toBeLessThan(200);
+    await up();
+  }
+
+  async function resumes(receiver: OtlpReceiver) {
+    await sleep(backoff.maxRetryMs + 100);
+    await answer();
+    // Nothing lost: 9 answers, 9 removals counted, the last 8 never pushed before; and the pushes say what happened.
+    expect(highest(receiver, 'kube_tidy_defrag_nodes_freed')).toBe(9);
+    expect(highest(receiver, 'kube_tidy_metrics_pushes', { result: 'skipped' })).toBe(6);
+    expect(highest(receiver, 'kube_tidy_metrics_pushes', { result: 'slow' }) + highest(receiver, 'kube_tidy_metrics_pushes', { result: 'failed' })).toBe(2);
+    // A push that succeeded resets the interval: the next answer pushes too.
+    expect(await answer()).toBeLessThan(2_000);
+    expect(highest(receiver, 'kube_tidy_defrag_nodes_freed')).toBe(10);
+    expect(highest(receiver, 'kube_tidy_metrics_pushes', { result: 'ok' })).toBe(1);
+  }
+
+  it('black-holed (accepts, never answers): the first answer pays, the next ones skip until the retry interval', async () => {
+    let requests = 0;
+    const hole = createServer(() => void requests++);
+    await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
+    const port = (hole.address() as AddressInfo).port;
+    let receiver: OtlpReceiver | undefined;
+    try {
+      await costsOnce(
+        port,
+        () => requests,
+        async () => {
+          hole.closeAllConnections();
+          await new Promise<void>((r) => hole.close(() => r()));
+          receiver = await startOtlpReceiver(port);
+        },
+      );
+      await resumes(receiver!);
+    } finally {
+      hole.closeAllConnections();
+      hole.close();
+      await receiver?.close();
+    }
+  }, 30_000);
+
+  it('closed (connection refused): the same, and pushing resumes when it is back', async () => {
+    // A port that was just free: nothing listens on it until the collector comes back.
+    const probe = await startOtlpReceiver();
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    let receiver: OtlpReceiver | undefined;
+    try {
+      await costsOnce(
+        port,
+        undefined,
+        async () => {
+          receiver = await startOtlpReceiver(port);
+        },
+      );
+      await resumes(receiver!);
+    } finally {
+      await receiver?.close();
+    }
+  }, 30_000);
+
+  it('a push the collector refuses (HTTP 400) counts as failed and the next answers skip too', async () => {
+    let requests = 0;
+    const refusing = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => res.writeHead(400).end());
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    try {
+      process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/metrics`;
+      await answer();
+      expect(requests).toBe(1);
+      for (let i = 0; i < 3; i++) await answer();
+      expect(requests).toBe(1);
+      expect(value(await scrape(), 'kube_tidy_metrics_pushes_total{result="failed"}')).toBe(1);
+      expect(value(await scrape(), 'kube_tidy_metrics_pushes_total{result="skipped"}')).toBe(3);
+    } finally {
+      refusing.close();
     }
   });
 });

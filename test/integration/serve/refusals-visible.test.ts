@@ -1,0 +1,119 @@
+// Issue 23 ("refusals leave no trace"): every request the production server's front
+// (shared/serve/front.ts) refuses before the wrapper sees it is counted in
+// kube_tidy_requests_total by reason and logged, sampled, with the sender's subject when the
+// verifier knew it and never the token; its 503s say when to retry, as the wrapper's do.
+import type { RequestListener } from 'node:http';
+import { http } from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import supertest from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TARGETS } from '../../../functions/index.js';
+import { createLogger } from '../../../shared/log.js';
+import { metricsExposition } from '../../../shared/metrics/exposition.js';
+import { resetForTests } from '../../../shared/metrics/record.js';
+import { front } from '../../../shared/serve/front.js';
+import { httpFunction } from '../../../shared/serve/handle.js';
+import { LOG_PER_WINDOW } from '../../../shared/serve/refusals.js';
+import type { TargetSpec } from '../../../shared/serve/target.js';
+import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
+import { runtimeFor } from '../functions/setup.js';
+
+const AUDIENCE = 'serving.knative.dev/service/kube-tidy/test';
+const ALLOWED = 'system:serviceaccount:kube-tidy:trigger';
+const INTRUDER = 'system:serviceaccount:default:intruder';
+const POLICY = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }] };
+let issuer: LocalIssuer;
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+});
+afterAll(() => issuer.close());
+beforeEach(() => resetForTests());
+
+const token = (claims: Record<string, unknown> = {}) => issuer.sign({ iss: issuer.url, aud: AUDIENCE, sub: ALLOWED, exp: Math.floor(Date.now() / 1000) + 300, ...claims });
+
+/** The front before podTerminated, its log lines kept in `lines`. */
+async function served(name: string, env: Record<string, string>, maxBytes = 1024 * 1024) {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const log = createLogger({ env: {}, destination: { write: (s: string) => (raw.push(s), lines.push(JSON.parse(s) as Record<string, unknown>)) } });
+  const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
+  const rt = await runtimeFor(POLICY, env);
+  http(name, httpFunction(spec, rt));
+  const agent = supertest(front(getTestServer(name).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes, target: 'podTerminated', log }));
+  return { agent, lines, raw };
+}
+
+const oidc = (jwksUrl = issuer.jwksUrl) => ({ SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_JWKS_URL: jwksUrl, SENDER_AUTH_AUDIENCE: AUDIENCE, SENDER_AUTH_SUBJECTS: ALLOWED });
+
+async function count(code: string, outcome: string): Promise<number> {
+  const body = (await metricsExposition()).body;
+  const line = body.split('\n').find((l) => l.startsWith('kube_tidy_requests_total{') && l.includes(`target="podTerminated"`) && l.includes(`code="${code}"`) && l.includes(`outcome="${outcome}"`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+const refusedLines = (lines: Record<string, unknown>[]) => lines.filter((l) => l.msg === 'refused');
+
+describe('the front counts and logs every refusal', () => {
+  it('a token from another sender: 401 as before, counted, logged once with its subject, never the token', async () => {
+    const { agent, lines, raw } = await served('vis-subject', oidc());
+    const t = await token({ sub: INTRUDER });
+    const res = await agent.post('/').set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{}');
+    expect(res.status).toBe(401);
+    expect(await count('401', 'unauthenticated')).toBe(1);
+    expect(refusedLines(lines)).toEqual([expect.objectContaining({ status: 401, reason: 'unauthenticated', subject: INTRUDER, target: 'podTerminated' })]);
+    expect(raw.join('')).not.toContain(t.split('.')[2]!);
+    expect(raw.join('')).not.toContain(t.split('.')[1]!);
+  });
+
+  it('no token: 401 as before, counted, logged once (no subject)', async () => {
+    const { agent, lines } = await served('vis-none', oidc());
+    const res = await agent.post('/').set('content-type', 'application/json').send('{}');
+    expect(res.status).toBe(401);
+    expect(await count('401', 'unauthenticated')).toBe(1);
+    const refused = refusedLines(lines);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).not.toHaveProperty('subject');
+  });
+
+  it('a body over the limit: 413 as before, counted, logged once', async () => {
+    const { agent, lines } = await served('vis-413', { SENDER_AUTH: 'none' }, 1024);
+    const res = await agent.post('/').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(4096) }));
+    expect(res.status).toBe(413);
+    expect(await count('413', 'too-large')).toBe(1);
+    expect(refusedLines(lines)).toEqual([expect.objectContaining({ status: 413, reason: 'too-large' })]);
+  });
+
+  it("the issuer's keys unreachable: 503 with Retry-After, counted, logged", async () => {
+    const { agent, lines } = await served('vis-503', oidc('http://127.0.0.1:1/jwks'));
+    const res = await agent.post('/').set('authorization', `Bearer ${await token()}`).set('content-type', 'application/json').send('{}');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('10');
+    expect(await count('503', 'sender-check-unavailable')).toBe(1);
+    expect(refusedLines(lines)).toEqual([expect.objectContaining({ status: 503, reason: 'sender-check-unavailable' })]);
+  });
+
+  it('a flood of 1,000 bad requests is counted in full and writes a bounded number of lines', async () => {
+    const { agent, lines } = await served('vis-flood', oidc());
+    for (let i = 0; i < 1000; i += 50) {
+      const batch = Array.from({ length: 50 }, () => agent.post('/').set('content-type', 'application/json').send('{}'));
+      for (const res of await Promise.all(batch)) expect(res.status).toBe(401);
+    }
+    expect(await count('401', 'unauthenticated')).toBe(1000);
+    expect(lines.length).toBeLessThanOrEqual(LOG_PER_WINDOW + 1);
+    expect(refusedLines(lines).length).toBe(LOG_PER_WINDOW);
+  }, 60_000);
+});
+
+describe("the wrapper's own refusals are counted by the same reasons", () => {
+  it('a GET (405) and an event of a kind the target does not take (422), each under its reason', async () => {
+    const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
+    const rt = await runtimeFor(POLICY, { SENDER_AUTH: 'none' });
+    http('vis-wrapper', httpFunction(spec, rt));
+    const agent = supertest(getTestServer('vis-wrapper'));
+    expect((await agent.get('/')).status).toBe(405);
+    const event = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'x', uid: 'u' } };
+    expect((await agent.post('/').set('content-type', 'application/json').send(event)).status).toBe(422);
+    expect(await count('405', 'method')).toBe(1);
+    expect(await count('422', 'not-accepted')).toBe(1);
+  });
+});
