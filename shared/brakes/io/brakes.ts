@@ -22,7 +22,6 @@ import { DEFAULT_BRAKES } from '../../policy/brakes.js';
 import { observeBudgets } from '../../metrics/observe.js';
 import { chargesOf, reserve, tripId, tripOf, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
 import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
-import { emptyLedger } from '../core/ledger.js';
 import { budgetDeferral, tripDeferral, type Deferral } from '../core/deferral.js';
 
 export { budgetDeferral, tripDeferral, type Deferral };
@@ -84,7 +83,6 @@ export class Brakes {
   private rollover: { timer: NodeJS.Timeout; at: number } | undefined;
   /** Ledger requests sent (reads and writes): what the brakes cost, for answers and benches. */
   requests = 0;
-  writes = 0;
   private readonly holdMs: number;
   private readonly chunk: number;
   private readonly idleMs: number;
@@ -171,7 +169,6 @@ export class Brakes {
       }
       const needed = this.needs(charges);
       if (needed.length === 0 && !this.renewing()) return this.grant(charges);
-      // What the ledger already shows as spent needs no write to refuse.
       // What the ledger already shows as spent needs no write to refuse. Judged on the cached
       // copy, read again only when that says no and is old: a reservation written on a stale
       // copy costs nothing extra (the API server answers 409 and it is read again).
@@ -258,33 +255,48 @@ export class Brakes {
 
   /** One ledger write: settle, keep (all unspent, or with `release` only what is in flight), admit `want`. */
   private async write(want: readonly Charge[][], chunk: number, release = false): Promise<(Charge | undefined)[]> {
+    let spent: Record<string, number> = {};
+    let result: ReturnType<typeof reserve> | undefined;
+    const now = await this.commit((stored, at) => {
+      spent = { ...this.spent };
+      const keep: Record<string, number> = {};
+      for (const c of Object.keys(this.grants)) keep[c] = release ? Math.max(0, this.inflight[c] ?? 0) : (this.grants[c] ?? 0) - (spent[c] ?? 0);
+      result = reserve(stored, { holder: this.holder, spent, keep, want, chunk, holdMs: this.holdMs, now: at });
+      return result.state;
+    });
+    if (this.o.dryRun) for (const [c, n] of Object.entries(spent)) this.dryCounts[c] = (this.dryCounts[c] ?? 0) + Math.min(n, this.grants[c] ?? 0);
+    for (const [c, n] of Object.entries(spent)) this.spent[c] = (this.spent[c] ?? 0) - n;
+    for (const c of Object.keys(this.spent)) if (this.spent[c]! <= 0) delete this.spent[c];
+    this.grants = { ...result!.grants };
+    this.until = now + this.holdMs;
+    if (this.expiring) clearTimeout(this.expiring);
+    if (Object.keys(this.grants).length > 0) {
+      this.expiring = setTimeout(() => void this.settle().catch(() => undefined), this.holdMs - Math.min(10_000, this.holdMs / 4));
+      this.expiring.unref();
+    }
+    return result!.blocked;
+  }
+
+  /**
+   * The one read-modify-write of the ledger: `next` builds the new state from the stored one,
+   * written only at the resourceVersion read (409: read again and rebuild). A dry run keeps it
+   * here and writes nothing. When it was committed (this process's clock).
+   */
+  private async commit(next: (stored: LedgerState, now: number) => LedgerState): Promise<number> {
     for (let round = 0; round < ROUNDS; round++) {
       if (!this.stored || round > 0) await this.read();
       const now = this.o.now();
-      const spent = { ...this.spent };
-      const keep: Record<string, number> = {};
-      for (const c of Object.keys(this.grants)) keep[c] = release ? Math.max(0, this.inflight[c] ?? 0) : (this.grants[c] ?? 0) - (spent[c] ?? 0);
-      const result = reserve(this.stored!.state, { holder: this.holder, spent, keep, want, chunk, holdMs: this.holdMs, now });
-      let cm: V1ConfigMap | undefined | false = this.stored!.cm;
+      const state = next(this.stored!.state, now);
+      let cm = this.stored!.cm;
       if (!this.o.dryRun) {
-        cm = await writeLedger(this.o.writer, this.o.namespace, this.stored!.cm, result.state);
+        const written = await writeLedger(this.o.writer, this.o.namespace, cm, state);
         this.requests++;
-        this.writes++;
-        if (cm === false) continue;
-        this.seen(result.state, now);
+        if (written === false) continue;
+        cm = written;
+        this.seen(state, now);
       }
-      this.stored = { cm, state: result.state, at: now };
-      if (this.o.dryRun) for (const [c, n] of Object.entries(spent)) this.dryCounts[c] = (this.dryCounts[c] ?? 0) + Math.min(n, this.grants[c] ?? 0);
-      for (const [c, n] of Object.entries(spent)) this.spent[c] = (this.spent[c] ?? 0) - n;
-      for (const c of Object.keys(this.spent)) if (this.spent[c]! <= 0) delete this.spent[c];
-      this.grants = { ...result.grants };
-      this.until = now + this.holdMs;
-      if (this.expiring) clearTimeout(this.expiring);
-      if (Object.keys(this.grants).length > 0) {
-        this.expiring = setTimeout(() => void this.settle().catch(() => undefined), this.holdMs - Math.min(10_000, this.holdMs / 4));
-        this.expiring.unref();
-      }
-      return result.blocked;
+      this.stored = { cm, state, at: now };
+      return now;
     }
     throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'brakes ledger contended', causes: [] });
   }
@@ -315,25 +327,13 @@ export class Brakes {
   }
 
   private async mutate(change: (s: LedgerState) => void): Promise<void> {
-    await this.exclusive(async () => {
-      for (let round = 0; round < ROUNDS; round++) {
-        if (!this.stored || round > 0) await this.read();
-        const state: LedgerState = structuredClone(this.stored?.state ?? emptyLedger());
+    await this.exclusive(() =>
+      this.commit((stored) => {
+        const state = structuredClone(stored);
         change(state);
-        if (this.o.dryRun) {
-          this.stored = { cm: this.stored?.cm, state, at: this.o.now() };
-          return;
-        }
-        const cm = await writeLedger(this.o.writer, this.o.namespace, this.stored?.cm, state);
-        this.requests++;
-        this.writes++;
-        if (cm === false) continue;
-        this.stored = { cm, state, at: this.o.now() };
-        this.seen(state, this.stored.at);
-        return;
-      }
-      throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'brakes ledger contended', causes: [] });
-    });
+        return state;
+      }),
+    );
   }
 
   /** The ledger as last seen (read now if never): what `policy check` and the metrics show. */
