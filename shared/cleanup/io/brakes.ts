@@ -4,6 +4,7 @@
 // shows it, and a counter.
 import type { Brakes, Deferral } from '../../brakes/io/brakes.js';
 import type { ClusterWriter } from '../../kube/writer.js';
+import type { Logger } from '../../log.js';
 import { observeDeferral } from '../../metrics/observe.js';
 import type { ActResult } from './act.js';
 
@@ -16,14 +17,18 @@ export const charged = (r: Pick<ActResult, 'outcome'>): boolean => r.outcome ===
 
 const told = new Set<string>();
 
-/** The window's Event for a deferral, once per process (the Event's name makes it once per cluster). */
-export async function tellDeferral(writer: ClusterWriter, brakes: Brakes, d: Deferral, path: 'event' | 'pass', n = 1): Promise<void> {
+/**
+ * A deferral counted, and once per budget and window in this process (the Event's name makes
+ * it once per cluster) logged and recorded as an Event: a storm of deferrals is one line.
+ */
+export async function tellDeferral(writer: ClusterWriter, log: Logger, brakes: Brakes, d: Deferral, path: 'event' | 'pass', n = 1): Promise<void> {
   observeDeferral(d, path, n);
   // A budget: once per window (freesAt). An abort: once per stop (its words name the pass and the time).
   const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? d.why}`;
   if (told.has(once)) return;
   if (told.size > 1000) told.clear();
   told.add(once);
+  log.warn({ budget: d.budget, scope: d.scope, key: d.key, limit: d.limit, freesAt: d.freesAt, path }, `brakes: ${d.why}`);
   await writer
     .recordNamespaceEvent(brakes.namespace, { reason: d.kind === 'abort' ? 'PassAborted' : 'BudgetExhausted', action: 'Defer', type: 'Warning', note: `kube-tidy: ${d.why}`, once })
     .catch(() => undefined);

@@ -80,7 +80,7 @@ export async function removeSelected(
   const brakes = rt.brakes();
   const taken = await brakes.take(brakeSetOf(policyOf(rt)), subjectOf(stored), ahead, pass);
   if ('deferred' in taken) {
-    await tellDeferral(rt.writer(), brakes, taken.deferred, 'event');
+    await tellDeferral(rt.writer(), rt.log, brakes, taken.deferred, 'event');
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
   }
   let result;

@@ -9,6 +9,7 @@ import { standing, tripOf } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
 import type { ClusterWriter } from '../../kube/writer.js';
+import type { Logger } from '../../log.js';
 import { observeAbort } from '../../metrics/observe.js';
 import type { Pod } from '../../model/objects.js';
 import type { Decision, Kept } from '../../plan/decision.js';
@@ -151,9 +152,9 @@ export class PassBrakes {
   }
 
   /** Settles the ledger, and says once per budget and window what was held back. */
-  async finish(writer: ClusterWriter): Promise<void> {
+  async finish(writer: ClusterWriter, log: Logger): Promise<void> {
     await this.brakes.settle();
-    for (const [key, d] of this.firstDeferral) await tellDeferral(writer, this.brakes, d, 'pass', this.pending.get(key) ?? 1);
+    for (const [key, d] of this.firstDeferral) await tellDeferral(writer, log, this.brakes, d, 'pass', this.pending.get(key) ?? 1);
     this.summary.ledgerRequests = this.brakes.requests - this.requestsBefore;
   }
 }

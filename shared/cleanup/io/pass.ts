@@ -198,7 +198,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
-  await brakes.finish(writer);
+  await brakes.finish(writer, rt.log);
   if (brakes.summary.deferred || brakes.summary.aborted || brakes.summary.resumed || brakes.summary.ledgerRequests) s.brakes = brakes.summary;
   s.requests += brakes.summary.ledgerRequests;
   s.throttled = throttle.throttled - before.throttled;
