@@ -74,7 +74,9 @@ const LIVE_OPTIONS = `Options:
                                 --protected-namespaces=-kube-system (a warning says so).
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --chunk-size N                Pods per LIST page, 1-5000 (default: 500, as kubectl's).
-  --timeout DURATION            Stop the pass after this long, e.g. 90s (default: 10m); exit 1.
+  --timeout DURATION            Stop after this long, e.g. 90s (default: 10m); exit 1. Bounds the
+                                whole command: the kubeconfig's credential plugin (stopped, with
+                                what it started) and every request to the API server.
   -o, --output json|table       Default: a table on a terminal, JSON lines otherwise.
   --explain                     Also print, on stderr, the selected pods that are kept and why.
   -h, --help                    This help.
@@ -83,8 +85,9 @@ Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome"
 outcome is the API server's answer: deleted/evicted (in a plan: would be), blocked (a
 PodDisruptionBudget or a webhook said not now; message says which), gone, stale (changed since
 listed), failed (transient), refused. Progress on long lists and a summary line go to stderr.
-Exit codes: 0 done, 2 invalid input (with the field path), 1 the cluster could not be read, the
-pass hit --timeout, or a selected pod failed or was refused.
+Exit codes: 0 done, 2 invalid input (with the field path) or a kubeconfig whose credential plugin
+failed, 1 the cluster could not be read, the command hit --timeout, or a selected pod failed or
+was refused.
 `;
 
 export const LIVE_PLAN_HELP = `Usage: kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]

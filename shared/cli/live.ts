@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import { runPass } from '../cleanup/index.js';
 import type { ActResult } from '../cleanup/io/act.js';
 import { ConfigError } from '../config/env.js';
-import { KubeConfigError, loadKubeConfig } from '../kube/config.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../kube/config.js';
 import { classifyKubeError, KubeError, toKubeError } from '../kube/errors.js';
 import { kubeClients, type KubeClients } from '../kube/clients.js';
 import { createLogger } from '../log.js';
@@ -18,6 +19,7 @@ import { parseSelectorString } from '../policy/selector-string.js';
 import type { LoadedPolicy } from '../policy/policy.js';
 import { fixedPolicySource } from '../runtime/policy-source.js';
 import { startRuntime } from '../runtime/runtime.js';
+import { execCredentials, type ExecCredentials } from './exec-credential.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
 import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
@@ -46,7 +48,7 @@ const OPTIONS = {
 
 class Usage extends Error {}
 
-export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out): Promise<number> {
+export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out, startedAt = Date.now()): Promise<number> {
   const help = mode === 'plan' ? LIVE_PLAN_HELP : RUN_HELP;
   try {
     const opts = parse(mode, args, io.stdoutIsTTY === true);
@@ -54,7 +56,7 @@ export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out)
       io.out(help);
       return 0;
     }
-    return await livePass(mode, opts, io);
+    return await livePass(mode, opts, io, startedAt);
   } catch (e) {
     if (e instanceof Usage || e instanceof FormatError) {
       io.err(`kube-tidy: ${e.message}\n\n${help}`);
@@ -135,12 +137,64 @@ function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
   };
 }
 
-async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<number> {
-  const dryRun = mode === 'plan';
-  const fromFile = o.policyFile === undefined ? undefined : loadPolicyFile(o.policyFile, o.allowUnsupported);
-  const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
-  const clients = kubeClients(kubeConfig, { timeoutMs: 30_000 });
+/**
+ * --timeout bounds the whole command, not only the pass: the credential plugin and every
+ * request stop at the deadline (each request's own timeout never outlasts what is left), and
+ * the answer does not wait for anything that has not noticed.
+ */
+async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt: number): Promise<number> {
+  const endsAt = startedAt + o.timeoutMs;
+  const deadline = new AbortController();
+  let plugins: ExecCredentials | undefined;
+  let stuckOn: string | undefined;
+  const timer = setTimeout(() => {
+    stuckOn = plugins?.running();
+    deadline.abort(new Error(`--timeout ${o.timeoutMs / 1000}s`));
+  }, endsAt - Date.now());
+  // Once the command has answered, the work left behind (being stopped) prints nothing more.
+  let answered = false;
+  const quiet: Out = { out: (s) => !answered && io.out(s), err: (s) => !answered && io.err(s), ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }) };
+  const seen: PassParts['seen'] = { pages: 0, rows: [] };
+  let server = '';
+  let clients: KubeClients | undefined;
   try {
+    const fromFile = o.policyFile === undefined ? undefined : loadPolicyFile(o.policyFile, o.allowUnsupported);
+    const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
+    server = describeKubeConfig(kubeConfig).server;
+    plugins = execCredentials(kubeConfig, deadline.signal);
+    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, signal: deadline.signal });
+    const work = pass(mode, o, quiet, { kubeConfig, clients, fromFile, plugins, endsAt, seen });
+    // race() handles a rejection that comes after the deadline answered.
+    const result = await Promise.race([work, new Promise<'timeout'>((r) => deadline.signal.addEventListener('abort', () => r('timeout')))]);
+    if (result !== 'timeout') return result;
+  } catch (e) {
+    if (!deadline.signal.aborted) throw e;
+  } finally {
+    clearTimeout(timer);
+    clients?.close();
+  }
+  answered = true;
+  if (o.format === 'table' && seen.rows.length > 0) io.out(resultTable(seen.rows));
+  const why = stuckOn ? `waiting for the credential plugin "${stuckOn}", which was stopped` : seen.pages === 0 ? `nothing listed yet by the API server at ${server}` : '';
+  io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete${why ? ` (${why})` : ''}\n`);
+  return 1;
+}
+
+interface PassParts {
+  kubeConfig: KubeConfig;
+  clients: KubeClients;
+  fromFile: LoadedPolicy | undefined;
+  plugins: ExecCredentials;
+  endsAt: number;
+  /** How far the pass got, for the answer at the deadline. */
+  seen: { pages: number; rows: ActResult[] };
+}
+
+async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig, clients, fromFile, plugins, endsAt, seen }: PassParts): Promise<number> {
+  const dryRun = mode === 'plan';
+  try {
+    // Before any request: a plugin that fails is named as such, not as a failed request.
+    await plugins.ready();
     const loaded = fromFile ?? (await policyFromConfigMap(clients.core, o.policyConfigMap, o.allowUnsupported));
     for (const w of loaded.warnings) io.err(`warning: ${w}\n`);
     const unprotected = unprotectedWarning(o.unprotected);
@@ -153,17 +207,19 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<
       { kubeConfig, clients, log: createLogger({ destination: { write: io.err }, level: 'warn' }), policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`) },
       { needsPolicy: false },
     );
-    const rows: ActResult[] = [];
+    const rows = seen.rows;
     let lastProgress = 0;
     const summary = await runPass(rt, {
       policy,
       ...(o.namespace ? { namespaces: [o.namespace] } : {}),
       ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       dryRun,
-      budgetMs: o.timeoutMs,
+      // What is left of --timeout: the plugin and the policy read came out of it.
+      budgetMs: Math.max(1, endsAt - Date.now()),
       // Results are streamed (onResult); kept pods are held only when they will be printed.
       maxResults: o.explain ? Number.MAX_SAFE_INTEGER : 0,
       onPage: (p) => {
+        seen.pages = p.pages;
         if (p.pages < 2 || Date.now() - lastProgress < 1000) return;
         lastProgress = Date.now();
         io.err(`listing: ${p.podsSeen} pods in ${p.pages} pages${p.remainingItemCount === undefined ? '' : `, about ${p.remainingItemCount} to go`}\n`);
@@ -174,7 +230,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<
       },
     });
     if (o.format === 'table') {
-      if (rows.length > 0) io.out(table(['POD', 'STRATEGY', 'ACTION', 'RESULT', 'REASON'], rows.map((r) => [`${r.namespace}/${r.name}`, r.strategy, r.action, resultText(r), r.reason])));
+      if (rows.length > 0) io.out(resultTable(rows));
       else io.out('nothing to do: the policy selects no pod\n');
     }
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
@@ -197,6 +253,8 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out): Promise<
     clients.close();
   }
 }
+
+const resultTable = (rows: ActResult[]) => table(['POD', 'STRATEGY', 'ACTION', 'RESULT', 'REASON'], rows.map((r) => [`${r.namespace}/${r.name}`, r.strategy, r.action, resultText(r), r.reason]));
 
 /** One JSON line: the offline plan's fields, then what the API server answered. */
 function row(r: ActResult): Record<string, unknown> {

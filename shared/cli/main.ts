@@ -31,13 +31,16 @@ class UsageError extends Error {
 /** `stdoutIsTTY` picks the default output format (output.ts); tests leave it unset (pipes). */
 type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
 
-/** Every command; `bridge` and the commands that talk to a cluster only through this entry point. */
-export async function runAsync(argv: string[], io: Out): Promise<number> {
+/**
+ * Every command; `bridge` and the commands that talk to a cluster only through this entry point.
+ * `startedAt`: where a live command's --timeout counts from (the program passes its own start).
+ */
+export async function runAsync(argv: string[], io: Out, startedAt = Date.now()): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'run' || (command === 'plan' && isLivePlan(rest))) {
     // Loaded on demand, as the bridge: the offline commands do not load the Kubernetes client.
     const { liveCommand } = await import('./live.js');
-    return liveCommand(command, rest, io);
+    return liveCommand(command, rest, io, startedAt);
   }
   if (argv[0] !== 'bridge') return run(argv, io);
   try {
@@ -190,11 +193,19 @@ function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[],
 
 // Run only as a program, not when imported by tests.
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/kube-tidy')) {
-  void runAsync(process.argv.slice(2), {
-    out: (s) => process.stdout.write(s),
-    err: (s) => process.stderr.write(s),
-    stdoutIsTTY: process.stdout.isTTY === true,
-  }).then((code) => {
+  void runAsync(
+    process.argv.slice(2),
+    {
+      out: (s) => process.stdout.write(s),
+      err: (s) => process.stderr.write(s),
+      stdoutIsTTY: process.stdout.isTTY === true,
+    },
+    // --timeout bounds the command as its user sees it: loading the program counts too.
+    performance.timeOrigin,
+  ).then((code) => {
     process.exitCode = code;
+    // The answer is given: whatever is still being stopped (an aborted request's socket, a
+    // credential plugin's process group) does not hold the process past --timeout's margin.
+    setTimeout(() => process.exit(code), 1000).unref();
   });
 }

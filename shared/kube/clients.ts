@@ -49,11 +49,13 @@ export interface KubeClientOptions {
   burst?: number;
   /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 8. */
   throttledRetries?: number;
+  /** Aborts every request still waiting or in flight (the CLI's --timeout): no request outlives it. */
+  signal?: AbortSignal;
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
 // `server`: the API server's address, for the metrics (a response carries no URL).
-function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle, server: string): Middleware {
+function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle, server: string, signal?: AbortSignal): Middleware {
   return {
     pre: async (context: RequestContext) => {
       // The last line of defence for "names are names": names are validated where they
@@ -63,7 +65,7 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
       await throttle.take();
       onRequest?.(context.getHttpMethod(), context.getUrl());
       observeApiRequest(context.getHttpMethod(), server);
-      context.setSignal(AbortSignal.timeout(ms));
+      context.setSignal(signal ? AbortSignal.any([AbortSignal.timeout(ms), signal]) : AbortSignal.timeout(ms));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
@@ -106,7 +108,7 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
  * What makeApiClient builds, plus the middleware: any client-node API class constructed with
  * `configuration` gets the timeout, kept-alive connections and request counting.
  */
-export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST }: KubeClientOptions = {}) {
+export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, signal }: KubeClientOptions = {}) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
@@ -114,7 +116,7 @@ export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAl
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, signal)],
   });
   return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
 }

@@ -4,7 +4,7 @@
 // a function that talks to the wrong cluster is worse than one that refuses to start.
 import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -33,6 +33,11 @@ function loadFile(file: string): KubeConfig {
     const code = (error as { code?: unknown }).code;
     const why = code === 'ENOENT' ? 'no such file' : typeof code === 'string' ? code : 'not a readable kubeconfig';
     throw new KubeConfigError(`kubeconfig ${file}: ${why}`);
+  }
+  // As kubectl: an exec command with a slash in it is relative to the file, not to the cwd.
+  for (const u of kc.getUsers()) {
+    const exec = u.exec as { command?: unknown } | undefined;
+    if (typeof exec?.command === 'string' && exec.command.includes('/') && !isAbsolute(exec.command)) exec.command = resolve(dirname(file), exec.command);
   }
   return kc;
 }
