@@ -52,7 +52,7 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
-/** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs and standalone.cjs land beside it. */
+/** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs, standalone.cjs and release-check.cjs land beside it. */
 export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const started = Date.now();
   const dir = dirname(outfile);
@@ -86,6 +86,13 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       ...common,
       entryPoints: [join(ROOT, 'shared', 'standalone', 'main.ts')],
       outfile: join(dir, 'standalone.cjs'),
+      legalComments: 'none',
+    }),
+    // The chart's `helm test` for standalone mode (templates/tests): the Lease and /metrics.
+    build({
+      ...common,
+      entryPoints: [join(ROOT, 'shared', 'standalone', 'release-check.ts')],
+      outfile: join(dir, 'release-check.cjs'),
       legalComments: 'none',
     }),
     build({

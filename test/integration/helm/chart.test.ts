@@ -1,7 +1,8 @@
 // The chart with the real Helm (v4, built from Go modules): lint and template in both modes,
 // knative mode equal to the committed manifests object for object (and to renderKnative for
 // other values), and every rendered object accepted by a server-side dry run on the shared
-// control plane with the Knative CRDs installed.
+// control plane with the Knative CRDs installed. The `helm test` hooks: rendered here, run in
+// release-test.test.ts.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ const OBSERVABILITY = { 'observability.serviceMonitor.enabled': 'true', 'observa
 const MULTIKUEUE_API = 'kueue.x-k8s.io/v1beta2/MultiKueueCluster';
 
 const byKey = (objects: object[]) => new Map((objects as Obj[]).map((o) => [key(o), o]));
+const annotationsOf = (o: Obj): Record<string, string> => (o.metadata as { annotations?: Record<string, string> }).annotations ?? {};
 
 describe('helm lint', () => {
   for (const mode of ['knative', 'standalone']) {
@@ -78,7 +80,7 @@ describe('helm template, knative mode', () => {
 
 describe('helm template, standalone mode', () => {
   it('renders one Deployment, its account and roles, the policy, a Service and nothing of Knative', async () => {
-    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone' });
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone' }, ['--skip-tests']);
     expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
     // Nothing outside the release's namespace: kueue-system may not exist (issue 23).
     expect(objects.filter((o) => o.metadata.namespace !== undefined && o.metadata.namespace !== 'kube-tidy')).toEqual([]);
@@ -108,6 +110,24 @@ describe('helm template, standalone mode', () => {
     expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true', 'standalone.functions': '{podTerminated,sweep}' })).objects)).toEqual([]);
   });
 
+  it('renders the helm test hook: an account that may get the release Lease only, then a Pod of the chart image checking that Lease and the Service /metrics', async () => {
+    const hooks = (await template(chart, 'r', 'ns1', { mode: 'standalone', clusterPrefix: 'p', image: 'example.org/kt:9', 'standalone.port': '9090' })).objects.filter((o) => annotationsOf(o)['helm.sh/hook'] === 'test');
+    expect(hooks.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['ServiceAccount/ns1/p-standalone-test', 'Role/ns1/p-standalone-test', 'RoleBinding/ns1/p-standalone-test', 'Pod/ns1/p-standalone-test']);
+    const annotations = hooks.map(annotationsOf);
+    // The account first (lower weight); all deleted after a pass and before the next run.
+    expect(annotations.map((a) => a['helm.sh/hook-weight'])).toEqual(['-1', '-1', '-1', '0']);
+    expect(new Set(annotations.map((a) => a['helm.sh/hook-delete-policy']))).toEqual(new Set(['before-hook-creation,hook-succeeded']));
+    expect((hooks[1] as unknown as { rules: unknown }).rules).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['p-standalone'], verbs: ['get'] }]);
+    const pod = hooks[3] as unknown as { spec: { serviceAccountName: string; restartPolicy: string; containers: { image: string; command: string[]; args: string[] }[] } };
+    expect(pod.spec).toMatchObject({ serviceAccountName: 'p-standalone-test', restartPolicy: 'Never' });
+    expect(pod.spec.containers[0]).toMatchObject({ image: 'example.org/kt:9', command: ['node', 'release-check.cjs'], args: ['--lease', 'ns1/p-standalone', '--metrics-url', 'http://p-standalone.ns1.svc:9090/metrics'] });
+  });
+
+  it('knative mode renders no test hook (README: why)', async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy');
+    expect(objects.filter((o) => annotationsOf(o)['helm.sh/hook'])).toEqual([]);
+  });
+
   it('refuses a mode or multiKueue it does not know, with one message', async () => {
     await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standlone' })).rejects.toThrow(/mode is "standlone": use knative \(needs Knative Serving and Eventing\) or standalone/);
     await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', multiKueue: 'yes' })).rejects.toThrow(/multiKueue is "yes": use auto, true or false/);
@@ -122,7 +142,9 @@ describe('server-side dry run of every rendered object', () => {
 
   for (const mode of ['knative', 'standalone']) {
     it(`accepts every ${mode}-mode object (Prometheus Operator kinds excepted: ${[...NO_CRD].join(', ')})`, async () => {
-      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, multiKueue: 'true', ...OBSERVABILITY });
+      // Without the test hooks: their Pod names an account that only `helm test` creates first
+      // (a dry run persists nothing). release-test.test.ts creates them for real.
+      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, multiKueue: 'true', ...OBSERVABILITY }, ['--skip-tests']);
       const skipped = objects.filter((o) => NO_CRD.has(o.kind));
       expect(skipped.map((o) => o.kind).sort()).toEqual(mode === 'standalone' ? ['PrometheusRule', 'ServiceMonitor'] : ['PrometheusRule']);
       const applied = objects.filter((o) => !NO_CRD.has(o.kind));

@@ -8,6 +8,8 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export interface Standalone {
   name: string;
+  /** Where it serves /healthz, /readyz and /metrics on 127.0.0.1. */
+  port: number;
   child: ChildProcess;
   log: string[];
   exited: Promise<number | null>;
@@ -29,6 +31,7 @@ export async function startStandalone(name: string, env: Record<string, string>)
   process.once('exit', () => child.kill('SIGKILL'));
   return {
     name,
+    port,
     child,
     log,
     exited,
