@@ -28,13 +28,28 @@ const EvacuationEnv = z.object({
    * served (and answers as responder kube-tidy.dev/kubevirt), `off` keeps the direct path always.
    */
   EVACUATION_EVICTION_REQUESTS: z.enum(['auto', 'off']).default('auto'),
+  /**
+   * ...and falls back to the direct path (once per evacuation, the request withdrawn) when no
+   * controller answers a request within this long: Kubernetes v1.37 serves the API but ships no
+   * evictionrequest controller. Default 60 s, or half of EVACUATION_TIMEOUT_SECONDS when shorter;
+   * it must stay below that timeout.
+   */
+  EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: z.coerce.number().positive().optional(),
   /** As responder: heartbeat at least this often while Active (the API's deadline is 20 min). */
   EVACUATION_HEARTBEAT_SECONDS: z.coerce.number().positive().max(600).default(60),
   /** ...and never more often than this (types.go asks for no more than one per 20 s). */
   EVACUATION_MIN_HEARTBEAT_SECONDS: z.coerce.number().positive().default(20),
   /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
   EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
+}).superRefine((e, ctx) => {
+  const answer = e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS;
+  if (answer !== undefined && answer >= e.EVACUATION_TIMEOUT_SECONDS) {
+    ctx.addIssue({ code: 'custom', path: ['EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS'], message: `must be below EVACUATION_TIMEOUT_SECONDS (${e.EVACUATION_TIMEOUT_SECONDS}): a request nobody answers would time out before falling back` });
+  }
 });
+
+/** How long an EvictionRequest may go unanswered when EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS is not set. */
+export const DEFAULT_REQUEST_ANSWER_SECONDS = 60;
 
 export interface EvacuationConfig {
   settings: Settings;
@@ -55,6 +70,7 @@ export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): Evac
       backoffMs: e.EVACUATION_BACKOFF_SECONDS * 1000,
       maxBackoffMs: e.EVACUATION_MAX_BACKOFF_SECONDS * 1000,
       kubevirtMethod: e.EVACUATION_KUBEVIRT_METHOD,
+      requestAnswerMs: (e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS ?? Math.min(DEFAULT_REQUEST_ANSWER_SECONDS, e.EVACUATION_TIMEOUT_SECONDS / 2)) * 1000,
     },
     limits: { perCluster: e.EVACUATION_MAX_PER_CLUSTER, perNode: e.EVACUATION_MAX_PER_NODE },
     namespace: e.EVACUATION_NAMESPACE,

@@ -17,6 +17,12 @@ export const ANNOTATIONS = {
   migration: `${P}migration`,
   /** The EvictionRequest (lifecycle.k8s.io) of the current attempt, when it goes through that API. */
   evictionRequest: `${P}eviction-request`,
+  /**
+   * Why this evacuation left the EvictionRequest path for the direct one (no controller
+   * answered in time). Kept through backoff, so no later attempt asks through a request again;
+   * cleared with the rest at the end.
+   */
+  fallback: `${P}fallback`,
   /** Backoff: when the next attempt may start. */
   retryAt: `${P}retry-at`,
   /** The last evacuation's end, for people: "Succeeded|Failed|TimedOut|Cancelled at <t>: <why>". */
@@ -28,12 +34,12 @@ export const ANNOTATIONS = {
 } as const;
 
 /** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
-export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.evictionRequest, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
+export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.evictionRequest, ANNOTATIONS.fallback, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
 
 export type RunState =
   | { state: 'Idle' }
-  | { state: 'Started'; attempt: number; startedAt: number; deadline: number; migration?: string; evictionRequest?: string }
-  | { state: 'Backoff'; attempt: number; retryAt: number };
+  | { state: 'Started'; attempt: number; startedAt: number; deadline: number; migration?: string; evictionRequest?: string; fallback?: string }
+  | { state: 'Backoff'; attempt: number; retryAt: number; fallback?: string };
 
 const time = (v: string | undefined): number => (v ? Date.parse(v) : Number.NaN);
 
@@ -46,6 +52,7 @@ export function readState(annotations: Record<string, string> | undefined): RunS
   const a = annotations ?? {};
   const attempt = Number(a[ANNOTATIONS.attempt]);
   const ok = Number.isInteger(attempt) && attempt >= 1;
+  const fallback = a[ANNOTATIONS.fallback] ? { fallback: a[ANNOTATIONS.fallback] } : {};
   if (a[ANNOTATIONS.state] === 'Started') {
     const startedAt = time(a[ANNOTATIONS.startedAt]);
     const deadline = time(a[ANNOTATIONS.deadline]);
@@ -56,11 +63,12 @@ export function readState(annotations: Record<string, string> | undefined): RunS
       deadline: Number.isNaN(deadline) || !ok ? 0 : deadline,
       ...(a[ANNOTATIONS.migration] ? { migration: a[ANNOTATIONS.migration] } : {}),
       ...(a[ANNOTATIONS.evictionRequest] ? { evictionRequest: a[ANNOTATIONS.evictionRequest] } : {}),
+      ...fallback,
     };
   }
   if (a[ANNOTATIONS.state] === 'Backoff') {
     const retryAt = time(a[ANNOTATIONS.retryAt]);
-    return { state: 'Backoff', attempt: ok ? attempt : 1, retryAt: Number.isNaN(retryAt) ? 0 : retryAt };
+    return { state: 'Backoff', attempt: ok ? attempt : 1, retryAt: Number.isNaN(retryAt) ? 0 : retryAt, ...fallback };
   }
   return { state: 'Idle' };
 }
@@ -71,7 +79,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function writeState(s: RunState, holder: string): Record<string, string | null> {
   const cleared = Object.fromEntries(MARKERS.map((k) => [k, null])) as Record<string, string | null>;
   if (s.state === 'Idle') return cleared;
-  if (s.state === 'Backoff') return { ...cleared, [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.attempt]: String(s.attempt), [ANNOTATIONS.retryAt]: iso(s.retryAt), [ANNOTATIONS.inProgress]: holder };
+  const fallback: Record<string, string> = s.fallback ? { [ANNOTATIONS.fallback]: s.fallback } : {};
+  if (s.state === 'Backoff') return { ...cleared, [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.attempt]: String(s.attempt), [ANNOTATIONS.retryAt]: iso(s.retryAt), [ANNOTATIONS.inProgress]: holder, ...fallback };
   return {
     ...cleared,
     [ANNOTATIONS.state]: 'Started',
@@ -81,6 +90,7 @@ export function writeState(s: RunState, holder: string): Record<string, string |
     [ANNOTATIONS.inProgress]: holder,
     ...(s.migration ? { [ANNOTATIONS.migration]: s.migration } : {}),
     ...(s.evictionRequest ? { [ANNOTATIONS.evictionRequest]: s.evictionRequest } : {}),
+    ...fallback,
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS, readState, writeState } from './annotations.js';
 import { evictionRequestBody, evictionRequestName, evictionRequestView, requestLeftBehind, type Eviction, type EvictionRequest } from './eviction-request.js';
-import { next, type Settings } from './machine.js';
+import { next, type Observation, type Settings, type Step } from './machine.js';
 import { KUBEVIRT_RESPONDER, respond, respondersAfter, responderMigrationName, RESPONDER_DEFAULTS } from './responder.js';
 
 const S: Settings = { timeoutMs: 600_000, maxAttempts: 3, backoffMs: 10_000, maxBackoffMs: 60_000, kubevirtMethod: 'eviction' };
@@ -58,6 +58,72 @@ describe('the requester side: an EvictionRequest seen as the attempt', () => {
     expect(next({ now: NOW + 600_000, pod, migration: evictionRequestView(er()) }, S)).toMatchObject({ do: 'end', outcome: 'TimedOut', abort: true });
     const withdrawn = { ...pod, annotations: { ...annotations, [ANNOTATIONS.request]: '' } };
     expect(next({ now: NOW, pod: withdrawn, migration: evictionRequestView(er({ observed: 1 })) }, S)).toMatchObject({ do: 'end', outcome: 'Cancelled', abort: true });
+  });
+});
+
+describe('falling back when no controller answers an EvictionRequest', () => {
+  const A: Settings = { ...S, requestAnswerMs: 30_000 };
+  const name = evictionRequestName(UID, 1);
+  const asked = (startedAt: number, extra: Record<string, string> = {}) => ({ [ANNOTATIONS.request]: 'ops', ...(writeState({ state: 'Started', attempt: 1, startedAt, deadline: startedAt + S.timeoutMs, evictionRequest: name }, 'kube-tidy') as Record<string, string>), ...extra });
+  const at = (annotations: Record<string, string>, o: Partial<Observation> & { vmi?: string } = {}, s: Settings = A) => {
+    const { vmi, ...rest } = o;
+    return next({ now: NOW, evictionRequests: true, pod: { uid: UID, phase: 'Running', deleting: false, annotations, ...(vmi ? { vmi } : {}) }, ...rest }, s);
+  };
+  const evWith = (states: string[], conditions: { type: string; status: string }[] = []): Eviction => ({ metadata: { name: 'e', uid: 'e-uid' }, spec: { target: { pod: { name: 'p', uid: UID } } }, status: { targetResponders: states.map((state, i) => ({ name: `r${i}.io/x`, priority: 100 + i, state })), conditions } });
+
+  const cases: [string, Partial<Observation>, Step['do']][] = [
+    ['no Eviction after 30 s: falls back', { migration: evictionRequestView(er()) }, 'fallback'],
+    ['its EvictionRequest not even there after 30 s: falls back', {}, 'fallback'],
+    ['an Eviction whose responders are all still Inactive is no answer: falls back', { migration: evictionRequestView(er({ observed: 1 }), evWith(['Inactive', 'Inactive'])) }, 'fallback'],
+    ['a responder Active: waits for it, however long', { migration: evictionRequestView(er({ observed: 1 }), evWith(['Active', 'Inactive'])) }, 'wait'],
+    ['a responder that was Active and handed over: waits', { migration: evictionRequestView(er({ observed: 1 }), evWith(['Completed', 'Active'])) }, 'wait'],
+    ['the request ended Failed: backs off as before, no fallback', { migration: evictionRequestView(er({ observed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'NoFurtherResponder' }] })) }, 'backoff'],
+  ];
+  for (const [sentence, o, want] of cases) it(sentence, () => expect(at(asked(NOW - 30_000), o).do).toBe(want));
+
+  it('within the bound it waits; without a bound it waits until the deadline', () => {
+    expect(at(asked(NOW - 29_999), { migration: evictionRequestView(er()) }).do).toBe('wait');
+    expect(at(asked(NOW - 599_999), { migration: evictionRequestView(er()) }, S).do).toBe('wait');
+  });
+
+  it('past both the bound and the deadline (sparse ticks) it still falls back instead of timing out', () => {
+    expect(at(asked(NOW - 700_000), { migration: evictionRequestView(er()) }).do).toBe('fallback');
+  });
+
+  it('withdraws the request and keeps the attempt on the direct path, with a deadline of its own and the reason recorded', () => {
+    const step = at(asked(NOW - 30_000), { migration: evictionRequestView(er()) }) as Extract<Step, { do: 'fallback' }>;
+    expect(step).toMatchObject({ do: 'fallback', withdraw: name, next: { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs } });
+    expect(step.next).not.toHaveProperty('evictionRequest');
+    expect(step.next.fallback).toBe(`no EvictionRequest controller answered within 30 s; withdrew EvictionRequest ${name} and evicted directly through the Eviction API`);
+    expect(step.why).toContain(step.next.fallback);
+    const stored = writeState(step.next, 'kube-tidy') as Record<string, string>;
+    expect(stored[ANNOTATIONS.fallback]).toBe(step.next.fallback);
+    expect(stored[ANNOTATIONS.evictionRequest]).toBeNull();
+    // With KubeVirt's migration method the direct path is a migration of kube-tidy's own.
+    const vm = at(asked(NOW - 30_000), { vmi: 'vm' }, { ...A, kubevirtMethod: 'migration' }) as Extract<Step, { do: 'fallback' }>;
+    expect(vm.next).toMatchObject({ migration: expect.stringContaining(UID) });
+    expect(vm.next.fallback).toMatch(/migrated directly/);
+  });
+
+  it('once: a fallen-back attempt is never asked through a request again, not after a restart, nor on its next attempt', () => {
+    const step = at(asked(NOW - 30_000)) as Extract<Step, { do: 'fallback' }>;
+    const after = { [ANNOTATIONS.request]: 'ops', ...(writeState(step.next, 'kube-tidy') as Record<string, string>) };
+    const clean = Object.fromEntries(Object.entries(after).filter(([, v]) => v !== null)) as Record<string, string>;
+    // The next pass (any instance) drives the direct path, even long after the bound.
+    expect(next({ now: NOW + 60_000, evictionRequests: true, pod: { uid: UID, phase: 'Running', deleting: false, annotations: clean } }, A)).toMatchObject({ do: 'drive' });
+    // It fails: the backoff keeps the reason, and attempt 2 starts on the direct path.
+    const failed = next({ now: NOW + 60_000, evictionRequests: true, pod: { uid: UID, phase: 'Running', deleting: false, vmi: 'vm', annotations: clean }, migration: { name: 'm', phase: 'Failed', recorded: true } }, A) as Extract<Step, { do: 'backoff' }>;
+    expect(failed).toMatchObject({ do: 'backoff', next: { fallback: step.next.fallback } });
+    const backoff = Object.fromEntries(Object.entries({ [ANNOTATIONS.request]: 'ops', ...writeState(failed.next, 'kube-tidy') }).filter(([, v]) => v !== null)) as Record<string, string>;
+    expect(readState(backoff)).toMatchObject({ state: 'Backoff', fallback: step.next.fallback });
+    const second = next({ now: failed.next.retryAt, evictionRequests: true, pod: { uid: UID, phase: 'Running', deleting: false, annotations: backoff } }, A) as Extract<Step, { do: 'start' }>;
+    expect(second).toMatchObject({ do: 'start', next: { attempt: 2, fallback: step.next.fallback } });
+    expect(second.next).not.toHaveProperty('evictionRequest');
+  });
+
+  it('a new evacuation after the end asks through a request again (the reason is cleared with the rest)', () => {
+    const ended = writeState({ state: 'Idle' }, 'kube-tidy');
+    expect(ended[ANNOTATIONS.fallback]).toBeNull();
   });
 });
 

@@ -94,10 +94,21 @@ export function evictionRequestView(er: EvictionRequest, eviction?: Eviction): M
   const evicted = trueCondition(conditions, 'TargetEvicted');
   const failed = trueCondition(conditions, 'Failed');
   const what = `EvictionRequest ${er.metadata.name}`;
-  if (evicted) return { name: er.metadata.name, phase: 'Succeeded', recorded: true, what, detail: `TargetEvicted (${evicted.reason ?? 'no reason'})` };
-  if (failed) return { name: er.metadata.name, phase: 'Failed', recorded: true, what, detail: `Failed (${failed.reason ?? 'no reason'}${failed.message ? `: ${failed.message}` : ''})` };
+  if (evicted) return { name: er.metadata.name, phase: 'Succeeded', recorded: true, what, answered: true, detail: `TargetEvicted (${evicted.reason ?? 'no reason'})` };
+  if (failed) return { name: er.metadata.name, phase: 'Failed', recorded: true, what, answered: true, detail: `Failed (${failed.reason ?? 'no reason'}${failed.message ? `: ${failed.message}` : ''})` };
   const progress = progressOf(eviction);
-  return { name: er.metadata.name, phase: observed ? 'Running' : '', recorded: true, what, ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }) };
+  return { name: er.metadata.name, phase: observed ? 'Running' : '', recorded: true, what, answered: answeredBy(eviction), ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }) };
+}
+
+/**
+ * Whether a controller acts on the request: its Eviction has had a responder Active (one is
+ * Active now, or has since moved on: Completed, Interrupted, Canceled) or has ended. An
+ * Eviction whose responders are all still Inactive is no answer, nor is no Eviction at all.
+ */
+export function answeredBy(eviction: Eviction | undefined): boolean {
+  const st = eviction?.status;
+  if (!st) return false;
+  return Boolean(st.targetResponders?.some((r) => r.state !== 'Inactive') || trueCondition(st.conditions, 'TargetEvicted') || trueCondition(st.conditions, 'Failed'));
 }
 
 /**

@@ -14,6 +14,12 @@ export interface Settings {
   maxBackoffMs: number;
   /** KubeVirt launcher pods: create the migration ourselves, or go through the Eviction API. */
   kubevirtMethod: 'eviction' | 'migration';
+  /**
+   * An attempt asked through an EvictionRequest that no controller answers within this long
+   * (no Eviction with a responder past Inactive, no condition) withdraws it and takes the direct
+   * path instead, once per evacuation. Undefined: it waits until the deadline.
+   */
+  requestAnswerMs?: number;
 }
 
 export interface MigrationView {
@@ -26,6 +32,8 @@ export interface MigrationView {
   what?: string;
   /** What its status says beyond the phase (an EvictionRequest's condition, the active responder). */
   detail?: string;
+  /** An EvictionRequest's: a controller acted on it (a responder became Active, or it ended). */
+  answered?: boolean;
 }
 
 export interface PodView {
@@ -60,6 +68,12 @@ export type Step =
   | { do: 'start'; next: Extract<RunState, { state: 'Started' }>; requestedBy: string; why: string }
   /** (Re)do the current attempt's start: create the migration (409 = fine) or evict. */
   | { do: 'drive'; why: string }
+  /**
+   * No controller answered the attempt's EvictionRequest in time: withdraw it (`withdraw`), then
+   * write `next` (the same attempt on the direct path, `fallback` recorded) with the pod's
+   * resourceVersion as precondition, then drive.
+   */
+  | { do: 'fallback'; withdraw: string; next: Extract<RunState, { state: 'Started' }>; why: string }
   /** Store the migration found for this attempt. */
   | { do: 'record'; migration: string; why: string }
   | { do: 'backoff'; next: Extract<RunState, { state: 'Backoff' }>; why: string }
@@ -79,17 +93,35 @@ export function backoffMs(failures: number, s: Settings): number {
 /** A migration, or an EvictionRequest, as the reasons name it, with what its status says. */
 const said = (m: MigrationView) => `${m.what ?? `migration ${m.name}`}${m.detail ? ` (${m.detail})` : ''}`;
 
-function start(pod: PodView, attempt: number, now: number, s: Settings, requestedBy: string, why: string, viaRequest: boolean): Step {
-  const next = {
+function start(pod: PodView, attempt: number, now: number, s: Settings, requestedBy: string, why: string, viaRequest: boolean, fallback?: string): Step {
+  return { do: 'start', next: attemptState(pod, attempt, now, s, viaRequest, fallback), requestedBy, why };
+}
+
+function attemptState(pod: PodView, attempt: number, now: number, s: Settings, viaRequest: boolean, fallback?: string): Extract<RunState, { state: 'Started' }> {
+  return {
     state: 'Started' as const,
     attempt,
     startedAt: now,
     deadline: now + s.timeoutMs,
     // Named before it exists, so whoever creates it creates the same one. An attempt through
     // the EvictionRequest API leaves how to evict (a migration or not) to the pod's responders.
-    ...(viaRequest ? { evictionRequest: evictionRequestName(pod.uid, attempt) } : isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
+    // An evacuation that fell back never asks through a request again.
+    ...(viaRequest && !fallback ? { evictionRequest: evictionRequestName(pod.uid, attempt) } : isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
+    ...(fallback ? { fallback } : {}),
   };
-  return { do: 'start', next, requestedBy, why };
+}
+
+/**
+ * The same attempt, on the path it would take without the EvictionRequest API (a migration of
+ * our own, or the Eviction API: KubeVirt's or a request-evict-only owner's webhook answers it),
+ * with a deadline of its own, the reason recorded so that nobody falls back twice or asks again.
+ */
+function fallBack(pod: PodView, run: Extract<RunState, { state: 'Started' }>, m: MigrationView | undefined, now: number, s: Settings): Step {
+  const secs = Number((s.requestAnswerMs! / 1000).toFixed(1));
+  const direct = isDirect(pod, s) ? `migrated directly (migration ${migrationName(pod.uid, run.attempt)})` : 'evicted directly through the Eviction API';
+  const fallback = `no EvictionRequest controller answered within ${secs} s; withdrew EvictionRequest ${run.evictionRequest} and ${direct}`;
+  const seen = m ? said(m) : `EvictionRequest ${run.evictionRequest} not found`;
+  return { do: 'fallback', withdraw: run.evictionRequest!, next: attemptState(pod, run.attempt, now, s, false, fallback), why: `${fallback} (${seen} is ${m?.phase || 'new'})` };
 }
 
 export function next(o: Observation, s: Settings): Step {
@@ -110,11 +142,13 @@ export function next(o: Observation, s: Settings): Step {
 
   if (run.state === 'Backoff') {
     if (now < run.retryAt) return { do: 'wait', why: `attempt ${run.attempt + 1} at ${new Date(run.retryAt).toISOString()}` };
-    return start(pod, run.attempt + 1, now, s, requestedBy!, `attempt ${run.attempt + 1} after a failed one`, o.evictionRequests === true);
+    return start(pod, run.attempt + 1, now, s, requestedBy!, `attempt ${run.attempt + 1} after a failed one`, o.evictionRequests === true, run.fallback);
   }
 
   // Started.
   if (m?.phase === 'Succeeded') return { do: 'end', outcome: 'Succeeded', abort: false, write: true, why: `${said(m)} succeeded` };
+  // Before the deadline: sparse ticks past both still get the direct path, not a timeout.
+  if (run.evictionRequest && s.requestAnswerMs !== undefined && !m?.answered && now >= run.startedAt + s.requestAnswerMs) return fallBack(pod, run, m, now, s);
   if (now >= run.deadline) {
     const abort = m !== undefined && m.phase !== 'Failed';
     return { do: 'end', outcome: 'TimedOut', abort, write: true, why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s${m ? `; ${said(m)} is ${m.phase || 'new'}` : ''}` };
@@ -123,7 +157,7 @@ export function next(o: Observation, s: Settings): Step {
   if (m?.phase === 'Failed') {
     if (run.attempt >= s.maxAttempts) return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `${said(m)} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
     const wait = backoffMs(run.attempt, s);
-    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait }, why: `${said(m)} failed; retry in ${Math.round(wait / 1000)} s` };
+    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait, ...(run.fallback ? { fallback: run.fallback } : {}) }, why: `${said(m)} failed; retry in ${Math.round(wait / 1000)} s` };
   }
   if (m) return { do: 'wait', why: `${said(m)} is ${m.phase || 'new'}` };
   return { do: 'drive', why: run.evictionRequest ? `EvictionRequest ${run.evictionRequest} not there yet` : run.migration ? `migration ${run.migration} not there yet` : 'not confirmed started yet' };

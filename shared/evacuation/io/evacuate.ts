@@ -114,7 +114,10 @@ async function end(d: EvacuationDeps, pod: Stored<Pod> | undefined, ref: { names
     else await withdrawEvictionRequest(d.writer, ref.namespace, request);
   } else if (step.abort && m) await deleteMigration(d.writer, ref.namespace, m.name);
   const still = await kubevirtStillEvacuating(d, ref.namespace, view, step.outcome);
-  const why = still ? `${step.why}; ${still}` : step.why;
+  // An evacuation that fell back says so in its result too.
+  const run = view && readState(view.annotations);
+  const fallback = run && run.state !== 'Idle' ? run.fallback : undefined;
+  const why = [step.why, fallback, still].filter(Boolean).join('; ');
   if (pod && step.write) {
     const at = new Date(d.now()).toISOString();
     const w = await d.writer.annotatePod(storedPodId(pod), { ...writeState({ state: 'Idle' }, d.config.holder), [ANNOTATIONS.request]: null, [ANNOTATIONS.result]: `${step.outcome} at ${at}: ${why}` });
@@ -174,6 +177,17 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
       }
       case 'drive':
         return said(d, { ...(await drive(d, pod!, view!)), pod: key, ...info });
+      case 'fallback': {
+        // Withdrawn before the state moves on: a crash between the two leaves the attempt as it
+        // was, and the next pass falls back again (withdrawing twice is harmless). The state
+        // write is tied to the pod as read, so of two instances only one falls back and drives.
+        await withdrawEvictionRequest(d.writer, ref.namespace, step.withdraw);
+        const change = writeState(step.next, d.config.holder);
+        const w = await d.writer.annotatePod(storedPodId(pod!), change);
+        if (w.outcome !== 'written') continue;
+        const driven = await drive(d, pod!, podView(withAnnotations(pod!, change)));
+        return said(d, { ...driven, why: `${step.why}; ${driven.why}`, pod: key, attempt: step.next.attempt, ...(step.next.migration ? { migration: step.next.migration } : {}) });
+      }
       case 'record': {
         const change = { [ANNOTATIONS.migration]: step.migration };
         const w = await d.writer.annotatePod(storedPodId(pod!), change);

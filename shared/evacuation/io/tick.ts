@@ -65,6 +65,9 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
  * Deletes kube-tidy's EvictionRequests left behind by pods that are gone (core:
  * requestLeftBehind): ours by label and requester, each delete tied to the request as read.
  * A pod is read only when the tick's list did not have it, the Evictions once per namespace.
+ * One in a protected namespace (made protected after kube-tidy asked there) is left alone, as
+ * the pod path leaves that namespace's pods: the writer would refuse the delete, and every tick
+ * would answer 500 for as long as it stays.
  */
 async function collectRequests(d: EvacuationDeps, requester: string, scope: string | undefined, listed: ReadonlySet<string>): Promise<number> {
   let deleted = 0;
@@ -73,6 +76,7 @@ async function collectRequests(d: EvacuationDeps, requester: string, scope: stri
     const namespace = er.metadata.namespace;
     const target = er.spec.target.pod;
     if (!namespace || !target || er.spec.requester !== requester) continue;
+    if (d.writer.options.protectedNamespaces.includes(namespace)) continue;
     const there = listed.has(target.uid) || (await getPod(d.core, { namespace, name: target.name }))?.metadata.uid === target.uid;
     if (!there && !evictions.has(namespace)) evictions.set(namespace, evictionsIn(d.custom, namespace));
     const eviction = there ? undefined : (await evictions.get(namespace)!).find((e) => e.spec.target.pod?.uid === target.uid);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { startEvictionRequestStandIn, type EvictionRequestStandIn } from './eviction-request-standin.js';
+import { POD_UID_LABEL, requesterName } from '../../../shared/evacuation/core/eviction-request.js';
 import { pingRequest } from '../functions/setup.js';
 import { createVm, custom, installKubevirtCrds, migrations, serveEvacuation } from './fixtures.js';
 
@@ -64,5 +65,30 @@ describe('an Eviction in a protected namespace that lists kube-tidy.dev/kubevirt
     expect(after?.status?.responders?.find((r) => r.name === 'kube-tidy.dev/kubevirt')?.heartbeatTime).toBeUndefined();
     expect(after?.status?.targetResponders?.find((t) => t.name === 'kube-tidy.dev/kubevirt')?.state).toBe('Active');
     standIn.resume();
+  });
+});
+
+describe('a kube-tidy EvictionRequest left behind in a namespace protected since', () => {
+  it('ticks answer 200 and leave it alone: nothing is collected or written there', async () => {
+    // Asked for while the namespace was not protected; its pod is gone since, no Eviction: in
+    // an unprotected namespace the next tick would delete it (requestLeftBehind).
+    const uid = '0a0b0c0d-0000-4000-8000-000000000001';
+    const name = `kube-tidy-evacuation-${uid}-1`;
+    await custom().createNamespacedCustomObject({
+      ...L,
+      plural: 'evictionrequests',
+      namespace: ns.name,
+      body: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name, labels: { [POD_UID_LABEL]: uid } }, spec: { target: { pod: { name: 'long-gone', uid } }, requester: requesterName('evacuation'), intent: 'Eviction' } },
+    });
+    const fn = await serveEvacuation(ns.name, { ...AUTO, PROTECTED_NAMESPACES: `kube-system,${ns.name}` });
+    for (let i = 0; i < 2; i++) {
+      const res = await fn.raw(pingRequest());
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ outcome: 'polled', summary: { requestsCollected: 0 } });
+    }
+    expect(await custom().getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name }).then(() => 'there', () => 'gone')).toBe('there');
+    // Unprotected again, the same tick collects it: the request was the kind a tick deletes.
+    const open = await serveEvacuation(ns.name, AUTO);
+    expect((await open.tick()).summary).toMatchObject({ requestsCollected: 1 });
   });
 });

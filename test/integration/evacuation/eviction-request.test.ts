@@ -6,7 +6,7 @@ import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
 import { responderMigrationName } from '../../../shared/evacuation/core/responder.js';
 import { listSlots } from '../../../shared/evacuation/io/ledger.js';
-import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { sharedAudit, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';
 import { IMPERATIVE_EVICTOR, startEvictionRequestStandIn, type EvictionRequestStandIn } from './eviction-request-standin.js';
@@ -111,19 +111,53 @@ describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 
     await custom().patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'cancel', body: { metadata: { labels: { [BEHAVIOUR]: 'fail' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   });
 
-  it('no controller acts on it within the deadline: TimedOut, the EvictionRequest withdrawn, the result says why', async () => {
+  it('no controller acts on it within the bound (the stand-in paused): the request withdrawn, the pod evicted directly, once, the answer says why', async () => {
     standIn.pause();
     try {
-      const fn = await serveEvacuation(ns.name, { ...AUTO, EVACUATION_TIMEOUT_SECONDS: '1' });
+      const fn = await serveEvacuation(ns.name, { ...AUTO, EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '1' });
       const pod = await runPod(core(), ns.name, 'unseen', { annotations: { [ANNOTATIONS.request]: 'ops' } });
+      const request = evictionRequestName(pod.metadata!.uid!, 1);
       expect(await fn.event(pod)).toMatchObject({ outcome: 'started' });
-      await tickUntil(fn, 'the attempt timed out', async () => /^TimedOut/.test((await readPod(ns.name, 'unseen'))?.metadata?.annotations?.[ANNOTATIONS.result] ?? ''));
-      expect((await readPod(ns.name, 'unseen'))?.metadata?.annotations?.[ANNOTATIONS.result]).toMatch(/not yet observed by an evictionrequest controller/);
-      expect((await getEr(evictionRequestName(pod.metadata!.uid!, 1)))?.spec.intent).toBe('Withdrawn');
+      const seen: { pod: string; outcome: string; why: string }[] = [];
+      await waitFor('the pod evicted directly', async () => {
+        seen.push(...(await fn.tick()).results.filter((r) => r.pod === `${ns.name}/unseen`));
+        return !(await readPod(ns.name, 'unseen'));
+      }, { timeoutMs: 30_000, intervalMs: 200 });
+      const fell = seen.filter((r) => /no EvictionRequest controller answered/.test(r.why));
+      expect(fell).toEqual([expect.objectContaining({ outcome: 'started', why: expect.stringMatching(new RegExp(`^no EvictionRequest controller answered within 1 s; withdrew EvictionRequest ${request} and evicted directly through the Eviction API \\(.*\\); evicted: the pod is terminating$`)) })]);
+      expect((await getEr(request))?.spec.intent).toBe('Withdrawn');
       expect(await evictionOf(pod.metadata!.uid!)).toBeUndefined();
     } finally {
       standIn.resume();
     }
+  });
+
+  it('a controller that answers within the bound (a responder Active) is waited for past it: no fallback, the request path completes', async () => {
+    const fn = await serveEvacuation(ns.name, { ...AUTO, EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '3' });
+    const mark = sharedAudit().mark();
+    const pod = await createVm(ns.name, 'answered', { request: true, responders: RESPONDERS, behaviour: 'hold' });
+    const uid = pod.metadata!.uid!;
+    expect(await fn.event(pod)).toMatchObject({ outcome: 'started' });
+    await tickUntil(fn, 'the responder migration', async () => (controller.created.get('answered') ?? []).length === 1);
+    // Held past the bound, ticking: the requester side waits on.
+    const whys: string[] = [];
+    const until = Date.now() + 5_000;
+    while (Date.now() < until) {
+      whys.push(...(await fn.tick()).results.filter((r) => r.pod === `${ns.name}/virt-launcher-answered`).map((r) => r.why));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(whys.length).toBeGreaterThan(0);
+    expect(whys.filter((w) => !/responder kube-tidy.dev\/kubevirt is Active/.test(w))).toEqual([]);
+    expect((await readPod(ns.name, 'virt-launcher-answered'))?.metadata?.annotations).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.evictionRequest]: evictionRequestName(uid, 1) });
+    expect((await readPod(ns.name, 'virt-launcher-answered'))?.metadata?.annotations?.[ANNOTATIONS.fallback]).toBeUndefined();
+    expect((await getEr(evictionRequestName(uid, 1)))?.spec.intent).toBe('Eviction');
+    await custom().patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'answered', body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await tickUntil(fn, 'the Eviction ends TargetEvicted', async () => (await evictionOf(uid))?.status?.conditions?.some((c) => c.type === 'TargetEvicted') ?? false);
+    // Never withdrawn (kube-tidy's only patch of a request is its withdrawal; the stand-in writes status).
+    const patched = (await sharedAudit().settledSince(mark)).filter((w) => w.resource === 'evictionrequests' && w.namespace === ns.name && w.name === evictionRequestName(uid, 1) && w.verb === 'patch' && !w.subresource);
+    expect(patched).toEqual([]);
+    expect(controller.created.get('answered')).toHaveLength(1); // the responder's migration only
+    await tickUntil(fn, 'the EvictionRequest collected', async () => (await getEr(evictionRequestName(uid, 1))) === undefined);
   });
 
   it('an Eviction event moves the responder without a tick; the stored Eviction decides, not the event', async () => {

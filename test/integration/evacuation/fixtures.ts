@@ -86,7 +86,17 @@ export async function readPod(ns: string, name: string): Promise<V1Pod | undefin
 }
 
 export async function migrations(ns: string): Promise<{ metadata: { name: string }; spec: { vmiName: string }; status?: { phase?: string } }[]> {
-  return ((await custom().listNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns })) as { items: never[] }).items;
+  // A first LIST of a freshly installed CRD may meet its watch cache still initializing: the API
+  // server answers 429 with Retry-After, which means "ask again", not a failure of the test.
+  const list = () => custom().listNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns }) as Promise<{ items: never[] }>;
+  for (let i = 0; ; i++) {
+    try {
+      return (await list()).items;
+    } catch (e) {
+      if (i >= 20 || (e as { code?: number }).code !== 429) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 // The shared cluster serves lifecycle.k8s.io (EvictionRequestAPI on): the direct path's tests
