@@ -6,7 +6,11 @@
 // - a pod is changed only through a StoredPodId (uid + resourceVersion preconditions, minted
 //   from what the API server returned), and DELETEd only when it was stored Succeeded or
 //   Failed: anything else goes through the Eviction API, so budgets hold;
-// - one Kubernetes Event per action (pod-event.ts names it after the pod's uid and action).
+// - one Kubernetes Event per action (pod-event.ts names it after the pod's uid and action);
+// - a pod its owner marked request-evict-only is not evicted while it runs: its evacuation is
+//   requested instead (the descheduler's EvictionsInBackground contract, evict-only.ts);
+// - every write refused, by kube-tidy or the API server, is counted by reason and verb and
+//   logged as a sample (write-refusals.ts).
 // Nothing outside shared/kube calls a client's write methods (eslint.config.js enforces it).
 import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
@@ -15,6 +19,8 @@ import type { KubeClients } from './clients.js';
 import { classifyKubeError, KubeRequestError, toKubeError } from './errors.js';
 import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordResult } from './pod-event.js';
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
+import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
+import { noted, noteWriteRefusal, type WriteVerb } from './write-refusals.js';
 
 export interface WriterOptions {
   dryRun: boolean;
@@ -31,9 +37,19 @@ export interface Gvr {
   plural: string;
 }
 
-export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome>) & { action: 'delete' | 'evict'; event?: RecordResult };
+/**
+ * A pod marked request-evict-only that would have been evicted: `evacuation-requested` (its
+ * evacuation asked for now, the eviction answered as the descheduler's contract answers it),
+ * `evacuating` (one was already asked for or runs: nothing written), or `stale`/`gone`.
+ */
+export type EvacuationOutcome = 'evacuation-requested' | 'evacuating' | 'stale' | 'gone';
+
+export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome> | WriteResult<EvacuationOutcome>) & { action: 'delete' | 'evict'; event?: RecordResult };
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
+// KubeVirt's eviction webhook answering 429 because it started (or runs) the evacuation: the
+// answer the evacuation family asked for, not a refusal (as evacuation/io/evacuate.ts reads it).
+const EVACUATION_STARTED = /Eviction triggered evacuation|Evacuation in progress/;
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** A write refused before it was sent: a protected namespace, or a pod not stored terminal. */
@@ -57,23 +73,43 @@ export class ClusterWriter {
     return this.options.dryRun ? { ...params, dryRun: 'All' } : params;
   }
 
-  private guard(what: string, namespace: string | undefined): void {
-    if (namespace && this.options.protectedNamespaces.includes(namespace)) throw new WriteRefusedError(what, `namespace ${namespace} is protected`);
+  private guard(what: string, namespace: string | undefined, verb: WriteVerb): void {
+    if (!namespace || !this.options.protectedNamespaces.includes(namespace)) return;
+    noteWriteRefusal(verb, 'protected-namespace', what);
+    throw new WriteRefusedError(what, `namespace ${namespace} is protected`);
+  }
+
+  /** A write's outcome that says the API server refused it (a precondition, a budget), counted as such. */
+  private said<R extends { outcome: string; message?: string; disruptionBudget?: boolean }>(verb: WriteVerb, what: string, r: R): R {
+    if (r.outcome === 'stale' || r.outcome === 'conflict') noteWriteRefusal(verb, 'stale', what, r.message);
+    else if (r.outcome === 'blocked' && !EVACUATION_STARTED.test(r.message ?? '')) noteWriteRefusal(verb, r.disruptionBudget ? 'disruption-budget' : 'eviction-blocked', what, r.message);
+    return r;
   }
 
   /**
    * Removes a pod the core selected: DELETE when it was stored Succeeded or Failed, the
    * Eviction API otherwise; both tied to the stored uid and resourceVersion, so a pod that
-   * changed since it was read answers `stale` and is left for the next decision.
+   * changed since it was read answers `stale` and is left for the next decision. A pod that
+   * would be evicted and whose owner marked it request-evict-only (`pod.evictOnly`, from
+   * evict-only.ts's removalTarget) is not evicted: its evacuation is requested instead, by
+   * `requester`, and the evacuation family takes it from there (a live migration for KubeVirt).
    */
-  async removePod(pod: StoredPodId, note: string, { ownEvent }: { ownEvent?: () => boolean } = {}): Promise<RemoveResult> {
-    const what = `remove pod ${keyOf(pod)}`;
-    this.guard(what, pod.namespace);
+  async removePod(pod: StoredPodId | RemovalTarget, note: string, { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {}): Promise<RemoveResult> {
+    const terminal = TERMINAL.has(pod.phase);
+    const evictOnly = !terminal && 'evictOnly' in pod ? pod.evictOnly : undefined;
+    if (evictOnly) return this.requestEvacuation(pod, evictOnly.underWay, requester, note, ownEvent);
+    const verb = terminal ? 'delete' : 'evict';
+    const what = `${verb} pod ${keyOf(pod)}`;
+    this.guard(what, pod.namespace, verb);
     const target = { namespace: pod.namespace!, name: pod.name, uid: pod.uid, resourceVersion: pod.resourceVersion };
     const opts = { dryRun: this.options.dryRun, gracePeriodSeconds: this.options.gracePeriodSeconds };
-    const result: RemoveResult = TERMINAL.has(pod.phase)
-      ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) }
-      : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
+    let result: RemoveResult;
+    try {
+      result = terminal ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) } : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
+    } catch (e) {
+      throw noted(verb, what, e);
+    }
+    this.said(verb, what, result);
     // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
     if ((result.outcome === 'deleted' || result.outcome === 'evicted') && (ownEvent?.() ?? true)) {
       const deleted = result.outcome === 'deleted';
@@ -83,16 +119,41 @@ export class ClusterWriter {
     return result;
   }
 
+  /**
+   * The eviction of a request-evict-only pod, answered as the descheduler's contract answers
+   * it: the evacuation family's request annotation (`requester` as its value), written only if
+   * the pod is still as stored (resourceVersion), in a dry run only through the API server's
+   * dry run. Nothing is asked twice: a pod already requested or under way answers `evacuating`.
+   */
+  private async requestEvacuation(pod: StoredPodId, underWay: string | undefined, requester: string, note: string, ownEvent?: () => boolean): Promise<RemoveResult> {
+    const dryRun = this.options.dryRun;
+    if (underWay) return { action: 'evict', outcome: 'evacuating', dryRun, message: `request-evict-only: not evicted; its evacuation is under way (${underWay})` };
+    const w = await this.annotatePod(pod, { [EVACUATION_REQUEST]: requester });
+    if (w.outcome === 'conflict') return { action: 'evict', outcome: 'stale', dryRun, message: 'the pod changed since it was read' };
+    if (w.outcome === 'gone') return { action: 'evict', outcome: 'gone', dryRun, message: 'the pod is gone' };
+    const result: RemoveResult = { action: 'evict', outcome: 'evacuation-requested', dryRun, message: `request-evict-only: not evicted; evacuation requested (${EVACUATION_REQUEST}=${requester})` };
+    if (ownEvent?.() ?? true) {
+      const recorded = await this.recordEvent(pod, { reason: 'EvacuationRequested', action: 'Evict', type: 'Normal', note: `${note}; the pod is marked request-evict-only: its evacuation is requested instead of an eviction` });
+      if (recorded) result.event = recorded;
+    }
+    return result;
+  }
+
   /** Eviction tied to the uid only: the evacuation path, right after its own annotation write. */
   async evictPodForMigration(pod: StoredId): Promise<WriteResult<EvictOutcome>> {
-    this.guard(`evict pod ${keyOf(pod)}`, pod.namespace);
-    return evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun });
+    const what = `evict pod ${keyOf(pod)}`;
+    this.guard(what, pod.namespace, 'evict');
+    try {
+      return this.said('evict', what, await evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }));
+    } catch (e) {
+      throw noted('evict', what, e);
+    }
   }
 
   /** Merge-patch annotations (null removes) if the pod is still at its stored resourceVersion. */
   async annotatePod(pod: StoredId, annotations: Record<string, string | null>): Promise<{ outcome: 'written'; resourceVersion: string } | { outcome: 'conflict' | 'gone' }> {
     const what = `annotate pod ${keyOf(pod)}`;
-    this.guard(what, pod.namespace);
+    this.guard(what, pod.namespace, 'patch');
     try {
       const written = await this.clients.core.patchNamespacedPod(
         this.dry({ namespace: pod.namespace!, name: pod.name, body: { metadata: { resourceVersion: pod.resourceVersion, annotations } } }),
@@ -101,9 +162,9 @@ export class ClusterWriter {
       return { outcome: 'written', resourceVersion: written.metadata?.resourceVersion ?? pod.resourceVersion };
     } catch (e) {
       const kind = classifyKubeError(e).kind;
-      if (kind === 'conflict') return { outcome: 'conflict' };
+      if (kind === 'conflict') return this.said('patch', what, { outcome: 'conflict' as const });
       if (kind === 'not-found') return { outcome: 'gone' };
-      throw toKubeError(e, what);
+      throw noted('patch', what, toKubeError(e, what));
     }
   }
 
@@ -113,20 +174,20 @@ export class ClusterWriter {
     try {
       await this.clients.core.patchNode(this.dry({ name: node.name, body: { ...body, metadata } }), mergePatch);
     } catch (e) {
-      throw toKubeError(e, `patch node ${node.name}`);
+      throw noted('patch', `patch node ${node.name}`, toKubeError(e, `patch node ${node.name}`));
     }
   }
 
   /** Create a custom object; AlreadyExists is success (the deterministic name was taken by us). */
   async createObject(gvr: Gvr, namespace: string, body: { metadata: { name: string } } & Record<string, unknown>): Promise<'created' | 'exists'> {
     const what = `create ${gvr.plural} ${namespace}/${body.metadata.name}`;
-    this.guard(what, namespace);
+    this.guard(what, namespace, 'create');
     try {
       await this.clients.custom.createNamespacedCustomObject(this.dry({ ...gvr, namespace, body }));
       return 'created';
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return 'exists';
-      throw toKubeError(e, what);
+      throw noted('create', what, toKubeError(e, what));
     }
   }
 
@@ -136,7 +197,7 @@ export class ClusterWriter {
    */
   async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<'deleted' | 'gone' | 'stale'> {
     const what = `delete ${gvr.plural} ${keyOf(id)}`;
-    this.guard(what, id.namespace);
+    this.guard(what, id.namespace, 'delete');
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
     const body = { ...(preconditions ? { preconditions } : {}), ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}), ...(this.options.dryRun ? { dryRun: ['All'] } : {}) };
     try {
@@ -147,8 +208,8 @@ export class ClusterWriter {
     } catch (e) {
       const kind = classifyKubeError(e).kind;
       if (kind === 'not-found') return 'gone';
-      if (kind === 'conflict') return 'stale';
-      throw toKubeError(e, what);
+      if (kind === 'conflict') return this.said('delete', what, { outcome: 'stale' as const }).outcome;
+      throw noted('delete', what, toKubeError(e, what));
     }
   }
 
@@ -159,7 +220,7 @@ export class ClusterWriter {
    */
   async patchObject(gvr: Gvr, id: ObjectId, body: Record<string, unknown>, opts: { status?: boolean } = {}): Promise<'written' | 'conflict' | 'gone'> {
     const what = `patch ${gvr.plural}${opts.status ? '/status' : ''} ${keyOf(id)}`;
-    this.guard(what, id.namespace);
+    this.guard(what, id.namespace, 'patch');
     const metadata = { ...(body.metadata as object | undefined), ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) };
     const params = this.dry({ ...gvr, namespace: id.namespace ?? '', name: id.name, body: { ...body, metadata } });
     try {
@@ -168,9 +229,9 @@ export class ClusterWriter {
       return 'written';
     } catch (e) {
       const kind = classifyKubeError(e).kind;
-      if (kind === 'conflict') return 'conflict';
+      if (kind === 'conflict') return this.said('patch', what, { outcome: 'conflict' as const }).outcome;
       if (kind === 'not-found') return 'gone';
-      throw toKubeError(e, what);
+      throw noted('patch', what, toKubeError(e, what));
     }
   }
 
@@ -180,13 +241,14 @@ export class ClusterWriter {
    */
   async writeConfigMap(namespace: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>): Promise<V1ConfigMap | false> {
     const what = `write configmap ${namespace}/${name}`;
-    this.guard(what, namespace);
+    const verb = seen ? 'update' : 'create';
+    this.guard(what, namespace, verb);
     try {
       if (!seen) return await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
       return await this.clients.core.replaceNamespacedConfigMap(this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }));
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return false;
-      throw toKubeError(e, what);
+      throw noted(verb, what, toKubeError(e, what));
     }
   }
 
@@ -197,7 +259,7 @@ export class ClusterWriter {
       return 'created';
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return 'exists';
-      throw toKubeError(e, `create namespace ${name}`);
+      throw noted('create', `create namespace ${name}`, toKubeError(e, `create namespace ${name}`));
     }
   }
 

@@ -32,7 +32,7 @@ export const METRICS = {
   podsEvicted: {
     name: 'kube_tidy_pods_evicted_total',
     kind: 'counter',
-    help: "Pods kube-tidy deleted or evicted, by result (success, blocked: a PodDisruptionBudget said no, failed: transient, refused: for good, stale, gone), action (delete, evict), strategy, profile, namespace and node (the descheduler's descheduler_pods_evicted_total labels), and dry_run (true: admitted by the API server's dry run, nothing removed).",
+    help: "Pods kube-tidy deleted or evicted, by result (success, blocked: a PodDisruptionBudget said no, failed: transient, refused: for good, stale, gone, evacuation-requested: marked request-evict-only, its evacuation asked for instead of an eviction, evacuating: one already asked for or under way), action (delete, evict), strategy, profile, namespace and node (the descheduler's descheduler_pods_evicted_total labels), and dry_run (true: admitted by the API server's dry run, nothing removed).",
     labels: ['result', 'action', 'strategy', 'profile', 'namespace', 'node', 'dry_run'],
   },
   requests: {
@@ -96,6 +96,12 @@ export const METRICS = {
     kind: 'counter',
     help: 'Defragmentation steps, by outcome (planned, evicted, waiting, blocked, stale, converged).',
     labels: ['outcome'],
+  },
+  writesRefused: {
+    name: 'kube_tidy_writes_refused_total',
+    kind: 'counter',
+    help: "Cluster writes that did not happen because kube-tidy or the API server said no, counted at the one writer for every family, by reason (protected-namespace, fenced: kube-tidy's own, nothing sent; forbidden: RBAC 403; unauthorized: 401; invalid: 400/422; disruption-budget: an eviction a PodDisruptionBudget refused (429); eviction-blocked: an eviction refused with 429 for another reason; stale: a uid/resourceVersion precondition no longer held (409); rejected: any other 4xx) and verb (delete, evict, patch, create, update). Transient failures (5xx, timeouts) are not refusals. A brake's deferral sends nothing and is kube_tidy_budget_deferred_total.",
+    labels: ['reason', 'verb'],
   },
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',

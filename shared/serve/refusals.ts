@@ -6,6 +6,7 @@
 // so a flood of bad requests cannot fill the log. The counter counts every one.
 import type { Logger } from '../log.js';
 import { record } from '../metrics/record.js';
+import { logSampler } from '../metrics/sampled-log.js';
 
 /** The fixed reasons, by status: the `outcome` label of a refusal. */
 export type RefusalReason = 'unauthenticated' | 'sender-check-unavailable' | 'too-large' | 'encoding';
@@ -24,32 +25,19 @@ export type RefusalSink = (r: Refusal) => void;
 
 /** A sink that counts every refusal for `target` and logs a sample of them on `log`. */
 export function refusalSink(target: string, log: Logger, now: () => number = Date.now): RefusalSink {
-  const windows = new Map<RefusalReason, { start: number; logged: number; suppressed: number }>();
+  const sampled = logSampler<RefusalReason>({
+    perWindow: LOG_PER_WINDOW,
+    windowMs: WINDOW_MS,
+    now,
+    summary: (reason, suppressed) => log.warn({ target, reason, suppressed, windowSeconds: WINDOW_MS / 1000 }, 'refusals not logged one by one'),
+  });
   return ({ status, reason, why, subject }) => {
     try {
       record('requests', 1, { target, code: String(status), outcome: reason });
     } catch {
       // Metrics are never the answer's problem.
     }
-    const t = now();
-    let w = windows.get(reason);
-    if (!w || t - w.start >= WINDOW_MS) {
-      if (w) summarise(reason, w);
-      windows.set(reason, (w = { start: t, logged: 0, suppressed: 0 }));
-    }
-    if (w.logged < LOG_PER_WINDOW) {
-      w.logged++;
-      // `why` is built by the verifier from claims, never from the token itself.
-      log.warn({ target, status, reason, why, ...(subject !== undefined ? { subject } : {}) }, 'refused');
-    } else if (w.suppressed++ === 0) {
-      // The summary also comes when the flood stops: at the window's end (never keeping the process up).
-      const ended = w;
-      setTimeout(() => summarise(reason, ended), Math.max(0, ended.start + WINDOW_MS - t)).unref();
-    }
+    // `why` is built by the verifier from claims, never from the token itself.
+    if (sampled(reason)) log.warn({ target, status, reason, why, ...(subject !== undefined ? { subject } : {}) }, 'refused');
   };
-  function summarise(reason: RefusalReason, w: { suppressed: number }): void {
-    if (!w.suppressed) return;
-    log.warn({ target, reason, suppressed: w.suppressed, windowSeconds: WINDOW_MS / 1000 }, 'refusals not logged one by one');
-    w.suppressed = 0;
-  }
 }

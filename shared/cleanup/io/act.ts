@@ -2,8 +2,8 @@
 // goes through the writer (preconditions, DRY_RUN, protected namespaces, one Event), and every
 // way it can end is a result, never an exception, so a pass can count what did not happen.
 import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
+import type { RemovalTarget } from '../../kube/evict-only.js';
 import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
-import type { StoredPodId } from '../../model/identity.js';
 import type { Decision } from '../../plan/decision.js';
 import { observeRemoval } from '../../metrics/observe.js';
 import type { EventBudget } from './event-budget.js';
@@ -18,24 +18,28 @@ export interface ActResult {
   /** deleted/evicted: done; blocked: a PodDisruptionBudget said no (try next time); gone: it
    *  was already gone; stale: it changed since it was read (or another pod has the name);
    *  failed: transient, a retry may succeed; refused: the cluster said no for good;
-   *  deferred: a brake held it back (nothing was sent; a later pass or event takes it). */
+   *  deferred: a brake held it back (nothing was sent; a later pass or event takes it);
+   *  evacuation-requested: a running pod its owner marked request-evict-only, not evicted: its
+   *  evacuation was requested (the evacuation family live-migrates it); evacuating: one was
+   *  already requested or runs, nothing was written. */
   outcome: RemoveResult['outcome'] | 'failed' | 'refused' | 'deferred';
   dryRun: boolean;
   reason: string;
   message?: string;
 }
 
-export async function act(writer: ClusterWriter, target: StoredPodId, decision: Decision, events?: EventBudget): Promise<ActResult> {
+export async function act(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const result = await actOnce(writer, target, decision, events);
   observeRemoval(decision, result);
   return result;
 }
 
-async function actOnce(writer: ClusterWriter, target: StoredPodId, decision: Decision, events?: EventBudget): Promise<ActResult> {
+async function actOnce(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
   try {
     const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;
-    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, { ...(ownEvent ? { ownEvent } : {}) });
+    // The strategy asks, as the evacuation family names a strategy that asks (evacuation/index.ts).
+    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, { requester: `strategy:${decision.strategy}`, ...(ownEvent ? { ownEvent } : {}) });
     return { ...base, action: r.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) };
   } catch (e) {
     if (e instanceof TransientKubeError) return { ...base, outcome: 'failed', message: e.message };

@@ -10,10 +10,12 @@ import type { ActResult } from './act.js';
 
 /**
  * Whether a removal spent a unit: the API server removed it, or may have (a timeout or a 5xx
- * after sending). A refused eviction, a failed precondition, a 404 or a write kube-tidy itself
- * refused spend nothing.
+ * after sending), or its evacuation was requested instead (a request-evict-only pod: the
+ * disruption is started, only slower; the descheduler counts its evictions in the background
+ * against its limits too). A refused eviction, a failed precondition, a 404, a write kube-tidy
+ * itself refused, or an evacuation already under way (charged when it was requested) spend nothing.
  */
-export const charged = (r: Pick<ActResult, 'outcome'>): boolean => r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'failed';
+export const charged = (r: Pick<ActResult, 'outcome'>): boolean => r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'evacuation-requested' || r.outcome === 'failed';
 
 const told = new Set<string>();
 

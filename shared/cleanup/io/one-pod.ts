@@ -1,6 +1,6 @@
 // The event path of pod cleanup: decide for one pod, and remove it only as it is stored.
 import { getPod } from '../../kube/get.js';
-import { storedPodId } from '../../kube/from-client.js';
+import { removalTarget } from '../../kube/evict-only.js';
 import { keyOf } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { decide } from '../../plan/decide.js';
@@ -85,7 +85,7 @@ export async function removeSelected(
   }
   let result;
   try {
-    result = await act(rt.writer(), storedPodId(stored), again.decision, events);
+    result = await act(rt.writer(), removalTarget(stored), again.decision, events);
   } finally {
     // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
     brakes.done(taken.ticket, result === undefined || charged(result));

@@ -1,6 +1,5 @@
-import { storedPodId } from '../../kube/from-client.js';
+import { removalTarget, type RemovalTarget } from '../../kube/evict-only.js';
 import { listPods } from '../../kube/list.js';
-import type { StoredPodId } from '../../model/identity.js';
 import { AcrossPages } from '../../plan/across-pages.js';
 import { decide } from '../../plan/decide.js';
 import type { Kept } from '../../plan/decision.js';
@@ -98,8 +97,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
   const writer = rt.writer({ dryRun: opts.dryRun });
   // What each selected pod was when listed: the write is tied to exactly that (uid,
-  // resourceVersion, phase). Held for the selected pods only, not the pages.
-  const targets = new Map<string, StoredPodId>();
+  // resourceVersion, phase, request-evict-only mark). Held for the selected pods only, not the pages.
+  const targets = new Map<string, RemovalTarget>();
   const id = passId(started);
   const throttle = rt.clients.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
@@ -119,7 +118,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       s.podsSeen += page.items.length;
       const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
       const chosen = new Set(plan.decisions.map((d) => d.uid));
-      if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, storedPodId(pod));
+      if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, removalTarget(pod));
       brakes.see(page.items, chosen);
       keep(plan.kept);
       pass.add(plan);
@@ -183,7 +182,8 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   for (const result of acted.results) {
     if (!result) continue;
     s.selected++;
-    const removed = result.outcome === 'deleted' || result.outcome === 'evicted';
+    // An evacuation requested records an Event too.
+    const removed = result.outcome === 'deleted' || result.outcome === 'evicted' || result.outcome === 'evacuation-requested';
     if (result.outcome !== 'deferred') s.requests += 1;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
     const f = failuresOf([result]);

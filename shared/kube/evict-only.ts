@@ -1,0 +1,31 @@
+// The descheduler's EvictionsInBackground contract, as the writer needs it: a pod whose owner
+// marked it `descheduler.alpha.kubernetes.io/request-evict-only` is never evicted directly
+// while it runs; an eviction of it is answered by starting an evacuation (KubeVirt: a live
+// migration). kube-tidy's evacuation family is that evacuation: asking it is writing its
+// request annotation on the pod (evacuation/core/annotations.ts), which it follows from there.
+import { ANNOTATIONS } from '../evacuation/core/annotations.js';
+import type { Stored, StoredPodId } from '../model/identity.js';
+import type { Pod } from '../model/objects.js';
+import { storedPodId } from './from-client.js';
+
+/** What a pod's own annotations say about removing it, as stored. */
+export interface EvictOnly {
+  /** Whoever already asked for its evacuation, or the state of one under way: nothing to ask again. */
+  underWay?: string;
+}
+
+/** A stored pod as the writer removes it: its identity, and the owner's request-evict-only mark when it carries one. */
+export type RemovalTarget = StoredPodId & { evictOnly?: EvictOnly };
+
+export function removalTarget(pod: Stored<Pod>): RemovalTarget {
+  const id = storedPodId(pod);
+  const a = pod.metadata.annotations ?? {};
+  if (a[ANNOTATIONS.requestEvictOnly] === undefined) return id;
+  const request = a[ANNOTATIONS.request];
+  const state = a[ANNOTATIONS.state];
+  const underWay = request !== undefined ? `requested by ${request || 'someone'}` : state !== undefined ? `an evacuation is ${state}` : undefined;
+  return { ...id, evictOnly: underWay ? { underWay } : {} } as RemovalTarget;
+}
+
+/** The annotation that asks the evacuation family to evacuate a pod (its value: who asks). */
+export const EVACUATION_REQUEST = ANNOTATIONS.request;

@@ -1,0 +1,96 @@
+// Every write that did not happen because someone said no, made visible where every write
+// goes (writer.ts): kube-tidy itself (a protected namespace, a replica that lost its Lease) or
+// the API server (RBAC, validation, a PodDisruptionBudget, a precondition that no longer held).
+// Counted in kube_tidy_writes_refused_total{reason,verb}, both from fixed sets so the series
+// stay bounded, and logged as a sample: per reason, the first LOG_PER_WINDOW a minute get a
+// line each, the rest one summary line (metrics/sampled-log.ts), so a flood cannot fill the log.
+// A transient failure (5xx, throttling, a timeout) is no refusal: a retry may succeed.
+import { createLogger, type Logger } from '../log.js';
+import { record } from '../metrics/record.js';
+import { logSampler, type Sampler } from '../metrics/sampled-log.js';
+import { classifyKubeError, KubeError } from './errors.js';
+
+/** What was asked: the Kubernetes verb (an eviction is its own: a create on pods/eviction). */
+export type WriteVerb = 'delete' | 'evict' | 'patch' | 'create' | 'update';
+
+export const WRITE_REFUSAL_REASONS = [
+  /** kube-tidy: the namespace is protected (PROTECTED_NAMESPACES); nothing was sent. */
+  'protected-namespace',
+  /** kube-tidy: this replica does not hold the Lease (standalone); nothing was sent. */
+  'fenced',
+  /** 403: RBAC (or an admission webhook answering Forbidden). */
+  'forbidden',
+  /** 401: credentials refused. */
+  'unauthorized',
+  /** 400, 422: the API server found the write invalid. */
+  'invalid',
+  /** 429 on an eviction: a PodDisruptionBudget allows no disruption now. */
+  'disruption-budget',
+  /** 429 on an eviction for another reason (a webhook), not an evacuation it started. */
+  'eviction-blocked',
+  /** 409/412: a precondition (uid, resourceVersion) no longer held; the object changed. */
+  'stale',
+  /** Any other 4xx. */
+  'rejected',
+] as const;
+export type WriteRefusalReason = (typeof WRITE_REFUSAL_REASONS)[number];
+
+export const LOG_PER_WINDOW = 5;
+const WINDOW_MS = 60_000;
+
+let log: Logger | undefined;
+let sampled: Sampler<WriteRefusalReason> | undefined;
+
+/** The logger refusals are written to (default: the process's own, on stdout); tests read it back. */
+export function setWriteRefusalLog(l: Logger | undefined, now?: () => number): void {
+  log = l;
+  sampled = logSampler<WriteRefusalReason>({
+    perWindow: LOG_PER_WINDOW,
+    windowMs: WINDOW_MS,
+    ...(now ? { now } : {}),
+    summary: (reason, suppressed) => logger().warn({ reason, suppressed, windowSeconds: WINDOW_MS / 1000 }, 'write refusals not logged one by one'),
+  });
+}
+
+const logger = (): Logger => (log ??= createLogger({ name: 'kube-tidy-writer' }));
+
+/** The reason a failed write counts under, or undefined when it is no refusal (transient, or a bug). */
+export function refusalOf(error: unknown): WriteRefusalReason | undefined {
+  const f = failureOf(error);
+  if (f.reason === 'Fenced') return 'fenced';
+  switch (f.kind) {
+    case 'forbidden':
+      return 'forbidden';
+    case 'unauthorized':
+      return 'unauthorized';
+    case 'invalid':
+      return 'invalid';
+    case 'conflict':
+      return 'stale';
+    case 'rejected':
+      return 'rejected';
+    default:
+      return undefined;
+  }
+}
+
+const failureOf = (error: unknown) => (error instanceof KubeError ? error.failure : classifyKubeError(error));
+
+/** One refused write: counted every time, logged as sampled. Never throws. */
+export function noteWriteRefusal(verb: WriteVerb, reason: WriteRefusalReason, what: string, message?: string): void {
+  try {
+    record('writesRefused', 1, { reason, verb });
+    if (!sampled) setWriteRefusalLog(log);
+    if (sampled!(reason)) logger().warn({ verb, reason, what, ...(message ? { message } : {}) }, 'write refused');
+  } catch {
+    // Seeing a refusal must never change what the write answers.
+  }
+}
+
+/** `error` noted when it is a refusal; returned as is, for the caller to throw. */
+export function noted(verb: WriteVerb, what: string, error: unknown): unknown {
+  const reason = refusalOf(error);
+  // The classified message: scrubbed of credentials and cut (errors.ts), never the raw body.
+  if (reason) noteWriteRefusal(verb, reason, what, failureOf(error).message);
+  return error;
+}
