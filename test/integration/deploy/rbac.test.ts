@@ -64,7 +64,8 @@ const podRights = (listAllowed: boolean): Row[] => [
   ['is refused another ConfigMap in its namespace', core_('get', 'configmaps', own, 'something-else'), false],
   ['is refused a ConfigMap of that name in another namespace', core_('get', 'configmaps', () => 'default', 'kube-tidy-policy'), false],
   ['is refused watching pods', () => ({ verb: 'watch', resource: 'pods' }), false],
-  ['is refused patching a pod', pods('patch', 'default'), false],
+  // The evacuation request on a running pod marked request-evict-only, instead of an eviction.
+  ['may patch a pod (the request annotation of a request-evict-only pod)', pods('patch', 'default'), true],
   ['is refused creating a pod', pods('create', 'default'), false],
   ['is refused deleting a Job', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false],
   ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
