@@ -34,6 +34,11 @@ const EnvSchema = z.object({
   KUBE_CLIENT_QPS: positiveInt.max(10_000).default(DEFAULT_QPS),
   KUBE_CLIENT_BURST: positiveInt.max(20_000).default(DEFAULT_BURST),
   REQUEST_TIMEOUT_SECONDS: positiveInt.default(20),
+  /**
+   * Once listening, load the Kubernetes client and fetch the sender check's issuer and keys in
+   * the background, so the first event does not pay for them (issue 23). `false`: on first need.
+   */
+  WARM_AT_START: bool.default(true),
   REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
   MAX_BODY_BYTES: MaxBodyBytes,
   /**

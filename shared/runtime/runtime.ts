@@ -23,6 +23,14 @@ export interface Runtime {
   readonly clients: KubeClients;
   /** Loads the Kubernetes client and connects, once; resolves at once when already done. */
   kubeReady(): Promise<void>;
+  /**
+   * Starts now what the first request would otherwise pay for: the Kubernetes client (with
+   * the kubeconfig) and the sender check's issuer and keys. The entries call it once they
+   * listen (WARM_AT_START). Never rejects: a failure is logged once, and the request that
+   * needs the part tries again as it would without the warm-up. A request arriving meanwhile
+   * waits for the warm-up's attempt rather than starting its own. Same promise every call.
+   */
+  warm(): Promise<void>;
   /** The one way to change the cluster (kube/writer.ts); DRY_RUN unless `dryRun` says more. */
   writer(opts?: { dryRun?: boolean; clients?: Pick<KubeClients, 'core' | 'events' | 'custom'> }): ClusterWriter;
   /**
@@ -36,6 +44,9 @@ export interface Runtime {
   /** The clock, injectable for tests. */
   now(): number;
 }
+
+/** How long after the warm-up starts a lazy process loads its client (see `warm`). */
+const LAZY_CLIENT_WARM_MS = 250;
 
 export interface StartOptions {
   /**
@@ -75,12 +86,20 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   const kubeReady = (): Promise<void> =>
     kube && Writer
       ? Promise.resolve()
-      : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js')]).then(([k, w]) => {
-          Writer = w.ClusterWriter;
-          if (kube) return;
-          const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
-          kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }) };
-        }));
+      : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js'), import('../kube/write-refusals.js')])
+          .then(([k, w, refusals]) => {
+            Writer = w.ClusterWriter;
+            // Refused writes are logged where this process logs (the CLI: stderr, never its output).
+            refusals.setWriteRefusalLog(log);
+            if (kube) return;
+            const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
+            kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }) };
+          })
+          // A failed load is not kept: the next caller (a request after a failed warm-up) tries again.
+          .catch((e: unknown) => {
+            loading = undefined;
+            throw e;
+          }));
   // A ConfigMap policy is read from the cluster at start, so the client is needed now anyway.
   if (!lazyKube || config.POLICY_CONFIGMAP) await kubeReady();
   const loaded = () => {
@@ -113,6 +132,22 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
       ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
     });
   };
+  let warming: Promise<void> | undefined;
+  const warm = (): Promise<void> =>
+    (warming ??= (async () => {
+      const started = Date.now();
+      // The sender check first, then the client: loading the client holds the event loop
+      // (~100 ms bundled) and would keep the issuer's requests off the wire meanwhile. A lazy
+      // process (most events need no client) also waits a moment, so an event that came with
+      // the start is answered first. A request that needs the client sooner loads it itself;
+      // Kubernetes sender authentication loads it at once (its keys come through it).
+      const keys = auth.warm();
+      const moment = lazyKube ? new Promise((resolve) => setTimeout(resolve, LAZY_CLIENT_WARM_MS).unref()) : undefined;
+      const client = Promise.allSettled([keys, moment]).then(kubeReady);
+      const problems = (await Promise.allSettled([client, keys])).flatMap((r, i) => (r.status === 'rejected' ? [`${i === 0 ? 'cluster client' : 'sender keys'}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
+      if (problems.length) log.warn({ ms: Date.now() - started, problems }, 'warm-up at start failed: the first request that needs it tries again');
+      else log.info({ ms: Date.now() - started, senders: auth.platform }, 'warmed up: the first request that needs the cluster client or the sender keys has them');
+    })());
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) => new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now });
@@ -129,6 +164,7 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
     },
     now,
     kubeReady,
+    warm,
     get kubeConfig() {
       return loaded().kubeConfig;
     },
@@ -141,7 +177,8 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
 /**
  * The sender check this process was configured with (SENDER_AUTH...). The Kubernetes
  * platform reads the issuer's keys through the cluster connection, loaded when the keys are
- * first fetched (on the first request), so a lazy start stays lazy; a failure there is a 503.
+ * first fetched (by the warm-up, else the first request), so a lazy start stays lazy until
+ * then; a failure there is a 503.
  */
 function senderAuth(env: NodeJS.ProcessEnv, kubeConfig: () => Promise<KubeConfig>): SenderAuth {
   const config = readSenderAuthConfig(env);

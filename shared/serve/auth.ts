@@ -26,7 +26,11 @@ export { readSenderAuthConfig, SenderAuthConfigError } from './auth/config.js';
 export interface SenderAuth {
   readonly platform: Platform;
   authenticate(headers: Headers): Promise<AuthResult>;
-  /** Fetch the keys (and discover the issuer) now, e.g. at start; failures stay retryable. */
+  /**
+   * Fetch the keys (and discover the issuer) now, e.g. at start. A request arriving meanwhile
+   * waits for this attempt; when it fails, the next request tries again at once (a failed
+   * warm-up does not start the retry wait a failed request does).
+   */
   warm(): Promise<void>;
   /** One line for the start-up log. */
   readonly summary: string;
@@ -56,7 +60,7 @@ export function senderAuthFromEnv(env: NodeJS.ProcessEnv = process.env, deps: Se
 
 export function createSenderAuth(config: SenderAuthConfig, deps: SenderAuthDeps = {}): SenderAuth {
   if (config.platform === 'none') return NONE;
-  const { source, issuers } = wiring(config, deps);
+  const { source, issuers, discovery } = wiring(config, deps);
   const store = new KeyStore(source, deps.keys);
   const verifyOptions = {
     audiences: config.audiences,
@@ -72,14 +76,19 @@ export function createSenderAuth(config: SenderAuthConfig, deps: SenderAuthDeps 
     platform: config.platform,
     authenticate: (headers) => verifyBearer(headers, verifyOptions),
     warm: async () => {
-      await issuers();
-      await store.refresh();
+      await issuers({ warming: true });
+      await discovery?.({ warming: true });
+      await store.refresh({ warming: true });
     },
     summary: `sender authentication ${config.platform}: audience ${config.audiences.join(', ')}; issuer ${config.issuers.join(', ') || '(the API server’s)'}; keys from ${source.where}; ${allow}`,
   };
 }
 
-function wiring(config: SenderAuthConfig, deps: SenderAuthDeps): { source: KeySource; issuers: () => Promise<string[]> } {
+/** A lookup; `warming`: a failure does not hold back the next attempt (see `retrying`). */
+type Lookup<T> = (opts?: { warming?: boolean }) => Promise<T>;
+
+/** `discovery`: the issuer's discovery document, where the keys' address comes from it (oidc). */
+function wiring(config: SenderAuthConfig, deps: SenderAuthDeps): { source: KeySource; issuers: Lookup<string[]>; discovery?: Lookup<string> } {
   const fixed = async () => config.issuers;
   if (config.platform === 'kubernetes') {
     const kc = config.jwksUrl && config.issuers.length ? undefined : deps.kubeConfig;
@@ -101,16 +110,19 @@ function wiring(config: SenderAuthConfig, deps: SenderAuthDeps): { source: KeySo
     if (bad) throw new Error(`${where}: jwks_uri ${bad}`);
     return found.jwksUri!;
   });
-  return { source: { where: `the jwks_uri of ${issuer}`, fetch: async (s) => fetchJson(await jwksUri(), s) }, issuers: fixed };
+  return { source: { where: `the jwks_uri of ${issuer}`, fetch: async (s) => fetchJson(await jwksUri(), s) }, issuers: fixed, discovery: jwksUri };
 }
 
-/** A lookup kept once it succeeds; after a failure, later requests retry it at most every 5 s. */
-function retrying<T>(lookup: () => Promise<T>, retryMs = 5_000): () => Promise<T> {
+/**
+ * A lookup kept once it succeeds; after a failure, later requests retry it at most every 5 s.
+ * A failed warm-up attempt is not counted: the first request still tries for itself.
+ */
+function retrying<T>(lookup: () => Promise<T>, retryMs = 5_000): Lookup<T> {
   let value: T | undefined;
   let pending: Promise<T> | undefined;
   let failed: { at: number; error: Error } | undefined;
   const unavailable = (error: Error) => new KeysUnavailableError(`issuer discovery failed: ${error.message}`, { cause: error });
-  return async () => {
+  return async ({ warming = false } = {}) => {
     if (value !== undefined) return value;
     if (failed && Date.now() - failed.at < retryMs) throw unavailable(failed.error);
     pending ??= lookup()
@@ -120,8 +132,9 @@ function retrying<T>(lookup: () => Promise<T>, retryMs = 5_000): () => Promise<T
         return found;
       })
       .catch((e: unknown) => {
-        failed = { at: Date.now(), error: e instanceof Error ? e : new Error(String(e)) };
-        throw unavailable(failed.error);
+        const error = e instanceof Error ? e : new Error(String(e));
+        if (!warming) failed = { at: Date.now(), error };
+        throw unavailable(error);
       })
       .finally(() => (pending = undefined));
     return pending;

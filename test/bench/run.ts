@@ -4,6 +4,7 @@ import { runDefragBench } from './defrag.js';
 import { runDefragClusterBench } from './defrag-cluster.js';
 import { runE2eBench } from './e2e.js';
 import { runEvacuationBench } from './evacuation.js';
+import { runFirstEventBench } from './first-event.js';
 import { runFunctionsBench } from './functions.js';
 import { runFuzzBench } from './fuzz.js';
 import { runMultiKueueBench } from './multikueue.js';
@@ -28,6 +29,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   evacuation: () => runEvacuationBench(),
   multikueue: () => runMultiKueueBench(),
   'cold-start': () => runColdStartBench(),
+  // The first event after a cold start with sender auth on, warm-up at start vs. none (issue 23).
+  'first-event': () => runFirstEventBench(),
   // Not in the default run (minutes, and it expects wrong writes until issue 13 is fixed).
   ...(only === 'fuzz' ? { fuzz: () => runFuzzBench() } : {}),
   // Not in the default run either (tens of minutes): `npm run bench scale -- 20000,50000`.

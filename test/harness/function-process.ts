@@ -40,6 +40,8 @@ export interface ServerProcess extends FunctionProcess {
   stderr(): string;
   /** Every stdout line so far (the JSON log lines), newest last, at most 2,000. */
   lines(): string[];
+  /** Resolves once the warm-up at start has ended (its `warmed up` or `warm-up ... failed` line). */
+  warmed(timeoutMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -124,6 +126,13 @@ async function launch(target: string, port: number, args: string[], env: Record<
     },
     stderr: () => stderr,
     lines: () => lines,
+    warmed: async (timeoutMs = 30_000) => {
+      const end = Date.now() + timeoutMs;
+      while (!lines.some((l) => /"msg":"(warmed up|warm-up at start failed)/.test(l))) {
+        if (Date.now() > end || child.exitCode !== null) throw new Error(`${target}: no warm-up line within ${timeoutMs} ms:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -96,6 +96,27 @@ describe('issuer keys', () => {
     expect((await auth.authenticate(await bearer('key-2'))).ok).toBe(true);
   });
 
+  // Issue 23, item 4: the warm-up at start fetches the keys before any request; when it
+  // fails, the first request still tries for itself rather than waiting out the retry interval.
+  it('a key fetch failed by the warm-up at start does not hold back the first request', async () => {
+    issuer.mode = 'down';
+    const auth = make();
+    await expect(auth.warm()).rejects.toThrow(/signing keys from .* unavailable/);
+    issuer.mode = 'up';
+    clock += 1_000;
+    expect((await auth.authenticate(await bearer())).ok).toBe(true);
+    expect(issuer.jwksRequests).toBe(2);
+  });
+
+  it('an issuer discovery failed by the warm-up at start does not hold back the first request either', async () => {
+    issuer.mode = 'down';
+    // No SENDER_AUTH_JWKS_URL: the keys' address comes from the issuer's discovery document.
+    const auth = senderAuthFromEnv({ SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_AUDIENCE: AUD }, { keys: { now: () => clock } });
+    await expect(auth.warm()).rejects.toThrow(/issuer discovery failed/);
+    issuer.mode = 'up';
+    expect((await auth.authenticate(await bearer())).ok).toBe(true);
+  });
+
   it('treats an answer that is not a key set as unavailable (503)', async () => {
     issuer.jwksUrl = `${issuer.url}/.well-known/openid-configuration`;
     const auth = make();

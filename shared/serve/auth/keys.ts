@@ -80,18 +80,21 @@ export class KeyStore {
     }
   };
 
-  /** Fetches now unless a recent failure says wait; keeps the old keys when it fails. */
-  async refresh(): Promise<void> {
+  /**
+   * Fetches now unless a recent failure says wait; keeps the old keys when it fails.
+   * `warming` (at start): a failure does not make the next request wait `retryMs`.
+   */
+  async refresh({ warming = false }: { warming?: boolean } = {}): Promise<void> {
     if (this.pending) return this.pending;
     if (this.lastError && this.now() - this.attemptedAt < this.retryMs) {
       if (!this.local) throw this.unavailable();
       return;
     }
-    this.pending = this.load().finally(() => (this.pending = undefined));
+    this.pending = this.load(warming).finally(() => (this.pending = undefined));
     return this.pending;
   }
 
-  private async load(): Promise<void> {
+  private async load(warming: boolean): Promise<void> {
     this.attemptedAt = this.now();
     try {
       const json = await this.source.fetch(AbortSignal.timeout(this.timeoutMs));
@@ -100,6 +103,7 @@ export class KeyStore {
       this.lastError = undefined;
     } catch (error) {
       this.lastError = error instanceof Error ? error : new Error(String(error));
+      if (warming) this.attemptedAt = -Infinity;
       if (!this.local) throw this.unavailable();
       this.options.onStale?.(this.lastError);
     }

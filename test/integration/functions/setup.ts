@@ -9,7 +9,7 @@ import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
 import supertest from 'supertest';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { httpFunction } from '../../../shared/serve/handle.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
@@ -24,12 +24,12 @@ let counter = 0;
  * runtime gets a ledger of its own, in a namespace of its own, so one test's removals do
  * not spend another's limits in the same window.
  */
-export async function runtimeFor(policy: unknown, env: Record<string, string> = {}): Promise<Runtime> {
+export async function runtimeFor(policy: unknown, env: Record<string, string> = {}, log: Logger = pino({ level: 'silent' })): Promise<Runtime> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-fn-'));
   const file = join(dir, 'policy.json');
   writeFileSync(file, JSON.stringify(policy));
   const ledger = env.BRAKES_NAMESPACE || env.KUBE_TIDY_NAMESPACE ? {} : { BRAKES_NAMESPACE: `brakes-${process.pid}-${++counter}` };
-  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...ledger, ...env }, { log: pino({ level: 'silent' }) });
+  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...ledger, ...env }, { log });
 }
 
 /** Forgets what earlier tests spent in a shared ledger (tests that share one namespace across tests). */

@@ -48,11 +48,12 @@ async function readOnlyIdentity(namespace: string): Promise<string> {
 let agent: ReturnType<typeof serve>;
 beforeAll(async () => {
   await resetForTests();
-  setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }));
+  // Refused writes are logged on the runtime's logger (set when its writer loads).
+  const log = createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } });
   const policy = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed', 'Running'], labelSelector: { matchLabels: { refuse: 'me' } }, namespaces: { include: [ns.name] } } }], {
     evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
   });
-  agent = serve(podTerminated, await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }));
+  agent = serve(podTerminated, await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }, log));
 });
 afterAll(() => setWriteRefusalLog(undefined));
 
