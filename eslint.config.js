@@ -3,6 +3,7 @@
 // writer in shared/kube changes a cluster.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importCycles from './infra/lint/import-cycles.js';
 
 /** Folders whose modules decide: no client, no logger, no runtime, no I/O, no clock. */
 const PURE = ['shared/model/**', 'shared/policy/**', 'shared/strategies/**', 'shared/evictor/**', 'shared/plan/**', 'shared/cloudevents/**', 'shared/*/core/**'];
@@ -30,6 +31,12 @@ export default tseslint.config(
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly', Buffer: 'readonly', globalThis: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Rooms import downward only: a cycle, even through a type, is refused (infra/lint/import-cycles.js).
+    files: ['**/*.ts'],
+    plugins: { 'kube-tidy': { rules: { 'no-import-cycle': importCycles } } },
+    rules: { 'kube-tidy/no-import-cycle': 'error' },
   },
   {
     rules: {

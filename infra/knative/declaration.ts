@@ -106,3 +106,12 @@ export function triggerName(target: string, e: EventDecl, index: number): string
   if ('shards' in e) return `${kebab(target)}-shards`;
   return undefined;
 }
+
+/** Where and under which names a rendering installs (rbac.ts and render.ts both read it). */
+export interface RenderOptions {
+  namespace: string;
+  kueueNamespace: string;
+  /** Prefix of cluster-scoped names (ClusterRoles), unique per installation. */
+  prefix: string;
+  image: string;
+}

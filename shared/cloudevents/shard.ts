@@ -9,7 +9,7 @@ import { CloudEvent } from 'cloudevents';
 import { z } from 'zod';
 import { namespaceName, objectName, token } from '../model/pod-schema.js';
 import { BadEventError, parseOrThrow } from './errors.js';
-import type { EventOrigin, PartialOrigin } from './types.js';
+import type { PartialOrigin, ShardEvent, SweepShard } from './types.js';
 
 export const SWEEP_SHARD_TYPE = 'dev.kube-tidy.sweep.shard.v1';
 
@@ -24,13 +24,9 @@ const shardSchema = z.strictObject({
   pods: z.array(z.strictObject({ namespace: namespaceName, name: objectName, uid: token })).min(1).max(MAX_SHARD_PODS),
 });
 
-export type SweepShard = z.output<typeof shardSchema>;
-
-export interface ShardEvent {
-  type: 'shard';
-  shard: SweepShard;
-  origin: EventOrigin;
-}
+export type { ShardEvent, SweepShard } from './types.js';
+// The schema and the type in types.ts (a leaf the event union reads) describe the same shape.
+const _sameShape: z.output<typeof shardSchema> extends SweepShard ? (SweepShard extends z.output<typeof shardSchema> ? true : never) : never = true;
 
 /** `root` names where the shard sat: `data`, or inside a Pub/Sub message. */
 export function decodeShardEvent(data: unknown, origin: PartialOrigin, root = 'data'): ShardEvent {

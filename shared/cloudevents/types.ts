@@ -1,4 +1,3 @@
-import type { ShardEvent } from './shard.js';
 // The one event shape every function sees, whatever bridge delivered the request. Functions
 // switch on `type`; `origin` is for logs and answers only and never drives a decision (bridge
 // ids are random per send, so they are useless for de-duplication: uid/resourceVersion are).
@@ -94,3 +93,18 @@ export interface HttpRequestLike {
  * inner Knative or Argo decoder keeps it ('gcp-pubsub' is what delivered the request).
  */
 export type PartialOrigin = Omit<EventOrigin, 'bridge'> & { bridge?: Bridge };
+
+/** A slice of a sweep another instance planned: checked on the wire by shard.ts's schema. */
+export interface SweepShard {
+  /** Which sweep planned it (for logs and answers; it decides nothing). */
+  pass: string;
+  index: number;
+  of: number;
+  pods: { namespace: string; name: string; uid: string }[];
+}
+
+export interface ShardEvent {
+  type: 'shard';
+  shard: SweepShard;
+  origin: EventOrigin;
+}

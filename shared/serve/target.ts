@@ -5,6 +5,9 @@
 // this" (functions/*.ts).
 import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent } from '../cloudevents/index.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Answer } from './answer.js';
+
+export type { Answer } from './answer.js';
 
 /** What reached the handler, already decoded and checked against `accepts`. */
 export type Input =
@@ -35,20 +38,6 @@ export interface Needs {
    * event then answers without loading it; loading it is most of a cold start).
    */
   cluster: 'at-start' | 'on-demand';
-}
-
-/** What a handler answers; the wrapper adds `target`, `dryRun` and `policyWarning`. */
-export interface Answer {
-  outcome: string;
-  /**
-   * Work that did not get done. The one rule for partial failure, for every target: any
-   * `transient` (API server or worker unreachable, overloaded, a deadline) answers 503 so the
-   * sender retries, which is safe because every write is tied to stored state; else any
-   * `refused` (the cluster said no for good: 400, 403, 422) answers 500 with the reasons in
-   * the body; else 200.
-   */
-  failures?: { transient: number; refused: number };
-  [field: string]: unknown;
 }
 
 export interface Call {

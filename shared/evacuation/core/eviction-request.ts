@@ -4,7 +4,7 @@
 // k8s.io/api@v0.37.2 lifecycle/v1alpha1/types.go; @kubernetes/client-node has no types for the
 // group, so what is read is checked with zod here instead of trusted.
 import { z } from 'zod';
-import type { MigrationView } from './machine.js';
+import type { MigrationView } from './views.js';
 
 export const LIFECYCLE = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
 export const API_VERSION = `${LIFECYCLE.group}/${LIFECYCLE.version}`;

@@ -3,6 +3,9 @@
 // the step's result back to the pod, and asks again. Every step is safe to repeat.
 import { ANNOTATIONS, migrationName, readState, type RunState } from './annotations.js';
 import { evictionRequestName } from './eviction-request.js';
+import type { MigrationView, PodView } from './views.js';
+
+export type { MigrationView, PodView } from './views.js';
 
 export interface Settings {
   /** How long an attempt may run without being confirmed done before it is aborted. */
@@ -20,30 +23,6 @@ export interface Settings {
    * path instead, once per evacuation. Undefined: it waits until the deadline.
    */
   requestAnswerMs?: number;
-}
-
-export interface MigrationView {
-  name: string;
-  /** status.phase; '' while nobody has set one yet (a new migration). */
-  phase: string;
-  /** The name is already on the pod (else it was found by its VMI and must be recorded). */
-  recorded: boolean;
-  /** How the reasons name it (default `migration <name>`): an attempt's EvictionRequest reads as one. */
-  what?: string;
-  /** What its status says beyond the phase (an EvictionRequest's condition, the active responder). */
-  detail?: string;
-  /** An EvictionRequest's: a controller acted on it (a responder became Active, or it ended). */
-  answered?: boolean;
-}
-
-export interface PodView {
-  uid: string;
-  node?: string;
-  phase?: string;
-  deleting: boolean;
-  annotations: Record<string, string>;
-  /** Set for a KubeVirt launcher pod (label kubevirt.io=virt-launcher, owned by a VMI). */
-  vmi?: string;
 }
 
 export interface Observation {

@@ -3,7 +3,7 @@
 // of two instances acting on the same pod, one write wins and the other gets 409, re-reads,
 // and finds the winner's state.
 import type { Pod } from '../../model/objects.js';
-import type { PodView } from './machine.js';
+import type { PodView } from './views.js';
 
 export const LAUNCHER_LABEL = 'kubevirt.io';
 

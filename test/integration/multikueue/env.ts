@@ -8,17 +8,13 @@ import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node
 import { pino } from 'pino';
 import { startCluster, sharedCrdsDir, type Cluster } from '../../harness/index.js';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
-import { writePolicy } from './fixtures.js';
+import { writePolicy, type Apis } from './fixtures.js';
+
+export type { Apis } from './fixtures.js';
 
 export const KUEUE_NS = 'kueue-system';
 const JOBSET_CRDS = fileURLToPath(new URL('./crds', import.meta.url));
 
-export interface Apis {
-  cluster: Cluster;
-  core: CoreV1Api;
-  batch: BatchV1Api;
-  custom: CustomObjectsApi;
-}
 
 export interface Env {
   manager: Apis;

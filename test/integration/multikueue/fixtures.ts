@@ -5,12 +5,19 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1Job, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { BatchV1Api, CoreV1Api, CustomObjectsApi, V1Job, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type KubeObject } from '../../../shared/cloudevents/index.js';
 import { pingRequest } from '../../fixtures/events/requests.js';
 import { JOB_NAME_LABEL, ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL } from '../../../shared/multikueue/index.js';
-import { EXIT_CODE_ANNOTATION, waitFor } from '../../harness/index.js';
-import type { Apis } from './env.js';
+import { EXIT_CODE_ANNOTATION, waitFor, type Cluster } from '../../harness/index.js';
+
+/** One cluster's clients (env.ts builds them). */
+export interface Apis {
+  cluster: Cluster;
+  core: CoreV1Api;
+  batch: BatchV1Api;
+  custom: CustomObjectsApi;
+}
 
 export function writePolicy(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-mk-')), 'policy.json');

@@ -1,6 +1,7 @@
 // The boundaries of eslint.config.js, checked against code that breaks them: a rule that
 // silently stopped matching (a moved folder, a renamed method) would fail here.
 import { ESLint } from 'eslint';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -55,5 +56,24 @@ describe('only the writer changes a cluster', () => {
 
   it('a Map.delete is not a cluster write', async () => {
     expect(await problems('functions/boundary-probe.ts', 'export const x = (m: Map<string, number>) => m.delete("a");')).toEqual([]);
+  });
+});
+
+describe('rooms import downward only: no import cycle, type imports included', () => {
+  it('metrics/observe.ts naming a type of the target contract again fails lint (the six-file circle through the runtime)', async () => {
+    const observe = readFileSync(`${ROOT}shared/metrics/observe.ts`, 'utf8');
+    const probe = `import type { TargetSpec } from '../serve/target.js';\nexport type Probe = TargetSpec;\n${observe}`;
+    const found = (await problems('shared/metrics/observe.ts', probe)).join('\n');
+    expect(found).toContain('kube-tidy/no-import-cycle');
+    expect(found).toMatch(/shared\/metrics\/observe\.ts -> shared\/serve\/target\.ts -> shared\/runtime\/runtime\.ts -> .* -> shared\/metrics\/observe\.ts/);
+  });
+
+  it('a dynamic import() closes a cycle too', async () => {
+    const found = (await problems('shared/serve/answer.ts', "export const later = () => import('./handle.js');\nexport interface Answer { outcome: string }")).join('\n');
+    expect(found).toContain('kube-tidy/no-import-cycle');
+  });
+
+  it('the modules as they are have none', async () => {
+    expect(await problems('shared/metrics/observe.ts', readFileSync(`${ROOT}shared/metrics/observe.ts`, 'utf8'))).toEqual([]);
   });
 });

@@ -1,0 +1,15 @@
+// What every target answers, in a file of its own that imports nothing: metrics and each
+// family's observe read it without reaching the target contract (and through it the runtime).
+/** What a handler answers; the wrapper adds `target`, `dryRun` and `policyWarning`. */
+export interface Answer {
+  outcome: string;
+  /**
+   * Work that did not get done. The one rule for partial failure, for every target: any
+   * `transient` (API server or worker unreachable, overloaded, a deadline) answers 503 so the
+   * sender retries, which is safe because every write is tied to stored state; else any
+   * `refused` (the cluster said no for good: 400, 403, 422) answers 500 with the reasons in
+   * the body; else 200.
+   */
+  failures?: { transient: number; refused: number };
+  [field: string]: unknown;
+}
