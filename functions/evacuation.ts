@@ -64,7 +64,7 @@ export const evacuation = defineTarget({
   },
   // A tick answers every pod's result; an event answers one pod's.
   observe(answer) {
-    const results = (answer.results as { outcome: string }[] | undefined) ?? (answer.pod ? [answer] : []);
+    const results: { outcome: string }[] = 'results' in answer ? answer.results : answer.pod ? [answer] : [];
     for (const r of results) record('evacuations', 1, { state: r.outcome });
   },
 });

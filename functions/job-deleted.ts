@@ -36,6 +36,6 @@ export const jobDeleted = defineTarget({
     return { outcome, job, kind: `${kind.group}/${kind.kind}`, why, workers: results, failures };
   },
   observe(answer) {
-    for (const w of (answer.workers as CascadeResult[] | undefined) ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
+    for (const w of answer.workers ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
   },
 });

@@ -1,5 +1,5 @@
 import { record } from '../shared/metrics/record.js';
-import { multiKueueParts, readManager, sweepWorker, type WorkerReport } from '../shared/multikueue/index.js';
+import { multiKueueParts, readManager, sweepWorker } from '../shared/multikueue/index.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -28,7 +28,7 @@ export const orphanSweep = defineTarget({
     return { outcome, summary, managerRequests: manager.requests, workers: reports, failures };
   },
   observe(answer) {
-    for (const w of (answer.workers as WorkerReport[] | undefined) ?? []) {
+    for (const w of answer.workers) {
       record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
       for (const d of w.decisions) record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
     }

@@ -106,7 +106,7 @@ const REFUSAL_REASONS: Record<number, string> = { 400: 'bad-input', 401: 'unauth
  * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
  */
-export function observeRequest(target: string, status: number, seconds: number, answer: Answer | undefined, tick: boolean, family?: (answer: Answer) => void): void {
+export function observeRequest<A extends Answer>(target: string, status: number, seconds: number, answer: A | undefined, tick: boolean, family?: (answer: A) => void): void {
   const code = String(status);
   record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : (REFUSAL_REASONS[status] ?? 'rejected') });
   record('requestDuration', seconds, { target, code });
@@ -115,7 +115,7 @@ export function observeRequest(target: string, status: number, seconds: number, 
 }
 
 /** observeRequest, then the push when this process pushes (record.ts). Never throws. */
-export async function requestDone(target: string, status: number, startedMs: number, answer: Answer | undefined, tick: boolean, family?: (answer: Answer) => void): Promise<void> {
+export async function requestDone<A extends Answer>(target: string, status: number, startedMs: number, answer: A | undefined, tick: boolean, family?: (answer: A) => void): Promise<void> {
   try {
     observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick, family);
   } catch {

@@ -47,7 +47,11 @@ export interface Call {
   dryRun: boolean;
 }
 
-export interface TargetSpec<Parts = unknown> {
+/**
+ * `A`: the answer this target gives, so its `observe` reads its own fields without casts (the
+ * wrapper, which serves every target, sees only `Answer`).
+ */
+export interface TargetSpec<Parts = unknown, A extends Answer = Answer> {
   name: string;
   accepts: Accepts<Parts>;
   needs: Needs;
@@ -56,13 +60,13 @@ export interface TargetSpec<Parts = unknown> {
    * built once at start, so a bad setting stops the process before it serves.
    */
   setup(rt: Runtime): Parts | Promise<Parts>;
-  handle(input: Input, parts: Parts, rt: Runtime, call: Call): Promise<Answer>;
+  handle(input: Input, parts: Parts, rt: Runtime, call: Call): Promise<A>;
   /**
    * What the family's answer says in metrics (metrics/record.ts), recorded after each answer;
    * the wrapper records requests and their durations for every target itself.
    */
-  observe?(answer: Answer): void;
+  observe?(answer: A): void;
 }
 
 /** Declares a target; only types are checked here (the registry is functions/index.ts). */
-export const defineTarget = <Parts>(spec: TargetSpec<Parts>): TargetSpec<Parts> => spec;
+export const defineTarget = <Parts, A extends Answer = Answer>(spec: TargetSpec<Parts, A>): TargetSpec<Parts, A> => spec;

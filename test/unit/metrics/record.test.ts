@@ -10,6 +10,7 @@ import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
 import { afterRequest, record, resetForTests } from '../../../shared/metrics/record.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
+import type { Answer } from '../../../shared/serve/answer.js';
 
 // The instrumentation without a cluster: what each result becomes, the bound on labels, the
 // queue before the SDK loads, and the push at the end of a request.
@@ -25,6 +26,11 @@ afterEach(async () => {
   delete process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT;
   await resetForTests();
 });
+
+/** A target's answer cut down to the fields its observe reads (each family's answer is typed in full). */
+function observed<A extends Answer>(target: string, status: number, seconds: number, answer: Answer, tick: boolean, family?: (answer: A) => void): void {
+  observeRequest(target, status, seconds, answer as A, tick, family);
+}
 
 describe('labels are bounded', () => {
   it('keeps the first values of a label and counts later ones as _other', () => {
@@ -92,9 +98,9 @@ describe('results become measurements', () => {
   });
 
   it('MultiKueue: cascades and orphans per worker', async () => {
-    observeRequest('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false, jobDeleted.observe);
+    observed('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false, jobDeleted.observe);
     const decisions = [{ kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Job', action: 'report' }];
-    observeRequest('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true, orphanSweep.observe);
+    observed('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true, orphanSweep.observe);
     const text = await scrape();
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w1",outcome="deleted"}')).toBe(1);
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w2",outcome="unreachable"}')).toBe(1);
@@ -104,10 +110,10 @@ describe('results become measurements', () => {
   });
 
   it('evacuations by state (a tick over many pods, an event over one) and defrag steps and freed nodes', async () => {
-    observeRequest('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true, evacuation.observe);
-    observeRequest('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false, evacuation.observe);
-    observeRequest('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true, defrag.observe);
-    observeRequest('defrag', 200, 0.5, { outcome: 'converged' }, true, defrag.observe);
+    observed('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true, evacuation.observe);
+    observed('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false, evacuation.observe);
+    observed('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true, defrag.observe);
+    observed('defrag', 200, 0.5, { outcome: 'converged' }, true, defrag.observe);
     const text = await scrape();
     expect(value(text, 'kube_tidy_evacuations_total{state="started"}')).toBe(2);
     expect(value(text, 'kube_tidy_evacuations_total{state="succeeded"}')).toBe(1);
