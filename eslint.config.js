@@ -4,14 +4,47 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importCycles from './infra/lint/import-cycles.js';
+import prettier from 'eslint-config-prettier';
 
 /** Folders whose modules decide: no client, no logger, no runtime, no I/O, no clock. */
-const PURE = ['shared/model/**', 'shared/policy/**', 'shared/strategies/**', 'shared/evictor/**', 'shared/plan/**', 'shared/cloudevents/**', 'shared/*/core/**'];
+const PURE = [
+  'shared/model/**',
+  'shared/policy/**',
+  'shared/strategies/**',
+  'shared/evictor/**',
+  'shared/plan/**',
+  'shared/cloudevents/**',
+  'shared/*/core/**',
+];
 
 const IMPURE_IMPORTS = [
-  { group: ['@kubernetes/client-node', 'pino', 'express', '@google-cloud/*', '@opentelemetry/*'], message: 'the pure core takes objects and `now` in and returns decisions: no client, logger or framework' },
-  { group: ['**/log.js', '**/runtime/**', '**/serve/**', '**/kube/**', '**/io/**', '**/cli/**', '**/cleanup/**', '**/metrics/**'], message: 'the pure core must not reach the runtime, the cluster or a family\'s I/O (metrics are recorded at the edges, from results)' },
-  { group: ['node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:os', 'node:worker_threads', 'fs', 'http', 'https', 'net', 'child_process', 'os'], message: 'no I/O in the pure core' },
+  {
+    group: ['@kubernetes/client-node', 'pino', 'express', '@google-cloud/*', '@opentelemetry/*'],
+    message: 'the pure core takes objects and `now` in and returns decisions: no client, logger or framework',
+  },
+  {
+    group: ['**/log.js', '**/runtime/**', '**/serve/**', '**/kube/**', '**/io/**', '**/cli/**', '**/cleanup/**', '**/metrics/**'],
+    message: "the pure core must not reach the runtime, the cluster or a family's I/O (metrics are recorded at the edges, from results)",
+  },
+  {
+    group: [
+      'node:fs',
+      'node:fs/*',
+      'node:http',
+      'node:https',
+      'node:net',
+      'node:child_process',
+      'node:os',
+      'node:worker_threads',
+      'fs',
+      'http',
+      'https',
+      'net',
+      'child_process',
+      'os',
+    ],
+    message: 'no I/O in the pure core',
+  },
 ];
 
 // The client-node methods that change a cluster. Only shared/kube (the writer and its
@@ -26,10 +59,23 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'infra/local/go/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is Prettier's (npm run format); no ESLint rule argues with it.
+  prettier,
   {
     // The bundle's entry is plain CommonJS run by Node (infra/bundle/loader.cjs).
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly', Buffer: 'readonly', globalThis: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        process: 'readonly',
+        Buffer: 'readonly',
+        globalThis: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
@@ -55,10 +101,25 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: IMPURE_IMPORTS }],
-      'no-restricted-globals': ['error', { name: 'process', message: 'configuration is read by a family\'s config.ts and passed in' }, { name: 'fetch', message: 'no I/O in the pure core' }, { name: 'setTimeout', message: 'no timers in the pure core' }, { name: 'setInterval', message: 'no timers in the pure core' }],
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'the clock is injected: take `now` as an argument' }, { object: 'Math', property: 'random', message: 'decisions are deterministic' }, { object: 'performance', property: 'now', message: 'the clock is injected' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: "configuration is read by a family's config.ts and passed in" },
+        { name: 'fetch', message: 'no I/O in the pure core' },
+        { name: 'setTimeout', message: 'no timers in the pure core' },
+        { name: 'setInterval', message: 'no timers in the pure core' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'the clock is injected: take `now` as an argument' },
+        { object: 'Math', property: 'random', message: 'decisions are deterministic' },
+        { object: 'performance', property: 'now', message: 'the clock is injected' },
+      ],
       // Listed with the writer's selector: a later block's rule replaces an earlier one's.
-      'no-restricted-syntax': ['error', NO_WRITES, { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'the clock is injected: take `now` as an argument' }],
+      'no-restricted-syntax': [
+        'error',
+        NO_WRITES,
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'the clock is injected: take `now` as an argument' },
+      ],
     },
   },
 );

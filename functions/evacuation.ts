@@ -1,4 +1,13 @@
-import { ANNOTATIONS, evacuate, EVICTION_REQUEST_GROUP, evacuationParts, KUBEVIRT_RESPONDER, respondAll, respondToStored, tick } from '../shared/evacuation/index.js';
+import {
+  ANNOTATIONS,
+  evacuate,
+  EVICTION_REQUEST_GROUP,
+  evacuationParts,
+  KUBEVIRT_RESPONDER,
+  respondAll,
+  respondToStored,
+  tick,
+} from '../shared/evacuation/index.js';
 import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
 import { BadRequestError } from '../shared/serve/handle.js';
@@ -32,20 +41,40 @@ export const evacuation = defineTarget({
         : parts.config.evictionRequests === 'off'
           ? `${EVICTION_REQUEST_GROUP} not used (EVACUATION_EVICTION_REQUESTS=off)`
           : `${EVICTION_REQUEST_GROUP} not installed`;
-      return { outcome: 'polled', summary: { pods: summary.pods, ...counts, freedSlots: summary.freedSlots, ...(summary.requestsCollected === undefined ? {} : { requestsCollected: summary.requestsCollected }) }, results: summary.results, evictionRequests, ...(deps.evictionRequests ? { responded } : {}) };
+      return {
+        outcome: 'polled',
+        summary: {
+          pods: summary.pods,
+          ...counts,
+          freedSlots: summary.freedSlots,
+          ...(summary.requestsCollected === undefined ? {} : { requestsCollected: summary.requestsCollected }),
+        },
+        results: summary.results,
+        evictionRequests,
+        ...(deps.evictionRequests ? { responded } : {}),
+      };
     }
     if (input.type === 'shard') throw new Error('unreachable: accepts no sweep shards');
     const kind = input.type === 'object' ? input.event.object.kind : input.event.ref.kind;
     // kube-tidy makes EvictionRequests, it does not take them in: its own progress is read back
     // on the next pod event or tick, and Evictions it responds to on ticks and their events.
-    if (kind === 'EvictionRequest') throw new BadRequestError(422, `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) events are not taken: mark the pod with ${ANNOTATIONS.request}; kube-tidy's own EvictionRequests are followed on ticks`);
+    if (kind === 'EvictionRequest')
+      throw new BadRequestError(
+        422,
+        `EvictionRequest (${EVICTION_REQUEST_GROUP}, KEP-4563) events are not taken: mark the pod with ${ANNOTATIONS.request}; kube-tidy's own EvictionRequests are followed on ticks`,
+      );
     const ref = { namespace: input.namespace, name: input.name };
-    if (parts.config.scope && ref.namespace !== parts.config.scope) return { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${parts.config.scope}` };
+    if (parts.config.scope && ref.namespace !== parts.config.scope)
+      return { outcome: 'nothing-to-do', pod: `${ref.namespace}/${ref.name}`, why: `outside ${parts.config.scope}` };
     if (kind === 'Eviction') {
       // A hint that an Eviction changed, so the responder need not wait for a tick: the stored
       // Eviction (its targetResponders) decides whether kube-tidy acts, not the event's copy.
       const deps = await parts.deps();
-      if (!deps.evictionRequests) throw new BadRequestError(422, `Eviction (${EVICTION_REQUEST_GROUP}) events are taken only where the group is served and EVACUATION_EVICTION_REQUESTS is not off`);
+      if (!deps.evictionRequests)
+        throw new BadRequestError(
+          422,
+          `Eviction (${EVICTION_REQUEST_GROUP}) events are taken only where the group is served and EVACUATION_EVICTION_REQUESTS is not off`,
+        );
       const r = await respondToStored(deps, ref, parts.config.responder, KUBEVIRT_RESPONDER);
       return { outcome: r.step === 'none' ? 'nothing-to-do' : 'responded', why: r.why, responded: [r] };
     }

@@ -67,9 +67,11 @@ export const invoke = defineTarget({
       const sent = runToken(input.headers, rt.auth.platform === 'none');
       if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
       if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
-    } else if (body.override) throw new BadRequestError(400, 'body.override: resuming what an abort stopped is a run: set "mode": "run" and "confirm": true, with the token');
+    } else if (body.override)
+      throw new BadRequestError(400, 'body.override: resuming what an abort stopped is a run: set "mode": "run" and "confirm": true, with the token');
     const opts = { allowUnsupported: body.allowUnsupported };
-    const policy = body.policy === undefined ? policyOf(rt) : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
+    const policy =
+      body.policy === undefined ? policyOf(rt) : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
     const summary = await runPass(rt, {
       policy,
       namespaces: body.namespaces,

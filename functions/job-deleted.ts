@@ -18,13 +18,19 @@ export const jobDeleted = defineTarget({
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only object events');
     const ref = input.type === 'object' ? { apiVersion: input.event.object.apiVersion, kind: input.event.object.kind } : input.event.ref;
     const kind = matchKind(mk.kinds, ref.apiVersion, ref.kind);
-    if (!kind) throw new BadRequestError(422, `jobDeleted takes ${mk.kinds.map((k) => `${k.group}/${k.kind}`).join(', ')} events, not ${ref.apiVersion} ${ref.kind} (MULTIKUEUE_JOB_KINDS)`);
+    if (!kind)
+      throw new BadRequestError(
+        422,
+        `jobDeleted takes ${mk.kinds.map((k) => `${k.group}/${k.kind}`).join(', ')} events, not ${ref.apiVersion} ${ref.kind} (MULTIKUEUE_JOB_KINDS)`,
+      );
     const job = `${input.namespace}/${input.name}`;
     if (input.event.verb !== 'delete') return { outcome: 'nothing-to-do', job, why: `a ${input.event.verb} event; only deletions cascade` };
 
     const workers = await mk.workers.list();
     const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION };
-    const results: CascadeResult[] = await Promise.all(workers.map((w) => cascadeDelete(w, mk.writer(w), kind, { namespace: input.namespace, name: input.name }, opts)));
+    const results: CascadeResult[] = await Promise.all(
+      workers.map((w) => cascadeDelete(w, mk.writer(w), kind, { namespace: input.namespace, name: input.name }, opts)),
+    );
     const failures = { transient: results.filter((r) => r.outcome === 'unreachable').length, refused: results.filter((r) => r.outcome === 'failed').length };
     // Re-read the workers on the retry: a rotated Secret may be the reason.
     if (failures.transient || failures.refused) {

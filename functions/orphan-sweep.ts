@@ -20,7 +20,10 @@ export const orphanSweep = defineTarget({
     const manager = await readManager(mk.manager, opts.kinds);
     const workers = await mk.workers.list();
     const reports = await Promise.all(workers.map((w) => sweepWorker(w, mk.writer(w), manager, opts)));
-    const failures = { transient: reports.filter((r) => r.outcome === 'unreachable').length, refused: reports.filter((r) => r.outcome !== 'swept' && r.outcome !== 'unreachable').length };
+    const failures = {
+      transient: reports.filter((r) => r.outcome === 'unreachable').length,
+      refused: reports.filter((r) => r.outcome !== 'swept' && r.outcome !== 'unreachable').length,
+    };
     if (failures.transient || failures.refused) mk.workers.invalidate();
     const summary = Object.fromEntries(reports.map((r) => [r.worker, r.outcome === 'swept' ? r.counts : r.outcome]));
     rt.log.info({ orphanSweep: summary, dryRun: opts.dryRun }, 'orphan sweep done');

@@ -26,7 +26,14 @@ export const podTerminated = defineTarget({
       // without a request. A copy that selects is not believed: the stored pod decides.
       const hint = await decideOne(rt, copy);
       // When only time stands in the way, say when (eligibleAt): no later event may come for it; a sweep acts then.
-      if (!hint.decision) return { outcome: hint.kept.length ? 'kept' : 'nothing-to-do', pod, why: hint.why, kept: hint.kept, ...(hint.eligibleAt ? { eligibleAt: hint.eligibleAt } : {}) };
+      if (!hint.decision)
+        return {
+          outcome: hint.kept.length ? 'kept' : 'nothing-to-do',
+          pod,
+          why: hint.why,
+          kept: hint.kept,
+          ...(hint.eligibleAt ? { eligibleAt: hint.eligibleAt } : {}),
+        };
       const { uid, resourceVersion } = copy.metadata;
       return removeSelected(rt, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
     }

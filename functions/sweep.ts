@@ -19,7 +19,12 @@ import { defineTarget } from '../shared/serve/target.js';
  */
 export const sweep = defineTarget({
   name: 'sweep',
-  accepts: { ticks: true, shards: true, plain: 'tick', hint: 'sweep takes schedule ticks (dev.knative.sources.ping), its own shards or a plain POST; pod events go to podTerminated' },
+  accepts: {
+    ticks: true,
+    shards: true,
+    plain: 'tick',
+    hint: 'sweep takes schedule ticks (dev.knative.sources.ping), its own shards or a plain POST; pod events go to podTerminated',
+  },
   needs: { policy: true, cluster: 'at-start' },
   setup: cleanupParts,
   async handle(input, parts, rt) {
@@ -32,7 +37,9 @@ export const sweep = defineTarget({
       rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
       return answer;
     }
-    const fanOut = parts.config.shardSink ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE, planNamespace: parts.config.SWEEP_PLAN_NAMESPACE } : undefined;
+    const fanOut = parts.config.shardSink
+      ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE, planNamespace: parts.config.SWEEP_PLAN_NAMESPACE }
+      : undefined;
     const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
     const { results, keptPods, failures, ...counts } = summary;
     rt.log.info({ sweep: counts, failures }, 'sweep done');

@@ -24,17 +24,23 @@ describe('createLogger', () => {
     { sentence: 'on Cloud Run warn becomes WARNING', env: GCP_RUN, level: 'warn', severity: 'WARNING' },
     { sentence: 'on Cloud Run error becomes ERROR', env: GCP_RUN, level: 'error', severity: 'ERROR' },
     { sentence: 'on Cloud Run fatal becomes CRITICAL', env: GCP_RUN, level: 'fatal', severity: 'CRITICAL' },
-    { sentence: 'on first-generation functions debug becomes DEBUG', env: { FUNCTION_TARGET: 'sweep', GOOGLE_CLOUD_PROJECT: 'p', LOG_LEVEL: 'debug' }, level: 'debug', severity: 'DEBUG' },
-  ] as const) it(row.sentence, () => {
-    const { env, level, severity } = row;
-    const { logger, lines } = capture(env);
-    logger[level]({ pod: 'ml/a' }, 'deleted');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ severity, message: 'deleted', pod: 'ml/a' });
-    expect(lines[0]).not.toHaveProperty('level');
-    expect(lines[0]).not.toHaveProperty('msg');
-    expect(lines[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  });
+    {
+      sentence: 'on first-generation functions debug becomes DEBUG',
+      env: { FUNCTION_TARGET: 'sweep', GOOGLE_CLOUD_PROJECT: 'p', LOG_LEVEL: 'debug' },
+      level: 'debug',
+      severity: 'DEBUG',
+    },
+  ] as const)
+    it(row.sentence, () => {
+      const { env, level, severity } = row;
+      const { logger, lines } = capture(env);
+      logger[level]({ pod: 'ml/a' }, 'deleted');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ severity, message: 'deleted', pod: 'ml/a' });
+      expect(lines[0]).not.toHaveProperty('level');
+      expect(lines[0]).not.toHaveProperty('msg');
+      expect(lines[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    });
 
   it('elsewhere writes plain pino JSON with a numeric level and msg', () => {
     const { logger, lines } = capture({});
@@ -47,14 +53,15 @@ describe('createLogger', () => {
     { sentence: 'LOG_LEVEL=warn drops info', env: { LOG_LEVEL: 'warn' }, written: 1 },
     { sentence: 'LOG_LEVEL=debug keeps debug', env: { LOG_LEVEL: 'debug' }, written: 3 },
     { sentence: 'the default level is info', env: {}, written: 2 },
-  ]) it(row.sentence, () => {
-    const { env, written } = row;
-    const { logger, lines } = capture(env);
-    logger.debug('d');
-    logger.info('i');
-    logger.warn('w');
-    expect(lines).toHaveLength(written);
-  });
+  ])
+    it(row.sentence, () => {
+      const { env, written } = row;
+      const { logger, lines } = capture(env);
+      logger.debug('d');
+      logger.info('i');
+      logger.warn('w');
+      expect(lines).toHaveLength(written);
+    });
 
   for (const row of [
     { sentence: 'an authorization header is redacted', fields: { headers: { authorization: 'Bearer abc' } } },
@@ -62,13 +69,14 @@ describe('createLogger', () => {
     { sentence: 'a token is redacted', fields: { token: 'abc' } },
     { sentence: 'a token one level down is redacted', fields: { user: { token: 'abc' } } },
     { sentence: 'kubeconfig contents are redacted', fields: { kubeconfig: 'users: [{user: {token: abc}}]' } },
-  ]) it(row.sentence, () => {
-    const { fields } = row;
-    const { logger, lines } = capture(GCP_RUN);
-    logger.info(fields, 'request');
-    expect(JSON.stringify(lines[0])).not.toContain('abc');
-    expect(JSON.stringify(lines[0])).toContain('[redacted]');
-  });
+  ])
+    it(row.sentence, () => {
+      const { fields } = row;
+      const { logger, lines } = capture(GCP_RUN);
+      logger.info(fields, 'request');
+      expect(JSON.stringify(lines[0])).not.toContain('abc');
+      expect(JSON.stringify(lines[0])).toContain('[redacted]');
+    });
 });
 
 describe('onGoogleCloud', () => {
@@ -77,8 +85,9 @@ describe('onGoogleCloud', () => {
     { env: { FUNCTION_TARGET: 't', GOOGLE_CLOUD_PROJECT: 'p' }, expected: true },
     { env: { FUNCTION_TARGET: 't' }, expected: false },
     { env: {}, expected: false },
-  ]) it(`is ${JSON.stringify(row.expected)} for ${JSON.stringify(row.env)}`, () => {
-    const { env, expected } = row;
-    expect(onGoogleCloud(env)).toBe(expected);
-  });
+  ])
+    it(`is ${JSON.stringify(row.expected)} for ${JSON.stringify(row.env)}`, () => {
+      const { env, expected } = row;
+      expect(onGoogleCloud(env)).toBe(expected);
+    });
 });

@@ -64,4 +64,3 @@ export function createLogger({ env = process.env, destination, name, level }: Cr
   }
   return destination ? pino(options, destination) : pino(options);
 }
-

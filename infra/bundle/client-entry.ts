@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 const PACKAGE = '@kubernetes/client-node';
 const NAMED = /import\s+(type\s+)?\{([^}]*)\}\s*from\s*['"]@kubernetes\/client-node['"]/g;
-const OTHER = /import\s*\*\s*as\s+\w+\s+from\s*['"]@kubernetes\/client-node['"]|import\s*\(\s*['"]@kubernetes\/client-node['"]\s*\)|import\s+\w+\s*(,|from)\s*['"]?@kubernetes\/client-node/;
+const OTHER =
+  /import\s*\*\s*as\s+\w+\s+from\s*['"]@kubernetes\/client-node['"]|import\s*\(\s*['"]@kubernetes\/client-node['"]\s*\)|import\s+\w+\s*(,|from)\s*['"]?@kubernetes\/client-node/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

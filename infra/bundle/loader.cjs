@@ -54,7 +54,10 @@ function run(name) {
   const cacheFile = /^[A-Za-z]+$/.test(target) ? join(__dirname, 'code-cache', `${target}-${name}-${BUILD}.bin`) : undefined;
   const cachedData = cacheFile ? readCache(cacheFile) : undefined;
   // The CommonJS wrapper, on the source's first line so line numbers in stack traces hold.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`, { filename: file, cachedData: cachedData ?? undefined });
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`, {
+    filename: file,
+    cachedData: cachedData ?? undefined,
+  });
   status[name] = cachedData === undefined ? 'none' : cachedData === null || script.cachedDataRejected ? 'rejected' : 'accepted';
   if (cacheFile && writeCache) {
     // At exit, after the first requests: the cache then holds every function compiled so far.

@@ -45,7 +45,12 @@ current-context: none
 
 function podUpdate(phase: string, since: Date): RequestInit {
   const at = since.toISOString();
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'warm', namespace: 'default', uid: 'warm', creationTimestamp: at }, status: { phase, startTime: at } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'warm', namespace: 'default', uid: 'warm', creationTimestamp: at },
+    status: { phase, startTime: at },
+  };
   return { method: 'POST', ...httpMessage(toApiServerSourceEvent('update', pod, 'https://kubernetes.default.svc')) };
 }
 

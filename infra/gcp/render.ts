@@ -23,10 +23,18 @@ function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
   // The cluster is reached with a kubeconfig (a ServiceAccount token of the same least-RBAC
   // account infra/knative creates) and the policy from a file, both from Secret Manager.
   const shards = f.events.some((e) => 'shards' in e);
-  const env = functionEnv(decl, target, f, { namespace: decl.provider.namespace, kueueNamespace: decl.provider.kueueNamespace, prefix: decl.service, image: '' })
+  const env = functionEnv(decl, target, f, {
+    namespace: decl.provider.namespace,
+    kueueNamespace: decl.provider.kueueNamespace,
+    prefix: decl.service,
+    image: '',
+  })
     // No broker on Cloud Run: shards go to the function's own Pub/Sub topic instead.
     .filter((e) => e.name !== 'POLICY_CONFIGMAP' && e.name !== 'SWEEP_SHARD_SINK')
-    .concat([{ name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` }, { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` }])
+    .concat([
+      { name: 'POLICY_FILE', value: `${POLICY_MOUNT}/policy.yaml` },
+      { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` },
+    ])
     .concat(shards ? [{ name: 'SWEEP_SHARD_TOPIC', value: topicPath(shardTopicFor(target)) }] : [])
     .concat(google ? Object.entries(googleSenderAuthEnv(target, f)).map(([name, value]) => ({ name, value })) : []);
   return {
@@ -84,7 +92,13 @@ function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, 
     timeZone: timezone ?? 'Etc/UTC',
     attemptDeadline: `${Math.min(1800, f.timeout + 30)}s`,
     retryConfig: { retryCount: 3, minBackoffDuration: '5s', maxBackoffDuration: '60s' },
-    httpTarget: { uri, httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.from('{}').toString('base64'), oidcToken: { serviceAccountEmail: SA('scheduler'), audience: uri } },
+    httpTarget: {
+      uri,
+      httpMethod: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: Buffer.from('{}').toString('base64'),
+      oidcToken: { serviceAccountEmail: SA('scheduler'), audience: uri },
+    },
   };
 }
 

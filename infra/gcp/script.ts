@@ -42,7 +42,9 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
   const google = decl.provider.senderAuth.gcp === 'google';
   const callers = ['scheduler', 'eventarc', ...(google && Object.values(decl.functions).some((f) => f.events.some((e) => 'http' in e)) ? ['caller'] : [])];
   const kinds = [...new Set(Object.values(decl.functions).flatMap((f) => f.events.flatMap((e) => ('cloudEvent' in e ? [e.cloudEvent.kind] : []))))];
-  const sharding = Object.entries(decl.functions).filter(([, f]) => f.events.some((e) => 'shards' in e)).map(([t]) => t);
+  const sharding = Object.entries(decl.functions)
+    .filter(([, f]) => f.events.some((e) => 'shards' in e))
+    .map(([t]) => t);
   const lines = [
     '#!/usr/bin/env bash',
     '# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.',

@@ -14,10 +14,15 @@ export function buildHelm(): string {
   // Helm's Makefile sets its version the same way; without it `helm version` says "main".
   const ldflags = `-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}`;
   const parallel = process.env.KUBE_TIDY_GO_PARALLEL ?? '2';
-  runGo(['install', '-p', parallel, '-trimpath', '-ldflags', ldflags, `helm.sh/helm/v4/cmd/helm@${HELM_VERSION}`], helmBinDir(), (m) => console.log(`[helm:build] ${m}`), {
-    GOBIN: helmBinDir(),
-    GOFLAGS: '',
-  });
+  runGo(
+    ['install', '-p', parallel, '-trimpath', '-ldflags', ldflags, `helm.sh/helm/v4/cmd/helm@${HELM_VERSION}`],
+    helmBinDir(),
+    (m) => console.log(`[helm:build] ${m}`),
+    {
+      GOBIN: helmBinDir(),
+      GOFLAGS: '',
+    },
+  );
   if (!existsSync(helmBin())) throw new Error(`go install finished but ${helmBin()} is missing`);
   const seconds = Math.round((Date.now() - started) / 1000);
   writeFileSync(helmStamp(), JSON.stringify({ HELM_VERSION, seconds, builtAt: new Date().toISOString() }) + '\n');

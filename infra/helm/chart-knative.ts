@@ -123,7 +123,14 @@ export function knativeTemplates(decl: Declaration): Record<string, string> {
 }
 
 /** The defaults values.yaml carries for what the templates above read. */
-export function knativeDefaults(decl: Declaration): { image: string; dryRun: boolean; logLevel: string; policy: string; schedules: Record<string, string>; selectors: Record<string, unknown> } {
+export function knativeDefaults(decl: Declaration): {
+  image: string;
+  dryRun: boolean;
+  logLevel: string;
+  policy: string;
+  schedules: Record<string, string>;
+  selectors: Record<string, unknown>;
+} {
   const schedules: Record<string, string> = {};
   for (const [target, f] of Object.entries(decl.functions)) for (const e of f.events) if ('schedule' in e) schedules[target] = e.schedule.cron;
   const src = decl.provider.sources.apiserver;

@@ -13,10 +13,20 @@ type Obj = Record<string, unknown>;
 const RBAC = 'rbac.authorization.k8s.io/v1';
 const LABELS = '{{- include "kube-tidy.labels" . | nindent 4 }}';
 
-const toRule = (r: Pick<Rule, 'apiGroups' | 'resources' | 'verbs' | 'resourceNames'>): Obj => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) });
+const toRule = (r: Pick<Rule, 'apiGroups' | 'resources' | 'verbs' | 'resourceNames'>): Obj => ({
+  apiGroups: r.apiGroups,
+  resources: r.resources,
+  verbs: r.verbs,
+  ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
+});
 
 /** A list item (`- ...`) indented by two, for a `rules:` block. */
-const item = (o: Obj): string => stringify([o], { lineWidth: 0 }).trimEnd().split('\n').map((l) => `  ${l}`).join('\n');
+const item = (o: Obj): string =>
+  stringify([o], { lineWidth: 0 })
+    .trimEnd()
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 
 /** Each function's rules of one scope, guarded by whether values enable that function. */
 function guardedRules(decl: Declaration, scope: Rule['namespace']): string {
@@ -56,7 +66,12 @@ export function standaloneRbacTemplate(decl: Declaration): string {
     guardedRules(decl, 'own'),
     // create cannot be limited by name (the name is not known at authorization); the rest can.
     item({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }),
-    item({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['{{ include "kube-tidy.standalone.lease" . }}'], verbs: ['get', 'update'] }),
+    item({
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: ['{{ include "kube-tidy.standalone.lease" . }}'],
+      verbs: ['get', 'update'],
+    }),
     ...(policyName ? [item({ apiGroups: [''], resources: ['configmaps'], resourceNames: [policyName], verbs: ['get', 'watch'] })] : []),
   ].filter((s) => s !== '');
   const docs = [
@@ -66,7 +81,11 @@ export function standaloneRbacTemplate(decl: Declaration): string {
   ];
   const kueue = guardedRules(decl, 'kueue');
   // Only with MultiKueue (values.multiKueue, _helpers.tpl): kueueNamespace may not exist.
-  const users = Object.entries(decl.functions).filter(([, f]) => f.rbac.some((r) => r.namespace === 'kueue')).map(([t]) => `(has "${t}" .Values.standalone.functions)`);
-  const kueueDoc = kueue ? `{{- if and (or ${users.join(' ')}) (include "kube-tidy.multiKueue" .) }}\n---\n${role('Role', name, '{{ .Values.kueueNamespace }}', kueue)}\n{{- end }}` : '';
+  const users = Object.entries(decl.functions)
+    .filter(([, f]) => f.rbac.some((r) => r.namespace === 'kueue'))
+    .map(([t]) => `(has "${t}" .Values.standalone.functions)`);
+  const kueueDoc = kueue
+    ? `{{- if and (or ${users.join(' ')}) (include "kube-tidy.multiKueue" .) }}\n---\n${role('Role', name, '{{ .Values.kueueNamespace }}', kueue)}\n{{- end }}`
+    : '';
   return `${TEMPLATE_HEADER}{{- if eq .Values.mode "standalone" }}\n${docs.map((d) => `---\n${d}`).join('\n')}\n${kueueDoc}\n{{- end }}\n`;
 }

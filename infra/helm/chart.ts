@@ -64,7 +64,10 @@ standalone:
   # More than one is safe: a Lease elects the one that acts; the others wait to take over.
   replicas: 1
   # The functions run in-process (every one with an event or a schedule).
-${block('functions', functions).split('\n').map((l) => `  ${l}`).join('\n')}
+${block('functions', functions)
+  .split('\n')
+  .map((l) => `  ${l}`)
+  .join('\n')}
   # Leader election (coordination.k8s.io/v1 Lease), as client-go's defaults.
   leaseDurationSeconds: 15
   renewDeadlineSeconds: 10

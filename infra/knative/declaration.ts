@@ -13,7 +13,9 @@ export const DECLARATION_FILE = join(REPO_ROOT, 'serverless.yml');
 const name = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a DNS label');
 const selector = z.strictObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
-  matchExpressions: z.array(z.strictObject({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() })).optional(),
+  matchExpressions: z
+    .array(z.strictObject({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() }))
+    .optional(),
 });
 
 const rule = z.strictObject({
@@ -64,7 +66,11 @@ export const DeclarationSchema = z.strictObject({
     namespace: name,
     kueueNamespace: name,
     environment: z.record(z.string(), z.string()),
-    delivery: z.strictObject({ retry: z.number().int().min(0), backoffPolicy: z.enum(['exponential', 'linear']), backoffDelay: z.string().regex(/^PT\d+(\.\d+)?S$/) }),
+    delivery: z.strictObject({
+      retry: z.number().int().min(0),
+      backoffPolicy: z.enum(['exponential', 'linear']),
+      backoffDelay: z.string().regex(/^PT\d+(\.\d+)?S$/),
+    }),
     deadLetter: z.strictObject({ image: z.string() }),
     /**
      * Who may call the functions (shared/serve/auth.ts): per platform, the kind of sender

@@ -33,7 +33,12 @@ function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, names
   };
 }
 
-const toRule = (r: Rule): Obj => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) });
+const toRule = (r: Rule): Obj => ({
+  apiGroups: r.apiGroups,
+  resources: r.resources,
+  verbs: r.verbs,
+  ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
+});
 
 export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
   const out: Obj[] = [];
@@ -47,7 +52,10 @@ export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
       out.push({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: roleName, labels }, rules: cluster.map(toRule) });
       out.push(binding('ClusterRoleBinding', roleName, undefined, sa));
     }
-    for (const [scope, namespace] of [['kueue', o.kueueNamespace], ['own', o.namespace]] as const) {
+    for (const [scope, namespace] of [
+      ['kueue', o.kueueNamespace],
+      ['own', o.namespace],
+    ] as const) {
       const rules = f.rbac.filter((r) => r.namespace === scope);
       if (!rules.length) continue;
       const name = scope === 'kueue' ? roleName : `${roleName}-own`;
@@ -58,7 +66,12 @@ export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
     if (policy) {
       // By name: get at start, watch (with a metadata.name field selector) for edits.
       const name = `${roleName}-policy`;
-      out.push({ apiVersion: RBAC, kind: 'Role', metadata: { name, namespace: policy.namespace, labels }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [policy.name], verbs: ['get', 'watch'] }] });
+      out.push({
+        apiVersion: RBAC,
+        kind: 'Role',
+        metadata: { name, namespace: policy.namespace, labels },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [policy.name], verbs: ['get', 'watch'] }],
+      });
       out.push(binding('RoleBinding', name, policy.namespace, sa));
     }
   }
@@ -82,6 +95,11 @@ export function renderRbac(decl: Declaration, o: RenderOptions): Obj[] {
     out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: INVOKER, namespace: o.namespace, labels }, automountServiceAccountToken: false });
   }
   // The dead-letter sink only logs: an account with no rights and no token mounted.
-  out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dead-letters', namespace: o.namespace, labels }, automountServiceAccountToken: false });
+  out.push({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'dead-letters', namespace: o.namespace, labels },
+    automountServiceAccountToken: false,
+  });
   return out;
 }

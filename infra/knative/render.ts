@@ -8,7 +8,6 @@ export type { RenderOptions } from './declaration.js';
 import { policyConfigMap, renderRbac } from './rbac.js';
 import { knativeAudience, knativeSenderAuthEnv } from './sender-auth.js';
 
-
 type Obj = Record<string, unknown>;
 export const BROKER = 'kube-tidy';
 /** The MT channel-based broker's ingress address (Knative Eventing's broker-ingress Service). */
@@ -32,7 +31,13 @@ function container(image: string, env: Obj[]): Obj {
     image,
     env,
     resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
-    securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+    securityContext: {
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
   };
 }
 
@@ -55,7 +60,10 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
     // (filter on the shard type) delivers back from.
     ...(f.events.some((e) => 'shards' in e) ? { SWEEP_SHARD_SINK: brokerUrl(o.namespace) } : {}),
   };
-  const secret = Object.entries(f.secretEnvironment ?? {}).map(([name, s]) => ({ name, valueFrom: { secretKeyRef: { name: s.secret, key: s.key, optional: true } } }));
+  const secret = Object.entries(f.secretEnvironment ?? {}).map(([name, s]) => ({
+    name,
+    valueFrom: { secretKeyRef: { name: s.secret, key: s.key, optional: true } },
+  }));
   return [...Object.entries(plain).map(([name, value]) => ({ name, value })), ...secret];
 }
 
@@ -70,11 +78,20 @@ function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: R
   return {
     apiVersion: 'serving.knative.dev/v1',
     kind: 'Service',
-    metadata: { name: kebab(target), namespace: o.namespace, labels: { 'app.kubernetes.io/part-of': decl.service, 'kube-tidy.dev/function': target, ...visibility } },
+    metadata: {
+      name: kebab(target),
+      namespace: o.namespace,
+      labels: { 'app.kubernetes.io/part-of': decl.service, 'kube-tidy.dev/function': target, ...visibility },
+    },
     spec: {
       template: {
         metadata: { annotations: { 'autoscaling.knative.dev/min-scale': String(f.scaling.min), 'autoscaling.knative.dev/max-scale': String(f.scaling.max) } },
-        spec: { serviceAccountName: kebab(target), containerConcurrency: f.scaling.concurrency, timeoutSeconds: f.timeout, containers: [container(o.image, [...functionEnv(decl, target, f, o), ...senderAuthEnv(decl, target, f, o)])] },
+        spec: {
+          serviceAccountName: kebab(target),
+          containerConcurrency: f.scaling.concurrency,
+          timeoutSeconds: f.timeout,
+          containers: [container(o.image, [...functionEnv(decl, target, f, o), ...senderAuthEnv(decl, target, f, o)])],
+        },
       },
     },
   };
@@ -85,14 +102,25 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
   const broker = { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: BROKER, namespace: o.namespace };
   const sink = { ref: broker };
   const out: Obj[] = [
-    { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', metadata: { name: BROKER, namespace: o.namespace, labels, annotations: { 'eventing.knative.dev/broker.class': 'MTChannelBasedBroker' } }, spec: { delivery: delivery(decl, o) } },
+    {
+      apiVersion: 'eventing.knative.dev/v1',
+      kind: 'Broker',
+      metadata: { name: BROKER, namespace: o.namespace, labels, annotations: { 'eventing.knative.dev/broker.class': 'MTChannelBasedBroker' } },
+      spec: { delivery: delivery(decl, o) },
+    },
   ];
   const src = decl.provider.sources.apiserver;
   out.push({
     apiVersion: 'sources.knative.dev/v1',
     kind: 'ApiServerSource',
     metadata: { name: 'apiserver', namespace: o.namespace, labels },
-    spec: { mode: 'Resource', serviceAccountName: 'apiserver-source', resources: src.resources, ...(src.namespaceSelector ? { namespaceSelector: src.namespaceSelector } : {}), sink },
+    spec: {
+      mode: 'Resource',
+      serviceAccountName: 'apiserver-source',
+      resources: src.resources,
+      ...(src.namespaceSelector ? { namespaceSelector: src.namespaceSelector } : {}),
+      sink,
+    },
   });
   for (const [target, f] of Object.entries(decl.functions)) {
     // With an audience the broker's filter attaches a token of the Trigger's OIDC account.
@@ -115,7 +143,13 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
           apiVersion: 'sources.knative.dev/v1',
           kind: 'PingSource',
           metadata: { name, namespace: o.namespace, labels },
-          spec: { schedule: e.schedule.cron, ...(e.schedule.timezone ? { timezone: e.schedule.timezone } : {}), contentType: 'application/json', data: JSON.stringify({ function: target }), sink },
+          spec: {
+            schedule: e.schedule.cron,
+            ...(e.schedule.timezone ? { timezone: e.schedule.timezone } : {}),
+            contentType: 'application/json',
+            data: JSON.stringify({ function: target }),
+            sink,
+          },
         });
         out.push(trigger(triggerName(target, e, i)!, { type: 'dev.knative.sources.ping', source: `/apis/v1/namespaces/${o.namespace}/pingsources/${name}` }));
       }
@@ -127,14 +161,21 @@ function eventing(decl: Declaration, o: RenderOptions): Obj[] {
 /** The manifests, file by file, in the order they are applied. */
 export function renderKnative(decl: Declaration, o: RenderOptions = defaultOptions(decl)): Record<string, Obj[]> {
   const labels = { 'app.kubernetes.io/part-of': decl.service };
-  const policies = new Map(Object.keys(decl.functions).flatMap((t) => {
-    const p = policyConfigMap(decl, t, o);
-    return p ? [[`${p.namespace}/${p.name}`, p] as const] : [];
-  }));
+  const policies = new Map(
+    Object.keys(decl.functions).flatMap((t) => {
+      const p = policyConfigMap(decl, t, o);
+      return p ? [[`${p.namespace}/${p.name}`, p] as const] : [];
+    }),
+  );
   const policyText = readFileSync(POLICY_FILE, 'utf8');
   return {
     '00-namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels } }],
-    '10-policy.yaml': [...policies.values()].map((p) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: p.name, namespace: p.namespace, labels }, data: { 'policy.yaml': policyText } })),
+    '10-policy.yaml': [...policies.values()].map((p) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: p.name, namespace: p.namespace, labels },
+      data: { 'policy.yaml': policyText },
+    })),
     '20-rbac.yaml': renderRbac(decl, o),
     '30-services.yaml': [
       ...Object.entries(decl.functions).map(([t, f]) => knativeService(decl, t, f, o)),

@@ -25,7 +25,10 @@ export function knativeAudience(namespace: string, target: string): string {
 export function triggerSender(namespace: string, trigger: string): string {
   const name = `${trigger}${TRIGGER_ACCOUNT_SUFFIX}`.toLowerCase();
   // Longer names are hashed by Knative; keep them predictable instead of copying the hash.
-  if (name.length > 63) throw new Error(`Trigger ${trigger}: its OIDC ServiceAccount name would be hashed by Knative; use a Trigger name of at most ${63 - TRIGGER_ACCOUNT_SUFFIX.length} characters`);
+  if (name.length > 63)
+    throw new Error(
+      `Trigger ${trigger}: its OIDC ServiceAccount name would be hashed by Knative; use a Trigger name of at most ${63 - TRIGGER_ACCOUNT_SUFFIX.length} characters`,
+    );
   return `system:serviceaccount:${namespace}:${name}`;
 }
 

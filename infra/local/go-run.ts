@@ -37,6 +37,10 @@ export function cachedGoBuild(o: { name: string; bin: string; pkg: string; cwd: 
 /** A short hash of a wrapper module's sources (`files` under `dir`): part of its cache key, so an edit rebuilds. */
 export function sourceHash(dir: string, files: readonly string[]): string {
   const h = createHash('sha256');
-  for (const f of files) h.update(f).update('\0').update(readFileSync(join(dir, f))).update('\0');
+  for (const f of files)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(join(dir, f)))
+      .update('\0');
   return h.digest('hex').slice(0, 16);
 }

@@ -21,18 +21,30 @@ describe('pod cleanup configuration', () => {
 
   describe('where shards go', () => {
     it('a broker URL, or Knative’s K_SINK when none is set', () => {
-      expect(readCleanupConfig({ SWEEP_SHARD_SINK: 'http://broker/ns/default', K_SINK: 'http://other/' }).shardSink).toEqual({ url: 'http://broker/ns/default' });
+      expect(readCleanupConfig({ SWEEP_SHARD_SINK: 'http://broker/ns/default', K_SINK: 'http://other/' }).shardSink).toEqual({
+        url: 'http://broker/ns/default',
+      });
       expect(readCleanupConfig({ K_SINK: 'http://other/' }).shardSink).toEqual({ url: 'http://other/' });
       expect(readCleanupConfig({}).shardSink).toBeUndefined();
     });
 
     it('on GCP a Pub/Sub topic, ahead of K_SINK, with the emulator and metadata hosts Google’s libraries read', () => {
-      expect(readCleanupConfig({ SWEEP_SHARD_TOPIC: 'projects/my-proj/topics/kube-tidy-sweep-shards', K_SINK: 'http://other/', PUBSUB_EMULATOR_HOST: 'localhost:8085' }).shardSink).toEqual({ topic: 'projects/my-proj/topics/kube-tidy-sweep-shards', emulatorHost: 'localhost:8085' });
+      expect(
+        readCleanupConfig({
+          SWEEP_SHARD_TOPIC: 'projects/my-proj/topics/kube-tidy-sweep-shards',
+          K_SINK: 'http://other/',
+          PUBSUB_EMULATOR_HOST: 'localhost:8085',
+        }).shardSink,
+      ).toEqual({ topic: 'projects/my-proj/topics/kube-tidy-sweep-shards', emulatorHost: 'localhost:8085' });
     });
 
     it('refuses a topic that is not a full topic name, both a sink and a topic, and a host with a path', () => {
-      expect(() => readCleanupConfig({ SWEEP_SHARD_TOPIC: 'kube-tidy-sweep-shards' })).toThrow(/SWEEP_SHARD_TOPIC: expected projects\/<project>\/topics\/<topic>/);
-      expect(() => readCleanupConfig({ SWEEP_SHARD_TOPIC: 'projects/my-proj/topics/t1x', SWEEP_SHARD_SINK: 'http://broker/' })).toThrow(/SWEEP_SHARD_TOPIC: set SWEEP_SHARD_SINK or SWEEP_SHARD_TOPIC, not both/);
+      expect(() => readCleanupConfig({ SWEEP_SHARD_TOPIC: 'kube-tidy-sweep-shards' })).toThrow(
+        /SWEEP_SHARD_TOPIC: expected projects\/<project>\/topics\/<topic>/,
+      );
+      expect(() => readCleanupConfig({ SWEEP_SHARD_TOPIC: 'projects/my-proj/topics/t1x', SWEEP_SHARD_SINK: 'http://broker/' })).toThrow(
+        /SWEEP_SHARD_TOPIC: set SWEEP_SHARD_SINK or SWEEP_SHARD_TOPIC, not both/,
+      );
       expect(() => readCleanupConfig({ PUBSUB_EMULATOR_HOST: 'evil.example/path' })).toThrow(/PUBSUB_EMULATOR_HOST: expected host or host:port/);
     });
   });

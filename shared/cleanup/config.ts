@@ -7,37 +7,39 @@ import type { ShardSink } from './io/shards.js';
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$/, 'expected host or host:port');
 
-const Schema = z.object({
-  /** Bearer token that lets `invoke` run; without it, invoke only plans. */
-  INVOKE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  /**
-   * Where a sweep posts the shards it will not act on itself (a Knative Broker's URL, or any
-   * CloudEvents endpoint that delivers to `sweep`). Knative's SinkBinding sets K_SINK.
-   * Unset: no fan-out, one instance does what fits its time budget.
-   */
-  SWEEP_SHARD_SINK: z.url({ protocol: /^https?$/ }).optional(),
-  K_SINK: z.url({ protocol: /^https?$/ }).optional(),
-  /**
-   * On GCP (no broker): the Pub/Sub topic a sweep publishes its shards to, which an Eventarc
-   * trigger delivers back to `sweep`. The service's account needs roles/pubsub.publisher on it.
-   */
-  SWEEP_SHARD_TOPIC: z
-    .string()
-    .regex(/^projects\/[a-z][a-z0-9-]{4,28}[a-z0-9]\/topics\/[A-Za-z][A-Za-z0-9._~+%-]{2,254}$/, 'expected projects/<project>/topics/<topic>')
-    .optional(),
-  /** As Google's client libraries read them: a Pub/Sub emulator, and where the metadata server is. */
-  PUBSUB_EMULATOR_HOST: hostPort.optional(),
-  GCE_METADATA_HOST: hostPort.optional(),
-  /**
-   * Where a sweep that fans out stores its plan (a ConfigMap per pass, io/shard-plan.ts); must
-   * exist. Default KUBE_TIDY_NAMESPACE (the deployment's namespace, set by the manifests), then kube-tidy.
-   */
-  SWEEP_PLAN_NAMESPACE: namespaceName.default('kube-tidy'),
-  /** Pods per shard, and how many the planning sweep acts on itself before handing out the rest. */
-  SWEEP_SHARD_SIZE: positiveInt.max(MAX_SHARD_PODS).default(1000),
-  /** Removals in one pass that get an Event each; the rest one Event per namespace (io/event-budget.ts). */
-  SWEEP_EVENTS_PER_PASS: z.coerce.number().int().nonnegative().default(100),
-}).refine((c) => !(c.SWEEP_SHARD_SINK && c.SWEEP_SHARD_TOPIC), { path: ['SWEEP_SHARD_TOPIC'], message: 'set SWEEP_SHARD_SINK or SWEEP_SHARD_TOPIC, not both' });
+const Schema = z
+  .object({
+    /** Bearer token that lets `invoke` run; without it, invoke only plans. */
+    INVOKE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /**
+     * Where a sweep posts the shards it will not act on itself (a Knative Broker's URL, or any
+     * CloudEvents endpoint that delivers to `sweep`). Knative's SinkBinding sets K_SINK.
+     * Unset: no fan-out, one instance does what fits its time budget.
+     */
+    SWEEP_SHARD_SINK: z.url({ protocol: /^https?$/ }).optional(),
+    K_SINK: z.url({ protocol: /^https?$/ }).optional(),
+    /**
+     * On GCP (no broker): the Pub/Sub topic a sweep publishes its shards to, which an Eventarc
+     * trigger delivers back to `sweep`. The service's account needs roles/pubsub.publisher on it.
+     */
+    SWEEP_SHARD_TOPIC: z
+      .string()
+      .regex(/^projects\/[a-z][a-z0-9-]{4,28}[a-z0-9]\/topics\/[A-Za-z][A-Za-z0-9._~+%-]{2,254}$/, 'expected projects/<project>/topics/<topic>')
+      .optional(),
+    /** As Google's client libraries read them: a Pub/Sub emulator, and where the metadata server is. */
+    PUBSUB_EMULATOR_HOST: hostPort.optional(),
+    GCE_METADATA_HOST: hostPort.optional(),
+    /**
+     * Where a sweep that fans out stores its plan (a ConfigMap per pass, io/shard-plan.ts); must
+     * exist. Default KUBE_TIDY_NAMESPACE (the deployment's namespace, set by the manifests), then kube-tidy.
+     */
+    SWEEP_PLAN_NAMESPACE: namespaceName.default('kube-tidy'),
+    /** Pods per shard, and how many the planning sweep acts on itself before handing out the rest. */
+    SWEEP_SHARD_SIZE: positiveInt.max(MAX_SHARD_PODS).default(1000),
+    /** Removals in one pass that get an Event each; the rest one Event per namespace (io/event-budget.ts). */
+    SWEEP_EVENTS_PER_PASS: z.coerce.number().int().nonnegative().default(100),
+  })
+  .refine((c) => !(c.SWEEP_SHARD_SINK && c.SWEEP_SHARD_TOPIC), { path: ['SWEEP_SHARD_TOPIC'], message: 'set SWEEP_SHARD_SINK or SWEEP_SHARD_TOPIC, not both' });
 
 export type CleanupConfig = z.output<typeof Schema> & { shardSink?: ShardSink };
 
@@ -50,7 +52,11 @@ export const readCleanupConfig = (env: NodeJS.ProcessEnv): CleanupConfig => {
 /** An explicit sink or topic first; Knative's K_SINK (a SinkBinding) only when neither is set. */
 function shardSinkOf(c: z.output<typeof Schema>): ShardSink | undefined {
   if (c.SWEEP_SHARD_TOPIC) {
-    return { topic: c.SWEEP_SHARD_TOPIC, ...(c.PUBSUB_EMULATOR_HOST ? { emulatorHost: c.PUBSUB_EMULATOR_HOST } : {}), ...(c.GCE_METADATA_HOST ? { metadataHost: c.GCE_METADATA_HOST } : {}) };
+    return {
+      topic: c.SWEEP_SHARD_TOPIC,
+      ...(c.PUBSUB_EMULATOR_HOST ? { emulatorHost: c.PUBSUB_EMULATOR_HOST } : {}),
+      ...(c.GCE_METADATA_HOST ? { metadataHost: c.GCE_METADATA_HOST } : {}),
+    };
   }
   const url = c.SWEEP_SHARD_SINK ?? c.K_SINK;
   return url ? { url } : undefined;

@@ -23,11 +23,31 @@ describe('kube-tidy bridge arguments', () => {
     { args: ['--sink', 'http://127.0.0.1:1/'], message: 'missing --kubeconfig (or $KUBECONFIG)', sentence: 'no kubeconfig' },
     { args: ['--kubeconfig', kubeconfig], message: 'missing --sink', sentence: 'no sink' },
     { args: ['--kubeconfig', join(dir, 'nope'), '--sink', 'http://x/'], message: 'no such file', sentence: 'a kubeconfig that does not exist' },
-    { args: ['--kubeconfig', kubeconfig, '--sink', 'localhost:8080'], message: '--sink "localhost:8080" is not an http or https URL', sentence: 'a sink without a scheme' },
-    { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--kinds', 'Pod,CronJob'], message: 'unknown kind "CronJob" (known: Pod, Job)', sentence: 'an unknown kind' },
-    { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--retries=-1'], message: '--retries "-1" is not a whole number', sentence: 'negative retries' },
-    { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--concurrency', '0'], message: '--concurrency "0" is not a whole number of at least 1', sentence: 'zero concurrency' },
-    { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--timeout', '10'], message: '--timeout "10" is not a positive duration', sentence: 'a timeout without a unit' },
+    {
+      args: ['--kubeconfig', kubeconfig, '--sink', 'localhost:8080'],
+      message: '--sink "localhost:8080" is not an http or https URL',
+      sentence: 'a sink without a scheme',
+    },
+    {
+      args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--kinds', 'Pod,CronJob'],
+      message: 'unknown kind "CronJob" (known: Pod, Job)',
+      sentence: 'an unknown kind',
+    },
+    {
+      args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--retries=-1'],
+      message: '--retries "-1" is not a whole number',
+      sentence: 'negative retries',
+    },
+    {
+      args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--concurrency', '0'],
+      message: '--concurrency "0" is not a whole number of at least 1',
+      sentence: 'zero concurrency',
+    },
+    {
+      args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--timeout', '10'],
+      message: '--timeout "10" is not a positive duration',
+      sentence: 'a timeout without a unit',
+    },
     { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--frobnicate'], message: "Unknown option '--frobnicate'", sentence: 'an unknown flag' },
     { args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', 'extra'], message: 'unexpected argument "extra"', sentence: 'a stray argument' },
   ])('exits 2 on $sentence', async ({ args, message }) => {

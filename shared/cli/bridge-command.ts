@@ -111,7 +111,8 @@ function parse(args: string[], env: NodeJS.ProcessEnv) {
     const v = values[flag];
     if (typeof v !== 'string') return fallbackMs;
     const ms = parseGoDuration(v);
-    if (ms === undefined || ms < 0 || (ms === 0 && !allowZero)) problems.push(`--${flag} "${v}" is not a ${allowZero ? '' : 'positive '}duration such as 10s or 500ms`);
+    if (ms === undefined || ms < 0 || (ms === 0 && !allowZero))
+      problems.push(`--${flag} "${v}" is not a ${allowZero ? '' : 'positive '}duration such as 10s or 500ms`);
     return ms ?? fallbackMs;
   };
   const retries = int('retries', 0, 5);

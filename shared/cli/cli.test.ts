@@ -23,15 +23,29 @@ function cli(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const policy = file('policy.yaml', policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], { top: { maxNoOfPodsToEvictTotal: 2 } }));
+const policy = file(
+  'policy.yaml',
+  policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], { top: { maxNoOfPodsToEvictTotal: 2 } }),
+);
 const failed = (name: string, age: number, code: number) => pod(name).inNamespace('batch').age(age).failed({ exitCode: code }).build();
-const podList = { apiVersion: 'v1', kind: 'List', items: [failed('newer', 7200, 137), failed('older', 9000, 143), failed('young', 60, 137), failed('exit-1', 9000, 1), failed('oldest', 9999, 139)] };
+const podList = {
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [failed('newer', 7200, 137), failed('older', 9000, 143), failed('young', 60, 137), failed('exit-1', 9000, 1), failed('oldest', 9999, 139)],
+};
 const pods = file('pods.json', podList);
 const NOW = '2026-06-01T12:00:00Z';
 
 describe('kube-tidy policy check', () => {
   it('prints the normalized policy with defaults filled and exits 0', () => {
-    const r = cli('policy', 'check', file('min.yaml', 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n'));
+    const r = cli(
+      'policy',
+      'check',
+      file(
+        'min.yaml',
+        'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n',
+      ),
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.profiles[0].pluginConfig[1]).toEqual({ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, includingInitContainers: false } });
@@ -41,12 +55,28 @@ describe('kube-tidy policy check', () => {
   it('shows the brakes: the window the limits hold over, rates and aborts, defaults written out', () => {
     const plain = JSON.parse(cli('policy', 'check', policy).stdout);
     expect(plain.kubeTidy).toEqual({ brakes: { window: '15m', rates: [], abort: [] } });
-    const f = file('brakes.yaml', policyDoc([{ name: 'RemoveFailedPods' }], { top: { kubeTidy: { brakes: { window: '1h30m', rates: [{ max: 5, per: '90s', scope: 'owner' }], abort: [{ percent: 25 }] } } } }));
-    expect(JSON.parse(cli('policy', 'check', f).stdout).kubeTidy.brakes).toEqual({ window: '1h30m', rates: [{ max: 5, per: '1m30s', scope: 'owner' }], abort: [{ percent: 25, scope: 'cluster', minPods: 0 }] });
+    const f = file(
+      'brakes.yaml',
+      policyDoc([{ name: 'RemoveFailedPods' }], {
+        top: { kubeTidy: { brakes: { window: '1h30m', rates: [{ max: 5, per: '90s', scope: 'owner' }], abort: [{ percent: 25 }] } } },
+      }),
+    );
+    expect(JSON.parse(cli('policy', 'check', f).stdout).kubeTidy.brakes).toEqual({
+      window: '1h30m',
+      rates: [{ max: 5, per: '1m30s', scope: 'owner' }],
+      abort: [{ percent: 25, scope: 'cluster', minPods: 0 }],
+    });
   });
 
   it('a bad brakes section exits 2 with its field paths', () => {
-    const r = cli('policy', 'check', file('bad-brakes.yaml', policyDoc([{ name: 'RemoveFailedPods' }], { top: { kubeTidy: { brakes: { rates: [{ max: 1, per: 'soon' }], abort: [{ percent: 150 }] } } } })));
+    const r = cli(
+      'policy',
+      'check',
+      file(
+        'bad-brakes.yaml',
+        policyDoc([{ name: 'RemoveFailedPods' }], { top: { kubeTidy: { brakes: { rates: [{ max: 1, per: 'soon' }], abort: [{ percent: 150 }] } } } }),
+      ),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('kubeTidy.brakes.rates[0].per: got "soon", expected a Go duration');
     expect(r.stderr).toContain('kubeTidy.brakes.abort[0].percent');
@@ -84,7 +114,10 @@ describe('kube-tidy plan', () => {
   it('prints one JSON line per selected pod, oldest first, limits applied', () => {
     const r = cli('plan', '--policy', policy, '--pods', pods, '--now', NOW);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.name)).toEqual(['oldest', 'older']);
     expect(Object.keys(lines[0])).toEqual(['namespace', 'name', 'uid', 'strategy', 'action', 'reason']);
     expect(lines[0]).toMatchObject({ namespace: 'batch', strategy: 'RemoveFailedPods', action: 'delete', uid: podList.items[4]!.metadata.uid });
@@ -101,12 +134,19 @@ describe('kube-tidy plan', () => {
   });
 
   it('names the brakes that hold on stderr, and stops where a percentage abort would stop a pass over the dump', () => {
-    const withAbort = file('abort.yaml', policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], { top: { maxNoOfPodsToEvictTotal: 2, kubeTidy: { brakes: { abort: [{ percent: 25, scope: 'namespace' }] } } } }));
+    const withAbort = file(
+      'abort.yaml',
+      policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], {
+        top: { maxNoOfPodsToEvictTotal: 2, kubeTidy: { brakes: { abort: [{ percent: 25, scope: 'namespace' }] } } },
+      }),
+    );
     const r = cli('plan', '--policy', withAbort, '--pods', pods, '--now', NOW);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('brakes: maxNoOfPodsToEvictTotal 2 per 15m (cluster); abort past 25% (namespace)');
     // 5 pods in batch: 25% is 1, so the second removal would cross it.
-    expect(r.stderr).toContain('abort: kubeTidy.brakes.abort: the pass would remove 2 of the 5 pods it considered in namespace batch (40%), more than 25%: a pass would remove the first 1 and stop');
+    expect(r.stderr).toContain(
+      'abort: kubeTidy.brakes.abort: the pass would remove 2 of the 5 pods it considered in namespace batch (40%), more than 25%: a pass would remove the first 1 and stop',
+    );
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
   });
 
@@ -116,8 +156,16 @@ describe('kube-tidy plan', () => {
   });
 
   describe('--protected-namespaces adds to kube-system; only -NAME takes a namespace out', () => {
-    const withSystem = file('with-system.json', { ...podList, items: [...podList.items, pod('dns-crashed').inNamespace('kube-system').age(99999).failed({ exitCode: 137 }).build()] });
-    const selected = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).namespace + '/' + JSON.parse(l).name);
+    const withSystem = file('with-system.json', {
+      ...podList,
+      items: [...podList.items, pod('dns-crashed').inNamespace('kube-system').age(99999).failed({ exitCode: 137 }).build()],
+    });
+    const selected = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).namespace + '/' + JSON.parse(l).name);
 
     it('kube-system stays protected when the list names other namespaces', () => {
       const r = cli('plan', '--policy', policy, '--pods', withSystem, '--now', NOW, '--protected-namespaces', 'team-a');
@@ -140,12 +188,18 @@ describe('kube-tidy plan', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('--protected-namespaces: "-": a namespace after "-" is missing');
       let stderr = '';
-      expect(await runAsync(['plan', '--kubeconfig', join(dir, 'nope.yaml'), '--protected-namespaces', 'Team_A'], { out: () => {}, err: (s) => (stderr += s) })).toBe(2);
+      expect(
+        await runAsync(['plan', '--kubeconfig', join(dir, 'nope.yaml'), '--protected-namespaces', 'Team_A'], { out: () => {}, err: (s) => (stderr += s) }),
+      ).toBe(2);
       expect(stderr).toContain('--protected-namespaces: "Team_A": not a namespace name');
     });
 
     it('says so in --help, for a plan from a file and against a cluster', async () => {
-      for (const args of [['plan', '--help'], ['plan', '--kubeconfig', 'x', '--help'], ['run', '--help']]) {
+      for (const args of [
+        ['plan', '--help'],
+        ['plan', '--kubeconfig', 'x', '--help'],
+        ['run', '--help'],
+      ]) {
         let stdout = '';
         await runAsync(args, { out: (s) => (stdout += s), err: () => {} });
         expect(stdout).toMatch(/--protected-namespaces LIST +Comma-separated namespaces never touched, IN ADDITION to\s+kube-system/);
@@ -158,7 +212,11 @@ describe('kube-tidy plan', () => {
     { name: 'missing --pods', args: ['plan', '--policy', policy], message: 'missing --pods' },
     { name: 'a bad --now', args: ['plan', '--policy', policy, '--pods', pods, '--now', '2026-06-01'], message: 'is not an RFC 3339 time' },
     { name: 'a pods file that is not JSON', args: ['plan', '--policy', policy, '--pods', file('junk.json', '{"items": [')], message: 'not valid JSON or YAML' },
-    { name: 'a pod without a uid', args: ['plan', '--policy', policy, '--pods', file('nouid.json', { kind: 'List', items: [{ metadata: { name: 'a', namespace: 'b' } }] })], message: 'items[0].metadata.uid: required: expected string' },
+    {
+      name: 'a pod without a uid',
+      args: ['plan', '--policy', policy, '--pods', file('nouid.json', { kind: 'List', items: [{ metadata: { name: 'a', namespace: 'b' } }] })],
+      message: 'items[0].metadata.uid: required: expected string',
+    },
     { name: 'a pods file that is a number', args: ['plan', '--policy', policy, '--pods', file('num.json', '42')], message: 'expected a Pod or a List of them' },
     { name: 'an invalid policy', args: ['plan', '--policy', file('p2.yaml', { kind: 'DeschedulerPolicy' }), '--pods', pods], message: 'apiVersion' },
   ])('exits 2 with a clear message for $name', ({ args, message }) => {
@@ -218,7 +276,9 @@ describe('kube-tidy plan output', () => {
 
 describe('the kube-tidy program', () => {
   it('runs as a process and sets its exit code', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'plan', '--policy', policy, '--pods', pods, '--now', NOW], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'plan', '--policy', policy, '--pods', pods, '--now', NOW], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
     const bad = spawnSync(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'plan'], { encoding: 'utf8' });

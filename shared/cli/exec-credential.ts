@@ -113,7 +113,8 @@ function specOf(user: string, exec: unknown): ExecSpec {
   const args = e.args ?? [];
   if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) throw problem('args is not a list of strings');
   const env = e.env ?? [];
-  if (!Array.isArray(env) || env.some((v: { name?: unknown; value?: unknown }) => typeof v?.name !== 'string' || typeof v.value !== 'string')) throw problem('env is not a list of {name, value}');
+  if (!Array.isArray(env) || env.some((v: { name?: unknown; value?: unknown }) => typeof v?.name !== 'string' || typeof v.value !== 'string'))
+    throw problem('env is not a list of {name, value}');
   return {
     command: e.command,
     args: args as string[],
@@ -207,12 +208,17 @@ function runPlugin(spec: ExecSpec, cluster: Cluster | undefined, signal: AbortSi
       if (err.length < 64 * 1024) err += s;
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
-      const reason = e.code === 'ENOENT' ? `no such command${spec.installHint ? ` (${spec.installHint.trim()})` : ''}` : `it could not be started (${e.code ?? e.message})`;
+      const reason =
+        e.code === 'ENOENT' ? `no such command${spec.installHint ? ` (${spec.installHint.trim()})` : ''}` : `it could not be started (${e.code ?? e.message})`;
       settle(() => reject(fail(reason)));
     });
     child.on('close', (code, sig) => {
       if (settled) return;
-      const firstLine = err.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 300);
+      const firstLine = err
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim()
+        .slice(0, 300);
       if (code !== 0) {
         stop(); // whatever it left running
         const how = sig ? `killed by ${sig}` : `exit code ${code}`;
@@ -249,7 +255,8 @@ function parseCredential(spec: ExecSpec, text: string, fail: (reason: string) =>
   const token = text_(status.token);
   const cert = text_(status.clientCertificateData);
   const key = text_(status.clientKeyData);
-  if (token === undefined && (cert === undefined || key === undefined)) throw fail('its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData');
+  if (token === undefined && (cert === undefined || key === undefined))
+    throw fail('its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData');
   let expiresAt: number | undefined;
   if (status.expirationTimestamp !== undefined) {
     const t = status.expirationTimestamp;

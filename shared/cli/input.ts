@@ -89,13 +89,20 @@ export function loadPolicyFrom(where: string, text: string, allowUnsupported: bo
  * value starts with a dash). Entries apply in order. `removed` names the defaults taken out,
  * for a warning.
  */
-export function protectedNamespacesOf(value: string | undefined, defaults: readonly string[]): { namespaces: string[]; removed: string[] } | { problem: string } {
+export function protectedNamespacesOf(
+  value: string | undefined,
+  defaults: readonly string[],
+): { namespaces: string[]; removed: string[] } | { problem: string } {
   const set = new Set(defaults);
-  for (const entry of (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const entry of (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const remove = entry.startsWith('-');
     const name = remove ? entry.slice(1) : entry;
     const problem = dns1123LabelProblem(name);
-    if (problem) return { problem: `--protected-namespaces: "${entry}": ${name === '' ? 'a namespace after "-" is missing' : `not a namespace name: ${problem}`}` };
+    if (problem)
+      return { problem: `--protected-namespaces: "${entry}": ${name === '' ? 'a namespace after "-" is missing' : `not a namespace name: ${problem}`}` };
     if (remove) set.delete(name);
     else set.add(name);
   }
@@ -104,4 +111,6 @@ export function protectedNamespacesOf(value: string | undefined, defaults: reado
 
 /** The warning for defaults taken out of the protected namespaces, or undefined. */
 export const unprotectedWarning = (removed: readonly string[]): string | undefined =>
-  removed.length === 0 ? undefined : `warning: ${removed.join(', ')} ${removed.length === 1 ? 'is' : 'are'} NOT protected (taken out by --protected-namespaces): its pods may be selected\n`;
+  removed.length === 0
+    ? undefined
+    : `warning: ${removed.join(', ')} ${removed.length === 1 ? 'is' : 'are'} NOT protected (taken out by --protected-namespaces): its pods may be selected\n`;

@@ -98,7 +98,8 @@ function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
   if (v.policy !== undefined && v['policy-configmap'] !== undefined) problems.push('pass only one of --policy and --policy-configmap');
   const configMap = v['policy-configmap'] ?? DEFAULT_POLICY_CONFIGMAP;
   if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(configMap)) problems.push(`--policy-configmap "${configMap}": expected NAMESPACE/NAME`);
-  if (v.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v.namespace)) problems.push(`--namespace "${v.namespace}" is not a namespace name`);
+  if (v.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v.namespace))
+    problems.push(`--namespace "${v.namespace}" is not a namespace name`);
   if (v['label-selector'] !== undefined) {
     const sel = parseSelectorString(v['label-selector']);
     if (typeof sel === 'string') problems.push(`--label-selector: ${sel}`);
@@ -153,7 +154,11 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
   }, endsAt - Date.now());
   // Once the command has answered, the work left behind (being stopped) prints nothing more.
   let answered = false;
-  const quiet: Out = { out: (s) => !answered && io.out(s), err: (s) => !answered && io.err(s), ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }) };
+  const quiet: Out = {
+    out: (s) => !answered && io.out(s),
+    err: (s) => !answered && io.err(s),
+    ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }),
+  };
   const seen: PassParts['seen'] = { pages: 0, rows: [] };
   let server = '';
   let clients: KubeClients | undefined;
@@ -175,7 +180,11 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
   }
   answered = true;
   if (o.format === 'table' && seen.rows.length > 0) io.out(resultTable(seen.rows));
-  const why = stuckOn ? `waiting for the credential plugin "${stuckOn}", which was stopped` : seen.pages === 0 ? `nothing listed yet by the API server at ${server}` : '';
+  const why = stuckOn
+    ? `waiting for the credential plugin "${stuckOn}", which was stopped`
+    : seen.pages === 0
+      ? `nothing listed yet by the API server at ${server}`
+      : '';
   io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete${why ? ` (${why})` : ''}\n`);
   return 1;
 }
@@ -204,7 +213,12 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig,
     const rt = await startRuntime(
       // DRY_RUN forced for a plan: the writer sends dryRun=All whatever runPass asks.
       { DRY_RUN: String(dryRun), RECORD_EVENTS: 'true', PROTECTED_NAMESPACES: o.protectedNamespaces.join(','), SWEEP_PAGE_SIZE: String(o.chunkSize) },
-      { kubeConfig, clients, log: createLogger({ destination: { write: io.err }, level: 'warn' }), policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`) },
+      {
+        kubeConfig,
+        clients,
+        log: createLogger({ destination: { write: io.err }, level: 'warn' }),
+        policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`),
+      },
       { needsPolicy: false },
     );
     const rows = seen.rows;
@@ -254,11 +268,25 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig,
   }
 }
 
-const resultTable = (rows: ActResult[]) => table(['POD', 'STRATEGY', 'ACTION', 'RESULT', 'REASON'], rows.map((r) => [`${r.namespace}/${r.name}`, r.strategy, r.action, resultText(r), r.reason]));
+const resultTable = (rows: ActResult[]) =>
+  table(
+    ['POD', 'STRATEGY', 'ACTION', 'RESULT', 'REASON'],
+    rows.map((r) => [`${r.namespace}/${r.name}`, r.strategy, r.action, resultText(r), r.reason]),
+  );
 
 /** One JSON line: the offline plan's fields, then what the API server answered. */
 function row(r: ActResult): Record<string, unknown> {
-  return { namespace: r.namespace, name: r.name, uid: r.uid, strategy: r.strategy, action: r.action, reason: r.reason, outcome: r.outcome, dryRun: r.dryRun, ...(r.message ? { message: r.message } : {}) };
+  return {
+    namespace: r.namespace,
+    name: r.name,
+    uid: r.uid,
+    strategy: r.strategy,
+    action: r.action,
+    reason: r.reason,
+    outcome: r.outcome,
+    dryRun: r.dryRun,
+    ...(r.message ? { message: r.message } : {}),
+  };
 }
 
 async function policyFromConfigMap(core: KubeClients['core'], ref: string, allowUnsupported: boolean): Promise<LoadedPolicy> {
@@ -268,7 +296,9 @@ async function policyFromConfigMap(core: KubeClients['core'], ref: string, allow
     cm = await core.readNamespacedConfigMap({ namespace, name });
   } catch (e) {
     if (classifyKubeError(e).kind === 'not-found') {
-      throw new InputError(`--policy-configmap ${ref}`, [{ path: '', message: 'no such ConfigMap in the cluster: pass --policy FILE, or name the deployed one' }]);
+      throw new InputError(`--policy-configmap ${ref}`, [
+        { path: '', message: 'no such ConfigMap in the cluster: pass --policy FILE, or name the deployed one' },
+      ]);
     }
     throw toKubeError(e, `read ConfigMap ${ref}`);
   }

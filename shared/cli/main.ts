@@ -161,7 +161,14 @@ function planCommand(args: string[], io: Out): number {
   if (format === 'json') {
     for (const d of decisions) io.out(jsonLine({ namespace: d.namespace, name: d.name, uid: d.uid, strategy: d.strategy, action: d.action, reason: d.reason }));
   } else {
-    io.out(decisions.length ? table(['POD', 'STRATEGY', 'ACTION', 'REASON'], decisions.map((d) => [`${d.namespace}/${d.name}`, d.strategy, d.action, d.reason])) : 'nothing to do: the policy selects no pod\n');
+    io.out(
+      decisions.length
+        ? table(
+            ['POD', 'STRATEGY', 'ACTION', 'REASON'],
+            decisions.map((d) => [`${d.namespace}/${d.name}`, d.strategy, d.action, d.reason]),
+          )
+        : 'nothing to do: the policy selects no pod\n',
+    );
   }
   if (values.explain) {
     for (const k of plan.kept) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
@@ -185,7 +192,11 @@ function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[],
   const byUid = new Map(pods.map((p) => [p.metadata.uid ?? '', p]));
   const considered = new Map<string, number>();
   for (const p of pods) for (const id of consideredIn(brakes.abort, subjectOf(p))) considered.set(id, (considered.get(id) ?? 0) + 1);
-  const cut = abortCut(decisions.map((d) => subjectOf(byUid.get(d.uid) ?? { metadata: { namespace: d.namespace } })), considered, brakes.abort);
+  const cut = abortCut(
+    decisions.map((d) => subjectOf(byUid.get(d.uid) ?? { metadata: { namespace: d.namespace } })),
+    considered,
+    brakes.abort,
+  );
   if (!cut.trip) return decisions;
   io.err(`abort: ${cut.why}: a pass would remove the first ${cut.keep} and stop\n`);
   return decisions.slice(0, cut.keep);

@@ -20,7 +20,11 @@ export function jsonLine(row: Record<string, unknown>): string {
 /** Columns padded to their widest cell; the last column is not padded (it may be long). */
 export function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;
 }
 

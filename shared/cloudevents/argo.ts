@@ -16,8 +16,7 @@ const ARGO_TYPES = ['ADD', 'UPDATE', 'DELETE'] as const;
 
 // A DELETE seen only through an informer relist carries cache.DeletedFinalStateUnknown,
 // which Go marshals as {"Key": "ns/name", "Obj": {...}}: the object inside is the last state.
-const unwrapTombstone = (v: unknown): unknown =>
-  isPlainObject(v) && typeof v['Key'] === 'string' && 'Obj' in v ? v['Obj'] : v;
+const unwrapTombstone = (v: unknown): unknown => (isPlainObject(v) && typeof v['Key'] === 'string' && 'Obj' in v ? v['Obj'] : v);
 
 const argoSchema = z.looseObject({
   type: z.enum(ARGO_TYPES),
@@ -31,12 +30,7 @@ const argoSchema = z.looseObject({
 
 /** True when `value` has the shape of Argo's ResourceEventData (used to recognise plain bodies). */
 export function looksLikeArgoPayload(value: unknown): boolean {
-  return (
-    isPlainObject(value) &&
-    typeof value['type'] === 'string' &&
-    (ARGO_TYPES as readonly string[]).includes(value['type']) &&
-    'body' in value
-  );
+  return isPlainObject(value) && typeof value['type'] === 'string' && (ARGO_TYPES as readonly string[]).includes(value['type']) && 'body' in value;
 }
 
 export function decodeArgoEvent(data: unknown, root: string, origin: PartialOrigin): ObjectEvent {

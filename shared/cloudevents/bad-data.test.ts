@@ -1,12 +1,5 @@
 import { describe } from 'vitest';
-import {
-  argoPayload,
-  base64Json,
-  binaryHeaders,
-  cloudEvent,
-  pod,
-  pubsubEnvelope,
-} from '../../test/fixtures/events/requests.js';
+import { argoPayload, base64Json, binaryHeaders, cloudEvent, pod, pubsubEnvelope } from '../../test/fixtures/events/requests.js';
 import { itRejects, type BadCase } from '../../test/fixtures/events/expect-bad.js';
 
 // Well-framed events whose data fails its format's schema: every issue, with its field path.

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  API_SERVER,
-  argoPayload,
-  base64Json,
-  cloudEvent,
-  pod,
-  pubsubEnvelope,
-} from '../../test/fixtures/events/requests.js';
+import { API_SERVER, argoPayload, base64Json, cloudEvent, pod, pubsubEnvelope } from '../../test/fixtures/events/requests.js';
 import type { HttpMode as Mode } from './encode.js';
 import { pubSubMessage } from './encode.js';
 import { shardEvent, type SweepShard } from './shard.js';

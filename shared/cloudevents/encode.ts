@@ -14,12 +14,7 @@ import type { KubeObject, Verb } from './types.js';
  * `id` defaults to a fresh UUID, as Knative's is: pass one to make tests deterministic.
  * The SDK stamps `time` itself; Knative sends none, and nothing here reads it.
  */
-export function toApiServerSourceEvent(
-  verb: Verb,
-  object: KubeObject,
-  sourceUrl: string,
-  id: string = randomUUID(),
-): CloudEvent<KubeObject> {
+export function toApiServerSourceEvent(verb: Verb, object: KubeObject, sourceUrl: string, id: string = randomUUID()): CloudEvent<KubeObject> {
   const { apiVersion, kind } = object;
   const { name, namespace } = object.metadata;
   return new CloudEvent<KubeObject>({

@@ -42,12 +42,7 @@ function describe(issue: z.core.$ZodIssue): string {
  * Parses with `schema` or throws one 400 listing every issue, each rooted at `root` so the
  * sender can find the field in what it sent (`data.metadata.uid: expected string, ...`).
  */
-export function parseOrThrow<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  root: string,
-  what: string,
-): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, root: string, what: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((i) => `${formatPath(root, i.path)}: ${describe(i)}`);

@@ -13,9 +13,7 @@ const CE_BATCH = 'application/cloudevents-batch+json';
 const REQUIRED_HEADERS = ['ce-id', 'ce-source', 'ce-type', 'ce-specversion'] as const;
 const REQUIRED_ATTRIBUTES = ['id', 'source', 'type', 'specversion'] as const;
 
-export type ReadRequest =
-  | { transport: 'binary' | 'structured'; event: CloudEvent<unknown> }
-  | { transport: 'plain'; body: unknown };
+export type ReadRequest = { transport: 'binary' | 'structured'; event: CloudEvent<unknown> } | { transport: 'plain'; body: unknown };
 
 const isStructured = (type: string | undefined) => type?.startsWith('application/cloudevents') === true;
 const isBinary = (headers: Record<string, string>) => Object.keys(headers).some((h) => h.startsWith('ce-'));
@@ -131,13 +129,15 @@ function sdkIssues(e: ValidationError): string[] {
     if (!isPlainObject(err)) return String(err);
     const params = isPlainObject(err['params']) ? err['params'] : {};
     if (typeof params['missingProperty'] === 'string') return `${params['missingProperty']}: required`;
-    const field = String(err['instancePath'] ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const field = String(err['instancePath'] ?? '')
+      .replace(/^\//, '')
+      .replace(/\//g, '.');
     return `${field || '(event)'}: ${String(err['message'] ?? 'invalid')}`;
   });
 }
 
 function describeSdkError(e: unknown): string {
-  return e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
+  return e instanceof Error ? (e.message.split('\n')[0] ?? e.message) : String(e);
 }
 
 function plural(items: readonly unknown[]): string {

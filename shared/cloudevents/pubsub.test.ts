@@ -43,8 +43,17 @@ describe('Pub/Sub: a sweep shard (published by a sweep on GCP)', () => {
 
   it('published in the binding’s binary mode, it comes back from a raw push as the same shard', () => {
     const m = pubSubMessage(shardEvent(shard, 'kube-tidy.dev/sweep/p1'));
-    expect(m.attributes).toMatchObject({ 'ce-type': 'dev.kube-tidy.sweep.shard.v1', 'ce-id': 'p1-2', 'ce-specversion': '1.0', 'content-type': 'application/json' });
-    expect(decodeEvent(push(m.data, { attributes: m.attributes, messageId: 'm-3' }))).toMatchObject({ type: 'shard', shard, origin: { bridge: 'gcp-pubsub', pubsub: { messageId: 'm-3', payload: 'kube-tidy-shard' } } });
+    expect(m.attributes).toMatchObject({
+      'ce-type': 'dev.kube-tidy.sweep.shard.v1',
+      'ce-id': 'p1-2',
+      'ce-specversion': '1.0',
+      'content-type': 'application/json',
+    });
+    expect(decodeEvent(push(m.data, { attributes: m.attributes, messageId: 'm-3' }))).toMatchObject({
+      type: 'shard',
+      shard,
+      origin: { bridge: 'gcp-pubsub', pubsub: { messageId: 'm-3', payload: 'kube-tidy-shard' } },
+    });
   });
 
   it('a malformed shard inside the message is a 400 naming the field inside the message', () => {

@@ -70,7 +70,8 @@ export function decodePubSub(envelope: unknown, root: string, outer: PartialOrig
   const decoded = parseJson(text, `${dataPath} (base64-decoded)`);
 
   const inner = innerEvent(decoded, env.message.attributes ?? {}, dataPath);
-  const payload: PubSubPayload = inner.type === ARGO_RESOURCE_TYPE ? 'argo-events' : inner.type === SWEEP_SHARD_TYPE ? 'kube-tidy-shard' : 'knative-apiserversource';
+  const payload: PubSubPayload =
+    inner.type === ARGO_RESOURCE_TYPE ? 'argo-events' : inner.type === SWEEP_SHARD_TYPE ? 'kube-tidy-shard' : 'knative-apiserversource';
   const messageId = env.message.messageId ?? env.message.message_id;
   const origin: PartialOrigin = {
     ...outer,
@@ -96,11 +97,7 @@ export function decodePubSub(envelope: unknown, root: string, outer: PartialOrig
     : decodeRefEvent(knative.verb, inner.data, inner.root, origin);
 }
 
-function innerEvent(
-  decoded: unknown,
-  attributes: Record<string, string>,
-  dataPath: string,
-): { type: string; data: unknown; root: string } {
+function innerEvent(decoded: unknown, attributes: Record<string, string>, dataPath: string): { type: string; data: unknown; root: string } {
   if (isPlainObject(decoded) && typeof decoded['specversion'] === 'string' && typeof decoded['type'] === 'string') {
     return { type: decoded['type'], data: decoded['data'], root: `${dataPath}.data` };
   }

@@ -47,7 +47,14 @@ describe('sweep shards on the wire', () => {
   it('digests the same shard the same way after a trip through the broker, and any change of pass, index, pod or order differently', () => {
     const d = shardDigest(shard());
     expect(shardDigest((decode(shard()) as { shard: SweepShard }).shard)).toBe(d);
-    const changed = [shard({ pass: 'abc-124' }), shard({ index: 2 }), shard({ of: 4 }), shard({ pods: [pod(1)] }), shard({ pods: [pod(2), pod(1)] }), shard({ pods: [pod(1), { ...pod(2), uid: 'u-x' }] })];
+    const changed = [
+      shard({ pass: 'abc-124' }),
+      shard({ index: 2 }),
+      shard({ of: 4 }),
+      shard({ pods: [pod(1)] }),
+      shard({ pods: [pod(2), pod(1)] }),
+      shard({ pods: [pod(1), { ...pod(2), uid: 'u-x' }] }),
+    ];
     expect(new Set([d, ...changed.map(shardDigest)]).size).toBe(changed.length + 1);
   });
 });

@@ -21,7 +21,10 @@ const shardSchema = z.strictObject({
   pass: z.string().regex(/^[a-z0-9-]{1,64}$/, 'expected up to 64 of [a-z0-9-]'),
   index: z.number().int().nonnegative(),
   of: z.number().int().positive(),
-  pods: z.array(z.strictObject({ namespace: namespaceName, name: objectName, uid: token })).min(1).max(MAX_SHARD_PODS),
+  pods: z
+    .array(z.strictObject({ namespace: namespaceName, name: objectName, uid: token }))
+    .min(1)
+    .max(MAX_SHARD_PODS),
 });
 
 export type { ShardEvent, SweepShard } from './types.js';

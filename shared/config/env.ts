@@ -3,7 +3,12 @@
 import { z } from 'zod';
 
 export const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
-export const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== ''));
+export const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== ''),
+);
 export const positiveInt = z.coerce.number().int().positive();
 /** Seconds in the environment, milliseconds in the code. */
 export const secondsAsMs = (def: number) => positiveInt.default(def).transform((s) => s * 1000);

@@ -33,7 +33,9 @@ export function defragParts(rt: Runtime): DefragParts {
       const evictor = policy.profiles[0]?.evictor;
       const gate = evictor
         ? (c: Cluster): MoveGate => {
-            const check = compileGate(evictor, indexSnapshot({ pods: c.pods, nodes: c.nodes, pdbs: c.pdbs }), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES });
+            const check = compileGate(evictor, indexSnapshot({ pods: c.pods, nodes: c.nodes, pdbs: c.pdbs }), {
+              protectedNamespaces: rt.config.PROTECTED_NAMESPACES,
+            });
             return (pod) => check(pod, 'evict', now);
           }
         : undefined;

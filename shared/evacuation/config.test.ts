@@ -12,7 +12,9 @@ describe('evacuation configuration', () => {
     expect(readEvacuationConfig({}).settings.requestAnswerMs).toBe(60_000);
     expect(readEvacuationConfig({ EVACUATION_TIMEOUT_SECONDS: '30' }).settings.requestAnswerMs).toBe(15_000);
     expect(readEvacuationConfig({ EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '2.5' }).settings.requestAnswerMs).toBe(2500);
-    expect(() => readEvacuationConfig({ EVACUATION_TIMEOUT_SECONDS: '30', EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '30' })).toThrow(/EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: must be below EVACUATION_TIMEOUT_SECONDS \(30\)/);
+    expect(() => readEvacuationConfig({ EVACUATION_TIMEOUT_SECONDS: '30', EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '30' })).toThrow(
+      /EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: must be below EVACUATION_TIMEOUT_SECONDS \(30\)/,
+    );
     expect(() => readEvacuationConfig({ EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '0' })).toThrow(/EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS/);
   });
 });

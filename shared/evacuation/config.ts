@@ -8,45 +8,57 @@ import type { ResponderSettings } from './core/responder.js';
 // (kept beside the machine so the shared schema does not grow with one function's knobs).
 // Read once when the handler is built: a bad value stops the process before it serves.
 
-const EvacuationEnv = z.object({
-  /** Without confirmation the attempt is aborted after this long (descheduler: 10 min). */
-  EVACUATION_TIMEOUT_SECONDS: positiveInt.default(600),
-  EVACUATION_MAX_ATTEMPTS: positiveInt.max(20).default(3),
-  EVACUATION_BACKOFF_SECONDS: z.coerce.number().positive().default(30),
-  EVACUATION_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(300),
-  /** KubeVirt's defaults: parallelMigrationsPerCluster 5, parallelOutboundMigrationsPerNode 2. */
-  EVACUATION_MAX_PER_CLUSTER: positiveInt.default(5),
-  EVACUATION_MAX_PER_NODE: positiveInt.default(2),
-  /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
-  EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
-  /** Where the ledger of slots (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
-  EVACUATION_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').default('kube-tidy'),
-  /** Only pods of this namespace (one deployment per tenant; tests); default the whole cluster. */
-  EVACUATION_SCOPE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name').optional(),
-  /**
-   * KEP-4563's EvictionRequest API: `auto` asks through it when lifecycle.k8s.io/v1alpha1 is
-   * served (and answers as responder kube-tidy.dev/kubevirt), `off` keeps the direct path always.
-   */
-  EVACUATION_EVICTION_REQUESTS: z.enum(['auto', 'off']).default('auto'),
-  /**
-   * ...and falls back to the direct path (once per evacuation, the request withdrawn) when no
-   * controller answers a request within this long: Kubernetes v1.37 serves the API but ships no
-   * evictionrequest controller. Default 60 s, or half of EVACUATION_TIMEOUT_SECONDS when shorter;
-   * it must stay below that timeout.
-   */
-  EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: z.coerce.number().positive().optional(),
-  /** As responder: heartbeat at least this often while Active (the API's deadline is 20 min). */
-  EVACUATION_HEARTBEAT_SECONDS: z.coerce.number().positive().max(600).default(60),
-  /** ...and never more often than this (types.go asks for no more than one per 20 s). */
-  EVACUATION_MIN_HEARTBEAT_SECONDS: z.coerce.number().positive().default(20),
-  /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
-  EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
-}).superRefine((e, ctx) => {
-  const answer = e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS;
-  if (answer !== undefined && answer >= e.EVACUATION_TIMEOUT_SECONDS) {
-    ctx.addIssue({ code: 'custom', path: ['EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS'], message: `must be below EVACUATION_TIMEOUT_SECONDS (${e.EVACUATION_TIMEOUT_SECONDS}): a request nobody answers would time out before falling back` });
-  }
-});
+const EvacuationEnv = z
+  .object({
+    /** Without confirmation the attempt is aborted after this long (descheduler: 10 min). */
+    EVACUATION_TIMEOUT_SECONDS: positiveInt.default(600),
+    EVACUATION_MAX_ATTEMPTS: positiveInt.max(20).default(3),
+    EVACUATION_BACKOFF_SECONDS: z.coerce.number().positive().default(30),
+    EVACUATION_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(300),
+    /** KubeVirt's defaults: parallelMigrationsPerCluster 5, parallelOutboundMigrationsPerNode 2. */
+    EVACUATION_MAX_PER_CLUSTER: positiveInt.default(5),
+    EVACUATION_MAX_PER_NODE: positiveInt.default(2),
+    /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
+    EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
+    /** Where the ledger of slots (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
+    EVACUATION_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')
+      .default('kube-tidy'),
+    /** Only pods of this namespace (one deployment per tenant; tests); default the whole cluster. */
+    EVACUATION_SCOPE_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')
+      .optional(),
+    /**
+     * KEP-4563's EvictionRequest API: `auto` asks through it when lifecycle.k8s.io/v1alpha1 is
+     * served (and answers as responder kube-tidy.dev/kubevirt), `off` keeps the direct path always.
+     */
+    EVACUATION_EVICTION_REQUESTS: z.enum(['auto', 'off']).default('auto'),
+    /**
+     * ...and falls back to the direct path (once per evacuation, the request withdrawn) when no
+     * controller answers a request within this long: Kubernetes v1.37 serves the API but ships no
+     * evictionrequest controller. Default 60 s, or half of EVACUATION_TIMEOUT_SECONDS when shorter;
+     * it must stay below that timeout.
+     */
+    EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: z.coerce.number().positive().optional(),
+    /** As responder: heartbeat at least this often while Active (the API's deadline is 20 min). */
+    EVACUATION_HEARTBEAT_SECONDS: z.coerce.number().positive().max(600).default(60),
+    /** ...and never more often than this (types.go asks for no more than one per 20 s). */
+    EVACUATION_MIN_HEARTBEAT_SECONDS: z.coerce.number().positive().default(20),
+    /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
+    EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
+  })
+  .superRefine((e, ctx) => {
+    const answer = e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS;
+    if (answer !== undefined && answer >= e.EVACUATION_TIMEOUT_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS'],
+        message: `must be below EVACUATION_TIMEOUT_SECONDS (${e.EVACUATION_TIMEOUT_SECONDS}): a request nobody answers would time out before falling back`,
+      });
+    }
+  });
 
 /** How long an EvictionRequest may go unanswered when EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS is not set. */
 export const DEFAULT_REQUEST_ANSWER_SECONDS = 60;

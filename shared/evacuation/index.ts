@@ -45,7 +45,16 @@ export function evacuationParts(rt: Runtime): EvacuationParts {
     // Discovery once per process (cached); `off` never asks.
     const served = config.evictionRequests === 'auto' && (await evictionRequestApiInstalled(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000));
     const via = served ? { evictionRequests: { requester: requesterName('evacuation') } } : {};
-    return { core: rt.clients.core, custom: rt.clients.custom, writer, ledger: new Ledger(rt.clients.core, writer, config.namespace), config, now: rt.now, log: rt.log, ...via };
+    return {
+      core: rt.clients.core,
+      custom: rt.clients.custom,
+      writer,
+      ledger: new Ledger(rt.clients.core, writer, config.namespace),
+      config,
+      now: rt.now,
+      log: rt.log,
+      ...via,
+    };
   };
 
   // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated

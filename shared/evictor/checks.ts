@@ -29,8 +29,7 @@ const ANNOTATION_CONFIG_SOURCE = 'kubernetes.io/config.source';
 
 export const isTerminating: Check = (pod) => (pod.metadata.deletionTimestamp ? 'pod is already terminating' : undefined);
 
-export const isMirror: Check = (pod) =>
-  pod.metadata.annotations?.[ANNOTATION_MIRROR] !== undefined ? 'pod is a mirror pod' : undefined;
+export const isMirror: Check = (pod) => (pod.metadata.annotations?.[ANNOTATION_MIRROR] !== undefined ? 'pod is a mirror pod' : undefined);
 
 export const isStatic: Check = (pod) => {
   const source = pod.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE];
@@ -89,9 +88,7 @@ const localStorage: Check = (pod) =>
     : undefined;
 
 const daemonSet: Check = (pod) =>
-  (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet')
-    ? 'pod belongs to a DaemonSet (DaemonSetPods protection)'
-    : undefined;
+  (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet') ? 'pod belongs to a DaemonSet (DaemonSetPods protection)' : undefined;
 
 function pvcProtection(storageClasses: readonly string[]): Check {
   const protectedClasses = new Set(storageClasses);

@@ -51,9 +51,7 @@ function tolerates(pod: Pod, taint: Taint): boolean {
 }
 
 export function toleratesNode(pod: Pod, node: Node): boolean {
-  return (node.spec?.taints ?? [])
-    .filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
-    .every((t) => tolerates(pod, t));
+  return (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').every((t) => tolerates(pod, t));
 }
 
 export function podRequests(pod: Pod): { cpu: number; memory: number } {
@@ -79,7 +77,10 @@ export interface Resources {
 /** What `node` has left for another pod next to `pods` (terminal pods hold nothing). */
 export function freeOn(node: Node, pods: readonly Pod[]): Resources {
   const alloc = node.status?.allocatable ?? {};
-  const free = { cpu: alloc.cpu === undefined ? Infinity : parseQuantity(alloc.cpu), memory: alloc.memory === undefined ? Infinity : parseQuantity(alloc.memory) };
+  const free = {
+    cpu: alloc.cpu === undefined ? Infinity : parseQuantity(alloc.cpu),
+    memory: alloc.memory === undefined ? Infinity : parseQuantity(alloc.memory),
+  };
   for (const p of pods) {
     if (isTerminal(p)) continue;
     const r = podRequests(p);

@@ -51,9 +51,7 @@ export const DefaultEvictorArgsSchema = z
         extraEnabled: z.array(z.enum(EXTRA_PROTECTIONS)).refine(unique, 'contains duplicate entries').default([]),
         config: z
           .strictObject({
-            PodsWithPVC: z
-              .strictObject({ protectedStorageClasses: z.array(z.strictObject({ name: z.string().min(1) })).default([]) })
-              .optional(),
+            PodsWithPVC: z.strictObject({ protectedStorageClasses: z.array(z.strictObject({ name: z.string().min(1) })).default([]) }).optional(),
           })
           .optional(),
       })

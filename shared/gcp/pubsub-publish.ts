@@ -22,7 +22,12 @@ export async function publish(target: PubSubTarget, messages: PubSubMessage[]): 
   const base = target.emulatorHost ? `http://${target.emulatorHost}` : 'https://pubsub.googleapis.com';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (!target.emulatorHost) headers.authorization = `Bearer ${await accessToken(target.metadataHost ?? 'metadata.google.internal')}`;
-  const res = await fetch(`${base}/v1/${target.topic}:publish`, { method: 'POST', headers, body: JSON.stringify({ messages }), signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(`${base}/v1/${target.topic}:publish`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ messages }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`Pub/Sub publish to ${target.topic}: HTTP ${res.status} ${text.slice(0, 200)}`);
   const ids = (JSON.parse(text) as { messageIds?: unknown }).messageIds;
@@ -35,7 +40,10 @@ let cached: { host: string; token: string; until: number } | undefined;
 
 export async function accessToken(host: string): Promise<string> {
   if (cached && cached.host === host && Date.now() < cached.until) return cached.token;
-  const res = await fetch(`http://${host}/computeMetadata/v1/instance/service-accounts/default/token`, { headers: { 'Metadata-Flavor': 'Google' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(`http://${host}/computeMetadata/v1/instance/service-accounts/default/token`, {
+    headers: { 'Metadata-Flavor': 'Google' },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   if (!res.ok) throw new Error(`metadata server token: HTTP ${res.status}`);
   const t = (await res.json()) as { access_token?: unknown; expires_in?: unknown };
   if (typeof t.access_token !== 'string' || t.access_token === '') throw new Error('metadata server token: no access_token');

@@ -55,7 +55,14 @@ export interface KubeClientOptions {
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
 // `server`: the API server's address, for the metrics (a response carries no URL).
-function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: KubeClientOptions['onRequest'], throttle: Throttle, server: string, signal?: AbortSignal): Middleware {
+function middleware(
+  ms: number,
+  agents: KeepAliveAgents | undefined,
+  onRequest: KubeClientOptions['onRequest'],
+  throttle: Throttle,
+  server: string,
+  signal?: AbortSignal,
+): Middleware {
   return {
     pre: async (context: RequestContext) => {
       // The last line of defence for "names are names": names are validated where they
@@ -74,7 +81,8 @@ function middleware(ms: number, agents: KeepAliveAgents | undefined, onRequest: 
       observeApiResponse(server, context.httpStatusCode);
       // The server's own throttling answers in plain text (see errors.ts `throttled`); a
       // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
-      if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? '')) throttle.pause(Number(context.headers['retry-after']) || 1);
+      if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? ''))
+        throttle.pause(Number(context.headers['retry-after']) || 1);
       else throttle.answered();
       return context;
     },
@@ -108,7 +116,10 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
  * What makeApiClient builds, plus the middleware: any client-node API class constructed with
  * `configuration` gets the timeout, kept-alive connections and request counting.
  */
-export function clientConfiguration(kc: KubeConfig, { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, signal }: KubeClientOptions = {}) {
+export function clientConfiguration(
+  kc: KubeConfig,
+  { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, signal }: KubeClientOptions = {},
+) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;

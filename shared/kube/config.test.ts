@@ -80,18 +80,27 @@ describe('loadKubeConfig', () => {
       source: 'in-cluster',
       server: 'https://[fd00::1]:443',
     },
-  ]) it(row.sentence, () => {
-    const { arrange, source, server } = row;
-    const opts = arrange();
-    expect(describeSource(opts)).toBe(source);
-    const kc = loadKubeConfig(opts);
-    expect(kc.getCurrentCluster()?.server).toBe(server);
-    expect(JSON.stringify(describeKubeConfig(kc))).not.toContain(TOKEN);
-  });
+  ])
+    it(row.sentence, () => {
+      const { arrange, source, server } = row;
+      const opts = arrange();
+      expect(describeSource(opts)).toBe(source);
+      const kc = loadKubeConfig(opts);
+      expect(kc.getCurrentCluster()?.server).toBe(server);
+      expect(JSON.stringify(describeKubeConfig(kc))).not.toContain(TOKEN);
+    });
 
   for (const row of [
-    { sentence: 'nothing configured is refused with the three ways to configure', arrange: () => ({}), message: /pass --kubeconfig, set KUBECONFIG, or run in a pod/ },
-    { sentence: 'an unknown --context is named with the contexts the file has', arrange: () => ({ kubeconfig: kubeconfig('g.yaml', 'g', 'https://g.example'), context: 'prod' }), message: /g\.yaml: no context "prod" \(it has g\)/ },
+    {
+      sentence: 'nothing configured is refused with the three ways to configure',
+      arrange: () => ({}),
+      message: /pass --kubeconfig, set KUBECONFIG, or run in a pod/,
+    },
+    {
+      sentence: 'an unknown --context is named with the contexts the file has',
+      arrange: () => ({ kubeconfig: kubeconfig('g.yaml', 'g', 'https://g.example'), context: 'prod' }),
+      message: /g\.yaml: no context "prod" \(it has g\)/,
+    },
     { sentence: 'a missing file is named', arrange: () => ({ kubeconfig: join(dir, 'nope.yaml') }), message: /nope\.yaml: no such file/ },
     {
       sentence: 'an unparsable file is named without quoting its contents',
@@ -119,19 +128,20 @@ describe('loadKubeConfig', () => {
       },
       message: /automountServiceAccountToken/,
     },
-  ]) it(row.sentence, () => {
-    const { arrange, message } = row;
-    const opts = arrange();
-    let error: unknown;
-    try {
-      loadKubeConfig(opts);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(KubeConfigError);
-    expect((error as Error).message).toMatch(message);
-    expect((error as Error).message).not.toContain(TOKEN);
-  });
+  ])
+    it(row.sentence, () => {
+      const { arrange, message } = row;
+      const opts = arrange();
+      let error: unknown;
+      try {
+        loadKubeConfig(opts);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(KubeConfigError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain(TOKEN);
+    });
 });
 
 describe('describeKubeConfig', () => {

@@ -63,9 +63,7 @@ export const MESSAGE_MAX = 2000;
  */
 export function scrub(text: string): string {
   const cut = text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX)}...` : text;
-  return cut
-    .replace(/(bearer\s{1,8})[\w.~+/=-]+/gi, '$1[redacted]')
-    .replace(/([a-z][a-z0-9+.-]{0,15}:\/\/)[^/@\s]{1,256}@/gi, '$1[redacted]@');
+  return cut.replace(/(bearer\s{1,8})[\w.~+/=-]+/gi, '$1[redacted]').replace(/([a-z][a-z0-9+.-]{0,15}:\/\/)[^/@\s]{1,256}@/gi, '$1[redacted]@');
 }
 
 function kindOfStatus(status: number): KubeErrorKind {

@@ -35,7 +35,7 @@ describe('removePod and request-evict-only', () => {
     );
   });
 
-  it('in a dry run the request goes through the API server\'s dry run only', async () => {
+  it("in a dry run the request goes through the API server's dry run only", async () => {
     const c = clients();
     const r = await writerOf(c, true).removePod(removalTarget(stored('Pending', MARK)), 'test');
     expect(r).toMatchObject({ outcome: 'evacuation-requested', dryRun: true });
@@ -44,7 +44,10 @@ describe('removePod and request-evict-only', () => {
 
   it('one already requested (or under way) is asked for again by nobody: nothing is sent', async () => {
     const c = clients();
-    for (const a of [{ ...MARK, [ANNOTATIONS.request]: 'someone' }, { ...MARK, [ANNOTATIONS.state]: 'Backoff' }]) {
+    for (const a of [
+      { ...MARK, [ANNOTATIONS.request]: 'someone' },
+      { ...MARK, [ANNOTATIONS.state]: 'Backoff' },
+    ]) {
       expect((await writerOf(c).removePod(removalTarget(stored('Running', a)), 'test')).outcome).toBe('evacuating');
     }
     expect(c.core.patchNamespacedPod).not.toHaveBeenCalled();
@@ -53,7 +56,9 @@ describe('removePod and request-evict-only', () => {
 
   it('a pod that changed since it was read answers stale (the request is tied to what was read)', async () => {
     const c = clients();
-    c.core.patchNamespacedPod.mockRejectedValueOnce(Object.assign(new Error('conflict'), { code: 409, body: '{"reason":"Conflict","message":"the object has been modified"}' }));
+    c.core.patchNamespacedPod.mockRejectedValueOnce(
+      Object.assign(new Error('conflict'), { code: 409, body: '{"reason":"Conflict","message":"the object has been modified"}' }),
+    );
     expect((await writerOf(c).removePod(removalTarget(stored('Running', MARK)), 'test')).outcome).toBe('stale');
   });
 

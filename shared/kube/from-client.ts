@@ -32,5 +32,11 @@ export function stored<T extends { metadata?: { name?: string } }>(o: T): Stored
 /** What a write to `pod` is tied to: its uid, resourceVersion and the phase it had. */
 export function storedPodId(pod: Stored<Pod>): StoredPodId {
   const m = pod.metadata;
-  return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '', resourceVersion: m.resourceVersion ?? '', phase: pod.status?.phase ?? '' } as StoredPodId;
+  return {
+    namespace: m.namespace ?? '',
+    name: m.name ?? '',
+    uid: m.uid ?? '',
+    resourceVersion: m.resourceVersion ?? '',
+    phase: pod.status?.phase ?? '',
+  } as StoredPodId;
 }

@@ -8,13 +8,18 @@ describe('inOrder', () => {
     const startedOrder: number[] = [];
     let inFlight = 0;
     let peak = 0;
-    const { results, started } = await inOrder([...Array(50).keys()], 4, () => false, async (n) => {
-      startedOrder.push(n);
-      peak = Math.max(peak, ++inFlight);
-      for (let k = 0; k < (n * 7) % 5; k++) await tick(); // finish out of order
-      inFlight--;
-      return n * 2;
-    });
+    const { results, started } = await inOrder(
+      [...Array(50).keys()],
+      4,
+      () => false,
+      async (n) => {
+        startedOrder.push(n);
+        peak = Math.max(peak, ++inFlight);
+        for (let k = 0; k < (n * 7) % 5; k++) await tick(); // finish out of order
+        inFlight--;
+        return n * 2;
+      },
+    );
     expect(startedOrder).toEqual([...Array(50).keys()]);
     expect(peak).toBe(4);
     expect(started).toBe(50);
@@ -23,20 +28,32 @@ describe('inOrder', () => {
 
   it('starts nothing more once stop() says so, and says how many were started', async () => {
     let calls = 0;
-    const { results, started } = await inOrder([...Array(20).keys()], 3, () => calls >= 7, async (n) => {
-      calls++;
-      await tick();
-      return n;
-    });
+    const { results, started } = await inOrder(
+      [...Array(20).keys()],
+      3,
+      () => calls >= 7,
+      async (n) => {
+        calls++;
+        await tick();
+        return n;
+      },
+    );
     expect(started).toBe(7);
     expect(results.filter((r) => r !== undefined)).toHaveLength(7);
     expect(results.slice(7).every((r) => r === undefined)).toBe(true);
   });
 
   it('surfaces a bug instead of swallowing it', async () => {
-    await expect(inOrder([1, 2, 3], 2, () => false, async (n) => {
-      if (n === 2) throw new Error('bug');
-      return n;
-    })).rejects.toThrow('bug');
+    await expect(
+      inOrder(
+        [1, 2, 3],
+        2,
+        () => false,
+        async (n) => {
+          if (n === 2) throw new Error('bug');
+          return n;
+        },
+      ),
+    ).rejects.toThrow('bug');
   });
 });

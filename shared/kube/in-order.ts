@@ -9,7 +9,12 @@ export interface InOrderResult<R> {
   started: number;
 }
 
-export async function inOrder<T, R>(items: readonly T[], concurrency: number, stop: () => boolean, each: (item: T, index: number) => Promise<R>): Promise<InOrderResult<R>> {
+export async function inOrder<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  stop: () => boolean,
+  each: (item: T, index: number) => Promise<R>,
+): Promise<InOrderResult<R>> {
   const results = new Array<R | undefined>(items.length);
   let next = 0;
   let halted = false;

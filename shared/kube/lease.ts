@@ -50,14 +50,24 @@ const toSpec = (l: V1Lease): ObservedLease => {
   const time = (t: unknown) => (t instanceof Date ? t.toISOString() : typeof t === 'string' ? t : null);
   return {
     resourceVersion: l.metadata?.resourceVersion ?? '',
-    spec: { holderIdentity: s.holderIdentity ?? null, leaseDurationSeconds: s.leaseDurationSeconds ?? null, acquireTime: time(s.acquireTime), renewTime: time(s.renewTime), leaseTransitions: s.leaseTransitions ?? null },
+    spec: {
+      holderIdentity: s.holderIdentity ?? null,
+      leaseDurationSeconds: s.leaseDurationSeconds ?? null,
+      acquireTime: time(s.acquireTime),
+      renewTime: time(s.renewTime),
+      leaseTransitions: s.leaseTransitions ?? null,
+    },
   };
 };
 
 /** `timeoutMs`: each request's, below the renew deadline. */
 export function leaseClient(kc: KubeConfig, ref: LeaseRef, { timeoutMs }: { timeoutMs: number }): LeaseClient {
   const api = new CoordinationV1Api(clientConfiguration(kc, { timeoutMs }).configuration);
-  const failed = (e: unknown): LeaseWrite => ({ ok: false, conflict: classifyKubeError(e).kind === 'conflict', error: (e as Error).message?.split('\n')[0] ?? String(e) });
+  const failed = (e: unknown): LeaseWrite => ({
+    ok: false,
+    conflict: classifyKubeError(e).kind === 'conflict',
+    error: (e as Error).message?.split('\n')[0] ?? String(e),
+  });
   return {
     read: async () => {
       const lease = await readOrAbsent(`read lease ${ref.namespace}/${ref.name}`, () => api.readNamespacedLease(ref));

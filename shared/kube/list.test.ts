@@ -10,7 +10,12 @@ type Reply = V1PodList | ApiException<string>;
 
 const page = (names: string[], next?: string): V1PodList => ({ items: names.map((name) => ({ metadata: { name } })), metadata: { _continue: next } });
 const expired = (token?: string) =>
-  new ApiException(410, 'x', JSON.stringify({ reason: 'Expired', message: 'The provided continue parameter is too old', ...(token ? { metadata: { continue: token } } : {}) }), {});
+  new ApiException(
+    410,
+    'x',
+    JSON.stringify({ reason: 'Expired', message: 'The provided continue parameter is too old', ...(token ? { metadata: { continue: token } } : {}) }),
+    {},
+  );
 
 function scripted(replies: Reply[]): { lister: PodLister; tokens: (string | undefined)[] } {
   const tokens: (string | undefined)[] = [];
@@ -21,7 +26,10 @@ function scripted(replies: Reply[]): { lister: PodLister; tokens: (string | unde
     if (reply instanceof ApiException) throw reply;
     return reply;
   };
-  return { lister: { listNamespacedPod: next, listPodForAllNamespaces: next } as unknown as Pick<CoreV1Api, 'listNamespacedPod' | 'listPodForAllNamespaces'>, tokens };
+  return {
+    lister: { listNamespacedPod: next, listPodForAllNamespaces: next } as unknown as Pick<CoreV1Api, 'listNamespacedPod' | 'listPodForAllNamespaces'>,
+    tokens,
+  };
 }
 
 async function collect(lister: PodLister): Promise<PodPage[]> {

@@ -34,7 +34,12 @@ function clip(text: string, bytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= bytes) return text;
   // Cut on a character boundary: decoding a cut multi-byte sequence yields U+FFFD.
-  return buf.subarray(0, bytes - 3).toString('utf8').replace(/\uFFFD$/, '') + '...';
+  return (
+    buf
+      .subarray(0, bytes - 3)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '') + '...'
+  );
 }
 
 // One Event per action, by name: the name is derived from the pod's uid and what was done,
@@ -64,7 +69,12 @@ export async function recordPodEvent(
  * An Event about a Namespace, in that namespace: what a pass did to more pods than get an
  * Event each (cleanup/io/event-budget.ts). `once` names the pass, so one Event per pass.
  */
-export async function recordNamespaceEvent(events: EventWriter, namespace: string, event: PodEvent & { once: string }, opts: RecordOptions = {}): Promise<RecordResult> {
+export async function recordNamespaceEvent(
+  events: EventWriter,
+  namespace: string,
+  event: PodEvent & { once: string },
+  opts: RecordOptions = {},
+): Promise<RecordResult> {
   // A namespace's uid is not at hand (reading it would cost a request per namespace); the
   // name is its identity for the Event's name, and `regarding` without a uid is valid.
   return recordEventAbout(events, { kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` }, event, opts);
@@ -91,7 +101,10 @@ async function recordEventAbout(
     type: event.type,
     // The API server accepts an Event outside default and kube-system only when its regarding
     // object names the Event's namespace: a Namespace's Event names itself (else a 422, and no Event).
-    regarding: about.kind === 'Pod' ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid } : { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name },
+    regarding:
+      about.kind === 'Pod'
+        ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid }
+        : { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name },
   };
   try {
     const created = await events.createNamespacedEvent({ namespace: about.namespace, body });

@@ -45,7 +45,13 @@ describe('throttling is told apart from a PodDisruptionBudget refusal', () => {
     expect(f).toMatchObject({ kind: 'too-many-requests', throttled: true, retryAfterSeconds: 1 });
   });
   it('a Status 429 naming a disruption budget is not', () => {
-    const body = JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget.", details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' }], retryAfterSeconds: 10 } });
+    const body = JSON.stringify({
+      kind: 'Status',
+      code: 429,
+      reason: 'TooManyRequests',
+      message: "Cannot evict pod as it would violate the pod's disruption budget.",
+      details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' }], retryAfterSeconds: 10 },
+    });
     const f = classifyKubeError({ code: 429, body, headers: { 'retry-after': '10' } });
     expect(f.kind).toBe('too-many-requests');
     expect(f.throttled).toBeUndefined();

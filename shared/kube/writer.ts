@@ -44,7 +44,10 @@ export interface Gvr {
  */
 export type EvacuationOutcome = 'evacuation-requested' | 'evacuating' | 'stale' | 'gone';
 
-export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome> | WriteResult<EvacuationOutcome>) & { action: 'delete' | 'evict'; event?: RecordResult };
+export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome> | WriteResult<EvacuationOutcome>) & {
+  action: 'delete' | 'evict';
+  event?: RecordResult;
+};
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 // KubeVirt's eviction webhook answering 429 because it started (or runs) the evacuation: the
@@ -82,7 +85,8 @@ export class ClusterWriter {
   /** A write's outcome that says the API server refused it (a precondition, a budget), counted as such. */
   private said<R extends { outcome: string; message?: string; disruptionBudget?: boolean }>(verb: WriteVerb, what: string, r: R): R {
     if (r.outcome === 'stale' || r.outcome === 'conflict') noteWriteRefusal(verb, 'stale', what, r.message);
-    else if (r.outcome === 'blocked' && !EVACUATION_STARTED.test(r.message ?? '')) noteWriteRefusal(verb, r.disruptionBudget ? 'disruption-budget' : 'eviction-blocked', what, r.message);
+    else if (r.outcome === 'blocked' && !EVACUATION_STARTED.test(r.message ?? ''))
+      noteWriteRefusal(verb, r.disruptionBudget ? 'disruption-budget' : 'eviction-blocked', what, r.message);
     return r;
   }
 
@@ -94,7 +98,11 @@ export class ClusterWriter {
    * evict-only.ts's removalTarget) is not evicted: its evacuation is requested instead, by
    * `requester`, and the evacuation family takes it from there (a live migration for KubeVirt).
    */
-  async removePod(pod: StoredPodId | RemovalTarget, note: string, { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {}): Promise<RemoveResult> {
+  async removePod(
+    pod: StoredPodId | RemovalTarget,
+    note: string,
+    { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {},
+  ): Promise<RemoveResult> {
     const terminal = TERMINAL.has(pod.phase);
     const evictOnly = !terminal && 'evictOnly' in pod ? pod.evictOnly : undefined;
     if (evictOnly) return this.requestEvacuation(pod, evictOnly.underWay, requester, note, ownEvent);
@@ -105,7 +113,9 @@ export class ClusterWriter {
     const opts = { dryRun: this.options.dryRun, gracePeriodSeconds: this.options.gracePeriodSeconds };
     let result: RemoveResult;
     try {
-      result = terminal ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) } : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
+      result = terminal
+        ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) }
+        : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
     } catch (e) {
       throw noted(verb, what, e);
     }
@@ -125,15 +135,32 @@ export class ClusterWriter {
    * the pod is still as stored (resourceVersion), in a dry run only through the API server's
    * dry run. Nothing is asked twice: a pod already requested or under way answers `evacuating`.
    */
-  private async requestEvacuation(pod: StoredPodId, underWay: string | undefined, requester: string, note: string, ownEvent?: () => boolean): Promise<RemoveResult> {
+  private async requestEvacuation(
+    pod: StoredPodId,
+    underWay: string | undefined,
+    requester: string,
+    note: string,
+    ownEvent?: () => boolean,
+  ): Promise<RemoveResult> {
     const dryRun = this.options.dryRun;
-    if (underWay) return { action: 'evict', outcome: 'evacuating', dryRun, message: `request-evict-only: not evicted; its evacuation is under way (${underWay})` };
+    if (underWay)
+      return { action: 'evict', outcome: 'evacuating', dryRun, message: `request-evict-only: not evicted; its evacuation is under way (${underWay})` };
     const w = await this.annotatePod(pod, { [EVACUATION_REQUEST]: requester });
     if (w.outcome === 'conflict') return { action: 'evict', outcome: 'stale', dryRun, message: 'the pod changed since it was read' };
     if (w.outcome === 'gone') return { action: 'evict', outcome: 'gone', dryRun, message: 'the pod is gone' };
-    const result: RemoveResult = { action: 'evict', outcome: 'evacuation-requested', dryRun, message: `request-evict-only: not evicted; evacuation requested (${EVACUATION_REQUEST}=${requester})` };
+    const result: RemoveResult = {
+      action: 'evict',
+      outcome: 'evacuation-requested',
+      dryRun,
+      message: `request-evict-only: not evicted; evacuation requested (${EVACUATION_REQUEST}=${requester})`,
+    };
     if (ownEvent?.() ?? true) {
-      const recorded = await this.recordEvent(pod, { reason: 'EvacuationRequested', action: 'Evict', type: 'Normal', note: `${note}; the pod is marked request-evict-only: its evacuation is requested instead of an eviction` });
+      const recorded = await this.recordEvent(pod, {
+        reason: 'EvacuationRequested',
+        action: 'Evict',
+        type: 'Normal',
+        note: `${note}; the pod is marked request-evict-only: its evacuation is requested instead of an eviction`,
+      });
       if (recorded) result.event = recorded;
     }
     return result;
@@ -144,14 +171,21 @@ export class ClusterWriter {
     const what = `evict pod ${keyOf(pod)}`;
     this.guard(what, pod.namespace, 'evict');
     try {
-      return this.said('evict', what, await evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }));
+      return this.said(
+        'evict',
+        what,
+        await evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
+      );
     } catch (e) {
       throw noted('evict', what, e);
     }
   }
 
   /** Merge-patch annotations (null removes) if the pod is still at its stored resourceVersion. */
-  async annotatePod(pod: StoredId, annotations: Record<string, string | null>): Promise<{ outcome: 'written'; resourceVersion: string } | { outcome: 'conflict' | 'gone' }> {
+  async annotatePod(
+    pod: StoredId,
+    annotations: Record<string, string | null>,
+  ): Promise<{ outcome: 'written'; resourceVersion: string } | { outcome: 'conflict' | 'gone' }> {
     const what = `annotate pod ${keyOf(pod)}`;
     this.guard(what, pod.namespace, 'patch');
     try {
@@ -199,7 +233,11 @@ export class ClusterWriter {
     const what = `delete ${gvr.plural} ${keyOf(id)}`;
     this.guard(what, id.namespace, 'delete');
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
-    const body = { ...(preconditions ? { preconditions } : {}), ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}), ...(this.options.dryRun ? { dryRun: ['All'] } : {}) };
+    const body = {
+      ...(preconditions ? { preconditions } : {}),
+      ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+      ...(this.options.dryRun ? { dryRun: ['All'] } : {}),
+    };
     try {
       const params = { ...gvr, name: id.name, body, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
       if (id.namespace) await this.clients.custom.deleteNamespacedCustomObject({ ...params, namespace: id.namespace });
@@ -245,7 +283,9 @@ export class ClusterWriter {
     this.guard(what, namespace, verb);
     try {
       if (!seen) return await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
-      return await this.clients.core.replaceNamespacedConfigMap(this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }));
+      return await this.clients.core.replaceNamespacedConfigMap(
+        this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }),
+      );
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return false;
       throw noted(verb, what, toKubeError(e, what));

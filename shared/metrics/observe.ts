@@ -8,10 +8,21 @@ import { MAX_LENGTH, MAX_VALUES, OTHER } from './bound.js';
 import { afterRequest, gaugeSeries, record } from './record.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
-export function observeRemoval(d: { strategy: string; profile: string; namespace: string; node?: string | undefined }, r: { action: string; outcome: string; dryRun: boolean }): void {
+export function observeRemoval(
+  d: { strategy: string; profile: string; namespace: string; node?: string | undefined },
+  r: { action: string; outcome: string; dryRun: boolean },
+): void {
   // The descheduler's "success" for done; the other outcomes keep their own names.
   const result = r.outcome === 'deleted' || r.outcome === 'evicted' ? 'success' : r.outcome;
-  record('podsEvicted', 1, { result, action: r.action, strategy: d.strategy, profile: d.profile, namespace: d.namespace, node: d.node ?? '', dry_run: String(r.dryRun) });
+  record('podsEvicted', 1, {
+    result,
+    action: r.action,
+    strategy: d.strategy,
+    profile: d.profile,
+    namespace: d.namespace,
+    node: d.node ?? '',
+    dry_run: String(r.dryRun),
+  });
 }
 
 /** A pod a brake held back (cleanup/io/brakes.ts): on the event path, or in a pass. */
@@ -100,22 +111,48 @@ function thirdBar(counter: string): number {
  * The wrapper's own refusals, by reason: the same fixed names the production server's front
  * counts its refusals with (serve/refusals.ts), so one series shows a sender refused wherever.
  */
-const REFUSAL_REASONS: Record<number, string> = { 400: 'bad-input', 401: 'unauthenticated', 403: 'forbidden', 405: 'method', 413: 'too-large', 415: 'encoding', 422: 'not-accepted' };
+const REFUSAL_REASONS: Record<number, string> = {
+  400: 'bad-input',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  405: 'method',
+  413: 'too-large',
+  415: 'encoding',
+  422: 'not-accepted',
+};
 
 /**
  * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
  */
-export function observeRequest<A extends Answer>(target: string, status: number, seconds: number, answer: A | undefined, tick: boolean, family?: (answer: A) => void): void {
+export function observeRequest<A extends Answer>(
+  target: string,
+  status: number,
+  seconds: number,
+  answer: A | undefined,
+  tick: boolean,
+  family?: (answer: A) => void,
+): void {
   const code = String(status);
-  record('requests', 1, { target, code, outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : (REFUSAL_REASONS[status] ?? 'rejected') });
+  record('requests', 1, {
+    target,
+    code,
+    outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : (REFUSAL_REASONS[status] ?? 'rejected'),
+  });
   record('requestDuration', seconds, { target, code });
   if (tick && answer) record('loopDuration', seconds, { target });
   if (answer) family?.(answer);
 }
 
 /** observeRequest, then the push when this process pushes (record.ts). Never throws. */
-export async function requestDone<A extends Answer>(target: string, status: number, startedMs: number, answer: A | undefined, tick: boolean, family?: (answer: A) => void): Promise<void> {
+export async function requestDone<A extends Answer>(
+  target: string,
+  status: number,
+  startedMs: number,
+  answer: A | undefined,
+  tick: boolean,
+  family?: (answer: A) => void,
+): Promise<void> {
   try {
     observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick, family);
   } catch {

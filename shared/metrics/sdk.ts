@@ -54,7 +54,13 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   }
   const resource = defaultResource()
     // service.instance.id: a receiver keeps each instance's cumulative series apart.
-    .merge(resourceFromAttributes({ 'service.name': 'kube-tidy', 'service.instance.id': randomUUID(), ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}) }))
+    .merge(
+      resourceFromAttributes({
+        'service.name': 'kube-tidy',
+        'service.instance.id': randomUUID(),
+        ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}),
+      }),
+    )
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new MeterProvider({ resource, readers });
   const meter = provider.getMeter('kube-tidy');

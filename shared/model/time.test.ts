@@ -18,12 +18,15 @@ describe('toMillis', () => {
     expect(toMillis('2026-13-45T99:99:99Z')).toBeNaN();
   });
 
-  test.prop([fc.date({ min: new Date('1971-01-01'), max: new Date('2999-12-31'), noInvalidDate: true })])('agrees with Date.parse on every ISO time, with or without milliseconds', (d) => {
-    const iso = d.toISOString();
-    expect(toMillis(iso)).toBe(Date.parse(iso));
-    const seconds = `${iso.slice(0, 19)}Z`;
-    expect(toMillis(seconds)).toBe(Date.parse(seconds));
-  });
+  test.prop([fc.date({ min: new Date('1971-01-01'), max: new Date('2999-12-31'), noInvalidDate: true })])(
+    'agrees with Date.parse on every ISO time, with or without milliseconds',
+    (d) => {
+      const iso = d.toISOString();
+      expect(toMillis(iso)).toBe(Date.parse(iso));
+      const seconds = `${iso.slice(0, 19)}Z`;
+      expect(toMillis(seconds)).toBe(Date.parse(seconds));
+    },
+  );
 });
 
 describe('formatDuration', () => {

@@ -5,9 +5,15 @@ import { KIND_PATTERN, parseKind } from './core/kinds.js';
 
 const Schema = z.object({
   // Kueue's `multiKueue.origin` (default "multikueue"): only remote objects labelled with it are ever touched.
-  MULTIKUEUE_ORIGIN: z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'must be a label value').default('multikueue'),
+  MULTIKUEUE_ORIGIN: z
+    .string()
+    .regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'must be a label value')
+    .default('multikueue'),
   /** Where Kueue runs: MultiKueueCluster Secrets in the manager, kube-tidy's witness in workers. */
-  KUEUE_NAMESPACE: z.string().regex(/^[a-z0-9-]+$/).default('kueue-system'),
+  KUEUE_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .default('kueue-system'),
   /** Only the clusters of this MultiKueueConfig; default every MultiKueueCluster. */
   MULTIKUEUE_CONFIG: z.string().min(1).optional(),
   /** Static workers `name=/path/kubeconfig,...` instead of discovery from the manager. */

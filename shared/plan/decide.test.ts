@@ -9,7 +9,11 @@ const everyFailed = [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 
 describe('decide', () => {
   it('acts on Succeeded and Failed pods with delete and on the others with evict', () => {
     const policy = policyOf([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 60 } }]);
-    const plan = decide(policy, { pods: [pod('done').succeeded().build(), pod('bad').failed().build(), pod('live').build(), pod('wait').phase('Pending').build()] }, NOW);
+    const plan = decide(
+      policy,
+      { pods: [pod('done').succeeded().build(), pod('bad').failed().build(), pod('live').build(), pod('wait').phase('Pending').build()] },
+      NOW,
+    );
     expect(plan.decisions.map((d) => [d.name, d.action])).toEqual([
       ['done', 'delete'],
       ['bad', 'delete'],
@@ -21,7 +25,15 @@ describe('decide', () => {
   it('carries namespace, uid, node, profile and the pod resourceVersion in each decision', () => {
     const p = pod('x').inNamespace('ml').onNode('gpu-3').failed().build();
     const [d] = decide(policyOf(everyFailed), { pods: [p] }, NOW).decisions;
-    expect(d).toMatchObject({ namespace: 'ml', name: 'x', uid: p.metadata.uid, node: 'gpu-3', profile: 'test', strategy: 'RemoveFailedPods', resourceVersion: p.metadata.resourceVersion });
+    expect(d).toMatchObject({
+      namespace: 'ml',
+      name: 'x',
+      uid: p.metadata.uid,
+      node: 'gpu-3',
+      profile: 'test',
+      strategy: 'RemoveFailedPods',
+      resourceVersion: p.metadata.resourceVersion,
+    });
   });
 
   it('decides a pod once even when two strategies select it; the first strategy wins', () => {

@@ -10,8 +10,18 @@ type Row = { name: string; plugins: PluginSpec[]; evictor?: Record<string, unkno
 
 describe('eligibleAt', () => {
   it.each<Row>([
-    { name: 'a Failed pod younger than minPodLifetimeSeconds is eligible when it reaches it', plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], pod: pod('young').age(100).failed(), at: NOW + 500_000 },
-    { name: 'PodLifeTime takes a pod one second after maxPodLifeTimeSeconds (age > max, whole seconds)', plugins: [{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 3600 } }], pod: pod('running').age(3000), at: NOW + 601_000 },
+    {
+      name: 'a Failed pod younger than minPodLifetimeSeconds is eligible when it reaches it',
+      plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }],
+      pod: pod('young').age(100).failed(),
+      at: NOW + 500_000,
+    },
+    {
+      name: 'PodLifeTime takes a pod one second after maxPodLifeTimeSeconds (age > max, whole seconds)',
+      plugins: [{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 3600 } }],
+      pod: pod('running').age(3000),
+      at: NOW + 601_000,
+    },
     {
       name: 'a condition threshold counts from the transition',
       plugins: [{ name: 'PodLifeTime', args: { conditions: [{ type: 'Ready', status: 'False', minTimeSinceLastTransitionSeconds: 300 }] } }],
@@ -25,9 +35,24 @@ describe('eligibleAt', () => {
       pod: pod('fresh').age(600).failed(),
       at: NOW + 3000_000,
     },
-    { name: 'a pod no rule will ever select on time alone has none', plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], pod: pod('healthy').age(100), at: null },
-    { name: 'a pod a protection keeps has none, however long one waits', plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], pod: pod('bare').bare().age(100), at: null },
-    { name: 'a pod selected now has none: it is decided', plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0 } }], pod: pod('now').age(0).failed(), at: null },
+    {
+      name: 'a pod no rule will ever select on time alone has none',
+      plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }],
+      pod: pod('healthy').age(100),
+      at: null,
+    },
+    {
+      name: 'a pod a protection keeps has none, however long one waits',
+      plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }],
+      pod: pod('bare').bare().age(100),
+      at: null,
+    },
+    {
+      name: 'a pod selected now has none: it is decided',
+      plugins: [{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0 } }],
+      pod: pod('now').age(0).failed(),
+      at: null,
+    },
   ])('$name', ({ plugins, evictor, pod: p, at }) => {
     const plan = decide(policyOf(plugins, { evictor }), { pods: [p.build()] }, NOW, { eligibleAt: true });
     expect(plan.eligible?.[0]?.at ?? null).toBe(at);

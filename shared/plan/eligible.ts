@@ -38,7 +38,14 @@ export function eligibleAt(
     // Only what waits on time: a pod selectable now was decided (or kept) by decide itself.
     if (at <= now) continue;
     if (!best || at < best.at) {
-      best = { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '', profile: profile.name, strategy: strategy.name, at };
+      best = {
+        namespace: pod.metadata.namespace ?? '',
+        name: pod.metadata.name ?? '',
+        uid: pod.metadata.uid ?? '',
+        profile: profile.name,
+        strategy: strategy.name,
+        at,
+      };
     }
   }
   return best;

@@ -7,17 +7,36 @@ import { NOW, pod } from '../../test/fixtures/pods.js';
 describe('the phase field selector for sweeps', () => {
   it.each([
     { name: 'RemoveFailedPods reads only Failed pods', plugins: [{ name: 'RemoveFailedPods' }], want: 'status.phase=Failed' },
-    { name: 'PodLifeTime over finished pods skips the live ones', plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], want: 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown' },
-    { name: 'states that are reasons can occur in any phase', plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'OOMKilled'] } }], want: undefined },
+    {
+      name: 'PodLifeTime over finished pods skips the live ones',
+      plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }],
+      want: 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown',
+    },
+    {
+      name: 'states that are reasons can occur in any phase',
+      plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'OOMKilled'] } }],
+      want: undefined,
+    },
     { name: 'an age-only PodLifeTime reads every phase', plugins: [{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 60 } }], want: undefined },
-    { name: 'the union over strategies is read', plugins: [{ name: 'RemoveFailedPods' }, { name: 'PodLifeTime', args: { states: ['Succeeded'] } }], want: 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown' },
-    { name: 'a policy that can select no phase reads everything (and selects nothing)', plugins: [{ name: 'RemoveFailedPods', args: { reasons: ['Running'] } }], want: undefined },
+    {
+      name: 'the union over strategies is read',
+      plugins: [{ name: 'RemoveFailedPods' }, { name: 'PodLifeTime', args: { states: ['Succeeded'] } }],
+      want: 'status.phase!=Pending,status.phase!=Running,status.phase!=Unknown',
+    },
+    {
+      name: 'a policy that can select no phase reads everything (and selects nothing)',
+      plugins: [{ name: 'RemoveFailedPods', args: { reasons: ['Running'] } }],
+      want: undefined,
+    },
   ])('$name', ({ plugins, want }) => {
     expect(phaseFieldSelector(policyOf(plugins))).toBe(want);
   });
 
   it('never hides a pod the policy would select (checked against decide)', () => {
-    const policy = policyOf([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0 } }, { name: 'PodLifeTime', args: { states: ['Succeeded'] } }]);
+    const policy = policyOf([
+      { name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0 } },
+      { name: 'PodLifeTime', args: { states: ['Succeeded'] } },
+    ]);
     const pods = [pod('a').failed(), pod('b').succeeded(), pod('c').running(), pod('d').phase('Pending')].map((p) => p.build());
     const selector = phaseFieldSelector(policy)!;
     const excluded = selector.split(',').map((s) => s.replace('status.phase!=', ''));

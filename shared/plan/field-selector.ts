@@ -32,5 +32,7 @@ export function phaseFieldSelector(policy: Policy): string | undefined {
   // No phase at all (a contradictory policy) is rare enough to read everything and select nothing.
   if (wanted.size === 0 || wanted.size === PHASES.length) return undefined;
   if (wanted.size === 1) return `status.phase=${[...wanted][0]}`;
-  return PHASES.filter((p) => !wanted.has(p)).map((p) => `status.phase!=${p}`).join(',');
+  return PHASES.filter((p) => !wanted.has(p))
+    .map((p) => `status.phase!=${p}`)
+    .join(',');
 }

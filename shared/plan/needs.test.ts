@@ -15,7 +15,11 @@ describe('snapshotNeeds', () => {
     { name: 'PodsWithoutPDB needs PodDisruptionBudgets', evictor: { podProtections: { extraEnabled: ['PodsWithoutPDB'] } }, want: { pdbs: true } },
     { name: 'a custom priority class threshold needs priority classes', evictor: { priorityThreshold: { name: 'gold' } }, want: { priorityClasses: true } },
     { name: 'a built-in priority class threshold needs nothing', evictor: { priorityThreshold: { name: 'system-cluster-critical' } }, want: {} },
-    { name: 'protected storage classes need PVCs', evictor: { podProtections: { extraEnabled: ['PodsWithPVC'], config: { PodsWithPVC: { protectedStorageClasses: [{ name: 'local' }] } } } }, want: { pvcs: true } },
+    {
+      name: 'protected storage classes need PVCs',
+      evictor: { podProtections: { extraEnabled: ['PodsWithPVC'], config: { PodsWithPVC: { protectedStorageClasses: [{ name: 'local' }] } } } },
+      want: { pvcs: true },
+    },
   ])('$name', ({ evictor, top, want }) => {
     expect(snapshotNeeds(policyOf(base, { evictor, top }))).toEqual({ ...none, ...want });
   });

@@ -17,7 +17,14 @@ export interface SnapshotNeeds {
 }
 
 export function snapshotNeeds(policy: Policy): SnapshotNeeds {
-  const needs: SnapshotNeeds = { nodes: policy.nodeSelector !== undefined, namespaces: false, pdbs: false, priorityClasses: false, pvcs: false, allPods: false };
+  const needs: SnapshotNeeds = {
+    nodes: policy.nodeSelector !== undefined,
+    namespaces: false,
+    pdbs: false,
+    priorityClasses: false,
+    pvcs: false,
+    allPods: false,
+  };
   for (const { evictor } of policy.profiles) {
     const protections = effectiveProtections(evictor);
     if (evictor.nodeFit) needs.nodes = needs.allPods = true;

@@ -31,7 +31,7 @@ const arbPod = fc
     emptyDir: fc.boolean(),
     evictAnnotation: fc.boolean(),
   })
-  .map((r, ): Pod => {
+  .map((r): Pod => {
     const annotations: Record<string, string> = {};
     if (r.mirror) annotations['kubernetes.io/config.mirror'] = 'x';
     if (r.evictAnnotation) annotations['descheduler.alpha.kubernetes.io/evict'] = '';
@@ -52,7 +52,12 @@ const arbPod = fc
           {
             name: 'c',
             restartCount: r.restarts,
-            state: r.exitCode !== undefined ? { terminated: { exitCode: r.exitCode, reason: r.terminatedReason } } : r.waiting ? { waiting: { reason: r.waiting } } : { running: {} },
+            state:
+              r.exitCode !== undefined
+                ? { terminated: { exitCode: r.exitCode, reason: r.terminatedReason } }
+                : r.waiting
+                  ? { waiting: { reason: r.waiting } }
+                  : { running: {} },
           },
         ],
       },
@@ -63,7 +68,10 @@ const arbPods = fc.array(arbPod, { maxLength: 40 }).map((pods) => pods.map((p, i
 
 const arbStrategies = fc.uniqueArray(
   fc.oneof(
-    fc.record({ name: fc.constant('PodLifeTime'), args: fc.record({ states: fc.uniqueArray(fc.constantFrom(...POD_LIFETIME_STATES), { minLength: 1, maxLength: 4 }) }) }),
+    fc.record({
+      name: fc.constant('PodLifeTime'),
+      args: fc.record({ states: fc.uniqueArray(fc.constantFrom(...POD_LIFETIME_STATES), { minLength: 1, maxLength: 4 }) }),
+    }),
     fc.record({ name: fc.constant('PodLifeTime'), args: fc.record({ maxPodLifeTimeSeconds: fc.integer({ min: 0, max: 5 * 86400 }) }) }),
     fc.record({ name: fc.constant('RemoveFailedPods'), args: fc.record({ minPodLifetimeSeconds: fc.integer({ min: 0, max: 86400 }) }) }),
     fc.record({ name: fc.constant('RemovePodsHavingTooManyRestarts'), args: fc.record({ podRestartThreshold: fc.integer({ min: 1, max: 40 }) }) }),
@@ -102,43 +110,60 @@ describe('properties of decide', () => {
   });
 
   const selectedUids = (pods: Pod[], args: Record<string, unknown>) =>
-    new Set(decide(policyOf([{ name: 'PodLifeTime', args }], { evictor: { evictDaemonSetPods: true, evictSystemCriticalPods: true, evictLocalStoragePods: true, evictFailedBarePods: true } }), { pods }, NOW, { protectedNamespaces: [] }).decisions.map((d) => d.uid));
+    new Set(
+      decide(
+        policyOf([{ name: 'PodLifeTime', args }], {
+          evictor: { evictDaemonSetPods: true, evictSystemCriticalPods: true, evictLocalStoragePods: true, evictFailedBarePods: true },
+        }),
+        { pods },
+        NOW,
+        { protectedNamespaces: [] },
+      ).decisions.map((d) => d.uid),
+    );
 
   const arbStates = fc.uniqueArray(fc.constantFrom(...POD_LIFETIME_STATES), { minLength: 1, maxLength: 5 });
   const arbCodes = fc.uniqueArray(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 5 });
 
-  test.prop([arbPods, arbStates, arbCodes, fc.integer({ min: 0, max: 5 * 86400 })])('categories are ANDed: selecting by several is the intersection of selecting by each', (pods, states, exitCodes, age) => {
-    const both = selectedUids(pods, { states, exitCodes, maxPodLifeTimeSeconds: age });
-    const s = selectedUids(pods, { states });
-    const e = selectedUids(pods, { exitCodes });
-    const a = selectedUids(pods, { maxPodLifeTimeSeconds: age });
-    expect(both).toEqual(new Set([...s].filter((u) => e.has(u) && a.has(u))));
-  });
+  test.prop([arbPods, arbStates, arbCodes, fc.integer({ min: 0, max: 5 * 86400 })])(
+    'categories are ANDed: selecting by several is the intersection of selecting by each',
+    (pods, states, exitCodes, age) => {
+      const both = selectedUids(pods, { states, exitCodes, maxPodLifeTimeSeconds: age });
+      const s = selectedUids(pods, { states });
+      const e = selectedUids(pods, { exitCodes });
+      const a = selectedUids(pods, { maxPodLifeTimeSeconds: age });
+      expect(both).toEqual(new Set([...s].filter((u) => e.has(u) && a.has(u))));
+    },
+  );
 
   test.prop([arbPods, arbStates, arbStates])('entries inside a category are ORed: selecting by a union is the union of selections', (pods, s1, s2) => {
     const union = selectedUids(pods, { states: [...new Set([...s1, ...s2])] });
     expect(union).toEqual(new Set([...selectedUids(pods, { states: s1 }), ...selectedUids(pods, { states: s2 })]));
   });
 
-  test.prop([arbPods, arbStrategies, fc.record({ maxNoOfPodsToEvictPerNode: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }), maxNoOfPodsToEvictPerNamespace: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }), maxNoOfPodsToEvictTotal: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }) })])(
-    'limits are never exceeded and no pod is decided twice',
-    (pods, strategies, limits) => {
-      const top = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
-      const decisions = decide(policyOf(strategies, { top }), { pods }, NOW).decisions;
-      const count = (key: (d: (typeof decisions)[number]) => string | undefined) => {
-        const m = new Map<string, number>();
-        for (const d of decisions) {
-          const k = key(d);
-          if (k) m.set(k, (m.get(k) ?? 0) + 1);
-        }
-        return Math.max(0, ...m.values());
-      };
-      if (limits.maxNoOfPodsToEvictTotal !== undefined) expect(decisions.length).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictTotal);
-      if (limits.maxNoOfPodsToEvictPerNode !== undefined) expect(count((d) => d.node)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNode);
-      if (limits.maxNoOfPodsToEvictPerNamespace !== undefined) expect(count((d) => d.namespace)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNamespace);
-      expect(new Set(decisions.map((d) => d.uid)).size).toBe(decisions.length);
-    },
-  );
+  test.prop([
+    arbPods,
+    arbStrategies,
+    fc.record({
+      maxNoOfPodsToEvictPerNode: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+      maxNoOfPodsToEvictPerNamespace: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+      maxNoOfPodsToEvictTotal: fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+    }),
+  ])('limits are never exceeded and no pod is decided twice', (pods, strategies, limits) => {
+    const top = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+    const decisions = decide(policyOf(strategies, { top }), { pods }, NOW).decisions;
+    const count = (key: (d: (typeof decisions)[number]) => string | undefined) => {
+      const m = new Map<string, number>();
+      for (const d of decisions) {
+        const k = key(d);
+        if (k) m.set(k, (m.get(k) ?? 0) + 1);
+      }
+      return Math.max(0, ...m.values());
+    };
+    if (limits.maxNoOfPodsToEvictTotal !== undefined) expect(decisions.length).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictTotal);
+    if (limits.maxNoOfPodsToEvictPerNode !== undefined) expect(count((d) => d.node)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNode);
+    if (limits.maxNoOfPodsToEvictPerNamespace !== undefined) expect(count((d) => d.namespace)).toBeLessThanOrEqual(limits.maxNoOfPodsToEvictPerNamespace);
+    expect(new Set(decisions.map((d) => d.uid)).size).toBe(decisions.length);
+  });
 
   const arbLimits = fc.record({
     maxNoOfPodsToEvictPerNode: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
@@ -179,7 +204,8 @@ describe('properties of decide', () => {
       const whole = decide(policy, { pods }, NOW);
       const index = indexSnapshot({ pods: [], contextPods: pods });
       const pass = new AcrossPages(policy);
-      for (let i = 0; i < pods.length; i += pageSize) pass.add(decide(policy, { pods: pods.slice(i, i + pageSize), contextPods: pods }, NOW, { session: pass.session, index }));
+      for (let i = 0; i < pods.length; i += pageSize)
+        pass.add(decide(policy, { pods: pods.slice(i, i + pageSize), contextPods: pods }, NOW, { session: pass.session, index }));
       expect(pass.finish().decisions).toEqual(whole.decisions);
     },
   );

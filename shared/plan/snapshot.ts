@@ -1,10 +1,4 @@
-import type {
-  Namespace,
-  Node,
-  Pod,
-  PodDisruptionBudget,
-  PriorityClass,
-} from '../model/objects.js';
+import type { Namespace, Node, Pod, PodDisruptionBudget, PriorityClass } from '../model/objects.js';
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
 import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
 import { freeOn, type Resources } from '../evictor/node-fit.js';

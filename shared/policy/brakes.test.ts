@@ -19,14 +19,46 @@ describe('kubeTidy.brakes in the policy', () => {
   });
 
   it('reads window, rates and aborts with their defaults', () => {
-    const p = loadPolicy({ ...base, kubeTidy: { brakes: { window: '1h', rates: [{ max: 30, per: '10m' }, { max: 2, per: '1m', scope: 'owner' }], abort: [{ percent: 30, scope: 'namespace' }] } } }).policy;
-    expect(p.brakes).toEqual({ window: 3_600_000, rates: [{ max: 30, per: 600_000, scope: 'cluster' }, { max: 2, per: 60_000, scope: 'owner' }], abort: [{ percent: 30, scope: 'namespace', minPods: 0 }] });
+    const p = loadPolicy({
+      ...base,
+      kubeTidy: {
+        brakes: {
+          window: '1h',
+          rates: [
+            { max: 30, per: '10m' },
+            { max: 2, per: '1m', scope: 'owner' },
+          ],
+          abort: [{ percent: 30, scope: 'namespace' }],
+        },
+      },
+    }).policy;
+    expect(p.brakes).toEqual({
+      window: 3_600_000,
+      rates: [
+        { max: 30, per: 600_000, scope: 'cluster' },
+        { max: 2, per: 60_000, scope: 'owner' },
+      ],
+      abort: [{ percent: 30, scope: 'namespace', minPods: 0 }],
+    });
   });
 
   it('reports every problem with its field path, together with the rest of the policy', () => {
-    const found = issues({ ...base, profiles: [{ name: 'p', pluginConfig: [], plugins: { deschedule: { enabled: ['Nope'] } } }], kubeTidy: { brakes: { window: '90', rates: [{ max: -1, per: '1m', scope: 'node' }], abort: [{ percent: 0 }], extra: 1 } } });
+    const found = issues({
+      ...base,
+      profiles: [{ name: 'p', pluginConfig: [], plugins: { deschedule: { enabled: ['Nope'] } } }],
+      kubeTidy: { brakes: { window: '90', rates: [{ max: -1, per: '1m', scope: 'node' }], abort: [{ percent: 0 }], extra: 1 } },
+    });
     const paths = found.map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['kubeTidy.brakes.window', 'kubeTidy.brakes.rates[0].max', 'kubeTidy.brakes.rates[0].scope', 'kubeTidy.brakes.abort[0].percent', 'kubeTidy.brakes', 'profiles[0].plugins.deschedule.enabled[0]']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'kubeTidy.brakes.window',
+        'kubeTidy.brakes.rates[0].max',
+        'kubeTidy.brakes.rates[0].scope',
+        'kubeTidy.brakes.abort[0].percent',
+        'kubeTidy.brakes',
+        'profiles[0].plugins.deschedule.enabled[0]',
+      ]),
+    );
     expect(found.find((i) => i.path === 'kubeTidy.brakes.window')?.message).toContain('Go duration');
   });
 

@@ -19,7 +19,16 @@ describe("the descheduler's example policies", () => {
     {
       file: 'pod-lifetime-pending.yaml',
       says: 'pods older than a day that are Pending or initializing are evicted',
-      pods: [pod('stuck').age(2 * DAY).phase('Pending'), pod('init').age(2 * DAY).waiting('PodInitializing'), pod('running').age(2 * DAY), pod('new').age(60).phase('Pending')],
+      pods: [
+        pod('stuck')
+          .age(2 * DAY)
+          .phase('Pending'),
+        pod('init')
+          .age(2 * DAY)
+          .waiting('PodInitializing'),
+        pod('running').age(2 * DAY),
+        pod('new').age(60).phase('Pending'),
+      ],
       want: ['stuck', 'init'],
     },
     {
@@ -27,9 +36,15 @@ describe("the descheduler's example policies", () => {
       says: 'Succeeded pods in default whose PodCompleted condition is over 4 hours old are evicted',
       pods: [
         // As the kubelet reports a finished pod: Initialized=True and Ready=False, both PodCompleted.
-        pod('idle').succeeded().condition('Initialized', 'True', { reason: 'PodCompleted', secondsAgo: 5 * 3600 }).condition('Ready', 'False', { reason: 'PodCompleted', secondsAgo: 5 * 3600 }),
+        pod('idle')
+          .succeeded()
+          .condition('Initialized', 'True', { reason: 'PodCompleted', secondsAgo: 5 * 3600 })
+          .condition('Ready', 'False', { reason: 'PodCompleted', secondsAgo: 5 * 3600 }),
         pod('recent').succeeded().condition('Initialized', 'True', { reason: 'PodCompleted', secondsAgo: 3600 }),
-        pod('elsewhere').inNamespace('ml').succeeded().condition('Initialized', 'True', { reason: 'PodCompleted', secondsAgo: 5 * 3600 }),
+        pod('elsewhere')
+          .inNamespace('ml')
+          .succeeded()
+          .condition('Initialized', 'True', { reason: 'PodCompleted', secondsAgo: 5 * 3600 }),
       ],
       want: ['idle'],
     },
@@ -43,22 +58,39 @@ describe("the descheduler's example policies", () => {
       file: 'pod-lifetime-labels.yaml',
       says: 'only redis cache pods outside dev are evicted',
       pods: [
-        pod('cache').age(2 * DAY).labels({ component: 'redis', tier: 'cache', environment: 'prod' }),
-        pod('dev-cache').age(2 * DAY).labels({ component: 'redis', tier: 'cache', environment: 'dev' }),
-        pod('db').age(2 * DAY).labels({ component: 'redis', tier: 'db' }),
+        pod('cache')
+          .age(2 * DAY)
+          .labels({ component: 'redis', tier: 'cache', environment: 'prod' }),
+        pod('dev-cache')
+          .age(2 * DAY)
+          .labels({ component: 'redis', tier: 'cache', environment: 'dev' }),
+        pod('db')
+          .age(2 * DAY)
+          .labels({ component: 'redis', tier: 'db' }),
       ],
       want: ['cache'],
     },
     {
       file: 'pod-lifetime-priority-threshold.yaml',
       says: 'only pods below priority 10000 are evicted',
-      pods: [pod('low').age(2 * DAY).priority(100), pod('high').age(2 * DAY).priority(10000)],
+      pods: [
+        pod('low')
+          .age(2 * DAY)
+          .priority(100),
+        pod('high')
+          .age(2 * DAY)
+          .priority(10000),
+      ],
       want: ['low'],
     },
     {
       file: 'remove-failed-pods.yaml',
       says: 'Failed pods with reason NodeAffinity, not Job-owned, older than an hour, are evicted',
-      pods: [pod('affinity').phase('Failed', 'NodeAffinity'), pod('job').phase('Failed', 'NodeAffinity').ownedBy('Job'), pod('other').phase('Failed', 'Evicted')],
+      pods: [
+        pod('affinity').phase('Failed', 'NodeAffinity'),
+        pod('job').phase('Failed', 'NodeAffinity').ownedBy('Job'),
+        pod('other').phase('Failed', 'Evicted'),
+      ],
       want: ['affinity'],
     },
     {

@@ -6,29 +6,28 @@ import type { LabelSelector } from '../model/objects.js';
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 
-export const LabelSelectorSchema = z
-  .strictObject({
-    matchLabels: z.record(z.string(), z.string()).optional(),
-    matchExpressions: z
-      .array(
-        z
-          .strictObject({
-            key: z.string().min(1),
-            operator: z.enum(OPERATORS),
-            values: z.array(z.string()).optional(),
-          })
-          .superRefine((req, ctx) => {
-            const n = req.values?.length ?? 0;
-            if ((req.operator === 'In' || req.operator === 'NotIn') && n === 0) {
-              ctx.addIssue({ code: 'custom', path: ['values'], message: `must be non-empty for operator ${req.operator}` });
-            }
-            if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && n > 0) {
-              ctx.addIssue({ code: 'custom', path: ['values'], message: `must be empty for operator ${req.operator}` });
-            }
-          }),
-      )
-      .optional(),
-  });
+export const LabelSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z
+    .array(
+      z
+        .strictObject({
+          key: z.string().min(1),
+          operator: z.enum(OPERATORS),
+          values: z.array(z.string()).optional(),
+        })
+        .superRefine((req, ctx) => {
+          const n = req.values?.length ?? 0;
+          if ((req.operator === 'In' || req.operator === 'NotIn') && n === 0) {
+            ctx.addIssue({ code: 'custom', path: ['values'], message: `must be non-empty for operator ${req.operator}` });
+          }
+          if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && n > 0) {
+            ctx.addIssue({ code: 'custom', path: ['values'], message: `must be empty for operator ${req.operator}` });
+          }
+        }),
+    )
+    .optional(),
+});
 
 export type LabelMatcher = (labels: Record<string, string> | undefined) => boolean;
 

@@ -50,21 +50,79 @@ describe('loading a policy', () => {
   });
 
   it.each([
-    { name: 'a wrong apiVersion is named', raw: { ...policyDoc([{ name: 'RemoveFailedPods' }]), apiVersion: 'descheduler/v1alpha1' }, want: 'apiVersion: got "descheduler/v1alpha1", expected one of "descheduler/v1alpha2"' },
-    { name: 'a misspelt field is named', raw: { ...policyDoc([{ name: 'RemoveFailedPods' }]), maxNoOfPodsToEvictPerNodes: 1 }, want: '(root): unknown field "maxNoOfPodsToEvictPerNodes"'.replace('(root)', '') },
-    { name: 'an unknown argument of a plugin is named', raw: policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifeTimeSeconds: 5 } }]), want: 'profiles[0].pluginConfig[0].args: unknown field "minPodLifeTimeSeconds"' },
-    { name: 'PodLifeTime without any criterion is refused', raw: policyDoc([{ name: 'PodLifeTime', args: { namespaces: { include: ['a'] } } }]), want: 'profiles[0].pluginConfig[0].args: at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes must be set' },
-    { name: 'an empty condition filter is refused', raw: policyDoc([{ name: 'PodLifeTime', args: { conditions: [{}] } }]), want: 'profiles[0].pluginConfig[0].args.conditions[0]: at least one of type, status, reason or minTimeSinceLastTransitionSeconds must be set' },
-    { name: 'a bad label selector operator is named', raw: policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] } } }]), want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].operator: got "Equals", expected one of "In", "NotIn", "Exists", "DoesNotExist"' },
-    { name: 'an In expression without values is refused', raw: policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } } }]), want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].values: must be non-empty for operator In' },
-    { name: 'deprecated evictor flags cannot be mixed with podProtections', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { evictDaemonSetPods: true, podProtections: { extraEnabled: ['PodsWithPVC'] } } }), want: 'profiles[0].pluginConfig[0].args.evictDaemonSetPods: deprecated field evictDaemonSetPods cannot be used alongside podProtections.extraEnabled/defaultDisabled' },
+    {
+      name: 'a wrong apiVersion is named',
+      raw: { ...policyDoc([{ name: 'RemoveFailedPods' }]), apiVersion: 'descheduler/v1alpha1' },
+      want: 'apiVersion: got "descheduler/v1alpha1", expected one of "descheduler/v1alpha2"',
+    },
+    {
+      name: 'a misspelt field is named',
+      raw: { ...policyDoc([{ name: 'RemoveFailedPods' }]), maxNoOfPodsToEvictPerNodes: 1 },
+      want: '(root): unknown field "maxNoOfPodsToEvictPerNodes"'.replace('(root)', ''),
+    },
+    {
+      name: 'an unknown argument of a plugin is named',
+      raw: policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifeTimeSeconds: 5 } }]),
+      want: 'profiles[0].pluginConfig[0].args: unknown field "minPodLifeTimeSeconds"',
+    },
+    {
+      name: 'PodLifeTime without any criterion is refused',
+      raw: policyDoc([{ name: 'PodLifeTime', args: { namespaces: { include: ['a'] } } }]),
+      want: 'profiles[0].pluginConfig[0].args: at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes must be set',
+    },
+    {
+      name: 'an empty condition filter is refused',
+      raw: policyDoc([{ name: 'PodLifeTime', args: { conditions: [{}] } }]),
+      want: 'profiles[0].pluginConfig[0].args.conditions[0]: at least one of type, status, reason or minTimeSinceLastTransitionSeconds must be set',
+    },
+    {
+      name: 'a bad label selector operator is named',
+      raw: policyDoc([
+        { name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] } } },
+      ]),
+      want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].operator: got "Equals", expected one of "In", "NotIn", "Exists", "DoesNotExist"',
+    },
+    {
+      name: 'an In expression without values is refused',
+      raw: policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 1, labelSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } } }]),
+      want: 'profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].values: must be non-empty for operator In',
+    },
+    {
+      name: 'deprecated evictor flags cannot be mixed with podProtections',
+      raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { evictDaemonSetPods: true, podProtections: { extraEnabled: ['PodsWithPVC'] } } }),
+      want: 'profiles[0].pluginConfig[0].args.evictDaemonSetPods: deprecated field evictDaemonSetPods cannot be used alongside podProtections.extraEnabled/defaultDisabled',
+    },
     // Found by test/conformance: the descheduler refuses these when it loads the policy.
-    { name: 'a priority threshold above system-critical is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 2_000_000_001 } } }), want: 'profiles[0].pluginConfig[0].args.priorityThreshold.value: the priority threshold cannot be greater than 2000000000 (system-critical)' },
-    { name: 'a protection listed twice is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { podProtections: { defaultDisabled: ['DaemonSetPods', 'DaemonSetPods'] } } }), want: 'profiles[0].pluginConfig[0].args.podProtections.defaultDisabled: contains duplicate entries' },
-    { name: 'a threshold with both value and name is refused', raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 1, name: 'x' } } }), want: 'profiles[0].pluginConfig[0].args.priorityThreshold: only one of value/name may be set' },
-    { name: 'an enabled strategy whose defaults are not enough is named', raw: { ...policyDoc([]), profiles: [{ name: 'p', plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] }, want: expect.stringMatching(/^profiles\[0\]\.plugins\.deschedule\.enabled\[0\]: "PodLifeTime" has no pluginConfig/) },
-    { name: 'a bad top-level nodeSelector is named', raw: policyDoc([{ name: 'RemoveFailedPods' }], { top: { nodeSelector: 'a in b' } }), want: 'nodeSelector: "a in b" is not a selector requirement (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)' },
-    { name: 'a type header naming another kind is refused', raw: policyDoc([{ name: 'RemoveFailedPods', args: { kind: 'PodLifeTimeArgs' } }]), want: 'profiles[0].pluginConfig[0].args.kind: got "PodLifeTimeArgs", expected "RemoveFailedPodsArgs"' },
+    {
+      name: 'a priority threshold above system-critical is refused',
+      raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 2_000_000_001 } } }),
+      want: 'profiles[0].pluginConfig[0].args.priorityThreshold.value: the priority threshold cannot be greater than 2000000000 (system-critical)',
+    },
+    {
+      name: 'a protection listed twice is refused',
+      raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { podProtections: { defaultDisabled: ['DaemonSetPods', 'DaemonSetPods'] } } }),
+      want: 'profiles[0].pluginConfig[0].args.podProtections.defaultDisabled: contains duplicate entries',
+    },
+    {
+      name: 'a threshold with both value and name is refused',
+      raw: policyDoc([{ name: 'RemoveFailedPods' }], { evictor: { priorityThreshold: { value: 1, name: 'x' } } }),
+      want: 'profiles[0].pluginConfig[0].args.priorityThreshold: only one of value/name may be set',
+    },
+    {
+      name: 'an enabled strategy whose defaults are not enough is named',
+      raw: { ...policyDoc([]), profiles: [{ name: 'p', plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] },
+      want: expect.stringMatching(/^profiles\[0\]\.plugins\.deschedule\.enabled\[0\]: "PodLifeTime" has no pluginConfig/),
+    },
+    {
+      name: 'a bad top-level nodeSelector is named',
+      raw: policyDoc([{ name: 'RemoveFailedPods' }], { top: { nodeSelector: 'a in b' } }),
+      want: 'nodeSelector: "a in b" is not a selector requirement (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)',
+    },
+    {
+      name: 'a type header naming another kind is refused',
+      raw: policyDoc([{ name: 'RemoveFailedPods', args: { kind: 'PodLifeTimeArgs' } }]),
+      want: 'profiles[0].pluginConfig[0].args.kind: got "PodLifeTimeArgs", expected "RemoveFailedPodsArgs"',
+    },
   ])('$name', ({ raw, want }) => {
     expect(issues(raw)).toContainEqual(want);
   });

@@ -120,7 +120,12 @@ function loadProfile(p: ProfileEnvelope, i: number, options: LoadOptions, warnin
         const parsed = STRATEGIES[name].schema.safeParse({});
         if (!parsed.success) {
           const where = `${at}.plugins.${point}.enabled[${j}]`;
-          issues.push(...parsed.error.issues.map((x) => ({ path: where, message: `"${name}" has no pluginConfig and its defaults are not enough: ${x.path.length ? `${x.path.join('.')}: ` : ''}${x.message}` })));
+          issues.push(
+            ...parsed.error.issues.map((x) => ({
+              path: where,
+              message: `"${name}" has no pluginConfig and its defaults are not enough: ${x.path.length ? `${x.path.join('.')}: ` : ''}${x.message}`,
+            })),
+          );
           return;
         }
         argsByName.set(name, parsed.data);

@@ -13,7 +13,10 @@ export function parseSelectorString(input: string): LabelSelector | string {
     if (part === '') continue;
     let m: RegExpExecArray | null;
     if ((m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(part))) {
-      const values = m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+      const values = m[3]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       if (values.length === 0) return `"${part}": a set needs at least one value`;
       reqs.push({ key: m[1]!, operator: m[2] === 'in' ? 'In' : 'NotIn', values });
     } else if ((m = /^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$/.exec(part))) {

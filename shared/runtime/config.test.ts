@@ -14,7 +14,11 @@ describe('runtime configuration', () => {
 
   it.each([
     { name: 'no policy source', env: {}, problem: 'POLICY_FILE: set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)' },
-    { name: 'two policy sources', env: { POLICY_FILE: 'a', POLICY_CONFIGMAP: 'ns/cm' }, problem: 'POLICY_FILE: set only one of POLICY_FILE and POLICY_CONFIGMAP' },
+    {
+      name: 'two policy sources',
+      env: { POLICY_FILE: 'a', POLICY_CONFIGMAP: 'ns/cm' },
+      problem: 'POLICY_FILE: set only one of POLICY_FILE and POLICY_CONFIGMAP',
+    },
     { name: 'a ConfigMap reference without a namespace', env: { POLICY_CONFIGMAP: 'cm' }, problem: 'POLICY_CONFIGMAP: expected namespace/name' },
     { name: 'a non-boolean DRY_RUN', env: { POLICY_FILE: 'a', DRY_RUN: 'maybe' }, problem: 'DRY_RUN' },
     { name: 'a zero page size', env: { POLICY_FILE: 'a', SWEEP_PAGE_SIZE: '0' }, problem: 'SWEEP_PAGE_SIZE' },

@@ -18,7 +18,10 @@ export const RequestDeadlineSeconds = positiveInt.default(55);
 const EnvSchema = z.object({
   POLICY_FILE: z.string().min(1).optional(),
   /** `namespace/name` of a ConfigMap holding the policy; re-read when it changes. */
-  POLICY_CONFIGMAP: z.string().regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'expected namespace/name').optional(),
+  POLICY_CONFIGMAP: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'expected namespace/name')
+    .optional(),
   POLICY_CONFIGMAP_KEY: z.string().min(1).default('policy.yaml'),
   ALLOW_UNSUPPORTED_PLUGINS: bool.default(false),
   PROTECTED_NAMESPACES: list.default([...DEFAULT_PROTECTED_NAMESPACES]),
@@ -57,9 +60,12 @@ export type RuntimeConfig = z.output<typeof EnvSchema>;
 
 /** `needsPolicy`: the target reads a policy, so exactly one of POLICY_FILE/POLICY_CONFIGMAP is required. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, { needsPolicy = true }: { needsPolicy?: boolean } = {}): RuntimeConfig {
-  const schema = EnvSchema.refine((e) => !(e.POLICY_FILE && e.POLICY_CONFIGMAP), { message: 'set only one of POLICY_FILE and POLICY_CONFIGMAP', path: ['POLICY_FILE'] }).refine(
-    (e) => !needsPolicy || e.POLICY_FILE || e.POLICY_CONFIGMAP,
-    { message: 'set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)', path: ['POLICY_FILE'] },
-  );
+  const schema = EnvSchema.refine((e) => !(e.POLICY_FILE && e.POLICY_CONFIGMAP), {
+    message: 'set only one of POLICY_FILE and POLICY_CONFIGMAP',
+    path: ['POLICY_FILE'],
+  }).refine((e) => !needsPolicy || e.POLICY_FILE || e.POLICY_CONFIGMAP, {
+    message: 'set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)',
+    path: ['POLICY_FILE'],
+  });
   return readEnv(schema, { BRAKES_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
 }

@@ -12,7 +12,10 @@ import { loadPolicyText } from '../policy/load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-runtime-'));
 const policy = join(dir, 'policy.yaml');
-writeFileSync(policy, 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n');
+writeFileSync(
+  policy,
+  'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n',
+);
 // Parsed, never dialled: nothing here makes a request.
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(
@@ -55,8 +58,14 @@ describe('startRuntime', () => {
   it('given a policy source (the CLI reads its own), its writer takes that policy’s grace period, without a policy in the environment', async () => {
     const k = await import('../kube/index.js');
     const kubeConfig = k.loadKubeConfig({ kubeconfig });
-    const loaded = loadPolicyText('apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\ngracePeriodSeconds: 7\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n');
-    const rt = await startRuntime({}, { ...silent, kubeConfig, clients: k.kubeClients(kubeConfig), policy: fixedPolicySource(loaded, 'test') }, { needsPolicy: false });
+    const loaded = loadPolicyText(
+      'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\ngracePeriodSeconds: 7\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n',
+    );
+    const rt = await startRuntime(
+      {},
+      { ...silent, kubeConfig, clients: k.kubeClients(kubeConfig), policy: fixedPolicySource(loaded, 'test') },
+      { needsPolicy: false },
+    );
     expect(rt.writer().options.gracePeriodSeconds).toBe(7);
   });
 
@@ -66,7 +75,11 @@ describe('startRuntime', () => {
   });
 
   it('with lazyKube and Kubernetes sender authentication, still loads the client only when asked (keys are fetched on first use)', async () => {
-    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, SENDER_AUTH: 'kubernetes', SENDER_AUTH_AUDIENCE: 'serving.knative.dev/service/kube-tidy/pod-terminated' }, silent, { lazyKube: true });
+    const rt = await startRuntime(
+      { POLICY_FILE: policy, KUBECONFIG: kubeconfig, SENDER_AUTH: 'kubernetes', SENDER_AUTH_AUDIENCE: 'serving.knative.dev/service/kube-tidy/pod-terminated' },
+      silent,
+      { lazyKube: true },
+    );
     expect(rt.auth.platform).toBe('kubernetes');
     expect(() => rt.clients).toThrow('await rt.kubeReady() first');
   });

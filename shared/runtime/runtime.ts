@@ -72,7 +72,11 @@ export function policyOf(rt: Runtime): Policy {
  * ConfigError, PolicyError or KubeConfigError with every problem named: the process must not
  * start serving with a bad setup.
  */
-export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Runtime> = {}, { lazyKube = false, needsPolicy = true, writerClients }: StartOptions = {}): Promise<Runtime> {
+export async function startRuntime(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Runtime> = {},
+  { lazyKube = false, needsPolicy = true, writerClients }: StartOptions = {},
+): Promise<Runtime> {
   const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
@@ -93,7 +97,12 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
             refusals.setWriteRefusalLog(log);
             if (kube) return;
             const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
-            kube = { kubeConfig, clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }) };
+            kube = {
+              kubeConfig,
+              clients:
+                overrides.clients ??
+                k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }),
+            };
           })
           // A failed load is not kept: the next caller (a request after a failed warm-up) tries again.
           .catch((e: unknown) => {
@@ -115,7 +124,13 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
   } else {
     const [namespace, name] = config.POLICY_CONFIGMAP!.split('/') as [string, string];
     const { configMapPolicySource } = await import('./configmap-policy-source.js');
-    policy = await configMapPolicySource(loaded().kubeConfig, loaded().clients.core, { namespace, name, key: config.POLICY_CONFIGMAP_KEY }, config.ALLOW_UNSUPPORTED_PLUGINS, log);
+    policy = await configMapPolicySource(
+      loaded().kubeConfig,
+      loaded().clients.core,
+      { namespace, name, key: config.POLICY_CONFIGMAP_KEY },
+      config.ALLOW_UNSUPPORTED_PLUGINS,
+      log,
+    );
   }
   // A source the caller gave has had its warnings shown by the caller (the CLI prints them).
   if (!overrides.policy) for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
@@ -144,13 +159,20 @@ export async function startRuntime(env: NodeJS.ProcessEnv = process.env, overrid
       const keys = auth.warm();
       const moment = lazyKube ? new Promise((resolve) => setTimeout(resolve, LAZY_CLIENT_WARM_MS).unref()) : undefined;
       const client = Promise.allSettled([keys, moment]).then(kubeReady);
-      const problems = (await Promise.allSettled([client, keys])).flatMap((r, i) => (r.status === 'rejected' ? [`${i === 0 ? 'cluster client' : 'sender keys'}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : []));
+      const problems = (await Promise.allSettled([client, keys])).flatMap((r, i) =>
+        r.status === 'rejected' ? [`${i === 0 ? 'cluster client' : 'sender keys'}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : [],
+      );
       if (problems.length) log.warn({ ms: Date.now() - started, problems }, 'warm-up at start failed: the first request that needs it tries again');
-      else log.info({ ms: Date.now() - started, senders: auth.platform }, 'warmed up: the first request that needs the cluster client or the sender keys has them');
+      else
+        log.info(
+          { ms: Date.now() - started, senders: auth.platform },
+          'warmed up: the first request that needs the cluster client or the sender keys has them',
+        );
     })());
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
-  const newBrakes = (dryRun: boolean, w: ClusterWriter) => new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now });
+  const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
+    new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now });
   return {
     config,
     env,

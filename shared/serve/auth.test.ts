@@ -17,16 +17,24 @@ let stranger: IssuerKey;
 beforeAll(async () => {
   issuer = await startIssuer();
   stranger = await makeKey('key-1');
-  auth = senderAuthFromEnv({ SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_JWKS_URL: issuer.jwksUrl, SENDER_AUTH_AUDIENCE: `other,${AUD}`, SENDER_AUTH_SUBJECTS: SENDER });
+  auth = senderAuthFromEnv({
+    SENDER_AUTH: 'oidc',
+    SENDER_AUTH_ISSUER: issuer.url,
+    SENDER_AUTH_JWKS_URL: issuer.jwksUrl,
+    SENDER_AUTH_AUDIENCE: `other,${AUD}`,
+    SENDER_AUTH_SUBJECTS: SENDER,
+  });
 });
 afterAll(() => issuer.close());
 
 const claims = (over: Record<string, unknown> = {}) => ({ iss: issuer.url, aud: AUD, sub: SENDER, iat: now(), exp: now() + 600, ...over });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const refused = (why: RegExp, status = 401) => (r: AuthResult) => {
-  expect(r).toMatchObject({ ok: false, status });
-  expect(r.ok || r.why).toMatch(why);
-};
+const refused =
+  (why: RegExp, status = 401) =>
+  (r: AuthResult) => {
+    expect(r).toMatchObject({ ok: false, status });
+    expect(r.ok || r.why).toMatch(why);
+  };
 
 describe('sender authentication (oidc, local issuer)', () => {
   it('accepts a valid token and names the sender', async () => {
@@ -57,17 +65,41 @@ describe('sender authentication (oidc, local issuer)', () => {
     ['a token not yet valid', async () => bearer(await issuer.sign(claims({ nbf: now() + 300 }))), /not yet valid/],
     ['a token without exp', async () => bearer(await issuer.sign(claims({ exp: undefined }))), /no "exp" claim/],
     // As the API server's own verifier (go-jose: ErrIssuedInTheFuture), past the clock tolerance.
-    ['a token issued an hour in the future', async () => bearer(await issuer.sign(claims({ iat: now() + 3600, exp: now() + 4200 }))), /issued in the future \(iat\)/],
-    ['a token issued past the clock tolerance (60 s ahead)', async () => bearer(await issuer.sign(claims({ iat: now() + 60 }))), /issued in the future \(iat\)/],
+    [
+      'a token issued an hour in the future',
+      async () => bearer(await issuer.sign(claims({ iat: now() + 3600, exp: now() + 4200 }))),
+      /issued in the future \(iat\)/,
+    ],
+    [
+      'a token issued past the clock tolerance (60 s ahead)',
+      async () => bearer(await issuer.sign(claims({ iat: now() + 60 }))),
+      /issued in the future \(iat\)/,
+    ],
     ['a token whose iat is not a number', async () => bearer(await issuer.sign(claims({ iat: 'yesterday' }))), /"iat" claim is not a number/],
-    ['a token for another audience', async () => bearer(await issuer.sign(claims({ aud: 'serving.knative.dev/service/kube-tidy/sweep' }))), /audience not accepted/],
+    [
+      'a token for another audience',
+      async () => bearer(await issuer.sign(claims({ aud: 'serving.knative.dev/service/kube-tidy/sweep' }))),
+      /audience not accepted/,
+    ],
     ['a token from another issuer', async () => bearer(await issuer.sign(claims({ iss: 'https://kubernetes.default.svc' }))), /issuer not accepted/],
     ['an unsigned token (alg none)', async () => bearer(`${part({ alg: 'none', typ: 'JWT' })}.${part(claims())}.`), /algorithm not accepted/],
     ['HS256 signed with the public key as the secret', async () => bearer(await hs256WithPublicKey()), /algorithm not accepted/],
     ['a token signed by another key under the known kid', async () => bearer(await issuer.sign(claims(), { key: stranger })), /signature does not verify/],
-    ['a token whose kid the issuer does not have', async () => bearer(await issuer.sign(claims(), { header: { kid: 'nobody' } })), /no key of the issuer matches/],
-    ['a sender not in the allowlist', async () => bearer(await issuer.sign(claims({ sub: 'system:serviceaccount:default:default' }))), /sender "system:serviceaccount:default:default" is not allowed/],
-    ["a token Cloud Run's IAM check has stripped", async () => ({ authorization: `Bearer ${part({ alg: 'RS256' })}.${part(claims())}.SIGNATURE_REMOVED_BY_GOOGLE` }), /invoker IAM check/],
+    [
+      'a token whose kid the issuer does not have',
+      async () => bearer(await issuer.sign(claims(), { header: { kid: 'nobody' } })),
+      /no key of the issuer matches/,
+    ],
+    [
+      'a sender not in the allowlist',
+      async () => bearer(await issuer.sign(claims({ sub: 'system:serviceaccount:default:default' }))),
+      /sender "system:serviceaccount:default:default" is not allowed/,
+    ],
+    [
+      "a token Cloud Run's IAM check has stripped",
+      async () => ({ authorization: `Bearer ${part({ alg: 'RS256' })}.${part(claims())}.SIGNATURE_REMOVED_BY_GOOGLE` }),
+      /invoker IAM check/,
+    ],
   ];
 
   it.each(cases)('refuses %s with 401 and why', async (_name, headers, why) => {
@@ -96,7 +128,16 @@ describe('sender authentication (google, local issuer standing in for Google)', 
   beforeAll(() => {
     google = senderAuthFromEnv({ SENDER_AUTH: 'google', SENDER_AUTH_JWKS_URL: issuer.jwksUrl, SENDER_AUTH_AUDIENCE: URL, SENDER_AUTH_SUBJECTS: SA });
   });
-  const googleClaims = (over: Record<string, unknown> = {}) => ({ iss: 'https://accounts.google.com', aud: URL, sub: '1044', email: SA, email_verified: true, iat: now(), exp: now() + 3600, ...over });
+  const googleClaims = (over: Record<string, unknown> = {}) => ({
+    iss: 'https://accounts.google.com',
+    aud: URL,
+    sub: '1044',
+    email: SA,
+    email_verified: true,
+    iat: now(),
+    exp: now() + 3600,
+    ...over,
+  });
 
   it("accepts a token of an allowed service account and names it by email (either of Google's iss forms)", async () => {
     expect(await google.authenticate(bearer(await issuer.sign(googleClaims())))).toEqual({ ok: true, subject: SA, issuer: 'https://accounts.google.com' });
@@ -104,13 +145,17 @@ describe('sender authentication (google, local issuer standing in for Google)', 
   });
 
   it('refuses another service account, an unverified email, and a token without email', async () => {
-    refused(/"other@project.iam.gserviceaccount.com" is not allowed/)(await google.authenticate(bearer(await issuer.sign(googleClaims({ email: 'other@project.iam.gserviceaccount.com' })))));
+    refused(/"other@project.iam.gserviceaccount.com" is not allowed/)(
+      await google.authenticate(bearer(await issuer.sign(googleClaims({ email: 'other@project.iam.gserviceaccount.com' })))),
+    );
     refused(/no verified email/)(await google.authenticate(bearer(await issuer.sign(googleClaims({ email_verified: false })))));
     refused(/no verified email/)(await google.authenticate(bearer(await issuer.sign(googleClaims({ email: undefined })))));
   });
 
   it('refuses the right service account for another service', async () => {
-    refused(/audience not accepted/)(await google.authenticate(bearer(await issuer.sign(googleClaims({ aud: 'https://kube-tidy-invoke-123456789.europe-west1.run.app/' })))));
+    refused(/audience not accepted/)(
+      await google.authenticate(bearer(await issuer.sign(googleClaims({ aud: 'https://kube-tidy-invoke-123456789.europe-west1.run.app/' })))),
+    );
   });
 });
 

@@ -96,7 +96,9 @@ function wiring(config: SenderAuthConfig, deps: SenderAuthDeps): { source: KeySo
       throw new SenderAuthConfigError(['SENDER_AUTH: kubernetes needs the cluster connection (or both SENDER_AUTH_JWKS_URL and SENDER_AUTH_ISSUER)']);
     }
     const source = config.jwksUrl ? urlKeySource(config.jwksUrl) : kubeKeySource(kc!);
-    const discover = async () => [discoveryOf(await kubeGetJson(kc!, '/.well-known/openid-configuration', AbortSignal.timeout(5_000)), 'the API server').issuer];
+    const discover = async () => [
+      discoveryOf(await kubeGetJson(kc!, '/.well-known/openid-configuration', AbortSignal.timeout(5_000)), 'the API server').issuer,
+    ];
     return { source, issuers: config.issuers.length ? fixed : retrying(discover) };
   }
   if (config.jwksUrl) return { source: urlKeySource(config.jwksUrl), issuers: fixed };

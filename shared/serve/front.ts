@@ -42,7 +42,12 @@ function senderChecked(app: RequestListener, auth: SenderAuth, refused: RefusalS
           (req as unknown as Record<symbol, boolean>)[SENDER_VERIFIED] = true;
           return app(req, res);
         }
-        refused({ status: verdict.status, reason: verdict.status === 503 ? 'sender-check-unavailable' : 'unauthenticated', why: verdict.why, subject: verdict.subject });
+        refused({
+          status: verdict.status,
+          reason: verdict.status === 503 ? 'sender-check-unavailable' : 'unauthenticated',
+          why: verdict.why,
+          subject: verdict.subject,
+        });
         res.writeHead(verdict.status, {
           'content-type': 'application/json',
           'www-authenticate': verdict.challenge,

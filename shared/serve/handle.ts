@@ -92,7 +92,11 @@ function accept<P>(spec: TargetSpec<P>, parts: P, req: Request): Input {
   }
   const kind = event.type === 'object' ? event.object.kind : event.ref.kind;
   const kinds = typeof accepts.kinds === 'function' ? accepts.kinds(parts) : accepts.kinds;
-  if (!kinds?.includes(kind)) throw new BadRequestError(422, kinds?.length ? `${spec.name} takes ${kinds.join(', ')} events, not ${kind}: ${accepts.hint}` : `${spec.name} takes no object events: ${accepts.hint}`);
+  if (!kinds?.includes(kind))
+    throw new BadRequestError(
+      422,
+      kinds?.length ? `${spec.name} takes ${kinds.join(', ')} events, not ${kind}: ${accepts.hint}` : `${spec.name} takes no object events: ${accepts.hint}`,
+    );
   const { namespace, name } = event.type === 'object' ? event.object.metadata : event.ref;
   // Every kind a target takes is namespaced; the decoder has checked both names' syntax.
   if (!namespace) throw new BadRequestError(400, `a ${kind} event needs a namespace (metadata.namespace)`);

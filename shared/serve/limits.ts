@@ -7,9 +7,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 
 /** Why the request must not be read (413/415 material), or undefined. Headers only. */
 export function refuseBeforeReading(req: IncomingMessage, maxBytes: number): { status: 413 | 415; why: string } | undefined {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   // No sender kube-tidy supports compresses its requests; an inflated body has no useful bound.
-  if (encoding !== '' && encoding !== 'identity') return { status: 415, why: `content-encoding ${encoding.slice(0, 40)} is not accepted: send the body uncompressed` };
+  if (encoding !== '' && encoding !== 'identity')
+    return { status: 415, why: `content-encoding ${encoding.slice(0, 40)} is not accepted: send the body uncompressed` };
   const length = Number(req.headers['content-length'] ?? 0);
   if (length > maxBytes) return { status: 413, why: `the body is ${length} bytes; at most ${maxBytes} are accepted` };
   return undefined;

@@ -15,7 +15,10 @@ import { defineTarget, type Answer } from './target.js';
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-observe-'));
 const kubeconfig = join(dir, 'kubeconfig');
 // Parsed, never dialled.
-writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n');
+writeFileSync(
+  kubeconfig,
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
+);
 
 describe('a target’s observe', () => {
   it('gets the answer of every handled request, and nothing for a refused one', async () => {
@@ -34,7 +37,10 @@ describe('a target’s observe', () => {
     expect((await agent.post('/').set('content-type', 'application/json').send('{}')).status).toBe(200);
     expect(seen).toEqual([{ outcome: 'probed', workers: 2 }]);
     // A pod event with no pod in it: refused (4xx) before any handler runs.
-    const refused = await agent.post('/').set({ 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-type': 'dev.knative.apiserver.resource.add', 'ce-id': '1', 'ce-source': 'test' }).send('{}');
+    const refused = await agent
+      .post('/')
+      .set({ 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-type': 'dev.knative.apiserver.resource.add', 'ce-id': '1', 'ce-source': 'test' })
+      .send('{}');
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
     expect(seen).toHaveLength(1);

@@ -17,7 +17,10 @@ export { isTarget, TARGETS };
  * Registers the targets (one, a list for the standalone process, or all) and returns the
  * runtime they share (server.ts puts its front on it).
  */
-export async function registerTargets(target: string | readonly string[] | undefined, { writerClients }: Pick<StartOptions, 'writerClients'> = {}): Promise<Runtime> {
+export async function registerTargets(
+  target: string | readonly string[] | undefined,
+  { writerClients }: Pick<StartOptions, 'writerClients'> = {},
+): Promise<Runtime> {
   const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || (typeof target === 'string' ? n === target : target.includes(n)));
   try {
     const specs = (await Promise.all(names.map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
@@ -34,7 +37,8 @@ export async function registerTargets(target: string | readonly string[] | undef
     for (const spec of specs) http(spec.name, serveTarget(spec, await spec.setup(runtime), runtime));
     return runtime;
   } catch (e) {
-    const known = e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError' || (e as Error).name === 'SenderAuthConfigError';
+    const known =
+      e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError' || (e as Error).name === 'SenderAuthConfigError';
     process.stderr.write(`kube-tidy: cannot start: ${known ? (e as Error).message : (e as Error).stack}\n`);
     process.exit(2);
   }

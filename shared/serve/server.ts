@@ -43,9 +43,20 @@ async function main(): Promise<void> {
   const rt = await registerTargets(env.FUNCTION_TARGET);
   // In front of the framework's parsers: they read any body (up to 1 GiB, inflated without a
   // bound) before a function runs. The front checks the sender and the size on headers alone.
-  const app = front(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes: env.MAX_BODY_BYTES, target: env.FUNCTION_TARGET, log });
+  const app = front(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, {
+    auth: rt.auth,
+    maxBytes: env.MAX_BODY_BYTES,
+    target: env.FUNCTION_TARGET,
+    log,
+  });
   const codeCache = (globalThis as Record<symbol, unknown>)[CODE_CACHE];
-  const { server } = serveUntilSignal(app, { port: env.PORT, requestTimeoutMs: (env.REQUEST_DEADLINE_SECONDS + 5) * 1000, deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000, log, describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) } });
+  const { server } = serveUntilSignal(app, {
+    port: env.PORT,
+    requestTimeoutMs: (env.REQUEST_DEADLINE_SECONDS + 5) * 1000,
+    deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    log,
+    describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) },
+  });
   // Once listening (loading the client takes the event loop for ~100 ms: listen first), what
   // the first event would pay for starts in the background; that event waits for it.
   if (rt.config.WARM_AT_START) server.once('listening', () => void rt.warm());

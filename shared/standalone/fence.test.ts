@@ -38,11 +38,21 @@ function ownLease(): LeaseClient & { writes: number } {
   };
 }
 
-describe('the elector\'s fence, by the monotonic clock alone', () => {
+describe("the elector's fence, by the monotonic clock alone", () => {
   it('is shut the moment the renew deadline passes, though no round ran (a SIGSTOPped process resumed)', async () => {
     let mono = 1_000;
     const onLost = vi.fn();
-    const e = startElector({ lease: ownLease(), me: 'p', leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 3600, log, onStarted: () => {}, onLost, mono: () => mono });
+    const e = startElector({
+      lease: ownLease(),
+      me: 'p',
+      leaseDurationSeconds: 15,
+      renewDeadlineSeconds: 10,
+      retryPeriodSeconds: 3600,
+      log,
+      onStarted: () => {},
+      onLost,
+      mono: () => mono,
+    });
     await vi.waitFor(() => expect(e.isLeader()).toBe(true));
     expect(e.holds()).toBe(true);
     mono += 9_999;
@@ -64,7 +74,17 @@ describe('the elector\'s fence, by the monotonic clock alone', () => {
       const l = await lease.read();
       return taken && l ? { ...l, spec: { ...l.spec, holderIdentity: 'q' } } : l;
     };
-    const e = startElector({ lease: { ...lease, read }, me: 'p', leaseDurationSeconds: 1, renewDeadlineSeconds: 0.5, retryPeriodSeconds: 0.05, log, onStarted: () => {}, onLost, mono: () => mono });
+    const e = startElector({
+      lease: { ...lease, read },
+      me: 'p',
+      leaseDurationSeconds: 1,
+      renewDeadlineSeconds: 0.5,
+      retryPeriodSeconds: 0.05,
+      log,
+      onStarted: () => {},
+      onLost,
+      mono: () => mono,
+    });
     await vi.waitFor(() => expect(e.holds()).toBe(true));
     mono += 600;
     expect(e.holds()).toBe(false);
@@ -84,7 +104,17 @@ describe('the elector\'s fence, by the monotonic clock alone', () => {
     let mono = 0;
     const lease = ownLease();
     const slow: LeaseClient = { ...lease, create: async (spec) => ((mono += 4_000), lease.create(spec)) };
-    const e = startElector({ lease: slow, me: 'p', leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 3600, log, onStarted: () => {}, onLost: () => {}, mono: () => mono });
+    const e = startElector({
+      lease: slow,
+      me: 'p',
+      leaseDurationSeconds: 15,
+      renewDeadlineSeconds: 10,
+      retryPeriodSeconds: 3600,
+      log,
+      onStarted: () => {},
+      onLost: () => {},
+      mono: () => mono,
+    });
     await vi.waitFor(() => expect(e.isLeader()).toBe(true));
     mono = 9_999;
     expect(e.holds()).toBe(true);
@@ -94,7 +124,20 @@ describe('the elector\'s fence, by the monotonic clock alone', () => {
   });
 
   it('is shut before the first Lease is won', () => {
-    const e = startElector({ lease: { read: () => new Promise(() => {}), create: async () => ({ ok: false, conflict: true, error: '' }), update: async () => ({ ok: false, conflict: true, error: '' }) }, me: 'p', leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 3600, log, onStarted: () => {}, onLost: () => {} });
+    const e = startElector({
+      lease: {
+        read: () => new Promise(() => {}),
+        create: async () => ({ ok: false, conflict: true, error: '' }),
+        update: async () => ({ ok: false, conflict: true, error: '' }),
+      },
+      me: 'p',
+      leaseDurationSeconds: 15,
+      renewDeadlineSeconds: 10,
+      retryPeriodSeconds: 3600,
+      log,
+      onStarted: () => {},
+      onLost: () => {},
+    });
     expect(e.holds()).toBe(false);
   });
 });
@@ -102,16 +145,29 @@ describe('the elector\'s fence, by the monotonic clock alone', () => {
 describe('fenced clients: the one writer sends nothing once the fence is shut', () => {
   const pod: StoredPodId = { namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed' } as StoredPodId;
   const clients = () => {
-    const core = { deleteNamespacedPod: vi.fn(async () => ({})), createNamespacedPodEviction: vi.fn(async () => ({})), readNamespacedPod: vi.fn(async () => ({ metadata: { name: 'a' } })), replaceNamespacedConfigMap: vi.fn(async () => ({})), createNamespacedConfigMap: vi.fn(async () => ({})) };
+    const core = {
+      deleteNamespacedPod: vi.fn(async () => ({})),
+      createNamespacedPodEviction: vi.fn(async () => ({})),
+      readNamespacedPod: vi.fn(async () => ({ metadata: { name: 'a' } })),
+      replaceNamespacedConfigMap: vi.fn(async () => ({})),
+      createNamespacedConfigMap: vi.fn(async () => ({})),
+    };
     const events = { createNamespacedEvent: vi.fn(async () => ({ metadata: { name: 'e' } })) };
     const custom = { patchNamespacedCustomObject: vi.fn(async () => ({})) };
-    return { core, events, custom } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'> & { core: typeof core; events: typeof events; custom: typeof custom };
+    return { core, events, custom } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'> & {
+      core: typeof core;
+      events: typeof events;
+      custom: typeof custom;
+    };
   };
   const options = { dryRun: false, recordEvents: true, protectedNamespaces: [] };
 
   it('open: the write and its Event go out', async () => {
     const c = clients();
-    const w = new ClusterWriter(fencedClients(c, () => true), options);
+    const w = new ClusterWriter(
+      fencedClients(c, () => true),
+      options,
+    );
     expect((await w.removePod(pod, 'gone')).outcome).toBe('deleted');
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledTimes(1);
     expect(c.events.createNamespacedEvent).toHaveBeenCalledTimes(1);
@@ -119,13 +175,20 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
 
   it('shut: removal, ConfigMap and custom-object writes are refused before sending, as a transient error (reason Fenced); reads still pass', async () => {
     const c = clients();
-    const w = new ClusterWriter(fencedClients(c, () => false), options);
+    const w = new ClusterWriter(
+      fencedClients(c, () => false),
+      options,
+    );
     const removed = w.removePod(pod, 'gone');
     await expect(removed).rejects.toBeInstanceOf(FencedError);
     await expect(w.removePod(pod, 'gone')).rejects.toBeInstanceOf(TransientKubeError);
-    await expect(w.removePod({ ...pod, phase: 'Running' } as StoredPodId, 'gone')).rejects.toThrow(/createNamespacedPodEviction: not sent: this replica does not hold the Lease/);
+    await expect(w.removePod({ ...pod, phase: 'Running' } as StoredPodId, 'gone')).rejects.toThrow(
+      /createNamespacedPodEviction: not sent: this replica does not hold the Lease/,
+    );
     await expect(w.writeConfigMap('kube-tidy', 'ledger', { metadata: { resourceVersion: '1' } }, {})).rejects.toBeInstanceOf(FencedError);
-    await expect(w.patchObject({ group: 'g', version: 'v1', plural: 'things' }, { namespace: 'ml', name: 'x', uid: 'u' }, {})).rejects.toBeInstanceOf(FencedError);
+    await expect(w.patchObject({ group: 'g', version: 'v1', plural: 'things' }, { namespace: 'ml', name: 'x', uid: 'u' }, {})).rejects.toBeInstanceOf(
+      FencedError,
+    );
     expect(await w.recordEvent(pod, { reason: 'Deleted', action: 'Delete', type: 'Normal', note: '' })).toMatchObject({ recorded: false });
     expect(c.core.deleteNamespacedPod).not.toHaveBeenCalled();
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
@@ -138,7 +201,10 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
   it('asks the fence at each write, not when the writer was made: a pass in flight stops before its next write', async () => {
     const c = clients();
     let open = true;
-    const w = new ClusterWriter(fencedClients(c, () => open), { ...options, recordEvents: false });
+    const w = new ClusterWriter(
+      fencedClients(c, () => open),
+      { ...options, recordEvents: false },
+    );
     await w.removePod(pod, 'gone');
     open = false;
     await expect(w.removePod({ ...pod, name: 'b', uid: 'u2' } as StoredPodId, 'gone')).rejects.toBeInstanceOf(FencedError);

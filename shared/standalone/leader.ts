@@ -71,7 +71,10 @@ export function startElector(o: ElectorOptions): Elector {
     seen = { key: JSON.stringify(w.lease.spec), at: now() };
     if (!leading) {
       leading = true;
-      o.log.info({ identity: o.me, action: step.action, ...(step.action === 'acquire' ? { from: step.from || '(released)' } : {}) }, 'leading: this replica acts');
+      o.log.info(
+        { identity: o.me, action: step.action, ...(step.action === 'acquire' ? { from: step.from || '(released)' } : {}) },
+        'leading: this replica acts',
+      );
       o.onStarted();
     }
   };

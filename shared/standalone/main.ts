@@ -68,14 +68,16 @@ async function main(): Promise<void> {
     const inNamespaces = namespaces;
     for (const kind of kinds) {
       const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind]);
-      bridges.push(await startBridge({
-        kubeConfig: rt.kubeConfig,
-        sink: `${dispatcher.url}/events`,
-        kinds: [kind],
-        ...(labelSelector ? { labelSelector } : {}),
-        ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
-        log: rt.log,
-      }));
+      bridges.push(
+        await startBridge({
+          kubeConfig: rt.kubeConfig,
+          sink: `${dispatcher.url}/events`,
+          kinds: [kind],
+          ...(labelSelector ? { labelSelector } : {}),
+          ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
+          log: rt.log,
+        }),
+      );
     }
     scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log, fence: holds });
   };
@@ -87,7 +89,10 @@ async function main(): Promise<void> {
       ready = false;
       rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
-      await Promise.race([Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]), new Promise((r) => setTimeout(r, deadline))]);
+      await Promise.race([
+        Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]),
+        new Promise((r) => setTimeout(r, deadline)),
+      ]);
       bridges = [];
       await namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
@@ -113,7 +118,10 @@ async function main(): Promise<void> {
     onLost: () => void stop('lost the Lease', 1, { lost: true }),
   });
   ready = true;
-  log.info({ identity: c.POD_NAME, lease: `${c.POD_NAMESPACE}/${c.LEASE_NAME}`, functions: c.STANDALONE_FUNCTIONS, port: c.PORT }, 'standalone started: waiting for the Lease');
+  log.info(
+    { identity: c.POD_NAME, lease: `${c.POD_NAMESPACE}/${c.LEASE_NAME}`, functions: c.STANDALONE_FUNCTIONS, port: c.PORT },
+    'standalone started: waiting for the Lease',
+  );
   process.once('SIGTERM', () => void stop('SIGTERM', 0));
   process.once('SIGINT', () => void stop('SIGINT', 0));
 }

@@ -29,7 +29,18 @@ export async function watchNamespaces(o: { kubeConfig: KubeConfig; labelSelector
     let next: string | undefined;
     let rv = '';
     do {
-      const page = await objects.list(NAMESPACE.apiVersion, NAMESPACE.kind, undefined, undefined, undefined, undefined, undefined, o.labelSelector || undefined, PAGE, next);
+      const page = await objects.list(
+        NAMESPACE.apiVersion,
+        NAMESPACE.kind,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        o.labelSelector || undefined,
+        PAGE,
+        next,
+      );
       for (const ns of page.items) if (ns.metadata?.name) found.add(ns.metadata.name);
       next = page.metadata?._continue || undefined;
       rv = page.metadata?.resourceVersion ?? rv;
@@ -51,7 +62,8 @@ export async function watchNamespaces(o: { kubeConfig: KubeConfig; labelSelector
       else names.add(ns.metadata.name);
     },
     // After 410 Gone the changes in between were not seen: read the whole set again.
-    onGap: () => void listAll().catch((e: unknown) => o.log.warn({ error: (e as Error).message }, 'could not re-list namespaces after a watch gap; keeping the last set')),
+    onGap: () =>
+      void listAll().catch((e: unknown) => o.log.warn({ error: (e as Error).message }, 'could not re-list namespaces after a watch gap; keeping the last set')),
   });
   return { has: (ns) => names.has(ns), size: () => names.size, stop: () => watch.stop() };
 }

@@ -39,7 +39,8 @@ function leaseProblem(spec: LeaseSpec | undefined, now: number): string | undefi
   if (!spec.renewTime || !spec.leaseDurationSeconds) return `the Lease held by ${spec.holderIdentity} has no renewTime or leaseDurationSeconds`;
   const expires = Date.parse(spec.renewTime) + spec.leaseDurationSeconds * 1000;
   if (Number.isNaN(expires)) return `the Lease's renewTime "${spec.renewTime}" is not a time`;
-  if (expires <= now) return `the Lease held by ${spec.holderIdentity} expired ${Math.round((now - expires) / 1000)} s ago (renewed ${spec.renewTime}, lasts ${spec.leaseDurationSeconds} s): the leader stopped renewing`;
+  if (expires <= now)
+    return `the Lease held by ${spec.holderIdentity} expired ${Math.round((now - expires) / 1000)} s ago (renewed ${spec.renewTime}, lasts ${spec.leaseDurationSeconds} s): the leader stopped renewing`;
   return undefined;
 }
 

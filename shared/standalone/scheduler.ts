@@ -14,15 +14,32 @@ export interface Scheduler {
   stop(opts?: { abandon?: boolean }): Promise<void>;
 }
 
-export function startScheduler(o: { schedules: Record<string, string>; targets: readonly string[]; dispatcher: string; log: Logger; now?: () => number; fence?: () => boolean }): Scheduler {
+export function startScheduler(o: {
+  schedules: Record<string, string>;
+  targets: readonly string[];
+  dispatcher: string;
+  log: Logger;
+  now?: () => number;
+  fence?: () => boolean;
+}): Scheduler {
   const now = o.now ?? Date.now;
   const abort = new AbortController();
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, Promise<void>>();
 
   const tick = async (target: string) => {
-    const event = new CloudEvent({ specversion: '1.0', type: KNATIVE_PING_TYPE, source: `/standalone/schedules/${target}`, datacontenttype: 'application/json', data: { function: target } });
-    const r = await deliver(event, { sink: `${o.dispatcher}/targets/${target}`, signal: abort.signal, policy: { retries: 2, baseDelayMs: 1_000, maxDelayMs: 5_000, timeoutMs: 10 * 60_000 } });
+    const event = new CloudEvent({
+      specversion: '1.0',
+      type: KNATIVE_PING_TYPE,
+      source: `/standalone/schedules/${target}`,
+      datacontenttype: 'application/json',
+      data: { function: target },
+    });
+    const r = await deliver(event, {
+      sink: `${o.dispatcher}/targets/${target}`,
+      signal: abort.signal,
+      policy: { retries: 2, baseDelayMs: 1_000, maxDelayMs: 5_000, timeoutMs: 10 * 60_000 },
+    });
     o.log[r.outcome === 'delivered' ? 'info' : 'warn']({ target, outcome: r.outcome, attempts: r.attempts, status: r.status }, 'scheduled run');
   };
 
@@ -31,13 +48,20 @@ export function startScheduler(o: { schedules: Record<string, string>; targets: 
     const at = nextRun(schedule, now());
     timers.set(
       target,
-      setTimeout(() => {
-        if (abort.signal.aborted) return;
-        if (o.fence && !o.fence()) o.log.warn({ target }, 'scheduled run dropped: the Lease is not known to be held');
-        else if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
-        else inFlight.set(target, tick(target).finally(() => inFlight.delete(target)));
-        arm(target, spec);
-      }, Math.max(0, at - now())),
+      setTimeout(
+        () => {
+          if (abort.signal.aborted) return;
+          if (o.fence && !o.fence()) o.log.warn({ target }, 'scheduled run dropped: the Lease is not known to be held');
+          else if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
+          else
+            inFlight.set(
+              target,
+              tick(target).finally(() => inFlight.delete(target)),
+            );
+          arm(target, spec);
+        },
+        Math.max(0, at - now()),
+      ),
     );
   };
 

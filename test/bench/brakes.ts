@@ -84,8 +84,23 @@ async function sweepPart(size: number, runs: string[]): Promise<Record<string, u
     ...(onW !== undefined && offW !== undefined ? { onVsOffWriting: round2(onW / offW) } : {}),
     ...(ceilings ? { ceilingMean: Math.round(ceilings), offVsCeiling: vs(off, ceilings), onVsCeiling: vs(on, ceilings) } : {}),
     ...(before ? { ceilingAfterVsBefore: round2(after / before) } : {}),
-    ...(ons.length ? { onLedgerWrites: onWrites, onRemovalsPerLedgerWrite: onWrites ? Math.round(onDeleted / onWrites) : null, onLedgerWritesPerSecond: mean(ons.map((x) => x.ledgerWritesPerSecond)) } : {}),
-    ...(fo && fb ? { fannedOutOnVsOff: round2(fb.deletesPerSecond / fo.deletesPerSecond), fannedOutShardAnswersOffOn: [fo.shardAnswers, fb.shardAnswers], fannedOutLedgerWritesApplied: fb.ledgerWritesApplied, fannedOutRemovalsPerLedgerWrite: fb.ledgerWritesApplied ? Math.round(fb.deleted / fb.ledgerWritesApplied) : null, fannedOutLedgerWritesPerSecond: fb.wallSeconds ? round2((fb.ledgerWritesApplied ?? 0) / fb.wallSeconds) : undefined, fannedOutRequestsPerPodOffOn: [fo.requestsPerPod, fb.requestsPerPod] } : {}),
+    ...(ons.length
+      ? {
+          onLedgerWrites: onWrites,
+          onRemovalsPerLedgerWrite: onWrites ? Math.round(onDeleted / onWrites) : null,
+          onLedgerWritesPerSecond: mean(ons.map((x) => x.ledgerWritesPerSecond)),
+        }
+      : {}),
+    ...(fo && fb
+      ? {
+          fannedOutOnVsOff: round2(fb.deletesPerSecond / fo.deletesPerSecond),
+          fannedOutShardAnswersOffOn: [fo.shardAnswers, fb.shardAnswers],
+          fannedOutLedgerWritesApplied: fb.ledgerWritesApplied,
+          fannedOutRemovalsPerLedgerWrite: fb.ledgerWritesApplied ? Math.round(fb.deleted / fb.ledgerWritesApplied) : null,
+          fannedOutLedgerWritesPerSecond: fb.wallSeconds ? round2((fb.ledgerWritesApplied ?? 0) / fb.wallSeconds) : undefined,
+          fannedOutRequestsPerPodOffOn: [fo.requestsPerPod, fb.requestsPerPod],
+        }
+      : {}),
   };
   return out;
 }
@@ -101,11 +116,25 @@ const LINGER_MS = 3000;
 /** Every pod failed and answered deleted or deferred (a tight budget leaves pods in place). */
 const allAnswered = (total: number) => (pods: Map<string, PodTimes>, traces: readonly Trace[]) => {
   if (pods.size < total || [...pods.values()].some((p) => p.failedSeen === undefined)) return false;
-  const answered = new Set(traces.filter((t): t is AnswerTrace => t.trace === 'answer' && (t.outcome === 'deleted' || t.outcome === 'deferred')).map((t) => t.pod));
+  const answered = new Set(
+    traces.filter((t): t is AnswerTrace => t.trace === 'answer' && (t.outcome === 'deleted' || t.outcome === 'deferred')).map((t) => t.pod),
+  );
   return [...pods.entries()].every(([key, p]) => p.goneSeen !== undefined || answered.has(key));
 };
 
-async function eventRun(cluster: Cluster, o: { namespace: string; ledger: string; policy: string; workload: EventPathOptions['workload']; pods: number; spacingMs?: number; until?: EventPathOptions['until']; limit?: number }) {
+async function eventRun(
+  cluster: Cluster,
+  o: {
+    namespace: string;
+    ledger: string;
+    policy: string;
+    workload: EventPathOptions['workload'];
+    pods: number;
+    spacingMs?: number;
+    until?: EventPathOptions['until'];
+    limit?: number;
+  },
+) {
   const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
   // The ledger's namespace exists where kube-tidy runs (the chart's): its creation is not counted.
   await core.createNamespace({ body: { metadata: { name: o.ledger } } });
@@ -165,20 +194,46 @@ async function eventsPart(): Promise<Record<string, unknown>> {
     r.eventPathLarge = await on('');
     r.eventPathLarge2 = await on('2');
     r.eventPathOff2 = await off('2');
-    r.eventPathTight = await eventRun(cluster, { namespace: 'ev-tight', ledger: 'brakes-tight', policy: tight, workload: 'jobs', pods: total, until: allAnswered(total), limit: 5 });
-    for (const spacingMs of SPARSE.spacingMs) r[`eventPathSparse${spacingMs / 1000}s`] = await eventRun(cluster, { namespace: `ev-sparse${spacingMs}`, ledger: `brakes-sparse${spacingMs}`, policy: large, workload: 'bare-pods', pods: SPARSE.pods, spacingMs });
-    const pair = (a: string, b: string, f: (x: Awaited<ReturnType<typeof eventRun>>) => number | null) => round3(mean([f(r[a]!) ?? undefined, f(r[b]!) ?? undefined]) ?? NaN);
+    r.eventPathTight = await eventRun(cluster, {
+      namespace: 'ev-tight',
+      ledger: 'brakes-tight',
+      policy: tight,
+      workload: 'jobs',
+      pods: total,
+      until: allAnswered(total),
+      limit: 5,
+    });
+    for (const spacingMs of SPARSE.spacingMs)
+      r[`eventPathSparse${spacingMs / 1000}s`] = await eventRun(cluster, {
+        namespace: `ev-sparse${spacingMs}`,
+        ledger: `brakes-sparse${spacingMs}`,
+        policy: large,
+        workload: 'bare-pods',
+        pods: SPARSE.pods,
+        spacingMs,
+      });
+    const pair = (a: string, b: string, f: (x: Awaited<ReturnType<typeof eventRun>>) => number | null) =>
+      round3(mean([f(r[a]!) ?? undefined, f(r[b]!) ?? undefined]) ?? NaN);
     return {
       eventPathSequence: 'off > large > large2 > off2 > tight > sparse3s > sparse6s',
       ...r,
       eventPathSummary: {
-        requestsPerCleanedPodOffOn: [pair('eventPathOff', 'eventPathOff2', (x) => x.requestsPerCleanedPod), pair('eventPathLarge', 'eventPathLarge2', (x) => x.requestsPerCleanedPod)],
+        requestsPerCleanedPodOffOn: [
+          pair('eventPathOff', 'eventPathOff2', (x) => x.requestsPerCleanedPod),
+          pair('eventPathLarge', 'eventPathLarge2', (x) => x.requestsPerCleanedPod),
+        ],
         ledgerRequestsPerRemovalLarge: pair('eventPathLarge', 'eventPathLarge2', (x) => x.ledgerRequestsPerRemoval),
         ledgerRequestsPerRemovalTight: r.eventPathTight!.ledgerRequestsPerRemoval,
         ledgerRequestsPerAnswerTight: r.eventPathTight!.ledgerRequestsPerAnswer,
         ledgerRequestsPerRemovalSparse: SPARSE.spacingMs.map((ms) => r[`eventPathSparse${ms / 1000}s`]!.ledgerRequestsPerRemoval),
-        deletingAnswerP50MsOffOn: [pair('eventPathOff', 'eventPathOff2', (x) => x.deletingAnswerMs.p50), pair('eventPathLarge', 'eventPathLarge2', (x) => x.deletingAnswerMs.p50)],
-        goneAnswersOffOn: [pair('eventPathOff', 'eventPathOff2', (x) => x.answers.gone ?? 0), pair('eventPathLarge', 'eventPathLarge2', (x) => x.answers.gone ?? 0)],
+        deletingAnswerP50MsOffOn: [
+          pair('eventPathOff', 'eventPathOff2', (x) => x.deletingAnswerMs.p50),
+          pair('eventPathLarge', 'eventPathLarge2', (x) => x.deletingAnswerMs.p50),
+        ],
+        goneAnswersOffOn: [
+          pair('eventPathOff', 'eventPathOff2', (x) => x.answers.gone ?? 0),
+          pair('eventPathLarge', 'eventPathLarge2', (x) => x.answers.gone ?? 0),
+        ],
       },
     };
   });

@@ -3,7 +3,12 @@
 // cached), for every bench that starts clusters, this one or not.
 import { startCluster, type Cluster, type ClusterOptions } from '../harness/index.js';
 
-export async function withCluster<T>(name: string, kwokNodes: number, run: (cluster: Cluster) => Promise<T>, options: Partial<ClusterOptions> = {}): Promise<T> {
+export async function withCluster<T>(
+  name: string,
+  kwokNodes: number,
+  run: (cluster: Cluster) => Promise<T>,
+  options: Partial<ClusterOptions> = {},
+): Promise<T> {
   const cluster = await startCluster({ ...options, name, kwokNodes });
   try {
     return await run(cluster);

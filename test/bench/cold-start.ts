@@ -34,7 +34,11 @@ interface Variant {
 async function coldStart(v: Variant): Promise<number> {
   const port = nextPort++;
   const started = performance.now();
-  const child = spawn(node22(), v.args(port), { cwd: ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), ...v.env }, stdio: 'ignore' });
+  const child = spawn(node22(), v.args(port), {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), ...v.env },
+    stdio: 'ignore',
+  });
   try {
     const { headers, body } = v.request();
     for (;;) {
@@ -74,18 +78,45 @@ export async function runColdStartBench(): Promise<object> {
     for (const f of ['server.cjs', 'app.cjs']) copyFileSync(join(dirname(built.file), f), join(dir, 'uncached', f));
     writeFileSync(join(dir, 'policy.yaml'), readFileSync(join(ROOT, 'infra/knative/policy.yaml')));
     const env = { POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: cluster.kubeconfigPath };
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u-1', creationTimestamp: new Date().toISOString() }, status: { phase: 'Running' } };
-    const event = (p: typeof pod = pod) => () => httpMessage(toApiServerSourceEvent('update', p, cluster.server));
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default', uid: 'u-1', creationTimestamp: new Date().toISOString() },
+      status: { phase: 'Running' },
+    };
+    const event =
+      (p: typeof pod = pod) =>
+      () =>
+        httpMessage(toApiServerSourceEvent('update', p, cluster.server));
     // A pod that failed a week ago: the policy selects it, so the first request loads the
     // Kubernetes client and sends a DELETE (the pod is already gone: 404, answered as done).
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
-    const failed = { ...pod, metadata: { ...pod.metadata, name: 'failed', uid: 'u-2', creationTimestamp: weekAgo }, status: { phase: 'Failed', startTime: weekAgo } };
+    const failed = {
+      ...pod,
+      metadata: { ...pod.metadata, name: 'failed', uid: 'u-2', creationTimestamp: weekAgo },
+      status: { phase: 'Failed', startTime: weekAgo },
+    };
     const variants: Variant[] = [
-      { name: 'hello-world (functions-framework)', args: (p) => [FRAMEWORK, '--target=hello', `--port=${p}`, `--source=${join(ROOT, 'test/bench/hello-world.mjs')}`], env: {}, request: () => ({ headers: {}, body: '' }) },
+      {
+        name: 'hello-world (functions-framework)',
+        args: (p) => [FRAMEWORK, '--target=hello', `--port=${p}`, `--source=${join(ROOT, 'test/bench/hello-world.mjs')}`],
+        env: {},
+        request: () => ({ headers: {}, body: '' }),
+      },
       { name: 'kube-tidy bundle', args: () => [built.file], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event() },
       { name: 'kube-tidy bundle, first event deletes', args: () => [built.file], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event(failed) },
-      { name: 'kube-tidy bundle without code cache', args: () => [join(dir, 'uncached', 'server.cjs')], env: { ...env, FUNCTION_TARGET: 'podTerminated' }, request: event() },
-      { name: 'kube-tidy tsc build via functions-framework', args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/shared/serve/framework-entry.js')}`], env, request: event() },
+      {
+        name: 'kube-tidy bundle without code cache',
+        args: () => [join(dir, 'uncached', 'server.cjs')],
+        env: { ...env, FUNCTION_TARGET: 'podTerminated' },
+        request: event(),
+      },
+      {
+        name: 'kube-tidy tsc build via functions-framework',
+        args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/shared/serve/framework-entry.js')}`],
+        env,
+        request: event(),
+      },
     ];
     const check = startServer(node22(), [built.file], { ...env, PORT: '0', FUNCTION_TARGET: 'podTerminated' });
     const { codeCache } = await check.serving;

@@ -22,8 +22,23 @@ const POLICY = {
       name: 'mixed',
       pluginConfig: [
         { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
-        { name: 'PodLifeTime', args: { states: ['Succeeded'], conditions: [{ type: 'Ready', status: 'False', minTimeSinceLastTransitionSeconds: 4 * 3600 }], namespaces: { exclude: ['team-7'] } } },
-        { name: 'RemoveFailedPods', args: { exitCodes: [3, '128-255'], reasons: ['OOMKilled', 'Error'], minPodLifetimeSeconds: 600, labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch', 'serving'] }] } } },
+        {
+          name: 'PodLifeTime',
+          args: {
+            states: ['Succeeded'],
+            conditions: [{ type: 'Ready', status: 'False', minTimeSinceLastTransitionSeconds: 4 * 3600 }],
+            namespaces: { exclude: ['team-7'] },
+          },
+        },
+        {
+          name: 'RemoveFailedPods',
+          args: {
+            exitCodes: [3, '128-255'],
+            reasons: ['OOMKilled', 'Error'],
+            minPodLifetimeSeconds: 600,
+            labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch', 'serving'] }] },
+          },
+        },
         { name: 'RemovePodsHavingTooManyRestarts', args: { podRestartThreshold: 10, states: ['Running', 'CrashLoopBackOff'] } },
       ],
       plugins: { deschedule: { enabled: ['PodLifeTime', 'RemoveFailedPods', 'RemovePodsHavingTooManyRestarts'] } },

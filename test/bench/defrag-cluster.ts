@@ -28,7 +28,18 @@ async function kubeTidy(n: number) {
     const plan = planDefrag({ nodes: (await s.core.listNode()).items as never, pods: before });
     const r = await converge(s.kc);
     const after = await settled(s.core, 'default', s.pods);
-    return { occupied: occupiedNodes(before).size, lowerBound: plan.lowerBound.nodes, maxFreeable: plan.maxFreeable, planned: plan.freed.length, swaps: plan.moves.filter((m) => m.reserveFor).length, freed: n - occupiedNodes(after).size, evictions: r.evictions, asPlanned: r.asPlanned, drifted: r.drifted, convergeMs: r.ms };
+    return {
+      occupied: occupiedNodes(before).size,
+      lowerBound: plan.lowerBound.nodes,
+      maxFreeable: plan.maxFreeable,
+      planned: plan.freed.length,
+      swaps: plan.moves.filter((m) => m.reserveFor).length,
+      freed: n - occupiedNodes(after).size,
+      evictions: r.evictions,
+      asPlanned: r.asPlanned,
+      drifted: r.drifted,
+      convergeMs: r.ms,
+    };
   } finally {
     await s.cluster.stop();
   }

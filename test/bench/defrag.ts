@@ -11,7 +11,7 @@ import type { Node, Pod } from '../../shared/model/objects.js';
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 export function fragmentedCluster(nodeCount: number, podCount: number, seed = 7): DefragInput {
@@ -34,7 +34,15 @@ export function fragmentedCluster(nodeCount: number, podCount: number, seed = 7)
     spec: {
       nodeName: nodes[node]!.metadata.name,
       containers: [{ name: 'main', resources: { requests: { cpu: `${cpu * 1000}m`, memory: `${cpu * 2}Gi` } } }],
-      ...(anti ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: 'kubernetes.io/hostname' }] } } } : {}),
+      ...(anti
+        ? {
+            affinity: {
+              podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: 'kubernetes.io/hostname' }],
+              },
+            },
+          }
+        : {}),
     },
     status: { phase: 'Running' },
   });

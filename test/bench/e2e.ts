@@ -42,7 +42,14 @@ export function latencyFigures(run: EventPathRun): Record<string, unknown> {
     const answer = answers.find((a) => a.pod === key && a.outcome === 'deleted');
     if (!answer || p.failedSeen === undefined || p.goneSeen === undefined) continue;
     const [ns, name] = key.split('/') as [string, string];
-    const sent = run.traces.find((t) => t.trace === 'kube' && t.method === 'DELETE' && new URL(t.url).pathname === `/api/v1/namespaces/${ns}/pods/${name}` && t.t >= answer.t0 && t.t <= answer.t);
+    const sent = run.traces.find(
+      (t) =>
+        t.trace === 'kube' &&
+        t.method === 'DELETE' &&
+        new URL(t.url).pathname === `/api/v1/namespaces/${ns}/pods/${name}` &&
+        t.t >= answer.t0 &&
+        t.t <= answer.t,
+    );
     const done = run.traces.find((t) => t.trace === 'deleted' && t.pod === key && sent && t.t >= sent.t);
     if (!sent || !done) continue;
     pieces.watchToRequest.push(answer.t0 - p.failedSeen);
@@ -63,18 +70,38 @@ export function latencyFigures(run: EventPathRun): Record<string, unknown> {
     bridgeConcurrency: run.bridgeConcurrency,
     terminalToGoneMs: spread(terminalToGone),
     finishedAtToGoneMs: spread(fromFinishedAt),
-    ...Object.fromEntries(Object.entries(pieces).map(([k, v]) => [k === 'requestsBeforeTheDeletingOne' ? k : `${k}Ms`, spread(v, k === 'requestsBeforeTheDeletingOne' ? 0 : 1)])),
+    ...Object.fromEntries(
+      Object.entries(pieces).map(([k, v]) => [k === 'requestsBeforeTheDeletingOne' ? k : `${k}Ms`, spread(v, k === 'requestsBeforeTheDeletingOne' ? 0 : 1)]),
+    ),
     functionNothingToDoMs: spread(handled.filter((a) => a.outcome === 'nothing-to-do').map((a) => a.t - a.t0)),
     functionDeletingMs: spread(handled.filter((a) => a.outcome === 'deleted').map((a) => a.t - a.t0)),
     requestsPerSecondOverRun: Math.round((handled.length / span) * 1000),
     terminatingBeforeGone: pods.filter(([, p]) => p.terminatingSeen !== undefined).length,
     withFinalizers: pods.filter(([, p]) => p.hadFinalizers).length,
-    watchEventsPerPod: spread(pods.map(([, p]) => p.watchEvents), 0),
-    bridge: { delivered: run.bridge.delivered, retries: run.bridge.retries, rejected: run.bridge.rejected, failed: run.bridge.failed, dropped: run.bridge.dropped, received: run.bridge.received },
+    watchEventsPerPod: spread(
+      pods.map(([, p]) => p.watchEvents),
+      0,
+    ),
+    bridge: {
+      delivered: run.bridge.delivered,
+      retries: run.bridge.retries,
+      rejected: run.bridge.rejected,
+      failed: run.bridge.failed,
+      dropped: run.bridge.dropped,
+      received: run.bridge.received,
+    },
   };
 }
 
-async function once(cluster: Cluster, policy: string, namespace: string, workload: 'jobs' | 'bare-pods', bridgeConcurrency: number, jobs = JOBS, podsPerJob = PODS_PER_JOB) {
+async function once(
+  cluster: Cluster,
+  policy: string,
+  namespace: string,
+  workload: 'jobs' | 'bare-pods',
+  bridgeConcurrency: number,
+  jobs = JOBS,
+  podsPerJob = PODS_PER_JOB,
+) {
   return latencyFigures(await runEventPath(cluster, policy, { namespace, workload, jobs, podsPerJob, bridgeConcurrency }));
 }
 

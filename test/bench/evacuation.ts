@@ -32,13 +32,41 @@ export async function runEvacuationBench(): Promise<object> {
     const controller = await startMigrationController(kc, NS);
     try {
       for (let i = 0; i < VMS; i++) {
-        const vmi = (await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: NS, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: `vm${i}` }, spec: {} } })) as { metadata: { uid: string } };
-        await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-vm${i}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [ANNOTATIONS.request]: 'bench' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: `vm${i}`, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
+        const vmi = (await custom.createNamespacedCustomObject({
+          group: 'kubevirt.io',
+          version: 'v1',
+          plural: 'virtualmachineinstances',
+          namespace: NS,
+          body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name: `vm${i}` }, spec: {} },
+        })) as { metadata: { uid: string } };
+        await core.createNamespacedPod({
+          namespace: NS,
+          body: {
+            metadata: {
+              name: `virt-launcher-vm${i}`,
+              labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
+              annotations: { [ANNOTATIONS.request]: 'bench' },
+              ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: `vm${i}`, uid: vmi.metadata.uid, controller: true }],
+            },
+            spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        });
       }
-      await waitFor('launcher pods Running', async () => (await core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.status?.phase === 'Running').length === VMS, { timeoutMs: 120_000 });
+      await waitFor(
+        'launcher pods Running',
+        async () => (await core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.status?.phase === 'Running').length === VMS,
+        { timeoutMs: 120_000 },
+      );
       // The webhook registration is picked up asynchronously; kube-tidy's first evictions must meet it.
       await waitFor('webhook live', async () => {
-        await core.createNamespacedPodEviction({ namespace: NS, name: 'virt-launcher-vm0', body: { metadata: { name: 'virt-launcher-vm0', namespace: NS } }, dryRun: 'All' }).catch(() => {});
+        await core
+          .createNamespacedPodEviction({
+            namespace: NS,
+            name: 'virt-launcher-vm0',
+            body: { metadata: { name: 'virt-launcher-vm0', namespace: NS } },
+            dryRun: 'All',
+          })
+          .catch(() => {});
         return webhook.calls > 0;
       });
 
@@ -47,7 +75,15 @@ export async function runEvacuationBench(): Promise<object> {
       const config = readEvacuationConfig({ EVACUATION_NAMESPACE: NS, EVACUATION_SCOPE_NAMESPACE: NS });
       const clients = kubeClients(kc, { timeoutMs: 20_000, onRequest: count });
       const writer = new ClusterWriter(clients, { dryRun: false, recordEvents: true, protectedNamespaces: ['kube-system'] });
-      const d: EvacuationDeps = { core: clients.core, custom: clients.custom, writer, ledger: new Ledger(clients.core, writer, config.namespace), config, now: Date.now, log: pino({ level: 'silent' }) };
+      const d: EvacuationDeps = {
+        core: clients.core,
+        custom: clients.custom,
+        writer,
+        ledger: new Ledger(clients.core, writer, config.namespace),
+        config,
+        now: Date.now,
+        log: pino({ level: 'silent' }),
+      };
       let maxCluster = 0;
       let maxNode = 0;
       let samples = 0;

@@ -79,7 +79,15 @@ export async function runEventPath(cluster: Cluster, policyFile: string, o: Even
   const bridgeConcurrency = o.bridgeConcurrency ?? 4;
   try {
     return await withFunction('podTerminated', TRACED_ENTRY, { POLICY_FILE: policyFile, KUBECONFIG: cluster.kubeconfigPath, ...o.env }, async (fn) => {
-      const bridge = await startBridge({ kubeConfig: kc, sink: fn.url, kinds: ['Pod'], namespace: o.namespace, log: silentLogger, statsIntervalMs: 0, concurrency: bridgeConcurrency });
+      const bridge = await startBridge({
+        kubeConfig: kc,
+        sink: fn.url,
+        kinds: ['Pod'],
+        namespace: o.namespace,
+        log: silentLogger,
+        statsIntervalMs: 0,
+        concurrency: bridgeConcurrency,
+      });
       try {
         if (o.workload === 'jobs') await createFailingJobs(kc.makeApiClient(BatchV1Api), o.namespace, o.jobs, o.podsPerJob, SELECTED_EXIT_CODE);
         else if (o.spacingMs === undefined) await createBarePods(core, o.namespace, 'bare', total, SELECTED_EXIT_CODE);

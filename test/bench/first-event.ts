@@ -69,14 +69,28 @@ export async function runFirstEventBench(): Promise<object> {
     const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: NS } } });
     await core.createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: SENDER } } });
-    const minted = await core.createNamespacedServiceAccountToken({ name: SENDER, namespace: NS, body: { spec: { audiences: [AUDIENCE], expirationSeconds: 3600 } } });
+    const minted = await core.createNamespacedServiceAccountToken({
+      name: SENDER,
+      namespace: NS,
+      body: { spec: { audiences: [AUDIENCE], expirationSeconds: 3600 } },
+    });
     const authorization = `Bearer ${minted.status!.token}`;
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
     // Selected by the policy (Failed a week ago), gone from the cluster: a read, 404, answered as done.
     const event = (name: string, common = false) => {
       const pod = common
-        ? { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: `u-${name}`, creationTimestamp: new Date().toISOString() }, status: { phase: 'Running' } }
-        : { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: `u-${name}`, creationTimestamp: weekAgo }, status: { phase: 'Failed', startTime: weekAgo } };
+        ? {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, namespace: 'default', uid: `u-${name}`, creationTimestamp: new Date().toISOString() },
+            status: { phase: 'Running' },
+          }
+        : {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, namespace: 'default', uid: `u-${name}`, creationTimestamp: weekAgo },
+            status: { phase: 'Failed', startTime: weekAgo },
+          };
       const m = httpMessage(toApiServerSourceEvent('update', pod, cluster.server));
       return { headers: { ...m.headers, authorization }, body: m.body };
     };
@@ -105,7 +119,11 @@ export async function runFirstEventBench(): Promise<object> {
       const port = (await freePorts(1))[0]!;
       const spawned = performance.now();
       const senders = v.common ? { SENDER_AUTH: 'none' } : {};
-      const child = spawn(node22(), [built.file], { cwd: ROOT, env: { ...env, ...senders, PORT: String(port), WARM_AT_START: String(v.warm) }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(node22(), [built.file], {
+        cwd: ROOT,
+        env: { ...env, ...senders, PORT: String(port), WARM_AT_START: String(v.warm) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += String(d)));
       try {
@@ -143,7 +161,16 @@ export async function runFirstEventBench(): Promise<object> {
     return {
       runs: RUNS,
       ...Object.fromEntries(
-        [...runs].map(([name, rs]) => [`${name}: first event ms`, { ...summary(rs.map((r) => r.firstMs)), 'spawn to answer': spread(rs.map((r) => r.spawnToFirstMs), 0).p50 }]),
+        [...runs].map(([name, rs]) => [
+          `${name}: first event ms`,
+          {
+            ...summary(rs.map((r) => r.firstMs)),
+            'spawn to answer': spread(
+              rs.map((r) => r.spawnToFirstMs),
+              0,
+            ).p50,
+          },
+        ]),
       ),
       'next event ms (keys fetched, client loaded)': summary(all.map((r) => r.nextMs)),
       'spawn to listening ms': summary(all.map((r) => r.listenMs)),

@@ -25,7 +25,9 @@ function figures(r: LoadResult) {
 
 function events(pods: V1Pod[], server: string): HttpMessage[] {
   // As the watch delivers it: a plain JSON object, not client-node's class instances.
-  return pods.map((p) => httpMessage(toApiServerSourceEvent('update', { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(JSON.stringify(p)) } as KubeObject, server)));
+  return pods.map((p) =>
+    httpMessage(toApiServerSourceEvent('update', { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(JSON.stringify(p)) } as KubeObject, server)),
+  );
 }
 
 export async function runFunctionsBench(): Promise<object> {

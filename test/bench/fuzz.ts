@@ -17,7 +17,11 @@ export async function runFuzzBench(): Promise<object> {
     const ns = 'fuzz';
     await core.createNamespace({ body: { metadata: { name: ns } } });
     await waitFor('the default ServiceAccount', () => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).then(() => true));
-    const env = await adversary(ns, ['podTerminated', 'evacuation', 'jobDeleted', 'sweep', 'orphanSweep', 'defrag'], { kubeconfigPath: cluster.kubeconfigPath, kubeConfig: () => cluster.kubeConfig(), audit: cluster.audit! });
+    const env = await adversary(ns, ['podTerminated', 'evacuation', 'jobDeleted', 'sweep', 'orphanSweep', 'defrag'], {
+      kubeconfigPath: cluster.kubeconfigPath,
+      kubeConfig: () => cluster.kubeConfig(),
+      audit: cluster.audit!,
+    });
     try {
       let last = Date.now();
       const f = await runFuzz(env, {
@@ -30,7 +34,18 @@ export async function runFuzzBench(): Promise<object> {
         },
       });
       console.log(`[fuzz] ${summary(f)}`);
-      return { seed, events: f.events, seconds: +(f.ms / 1000).toFixed(1), wrongWrites: f.wrongWrites.length, wrongWritesCarriedOut: f.wrongWritesDone, outsidePolicy: f.outsidePolicy, fiveXX: f.fiveXX, recreated: f.recreated, statuses: f.statuses, firstWrongWrites: [...f.outsideExamples, ...f.wrongWrites].slice(0, 10) };
+      return {
+        seed,
+        events: f.events,
+        seconds: +(f.ms / 1000).toFixed(1),
+        wrongWrites: f.wrongWrites.length,
+        wrongWritesCarriedOut: f.wrongWritesDone,
+        outsidePolicy: f.outsidePolicy,
+        fiveXX: f.fiveXX,
+        recreated: f.recreated,
+        statuses: f.statuses,
+        firstWrongWrites: [...f.outsideExamples, ...f.wrongWrites].slice(0, 10),
+      };
     } finally {
       await env.stop();
     }

@@ -27,19 +27,30 @@ export async function runMultiKueueBench(): Promise<object> {
     const names = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(2, '0')}`);
     const jobs = [];
     for (let i = 0; i < JOBS; i += 10) {
-      jobs.push(...(await Promise.all(names.slice(i, i + 10).map(async (name) => {
-        const job = await managerJob(env.manager, NS, name);
-        await Promise.all(env.workers.map((w) => copyJob(w, NS, name, { pods: 1 })));
-        return job;
-      }))));
+      jobs.push(
+        ...(await Promise.all(
+          names.slice(i, i + 10).map(async (name) => {
+            const job = await managerJob(env.manager, NS, name);
+            await Promise.all(env.workers.map((w) => copyJob(w, NS, name, { pods: 1 })));
+            return job;
+          }),
+        )),
+      );
     }
     // The moment each pod's DELETED event arrives, per Job name.
     const gone = new Map<string, number[]>();
     for (const w of env.workers) {
-      aborts.push(await new Watch(w.cluster.kubeConfig()).watch(`/api/v1/namespaces/${NS}/pods`, {}, (type: string, pod: V1Pod) => {
-        const job = pod.metadata?.labels?.[JOB_NAME_LABEL];
-        if (type === 'DELETED' && job) gone.set(job, [...(gone.get(job) ?? []), nowMs()]);
-      }, () => {}));
+      aborts.push(
+        await new Watch(w.cluster.kubeConfig()).watch(
+          `/api/v1/namespaces/${NS}/pods`,
+          {},
+          (type: string, pod: V1Pod) => {
+            const job = pod.metadata?.labels?.[JOB_NAME_LABEL];
+            if (type === 'DELETED' && job) gone.set(job, [...(gone.get(job) ?? []), nowMs()]);
+          },
+          () => {},
+        ),
+      );
     }
 
     let requests = 0;
@@ -79,4 +90,3 @@ export async function runMultiKueueBench(): Promise<object> {
     await env.stop();
   }
 }
-

@@ -36,14 +36,18 @@ export function writePolicy(extra: object = {}): string {
 export async function createNamespace(core: CoreV1Api, name: string): Promise<void> {
   await core.createNamespace({ body: { metadata: { name } } });
   // The ServiceAccount admission plugin refuses pods until the default SA exists.
-  await waitFor(`${name}/default ServiceAccount`, async () => (await core.listNamespacedServiceAccount({ namespace: name })).items.some((s) => s.metadata?.name === 'default'));
+  await waitFor(`${name}/default ServiceAccount`, async () =>
+    (await core.listNamespacedServiceAccount({ namespace: name })).items.some((s) => s.metadata?.name === 'default'),
+  );
 }
 
 async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await each(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await each(items[next++]!);
+    }),
+  );
 }
 
 /** Creates `count` bare pods named `<prefix>-<i>`, labelled bench=<prefix>, without waiting. */
@@ -51,7 +55,10 @@ export async function createBarePods(core: CoreV1Api, namespace: string, prefix:
   const annotations = exitCode === undefined ? undefined : { [EXIT_CODE_ANNOTATION]: String(exitCode) };
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
   await inParallel(names, 16, (name) =>
-    core.createNamespacedPod({ namespace, body: { metadata: { name, labels: { bench: prefix }, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } } }),
+    core.createNamespacedPod({
+      namespace,
+      body: { metadata: { name, labels: { bench: prefix }, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } },
+    }),
   );
 }
 

@@ -40,7 +40,17 @@ async function sweep(cluster: Cluster, policy: string, recordEvents: boolean, ro
   const env = { POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, SWEEP_PAGE_SIZE: String(SWEEP.pageSize), RECORD_EVENTS: String(recordEvents) };
   return withFunction('sweep', TRACED_ENTRY, env, async (fn) => {
     const res = await fetch(fn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const body = (await res.json()) as { summary: { pages: number; podsSeen: number; selected: number; requests: number; outcomes: Record<string, number>; fieldSelector?: string; durationMs: number } };
+    const body = (await res.json()) as {
+      summary: {
+        pages: number;
+        podsSeen: number;
+        selected: number;
+        requests: number;
+        outcomes: Record<string, number>;
+        fieldSelector?: string;
+        durationMs: number;
+      };
+    };
     const requests = kubeTraces(fn.traces);
     const s = body.summary;
     return {

@@ -61,7 +61,24 @@ function writeScalePolicy(extra: object = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-scale-'));
   const file = join(dir, 'policy.json');
   // The issue's policy: PodLifeTime over Succeeded and Failed; bare Failed pods allowed.
-  writeFileSync(file, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'scale', pluginConfig: [{ name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } }, { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }], ...extra }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'descheduler/v1alpha2',
+      kind: 'DeschedulerPolicy',
+      profiles: [
+        {
+          name: 'scale',
+          pluginConfig: [
+            { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
+            { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } },
+          ],
+          plugins: { deschedule: { enabled: ['PodLifeTime'] } },
+        },
+      ],
+      ...extra,
+    }),
+  );
   return file;
 }
 
@@ -84,7 +101,25 @@ const peakRssMiB = (pid: number) => procMiB(pid, 'VmHWM');
 
 interface SweepAnswer {
   status: number;
-  body: { outcome?: string; summary?: { selected: number; outcomes: Record<string, number>; listMs: number; durationMs: number; pages: number; podsSeen: number; throttled: number; throttleWaitMs: number; eventsSummarised: number; stoppedBy?: string; fannedOut?: { shards: number; pods: number; notPosted: number }; brakes?: { deferred: number; ledgerRequests: number } }; outcomes?: Record<string, number>; failures?: { transient: number; refused: number } };
+  body: {
+    outcome?: string;
+    summary?: {
+      selected: number;
+      outcomes: Record<string, number>;
+      listMs: number;
+      durationMs: number;
+      pages: number;
+      podsSeen: number;
+      throttled: number;
+      throttleWaitMs: number;
+      eventsSummarised: number;
+      stoppedBy?: string;
+      fannedOut?: { shards: number; pods: number; notPosted: number };
+      brakes?: { deferred: number; ledgerRequests: number };
+    };
+    outcomes?: Record<string, number>;
+    failures?: { transient: number; refused: number };
+  };
 }
 
 async function post(url: string, headers: Record<string, string>, body: string): Promise<SweepAnswer> {
@@ -98,9 +133,18 @@ async function eventPathProbe(kc: KubeConfig, podTerminatedUrl: string, server: 
   const { core, close } = unthrottled(kc);
   const namespace = 'scale-0';
   const name = `probe-${Date.now()}`;
-  await core.createNamespacedPod({ namespace, body: { metadata: { name }, spec: { nodeName: 'scale-node-0', restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: { nodeName: 'scale-node-0', restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  });
   const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
-  const failed = await core.patchNamespacedPodStatus({ namespace, name, body: { status: { phase: 'Failed' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const failed = await core.patchNamespacedPodStatus(
+    { namespace, name, body: { status: { phase: 'Failed' } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   const t0 = performance.now();
   const m = httpMessage(toApiServerSourceEvent('update', JSON.parse(JSON.stringify(failed)), server));
   await post(podTerminatedUrl, m.headers, m.body);
@@ -178,7 +222,11 @@ async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: st
       const t0 = performance.now();
       const sweeps: NonNullable<SweepAnswer['body']['summary']>[] = [];
       let eventPathMs: number | undefined;
-      const probing = probe ? new Promise<void>((r) => setTimeout(r, 3000)).then(async () => void (eventPathMs = await eventPathProbe(cluster.kubeConfig(), pt.url, cluster.kubeConfig().getCurrentCluster()!.server))) : Promise.resolve();
+      const probing = probe
+        ? new Promise<void>((r) => setTimeout(r, 3000)).then(
+            async () => void (eventPathMs = await eventPathProbe(cluster.kubeConfig(), pt.url, cluster.kubeConfig().getCurrentCluster()!.server)),
+          )
+        : Promise.resolve();
       for (let i = 0; i < 20; i++) {
         const a = await tick(fn.url);
         sweeps.push(a.body.summary!);
@@ -232,7 +280,14 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString('utf8')));
     req.on('end', () => {
-      queue.push({ headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)])), body });
+      queue.push({
+        headers: Object.fromEntries(
+          Object.entries(req.headers)
+            .filter(([k]) => k.startsWith('ce-') || k === 'content-type')
+            .map(([k, v]) => [k, String(v)]),
+        ),
+        body,
+      });
       res.writeHead(202).end();
     });
   });
@@ -241,7 +296,14 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   const sink = `http://127.0.0.1:${(broker.address() as { port: number }).port}/`;
   // SCALE_SHARD_SIZE: smaller shards than the default 1000, so a small smoke run fans out too.
   const shardSize: Record<string, string> = process.env.SCALE_SHARD_SIZE ? { SWEEP_SHARD_SIZE: process.env.SCALE_SHARD_SIZE } : {};
-  const env = { POLICY_FILE: policy, KUBECONFIG: ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S), RECORD_EVENTS: 'false', SWEEP_SHARD_SINK: sink, ...shardSize };
+  const env = {
+    POLICY_FILE: policy,
+    KUBECONFIG: ids.kubeconfig('sweep'),
+    SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S),
+    RECORD_EVENTS: 'false',
+    SWEEP_SHARD_SINK: sink,
+    ...shardSize,
+  };
   const fns = await Promise.all(Array.from({ length: n }, () => bundled(env)));
   try {
     const rssAtStartMiB = fns.map((f) => procMiB(f.pid, 'VmRSS'));
@@ -259,16 +321,18 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
       requests += (sum as { requests?: number } | undefined)?.requests ?? 0;
       planMs += sum?.durationMs ?? 0;
       // Every instance takes shards as they come, one at a time each (the planner too, once done).
-      await Promise.all(fns.map(async (fn) => {
-        while (queue.length) {
-          const m = queue.shift()!;
-          const a = await post(fn.url, m.headers, m.body);
-          shardAnswers++;
-          deleted += a.body.outcomes?.deleted ?? 0;
-          requests += (a.body as { requests?: number }).requests ?? 0;
-          if (a.status !== 200) queue.push(m); // a broker redelivers on 5xx
-        }
-      }));
+      await Promise.all(
+        fns.map(async (fn) => {
+          while (queue.length) {
+            const m = queue.shift()!;
+            const a = await post(fn.url, m.headers, m.body);
+            shardAnswers++;
+            deleted += a.body.outcomes?.deleted ?? 0;
+            requests += (a.body as { requests?: number }).requests ?? 0;
+            if (a.status !== 200) queue.push(m); // a broker redelivers on 5xx
+          }
+        }),
+      );
       if ((sum?.selected ?? 0) === 0 && !sum?.fannedOut) break;
     }
     const ms = performance.now() - t0;
@@ -306,12 +370,14 @@ async function ceiling(ids: FunctionIdentities) {
   } while (token);
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < pods.length) {
-      const p = pods[next++]!;
-      await core.deleteNamespacedPod({ namespace: p.namespace, name: p.name, body: { preconditions: { uid: p.uid } } });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < pods.length) {
+        const p = pods[next++]!;
+        await core.deleteNamespacedPod({ namespace: p.namespace, name: p.name, body: { preconditions: { uid: p.uid } } });
+      }
+    }),
+  );
   const s = (performance.now() - t0) / 1000;
   close();
   return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
@@ -319,83 +385,103 @@ async function ceiling(ids: FunctionIdentities) {
 
 async function oneSize(size: number, policies: Policies, only: string[] | undefined) {
   const policy = policies.plain;
-  return withCluster(`bench-scale-${size}`, 1, async (cluster) => {
-    const kc = cluster.kubeConfig();
-    const namespaces = await prepareCluster(kc);
-    // Every kube-tidy process (and the ceiling loop) as its function's ServiceAccount, with the
-    // generated RBAC: API Priority and Fairness treats them as it would in a cluster (the
-    // harness's admin is exempt from it).
-    const { core } = unthrottled(kc);
-    for (const name of ['kube-tidy', 'kube-tidy-kueue']) await core.createNamespace({ body: { metadata: { name } } });
-    const ids = await functionIdentities(kc, cluster.kubeconfigPath, 'kube-tidy', 'kube-tidy-kueue');
-    const pop = await populate(kc, namespaces, size, 0);
-    const refill = (round: number) => populate(kc, namespaces, size, round, true);
-    const r: Record<string, unknown> = { population: { ...pop, writesPerSecond: Math.round(((pop.total + pop.failed + pop.succeeded) / pop.ms) * 1000) } };
-    // Each run on a fresh backlog of the same size (refilled after the one before). Opt-in
-    // runs only when named; `ledger`: the writes the API server applied to the brakes' ledger
-    // during the run are counted (a watch).
-    const runs: { name: string; run: () => Promise<object>; optIn?: true; ledger?: true }[] = [
-      { name: 'oneInstanceEventsOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, true) },
-      { name: 'oneInstanceEventsCapped', run: () => oneInstance(cluster, ids, policy, {}, false) },
-      { name: 'oneInstanceEventPerPod', run: () => oneInstance(cluster, ids, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false) },
-      // Above the default client rate: is the rate limit what keeps one instance from the ceiling?
-      { name: 'oneInstanceEventsOffQps1000', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false', KUBE_CLIENT_QPS: '1000', KUBE_CLIENT_BURST: '2000' }, false) },
-      { name: 'fannedOut', run: () => fannedOut(cluster, ids, policy, INSTANCES), ledger: true },
-      // The ceiling before the runs as well as after them (below): how much the sequence moved it.
-      { name: 'ceilingBefore', run: () => ceiling(ids), optIn: true },
-      // The brakes' cost (issue 22): Events off in both, so the ledger is the only difference;
-      // no event-path probe (it would share the ledger). Run as off, on, on, off: a drift along
-      // the sequence weighs on both sides alike.
-      { name: 'brakesOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
-      { name: 'brakesOn', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
-      { name: 'brakesOn2', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
-      { name: 'brakesOff2', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
-      // Shards take the event path's removal (one-pod.ts), so its reservations: every instance writes the one ledger.
-      { name: 'fannedOutBrakes', run: () => fannedOut(cluster, ids, policies.brakes, INSTANCES), optIn: true, ledger: true },
-    ];
-    const wanted = (x: { name: string; optIn?: true }) => (only ? only.includes(x.name) : !x.optIn);
-    let round = 0;
-    // In SCALE_RUNS's order when given: a run's place in the sequence is a variable too.
-    const order = (name: string) => only?.indexOf(name) ?? 0;
-    const sequence: string[] = [];
-    for (const x of runs.filter(wanted).sort((a, b) => order(a.name) - order(b.name))) {
+  return withCluster(
+    `bench-scale-${size}`,
+    1,
+    async (cluster) => {
+      const kc = cluster.kubeConfig();
+      const namespaces = await prepareCluster(kc);
+      // Every kube-tidy process (and the ceiling loop) as its function's ServiceAccount, with the
+      // generated RBAC: API Priority and Fairness treats them as it would in a cluster (the
+      // harness's admin is exempt from it).
+      const { core } = unthrottled(kc);
+      for (const name of ['kube-tidy', 'kube-tidy-kueue']) await core.createNamespace({ body: { metadata: { name } } });
+      const ids = await functionIdentities(kc, cluster.kubeconfigPath, 'kube-tidy', 'kube-tidy-kueue');
+      const pop = await populate(kc, namespaces, size, 0);
+      const refill = (round: number) => populate(kc, namespaces, size, round, true);
+      const r: Record<string, unknown> = { population: { ...pop, writesPerSecond: Math.round(((pop.total + pop.failed + pop.succeeded) / pop.ms) * 1000) } };
+      // Each run on a fresh backlog of the same size (refilled after the one before). Opt-in
+      // runs only when named; `ledger`: the writes the API server applied to the brakes' ledger
+      // during the run are counted (a watch).
+      const runs: { name: string; run: () => Promise<object>; optIn?: true; ledger?: true }[] = [
+        { name: 'oneInstanceEventsOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, true) },
+        { name: 'oneInstanceEventsCapped', run: () => oneInstance(cluster, ids, policy, {}, false) },
+        { name: 'oneInstanceEventPerPod', run: () => oneInstance(cluster, ids, policy, { SWEEP_EVENTS_PER_PASS: '1000000000' }, false) },
+        // Above the default client rate: is the rate limit what keeps one instance from the ceiling?
+        {
+          name: 'oneInstanceEventsOffQps1000',
+          run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false', KUBE_CLIENT_QPS: '1000', KUBE_CLIENT_BURST: '2000' }, false),
+        },
+        { name: 'fannedOut', run: () => fannedOut(cluster, ids, policy, INSTANCES), ledger: true },
+        // The ceiling before the runs as well as after them (below): how much the sequence moved it.
+        { name: 'ceilingBefore', run: () => ceiling(ids), optIn: true },
+        // The brakes' cost (issue 22): Events off in both, so the ledger is the only difference;
+        // no event-path probe (it would share the ledger). Run as off, on, on, off: a drift along
+        // the sequence weighs on both sides alike.
+        { name: 'brakesOff', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+        { name: 'brakesOn', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+        { name: 'brakesOn2', run: () => oneInstance(cluster, ids, policies.brakes, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+        { name: 'brakesOff2', run: () => oneInstance(cluster, ids, policy, { RECORD_EVENTS: 'false' }, false), optIn: true, ledger: true },
+        // Shards take the event path's removal (one-pod.ts), so its reservations: every instance writes the one ledger.
+        { name: 'fannedOutBrakes', run: () => fannedOut(cluster, ids, policies.brakes, INSTANCES), optIn: true, ledger: true },
+      ];
+      const wanted = (x: { name: string; optIn?: true }) => (only ? only.includes(x.name) : !x.optIn);
+      let round = 0;
+      // In SCALE_RUNS's order when given: a run's place in the sequence is a variable too.
+      const order = (name: string) => only?.indexOf(name) ?? 0;
+      const sequence: string[] = [];
+      for (const x of runs.filter(wanted).sort((a, b) => order(a.name) - order(b.name))) {
+        if (round > 0) await refill(round);
+        round++;
+        sequence.push(x.name);
+        const ledger = x.ledger ? await watchLedger(kc) : undefined;
+        const result = await x.run();
+        r[x.name] = ledger ? { ...result, ...(await ledger()) } : result;
+      }
       if (round > 0) await refill(round);
-      round++;
-      sequence.push(x.name);
-      const ledger = x.ledger ? await watchLedger(kc) : undefined;
-      const result = await x.run();
-      r[x.name] = ledger ? { ...result, ...(await ledger()) } : result;
-    }
-    if (round > 0) await refill(round);
-    r.ceiling = await ceiling(ids);
-    r.sequence = [...sequence, 'ceiling'].join(' > ');
-    const c = (r.ceiling as { deletesPerSecond: number }).deletesPerSecond;
-    const ratios: Record<string, number> = {};
-    for (const { name } of runs) {
-      const run = r[name] as { deletesPerSecond: number; writingDeletesPerSecond?: number } | undefined;
-      if (!run) continue;
-      ratios[name] = Math.round((run.deletesPerSecond / c) * 100) / 100;
-      if (run.writingDeletesPerSecond) ratios[`${name}Writing`] = Math.round((run.writingDeletesPerSecond / c) * 100) / 100;
-    }
-    r.ratioToCeiling = ratios;
-    return r;
-  }, { controllerManagerArgs: ['--controllers=*,-nodelifecycle,-podgc'] });
+      r.ceiling = await ceiling(ids);
+      r.sequence = [...sequence, 'ceiling'].join(' > ');
+      const c = (r.ceiling as { deletesPerSecond: number }).deletesPerSecond;
+      const ratios: Record<string, number> = {};
+      for (const { name } of runs) {
+        const run = r[name] as { deletesPerSecond: number; writingDeletesPerSecond?: number } | undefined;
+        if (!run) continue;
+        ratios[name] = Math.round((run.deletesPerSecond / c) * 100) / 100;
+        if (run.writingDeletesPerSecond) ratios[`${name}Writing`] = Math.round((run.writingDeletesPerSecond / c) * 100) / 100;
+      }
+      r.ratioToCeiling = ratios;
+      return r;
+    },
+    { controllerManagerArgs: ['--controllers=*,-nodelifecycle,-podgc'] },
+  );
 }
 
 /** PodGC at its defaults but the threshold: deletions of terminated pods over `seconds`. */
 async function podGc(size: number, seconds = 60) {
-  return withCluster('bench-scale-podgc', 1, async (cluster) => {
-    const kc = cluster.kubeConfig();
-    const namespaces = await prepareCluster(kc);
-    // PodGC starts while the pods are written: count from the end of the population on.
-    const pop = await populate(kc, namespaces, size, 0);
-    const terminal = async () => (await countPhase(kc, 'Failed')) + (await countPhase(kc, 'Succeeded'));
-    const before = await terminal();
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    const after = await terminal();
-    const rate = (before - after) / seconds;
-    return { population: pop.total, terminalAtStart: before, deletedIn: `${seconds} s`, deleted: before - after, deletesPerSecond: Math.round(rate * 10) / 10, secondsToClearBacklog: Math.round(before / Math.max(rate, 0.1)) };
-  }, { controllerManagerArgs: ['--terminated-pod-gc-threshold=100'] });
+  return withCluster(
+    'bench-scale-podgc',
+    1,
+    async (cluster) => {
+      const kc = cluster.kubeConfig();
+      const namespaces = await prepareCluster(kc);
+      // PodGC starts while the pods are written: count from the end of the population on.
+      const pop = await populate(kc, namespaces, size, 0);
+      const terminal = async () => (await countPhase(kc, 'Failed')) + (await countPhase(kc, 'Succeeded'));
+      const before = await terminal();
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const after = await terminal();
+      const rate = (before - after) / seconds;
+      return {
+        population: pop.total,
+        terminalAtStart: before,
+        deletedIn: `${seconds} s`,
+        deleted: before - after,
+        deletesPerSecond: Math.round(rate * 10) / 10,
+        secondsToClearBacklog: Math.round(before / Math.max(rate, 0.1)),
+      };
+    },
+    { controllerManagerArgs: ['--terminated-pod-gc-threshold=100'] },
+  );
 }
 
 /** `runs`: the runs and their order (SCALE_RUNS by default; every run but the opt-in ones when neither). */

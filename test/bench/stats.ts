@@ -19,7 +19,13 @@ export function percentile(sorted: number[], p: number): number {
 
 export function spread(values: number[], digits = 1): Spread {
   const s = [...values].sort((a, b) => a - b);
-  return { n: s.length, min: round(s[0] ?? NaN, digits), p50: round(percentile(s, 50), digits), p99: round(percentile(s, 99), digits), max: round(s.at(-1) ?? NaN, digits) };
+  return {
+    n: s.length,
+    min: round(s[0] ?? NaN, digits),
+    p50: round(percentile(s, 50), digits),
+    p99: round(percentile(s, 99), digits),
+    max: round(s.at(-1) ?? NaN, digits),
+  };
 }
 
 /** A timestamp comparable across processes on one machine, sub-millisecond. */

@@ -40,7 +40,14 @@ export function syntheticPods(count: number, now: number, seed = 42, terminal = 
       status: {
         phase,
         startTime: created,
-        conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False', reason: phase === 'Succeeded' ? 'PodCompleted' : undefined, lastTransitionTime: created }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: phase === 'Running' ? 'True' : 'False',
+            reason: phase === 'Succeeded' ? 'PodCompleted' : undefined,
+            lastTransitionTime: created,
+          },
+        ],
         containerStatuses: [
           {
             name: 'main',

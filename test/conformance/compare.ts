@@ -29,11 +29,16 @@ export function judge(p: Prepared, main: OracleResult, unlimited?: OracleResult)
     return oracleRefused ? verdict(true, true) : verdict(false, false, `kube-tidy refuses the policy, the descheduler runs it: ${p.kubeTidy.refused}`);
   }
   if (oracleRefused) {
-    const unknown = unknownPriorityClassProfiles(p.policy, p.cluster.priorityClasses.map((c) => c.metadata.name ?? ''));
+    const unknown = unknownPriorityClassProfiles(
+      p.policy,
+      p.cluster.priorityClasses.map((c) => c.metadata.name ?? ''),
+    );
     if (unknown.length > 0 && main.policyError?.includes('priority class')) {
       rules.add('unknown-priority-class');
       const pods = new Map(p.cluster.pods.map((x) => [key(x), x]));
-      const wrong = p.kubeTidy.plan.decisions.find((d) => unknown.includes(d.profile) && thresholdJudges(p.policy, d.profile, pods.get(`${d.namespace}/${d.name}`)!));
+      const wrong = p.kubeTidy.plan.decisions.find(
+        (d) => unknown.includes(d.profile) && thresholdJudges(p.policy, d.profile, pods.get(`${d.namespace}/${d.name}`)!),
+      );
       return wrong ? verdict(false, false, `kube-tidy takes ${wrong.namespace}/${wrong.name} past an unknown priority class`) : verdict(true, false);
     }
     return verdict(false, false, `the descheduler refuses the policy, kube-tidy runs it: ${oracleRefused}`);
@@ -147,7 +152,10 @@ function saturates(p: Prepared, k: Step[], o: Step[], u: Step[]): string | undef
   const left = u.find((s) => !taken.has(s.key) && !full(s));
   if (left) return `${left.key} is eligible and no limit is full, yet kube-tidy leaves it`;
   if (limits.maxNoOfPodsToEvictTotal !== undefined && k.length > limits.maxNoOfPodsToEvictTotal) return 'kube-tidy exceeds maxNoOfPodsToEvictTotal';
-  for (const [n, c] of perNode) if (limits.maxNoOfPodsToEvictPerNode !== undefined && c > limits.maxNoOfPodsToEvictPerNode) return `kube-tidy exceeds the node limit on ${n}`;
-  for (const [ns, c] of perNs) if (limits.maxNoOfPodsToEvictPerNamespace !== undefined && c > limits.maxNoOfPodsToEvictPerNamespace) return `kube-tidy exceeds the namespace limit in ${ns}`;
+  for (const [n, c] of perNode)
+    if (limits.maxNoOfPodsToEvictPerNode !== undefined && c > limits.maxNoOfPodsToEvictPerNode) return `kube-tidy exceeds the node limit on ${n}`;
+  for (const [ns, c] of perNs)
+    if (limits.maxNoOfPodsToEvictPerNamespace !== undefined && c > limits.maxNoOfPodsToEvictPerNamespace)
+      return `kube-tidy exceeds the namespace limit in ${ns}`;
   return undefined;
 }

@@ -40,10 +40,25 @@ export function age(r: Random): number {
 }
 
 function node(r: Random, i: number): Node {
-  const ready = r.weighted([['True', 85], ['False', 10], ['Unknown', 5]] as const);
+  const ready = r.weighted([
+    ['True', 85],
+    ['False', 10],
+    ['Unknown', 5],
+  ] as const);
   const name = `node-${i}`;
   return {
-    metadata: { name, uid: `node-uid-${i}`, labels: { 'kubernetes.io/hostname': name, zone: r.pick(['a', 'b']), pool: r.weighted([['cpu', 3], ['gpu', 1]] as const) } },
+    metadata: {
+      name,
+      uid: `node-uid-${i}`,
+      labels: {
+        'kubernetes.io/hostname': name,
+        zone: r.pick(['a', 'b']),
+        pool: r.weighted([
+          ['cpu', 3],
+          ['gpu', 1],
+        ] as const),
+      },
+    },
     spec: {
       unschedulable: r.chance(0.08) || undefined,
       taints: r.chance(0.1) ? [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] : undefined,
@@ -58,13 +73,29 @@ function node(r: Random, i: number): Node {
 function terminated(r: Random, failed: boolean): ContainerStatus['state'] {
   if (!failed) return { terminated: { exitCode: 0, reason: 'Completed' } };
   const [reason, exitCode] = r.pick([
-    ['Error', 1], ['Error', 2], ['Error', 3], ['Error', 127], ['OOMKilled', 137], ['Error', 143],
-    ['ContainerCannotRun', 128], ['StartError', 128], ['DeadlineExceeded', 143], ['Evicted', 137],
+    ['Error', 1],
+    ['Error', 2],
+    ['Error', 3],
+    ['Error', 127],
+    ['OOMKilled', 137],
+    ['Error', 143],
+    ['ContainerCannotRun', 128],
+    ['StartError', 128],
+    ['DeadlineExceeded', 143],
+    ['Evicted', 137],
   ] as const);
   return { terminated: { exitCode, reason } };
 }
 
-const WAITING_PENDING = ['ContainerCreating', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'InvalidImageName', 'PodInitializing', 'CreateContainerError'] as const;
+const WAITING_PENDING = [
+  'ContainerCreating',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'CreateContainerConfigError',
+  'InvalidImageName',
+  'PodInitializing',
+  'CreateContainerError',
+] as const;
 
 function containerStatus(r: Random, name: string, phase: string): ContainerStatus {
   const restarts = r.chance(0.5) ? 0 : r.int(1, 25);
@@ -78,7 +109,21 @@ function containerStatus(r: Random, name: string, phase: string): ContainerStatu
 }
 
 function conditions(r: Random, phase: string, created: number, now: number): PodCondition[] {
-  const at = () => (r.chance(0.05) ? undefined : iso(Math.min(now, created + 1000 * r.weighted([[0, 2], [age(r), 5], [1, 1]] as const))));
+  const at = () =>
+    r.chance(0.05)
+      ? undefined
+      : iso(
+          Math.min(
+            now,
+            created +
+              1000 *
+                r.weighted([
+                  [0, 2],
+                  [age(r), 5],
+                  [1, 1],
+                ] as const),
+          ),
+        );
   const ready = phase === 'Running' ? r.pick(['True', 'False']) : 'False';
   const out: PodCondition[] = [
     { type: 'PodScheduled', status: 'True', lastTransitionTime: at() },
@@ -91,17 +136,40 @@ function conditions(r: Random, phase: string, created: number, now: number): Pod
       lastTransitionTime: at(),
     },
   ];
-  if (r.chance(0.1)) out.push({ type: 'DisruptionTarget', status: 'True', reason: r.pick(['TerminationByKubelet', 'EvictionByEvictionAPI', 'DeletionByTaintManager']), lastTransitionTime: at() });
+  if (r.chance(0.1))
+    out.push({
+      type: 'DisruptionTarget',
+      status: 'True',
+      reason: r.pick(['TerminationByKubelet', 'EvictionByEvictionAPI', 'DeletionByTaintManager']),
+      lastTransitionTime: at(),
+    });
   return out.filter(() => !r.chance(0.05));
 }
 
 export function cluster(r: Random, now: number): Cluster {
-  const nodes = Array.from({ length: r.weighted([[1, 0.5], [2, 4], [3, 5], [4, 3], [5, 2]] as const) }, (_, i) => node(r, i));
-  const namespaces: Namespace[] = NAMESPACES.map((name) => ({ metadata: { name, labels: { env: r.pick(['prod', 'dev']), 'kubernetes.io/metadata.name': name } } }));
+  const nodes = Array.from(
+    {
+      length: r.weighted([
+        [1, 0.5],
+        [2, 4],
+        [3, 5],
+        [4, 3],
+        [5, 2],
+      ] as const),
+    },
+    (_, i) => node(r, i),
+  );
+  const namespaces: Namespace[] = NAMESPACES.map((name) => ({
+    metadata: { name, labels: { env: r.pick(['prod', 'dev']), 'kubernetes.io/metadata.name': name } },
+  }));
   const owners = Array.from({ length: r.int(2, 6) }, (_, i) => ({ kind: r.pick(OWNER_KINDS), name: `owner-${i}`, uid: `owner-uid-${i}` }));
   const pvcs: Cluster['pvcs'] = [];
   const pods: Pod[] = [];
-  const count = r.weighted([[r.int(1, 5), 2], [r.int(6, 15), 5], [r.int(16, 30), 2]] as const);
+  const count = r.weighted([
+    [r.int(1, 5), 2],
+    [r.int(6, 15), 5],
+    [r.int(16, 30), 2],
+  ] as const);
   for (let i = 0; i < count; i++) pods.push(pod(r, i, now, nodes, owners, pods, pvcs));
   const pdbs: PodDisruptionBudget[] = Array.from({ length: r.int(0, 2) }, (_, i) => ({
     metadata: { name: `pdb-${i}`, namespace: r.pick(NAMESPACES) },
@@ -114,11 +182,25 @@ export function cluster(r: Random, now: number): Cluster {
 type Owner = { kind: string; name: string; uid: string };
 
 function pod(r: Random, i: number, now: number, nodes: Node[], owners: Owner[], earlier: Pod[], pvcs: Cluster['pvcs']): Pod {
-  const namespace = r.weighted([['default', 3], ['batch', 3], ['ml', 2], ['web', 2], ['team-a', 1], ['kube-system', 1]] as const);
+  const namespace = r.weighted([
+    ['default', 3],
+    ['batch', 3],
+    ['ml', 2],
+    ['web', 2],
+    ['team-a', 1],
+    ['kube-system', 1],
+  ] as const);
   const name = `p-${i}`;
   // Siblings made at once share their creation second: the tie-break matters.
-  const created = r.chance(0.15) && earlier.length ? Date.parse(earlier[r.int(0, earlier.length - 1)]!.metadata.creationTimestamp as string) : now - 1000 * age(r);
-  const phase = r.weighted([['Running', 40], ['Pending', 12], ['Succeeded', 15], ['Failed', 28], ['Unknown', 5]] as const);
+  const created =
+    r.chance(0.15) && earlier.length ? Date.parse(earlier[r.int(0, earlier.length - 1)]!.metadata.creationTimestamp as string) : now - 1000 * age(r);
+  const phase = r.weighted([
+    ['Running', 40],
+    ['Pending', 12],
+    ['Succeeded', 15],
+    ['Failed', 28],
+    ['Unknown', 5],
+  ] as const);
   const scheduled = phase !== 'Pending' || r.chance(0.5);
   const nodeName = !scheduled ? undefined : r.chance(0.03) ? 'node-gone' : nodes[r.int(0, nodes.length - 1)]!.metadata.name;
   const labels: Record<string, string> = {};
@@ -131,15 +213,31 @@ function pod(r: Random, i: number, now: number, nodes: Node[], owners: Owner[], 
   else if (r.chance(0.02)) annotations['kubernetes.io/config.source'] = r.pick(['file', 'http', 'api']);
   const ownerRefs = mirror
     ? [{ apiVersion: 'v1', kind: 'Node', name: nodeName ?? 'node-0', uid: 'node-owner' }]
-    : r.weighted([[[], 25], [[r.pick(owners)], 70], [r.subset(owners, 2, 2), 5]] as const).map((o) => ({ apiVersion: 'apps/v1', kind: o.kind, name: o.name, uid: o.uid, controller: true }));
-  const cls = r.weighted([[undefined, 6], ['low', 1], ['high', 1], ['system-cluster-critical', 1], ['system-node-critical', 0.5]] as const);
+    : r
+        .weighted([
+          [[], 25],
+          [[r.pick(owners)], 70],
+          [r.subset(owners, 2, 2), 5],
+        ] as const)
+        .map((o) => ({ apiVersion: 'apps/v1', kind: o.kind, name: o.name, uid: o.uid, controller: true }));
+  const cls = r.weighted([
+    [undefined, 6],
+    ['low', 1],
+    ['high', 1],
+    ['system-cluster-critical', 1],
+    ['system-node-critical', 0.5],
+  ] as const);
   const volumes = [];
   if (r.chance(0.2)) volumes.push({ name: 'scratch', emptyDir: {} });
   if (r.chance(0.05)) volumes.push({ name: 'host', hostPath: { path: '/var/log' } });
   if (r.chance(0.3)) volumes.push({ name: 'config', configMap: { name: 'cfg' } });
   if (r.chance(0.15)) {
     const claimName = `${name}-data`;
-    const sc = r.weighted([[r.pick(STORAGE_CLASSES), 8], [undefined, 1], ['missing', 1]] as const);
+    const sc = r.weighted([
+      [r.pick(STORAGE_CLASSES), 8],
+      [undefined, 1],
+      ['missing', 1],
+    ] as const);
     if (sc !== 'missing') pvcs.push({ namespace, name: claimName, storageClassName: sc });
     volumes.push({ name: 'data', persistentVolumeClaim: { claimName } });
   }
@@ -178,7 +276,12 @@ function pod(r: Random, i: number, now: number, nodes: Node[], owners: Owner[], 
     },
     status: {
       phase,
-      reason: phase === 'Failed' && r.chance(0.3) ? r.pick(['Evicted', 'NodeAffinity', 'Shutdown', 'UnexpectedAdmissionError', 'DeadlineExceeded', 'NodeLost']) : phase === 'Pending' && r.chance(0.05) ? 'NodeAffinity' : undefined,
+      reason:
+        phase === 'Failed' && r.chance(0.3)
+          ? r.pick(['Evicted', 'NodeAffinity', 'Shutdown', 'UnexpectedAdmissionError', 'DeadlineExceeded', 'NodeLost'])
+          : phase === 'Pending' && r.chance(0.05)
+            ? 'NodeAffinity'
+            : undefined,
       startTime: scheduled && r.chance(0.95) ? iso(Math.min(now, created + 1000 * r.int(0, 5))) : undefined,
       conditions: conditions(r, phase, created, now),
       containerStatuses: containers.map((c) => containerStatus(r, c.name, phase)),
@@ -189,7 +292,8 @@ function pod(r: Random, i: number, now: number, nodes: Node[], owners: Owner[], 
 }
 
 function initStatus(r: Random, phase: string): ContainerStatus {
-  if (phase === 'Succeeded') return { name: 'init', restartCount: r.chance(0.8) ? 0 : r.int(1, 5), state: { terminated: { exitCode: 0, reason: 'Completed' } } };
+  if (phase === 'Succeeded')
+    return { name: 'init', restartCount: r.chance(0.8) ? 0 : r.int(1, 5), state: { terminated: { exitCode: 0, reason: 'Completed' } } };
   if (phase === 'Failed') return { name: 'init', restartCount: r.int(0, 5), state: terminated(r, true) };
   return { name: 'init', restartCount: r.int(0, 8), state: { waiting: { reason: r.pick(['PodInitializing', 'CrashLoopBackOff', 'ImagePullBackOff']) } } };
 }

@@ -9,9 +9,33 @@ import type { Random } from './random.js';
 type Args = Record<string, unknown>;
 type Obj = Record<string, unknown>;
 
-const COMMON_STATES = ['Succeeded', 'Failed', 'Pending', 'Running', 'CrashLoopBackOff', 'ImagePullBackOff', 'Error', 'OOMKilled', 'Completed', 'Evicted'] as const;
+const COMMON_STATES = [
+  'Succeeded',
+  'Failed',
+  'Pending',
+  'Running',
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'Error',
+  'OOMKilled',
+  'Completed',
+  'Evicted',
+] as const;
 const EXIT_CODES = [0, 1, 2, 3, 127, 128, 137, 143] as const;
-const FAILED_REASONS = ['Error', 'OOMKilled', 'ContainerCannotRun', 'StartError', 'DeadlineExceeded', 'Evicted', 'NodeAffinity', 'Shutdown', 'CrashLoopBackOff', 'ImagePullBackOff', 'Completed', 'Failed'] as const;
+const FAILED_REASONS = [
+  'Error',
+  'OOMKilled',
+  'ContainerCannotRun',
+  'StartError',
+  'DeadlineExceeded',
+  'Evicted',
+  'NodeAffinity',
+  'Shutdown',
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'Completed',
+  'Failed',
+] as const;
 
 function namespaces(r: Random): Obj | undefined {
   if (!r.chance(0.25)) return undefined;
@@ -39,8 +63,13 @@ function exitCodes(r: Random, ranges: boolean): (number | string)[] {
 function conditionFilter(r: Random): Obj {
   const f: Obj = {};
   const c = r.pick([
-    { type: 'Ready', status: 'False' }, { type: 'Ready', status: 'False', reason: 'PodCompleted' }, { reason: 'PodFailed' },
-    { type: 'DisruptionTarget' }, { type: 'ContainersReady', status: 'True' }, { type: 'Initialized', status: 'False' }, {},
+    { type: 'Ready', status: 'False' },
+    { type: 'Ready', status: 'False', reason: 'PodCompleted' },
+    { reason: 'PodFailed' },
+    { type: 'DisruptionTarget' },
+    { type: 'ContainersReady', status: 'True' },
+    { type: 'Initialized', status: 'False' },
+    {},
   ]);
   Object.assign(f, c);
   if (r.chance(0.6) || Object.keys(f).length === 0) f.minTimeSinceLastTransitionSeconds = r.pick(THRESHOLDS);
@@ -74,7 +103,13 @@ function removeFailedPods(r: Random): Args {
 }
 
 function tooManyRestarts(r: Random): Args {
-  const a: Args = { podRestartThreshold: r.weighted([[1, 1], [r.int(2, 5), 3], [r.int(6, 30), 2]] as const) };
+  const a: Args = {
+    podRestartThreshold: r.weighted([
+      [1, 1],
+      [r.int(2, 5), 3],
+      [r.int(6, 30), 2],
+    ] as const),
+  };
   if (r.chance(0.3)) a.includingInitContainers = r.chance(0.7);
   if (r.chance(0.3)) a.states = r.subset(['Running', 'CrashLoopBackOff'], 1, 2);
   Object.assign(a, { namespaces: namespaces(r), labelSelector: labelSelector(r) });
@@ -86,7 +121,9 @@ function defaultEvictor(r: Random): Args {
   if (r.chance(0.15)) a.labelSelector = labelSelector(r) ?? { matchLabels: { team: 'x' } };
   if (r.chance(0.15)) a.namespaceLabelSelector = { matchLabels: { env: r.pick(['prod', 'dev']) } };
   if (r.chance(0.25)) {
-    a.priorityThreshold = r.chance(0.5) ? { value: r.pick([0, 100, 101, 1_000_000, 2_000_000_000]) } : { name: r.pick(['low', 'high', 'system-cluster-critical']) };
+    a.priorityThreshold = r.chance(0.5)
+      ? { value: r.pick([0, 100, 101, 1_000_000, 2_000_000_000]) }
+      : { name: r.pick(['low', 'high', 'system-cluster-critical']) };
   }
   if (r.chance(0.15)) a.nodeFit = true;
   if (r.chance(0.1)) a.nodeSelector = r.pick(['zone=a', 'pool!=gpu']);
@@ -102,7 +139,14 @@ function defaultEvictor(r: Random): Args {
     // Deprecated flags written out as false next to the new form: both must read them as unset.
     if (r.chance(0.05)) a.evictLocalStoragePods = false;
   } else {
-    for (const flag of ['evictLocalStoragePods', 'evictDaemonSetPods', 'evictSystemCriticalPods', 'ignorePvcPods', 'ignorePodsWithoutPDB', 'evictFailedBarePods']) {
+    for (const flag of [
+      'evictLocalStoragePods',
+      'evictDaemonSetPods',
+      'evictSystemCriticalPods',
+      'ignorePvcPods',
+      'ignorePodsWithoutPDB',
+      'evictFailedBarePods',
+    ]) {
       if (r.chance(0.25)) a[flag] = r.chance(0.7);
     }
   }
@@ -132,7 +176,15 @@ export function policy(r: Random): Obj {
   const p: Obj = {
     apiVersion: 'descheduler/v1alpha2',
     kind: 'DeschedulerPolicy',
-    profiles: Array.from({ length: r.weighted([[1, 5], [2, 1]] as const) }, (_, i) => profile(r, `profile-${i}`)),
+    profiles: Array.from(
+      {
+        length: r.weighted([
+          [1, 5],
+          [2, 1],
+        ] as const),
+      },
+      (_, i) => profile(r, `profile-${i}`),
+    ),
   };
   if (r.chance(0.1)) p.nodeSelector = r.pick(['zone=a', 'pool=cpu', 'zone in (a,b)']);
   if (r.chance(0.25)) p.maxNoOfPodsToEvictPerNode = r.int(0, 3);

@@ -80,7 +80,14 @@ export function prepare(seed: number, opts: { raw?: boolean } = {}): Prepared {
   policyRules.push(...rewritten.applied);
   const pods = c.pods.map((p) => (excluded.has(key(p)) ? unjudgeable(p, now) : p));
   const id = `seed-${seed}${opts.raw ? '-raw' : ''}`;
-  const oracle: OracleCase = { id, policy: JSON.stringify(rewritten.policy), now: new Date(now).toISOString().replace('.000Z', 'Z'), pods, nodes: c.nodes, cluster: c };
+  const oracle: OracleCase = {
+    id,
+    policy: JSON.stringify(rewritten.policy),
+    now: new Date(now).toISOString().replace('.000Z', 'Z'),
+    pods,
+    nodes: c.nodes,
+    cluster: c,
+  };
   const limited = ['maxNoOfPodsToEvictPerNode', 'maxNoOfPodsToEvictPerNamespace', 'maxNoOfPodsToEvictTotal'].some((k) => policy[k] !== undefined);
   let unlimited: OracleCase | undefined;
   if (limited) {

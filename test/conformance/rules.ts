@@ -34,8 +34,10 @@ export const RULES = {
   'exit-code-ranges': 'kube-tidy accepts exit-code ranges ("128-255"); the descheduler gets the same codes listed one by one',
   'plugin-without-pluginConfig': 'kube-tidy runs an enabled RemoveFailedPods without pluginConfig on its defaults; the descheduler refuses to start',
   'unknown-top-level-field': 'kube-tidy refuses an unknown top-level policy field; the descheduler ignores it',
-  'order-free-strategy': 'RemoveFailedPods and RemovePodsHavingTooManyRestarts act node by node in the descheduler (no cluster order); kube-tidy acts oldest / most restarts first over the whole cluster',
-  'condition-transition-order': 'PodLifeTime with a condition transition threshold: kube-tidy acts longest-in-condition first, the descheduler oldest-created first',
+  'order-free-strategy':
+    'RemoveFailedPods and RemovePodsHavingTooManyRestarts act node by node in the descheduler (no cluster order); kube-tidy acts oldest / most restarts first over the whole cluster',
+  'condition-transition-order':
+    'PodLifeTime with a condition transition threshold: kube-tidy acts longest-in-condition first, the descheduler oldest-created first',
   'equal-creation-timestamps': 'pods created in the same second: the descheduler sorts unstably, kube-tidy keeps list order',
 } as const;
 
@@ -76,7 +78,9 @@ export function exclusionFor(pod: Pod, policy: Obj, cluster: Pick<Cluster, 'node
   if ((pod.spec.volumes ?? []).some((v) => v.ephemeral) && profiles.some((p) => protects(evictorArgs(p), 'PodsWithPVC', 'ignorePvcPods', false))) {
     return 'ephemeral-volume-is-a-pvc';
   }
-  const covered = cluster.pdbs.some((b) => b.metadata.namespace === pod.metadata.namespace && b.spec?.selector && compileLabelSelector(b.spec.selector)(pod.metadata.labels));
+  const covered = cluster.pdbs.some(
+    (b) => b.metadata.namespace === pod.metadata.namespace && b.spec?.selector && compileLabelSelector(b.spec.selector)(pod.metadata.labels),
+  );
   if (covered && a[ANNOTATION_EVICT] === undefined && profiles.some((p) => protects(evictorArgs(p), 'PodsWithoutPDB', 'ignorePodsWithoutPDB', false))) {
     return 'pdb-coverage-read';
   }
@@ -108,7 +112,20 @@ function expand(range: string): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
-const KNOWN_TOP_LEVEL = new Set(['apiVersion', 'kind', 'profiles', 'nodeSelector', 'maxNoOfPodsToEvictPerNode', 'maxNoOfPodsToEvictPerNamespace', 'maxNoOfPodsToEvictTotal', 'gracePeriodSeconds', 'evictionFailureEventNotification', 'metricsCollector', 'metricsProviders', 'prometheus']);
+const KNOWN_TOP_LEVEL = new Set([
+  'apiVersion',
+  'kind',
+  'profiles',
+  'nodeSelector',
+  'maxNoOfPodsToEvictPerNode',
+  'maxNoOfPodsToEvictPerNamespace',
+  'maxNoOfPodsToEvictTotal',
+  'gracePeriodSeconds',
+  'evictionFailureEventNotification',
+  'metricsCollector',
+  'metricsProviders',
+  'prometheus',
+]);
 
 /** The policy without the top-level fields kube-tidy does not know (the descheduler ignores them). */
 export function withoutUnknownTopLevel(policy: Obj): { policy: Obj; stripped: string[] } {

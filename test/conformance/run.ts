@@ -36,7 +36,16 @@ export async function conformance(seeds: readonly number[], opts: { batch?: numb
   const started = Date.now();
   const bin = buildOracle();
   const s: Summary = {
-    cases: 0, agree: 0, exact: 0, bothRefused: 0, nonEmpty: 0, podsEvicted: 0, oracleRetries: 0, failures: [], ms: 0, podsExcluded: {},
+    cases: 0,
+    agree: 0,
+    exact: 0,
+    bothRefused: 0,
+    nonEmpty: 0,
+    podsEvicted: 0,
+    oracleRetries: 0,
+    failures: [],
+    ms: 0,
+    podsExcluded: {},
     byRule: Object.fromEntries(Object.keys(RULES).map((r) => [r, 0])) as Record<RuleName, number>,
   };
   const batch = opts.batch ?? 500;
@@ -101,7 +110,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const n = arg('cases', 20_000);
   const from = arg('from', 1_000_000);
-  const summary = await conformance(Array.from({ length: n }, (_, i) => from + i), { raw: !process.argv.includes('--no-raw') });
+  const summary = await conformance(
+    Array.from({ length: n }, (_, i) => from + i),
+    { raw: !process.argv.includes('--no-raw') },
+  );
   console.log(report(summary));
   process.exitCode = summary.agree === summary.cases ? 0 : 1;
 }

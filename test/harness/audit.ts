@@ -44,7 +44,13 @@ export function auditArgs(dir: string): { args: string[]; logPath: string } {
     logPath,
     // No rotation (the file is the run's record) and blocking mode: an event is written before
     // the request's goroutine moves on, so it is there by the time a later barrier is.
-    args: [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`, '--audit-log-format=json', '--audit-log-mode=blocking', '--audit-log-maxbackup=0'],
+    args: [
+      `--audit-policy-file=${policyFile}`,
+      `--audit-log-path=${logPath}`,
+      '--audit-log-format=json',
+      '--audit-log-mode=blocking',
+      '--audit-log-maxbackup=0',
+    ],
   };
 }
 

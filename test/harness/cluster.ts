@@ -96,7 +96,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const creds = writeCredentials(dir);
     const audit = options.audit ? auditArgs(dir) : undefined;
     spawnComponent(dir, 'etcd', binPath('etcd'), etcdArgs(dir, ports), persistent);
-    spawnComponent(dir, 'kube-apiserver', binPath('kube-apiserver'), apiserverArgs(dir, ports, creds, [...(audit?.args ?? []), ...(options.evictionRequestApi === false ? [] : EVICTION_REQUEST_API_ARGS)]), persistent);
+    spawnComponent(
+      dir,
+      'kube-apiserver',
+      binPath('kube-apiserver'),
+      apiserverArgs(dir, ports, creds, [...(audit?.args ?? []), ...(options.evictionRequestApi === false ? [] : EVICTION_REQUEST_API_ARGS)]),
+      persistent,
+    );
 
     const server = `https://127.0.0.1:${apiserver}`;
     const caFile = join(dir, 'pki', 'apiserver.crt');

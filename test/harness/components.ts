@@ -85,18 +85,17 @@ export function schedulerArgs(dir: string, profiles?: unknown[]): string[] {
   if (profiles) {
     // JSON is YAML; the connection settings repeat the flags so the file stands on its own.
     const file = join(dir, 'scheduler-config.yaml');
-    const body = { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'KubeSchedulerConfiguration', clientConnection: { kubeconfig }, leaderElection: { leaderElect: false }, profiles };
+    const body = {
+      apiVersion: 'kubescheduler.config.k8s.io/v1',
+      kind: 'KubeSchedulerConfiguration',
+      clientConnection: { kubeconfig },
+      leaderElection: { leaderElect: false },
+      profiles,
+    };
     writeFileSync(file, JSON.stringify(body, null, 2));
     config = [`--config=${file}`];
   }
-  return [
-    ...config,
-    `--kubeconfig=${kubeconfig}`,
-    '--leader-elect=false',
-    '--secure-port=0',
-    '--profiling=false',
-    '--v=1',
-  ];
+  return [...config, `--kubeconfig=${kubeconfig}`, '--leader-elect=false', '--secure-port=0', '--profiling=false', '--v=1'];
 }
 
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';

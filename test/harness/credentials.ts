@@ -22,9 +22,7 @@ export interface Credentials {
 }
 
 export function writeCredentials(dir: string): Credentials {
-  const tokens = Object.fromEntries(
-    Object.keys(IDENTITIES).map((id) => [id, randomBytes(24).toString('hex')]),
-  ) as Record<Identity, string>;
+  const tokens = Object.fromEntries(Object.keys(IDENTITIES).map((id) => [id, randomBytes(24).toString('hex')])) as Record<Identity, string>;
   const lines = (Object.keys(IDENTITIES) as Identity[]).map((id) => {
     const { user, groups } = IDENTITIES[id];
     return `${tokens[id]},${user},${user}` + (groups.length ? `,"${groups.join(',')}"` : '');

@@ -54,7 +54,13 @@ export async function functionIdentities(kc: KubeConfig, kubeconfigPath: string,
   const last = Object.keys(decl.functions).at(-1)!;
   await waitFor('the functions RBAC to take effect', async () => {
     const review = await authz.createSubjectAccessReview({
-      body: { spec: { user: user(last), groups: ['system:serviceaccounts', 'system:authenticated'], resourceAttributes: { verb: 'get', resource: 'pods', namespace } } },
+      body: {
+        spec: {
+          user: user(last),
+          groups: ['system:serviceaccounts', 'system:authenticated'],
+          resourceAttributes: { verb: 'get', resource: 'pods', namespace },
+        },
+      },
     });
     return review.status?.allowed === true;
   });

@@ -33,11 +33,7 @@ export async function waitForNodesReady(endpoint: Endpoint, names: string[]): Pr
     const reply = await kubeRequest(endpoint, 'GET', '/api/v1/nodes');
     if (reply.status !== 200) return false;
     const list = JSON.parse(reply.body) as NodeList;
-    const ready = new Set(
-      list.items
-        .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-        .map((n) => n.metadata.name),
-    );
+    const ready = new Set(list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name));
     return names.every((name) => ready.has(name));
   });
 }

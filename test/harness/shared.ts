@@ -46,9 +46,7 @@ export function testNamespace(prefix: string): TestNamespace {
     const name = `${prefix}-${randomBytes(3).toString('hex')}`;
     await api.createNamespace({ body: { metadata: { name, labels: { 'kube-tidy.dev/test': prefix } } } });
     // The ServiceAccount admission plugin refuses pods until the namespace's default SA exists.
-    await waitFor(`default ServiceAccount in ${name}`, () =>
-      api.readNamespacedServiceAccount({ name: 'default', namespace: name }).then(() => true),
-    );
+    await waitFor(`default ServiceAccount in ${name}`, () => api.readNamespacedServiceAccount({ name: 'default', namespace: name }).then(() => true));
     handle.name = name;
   });
   afterAll(async () => {

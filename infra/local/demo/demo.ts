@@ -32,7 +32,18 @@ function onFunctionLog(entry: Record<string, unknown>): void {
   const result = entry.result as { uid?: string; strategy?: string; dryRun?: boolean } | undefined;
   const outcome = String(entry.outcome);
   const why = String(entry.why ?? '');
-  observations.push({ kind: 'answer', at: Date.now(), by: String(entry.target ?? 'podTerminated'), namespace: ns, name, outcome, why, ...(result?.uid ? { uid: result.uid } : {}), ...(result?.strategy ? { strategy: result.strategy } : {}), ...(result?.dryRun === undefined ? {} : { dryRun: result.dryRun }) });
+  observations.push({
+    kind: 'answer',
+    at: Date.now(),
+    by: String(entry.target ?? 'podTerminated'),
+    namespace: ns,
+    name,
+    outcome,
+    why,
+    ...(result?.uid ? { uid: result.uid } : {}),
+    ...(result?.strategy ? { strategy: result.strategy } : {}),
+    ...(result?.dryRun === undefined ? {} : { dryRun: result.dryRun }),
+  });
   // Live lines: each new thing a function says, including a removal answered after the watch
   // saw the pod gone (that answer is why it went); not the echoes about a pod already gone.
   if (told || (goneNames.has(entry.pod) && outcome !== 'deleted' && outcome !== 'evicted')) return;
@@ -53,7 +64,16 @@ function watchPods(cluster: { kubeConfig(): import('@kubernetes/client-node').Ku
       const name = pod.metadata!.name!;
       const phase = pod.status?.phase;
       const code = pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
-      observations.push({ kind: 'watch', at: Date.now(), namespace: ns, name, uid, ...(phase ? { phase } : {}), ...(code === undefined ? {} : { exitCode: code }), ...(type === 'DELETED' ? { deleted: true } : {}) });
+      observations.push({
+        kind: 'watch',
+        at: Date.now(),
+        namespace: ns,
+        name,
+        uid,
+        ...(phase ? { phase } : {}),
+        ...(code === undefined ? {} : { exitCode: code }),
+        ...(type === 'DELETED' ? { deleted: true } : {}),
+      });
       if ((phase === 'Succeeded' || phase === 'Failed') && !terminal.has(uid)) {
         terminal.add(uid);
         say(`${phase.toLowerCase().padEnd(13)} ${ns}/${name}${code !== undefined ? `  (exit ${code})` : ''}`);
@@ -88,7 +108,12 @@ async function main(): Promise<void> {
   try {
     say(`control plane ready in ${seconds(cluster.readyMs)}`);
     const kc = cluster.kubeConfig();
-    const api: Apis = { core: kc.makeApiClient(CoreV1Api), batch: kc.makeApiClient(BatchV1Api), apps: kc.makeApiClient(AppsV1Api), policy: kc.makeApiClient(PolicyV1Api) };
+    const api: Apis = {
+      core: kc.makeApiClient(CoreV1Api),
+      batch: kc.makeApiClient(BatchV1Api),
+      apps: kc.makeApiClient(AppsV1Api),
+      policy: kc.makeApiClient(PolicyV1Api),
+    };
     await createNamespaces(api);
     const watch = await watchPods(cluster);
     stops.unshift(async () => watch.abort());
@@ -108,7 +133,9 @@ async function main(): Promise<void> {
     say('bridge watching pods, posting Knative ApiServerSource CloudEvents to podTerminated');
 
     await createWorkload(api);
-    say('workload created: jobs failing with exit 3, 137 (OOMKilled), 143 and 1; jobs that succeed; a web deployment under a PDB; failing pods in protected namespaces');
+    say(
+      'workload created: jobs failing with exit 3, 137 (OOMKilled), 143 and 1; jobs that succeed; a web deployment under a PDB; failing pods in protected namespaces',
+    );
     const web = await waitFor('web pods running', async () => {
       const pods = (await api.core.listNamespacedPod({ namespace: NS.web })).items.filter((p) => p.status?.phase === 'Running');
       return pods.length === 2 ? pods : undefined;
@@ -121,11 +148,24 @@ async function main(): Promise<void> {
     while (!done(tell(observations)) && Date.now() - started < TIMEOUT_MS) {
       await new Promise((r) => setTimeout(r, 5000));
       const res = await fetch(fns[1]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      const body = (await res.json()) as { results?: { namespace: string; name: string; uid: string; strategy: string; outcome: string; reason: string; message?: string; dryRun: boolean }[] };
+      const body = (await res.json()) as {
+        results?: { namespace: string; name: string; uid: string; strategy: string; outcome: string; reason: string; message?: string; dryRun: boolean }[];
+      };
       for (const r of body.results ?? []) {
         if (!WATCHED.has(r.namespace)) continue;
         const why = r.message ? `${r.reason} (${r.message})` : r.reason;
-        observations.push({ kind: 'answer', at: Date.now(), by: 'sweep', namespace: r.namespace, name: r.name, uid: r.uid, strategy: r.strategy, outcome: r.outcome, why, dryRun: r.dryRun });
+        observations.push({
+          kind: 'answer',
+          at: Date.now(),
+          by: 'sweep',
+          namespace: r.namespace,
+          name: r.name,
+          uid: r.uid,
+          strategy: r.strategy,
+          outcome: r.outcome,
+          why,
+          dryRun: r.dryRun,
+        });
         if (r.outcome === 'deleted' || r.outcome === 'evicted') event('swept', `${r.namespace}/${r.name}`, r.reason);
       }
     }

@@ -43,11 +43,36 @@ async function main(): Promise<void> {
     stops.unshift(() => webhook.stop());
     const controller = await startMigrationController(kc, NS);
     stops.unshift(() => controller.stop());
-    const fn = await startFunctionProcess('evacuation', ENTRY, { POLICY_FILE: POLICY, KUBECONFIG: cluster.kubeconfigPath, EVACUATION_NAMESPACE: NS, EVACUATION_TIMEOUT_SECONDS: '8', EVACUATION_BACKOFF_SECONDS: '2', EVACUATION_MAX_ATTEMPTS: '2', LOG_LEVEL: 'warn' });
+    const fn = await startFunctionProcess('evacuation', ENTRY, {
+      POLICY_FILE: POLICY,
+      KUBECONFIG: cluster.kubeconfigPath,
+      EVACUATION_NAMESPACE: NS,
+      EVACUATION_TIMEOUT_SECONDS: '8',
+      EVACUATION_BACKOFF_SECONDS: '2',
+      EVACUATION_MAX_ATTEMPTS: '2',
+      LOG_LEVEL: 'warn',
+    });
     stops.unshift(() => fn.stop());
     for (const [name, behaviour, story] of VMS) {
-      const vmi = (await custom.createNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: NS, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { [BEHAVIOUR]: behaviour } }, spec: {} } })) as { metadata: { uid: string } };
-      await core.createNamespacedPod({ namespace: NS, body: { metadata: { name: `virt-launcher-${name}`, labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid }, annotations: { [ANNOTATIONS.request]: 'demo' }, ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true }] }, spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] } } });
+      const vmi = (await custom.createNamespacedCustomObject({
+        group: 'kubevirt.io',
+        version: 'v1',
+        plural: 'virtualmachineinstances',
+        namespace: NS,
+        body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { [BEHAVIOUR]: behaviour } }, spec: {} },
+      })) as { metadata: { uid: string } };
+      await core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: {
+            name: `virt-launcher-${name}`,
+            labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
+            annotations: { [ANNOTATIONS.request]: 'demo' },
+            ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true }],
+          },
+          spec: { containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      });
       say(`requested     ${NS}/virt-launcher-${name}  (${story})`);
     }
     const shown = new Map<string, string>();
@@ -56,7 +81,9 @@ async function main(): Promise<void> {
     let maxNode = 0;
     const t0 = Date.now();
     while (ended.size < VMS.length && Date.now() - t0 < 120_000) {
-      const answer = (await (await fetch(fn.url, { method: 'POST', ...pingRequest('evacuation') })).json()) as { results?: { pod: string; outcome: string; why: string; attempt?: number }[] };
+      const answer = (await (await fetch(fn.url, { method: 'POST', ...pingRequest('evacuation') })).json()) as {
+        results?: { pod: string; outcome: string; why: string; attempt?: number }[];
+      };
       for (const r of answer.results ?? []) {
         const line = `${r.outcome.padEnd(13)} ${r.pod}  ${r.attempt ? `attempt ${r.attempt}: ` : ''}${r.why}`;
         if (shown.get(r.pod) !== line && r.outcome !== 'nothing-to-do') say(line);
@@ -79,7 +106,10 @@ async function main(): Promise<void> {
     }
     say('');
     say(`${'pod'.padEnd(28)} ${'migrations'.padEnd(11)} end`);
-    for (const [name] of VMS) say(`${`${NS}/virt-launcher-${name}`.padEnd(28)} ${String(controller.created.get(name)?.length ?? 0).padEnd(11)} ${ended.get(`${NS}/virt-launcher-${name}`) ?? 'not ended'}`);
+    for (const [name] of VMS)
+      say(
+        `${`${NS}/virt-launcher-${name}`.padEnd(28)} ${String(controller.created.get(name)?.length ?? 0).padEnd(11)} ${ended.get(`${NS}/virt-launcher-${name}`) ?? 'not ended'}`,
+      );
     say(`most in flight seen at a tick: ${maxCluster} in the cluster (limit 5), ${maxNode} from one node (limit 2)`);
   } finally {
     for (const stop of stops) await stop().catch(() => {});

@@ -6,13 +6,18 @@ import { FUNCTIONS_BUILT, startFunctionProcess, type FunctionProcess } from '../
 export type { FunctionProcess };
 
 export function startFunction(target: string, env: Record<string, string>, onLine: (entry: Record<string, unknown>) => void): Promise<FunctionProcess> {
-  return startFunctionProcess(target, FUNCTIONS_BUILT, { ...env, LOG_LEVEL: 'info' }, {
-    onLine: (line) => {
-      try {
-        onLine({ target, ...(JSON.parse(line) as Record<string, unknown>) });
-      } catch {
-        // functions-framework prints a plain banner line at start.
-      }
+  return startFunctionProcess(
+    target,
+    FUNCTIONS_BUILT,
+    { ...env, LOG_LEVEL: 'info' },
+    {
+      onLine: (line) => {
+        try {
+          onLine({ target, ...(JSON.parse(line) as Record<string, unknown>) });
+        } catch {
+          // functions-framework prints a plain banner line at start.
+        }
+      },
     },
-  });
+  );
 }

@@ -32,7 +32,10 @@ async function main(): Promise<void> {
     };
     const cascade = await startFunction('jobDeleted', fnEnv, onLine);
     const sweep = await startFunction('orphanSweep', fnEnv, () => {});
-    stops.unshift(() => cascade.stop(), () => sweep.stop());
+    stops.unshift(
+      () => cascade.stop(),
+      () => sweep.stop(),
+    );
     // A tick, retried on 503 as a scheduler would: the sweep refuses to act while a worker
     // cannot be read completely (a fresh control plane answers 429 while its storage starts).
     const runSweep = async (): Promise<{ status: number; body: { summary: Record<string, unknown> } }> => {
@@ -44,7 +47,14 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 1000));
       }
     };
-    const bridge = await startBridge({ kubeConfig: env.manager.cluster.kubeConfig(), sink: cascade.url, kinds: ['Job'], namespace: NS, log: silentLogger, statsIntervalMs: 0 });
+    const bridge = await startBridge({
+      kubeConfig: env.manager.cluster.kubeConfig(),
+      sink: cascade.url,
+      kinds: ['Job'],
+      namespace: NS,
+      log: silentLogger,
+      statsIntervalMs: 0,
+    });
     stops.unshift(() => bridge.stop());
     say('functions jobDeleted and orphanSweep serving; the bridge posts manager Job events to jobDeleted');
 

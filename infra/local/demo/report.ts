@@ -30,7 +30,11 @@ export function table(stories: PodStory[]): string {
   ]);
   const head = ['POD', 'RESULT', 'BY', 'STRATEGY', 'PHASE', 'ENDED->GONE', 'WHY'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 

@@ -41,7 +41,10 @@ function job(name: string, count: number, exitCode: number, reason?: string) {
 }
 
 function barePod(name: string, exitCode: number) {
-  return { metadata: { name, annotations: { [EXIT_CODE_ANNOTATION]: String(exitCode) } }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } };
+  return {
+    metadata: { name, annotations: { [EXIT_CODE_ANNOTATION]: String(exitCode) } },
+    spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] },
+  };
 }
 
 export interface Apis {
@@ -79,7 +82,10 @@ export async function createWorkload(api: Apis): Promise<void> {
       },
     },
   });
-  await api.policy.createNamespacedPodDisruptionBudget({ namespace: NS.web, body: { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } } });
+  await api.policy.createNamespacedPodDisruptionBudget({
+    namespace: NS.web,
+    body: { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } },
+  });
 }
 
 /**

@@ -41,7 +41,11 @@ export function abortCut(plan: readonly Subject[], considered: ReadonlyMap<strin
       if (pods < r.minPods) continue;
       if (n * 100 > r.percent * pods) {
         const selected = plan.filter((s) => scopeKey(r.scope, s) === key).length;
-        return { keep: i, trip: { scope: r.scope, key, percent: r.percent, selected, considered: pods }, why: abortWords(r.scope, key, selected, pods, r.percent) };
+        return {
+          keep: i,
+          trip: { scope: r.scope, key, percent: r.percent, selected, considered: pods },
+          why: abortWords(r.scope, key, selected, pods, r.percent),
+        };
       }
     }
   }

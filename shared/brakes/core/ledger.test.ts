@@ -10,18 +10,47 @@ const total = (max: number): Meter => ({ scope: 'cluster', max, windowMs: W, nam
 const perNs = (max: number): Meter => ({ scope: 'namespace', max, windowMs: W, name: 'maxNoOfPodsToEvictPerNamespace' });
 const pod = (namespace = 'ml', node?: string, owner?: string): Subject => ({ namespace, ...(node ? { node } : {}), ...(owner ? { owner } : {}) });
 
-function take(state: LedgerState, holder: string, meters: Meter[], subjects: Subject[], now: number, opts: { spent?: Record<string, number>; keep?: Record<string, number>; chunk?: number } = {}) {
-  return reserve(state, { holder, spent: opts.spent ?? {}, keep: opts.keep ?? {}, want: subjects.map((s) => chargesOf(meters, s, now)), chunk: opts.chunk ?? 0, holdMs: 60_000, now });
+function take(
+  state: LedgerState,
+  holder: string,
+  meters: Meter[],
+  subjects: Subject[],
+  now: number,
+  opts: { spent?: Record<string, number>; keep?: Record<string, number>; chunk?: number } = {},
+) {
+  return reserve(state, {
+    holder,
+    spent: opts.spent ?? {},
+    keep: opts.keep ?? {},
+    want: subjects.map((s) => chargesOf(meters, s, now)),
+    chunk: opts.chunk ?? 0,
+    holdMs: 60_000,
+    now,
+  });
 }
 
 describe('the ledger', () => {
   it('admits in order up to the limit and says which meter stopped the rest', () => {
-    const r = take(emptyLedger(), 'a', [total(5)], Array.from({ length: 7 }, () => pod()), T0);
-    expect(r.blocked.map((b) => b?.meter.name)).toEqual([undefined, undefined, undefined, undefined, undefined, 'maxNoOfPodsToEvictTotal', 'maxNoOfPodsToEvictTotal']);
+    const r = take(
+      emptyLedger(),
+      'a',
+      [total(5)],
+      Array.from({ length: 7 }, () => pod()),
+      T0,
+    );
+    expect(r.blocked.map((b) => b?.meter.name)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'maxNoOfPodsToEvictTotal',
+      'maxNoOfPodsToEvictTotal',
+    ]);
     expect(Object.values(r.grants)).toEqual([5]);
   });
 
-  it('counts another holder\'s unsettled units as spent, so two instances never both take the last one', () => {
+  it("counts another holder's unsettled units as spent, so two instances never both take the last one", () => {
     const a = take(emptyLedger(), 'a', [total(2)], [pod(), pod()], T0);
     const b = take(a.state, 'b', [total(2)], [pod()], T0 + 1);
     expect(b.blocked[0]?.meter.name).toBe('maxNoOfPodsToEvictTotal');
@@ -65,7 +94,7 @@ describe('the ledger', () => {
     expect(r.blocked.map((b) => b?.meter.name)).toEqual([undefined, 'maxNoOfPodsToEvictPerNamespace', 'maxNoOfPodsToEvictPerNode', undefined, undefined]);
   });
 
-  it('the event path\'s chunk takes at most a quarter of what is left', () => {
+  it("the event path's chunk takes at most a quarter of what is left", () => {
     const meters = [total(100)];
     const c = counterOf(meters[0]!, pod(), T0)!;
     expect(take(emptyLedger(), 'a', meters, [pod()], T0, { chunk: 8 }).grants[c]).toBe(1 + 8);
@@ -74,7 +103,13 @@ describe('the ledger', () => {
   });
 
   it('meters of the same scope and window share their counters (the total and a cluster rate of 15m)', () => {
-    const policy = loadPolicy({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', maxNoOfPodsToEvictTotal: 10, profiles: [{ name: 'p', pluginConfig: [], plugins: {} }], kubeTidy: { brakes: { rates: [{ max: 3, per: '15m' }] } } }).policy;
+    const policy = loadPolicy({
+      apiVersion: 'descheduler/v1alpha2',
+      kind: 'DeschedulerPolicy',
+      maxNoOfPodsToEvictTotal: 10,
+      profiles: [{ name: 'p', pluginConfig: [], plugins: {} }],
+      kubeTidy: { brakes: { rates: [{ max: 3, per: '15m' }] } },
+    }).policy;
     const meters = metersOf(policy);
     expect(new Set(meters.map((m) => counterOf(m, pod(), T0))).size).toBe(1);
     const r = take(emptyLedger(), 'a', meters, [pod(), pod(), pod(), pod()], T0);
@@ -82,7 +117,10 @@ describe('the ledger', () => {
   });
 
   it('a trip stands while a rule at or below its percent remains; raising the rule resumes', () => {
-    const state = { ...emptyLedger(), trips: { 'namespace|ml': { scope: 'namespace' as const, key: 'ml', percent: 30, at: T0, pass: 'p', selected: 9, considered: 10 } } };
+    const state = {
+      ...emptyLedger(),
+      trips: { 'namespace|ml': { scope: 'namespace' as const, key: 'ml', percent: 30, at: T0, pass: 'p', selected: 9, considered: 10 } },
+    };
     expect(tripOf(state, [{ scope: 'namespace', percent: 30, minPods: 0 }], pod('ml'))).toBeDefined();
     expect(tripOf(state, [{ scope: 'namespace', percent: 30, minPods: 0 }], pod('other'))).toBeUndefined();
     expect(tripOf(state, [{ scope: 'namespace', percent: 50, minPods: 0 }], pod('ml'))).toBeUndefined();
@@ -90,7 +128,10 @@ describe('the ledger', () => {
   });
 
   it('a pass (and its shards) is not stopped by its own trip: it recorded it first, to keep what came before the line', () => {
-    const state = { ...emptyLedger(), trips: { 'namespace|ml': { scope: 'namespace' as const, key: 'ml', percent: 30, at: T0, pass: 'p1', selected: 9, considered: 10 } } };
+    const state = {
+      ...emptyLedger(),
+      trips: { 'namespace|ml': { scope: 'namespace' as const, key: 'ml', percent: 30, at: T0, pass: 'p1', selected: 9, considered: 10 } },
+    };
     const rules = [{ scope: 'namespace' as const, percent: 30, minPods: 0 }];
     expect(tripOf(state, rules, pod('ml'), 'p1')).toBeUndefined();
     expect(tripOf(state, rules, pod('ml'), 'p2')?.pass).toBe('p1');

@@ -298,7 +298,11 @@ export class Brakes {
       this.stored = { cm, state, at: now };
       return now;
     }
-    throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'brakes ledger contended', causes: [] });
+    throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, {
+      kind: 'conflict',
+      message: 'brakes ledger contended',
+      causes: [],
+    });
   }
 
   /** Records that a pass's abort stopped a scope (until raised or resumed). */

@@ -55,7 +55,11 @@ export async function writeLedger(writer: ClusterWriter, namespace: string, seen
       await writer.createNamespace(namespace);
     } catch (ce) {
       // "create namespace x: forbidden" alone does not say why kube-tidy wanted one: name the ledger (same class: 500 or 503).
-      if (ce instanceof KubeError) throw new (ce.constructor as typeof KubeError)(`the brakes' ledger ${namespace}/${BRAKES_NAME}: its namespace is missing and could not be created: ${ce.message}`, ce.failure);
+      if (ce instanceof KubeError)
+        throw new (ce.constructor as typeof KubeError)(
+          `the brakes' ledger ${namespace}/${BRAKES_NAME}: its namespace is missing and could not be created: ${ce.message}`,
+          ce.failure,
+        );
       throw ce;
     }
     return writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);

@@ -35,11 +35,22 @@ export async function act(writer: ClusterWriter, target: RemovalTarget, decision
 }
 
 async function actOnce(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
-  const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
+  const base = {
+    namespace: decision.namespace,
+    name: decision.name,
+    uid: decision.uid,
+    strategy: decision.strategy,
+    action: decision.action,
+    reason: decision.reason,
+    dryRun: writer.dryRun,
+  };
   try {
     const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;
     // The strategy asks, as the evacuation family names a strategy that asks (evacuation/index.ts).
-    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, { requester: `strategy:${decision.strategy}`, ...(ownEvent ? { ownEvent } : {}) });
+    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, {
+      requester: `strategy:${decision.strategy}`,
+      ...(ownEvent ? { ownEvent } : {}),
+    });
     return { ...base, action: r.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) };
   } catch (e) {
     if (e instanceof TransientKubeError) return { ...base, outcome: 'failed', message: e.message };

@@ -15,7 +15,8 @@ import type { ActResult } from './act.js';
  * against its limits too). A refused eviction, a failed precondition, a 404, a write kube-tidy
  * itself refused, or an evacuation already under way (charged when it was requested) spend nothing.
  */
-export const charged = (r: Pick<ActResult, 'outcome'>): boolean => r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'evacuation-requested' || r.outcome === 'failed';
+export const charged = (r: Pick<ActResult, 'outcome'>): boolean =>
+  r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'evacuation-requested' || r.outcome === 'failed';
 
 const told = new Set<string>();
 
@@ -32,6 +33,12 @@ export async function tellDeferral(writer: ClusterWriter, log: Logger, brakes: B
   told.add(once);
   log.warn({ budget: d.budget, scope: d.scope, key: d.key, limit: d.limit, freesAt: d.freesAt, path }, `brakes: ${d.why}`);
   await writer
-    .recordNamespaceEvent(brakes.namespace, { reason: d.kind === 'abort' ? 'PassAborted' : 'BudgetExhausted', action: 'Defer', type: 'Warning', note: `kube-tidy: ${d.why}`, once })
+    .recordNamespaceEvent(brakes.namespace, {
+      reason: d.kind === 'abort' ? 'PassAborted' : 'BudgetExhausted',
+      action: 'Defer',
+      type: 'Warning',
+      note: `kube-tidy: ${d.why}`,
+      once,
+    })
     .catch(() => undefined);
 }

@@ -23,8 +23,8 @@ export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<F
         throw toKubeError(e, `list ${what}`);
       }),
     );
-  if (needs.nodes) run('nodes', async () => void (out.snapshot.nodes = (await core.listNode()).items as never, out.requests++));
-  if (needs.namespaces) run('namespaces', async () => void (out.snapshot.namespaces = (await core.listNamespace()).items as never, out.requests++));
+  if (needs.nodes) run('nodes', async () => void ((out.snapshot.nodes = (await core.listNode()).items as never), out.requests++));
+  if (needs.namespaces) run('namespaces', async () => void ((out.snapshot.namespaces = (await core.listNamespace()).items as never), out.requests++));
   if (needs.pdbs) {
     run('poddisruptionbudgets', async () => {
       out.snapshot.pdbs = (await policy.listPodDisruptionBudgetForAllNamespaces()).items as never;

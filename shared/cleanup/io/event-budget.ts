@@ -39,7 +39,13 @@ export class EventBudget {
     for (const [namespace, byStrategy] of this.unrecorded) {
       const total = [...byStrategy.values()].reduce((a, b) => a + b, 0);
       const detail = [...byStrategy].map(([s, n]) => `${s}: ${n}`).join(', ');
-      const r = await writer.recordNamespaceEvent(namespace, { reason: 'PodsRemoved', action: 'Delete', type: 'Normal', note: `kube-tidy sweep ${pass} removed ${total} more pods in this namespace without an Event each (${detail})`, once: `sweep-${pass}` });
+      const r = await writer.recordNamespaceEvent(namespace, {
+        reason: 'PodsRemoved',
+        action: 'Delete',
+        type: 'Normal',
+        note: `kube-tidy sweep ${pass} removed ${total} more pods in this namespace without an Event each (${detail})`,
+        once: `sweep-${pass}`,
+      });
       if (r?.recorded) sent++;
     }
     return sent;

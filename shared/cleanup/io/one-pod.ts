@@ -65,14 +65,17 @@ export async function removeSelected(
   const stored = await getPod(rt.clients.core, ref);
   // An event about a pod (its uid named) that is gone: done already. A bare reference: nothing to do.
   if (!stored) return { outcome: ref.uid ? 'gone' : 'nothing-to-do', pod, why: 'the pod no longer exists' };
-  if (ref.uid && stored.metadata.uid !== ref.uid) return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
+  if (ref.uid && stored.metadata.uid !== ref.uid)
+    return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
   if (stored.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
   const again = await decideOne(rt, stored, context);
   if (!again.decision) {
     // The event described a state the pod is no longer in (or never was): say so.
     const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
     const outcome = changed ? 'stale' : again.kept.length ? 'kept' : 'nothing-to-do';
-    const why = changed ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}` : `as stored: ${again.why}`;
+    const why = changed
+      ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}`
+      : `as stored: ${again.why}`;
     return { outcome, pod, why, kept: again.kept };
   }
   // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry

@@ -87,7 +87,8 @@ export class PassBrakes {
     if (lifted) this.summary.resumed = lifted;
     if (this.set.aborts.length === 0 || this.override) return { decisions, kept: [] };
     const kept: Kept[] = [];
-    const keep = (d: Decision, reason: string) => kept.push({ namespace: d.namespace, name: d.name, uid: d.uid, profile: d.profile, strategy: d.strategy, reason });
+    const keep = (d: Decision, reason: string) =>
+      kept.push({ namespace: d.namespace, name: d.name, uid: d.uid, profile: d.profile, strategy: d.strategy, reason });
     const state = await this.brakes.state();
     const open: Decision[] = [];
     for (const d of decisions) {
@@ -98,7 +99,11 @@ export class PassBrakes {
         keep(d, deferral.why);
       } else open.push(d);
     }
-    const cut = abortCut(open.map((d) => this.subject(d)), this.considered, this.set.aborts);
+    const cut = abortCut(
+      open.map((d) => this.subject(d)),
+      this.considered,
+      this.set.aborts,
+    );
     if (cut.trip) {
       this.summary.aborted = { ...cut.trip, why: cut.why! };
       await this.brakes.trip({ ...cut.trip, at: now, pass });

@@ -102,7 +102,25 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const id = passId(started);
   const throttle = rt.clients.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
-  const s: PassSummary = { pass: id, listMs: 0, eventsSummarised: 0, throttled: 0, throttleWaitMs: 0, dryRun: writer.dryRun, pages: 0, podsSeen: 0, selected: 0, kept: 0, outcomes: {}, requests: context.requests, durationMs: 0, fieldSelector, failures: { transient: 0, refused: 0 }, results: [], keptPods: [] };
+  const s: PassSummary = {
+    pass: id,
+    listMs: 0,
+    eventsSummarised: 0,
+    throttled: 0,
+    throttleWaitMs: 0,
+    dryRun: writer.dryRun,
+    pages: 0,
+    podsSeen: 0,
+    selected: 0,
+    kept: 0,
+    outcomes: {},
+    requests: context.requests,
+    durationMs: 0,
+    fieldSelector,
+    failures: { transient: 0, refused: 0 },
+    results: [],
+    keptPods: [],
+  };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
@@ -116,13 +134,21 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), { session: pass.session, protectedNamespaces: rt.config.PROTECTED_NAMESPACES, ...(index ? { index } : {}) });
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), {
+        session: pass.session,
+        protectedNamespaces: rt.config.PROTECTED_NAMESPACES,
+        ...(index ? { index } : {}),
+      });
       const chosen = new Set(plan.decisions.map((d) => d.uid));
       if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, removalTarget(pod));
       brakes.see(page.items, chosen);
       keep(plan.kept);
       pass.add(plan);
-      opts.onPage?.({ pages: s.pages, podsSeen: s.podsSeen, ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }) });
+      opts.onPage?.({
+        pages: s.pages,
+        podsSeen: s.podsSeen,
+        ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
+      });
       if (rt.now() > deadline) {
         s.stoppedBy = 'time-budget';
         s.requests += listRequests;
@@ -153,25 +179,39 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   const done: ActResult[] = [];
   let emitted = 0;
-  const acted = await inOrder(own, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline || brakes.stopped, async (decision, i) => {
-    const taken = await brakes.take(own, i);
-    let result: ActResult | undefined;
-    const base = { namespace: decision.namespace, name: decision.name, uid: decision.uid, strategy: decision.strategy, action: decision.action, reason: decision.reason, dryRun: writer.dryRun };
-    if ('deferred' in taken) result = { ...base, outcome: 'deferred', message: taken.deferred.why };
-    else if ('error' in taken) result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
-    else {
-      try {
-        result = await act(writer, targets.get(decision.uid)!, decision, events);
-      } finally {
-        brakes.done(taken.ticket, result);
+  const acted = await inOrder(
+    own,
+    rt.config.SWEEP_CONCURRENCY,
+    () => rt.now() > deadline || brakes.stopped,
+    async (decision, i) => {
+      const taken = await brakes.take(own, i);
+      let result: ActResult | undefined;
+      const base = {
+        namespace: decision.namespace,
+        name: decision.name,
+        uid: decision.uid,
+        strategy: decision.strategy,
+        action: decision.action,
+        reason: decision.reason,
+        dryRun: writer.dryRun,
+      };
+      if ('deferred' in taken) result = { ...base, outcome: 'deferred', message: taken.deferred.why };
+      else if ('error' in taken)
+        result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
+      else {
+        try {
+          result = await act(writer, targets.get(decision.uid)!, decision, events);
+        } finally {
+          brakes.done(taken.ticket, result);
+        }
       }
-    }
-    // Handed on in the policy's order: each as soon as every one before it is done.
-    done[i] = result!;
-    // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
-    for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
-    return result!;
-  });
+      // Handed on in the policy's order: each as soon as every one before it is done.
+      done[i] = result!;
+      // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
+      for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
+      return result!;
+    },
+  );
   // A cluster budget that held back any removal stopped the pass, even when every write had already started.
   if (brakes.stopped && !brakes.ledgerFailed) s.stoppedBy = 'budget';
   else if (acted.started < own.length && !brakes.ledgerFailed) s.stoppedBy = 'time-budget';

@@ -32,7 +32,8 @@ interface PassRecord {
 
 type Reader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
 
-const read = (core: Reader, namespace: string) => readOrAbsent(`read configmap ${namespace}/${PLANS_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: PLANS_NAME }));
+const read = (core: Reader, namespace: string) =>
+  readOrAbsent(`read configmap ${namespace}/${PLANS_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: PLANS_NAME }));
 
 function recordOf(cm: V1ConfigMap | undefined, pass: string): PassRecord | undefined {
   const raw = cm?.data?.[pass];
@@ -46,7 +47,14 @@ function recordOf(cm: V1ConfigMap | undefined, pass: string): PassRecord | undef
 }
 
 /** Stores the digests of `shards` before any is posted, dropping records older than an hour; throws when it could not. */
-export async function storePlan(core: Reader, writer: ClusterWriter, namespace: string, pass: string, shards: readonly SweepShard[], now: number): Promise<void> {
+export async function storePlan(
+  core: Reader,
+  writer: ClusterWriter,
+  namespace: string,
+  pass: string,
+  shards: readonly SweepShard[],
+  now: number,
+): Promise<void> {
   const record: PassRecord = { at: now, shards: Object.fromEntries(shards.map((s) => [String(s.index), shardDigest(s)])) };
   for (let i = 0; i < ROUNDS; i++) {
     const cm = await read(core, namespace);
@@ -54,7 +62,11 @@ export async function storePlan(core: Reader, writer: ClusterWriter, namespace: 
     const data = Object.fromEntries([...live.map((p) => [p, cm!.data![p]!]), [pass, JSON.stringify(record)]]);
     if (await writer.writeConfigMap(namespace, PLANS_NAME, cm, data)) return;
   }
-  throw new TransientKubeError(`${namespace}/${PLANS_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'plans contended', causes: [] });
+  throw new TransientKubeError(`${namespace}/${PLANS_NAME}: still contended after ${ROUNDS} rounds`, {
+    kind: 'conflict',
+    message: 'plans contended',
+    causes: [],
+  });
 }
 
 /**
@@ -66,7 +78,8 @@ export async function unplannedShard(core: Reader, namespace: string, shard: Swe
   const record = recordOf(await read(core, namespace), shard.pass);
   const id = `sweep shard ${shard.pass}-${shard.index}`;
   if (!record) return `${id}: no plan of pass ${shard.pass} is stored in ${namespace}/${PLANS_NAME} (never planned, or older than an hour): nothing done`;
-  if (record.at <= now - PLAN_TTL_MS) return `${id}: the plan of pass ${shard.pass} is older than an hour (stored ${new Date(record.at).toISOString()}): nothing done; the next sweep plans again`;
+  if (record.at <= now - PLAN_TTL_MS)
+    return `${id}: the plan of pass ${shard.pass} is older than an hour (stored ${new Date(record.at).toISOString()}): nothing done; the next sweep plans again`;
   if (record.shards[String(shard.index)] !== shardDigest(shard)) return `${id}: not the shard the planner stored for that pass: nothing done`;
   return undefined;
 }

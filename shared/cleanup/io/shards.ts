@@ -53,7 +53,13 @@ const AHEAD = 256;
  */
 export async function postShards(fanOut: FanOut, pass: string, rest: readonly Decision[], source: string, rt: Runtime, writer: ClusterWriter): Promise<Posted> {
   const shards: SweepShard[] = [];
-  for (let i = 0; i < rest.length; i += fanOut.size) shards.push({ pass, index: shards.length + 1, of: 0, pods: rest.slice(i, i + fanOut.size).map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })) });
+  for (let i = 0; i < rest.length; i += fanOut.size)
+    shards.push({
+      pass,
+      index: shards.length + 1,
+      of: 0,
+      pods: rest.slice(i, i + fanOut.size).map((d) => ({ namespace: d.namespace, name: d.name, uid: d.uid })),
+    });
   for (const s of shards) s.of = shards.length + 1;
   const out: Posted = { shards: 0, pods: 0, notPosted: 0 };
   if (!writer.dryRun) {
@@ -64,16 +70,21 @@ export async function postShards(fanOut: FanOut, pass: string, rest: readonly De
       return { ...out, notPosted: rest.length, error: `storing the plan: ${(e as Error).message}` };
     }
   }
-  await inOrder(shards, 8, () => false, async (shard) => {
-    const refused = await deliver(fanOut.sink, shardEvent(shard, source));
-    if (refused === undefined) {
-      out.shards++;
-      out.pods += shard.pods.length;
-      return;
-    }
-    out.notPosted += shard.pods.length;
-    out.error ??= refused;
-  });
+  await inOrder(
+    shards,
+    8,
+    () => false,
+    async (shard) => {
+      const refused = await deliver(fanOut.sink, shardEvent(shard, source));
+      if (refused === undefined) {
+        out.shards++;
+        out.pods += shard.pods.length;
+        return;
+      }
+      out.notPosted += shard.pods.length;
+      out.error ??= refused;
+    },
+  );
   return out;
 }
 
@@ -101,9 +112,13 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
   const needs = snapshotNeeds(policyOf(rt));
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
   const events = rt.config.RECORD_EVENTS && !rt.config.DRY_RUN ? new EventBudget(opts.eventsPerPass) : undefined;
-  const { results, started: acted } = await inOrder(shard.pods, rt.config.SWEEP_CONCURRENCY, () => rt.now() > deadline, (pod, i) =>
-    // The shard's next pods are reserved with this one: one ledger write per AHEAD removals, as a pass.
-    removeSelected(rt, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
+  const { results, started: acted } = await inOrder(
+    shard.pods,
+    rt.config.SWEEP_CONCURRENCY,
+    () => rt.now() > deadline,
+    (pod, i) =>
+      // The shard's next pods are reserved with this one: one ledger write per AHEAD removals, as a pass.
+      removeSelected(rt, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
   );
   const outcomes: Record<string, number> = {};
   const failures = { transient: shard.pods.length - acted, refused: 0 };
@@ -115,5 +130,12 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
   }
   await events?.flush(rt.writer(), `${shard.pass}-${shard.index}`);
   const complete = failures.transient + failures.refused === 0;
-  return { outcome: complete ? 'shard-done' : 'shard-incomplete', shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted }, outcomes, failures, durationMs: rt.now() - started, requests: rt.clients.throttle.sent - sentBefore };
+  return {
+    outcome: complete ? 'shard-done' : 'shard-incomplete',
+    shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted },
+    outcomes,
+    failures,
+    durationMs: rt.now() - started,
+    requests: rt.clients.throttle.sent - sentBefore,
+  };
 }

@@ -94,7 +94,14 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
         log.debug({ ...at, ...why, retry, delayMs: Math.round(delayMs) }, 'retrying');
       },
     });
-    const line = { ...at, outcome: r.outcome, attempts: r.attempts, ms: Date.now() - started, ...(r.status ? { status: r.status } : {}), ...(r.error ? { error: r.error } : {}) };
+    const line = {
+      ...at,
+      outcome: r.outcome,
+      attempts: r.attempts,
+      ms: Date.now() - started,
+      ...(r.status ? { status: r.status } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    };
     if (r.outcome === 'delivered') {
       counts.delivered++;
       log.info(line, 'delivered');
@@ -150,7 +157,10 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
     await Promise.all(watches.map((w) => w.stop()));
     throw e;
   }
-  log.info({ sink: o.sink, source, kinds: kinds.map((k) => k.kind), namespace: o.namespace ?? '(all)', labelSelector: o.labelSelector ?? '', mode }, 'bridge started');
+  log.info(
+    { sink: o.sink, source, kinds: kinds.map((k) => k.kind), namespace: o.namespace ?? '(all)', labelSelector: o.labelSelector ?? '', mode },
+    'bridge started',
+  );
 
   const interval = o.statsIntervalMs ?? DEFAULTS.statsIntervalMs;
   let lastLine = '';

@@ -16,11 +16,20 @@ export class UnknownKindError extends Error {}
 
 /** "Pod,Job" -> the table's entries, each once; every unknown name is reported at once. */
 export function parseKinds(list: string): KindInfo[] {
-  const names = [...new Set(list.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  const names = [
+    ...new Set(
+      list
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
   if (names.length === 0) throw new UnknownKindError(`no kinds given (known: ${Object.keys(KINDS).join(', ')})`);
   const unknown = names.filter((n) => KINDS[n] === undefined);
   if (unknown.length > 0) {
-    throw new UnknownKindError(`unknown kind${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')} (known: ${Object.keys(KINDS).join(', ')})`);
+    throw new UnknownKindError(
+      `unknown kind${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')} (known: ${Object.keys(KINDS).join(', ')})`,
+    );
   }
   return names.map((kind) => ({ kind, ...KINDS[kind]! }));
 }

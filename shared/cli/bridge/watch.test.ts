@@ -10,10 +10,7 @@ import type { KubeObject, Verb } from '../../cloudevents/index.js';
 import { parseKinds } from './kinds.js';
 import { startKindWatch, type KindWatch } from './watch.js';
 
-type Step =
-  | { events: { type: string; rv: string; name?: string; code?: number }[]; end: 'close' | 'hang' }
-  | { silent: true }
-  | { status: number };
+type Step = { events: { type: string; rv: string; name?: string; code?: number }[]; end: 'close' | 'hang' } | { silent: true } | { status: number };
 
 interface Fake {
   kubeConfig: KubeConfig;
@@ -32,7 +29,8 @@ async function fakeApiServer(listRvs: string[], watches: Step[]): Promise<Fake> 
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === '/api/v1') return json(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'pods', kind: 'Pod', namespaced: true, verbs: ['list', 'watch'] }] });
+    if (url.pathname === '/api/v1')
+      return json(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'pods', kind: 'Pod', namespaced: true, verbs: ['list', 'watch'] }] });
     if (url.searchParams.get('watch') === 'true') {
       requests.push(`watch ${url.searchParams.get('resourceVersion')}`);
       const step = watches[watchCalls++] ?? { events: [], end: 'hang' };
@@ -105,29 +103,52 @@ async function until(what: string, check: () => boolean): Promise<void> {
 
 describe('the kind watch', () => {
   it('maps ADDED/MODIFIED/DELETED to add/update/delete and lets bookmarks only move the version on', async () => {
-    const { fake, seen } = await start(['10'], [
-      { events: [{ type: 'ADDED', rv: '11' }, { type: 'MODIFIED', rv: '12' }, { type: 'BOOKMARK', rv: '15' }, { type: 'DELETED', rv: '16' }], end: 'close' },
-    ]);
+    const { fake, seen } = await start(
+      ['10'],
+      [
+        {
+          events: [
+            { type: 'ADDED', rv: '11' },
+            { type: 'MODIFIED', rv: '12' },
+            { type: 'BOOKMARK', rv: '15' },
+            { type: 'DELETED', rv: '16' },
+          ],
+          end: 'close',
+        },
+      ],
+    );
     await until('the resumed watch', () => fake.requests.length >= 3);
     expect(seen.map((e) => `${e.verb}@${e.object.metadata.resourceVersion}`)).toEqual(['add@11', 'update@12', 'delete@16']);
     expect(fake.requests.slice(0, 3)).toEqual(['list', 'watch 10', 'watch 16']);
   });
 
   it('resumes a watch the server closed from the last version seen, without re-listing or a gap', async () => {
-    const { fake, gaps } = await start(['10'], [
-      { events: [{ type: 'ADDED', rv: '11' }], end: 'close' },
-      { events: [{ type: 'BOOKMARK', rv: '14' }], end: 'close' },
-    ]);
+    const { fake, gaps } = await start(
+      ['10'],
+      [
+        { events: [{ type: 'ADDED', rv: '11' }], end: 'close' },
+        { events: [{ type: 'BOOKMARK', rv: '14' }], end: 'close' },
+      ],
+    );
     await until('the third watch', () => fake.requests.length >= 4);
     expect(fake.requests.slice(0, 4)).toEqual(['list', 'watch 10', 'watch 11', 'watch 14']);
     expect(gaps).toEqual([]);
   });
 
   it('re-lists after a 410 Gone in the stream and reports the gap with both versions', async () => {
-    const { fake, gaps, warnings, seen } = await start(['10', '30'], [
-      { events: [{ type: 'ADDED', rv: '11' }, { type: 'ERROR', rv: '', code: 410 }], end: 'close' },
-      { events: [{ type: 'ADDED', rv: '31', name: 'after' }], end: 'hang' },
-    ]);
+    const { fake, gaps, warnings, seen } = await start(
+      ['10', '30'],
+      [
+        {
+          events: [
+            { type: 'ADDED', rv: '11' },
+            { type: 'ERROR', rv: '', code: 410 },
+          ],
+          end: 'close',
+        },
+        { events: [{ type: 'ADDED', rv: '31', name: 'after' }], end: 'hang' },
+      ],
+    );
     await until('the event after the gap', () => seen.length >= 2);
     expect(fake.requests).toEqual(['list', 'watch 10', 'list', 'watch 30']);
     expect(gaps).toEqual([{ from: '11', to: '30' }]);

@@ -53,7 +53,10 @@ export async function startKindWatch(o: WatchOptions): Promise<KindWatch> {
   };
 
   let rv = o.startAt ?? (await list());
-  log.info({ ...ctx, resourceVersion: rv }, o.startAt ? 'watching from the given resourceVersion' : 'watching from a fresh list (existing objects produce no events)');
+  log.info(
+    { ...ctx, resourceVersion: rv },
+    o.startAt ? 'watching from the given resourceVersion' : 'watching from a fresh list (existing objects produce no events)',
+  );
 
   const watchOnce = (from: string): Promise<WatchEnd & { last: string }> =>
     new Promise((resolve) => {
@@ -85,16 +88,18 @@ export async function startKindWatch(o: WatchOptions): Promise<KindWatch> {
       // request that hangs before that could not be cancelled: stop must not wait for it.
       const onStop = () => resolve({ how: 'closed', events, last });
       stopping.signal.addEventListener('abort', onStop, { once: true });
-      watch.watch(path, params, onLine, (err: unknown) => {
-        stopping.signal.removeEventListener('abort', onStop);
-        onDone(err);
-      }).then(
-        (c) => {
-          current = c;
-          if (stopping.signal.aborted) c.abort();
-        },
-        (e: unknown) => onDone(e),
-      );
+      watch
+        .watch(path, params, onLine, (err: unknown) => {
+          stopping.signal.removeEventListener('abort', onStop);
+          onDone(err);
+        })
+        .then(
+          (c) => {
+            current = c;
+            if (stopping.signal.aborted) c.abort();
+          },
+          (e: unknown) => onDone(e),
+        );
     });
 
   const relist = async (): Promise<string | undefined> => {

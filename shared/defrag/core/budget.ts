@@ -51,7 +51,13 @@ export function indexBudgets(pdbs: readonly PodDisruptionBudget[], pods: readonl
     const matches = compileLabelSelector(pdb.spec.selector);
     const members = (byNamespace.get(ns) ?? []).filter((i) => matches(pods[i]!.metadata.labels));
     const id = budgets.length;
-    budgets.push({ name: `${ns}/${pdb.metadata.name ?? ''}`, allowed: disruptionsAllowed(pdb, members.map((i) => pods[i]!)) });
+    budgets.push({
+      name: `${ns}/${pdb.metadata.name ?? ''}`,
+      allowed: disruptionsAllowed(
+        pdb,
+        members.map((i) => pods[i]!),
+      ),
+    });
     for (const i of members) byPod[i]!.push(id);
   }
   return { budgets, byPod };

@@ -8,10 +8,30 @@ const node = (o: { cordoned?: boolean; byUs?: boolean; mark?: string } = {}): No
 });
 
 const cases: [string, Node, MarkChange, { unschedulable: boolean; annotations: Record<string, string> }][] = [
-  ['marking a target cordons a schedulable node and notes that kube-tidy did', node(), { mark: 'target', cordon: true }, { unschedulable: true, annotations: { [MARK]: 'target', [CORDONED]: 'true' } }],
-  ["marking a target on a node someone else cordoned notes no cordon of kube-tidy's", node({ cordoned: true }), { mark: 'target', cordon: true }, { unschedulable: true, annotations: { [MARK]: 'target' } }],
-  ['giving back a node kube-tidy cordoned uncordons it', node({ cordoned: true, byUs: true, mark: 'target' }), { mark: null, cordon: false }, { unschedulable: false, annotations: {} }],
-  ["giving back a node someone else cordoned keeps the operator's cordon", node({ cordoned: true, mark: 'target' }), { mark: null, cordon: false }, { unschedulable: true, annotations: {} }],
+  [
+    'marking a target cordons a schedulable node and notes that kube-tidy did',
+    node(),
+    { mark: 'target', cordon: true },
+    { unschedulable: true, annotations: { [MARK]: 'target', [CORDONED]: 'true' } },
+  ],
+  [
+    "marking a target on a node someone else cordoned notes no cordon of kube-tidy's",
+    node({ cordoned: true }),
+    { mark: 'target', cordon: true },
+    { unschedulable: true, annotations: { [MARK]: 'target' } },
+  ],
+  [
+    'giving back a node kube-tidy cordoned uncordons it',
+    node({ cordoned: true, byUs: true, mark: 'target' }),
+    { mark: null, cordon: false },
+    { unschedulable: false, annotations: {} },
+  ],
+  [
+    "giving back a node someone else cordoned keeps the operator's cordon",
+    node({ cordoned: true, mark: 'target' }),
+    { mark: null, cordon: false },
+    { unschedulable: true, annotations: {} },
+  ],
 ];
 
 describe('defrag node marks', () => {

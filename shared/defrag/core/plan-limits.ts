@@ -40,7 +40,8 @@ export class PlanLimits {
       if (l.perNode !== undefined && n > l.perNode) why ??= `needs ${n} evictions from ${this.nodeName(node)}; maxNoOfPodsToEvictPerNode is ${l.perNode}`;
     }
     for (const [ns, n] of this.perNamespace) {
-      if (l.perNamespace !== undefined && n > l.perNamespace) why ??= `needs ${n} evictions in namespace ${ns}; maxNoOfPodsToEvictPerNamespace is ${l.perNamespace}`;
+      if (l.perNamespace !== undefined && n > l.perNamespace)
+        why ??= `needs ${n} evictions in namespace ${ns}; maxNoOfPodsToEvictPerNamespace is ${l.perNamespace}`;
     }
     this.count(moves, -1);
     return why;

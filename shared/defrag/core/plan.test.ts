@@ -72,7 +72,12 @@ const cases: Case[] = [
     name: 'DaemonSet pods do not keep a node busy and never move',
     input: {
       nodes: [node('n1'), node('n2')],
-      pods: [wpod('a-1').app('a').on('n1').build(), wpod('ds-1').daemonSet().on('n1').build(), wpod('ds-2').daemonSet().on('n2').build(), wpod('b-1').app('b').on('n2').cpu(2).build()],
+      pods: [
+        wpod('a-1').app('a').on('n1').build(),
+        wpod('ds-1').daemonSet().on('n1').build(),
+        wpod('ds-2').daemonSet().on('n2').build(),
+        wpod('b-1').app('b').on('n2').cpu(2).build(),
+      ],
     },
     expect: (p) => {
       expect(moves(p)).toEqual(['a-1:n1->n2']);
@@ -99,14 +104,23 @@ const cases: Case[] = [
   },
   {
     name: 'a pod under two budgets stays: the Eviction API refuses it',
-    input: { nodes: [node('n1'), node('n2')], pods: [wpod('a-1').app('a').on('n1').build(), wpod('b-1').app('b').on('n2').cpu(2).build()], pdbs: [pdb('a', 'a', 1), pdb('a2', 'a', 1)] },
+    input: {
+      nodes: [node('n1'), node('n2')],
+      pods: [wpod('a-1').app('a').on('n1').build(), wpod('b-1').app('b').on('n2').cpu(2).build()],
+      pdbs: [pdb('a', 'a', 1), pdb('a2', 'a', 1)],
+    },
     expect: (p) => expect(reasonFor(p, 'n1')).toContain('covered by 2 PodDisruptionBudgets'),
   },
   {
     name: 'maxNoOfPodsToEvictPerNode stops a node whose emptying needs more evictions',
     input: {
       nodes: [node('n1', { cpu: '8' }), node('n2', { cpu: '8' })],
-      pods: [wpod('a-1').app('a').on('n1').build(), wpod('a-2').app('a').on('n1').build(), wpod('b-1').app('b').on('n2').cpu(2).build(), wpod('b-2').app('b').on('n2').build()],
+      pods: [
+        wpod('a-1').app('a').on('n1').build(),
+        wpod('a-2').app('a').on('n1').build(),
+        wpod('b-1').app('b').on('n2').cpu(2).build(),
+        wpod('b-2').app('b').on('n2').build(),
+      ],
     },
     options: { limits: { perNode: 1 } },
     expect: (p) => {
@@ -116,7 +130,10 @@ const cases: Case[] = [
   },
   {
     name: 'maxNoOfPodsToEvictTotal bounds the whole plan',
-    input: { nodes: [node('n1'), node('n2'), node('n3'), node('n4', { cpu: '8' })], pods: ['1', '2', '3'].map((i) => wpod(`a-${i}`).app('a').on(`n${i}`).build()).concat(wpod('big').app('big').on('n4').cpu(4).build()) },
+    input: {
+      nodes: [node('n1'), node('n2'), node('n3'), node('n4', { cpu: '8' })],
+      pods: ['1', '2', '3'].map((i) => wpod(`a-${i}`).app('a').on(`n${i}`).build()).concat(wpod('big').app('big').on('n4').cpu(4).build()),
+    },
     options: { limits: { total: 2 } },
     expect: (p) => {
       expect(p.moves).toHaveLength(2);
@@ -125,13 +142,21 @@ const cases: Case[] = [
   },
   {
     name: 'an unschedulable node is freed but never receives a pod',
-    input: { nodes: [node('n1', { unschedulable: true }), node('n2')], pods: [wpod('a-1').app('a').on('n1').cpu(2).build(), wpod('b-1').app('b').on('n2').build()] },
+    input: {
+      nodes: [node('n1', { unschedulable: true }), node('n2')],
+      pods: [wpod('a-1').app('a').on('n1').cpu(2).build(), wpod('b-1').app('b').on('n2').build()],
+    },
     expect: (p) => expect(moves(p)).toEqual(['a-1:n1->n2']),
   },
   {
     name: 'node selectors and taints limit where a pod may go',
     input: {
-      nodes: [node('n1', { labels: { pool: 'gpu' } }), node('n2', { taints: [{ key: 'dedicated', effect: 'NoSchedule' }] }), node('n3'), node('n4', { labels: { pool: 'gpu' } })],
+      nodes: [
+        node('n1', { labels: { pool: 'gpu' } }),
+        node('n2', { taints: [{ key: 'dedicated', effect: 'NoSchedule' }] }),
+        node('n3'),
+        node('n4', { labels: { pool: 'gpu' } }),
+      ],
       pods: [
         wpod('g-1').app('g').on('n1').nodeSelector({ pool: 'gpu' }).build(),
         wpod('t-1').app('t').on('n2').tolerate('dedicated').cpu(3).build(),
@@ -143,7 +168,10 @@ const cases: Case[] = [
   },
   {
     name: 'a node empty at the start is never filled',
-    input: { nodes: [node('n1'), node('n2'), node('n3', { cpu: '8' })], pods: [wpod('a-1').app('a').on('n1').cpu(3).build(), wpod('b-1').app('b').on('n2').cpu(3).build()] },
+    input: {
+      nodes: [node('n1'), node('n2'), node('n3', { cpu: '8' })],
+      pods: [wpod('a-1').app('a').on('n1').cpu(3).build(), wpod('b-1').app('b').on('n2').cpu(3).build()],
+    },
     expect: (p) => {
       expect(p.moves).toEqual([]);
       expect(p.occupied).toBe(2);
@@ -154,7 +182,11 @@ const cases: Case[] = [
     name: 'zone anti-affinity keeps replicas in different zones while nodes free',
     input: {
       nodes: [node('n1', { labels: { zone: 'z1' } }), node('n2', { labels: { zone: 'z1' } }), node('n3', { labels: { zone: 'z2' } })],
-      pods: [wpod('a-1').app('a').on('n1').antiAffinity('a', 'zone').build(), wpod('a-2').app('a').on('n3').antiAffinity('a', 'zone').build(), wpod('b-1').app('b').on('n2').cpu(2).build()],
+      pods: [
+        wpod('a-1').app('a').on('n1').antiAffinity('a', 'zone').build(),
+        wpod('a-2').app('a').on('n3').antiAffinity('a', 'zone').build(),
+        wpod('b-1').app('b').on('n2').cpu(2).build(),
+      ],
     },
     expect: (p) => expect(moves(p)).toEqual(['a-1:n1->n2']),
   },

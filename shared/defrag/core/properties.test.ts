@@ -18,12 +18,18 @@ const arbApp = fc.record({
 });
 
 const arbCluster = fc.record({
-  nodes: fc.array(fc.record({ cpu: fc.constantFrom(2, 4, 8), zone: fc.constantFrom('z1', 'z2'), cordoned: fc.integer({ min: 0, max: 5 }).map((x) => x === 0) }), { minLength: 2, maxLength: 7 }),
+  nodes: fc.array(
+    fc.record({ cpu: fc.constantFrom(2, 4, 8), zone: fc.constantFrom('z1', 'z2'), cordoned: fc.integer({ min: 0, max: 5 }).map((x) => x === 0) }),
+    { minLength: 2, maxLength: 7 },
+  ),
   apps: fc.array(arbApp, { minLength: 1, maxLength: 4 }),
   bare: fc.integer({ min: 0, max: 2 }),
   daemonSet: fc.boolean(),
   seed: fc.array(fc.nat(), { minLength: 40, maxLength: 40 }),
-  limits: fc.record({ perNode: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }), total: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }) }),
+  limits: fc.record({
+    perNode: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+    total: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+  }),
 });
 
 type Cluster = typeof arbCluster extends fc.Arbitrary<infer T> ? T : never;
@@ -45,8 +51,18 @@ function toInput(c: Cluster): DefragInput {
   let k = 0;
   const place = (b: ReturnType<typeof wpod>, cpu: number) => {
     const candidate = b.build();
-    const fits = nodes.filter((n) => (used.get(n.metadata.name!) ?? 0) + cpu <= Number(n.status!.allocatable!.cpu) &&
-      !pods.some((q) => conflicts(candidate, q, n, nodes.find((m) => m.metadata.name === q.spec!.nodeName)!)));
+    const fits = nodes.filter(
+      (n) =>
+        (used.get(n.metadata.name!) ?? 0) + cpu <= Number(n.status!.allocatable!.cpu) &&
+        !pods.some((q) =>
+          conflicts(
+            candidate,
+            q,
+            n,
+            nodes.find((m) => m.metadata.name === q.spec!.nodeName)!,
+          ),
+        ),
+    );
     if (fits.length === 0) return;
     const n = fits[c.seed[k++ % c.seed.length]! % fits.length]!;
     used.set(n.metadata.name!, (used.get(n.metadata.name!) ?? 0) + cpu);
@@ -87,7 +103,8 @@ describe('planDefrag properties', () => {
   test.prop([arbCluster], { numRuns: 300 })('freed nodes never exceed occupied minus the lower bound', (c) => {
     const input = toInput(c);
     const plan = planDefrag(input);
-    const occupied = new Set(input.pods.filter((p) => !(p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet')).map((p) => p.spec!.nodeName)).size;
+    const occupied = new Set(input.pods.filter((p) => !(p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet')).map((p) => p.spec!.nodeName))
+      .size;
     expect(plan.occupied).toBe(occupied);
     expect(plan.freed.length).toBeLessThanOrEqual(plan.maxFreeable);
     expect(plan.freed.length).toBeLessThanOrEqual(occupied - independentBound(input));
@@ -95,7 +112,7 @@ describe('planDefrag properties', () => {
 
   test.prop([arbCluster, fc.nat()], { numRuns: 100 })('the plan does not depend on list order', (c, rot) => {
     const input = toInput(c);
-    const turn = <T,>(xs: readonly T[]) => xs.map((_, i) => xs[(i + rot) % xs.length]!);
+    const turn = <T>(xs: readonly T[]) => xs.map((_, i) => xs[(i + rot) % xs.length]!);
     expect(planDefrag({ nodes: turn(input.nodes), pods: turn(input.pods), pdbs: input.pdbs })).toEqual(planDefrag(input));
   });
 });

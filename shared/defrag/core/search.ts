@@ -45,7 +45,11 @@ export class Search {
     private readonly makeRoomTries = 8,
   ) {
     this.byLoad = new LoadOrder(b.state);
-    this.spent = new PlanLimits(limits, (p) => b.state.pods[p]!.metadata.namespace ?? '', (n) => b.state.nodes[n]!.metadata.name ?? '');
+    this.spent = new PlanLimits(
+      limits,
+      (p) => b.state.pods[p]!.metadata.namespace ?? '',
+      (n) => b.state.nodes[n]!.metadata.name ?? '',
+    );
   }
 
   private get s() { return this.b.state; } // prettier-ignore
@@ -167,7 +171,14 @@ export class Search {
       const swap = this.makeRoom(p, x);
       if (swap) {
         const [q, y, z] = swap;
-        journal.push({ pod: q, from: y, to: z, frees: x, reserveFor: p, why: `swap: leaves ${s.nodes[y]!.metadata.name} so ${this.describe(p)} can take its place` });
+        journal.push({
+          pod: q,
+          from: y,
+          to: z,
+          frees: x,
+          reserveFor: p,
+          why: `swap: leaves ${s.nodes[y]!.metadata.name} so ${this.describe(p)} can take its place`,
+        });
         journal.push({ pod: p, from: x, to: y, frees: x, why: `swap: takes the place ${this.describe(q)} left` });
         continue;
       }

@@ -70,7 +70,12 @@ export async function defragStep({ clients, writer }: StepIo, opts: StepOptions)
     const landed = replacement?.spec?.nodeName;
     const asPlanned = landed === f.move.to;
     verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
-    if (!asPlanned) verified.drift = evictedStill ? 'the pod was not evicted' : landed ? `landed on ${landed}, not ${f.move.to}: re-planned` : 'no replacement ran in time: re-planned';
+    if (!asPlanned)
+      verified.drift = evictedStill
+        ? 'the pod was not evicted'
+        : landed
+          ? `landed on ${landed}, not ${f.move.to}: re-planned`
+          : 'no replacement ran in time: re-planned';
     await markNode(writer, node, { inFlight: null });
     requests++;
     // The swap's held spot is released now that the blocker runs elsewhere.
@@ -82,7 +87,15 @@ export async function defragStep({ clients, writer }: StepIo, opts: StepOptions)
 
   const targets = cluster.nodes.filter((n) => markOf(n) === 'target').map((n) => n.metadata.name!);
   const plan = planDefrag(cluster, { gate: opts.gate?.(cluster), limits: opts.limits, preferTargets: targets });
-  const report = (moves: Move[] | number) => ({ summary: plan.summary, freed: plan.freed, notFreed: plan.notFreed, lowerBound: plan.lowerBound, maxFreeable: plan.maxFreeable, occupied: plan.occupied, moves });
+  const report = (moves: Move[] | number) => ({
+    summary: plan.summary,
+    freed: plan.freed,
+    notFreed: plan.notFreed,
+    lowerBound: plan.lowerBound,
+    maxFreeable: plan.maxFreeable,
+    occupied: plan.occupied,
+    moves,
+  });
 
   // A target with nothing left that counts is done: it stays cordoned, for the autoscaler.
   const occupiedNow = new Set(plan.notFreed.map((x) => x.node).concat(plan.freed.map((x) => x.node)));
@@ -116,7 +129,15 @@ export async function defragStep({ clients, writer }: StepIo, opts: StepOptions)
   requests++;
   if (result.outcome !== 'evicted') {
     if (move.reserveFor) await markNode(writer, nodeNamed(move.from), { mark: null, cordon: false });
-    return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', verified, move, message: result.message, plan: report(plan.moves.length), requests, ...freed };
+    return {
+      outcome: result.outcome === 'blocked' ? 'blocked' : 'stale',
+      verified,
+      move,
+      message: result.message,
+      plan: report(plan.moves.length),
+      requests,
+      ...freed,
+    };
   }
   const inFlight: InFlight = { move, ownerUids, at: opts.now };
   await markNode(writer, nodeNamed(move.frees), { inFlight });

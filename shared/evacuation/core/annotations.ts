@@ -34,7 +34,17 @@ export const ANNOTATIONS = {
 } as const;
 
 /** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
-export const MARKERS = [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.evictionRequest, ANNOTATIONS.fallback, ANNOTATIONS.retryAt, ANNOTATIONS.inProgress] as const;
+export const MARKERS = [
+  ANNOTATIONS.state,
+  ANNOTATIONS.attempt,
+  ANNOTATIONS.startedAt,
+  ANNOTATIONS.deadline,
+  ANNOTATIONS.migration,
+  ANNOTATIONS.evictionRequest,
+  ANNOTATIONS.fallback,
+  ANNOTATIONS.retryAt,
+  ANNOTATIONS.inProgress,
+] as const;
 
 export type RunState =
   | { state: 'Idle' }
@@ -80,7 +90,15 @@ export function writeState(s: RunState, holder: string): Record<string, string |
   const cleared = Object.fromEntries(MARKERS.map((k) => [k, null])) as Record<string, string | null>;
   if (s.state === 'Idle') return cleared;
   const fallback: Record<string, string> = s.fallback ? { [ANNOTATIONS.fallback]: s.fallback } : {};
-  if (s.state === 'Backoff') return { ...cleared, [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.attempt]: String(s.attempt), [ANNOTATIONS.retryAt]: iso(s.retryAt), [ANNOTATIONS.inProgress]: holder, ...fallback };
+  if (s.state === 'Backoff')
+    return {
+      ...cleared,
+      [ANNOTATIONS.state]: 'Backoff',
+      [ANNOTATIONS.attempt]: String(s.attempt),
+      [ANNOTATIONS.retryAt]: iso(s.retryAt),
+      [ANNOTATIONS.inProgress]: holder,
+      ...fallback,
+    };
   return {
     ...cleared,
     [ANNOTATIONS.state]: 'Started',

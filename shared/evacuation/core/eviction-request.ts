@@ -38,7 +38,13 @@ const Condition = z.object({ type: z.string(), status: z.string(), reason: z.str
 const Time = z.string().optional().nullable();
 
 export const EvictionRequestSchema = z.object({
-  metadata: z.object({ name: z.string(), namespace: z.string().optional(), uid: z.string().optional(), resourceVersion: z.string().optional(), generation: z.number().optional() }),
+  metadata: z.object({
+    name: z.string(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    resourceVersion: z.string().optional(),
+    generation: z.number().optional(),
+  }),
   spec: z.object({ target: z.object({ pod: z.object({ name: z.string(), uid: z.string() }).optional() }), requester: z.string(), intent: z.string() }),
   status: z.object({ conditions: z.array(Condition).optional(), observedGeneration: z.number().optional() }).optional(),
 });
@@ -54,7 +60,13 @@ export const ResponderStatusSchema = z.object({
   message: z.string().optional().nullable(),
 });
 export const EvictionSchema = z.object({
-  metadata: z.object({ name: z.string(), namespace: z.string().optional(), uid: z.string(), resourceVersion: z.string().optional(), labels: z.record(z.string(), z.string()).optional() }),
+  metadata: z.object({
+    name: z.string(),
+    namespace: z.string().optional(),
+    uid: z.string(),
+    resourceVersion: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+  }),
   spec: z.object({ target: z.object({ pod: z.object({ name: z.string(), uid: z.string() }).optional() }) }),
   status: z
     .object({
@@ -94,10 +106,26 @@ export function evictionRequestView(er: EvictionRequest, eviction?: Eviction): M
   const evicted = trueCondition(conditions, 'TargetEvicted');
   const failed = trueCondition(conditions, 'Failed');
   const what = `EvictionRequest ${er.metadata.name}`;
-  if (evicted) return { name: er.metadata.name, phase: 'Succeeded', recorded: true, what, answered: true, detail: `TargetEvicted (${evicted.reason ?? 'no reason'})` };
-  if (failed) return { name: er.metadata.name, phase: 'Failed', recorded: true, what, answered: true, detail: `Failed (${failed.reason ?? 'no reason'}${failed.message ? `: ${failed.message}` : ''})` };
+  if (evicted)
+    return { name: er.metadata.name, phase: 'Succeeded', recorded: true, what, answered: true, detail: `TargetEvicted (${evicted.reason ?? 'no reason'})` };
+  if (failed)
+    return {
+      name: er.metadata.name,
+      phase: 'Failed',
+      recorded: true,
+      what,
+      answered: true,
+      detail: `Failed (${failed.reason ?? 'no reason'}${failed.message ? `: ${failed.message}` : ''})`,
+    };
   const progress = progressOf(eviction);
-  return { name: er.metadata.name, phase: observed ? 'Running' : '', recorded: true, what, answered: answeredBy(eviction), ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }) };
+  return {
+    name: er.metadata.name,
+    phase: observed ? 'Running' : '',
+    recorded: true,
+    what,
+    answered: answeredBy(eviction),
+    ...(progress ? { detail: progress } : observed ? {} : { detail: 'not yet observed by an evictionrequest controller' }),
+  };
 }
 
 /**
@@ -108,7 +136,9 @@ export function evictionRequestView(er: EvictionRequest, eviction?: Eviction): M
 export function answeredBy(eviction: Eviction | undefined): boolean {
   const st = eviction?.status;
   if (!st) return false;
-  return Boolean(st.targetResponders?.some((r) => r.state !== 'Inactive') || trueCondition(st.conditions, 'TargetEvicted') || trueCondition(st.conditions, 'Failed'));
+  return Boolean(
+    st.targetResponders?.some((r) => r.state !== 'Inactive') || trueCondition(st.conditions, 'TargetEvicted') || trueCondition(st.conditions, 'Failed'),
+  );
 }
 
 /**

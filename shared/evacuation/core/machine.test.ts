@@ -8,7 +8,11 @@ const NOW = Date.parse('2026-03-01T12:00:00Z');
 const UID = '11111111-2222-3333-4444-555555555555';
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const started = (attempt = 1, startedAt = NOW - 60_000, migration?: string) => writeState({ state: 'Started', attempt, startedAt, deadline: startedAt + S.timeoutMs, ...(migration ? { migration } : {}) }, 'kube-tidy') as Record<string, string>;
+const started = (attempt = 1, startedAt = NOW - 60_000, migration?: string) =>
+  writeState({ state: 'Started', attempt, startedAt, deadline: startedAt + S.timeoutMs, ...(migration ? { migration } : {}) }, 'kube-tidy') as Record<
+    string,
+    string
+  >;
 const clean = (a: Record<string, string | null>) => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null)) as Record<string, string>;
 const req = { [ANNOTATIONS.request]: 'ops' };
 const mig = (phase: string, recorded = true): MigrationView => ({ name: 'm1', phase, recorded });
@@ -22,24 +26,84 @@ const cases: [string, Observation, Partial<Settings>, Partial<Step> & { do: Step
   ['a pod without a request is left alone', obs({}), {}, { do: 'none' }],
   ['a requested running pod starts attempt 1 with a deadline timeout later', obs(req), {}, { do: 'start' }],
   ['a terminal pod is not started even when requested', obs(req, { phase: 'Succeeded' }), {}, { do: 'none' }],
-  ['a request-evict-only pod a strategy decided to evict starts, the strategy as requester', obs({ [ANNOTATIONS.requestEvictOnly]: '' }, { strategyRequest: 'strategy:PodLifeTime' }), {}, { do: 'start', requestedBy: 'strategy:PodLifeTime' } as never],
-  ['a launcher pod with the migration method gets its migration named from uid and attempt', obs(req, { vmi: 'vm1' }), { kubevirtMethod: 'migration' }, { do: 'start' }],
+  [
+    'a request-evict-only pod a strategy decided to evict starts, the strategy as requester',
+    obs({ [ANNOTATIONS.requestEvictOnly]: '' }, { strategyRequest: 'strategy:PodLifeTime' }),
+    {},
+    { do: 'start', requestedBy: 'strategy:PodLifeTime' } as never,
+  ],
+  [
+    'a launcher pod with the migration method gets its migration named from uid and attempt',
+    obs(req, { vmi: 'vm1' }),
+    { kubevirtMethod: 'migration' },
+    { do: 'start' },
+  ],
   ['a started attempt without a migration is driven again (resume after a crash)', obs({ ...req, ...started() }), {}, { do: 'drive' }],
-  ['a migration found by its VMI is recorded first', obs({ ...req, ...started() }, { migration: mig('Running', false) }), {}, { do: 'record', migration: 'm1' } as never],
+  [
+    'a migration found by its VMI is recorded first',
+    obs({ ...req, ...started() }, { migration: mig('Running', false) }),
+    {},
+    { do: 'record', migration: 'm1' } as never,
+  ],
   ['a running migration is waited for', obs({ ...req, ...started() }, { migration: mig('Running') }), {}, { do: 'wait' }],
-  ['a succeeded migration ends the evacuation as Succeeded', obs({ ...req, ...started() }, { migration: mig('Succeeded') }), {}, { do: 'end', outcome: 'Succeeded', abort: false }],
+  [
+    'a succeeded migration ends the evacuation as Succeeded',
+    obs({ ...req, ...started() }, { migration: mig('Succeeded') }),
+    {},
+    { do: 'end', outcome: 'Succeeded', abort: false },
+  ],
   ['a gone pod ends it with nothing to write', { now: NOW }, {}, { do: 'end', outcome: 'Succeeded', write: false }],
   ['a terminating pod ends it with nothing to write', obs({ ...req, ...started() }, { deleting: true }), {}, { do: 'end', outcome: 'Succeeded', write: false }],
   ['a failed migration on attempt 1 of 3 backs off 10 s', obs({ ...req, ...started(1) }, { migration: mig('Failed') }), {}, { do: 'backoff' }],
-  ['a failed migration on attempt 3 of 3 is final and reported', obs({ ...req, ...started(3) }, { migration: mig('Failed') }), {}, { do: 'end', outcome: 'Failed', abort: false }],
+  [
+    'a failed migration on attempt 3 of 3 is final and reported',
+    obs({ ...req, ...started(3) }, { migration: mig('Failed') }),
+    {},
+    { do: 'end', outcome: 'Failed', abort: false },
+  ],
   ['a backoff not yet over waits', obs({ ...req, ...clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW + 1 }, 'kube-tidy')) }), {}, { do: 'wait' }],
-  ['a backoff that is over starts the next attempt', obs({ ...req, ...clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW }, 'kube-tidy')) }), {}, { do: 'start' }],
-  ['past the deadline a hanging migration is aborted', obs({ ...req, ...started(1, NOW - S.timeoutMs) }, { migration: mig('Running') }), {}, { do: 'end', outcome: 'TimedOut', abort: true }],
-  ['past the deadline with no migration at all it times out without abort', obs({ ...req, ...started(1, NOW - S.timeoutMs) }), {}, { do: 'end', outcome: 'TimedOut', abort: false }],
-  ['a migration that succeeded just past the deadline still counts as done', obs({ ...req, ...started(1, NOW - S.timeoutMs) }, { migration: mig('Succeeded') }), {}, { do: 'end', outcome: 'Succeeded' }],
-  ['a withdrawn request cancels and aborts the running migration', obs(started(), { migration: mig('Scheduling') }), {}, { do: 'end', outcome: 'Cancelled', abort: true }],
-  ['a withdrawn request during backoff cancels without abort', obs(clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW + 1 }, 'kube-tidy'))), {}, { do: 'end', outcome: 'Cancelled', abort: false }],
-  ['a hand-edited unreadable state times out at once instead of running forever', obs({ ...req, [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: 'x' }), {}, { do: 'end', outcome: 'TimedOut' }],
+  [
+    'a backoff that is over starts the next attempt',
+    obs({ ...req, ...clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW }, 'kube-tidy')) }),
+    {},
+    { do: 'start' },
+  ],
+  [
+    'past the deadline a hanging migration is aborted',
+    obs({ ...req, ...started(1, NOW - S.timeoutMs) }, { migration: mig('Running') }),
+    {},
+    { do: 'end', outcome: 'TimedOut', abort: true },
+  ],
+  [
+    'past the deadline with no migration at all it times out without abort',
+    obs({ ...req, ...started(1, NOW - S.timeoutMs) }),
+    {},
+    { do: 'end', outcome: 'TimedOut', abort: false },
+  ],
+  [
+    'a migration that succeeded just past the deadline still counts as done',
+    obs({ ...req, ...started(1, NOW - S.timeoutMs) }, { migration: mig('Succeeded') }),
+    {},
+    { do: 'end', outcome: 'Succeeded' },
+  ],
+  [
+    'a withdrawn request cancels and aborts the running migration',
+    obs(started(), { migration: mig('Scheduling') }),
+    {},
+    { do: 'end', outcome: 'Cancelled', abort: true },
+  ],
+  [
+    'a withdrawn request during backoff cancels without abort',
+    obs(clean(writeState({ state: 'Backoff', attempt: 1, retryAt: NOW + 1 }, 'kube-tidy'))),
+    {},
+    { do: 'end', outcome: 'Cancelled', abort: false },
+  ],
+  [
+    'a hand-edited unreadable state times out at once instead of running forever',
+    obs({ ...req, [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: 'x' }),
+    {},
+    { do: 'end', outcome: 'TimedOut' },
+  ],
 ];
 
 describe('evacuation state machine', () => {
@@ -51,7 +115,13 @@ describe('evacuation state machine', () => {
     const step = next(obs(req, { vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' });
     expect(step).toMatchObject({ do: 'start', next: { attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, migration: migrationName(UID, 1) } });
     const stored = clean(writeState((step as Extract<Step, { do: 'start' }>).next, 'kube-tidy'));
-    expect(stored).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1', [ANNOTATIONS.startedAt]: iso(NOW), [ANNOTATIONS.deadline]: iso(NOW + S.timeoutMs), [ANNOTATIONS.inProgress]: 'kube-tidy' });
+    expect(stored).toMatchObject({
+      [ANNOTATIONS.state]: 'Started',
+      [ANNOTATIONS.attempt]: '1',
+      [ANNOTATIONS.startedAt]: iso(NOW),
+      [ANNOTATIONS.deadline]: iso(NOW + S.timeoutMs),
+      [ANNOTATIONS.inProgress]: 'kube-tidy',
+    });
     expect(readState(stored)).toEqual((step as Extract<Step, { do: 'start' }>).next);
   });
 

@@ -76,7 +76,14 @@ function start(pod: PodView, attempt: number, now: number, s: Settings, requeste
   return { do: 'start', next: attemptState(pod, attempt, now, s, viaRequest, fallback), requestedBy, why };
 }
 
-function attemptState(pod: PodView, attempt: number, now: number, s: Settings, viaRequest: boolean, fallback?: string): Extract<RunState, { state: 'Started' }> {
+function attemptState(
+  pod: PodView,
+  attempt: number,
+  now: number,
+  s: Settings,
+  viaRequest: boolean,
+  fallback?: string,
+): Extract<RunState, { state: 'Started' }> {
   return {
     state: 'Started' as const,
     attempt,
@@ -85,7 +92,11 @@ function attemptState(pod: PodView, attempt: number, now: number, s: Settings, v
     // Named before it exists, so whoever creates it creates the same one. An attempt through
     // the EvictionRequest API leaves how to evict (a migration or not) to the pod's responders.
     // An evacuation that fell back never asks through a request again.
-    ...(viaRequest && !fallback ? { evictionRequest: evictionRequestName(pod.uid, attempt) } : isDirect(pod, s) ? { migration: migrationName(pod.uid, attempt) } : {}),
+    ...(viaRequest && !fallback
+      ? { evictionRequest: evictionRequestName(pod.uid, attempt) }
+      : isDirect(pod, s)
+        ? { migration: migrationName(pod.uid, attempt) }
+        : {}),
     ...(fallback ? { fallback } : {}),
   };
 }
@@ -100,7 +111,12 @@ function fallBack(pod: PodView, run: Extract<RunState, { state: 'Started' }>, m:
   const direct = isDirect(pod, s) ? `migrated directly (migration ${migrationName(pod.uid, run.attempt)})` : 'evicted directly through the Eviction API';
   const fallback = `no EvictionRequest controller answered within ${secs} s; withdrew EvictionRequest ${run.evictionRequest} and ${direct}`;
   const seen = m ? said(m) : `EvictionRequest ${run.evictionRequest} not found`;
-  return { do: 'fallback', withdraw: run.evictionRequest!, next: attemptState(pod, run.attempt, now, s, false, fallback), why: `${fallback} (${seen} is ${m?.phase || 'new'})` };
+  return {
+    do: 'fallback',
+    withdraw: run.evictionRequest!,
+    next: attemptState(pod, run.attempt, now, s, false, fallback),
+    why: `${fallback} (${seen} is ${m?.phase || 'new'})`,
+  };
 }
 
 export function next(o: Observation, s: Settings): Step {
@@ -117,7 +133,8 @@ export function next(o: Observation, s: Settings): Step {
   }
   if (leaving) return { do: 'end', outcome: 'Succeeded', abort: false, write: !pod.deleting, why: `the pod is ${pod.deleting ? 'terminating' : pod.phase}` };
   // Withdrawn: the requester removed its annotation while work was under way.
-  if (!pod.annotations[ANNOTATIONS.request]) return { do: 'end', outcome: 'Cancelled', abort: m !== undefined && !TERMINAL_MIGRATION.has(m.phase), write: true, why: 'the request was withdrawn' };
+  if (!pod.annotations[ANNOTATIONS.request])
+    return { do: 'end', outcome: 'Cancelled', abort: m !== undefined && !TERMINAL_MIGRATION.has(m.phase), write: true, why: 'the request was withdrawn' };
 
   if (run.state === 'Backoff') {
     if (now < run.retryAt) return { do: 'wait', why: `attempt ${run.attempt + 1} at ${new Date(run.retryAt).toISOString()}` };
@@ -130,14 +147,32 @@ export function next(o: Observation, s: Settings): Step {
   if (run.evictionRequest && s.requestAnswerMs !== undefined && !m?.answered && now >= run.startedAt + s.requestAnswerMs) return fallBack(pod, run, m, now, s);
   if (now >= run.deadline) {
     const abort = m !== undefined && m.phase !== 'Failed';
-    return { do: 'end', outcome: 'TimedOut', abort, write: true, why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s${m ? `; ${said(m)} is ${m.phase || 'new'}` : ''}` };
+    return {
+      do: 'end',
+      outcome: 'TimedOut',
+      abort,
+      write: true,
+      why: `attempt ${run.attempt} not confirmed done within ${Math.round(s.timeoutMs / 1000)} s${m ? `; ${said(m)} is ${m.phase || 'new'}` : ''}`,
+    };
   }
   if (m && !m.recorded) return { do: 'record', migration: m.name, why: `migration ${m.name} found for the VMI` };
   if (m?.phase === 'Failed') {
-    if (run.attempt >= s.maxAttempts) return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `${said(m)} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
+    if (run.attempt >= s.maxAttempts)
+      return { do: 'end', outcome: 'Failed', abort: false, write: true, why: `${said(m)} failed; ${run.attempt} of ${s.maxAttempts} attempts used` };
     const wait = backoffMs(run.attempt, s);
-    return { do: 'backoff', next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait, ...(run.fallback ? { fallback: run.fallback } : {}) }, why: `${said(m)} failed; retry in ${Math.round(wait / 1000)} s` };
+    return {
+      do: 'backoff',
+      next: { state: 'Backoff', attempt: run.attempt, retryAt: now + wait, ...(run.fallback ? { fallback: run.fallback } : {}) },
+      why: `${said(m)} failed; retry in ${Math.round(wait / 1000)} s`,
+    };
   }
   if (m) return { do: 'wait', why: `${said(m)} is ${m.phase || 'new'}` };
-  return { do: 'drive', why: run.evictionRequest ? `EvictionRequest ${run.evictionRequest} not there yet` : run.migration ? `migration ${run.migration} not there yet` : 'not confirmed started yet' };
+  return {
+    do: 'drive',
+    why: run.evictionRequest
+      ? `EvictionRequest ${run.evictionRequest} not there yet`
+      : run.migration
+        ? `migration ${run.migration} not there yet`
+        : 'not confirmed started yet',
+  };
 }

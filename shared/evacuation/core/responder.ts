@@ -58,7 +58,10 @@ export function respond(o: ResponderObservation, s: ResponderSettings): Responde
   const m = o.migration;
   if (!state) return { do: 'none', why: `${o.name} is not a responder of this Eviction` };
   // "Canceled ... Active responders are expected to cancel the eviction."
-  if (state === 'Canceled') return m && !TERMINAL.has(m.phase) ? { do: 'abort', migration, why: 'the Eviction was canceled: aborting the migration' } : { do: 'none', why: 'canceled; nothing running' };
+  if (state === 'Canceled')
+    return m && !TERMINAL.has(m.phase)
+      ? { do: 'abort', migration, why: 'the Eviction was canceled: aborting the migration' }
+      : { do: 'none', why: 'canceled; nothing running' };
   // "Inactive means that the responder should not yet process this eviction request."
   // Interrupted, Completed: "should not take any action".
   if (state !== 'Active') return { do: 'none', why: `responder state ${state}` };
@@ -73,12 +76,15 @@ export function respond(o: ResponderObservation, s: ResponderSettings): Responde
   const message = `live migration ${migration} is ${m.phase || 'Pending'}`;
   const since = o.now - ms(status?.heartbeatTime ?? status?.startTime);
   // A heartbeat is due after heartbeatMs; a new phase is reported sooner, but not more often than minHeartbeatMs.
-  if (Number.isNaN(since) || since >= s.heartbeatMs || (message !== status?.message && since >= s.minHeartbeatMs)) return { do: 'heartbeat', message, why: 'in progress: heartbeat' };
+  if (Number.isNaN(since) || since >= s.heartbeatMs || (message !== status?.message && since >= s.minHeartbeatMs))
+    return { do: 'heartbeat', message, why: 'in progress: heartbeat' };
   return { do: 'none', why: `${message}; last heartbeat ${Math.round(since / 1000)} s ago` };
 }
 
 /** status.responders with this responder's entry changed as the step says (others as read). */
 export function respondersAfter(e: Eviction, name: string, step: Extract<ResponderStep, { message: string }>, now: number): ResponderStatus[] {
   const at = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-  return (e.status?.responders ?? []).map((r) => (r.name === name ? { ...r, heartbeatTime: at, message: step.message, ...(step.do === 'complete' ? { completionTime: at } : {}) } : r));
+  return (e.status?.responders ?? []).map((r) =>
+    r.name === name ? { ...r, heartbeatTime: at, message: step.message, ...(step.do === 'complete' ? { completionTime: at } : {}) } : r,
+  );
 }

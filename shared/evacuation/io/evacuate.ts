@@ -74,14 +74,18 @@ async function drive(d: EvacuationDeps, pod: Stored<Pod>, view: PodView): Promis
     // The attempt keeps the path it started on, whatever discovery says now.
     const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
     const r = await requestEviction(d, { namespace, name: run.evictionRequest, pod: { name: pod.metadata.name!, uid: view.uid }, requester });
-    return { outcome: 'started', why: `EvictionRequest ${run.evictionRequest} (requester ${requester}) ${r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there'}` };
+    return {
+      outcome: 'started',
+      why: `EvictionRequest ${run.evictionRequest} (requester ${requester}) ${r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there'}`,
+    };
   }
   if (run.state === 'Started' && run.migration && view.vmi && isDirect(view, d.config.settings)) {
     const r = await createMigration(d.writer, namespace, run.migration, view.vmi, { 'evacuation.kube-tidy.dev/pod-uid': view.uid });
     return { outcome: 'started', why: `migration ${run.migration} ${r === 'created' ? 'created' : 'already there'}` };
   }
   const r = await d.writer.evictPodForMigration(storedPodId(pod));
-  if (r.outcome === 'evicted') return { outcome: 'started', why: d.writer.dryRun ? 'evicted through the Eviction API (admitted in the dry run)' : 'evicted: the pod is terminating' };
+  if (r.outcome === 'evicted')
+    return { outcome: 'started', why: d.writer.dryRun ? 'evicted through the Eviction API (admitted in the dry run)' : 'evicted: the pod is terminating' };
   if (r.outcome === 'blocked' && STARTED.test(r.message ?? '')) return { outcome: 'started', why: r.message ?? 'evacuation started' };
   if (r.outcome === 'blocked') return { outcome: 'blocked', why: `eviction refused, retried until the deadline: ${r.message}` };
   return { outcome: 'waiting', why: `the pod is ${r.outcome}` };
@@ -96,7 +100,10 @@ async function kubevirtStillEvacuating(d: EvacuationDeps, namespace: string, vie
   if (readState(view.annotations).state === 'Started' && view.annotations[ANNOTATIONS.evictionRequest]) return undefined; // the responders evicted, not kube-tidy
   try {
     const node = await evacuationMark(d.custom, namespace, view.vmi);
-    return node && `KubeVirt still marks VMI ${view.vmi} for evacuation from ${node} and keeps creating migrations until that is cancelled (virtctl evacuate-cancel vmi ${view.vmi}, KubeVirt 1.7+)`;
+    return (
+      node &&
+      `KubeVirt still marks VMI ${view.vmi} for evacuation from ${node} and keeps creating migrations until that is cancelled (virtctl evacuate-cancel vmi ${view.vmi}, KubeVirt 1.7+)`
+    );
   } catch (e) {
     d.log.warn({ vmi: `${namespace}/${view.vmi}`, err: (e as Error).message }, 'could not read the VMI to see whether KubeVirt still evacuates it');
     return `whether KubeVirt still evacuates VMI ${view.vmi} is unknown: ${(e as Error).message}`;
@@ -104,7 +111,13 @@ async function kubevirtStillEvacuating(d: EvacuationDeps, namespace: string, vie
 }
 
 /** The end of an evacuation; answers the reason as written, or undefined when the pod changed meanwhile. */
-async function end(d: EvacuationDeps, pod: Stored<Pod> | undefined, ref: { namespace: string; name: string }, step: Extract<Step, { do: 'end' }>, m: MigrationView | undefined): Promise<string | undefined> {
+async function end(
+  d: EvacuationDeps,
+  pod: Stored<Pod> | undefined,
+  ref: { namespace: string; name: string },
+  step: Extract<Step, { do: 'end' }>,
+  m: MigrationView | undefined,
+): Promise<string | undefined> {
   const view = pod && podView(pod);
   const request = view && view.annotations[ANNOTATIONS.evictionRequest];
   if (request) {
@@ -120,20 +133,35 @@ async function end(d: EvacuationDeps, pod: Stored<Pod> | undefined, ref: { names
   const why = [step.why, fallback, still].filter(Boolean).join('; ');
   if (pod && step.write) {
     const at = new Date(d.now()).toISOString();
-    const w = await d.writer.annotatePod(storedPodId(pod), { ...writeState({ state: 'Idle' }, d.config.holder), [ANNOTATIONS.request]: null, [ANNOTATIONS.result]: `${step.outcome} at ${at}: ${why}` });
+    const w = await d.writer.annotatePod(storedPodId(pod), {
+      ...writeState({ state: 'Idle' }, d.config.holder),
+      [ANNOTATIONS.request]: null,
+      [ANNOTATIONS.result]: `${step.outcome} at ${at}: ${why}`,
+    });
     if (w.outcome === 'conflict') return undefined;
   }
   const key = `${ref.namespace}/${ref.name}`;
   await d.ledger.release((s) => s.pod === key || s.uid === pod?.metadata.uid);
   if (pod && step.write) {
     const type = (step.outcome === 'Succeeded' || step.outcome === 'Cancelled') && !still ? 'Normal' : 'Warning';
-    await d.writer.recordEvent({ namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! }, { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: why });
+    await d.writer.recordEvent(
+      { namespace: ref.namespace, name: ref.name, uid: pod.metadata.uid! },
+      { reason: `Evacuation${step.outcome}`, action: 'Evacuate', type, note: why },
+    );
   }
   return why;
 }
 
 /** What a dry-run answer says instead: the write that would have been made, before the reason. */
-const WOULD: Partial<Record<PassOutcome, string>> = { started: 'start the attempt', backoff: 'back off', succeeded: 'end it as Succeeded', failed: 'end it as Failed', timedout: 'end it as TimedOut', cancelled: 'end it as Cancelled', blocked: 'start the attempt, but' };
+const WOULD: Partial<Record<PassOutcome, string>> = {
+  started: 'start the attempt',
+  backoff: 'back off',
+  succeeded: 'end it as Succeeded',
+  failed: 'end it as Failed',
+  timedout: 'end it as TimedOut',
+  cancelled: 'end it as Cancelled',
+  blocked: 'start the attempt, but',
+};
 
 function said(d: EvacuationDeps, r: PassResult): PassResult {
   if (!d.writer.dryRun) return r;
@@ -142,9 +170,14 @@ function said(d: EvacuationDeps, r: PassResult): PassResult {
 }
 
 /** Carry the pod's evacuation as far as it goes now. `initial`: a copy just listed (saves a GET). */
-export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name: string }, opts: { initial?: Stored<Pod>; strategyRequest?: string } = {}): Promise<PassResult> {
+export async function evacuate(
+  d: EvacuationDeps,
+  ref: { namespace: string; name: string },
+  opts: { initial?: Stored<Pod>; strategyRequest?: string } = {},
+): Promise<PassResult> {
   const key = `${ref.namespace}/${ref.name}`;
-  if (d.writer.options.protectedNamespaces.includes(ref.namespace)) return { outcome: 'nothing-to-do', pod: key, why: `namespace ${ref.namespace} is protected` };
+  if (d.writer.options.protectedNamespaces.includes(ref.namespace))
+    return { outcome: 'nothing-to-do', pod: key, why: `namespace ${ref.namespace} is protected` };
   let pod = opts.initial;
   // A dry run's own write, carried to the next round instead of re-reading (nothing was stored).
   let carried: Stored<Pod> | undefined;
@@ -154,7 +187,13 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
     else if (round > 0 || !pod) pod = await getPod(d.core, ref);
     const view = pod && podView(pod);
     const migration = view && (await observe(d, ref.namespace, view));
-    const o: Observation = { now: d.now(), ...(d.evictionRequests ? { evictionRequests: true } : {}), ...(view ? { pod: view } : {}), ...(migration ? { migration } : {}), ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}) };
+    const o: Observation = {
+      now: d.now(),
+      ...(d.evictionRequests ? { evictionRequests: true } : {}),
+      ...(view ? { pod: view } : {}),
+      ...(migration ? { migration } : {}),
+      ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}),
+    };
     const step = next(o, d.config.settings);
     const run = view ? readState(view.annotations) : undefined;
     const info = { ...(run && run.state !== 'Idle' ? { attempt: run.attempt } : {}), ...(migration ? { migration: migration.name } : {}) };
@@ -186,7 +225,13 @@ export async function evacuate(d: EvacuationDeps, ref: { namespace: string; name
         const w = await d.writer.annotatePod(storedPodId(pod!), change);
         if (w.outcome !== 'written') continue;
         const driven = await drive(d, pod!, podView(withAnnotations(pod!, change)));
-        return said(d, { ...driven, why: `${step.why}; ${driven.why}`, pod: key, attempt: step.next.attempt, ...(step.next.migration ? { migration: step.next.migration } : {}) });
+        return said(d, {
+          ...driven,
+          why: `${step.why}; ${driven.why}`,
+          pod: key,
+          attempt: step.next.attempt,
+          ...(step.next.migration ? { migration: step.next.migration } : {}),
+        });
       }
       case 'record': {
         const change = { [ANNOTATIONS.migration]: step.migration };

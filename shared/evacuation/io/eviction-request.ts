@@ -10,7 +10,15 @@ import { groupVersionServed } from '../../kube/clients.js';
 import { toKubeError } from '../../kube/index.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
-import { evictionRequestBody, EvictionRequestSchema, EvictionSchema, LIFECYCLE, POD_UID_LABEL, type Eviction, type EvictionRequest } from '../core/eviction-request.js';
+import {
+  evictionRequestBody,
+  EvictionRequestSchema,
+  EvictionSchema,
+  LIFECYCLE,
+  POD_UID_LABEL,
+  type Eviction,
+  type EvictionRequest,
+} from '../core/eviction-request.js';
 
 export const EVICTION_REQUEST_GROUP = LIFECYCLE.group;
 export const EVICTION_REQUESTS: Gvr = { ...LIFECYCLE, plural: 'evictionrequests' };
@@ -41,7 +49,8 @@ export async function getEvictionRequest(api: LifecycleReader, namespace: string
 
 /** The Evictions in a namespace (one LIST, for callers asking about several pods). */
 export async function evictionsIn(api: LifecycleReader, namespace: string): Promise<Eviction[]> {
-  const list = (await readOrAbsent(`list evictions in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTIONS, namespace }))) as { items?: unknown[] } | undefined;
+  const list = (await readOrAbsent(`list evictions in ${namespace}`, () => api.listNamespacedCustomObject({ ...EVICTIONS, namespace }))) as
+    { items?: unknown[] } | undefined;
   return (list?.items ?? []).map((i) => EvictionSchema.parse(i));
 }
 
@@ -55,12 +64,19 @@ export async function evictionFor(api: LifecycleReader, namespace: string, podUi
  * (another instance, or our crashed self, made it), but one that was withdrawn (a cancelled
  * evacuation of the same pod and attempt number) is asked again by setting its intent back.
  */
-export async function requestEviction(d: { custom: LifecycleReader; writer: ClusterWriter }, o: { namespace: string; name: string; pod: { name: string; uid: string }; requester: string }): Promise<'created' | 'exists' | 'renewed'> {
+export async function requestEviction(
+  d: { custom: LifecycleReader; writer: ClusterWriter },
+  o: { namespace: string; name: string; pod: { name: string; uid: string }; requester: string },
+): Promise<'created' | 'exists' | 'renewed'> {
   const created = await d.writer.createObject(EVICTION_REQUESTS, o.namespace, evictionRequestBody(o));
   if (created === 'created') return 'created';
   const er = await getEvictionRequest(d.custom, o.namespace, o.name);
   if (!er || er.spec.intent === 'Eviction') return 'exists';
-  const w = await d.writer.patchObject(EVICTION_REQUESTS, { namespace: o.namespace, name: o.name, ...(er.metadata.resourceVersion ? { resourceVersion: er.metadata.resourceVersion } : {}) }, { spec: { intent: 'Eviction' } });
+  const w = await d.writer.patchObject(
+    EVICTION_REQUESTS,
+    { namespace: o.namespace, name: o.name, ...(er.metadata.resourceVersion ? { resourceVersion: er.metadata.resourceVersion } : {}) },
+    { spec: { intent: 'Eviction' } },
+  );
   return w === 'written' ? 'renewed' : 'exists';
 }
 
@@ -73,14 +89,26 @@ export async function withdrawEvictionRequest(writer: ClusterWriter, namespace: 
  * Deleting counts as a withdrawal too (types.go); done once the attempt needs no record.
  * `stored`: the uid and resourceVersion it was read at, when the decision was made on it.
  */
-export async function deleteEvictionRequest(writer: ClusterWriter, namespace: string, name: string, stored: { uid?: string; resourceVersion?: string } = {}): Promise<'deleted' | 'gone' | 'stale'> {
-  return writer.deleteObject(EVICTION_REQUESTS, { namespace, name, ...(stored.uid ? { uid: stored.uid } : {}), ...(stored.uid && stored.resourceVersion ? { resourceVersion: stored.resourceVersion } : {}) });
+export async function deleteEvictionRequest(
+  writer: ClusterWriter,
+  namespace: string,
+  name: string,
+  stored: { uid?: string; resourceVersion?: string } = {},
+): Promise<'deleted' | 'gone' | 'stale'> {
+  return writer.deleteObject(EVICTION_REQUESTS, {
+    namespace,
+    name,
+    ...(stored.uid ? { uid: stored.uid } : {}),
+    ...(stored.uid && stored.resourceVersion ? { resourceVersion: stored.resourceVersion } : {}),
+  });
 }
 
 /** kube-tidy's own EvictionRequests (those labelled with their pod's uid), in `namespace` or all. */
 export async function ownEvictionRequests(api: LifecycleReader, namespace?: string): Promise<EvictionRequest[]> {
   const args = { ...EVICTION_REQUESTS, labelSelector: POD_UID_LABEL };
   const where = namespace ? `in ${namespace}` : 'in all namespaces';
-  const list = (await readOrAbsent(`list evictionrequests ${where}`, () => (namespace ? api.listNamespacedCustomObject({ ...args, namespace }) : api.listClusterCustomObject(args)))) as { items?: unknown[] } | undefined;
+  const list = (await readOrAbsent(`list evictionrequests ${where}`, () =>
+    namespace ? api.listNamespacedCustomObject({ ...args, namespace }) : api.listClusterCustomObject(args),
+  )) as { items?: unknown[] } | undefined;
   return (list?.items ?? []).map((i) => EvictionRequestSchema.parse(i));
 }

@@ -27,7 +27,10 @@ export async function getMigration(api: KubeVirtReader, namespace: string, name:
  */
 export async function findMigration(api: KubeVirtReader, namespace: string, vmi: string, since: number): Promise<Migration | undefined> {
   // 404: the CRDs are not installed: no KubeVirt here, so no migration.
-  const list = await readOrAbsent(`list migrations in ${namespace}`, async () => (await api.listNamespacedCustomObject({ ...MIGRATIONS, namespace })) as { items?: Migration[] });
+  const list = await readOrAbsent(
+    `list migrations in ${namespace}`,
+    async () => (await api.listNamespacedCustomObject({ ...MIGRATIONS, namespace })) as { items?: Migration[] },
+  );
   // creationTimestamp has whole seconds.
   const floor = Math.floor(since / 1000) * 1000;
   return (list?.items ?? [])
@@ -36,9 +39,20 @@ export async function findMigration(api: KubeVirtReader, namespace: string, vmi:
 }
 
 /** Creates the migration; 409 AlreadyExists is success: another instance (or our crashed self) made it. */
-export function createMigration(writer: ClusterWriter, namespace: string, name: string, vmi: string, labels: Record<string, string>): Promise<'created' | 'exists'> {
+export function createMigration(
+  writer: ClusterWriter,
+  namespace: string,
+  name: string,
+  vmi: string,
+  labels: Record<string, string>,
+): Promise<'created' | 'exists'> {
   const metadata = { name, namespace, labels };
-  return writer.createObject(MIGRATIONS, namespace, { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata, spec: { vmiName: vmi } });
+  return writer.createObject(MIGRATIONS, namespace, {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachineInstanceMigration',
+    metadata,
+    spec: { vmiName: vmi },
+  });
 }
 
 /** Deleting a migration is how KubeVirt aborts it. Already gone is fine. */
@@ -52,6 +66,7 @@ export async function deleteMigration(writer: ClusterWriter, namespace: string, 
  * one was deleted (kubevirt#9585); only its evacuate/cancel subresource (KubeVirt 1.7+) clears it.
  */
 export async function evacuationMark(api: KubeVirtReader, namespace: string, vmi: string): Promise<string | undefined> {
-  const obj = (await readOrAbsent(`get VMI ${namespace}/${vmi}`, () => api.getNamespacedCustomObject({ ...VMIS, namespace, name: vmi }))) as { status?: { evacuationNodeName?: string } } | undefined;
+  const obj = (await readOrAbsent(`get VMI ${namespace}/${vmi}`, () => api.getNamespacedCustomObject({ ...VMIS, namespace, name: vmi }))) as
+    { status?: { evacuationNodeName?: string } } | undefined;
   return obj?.status?.evacuationNodeName || undefined;
 }

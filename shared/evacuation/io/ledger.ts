@@ -28,9 +28,11 @@ function slotsOf(cm: V1ConfigMap | undefined): Slot[] {
   });
 }
 
-const read = (core: Reader, namespace: string) => readOrAbsent(`read ${namespace}/${LEDGER_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: LEDGER_NAME }));
+const read = (core: Reader, namespace: string) =>
+  readOrAbsent(`read ${namespace}/${LEDGER_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: LEDGER_NAME }));
 
-const contended = (namespace: string) => new TransientKubeError(`${namespace}/${LEDGER_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'ledger contended', causes: [] });
+const contended = (namespace: string) =>
+  new TransientKubeError(`${namespace}/${LEDGER_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'ledger contended', causes: [] });
 
 /** The slots as stored; no writer needed (tests, the tick's look at what is held). */
 export async function listSlots(core: Reader, namespace: string): Promise<Slot[]> {

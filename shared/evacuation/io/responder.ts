@@ -44,17 +44,38 @@ export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: 
     const view = pod && podView(pod);
     const migrationName = responderMigrationName(e.metadata.uid);
     const m = await getMigration(d.custom, namespace, migrationName);
-    const step = respond({ eviction: e, name, ...(view ? { pod: { ...(view.vmi ? { vmi: view.vmi } : {}) } } : {}), ...(m ? { migration: { phase: m.status?.phase ?? '' } } : {}), now: d.now() }, settings);
+    const step = respond(
+      {
+        eviction: e,
+        name,
+        ...(view ? { pod: { ...(view.vmi ? { vmi: view.vmi } : {}) } } : {}),
+        ...(m ? { migration: { phase: m.status?.phase ?? '' } } : {}),
+        now: d.now(),
+      },
+      settings,
+    );
     const result = { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: step.do, why: step.why };
     if (step.do === 'none') return result;
     if (step.do === 'abort') {
       await deleteMigration(d.writer, namespace, step.migration);
       return result;
     }
-    if (step.do === 'start') await createMigration(d.writer, namespace, step.migration, view!.vmi!, { 'evacuation.kube-tidy.dev/eviction-uid': e.metadata.uid });
-    const w = await d.writer.patchObject(EVICTIONS, { namespace, name: e.metadata.name, ...(e.metadata.resourceVersion ? { resourceVersion: e.metadata.resourceVersion } : {}) }, { status: { responders: respondersAfter(e, name, step, d.now()) } }, { status: true });
+    if (step.do === 'start')
+      await createMigration(d.writer, namespace, step.migration, view!.vmi!, { 'evacuation.kube-tidy.dev/eviction-uid': e.metadata.uid });
+    const w = await d.writer.patchObject(
+      EVICTIONS,
+      { namespace, name: e.metadata.name, ...(e.metadata.resourceVersion ? { resourceVersion: e.metadata.resourceVersion } : {}) },
+      { status: { responders: respondersAfter(e, name, step, d.now()) } },
+      { status: true },
+    );
     if (w === 'written') {
-      if (pod && step.do !== 'heartbeat') await d.writer.recordEvent(storedPodId(pod), { reason: step.do === 'start' ? 'EvictionResponderStarted' : 'EvictionResponderCompleted', action: 'Evacuate', type: 'Normal', note: step.message });
+      if (pod && step.do !== 'heartbeat')
+        await d.writer.recordEvent(storedPodId(pod), {
+          reason: step.do === 'start' ? 'EvictionResponderStarted' : 'EvictionResponderCompleted',
+          action: 'Evacuate',
+          type: 'Normal',
+          note: step.message,
+        });
       return result;
     }
     if (w === 'gone') return { ...result, step: 'none', why: 'the Eviction is gone' };
@@ -67,7 +88,12 @@ export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: 
  * An Eviction event (a hint that one changed): the stored Eviction decides, and only when its
  * targetResponders list `name` (the pod declared it) does kube-tidy act on it, as a tick would.
  */
-export async function respondToStored(d: EvacuationDeps, ref: { namespace: string; name: string }, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult> {
+export async function respondToStored(
+  d: EvacuationDeps,
+  ref: { namespace: string; name: string },
+  settings: ResponderSettings,
+  name = KUBEVIRT_RESPONDER,
+): Promise<ResponderResult> {
   const e = await readEviction(d, ref.namespace, ref.name);
   const key = `${ref.namespace}/${ref.name}`;
   if (!e) return { eviction: key, step: 'none', why: 'the Eviction is gone' };
@@ -78,7 +104,9 @@ export async function respondToStored(d: EvacuationDeps, ref: { namespace: strin
 /** Every Eviction in scope that lists `name` among its responders. */
 export async function respondAll(d: EvacuationDeps, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult[]> {
   const scope = d.config.scope;
-  const list = (await readOrAbsent('list evictions', () => (scope ? d.custom.listNamespacedCustomObject({ ...EVICTIONS, namespace: scope }) : d.custom.listClusterCustomObject(EVICTIONS)))) as { items?: unknown[] } | undefined;
+  const list = (await readOrAbsent('list evictions', () =>
+    scope ? d.custom.listNamespacedCustomObject({ ...EVICTIONS, namespace: scope }) : d.custom.listClusterCustomObject(EVICTIONS),
+  )) as { items?: unknown[] } | undefined;
   const mineToAnswer = (list?.items ?? []).map((i) => EvictionSchema.parse(i)).filter((e) => e.status?.targetResponders?.some((r) => r.name === name));
   const results: ResponderResult[] = [];
   for (const e of mineToAnswer) results.push(await respondTo(d, e, settings, name));

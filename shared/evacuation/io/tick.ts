@@ -35,7 +35,8 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   const pods: Stored<Pod>[] = [];
   // Annotations cannot be selected on: one paginated LIST (as the sweep does), filtered here.
   for await (const page of listPods(d.core, scope ? { namespace: scope } : {})) {
-    for (const p of page.items) if (p.metadata.annotations?.[ANNOTATIONS.request] !== undefined || p.metadata.annotations?.[ANNOTATIONS.state] !== undefined) pods.push(p);
+    for (const p of page.items)
+      if (p.metadata.annotations?.[ANNOTATIONS.request] !== undefined || p.metadata.annotations?.[ANNOTATIONS.state] !== undefined) pods.push(p);
   }
   pods.sort((a, b) => rank(a) - rank(b) || String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
   const results: PassResult[] = [];

@@ -97,9 +97,19 @@ export function orphans(worker: WorkerSnapshot, manager: ManagerSnapshot, config
     const base = { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: m.name ?? '', uid: m.uid ?? '', resourceVersion: m.resourceVersion };
     if (worker.witnessed.has(jobUid) || add.has(jobUid)) {
       const how = terminal(p) ? 'delete' : 'evict';
-      act({ ...base, reason: `orphaned pod (${p.status?.phase ?? 'unknown phase'}) of Job ${job} uid ${jobUid}, a MultiKueue copy (${ORIGIN_LABEL}=${config.origin}) that no longer exists` }, how);
+      act(
+        {
+          ...base,
+          reason: `orphaned pod (${p.status?.phase ?? 'unknown phase'}) of Job ${job} uid ${jobUid}, a MultiKueue copy (${ORIGIN_LABEL}=${config.origin}) that no longer exists`,
+        },
+        how,
+      );
     } else if (m.labels?.[KUEUE_PODSET_LABEL] !== undefined) {
-      decisions.push({ ...base, action: 'report', reason: `orphaned pod of a Kueue-run Job ${job} uid ${jobUid} that kube-tidy never saw labelled ${ORIGIN_LABEL}=${config.origin}: left alone` });
+      decisions.push({
+        ...base,
+        action: 'report',
+        reason: `orphaned pod of a Kueue-run Job ${job} uid ${jobUid} that kube-tidy never saw labelled ${ORIGIN_LABEL}=${config.origin}: left alone`,
+      });
     }
   }
 

@@ -4,8 +4,7 @@ import type { RemoteObject } from './remote-object.js';
 import { ORIGIN_LABEL } from './labels.js';
 
 export type Verdict =
-  | { delete: true; uid: string; resourceVersion?: string }
-  | { delete: false; outcome: 'gone' | 'terminating' | 'other-origin' | 'no-origin'; why: string };
+  { delete: true; uid: string; resourceVersion?: string } | { delete: false; outcome: 'gone' | 'terminating' | 'other-origin' | 'no-origin'; why: string };
 
 export function remoteVerdict(obj: RemoteObject | undefined, origin: string): Verdict {
   if (!obj) return { delete: false, outcome: 'gone', why: 'no such object in this worker' };

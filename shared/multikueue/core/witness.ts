@@ -18,7 +18,11 @@ export function witnessedUids(raw: Readonly<Record<string, string>>, origin: str
 }
 
 /** The record's new data after `change`, or undefined when nothing changes (no write needed). */
-export function changedWitness(raw: Readonly<Record<string, string>>, origin: string, change: { add: ReadonlyMap<string, string>; drop: readonly string[] }): Record<string, string> | undefined {
+export function changedWitness(
+  raw: Readonly<Record<string, string>>,
+  origin: string,
+  change: { add: ReadonlyMap<string, string>; drop: readonly string[] },
+): Record<string, string> | undefined {
   const mine = (uid: string) => raw[uid]?.startsWith(`${origin} `);
   const drop = change.drop.filter(mine);
   if (change.add.size === 0 && drop.length === 0) return undefined;

@@ -30,19 +30,35 @@ export interface CascadeOptions {
 }
 
 /** Delete one object with preconditions (when `id` carries a uid): deleted, gone (404) or stale (409: it changed). */
-export function deleteRemote(writer: ClusterWriter, kind: JobKind, id: ObjectId, propagation: 'Background' | 'Foreground'): Promise<'deleted' | 'gone' | 'stale'> {
+export function deleteRemote(
+  writer: ClusterWriter,
+  kind: JobKind,
+  id: ObjectId,
+  propagation: 'Background' | 'Foreground',
+): Promise<'deleted' | 'gone' | 'stale'> {
   return writer.deleteObject({ group: kind.group, version: kind.version, plural: kind.plural }, id, { propagationPolicy: propagation });
 }
 
 function read(worker: Worker, kind: JobKind, namespace: string, name: string): Promise<RemoteObject | undefined> {
-  return readOrAbsent(`get ${kind.plural}.${kind.group} ${namespace}/${name}`, async () => (await worker.api!.custom.getNamespacedCustomObject({ group: kind.group, version: kind.version, plural: kind.plural, namespace, name })) as RemoteObject);
+  return readOrAbsent(
+    `get ${kind.plural}.${kind.group} ${namespace}/${name}`,
+    async () =>
+      (await worker.api!.custom.getNamespacedCustomObject({ group: kind.group, version: kind.version, plural: kind.plural, namespace, name })) as RemoteObject,
+  );
 }
 
 /** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
-export async function cascadeDelete(worker: Worker, writer: ClusterWriter | undefined, kind: JobKind, ref: { namespace: string; name: string }, opts: CascadeOptions): Promise<CascadeResult> {
+export async function cascadeDelete(
+  worker: Worker,
+  writer: ClusterWriter | undefined,
+  kind: JobKind,
+  ref: { namespace: string; name: string },
+  opts: CascadeOptions,
+): Promise<CascadeResult> {
   const dryRun = writer?.dryRun ?? false;
   const result = (outcome: CascadeOutcome, why: string, requests: number): CascadeResult => ({ worker: worker.name, outcome, why, dryRun, requests });
-  if (!worker.api || !writer) return result(worker.error?.transient ? 'unreachable' : 'failed', `worker ${worker.name}: ${worker.error?.message ?? 'no client'}`, 0);
+  if (!worker.api || !writer)
+    return result(worker.error?.transient ? 'unreachable' : 'failed', `worker ${worker.name}: ${worker.error?.message ?? 'no client'}`, 0);
   let requests = 0;
   try {
     // Three looks at most: a copy that keeps changing under us is reported, not chased.
@@ -51,8 +67,14 @@ export async function cascadeDelete(worker: Worker, writer: ClusterWriter | unde
       const verdict = remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin);
       if (!verdict.delete) return result(verdict.outcome, verdict.why, requests);
       requests++;
-      const outcome = await deleteRemote(writer, kind, { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) }, opts.propagation);
-      if (outcome === 'deleted') return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
+      const outcome = await deleteRemote(
+        writer,
+        kind,
+        { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) },
+        opts.propagation,
+      );
+      if (outcome === 'deleted')
+        return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
       if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile', requests);
     }
     return result('failed', 'the copy kept changing between the check and the delete', requests);

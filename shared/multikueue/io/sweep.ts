@@ -74,11 +74,16 @@ export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefi
     report.requests++;
     const plan = orphans({ ...snapshot, witnessed: witness.uids }, manager, { origin: opts.origin, limit: opts.limit });
     // Writes in flight at once, in the plan's order (the clients' rate limit still applies).
-    const { results } = await inOrder(plan.decisions, ORPHAN_CONCURRENCY, () => false, async (d) => {
-      const done: Done = { ...d };
-      if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
-      return done;
-    });
+    const { results } = await inOrder(
+      plan.decisions,
+      ORPHAN_CONCURRENCY,
+      () => false,
+      async (d) => {
+        const done: Done = { ...d };
+        if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
+        return done;
+      },
+    );
     for (const done of results) {
       if (!done) continue;
       report.decisions.push(done);
@@ -95,7 +100,11 @@ export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefi
   return report;
 }
 
-async function readWorker(api: KubeClients, opts: SweepOptions, report: WorkerReport): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
+async function readWorker(
+  api: KubeClients,
+  opts: SweepOptions,
+  report: WorkerReport,
+): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
   const copies: WorkerSnapshot['copies'] = [];
   const selector = `${ORIGIN_LABEL}=${opts.origin}`;
   // Every batch Job (not only ours): a pod's Job is "gone" only if no Job has its uid.
@@ -136,5 +145,10 @@ async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: Readonly
   const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
   // Tied to the copy as listed, uid and resourceVersion: a copy relabelled to another origin
   // since, or changed in any way, answers stale and is judged again by the next sweep.
-  return deleteRemote(writer, kind, { namespace: d.namespace, name: d.name, uid: d.uid, ...(d.resourceVersion ? { resourceVersion: d.resourceVersion } : {}) }, opts.propagation);
+  return deleteRemote(
+    writer,
+    kind,
+    { namespace: d.namespace, name: d.name, uid: d.uid, ...(d.resourceVersion ? { resourceVersion: d.resourceVersion } : {}) },
+    opts.propagation,
+  );
 }

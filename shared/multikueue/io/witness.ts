@@ -20,13 +20,21 @@ export interface Witness {
 }
 
 export async function readWitness(api: Pick<KubeClients, 'core'>, namespace: string, origin: string): Promise<Witness> {
-  const cm = await readOrAbsent(`read ConfigMap ${namespace}/${WITNESS_CONFIGMAP}`, () => api.core.readNamespacedConfigMap({ namespace, name: WITNESS_CONFIGMAP }));
+  const cm = await readOrAbsent(`read ConfigMap ${namespace}/${WITNESS_CONFIGMAP}`, () =>
+    api.core.readNamespacedConfigMap({ namespace, name: WITNESS_CONFIGMAP }),
+  );
   const raw = cm?.data ?? {};
   return { uids: witnessedUids(raw, origin), raw, ...(cm ? { seen: cm } : {}) };
 }
 
 /** Writes the changes, if any; answers how many requests it made (0 when there is nothing to change). */
-export async function updateWitness(writer: ClusterWriter, namespace: string, origin: string, w: Witness, change: { add: Map<string, string>; drop: string[] }): Promise<{ outcome: 'unchanged' | 'written' | 'conflict'; requests: number }> {
+export async function updateWitness(
+  writer: ClusterWriter,
+  namespace: string,
+  origin: string,
+  w: Witness,
+  change: { add: Map<string, string>; drop: string[] },
+): Promise<{ outcome: 'unchanged' | 'written' | 'conflict'; requests: number }> {
   const data = changedWitness(w.raw, origin, change);
   if (!data) return { outcome: 'unchanged', requests: 0 };
   const written = await writer.writeConfigMap(namespace, WITNESS_CONFIGMAP, w.seen, data);

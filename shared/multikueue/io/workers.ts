@@ -89,7 +89,9 @@ export class Workers {
     let clusters: ClusterSpec[];
     try {
       if (this.opts.configName) {
-        const config = (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'multikueueconfigs', name: this.opts.configName })) as { spec?: { clusters?: string[] } };
+        const config = (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'multikueueconfigs', name: this.opts.configName })) as {
+          spec?: { clusters?: string[] };
+        };
         names = config.spec?.clusters ?? [];
       }
       clusters = ((await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'multikueueclusters' })) as { items: ClusterSpec[] }).items;
@@ -102,13 +104,21 @@ export class Workers {
         const cluster = clusters.find((c) => c.metadata?.name === name);
         const ref = cluster?.spec?.clusterSource?.kubeConfig;
         if (!cluster) return { name, error: { message: `MultiKueueCluster ${name} does not exist`, transient: false } };
-        if (!ref) return { name, error: { message: `MultiKueueCluster ${name}: only kubeConfig cluster sources are supported (not clusterProfileRef)`, transient: false } };
+        if (!ref)
+          return {
+            name,
+            error: { message: `MultiKueueCluster ${name}: only kubeConfig cluster sources are supported (not clusterProfileRef)`, transient: false },
+          };
         if (ref.locationType === 'Path') return fromPath(name, ref.location);
         try {
           const secret = await core.readNamespacedSecret({ namespace: this.opts.kueueNamespace, name: ref.location });
           const data = secret.data?.kubeconfig;
           if (!data) return { name, error: { message: `Secret ${this.opts.kueueNamespace}/${ref.location} has no key "kubeconfig"`, transient: false } };
-          return { name, fingerprint: `secret:${secret.metadata?.uid}:${secret.metadata?.resourceVersion}`, text: Buffer.from(data, 'base64').toString('utf8') };
+          return {
+            name,
+            fingerprint: `secret:${secret.metadata?.uid}:${secret.metadata?.resourceVersion}`,
+            text: Buffer.from(data, 'base64').toString('utf8'),
+          };
         } catch (e) {
           const err = toKubeError(e, `read Secret ${this.opts.kueueNamespace}/${ref.location} of worker ${name}`);
           if (classifyKubeError(e).kind === 'unknown') throw e;

@@ -31,17 +31,33 @@ describe('sender authentication configuration', () => {
 
   it('needs an issuer for oidc, and a fetchable one when keys come from its discovery', () => {
     expect(problems({ SENDER_AUTH: 'oidc', SENDER_AUTH_AUDIENCE: 'a' })).toEqual(['SENDER_AUTH_ISSUER: required when SENDER_AUTH is oidc']);
-    expect(problems({ SENDER_AUTH: 'oidc', SENDER_AUTH_AUDIENCE: 'a', SENDER_AUTH_ISSUER: 'http://issuer.example' }).join()).toMatch(/SENDER_AUTH_ISSUER: must be https/);
+    expect(problems({ SENDER_AUTH: 'oidc', SENDER_AUTH_AUDIENCE: 'a', SENDER_AUTH_ISSUER: 'http://issuer.example' }).join()).toMatch(
+      /SENDER_AUTH_ISSUER: must be https/,
+    );
     expect(problems({ SENDER_AUTH: 'oidc', SENDER_AUTH_AUDIENCE: 'a', SENDER_AUTH_ISSUER: 'http://127.0.0.1:1' })).toEqual([]);
   });
 
   it('kubernetes needs only the audience: issuer and keys come from the API server', () => {
-    const c = readSenderAuthConfig({ SENDER_AUTH: 'kubernetes', SENDER_AUTH_AUDIENCE: 'serving.knative.dev/service/kube-tidy/sweep', SENDER_AUTH_SUBJECTS: 'system:serviceaccount:kube-tidy:a, system:serviceaccount:kube-tidy:b' });
-    expect(c).toEqual({ platform: 'kubernetes', audiences: ['serving.knative.dev/service/kube-tidy/sweep'], issuers: [], subjects: ['system:serviceaccount:kube-tidy:a', 'system:serviceaccount:kube-tidy:b'], clockToleranceSeconds: 30 });
+    const c = readSenderAuthConfig({
+      SENDER_AUTH: 'kubernetes',
+      SENDER_AUTH_AUDIENCE: 'serving.knative.dev/service/kube-tidy/sweep',
+      SENDER_AUTH_SUBJECTS: 'system:serviceaccount:kube-tidy:a, system:serviceaccount:kube-tidy:b',
+    });
+    expect(c).toEqual({
+      platform: 'kubernetes',
+      audiences: ['serving.knative.dev/service/kube-tidy/sweep'],
+      issuers: [],
+      subjects: ['system:serviceaccount:kube-tidy:a', 'system:serviceaccount:kube-tidy:b'],
+      clockToleranceSeconds: 30,
+    });
   });
 
   it("google defaults to Google's issuer and certs", () => {
-    const c = readSenderAuthConfig({ SENDER_AUTH: 'google', SENDER_AUTH_AUDIENCE: 'https://x.run.app/,https://x.run.app', SENDER_AUTH_SUBJECTS: 'sa@p.iam.gserviceaccount.com' });
+    const c = readSenderAuthConfig({
+      SENDER_AUTH: 'google',
+      SENDER_AUTH_AUDIENCE: 'https://x.run.app/,https://x.run.app',
+      SENDER_AUTH_SUBJECTS: 'sa@p.iam.gserviceaccount.com',
+    });
     expect(c.issuers).toEqual(GOOGLE_ISSUERS);
     expect(c.jwksUrl).toBe(GOOGLE_JWKS_URL);
     expect(c.audiences).toEqual(['https://x.run.app/', 'https://x.run.app']);

@@ -24,7 +24,12 @@ export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs';
 
 const list = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== ''))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== ''),
+  )
   .optional();
 
 /** https, or plain http to this machine only (a local issuer in tests and development). */
@@ -52,7 +57,8 @@ const Env = z
   .superRefine((e, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (e.SENDER_AUTH === 'none') return;
-    if (!e.SENDER_AUTH_AUDIENCE?.length) problem('SENDER_AUTH_AUDIENCE', `required when SENDER_AUTH is ${e.SENDER_AUTH}: the audience senders request tokens for`);
+    if (!e.SENDER_AUTH_AUDIENCE?.length)
+      problem('SENDER_AUTH_AUDIENCE', `required when SENDER_AUTH is ${e.SENDER_AUTH}: the audience senders request tokens for`);
     if (e.SENDER_AUTH_JWKS_URL) {
       const bad = fetchableUrl(e.SENDER_AUTH_JWKS_URL);
       if (bad) problem('SENDER_AUTH_JWKS_URL', bad);
@@ -68,7 +74,10 @@ const Env = z
     // Google signs an ID token for any audience to any Google account that asks: the
     // audience alone says nothing about who sent it.
     if (e.SENDER_AUTH === 'google' && !e.SENDER_AUTH_SUBJECTS?.length) {
-      problem('SENDER_AUTH_SUBJECTS', 'required when SENDER_AUTH is google: the service-account emails allowed to call (any Google account can get a token for any audience)');
+      problem(
+        'SENDER_AUTH_SUBJECTS',
+        'required when SENDER_AUTH is google: the service-account emails allowed to call (any Google account can get a token for any audience)',
+      );
     }
   });
 

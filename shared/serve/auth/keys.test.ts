@@ -17,7 +17,11 @@ const make = (): SenderAuth =>
     { SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_JWKS_URL: issuer.jwksUrl, SENDER_AUTH_AUDIENCE: AUD },
     { keys: { now: () => clock, cooldownMs: 30_000, retryMs: 5_000, maxAgeMs: 600_000, onStale: (e) => stale.push(e) } },
   );
-const token = (kid?: string) => issuer.sign({ iss: issuer.url, aud: AUD, sub: 'system:serviceaccount:kube-tidy:a', exp: now() + 600 }, kid ? { key: issuer.published.find((k) => k.kid === kid)! } : {});
+const token = (kid?: string) =>
+  issuer.sign(
+    { iss: issuer.url, aud: AUD, sub: 'system:serviceaccount:kube-tidy:a', exp: now() + 600 },
+    kid ? { key: issuer.published.find((k) => k.kid === kid)! } : {},
+  );
 const bearer = async (kid?: string) => ({ authorization: `Bearer ${await token(kid)}` });
 
 beforeEach(async () => {
@@ -51,7 +55,9 @@ describe('issuer keys', () => {
     const auth = make();
     await auth.authenticate(await bearer());
     clock += 60_000;
-    const forged = await Promise.all(Array.from({ length: 50 }, (_, i) => issuer.sign({ iss: issuer.url, aud: AUD, sub: 'x', exp: now() + 60 }, { header: { kid: `random-${i}` } })));
+    const forged = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => issuer.sign({ iss: issuer.url, aud: AUD, sub: 'x', exp: now() + 60 }, { header: { kid: `random-${i}` } })),
+    );
     // One after another: concurrent ones would share a fetch anyway.
     for (const t of forged) expect(await auth.authenticate({ authorization: `Bearer ${t}` })).toMatchObject({ ok: false, status: 401 });
     expect(issuer.jwksRequests).toBe(2);

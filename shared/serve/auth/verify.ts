@@ -51,7 +51,9 @@ export function bearerToken(headers: Headers): { token: string } | { why: string
   if (!match) return { why: 'Authorization header is not "Bearer <token>"' };
   const token = match[1]!;
   if (token.endsWith('.SIGNATURE_REMOVED_BY_GOOGLE')) {
-    return { why: "the token's signature was removed by Cloud Run's invoker IAM check; to verify it here, disable that check (run.googleapis.com/invoker-iam-disabled)" };
+    return {
+      why: "the token's signature was removed by Cloud Run's invoker IAM check; to verify it here, disable that check (run.googleapis.com/invoker-iam-disabled)",
+    };
   }
   if (!TOKEN.test(token)) return { why: 'bearer token is not a JWT (three base64url parts)' };
   return { token };
@@ -89,7 +91,8 @@ function allowed(payload: JWTPayload, o: VerifyOptions): AuthResult {
     if (typeof payload.email === 'string' && payload.email_verified === true) subject = payload.email;
     else if (o.subjects.length) return refuse('token carries no verified email (service-account tokens must include it)');
   }
-  if (o.subjects.length && !o.subjects.includes(subject)) return { ...refuse(`sender ${JSON.stringify(subject)} is not allowed (SENDER_AUTH_SUBJECTS)`), subject } as AuthResult;
+  if (o.subjects.length && !o.subjects.includes(subject))
+    return { ...refuse(`sender ${JSON.stringify(subject)} is not allowed (SENDER_AUTH_SUBJECTS)`), subject } as AuthResult;
   return { ok: true, subject, issuer: payload.iss! };
 }
 

@@ -4,15 +4,38 @@ import { nextRun, parseSchedule } from './schedule.js';
 import { selectorString } from './selector.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
-const held = (holder: string | null, transitions = 0) => ({ holderIdentity: holder, leaseDurationSeconds: 10, leaseTransitions: transitions, renewTime: '2026-01-01T00:00:00.000000Z' });
+const held = (holder: string | null, transitions = 0) => ({
+  holderIdentity: holder,
+  leaseDurationSeconds: 10,
+  leaseTransitions: transitions,
+  renewTime: '2026-01-01T00:00:00.000000Z',
+});
 
 describe('lease decisions (client-go leaderelection rules)', () => {
   it.each([
     { sentence: 'no Lease: create it, holding it', lease: undefined, observedAt: T, now: T, want: { action: 'create' } },
     { sentence: 'my own Lease: renew it', lease: held('me'), observedAt: T, now: T + 9_000, want: { action: 'renew' } },
-    { sentence: "another's Lease seen changing 9 s ago (10 s duration): wait", lease: held('other'), observedAt: T, now: T + 9_000, want: { action: 'wait', holder: 'other', expiresAt: T + 10_000 } },
-    { sentence: "another's Lease unchanged for 10 s: take it over, one more transition", lease: held('other', 3), observedAt: T, now: T + 10_000, want: { action: 'acquire', from: 'other', spec: { holderIdentity: 'me', leaseTransitions: 4 } } },
-    { sentence: 'a released Lease: take it at once', lease: held(null, 1), observedAt: T, now: T + 1, want: { action: 'acquire', from: '', spec: { holderIdentity: 'me', leaseTransitions: 2 } } },
+    {
+      sentence: "another's Lease seen changing 9 s ago (10 s duration): wait",
+      lease: held('other'),
+      observedAt: T,
+      now: T + 9_000,
+      want: { action: 'wait', holder: 'other', expiresAt: T + 10_000 },
+    },
+    {
+      sentence: "another's Lease unchanged for 10 s: take it over, one more transition",
+      lease: held('other', 3),
+      observedAt: T,
+      now: T + 10_000,
+      want: { action: 'acquire', from: 'other', spec: { holderIdentity: 'me', leaseTransitions: 4 } },
+    },
+    {
+      sentence: 'a released Lease: take it at once',
+      lease: held(null, 1),
+      observedAt: T,
+      now: T + 1,
+      want: { action: 'acquire', from: '', spec: { holderIdentity: 'me', leaseTransitions: 2 } },
+    },
   ])('$sentence', ({ lease, observedAt, now, want }) => {
     expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10 })).toMatchObject(want);
   });
@@ -39,7 +62,16 @@ describe('schedules', () => {
 
 describe('label selectors', () => {
   it('turns a LabelSelector into the string a watch takes', () => {
-    expect(selectorString({ matchLabels: { team: 'ml' }, matchExpressions: [{ key: 'kube-tidy.dev/ignore', operator: 'DoesNotExist' }, { key: 'q', operator: 'Exists' }, { key: 'env', operator: 'NotIn', values: ['a', 'b'] }] })).toBe('team=ml,!kube-tidy.dev/ignore,q,env notin (a,b)');
+    expect(
+      selectorString({
+        matchLabels: { team: 'ml' },
+        matchExpressions: [
+          { key: 'kube-tidy.dev/ignore', operator: 'DoesNotExist' },
+          { key: 'q', operator: 'Exists' },
+          { key: 'env', operator: 'NotIn', values: ['a', 'b'] },
+        ],
+      }),
+    ).toBe('team=ml,!kube-tidy.dev/ignore,q,env notin (a,b)');
     expect(selectorString(undefined)).toBe('');
   });
 });

@@ -32,7 +32,13 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '000Z');
 
 export function decideLease(i: ElectionInput): ElectionStep {
   const now = iso(i.now);
-  const fresh = (transitions: number): LeaseSpec => ({ holderIdentity: i.me, leaseDurationSeconds: i.leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: transitions });
+  const fresh = (transitions: number): LeaseSpec => ({
+    holderIdentity: i.me,
+    leaseDurationSeconds: i.leaseDurationSeconds,
+    acquireTime: now,
+    renewTime: now,
+    leaseTransitions: transitions,
+  });
   if (!i.lease) return { action: 'create', spec: fresh(0) };
   const holder = i.lease.holderIdentity ?? '';
   if (holder === i.me) return { action: 'renew', spec: { ...i.lease, leaseDurationSeconds: i.leaseDurationSeconds, renewTime: now } };

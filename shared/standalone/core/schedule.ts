@@ -5,7 +5,13 @@
 
 export type Schedule = { every: number } | { fields: Set<number>[]; domStar: boolean; dowStar: boolean };
 
-const RANGES: [number, number][] = [[0, 59], [0, 23], [1, 31], [1, 12], [0, 7]];
+const RANGES: [number, number][] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+];
 
 function field(text: string, [min, max]: [number, number], where: string): Set<number> {
   const out = new Set<number>();

@@ -91,9 +91,13 @@ describe('PodLifeTime', () => {
       name: 'categories are ANDed: Failed and exit code 137 and older than an hour',
       args: { states: ['Failed'], exitCodes: [137], maxPodLifeTimeSeconds: HOUR },
       pods: [
-        pod('all-three').age(2 * HOUR).failed({ exitCode: 137 }),
+        pod('all-three')
+          .age(2 * HOUR)
+          .failed({ exitCode: 137 }),
         pod('too-young').age(60).failed({ exitCode: 137 }),
-        pod('other-code').age(2 * HOUR).failed({ exitCode: 1 }),
+        pod('other-code')
+          .age(2 * HOUR)
+          .failed({ exitCode: 1 }),
       ],
       want: ['all-three'],
     },
@@ -113,7 +117,9 @@ describe('PodLifeTime', () => {
       name: 'a condition with minTimeSinceLastTransitionSeconds needs a transition that long ago',
       args: { states: ['Succeeded'], conditions: [{ reason: 'PodCompleted', status: 'True', minTimeSinceLastTransitionSeconds: 4 * HOUR }] },
       pods: [
-        pod('idle').succeeded().condition('Ready', 'True', { reason: 'PodCompleted', secondsAgo: 5 * HOUR }),
+        pod('idle')
+          .succeeded()
+          .condition('Ready', 'True', { reason: 'PodCompleted', secondsAgo: 5 * HOUR }),
         pod('recent').succeeded().condition('Ready', 'True', { reason: 'PodCompleted', secondsAgo: HOUR }),
         pod('no-time').succeeded().condition('Ready', 'True', { reason: 'PodCompleted' }),
       ],
@@ -121,7 +127,12 @@ describe('PodLifeTime', () => {
     },
     {
       name: 'condition filters are ORed',
-      args: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'DisruptionTarget', status: 'True' }] },
+      args: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'DisruptionTarget', status: 'True' },
+        ],
+      },
       pods: [pod('unready').condition('Ready', 'False'), pod('target').condition('DisruptionTarget', 'True'), pod('ready').condition('Ready', 'True')],
       want: ['unready', 'target'],
     },
@@ -159,7 +170,12 @@ describe('PodLifeTime', () => {
     {
       name: 'with a transition threshold, the latest matching transition orders pods',
       args: { conditions: [{ type: 'Ready', status: 'False', minTimeSinceLastTransitionSeconds: 60 }] },
-      pods: [pod('old-but-recent').age(10 * HOUR).condition('Ready', 'False', { secondsAgo: 600 }), pod('young-but-long').age(HOUR).condition('Ready', 'False', { secondsAgo: 1800 })],
+      pods: [
+        pod('old-but-recent')
+          .age(10 * HOUR)
+          .condition('Ready', 'False', { secondsAgo: 600 }),
+        pod('young-but-long').age(HOUR).condition('Ready', 'False', { secondsAgo: 1800 }),
+      ],
       want: ['young-but-long', 'old-but-recent'],
     },
   ])('$name', ({ args, pods, want }) => {
@@ -169,7 +185,14 @@ describe('PodLifeTime', () => {
   it('explains each selection in words', () => {
     const plan = decide(
       policyOf([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: ['128-255'], maxPodLifeTimeSeconds: HOUR } }]),
-      { pods: [pod('killed').age(3 * HOUR).failed({ exitCode: 137, container: 'trainer' }).build()] },
+      {
+        pods: [
+          pod('killed')
+            .age(3 * HOUR)
+            .failed({ exitCode: 137, container: 'trainer' })
+            .build(),
+        ],
+      },
       NOW,
     );
     expect(plan.decisions[0]?.reason).toBe('PodLifeTime: phase Failed; container trainer exited 137 (in 128-255); age 3h0m > 1h0m');

@@ -6,14 +6,33 @@ import { LabelSelectorSchema } from '../../policy/label-selector.js';
 
 export const POD_LIFETIME_STATES = [
   // phases
-  'Running', 'Pending', 'Succeeded', 'Failed', 'Unknown',
+  'Running',
+  'Pending',
+  'Succeeded',
+  'Failed',
+  'Unknown',
   // pod status reasons
-  'NodeAffinity', 'NodeLost', 'Shutdown', 'UnexpectedAdmissionError',
+  'NodeAffinity',
+  'NodeLost',
+  'Shutdown',
+  'UnexpectedAdmissionError',
   // container waiting reasons
-  'PodInitializing', 'ContainerCreating', 'ImagePullBackOff', 'CrashLoopBackOff',
-  'CreateContainerConfigError', 'ErrImagePull', 'CreateContainerError', 'InvalidImageName',
+  'PodInitializing',
+  'ContainerCreating',
+  'ImagePullBackOff',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'ErrImagePull',
+  'CreateContainerError',
+  'InvalidImageName',
   // container terminated reasons
-  'OOMKilled', 'Error', 'Completed', 'DeadlineExceeded', 'Evicted', 'ContainerCannotRun', 'StartError',
+  'OOMKilled',
+  'Error',
+  'Completed',
+  'DeadlineExceeded',
+  'Evicted',
+  'ContainerCannotRun',
+  'StartError',
 ] as const;
 
 export const ConditionFilterSchema = z
@@ -46,9 +65,8 @@ export const PodLifeTimeArgsSchema = z
     includingInitContainers: z.boolean().default(false),
     includingEphemeralContainers: z.boolean().default(false),
   })
-  .refine(
-    (a) => a.maxPodLifeTimeSeconds !== undefined || !!a.states?.length || !!a.conditions?.length || !!a.exitCodes?.length,
-    { message: 'at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes must be set' },
-  );
+  .refine((a) => a.maxPodLifeTimeSeconds !== undefined || !!a.states?.length || !!a.conditions?.length || !!a.exitCodes?.length, {
+    message: 'at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes must be set',
+  });
 
 export type PodLifeTimeArgs = z.output<typeof PodLifeTimeArgsSchema>;

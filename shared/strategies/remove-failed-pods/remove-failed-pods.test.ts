@@ -15,7 +15,17 @@ describe('RemoveFailedPods', () => {
     {
       name: 'with no arguments, Failed pods older than the default 3600 s are selected',
       args: undefined,
-      pods: [pod('old-failed').age(2 * HOUR).failed(), pod('new-failed').age(HOUR / 2).failed(), pod('old-ok').age(2 * HOUR).succeeded()],
+      pods: [
+        pod('old-failed')
+          .age(2 * HOUR)
+          .failed(),
+        pod('new-failed')
+          .age(HOUR / 2)
+          .failed(),
+        pod('old-ok')
+          .age(2 * HOUR)
+          .succeeded(),
+      ],
       want: ['old-failed'],
     },
     {
@@ -57,7 +67,11 @@ describe('RemoveFailedPods', () => {
     {
       name: 'namespaces and labelSelector narrow the selection',
       args: { minPodLifetimeSeconds: 0, namespaces: { include: ['batch'] }, labelSelector: { matchLabels: { team: 'a' } } },
-      pods: [pod('a').inNamespace('batch').labels({ team: 'a' }).failed(), pod('b').inNamespace('batch').labels({ team: 'b' }).failed(), pod('c').inNamespace('web').labels({ team: 'a' }).failed()],
+      pods: [
+        pod('a').inNamespace('batch').labels({ team: 'a' }).failed(),
+        pod('b').inNamespace('batch').labels({ team: 'b' }).failed(),
+        pod('c').inNamespace('web').labels({ team: 'a' }).failed(),
+      ],
       want: ['a'],
     },
     // descheduler v0.36.0 rejects only age < minPodLifetimeSeconds (found by test/conformance).

@@ -1,5 +1,2 @@
 export { RemovePodsHavingTooManyRestarts, tooManyRestartsCriteria } from './too-many-restarts.js';
-export {
-  RemovePodsHavingTooManyRestartsArgsSchema,
-  type RemovePodsHavingTooManyRestartsArgs,
-} from './schema.js';
+export { RemovePodsHavingTooManyRestartsArgsSchema, type RemovePodsHavingTooManyRestartsArgs } from './schema.js';

@@ -51,7 +51,11 @@ describe('RemovePodsHavingTooManyRestarts', () => {
   });
 
   it('evicts running pods through the Eviction API rather than deleting them', () => {
-    const plan = decide(policyOf([{ name: 'RemovePodsHavingTooManyRestarts', args: { podRestartThreshold: 2 } }]), { pods: [pod('crashy').restarts(4).build()] }, NOW);
+    const plan = decide(
+      policyOf([{ name: 'RemovePodsHavingTooManyRestarts', args: { podRestartThreshold: 2 } }]),
+      { pods: [pod('crashy').restarts(4).build()] },
+      NOW,
+    );
     expect(plan.decisions.map((d) => [d.action, d.reason])).toEqual([['evict', 'RemovePodsHavingTooManyRestarts: 4 restarts (threshold 2)']]);
   });
 });

@@ -1,9 +1,6 @@
 import type { LifecycleCriteria } from '../lifecycle/criteria.js';
 import { defineStrategy } from '../types.js';
-import {
-  RemovePodsHavingTooManyRestartsArgsSchema,
-  type RemovePodsHavingTooManyRestartsArgs,
-} from './schema.js';
+import { RemovePodsHavingTooManyRestartsArgsSchema, type RemovePodsHavingTooManyRestartsArgs } from './schema.js';
 
 export function tooManyRestartsCriteria(a: RemovePodsHavingTooManyRestartsArgs): LifecycleCriteria {
   return {

@@ -26,16 +26,19 @@ export const unthrottled = (kc: KubeConfig): KubeClients => kubeClients(kc, { qp
 
 async function inParallel(count: number, width: number, each: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await each(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await each(next++);
+    }),
+  );
 }
 
 export async function prepareCluster(kc: KubeConfig): Promise<string[]> {
   const { core, close } = unthrottled(kc);
   const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `scale-${i}`);
   for (const name of namespaces) await core.createNamespace({ body: { metadata: { name } } });
-  for (let i = 0; i < NODES; i++) await core.createNode({ body: { metadata: { name: `scale-node-${i}` }, status: { allocatable: { pods: '100000' }, capacity: { pods: '100000' } } } });
+  for (let i = 0; i < NODES; i++)
+    await core.createNode({ body: { metadata: { name: `scale-node-${i}` }, status: { allocatable: { pods: '100000' }, capacity: { pods: '100000' } } } });
   // The ServiceAccount admission plugin refuses pods until each namespace's default SA exists.
   for (const namespace of namespaces) {
     for (let t = 0; t < 200; t++) {
@@ -51,7 +54,13 @@ type Kind = 'Failed' | 'Succeeded' | 'Pending';
 const kindOf = (i: number): Kind => (i % 4 === 0 ? 'Failed' : i % 4 === 1 ? 'Succeeded' : 'Pending');
 
 async function createPod(clients: KubeClients, namespace: string, name: string, node: string, kind: Kind): Promise<void> {
-  await clients.core.createNamespacedPod({ namespace, body: { metadata: { name, labels: { bench: 'scale', kind: kind.toLowerCase() } }, spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } } });
+  await clients.core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name, labels: { bench: 'scale', kind: kind.toLowerCase() } },
+      spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] },
+    },
+  });
   if (kind === 'Pending') return;
   await clients.core.patchNamespacedPodStatus({ namespace, name, body: { status: { phase: kind } } }, mergePatch);
 }
@@ -70,7 +79,14 @@ export async function populate(kc: KubeConfig, namespaces: string[], total: numb
     await createPod(clients, namespaces[i % namespaces.length]!, `p-${round}-${i}`, `scale-node-${i % NODES}`, kind);
   });
   clients.close();
-  return { total: counts.Failed + counts.Succeeded + counts.Pending, failed: counts.Failed, succeeded: counts.Succeeded, pending: counts.Pending, namespaces, ms: Math.round(performance.now() - t0) };
+  return {
+    total: counts.Failed + counts.Succeeded + counts.Pending,
+    failed: counts.Failed,
+    succeeded: counts.Succeeded,
+    pending: counts.Pending,
+    namespaces,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 /** Pods left in `phase` across the bench's namespaces (one paginated LIST with a field selector). */

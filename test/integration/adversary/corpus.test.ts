@@ -26,7 +26,8 @@ afterAll(async () => {
   await env?.stop();
 });
 
-const inClass = (status: number, e: Expect) => (e === '4xx' ? status >= 400 && status < 500 : e === '2xx' ? status >= 200 && status < 300 : status > 0 && status < 500);
+const inClass = (status: number, e: Expect) =>
+  e === '4xx' ? status >= 400 && status < 500 : e === '2xx' ? status >= 200 && status < 300 : status > 0 && status < 500;
 
 describe('the hostile corpus', () => {
   it('has at least 150 requests across every target', () => {

@@ -49,11 +49,17 @@ const patched = (ns: string, change: (p: PodJson) => void): PodJson => {
 
 // --- podTerminated: names ------------------------------------------------------------------
 for (const [label, value] of BAD_NAMES) {
-  add('podTerminated', `a Failed-pod event whose name is ${label} is refused`, '4xx', (ns) => apiServerSourceEvent(failedPod(ns, value as string), { mode: 'structured' }));
-  add('podTerminated', `a Failed-pod event whose namespace is ${label} is refused`, '4xx', () => apiServerSourceEvent(failedPod(value as string, 'victim'), { mode: 'structured' }));
+  add('podTerminated', `a Failed-pod event whose name is ${label} is refused`, '4xx', (ns) =>
+    apiServerSourceEvent(failedPod(ns, value as string), { mode: 'structured' }),
+  );
+  add('podTerminated', `a Failed-pod event whose namespace is ${label} is refused`, '4xx', () =>
+    apiServerSourceEvent(failedPod(value as string, 'victim'), { mode: 'structured' }),
+  );
 }
 for (const [label, value] of BAD_NAMES.slice(0, 8)) {
-  add('podTerminated', `a reference-mode event whose name is ${label} is refused`, '4xx', (ns) => apiServerSourceEvent(failedPod(ns, value as string), { reference: true, mode: 'structured' }));
+  add('podTerminated', `a reference-mode event whose name is ${label} is refused`, '4xx', (ns) =>
+    apiServerSourceEvent(failedPod(ns, value as string), { reference: true, mode: 'structured' }),
+  );
 }
 
 // --- podTerminated: the object's shape ---------------------------------------------------------
@@ -85,12 +91,20 @@ for (const [label, change] of shapes) {
   add('podTerminated', `a Failed-pod event with ${label} is refused`, '4xx', (ns) => apiServerSourceEvent(patched(ns, change)));
 }
 // Large but valid (Kubernetes allows 256 KB of annotations, any number of labels).
-add('podTerminated', 'a Failed-pod event with a 100 KB annotation is answered without a retry', 'not 5xx', (ns) => apiServerSourceEvent(patched(ns, (p) => (p.metadata.annotations = { big: 'x'.repeat(100_000) }))));
-add('podTerminated', 'a Failed-pod event with 5,000 labels is answered without a retry', 'not 5xx', (ns) => apiServerSourceEvent(patched(ns, (p) => (p.metadata.labels = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`l${i}`, 'v']))))));
+add('podTerminated', 'a Failed-pod event with a 100 KB annotation is answered without a retry', 'not 5xx', (ns) =>
+  apiServerSourceEvent(patched(ns, (p) => (p.metadata.annotations = { big: 'x'.repeat(100_000) }))),
+);
+add('podTerminated', 'a Failed-pod event with 5,000 labels is answered without a retry', 'not 5xx', (ns) =>
+  apiServerSourceEvent(patched(ns, (p) => (p.metadata.labels = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`l${i}`, 'v']))))),
+);
 add('podTerminated', 'a Failed-pod event without a namespace is refused', '4xx', () => apiServerSourceEvent(failedPod(undefined, 'victim')));
 // The event is a hint: what it says beyond which pod it names may be ignored, not acted on.
-add('podTerminated', 'a Failed-pod event with status.phase "Exploded" is answered without a retry', 'not 5xx', (ns) => apiServerSourceEvent(patched(ns, (p) => (p.status = { phase: 'Exploded' }))));
-add('podTerminated', 'a Failed-pod event with apiVersion "v2" is answered without a retry', 'not 5xx', (ns) => apiServerSourceEvent(patched(ns, (p) => (p.apiVersion = 'v2'))));
+add('podTerminated', 'a Failed-pod event with status.phase "Exploded" is answered without a retry', 'not 5xx', (ns) =>
+  apiServerSourceEvent(patched(ns, (p) => (p.status = { phase: 'Exploded' }))),
+);
+add('podTerminated', 'a Failed-pod event with apiVersion "v2" is answered without a retry', 'not 5xx', (ns) =>
+  apiServerSourceEvent(patched(ns, (p) => (p.apiVersion = 'v2'))),
+);
 add('podTerminated', 'a Failed-pod event with a field nested 10,000 objects deep is answered without a retry', 'not 5xx', (ns) => {
   const w = apiServerSourceEvent(failedPod(ns, 'deep'));
   return { ...w, body: `${(w.body as string).slice(0, -1)},"deep":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` };
@@ -100,28 +114,82 @@ add('podTerminated', 'a Failed-pod event with a field nested 10,000 objects deep
 const framing: [string, Expect, (ns: string) => Wire][] = [
   ['a binary event without ce-id is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-id': undefined } })],
   ['a binary event with ce-specversion 2.0 is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-specversion': '2.0' } })],
-  ['a binary event with an unknown type is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-type': 'dev.knative.apiserver.resource.explode' } })],
-  ['a binary event of a type nobody sends is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-type': 'com.example.delete-everything' } })],
+  [
+    'a binary event with an unknown type is refused',
+    '4xx',
+    (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-type': 'dev.knative.apiserver.resource.explode' } }),
+  ],
+  [
+    'a binary event of a type nobody sends is refused',
+    '4xx',
+    (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'ce-type': 'com.example.delete-everything' } }),
+  ],
   ['a binary event whose body is not JSON is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: '{"metadata": ' })],
   ['a binary event whose body is empty is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: '' })],
   ['a binary event whose body is JSON null is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: 'null' })],
   ['a binary event whose body is a JSON list is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: '[1,2]' })],
   ['a binary event whose body is a JSON number is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: '12' })],
   ['a binary event sent as text/plain is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-type': 'text/plain' } })],
-  ['a binary event sent as XML is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-type': 'application/xml' } }), body: '<pod name=".."/>' })],
-  ['a structured event whose data is a string is refused', '4xx', (ns) => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify({ specversion: '1.0', id: '1', source: 's', type: 'dev.knative.apiserver.resource.update', data: JSON.stringify(failedPod(ns, 'victim')) }) })],
-  ['a structured event with data_base64 that is not base64 is refused', '4xx', () => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify({ specversion: '1.0', id: '1', source: 's', type: 'dev.knative.apiserver.resource.update', data_base64: '%%%' }) })],
-  ['a structured event without a type is refused', '4xx', (ns) => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify({ specversion: '1.0', id: '1', source: 's', data: failedPod(ns, 'victim') }) })],
-  ['a structured batch of events is refused', '4xx', (ns) => ({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body: JSON.stringify([{ specversion: '1.0', id: '1', source: 's', type: 'dev.knative.apiserver.resource.update', data: failedPod(ns, 'victim') }]) })],
+  [
+    'a binary event sent as XML is refused',
+    '4xx',
+    (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-type': 'application/xml' } }), body: '<pod name=".."/>' }),
+  ],
+  [
+    'a structured event whose data is a string is refused',
+    '4xx',
+    (ns) => ({
+      headers: { 'content-type': 'application/cloudevents+json' },
+      body: JSON.stringify({
+        specversion: '1.0',
+        id: '1',
+        source: 's',
+        type: 'dev.knative.apiserver.resource.update',
+        data: JSON.stringify(failedPod(ns, 'victim')),
+      }),
+    }),
+  ],
+  [
+    'a structured event with data_base64 that is not base64 is refused',
+    '4xx',
+    () => ({
+      headers: { 'content-type': 'application/cloudevents+json' },
+      body: JSON.stringify({ specversion: '1.0', id: '1', source: 's', type: 'dev.knative.apiserver.resource.update', data_base64: '%%%' }),
+    }),
+  ],
+  [
+    'a structured event without a type is refused',
+    '4xx',
+    (ns) => ({
+      headers: { 'content-type': 'application/cloudevents+json' },
+      body: JSON.stringify({ specversion: '1.0', id: '1', source: 's', data: failedPod(ns, 'victim') }),
+    }),
+  ],
+  [
+    'a structured batch of events is refused',
+    '4xx',
+    (ns) => ({
+      headers: { 'content-type': 'application/cloudevents-batch+json' },
+      body: JSON.stringify([{ specversion: '1.0', id: '1', source: 's', type: 'dev.knative.apiserver.resource.update', data: failedPod(ns, 'victim') }]),
+    }),
+  ],
   ['a body encoded as br (not offered) is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-encoding': 'br' } })],
-  ['a body claimed gzip that is not gzip is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-encoding': 'gzip' } })],
+  [
+    'a body claimed gzip that is not gzip is refused',
+    '4xx',
+    (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { headers: { 'content-encoding': 'gzip' } }),
+  ],
   ['a GET is refused', '4xx', () => ({ headers: {}, body: '', method: 'GET' })],
   ['a PUT is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), method: 'PUT' })],
   ['a DELETE is refused', '4xx', () => ({ headers: {}, body: '', method: 'DELETE' })],
   ['a schedule tick is refused', '4xx', () => pingTick()],
   ['a Node event is refused', '4xx', () => apiServerSourceEvent({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'kwok-shared-0' } })],
   ['a Job event is refused', '4xx', (ns) => apiServerSourceEvent({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: ns } })],
-  ['a Namespace delete event is refused or ignored, never acted on', 'not 5xx', (ns) => apiServerSourceEvent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { verb: 'delete' })],
+  [
+    'a Namespace delete event is refused or ignored, never acted on',
+    'not 5xx',
+    (ns) => apiServerSourceEvent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, { verb: 'delete' }),
+  ],
   // A documented input (a person's `kubectl get pod -o json | curl`), not a bad one: handled,
   // and the stored pod decides (this copy names a uid the stored pod does not have).
   ['a plain Pod JSON body (a manual call) is handled, the stored pod deciding', '2xx', (ns) => json(failedPod(ns, 'victim'))],
@@ -133,7 +201,11 @@ const honest: [string, (ns: string) => PodJson, { verb?: 'add' | 'update' | 'del
   ['a Failed event for a pod that does not exist is handled with nothing written', (ns) => failedPod(ns, 'never-existed'), {}],
   ['a Failed event naming a Running pod is handled, and the Running pod is not written', (ns) => failedPod(ns, 'decoy-running'), {}],
   ['a Failed event naming a Pending pod is handled, and the Pending pod is not written', (ns) => failedPod(ns, 'decoy-pending'), {}],
-  ['a Failed event naming a Failed pod the policy does not select (no label) is handled with nothing written', (ns) => withMeta(ns, 'decoy-unlabelled', { labels: { tidy: 'yes' } }), {}],
+  [
+    'a Failed event naming a Failed pod the policy does not select (no label) is handled with nothing written',
+    (ns) => withMeta(ns, 'decoy-unlabelled', { labels: { tidy: 'yes' } }),
+    {},
+  ],
   ['a Failed event for a pod in kube-system is handled with nothing written', () => failedPod('kube-system', 'kube-apiserver'), {}],
   ['a Failed event for a pod in default is handled with nothing written', () => failedPod('default', 'victim'), {}],
   ['a reference-mode event for a Running pod is handled with nothing written', (ns) => failedPod(ns, 'decoy-running'), { reference: true }],
@@ -149,20 +221,32 @@ add('sweep', 'a pod event is refused', '4xx', (ns) => apiServerSourceEvent(faile
 add('sweep', 'a pod event with name .. is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, '..')));
 add('sweep', 'a tick whose body is not JSON is refused', '4xx', () => ({ ...pingTick(), body: '{' }));
 add('sweep', 'a tick with ce-specversion 0.1 is refused', '4xx', () => ({ ...pingTick(), headers: { ...pingTick().headers, 'ce-specversion': '0.1' } }));
-add('sweep', 'a CloudEvent of an unknown type is refused', '4xx', () => ({ ...pingTick(), headers: { ...pingTick().headers, 'ce-type': 'com.example.sweep-harder' } }));
+add('sweep', 'a CloudEvent of an unknown type is refused', '4xx', () => ({
+  ...pingTick(),
+  headers: { ...pingTick().headers, 'ce-type': 'com.example.sweep-harder' },
+}));
 add('sweep', 'a GET is refused', '4xx', () => ({ headers: {}, body: '', method: 'GET' }));
 add('sweep', 'a body encoded as br is refused', '4xx', () => ({ ...pingTick(), headers: { ...pingTick().headers, 'content-encoding': 'br' } }));
 add('sweep', 'a structured batch is refused', '4xx', () => ({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body: '[]' }));
-add('sweep', 'a Job delete event is refused', '4xx', (ns) => apiServerSourceEvent({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: ns } }, { verb: 'delete' }));
+add('sweep', 'a Job delete event is refused', '4xx', (ns) =>
+  apiServerSourceEvent({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: ns } }, { verb: 'delete' }),
+);
 
 // --- invoke ------------------------------------------------------------------------------------
-const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((l, i) => `${l}: &${l} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n');
+const bomb = [
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  ...'bcdefghi'.split('').map((l, i) => `${l}: &${l} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+].join('\n');
 const invokeCases: [string, Expect, (ns: string) => Wire][] = [
   ['a plan of the configured policy is handled', '2xx', () => json({ mode: 'plan' })],
   ['a plan limited to the test namespace is handled', '2xx', (ns) => json({ mode: 'plan', namespaces: [ns] })],
   ['an empty body plans', '2xx', () => json({})],
   ['a run without any token is refused', '4xx', () => json({ mode: 'run', confirm: true })],
-  ['a run with a wrong token is refused', '4xx', () => json({ mode: 'run', confirm: true }, { authorization: 'Bearer wrong-token-0123456789', 'x-kube-tidy-invoke-token': 'wrong-token-0123456789' })],
+  [
+    'a run with a wrong token is refused',
+    '4xx',
+    () => json({ mode: 'run', confirm: true }, { authorization: 'Bearer wrong-token-0123456789', 'x-kube-tidy-invoke-token': 'wrong-token-0123456789' }),
+  ],
   ['a run with the token in a Basic header is refused', '4xx', () => json({ mode: 'run', confirm: true }, { authorization: 'Basic YWRtaW46YWRtaW4=' })],
   ['a mode that does not exist is refused', '4xx', () => json({ mode: 'destroy' })],
   ['an unknown field is refused', '4xx', () => json({ mode: 'plan', force: true })],
@@ -181,8 +265,24 @@ const invokeCases: [string, Expect, (ns: string) => Wire][] = [
   ['a policy that is not YAML is refused', '4xx', () => json({ mode: 'plan', policy: 'profiles: [' })],
   ['an empty policy object is refused', '4xx', () => json({ mode: 'plan', policy: {} })],
   ['a policy of the wrong kind is refused', '4xx', () => json({ mode: 'plan', policy: { apiVersion: 'v1', kind: 'Pod' } })],
-  ['a policy with an unknown plugin is refused', '4xx', () => json({ mode: 'plan', policy: { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'DeleteEverything' }], plugins: { deschedule: { enabled: ['DeleteEverything'] } } }] } })],
-  ['a policy nested 10,000 levels deep is refused', '4xx', () => ({ headers: { 'content-type': 'application/json' }, body: `{"mode":"plan","policy":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` })],
+  [
+    'a policy with an unknown plugin is refused',
+    '4xx',
+    () =>
+      json({
+        mode: 'plan',
+        policy: {
+          apiVersion: 'descheduler/v1alpha2',
+          kind: 'DeschedulerPolicy',
+          profiles: [{ name: 'p', pluginConfig: [{ name: 'DeleteEverything' }], plugins: { deschedule: { enabled: ['DeleteEverything'] } } }],
+        },
+      }),
+  ],
+  [
+    'a policy nested 10,000 levels deep is refused',
+    '4xx',
+    () => ({ headers: { 'content-type': 'application/json' }, body: `{"mode":"plan","policy":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` }),
+  ],
   ['a policy with a YAML tag for a JavaScript function is refused', '4xx', () => json({ mode: 'plan', policy: 'profiles: !!js/function "function(){}"' })],
   ['allowUnsupported "true" (a string) is refused', '4xx', () => json({ mode: 'plan', allowUnsupported: 'true' })],
   ['a body that is a JSON list is refused', '4xx', () => json([{ mode: 'plan' }])],
@@ -194,24 +294,32 @@ const invokeCases: [string, Expect, (ns: string) => Wire][] = [
 for (const [sentence, expect, wire] of invokeCases) add('invoke', sentence, expect, wire);
 
 // --- jobDeleted ------------------------------------------------------------------------------
-const job = (ns: string | undefined, name: unknown) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...(ns === undefined ? {} : { namespace: ns }), uid: 'u-1' } }) as never;
+const job = (ns: string | undefined, name: unknown) =>
+  ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...(ns === undefined ? {} : { namespace: ns }), uid: 'u-1' } }) as never;
 for (const [label, value] of BAD_NAMES.slice(0, 14)) {
-  add('jobDeleted', `a Job delete event whose name is ${label} is refused`, '4xx', (ns) => apiServerSourceEvent(job(ns, value), { verb: 'delete', mode: 'structured' }));
+  add('jobDeleted', `a Job delete event whose name is ${label} is refused`, '4xx', (ns) =>
+    apiServerSourceEvent(job(ns, value), { verb: 'delete', mode: 'structured' }),
+  );
 }
 add('jobDeleted', 'a Job delete event whose namespace is .. is refused', '4xx', () => apiServerSourceEvent(job('..', 'train'), { verb: 'delete' }));
 add('jobDeleted', 'a Job delete event without a namespace is refused', '4xx', () => apiServerSourceEvent(job(undefined, 'train'), { verb: 'delete' }));
-add('jobDeleted', 'a delete event for a Job nobody copied is handled with nothing written', '2xx', (ns) => apiServerSourceEvent(job(ns, 'train'), { verb: 'delete' }));
+add('jobDeleted', 'a delete event for a Job nobody copied is handled with nothing written', '2xx', (ns) =>
+  apiServerSourceEvent(job(ns, 'train'), { verb: 'delete' }),
+);
 add('jobDeleted', 'a Pod delete event is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { verb: 'delete' }));
 add('jobDeleted', 'a schedule tick is refused', '4xx', () => pingTick());
 add('jobDeleted', 'a body that is not JSON is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(job(ns, 'train'), { verb: 'delete' }), body: '{"kind":' }));
 add('jobDeleted', 'a GET is refused', '4xx', () => ({ headers: {}, body: '', method: 'GET' }));
 
 // --- orphanSweep -----------------------------------------------------------------------------
-add('orphanSweep', 'a schedule tick sweeps (no copies carry this run\'s origin)', '2xx', () => pingTick('orphans'));
+add('orphanSweep', "a schedule tick sweeps (no copies carry this run's origin)", '2xx', () => pingTick('orphans'));
 add('orphanSweep', 'a pod event is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim')));
 add('orphanSweep', 'a Job delete event with name .. is refused', '4xx', (ns) => apiServerSourceEvent(job(ns, '..'), { verb: 'delete' }));
 add('orphanSweep', 'a tick whose body is not JSON is refused', '4xx', () => ({ ...pingTick('orphans'), body: '[' }));
-add('orphanSweep', 'a CloudEvent of an unknown type is refused', '4xx', () => ({ ...pingTick('orphans'), headers: { ...pingTick('orphans').headers, 'ce-type': 'x.y' } }));
+add('orphanSweep', 'a CloudEvent of an unknown type is refused', '4xx', () => ({
+  ...pingTick('orphans'),
+  headers: { ...pingTick('orphans').headers, 'ce-type': 'x.y' },
+}));
 add('orphanSweep', 'a GET is refused', '4xx', () => ({ headers: {}, body: '', method: 'GET' }));
 
 // --- defrag (DRY_RUN: its real ticks would evict pods of other tests on the shared cluster) ---
@@ -225,17 +333,27 @@ add('defrag', 'a GET is refused', '4xx', () => ({ headers: {}, body: '', method:
 
 // --- evacuation --------------------------------------------------------------------------------
 for (const [label, value] of BAD_NAMES.slice(0, 14)) {
-  add('evacuation', `a pod event whose name is ${label} is refused`, '4xx', (ns) => apiServerSourceEvent(failedPod(ns, value as string), { mode: 'structured' }));
+  add('evacuation', `a pod event whose name is ${label} is refused`, '4xx', (ns) =>
+    apiServerSourceEvent(failedPod(ns, value as string), { mode: 'structured' }),
+  );
 }
 add('evacuation', 'a pod event whose namespace is .. is refused', '4xx', () => apiServerSourceEvent(failedPod('..', 'victim')));
 add('evacuation', 'a pod event without a namespace is refused', '4xx', () => apiServerSourceEvent(failedPod(undefined, 'victim')));
 add('evacuation', 'a pod event for a pod outside its scope is handled with nothing written', '2xx', () => apiServerSourceEvent(failedPod('default', 'victim')));
-add('evacuation', 'a pod event for a Running pod nobody marked is handled with nothing written', '2xx', (ns) => apiServerSourceEvent(failedPod(ns, 'decoy-running')));
-add('evacuation', 'a pod event for a pod that does not exist is handled with nothing written', '2xx', (ns) => apiServerSourceEvent(failedPod(ns, 'never-existed')));
+add('evacuation', 'a pod event for a Running pod nobody marked is handled with nothing written', '2xx', (ns) =>
+  apiServerSourceEvent(failedPod(ns, 'decoy-running')),
+);
+add('evacuation', 'a pod event for a pod that does not exist is handled with nothing written', '2xx', (ns) =>
+  apiServerSourceEvent(failedPod(ns, 'never-existed')),
+);
 add('evacuation', 'a schedule tick polls and writes nothing when nothing is marked', '2xx', () => pingTick('evacuation'));
-add('evacuation', 'an EvictionRequest event is refused', '4xx', (ns) => apiServerSourceEvent({ apiVersion: 'coordination.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'r', namespace: ns } }));
+add('evacuation', 'an EvictionRequest event is refused', '4xx', (ns) =>
+  apiServerSourceEvent({ apiVersion: 'coordination.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'r', namespace: ns } }),
+);
 add('evacuation', 'a Node event is refused', '4xx', () => apiServerSourceEvent({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'kwok-shared-0' } }));
-add('evacuation', 'a pod event with creationTimestamp null is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'decoy-running', { creationTimestamp: null })));
+add('evacuation', 'a pod event with creationTimestamp null is refused', '4xx', (ns) =>
+  apiServerSourceEvent(failedPod(ns, 'decoy-running', { creationTimestamp: null })),
+);
 add('evacuation', 'a pod event whose body is not JSON is refused', '4xx', (ns) => ({ ...apiServerSourceEvent(failedPod(ns, 'victim')), body: 'pod' }));
 add('evacuation', 'a GET is refused', '4xx', () => ({ headers: {}, body: '', method: 'GET' }));
 

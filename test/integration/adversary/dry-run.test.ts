@@ -68,12 +68,21 @@ describe('DRY_RUN=true writes nothing', () => {
     await env.core.readNamespacedPod({ namespace: env.ns, name: 'dry-invoke' });
   });
 
-  it('defrag\'s tick, with a move in flight from an earlier step, neither clears the record nor uncordons the held node', async () => {
+  it("defrag's tick, with a move in flight from an earlier step, neither clears the record nor uncordons the held node", async () => {
     // A node the earlier (real) step cordoned to hold a swap's spot, its move long overdue:
     // the verify step would clear the in-flight record and give the node back. Tainted, so
     // nothing of another test lands there whatever happens.
     const node = `${env.ns}-held`;
-    const move = { step: 1, pod: { namespace: env.ns, name: 'moved', uid: 'moved-uid' }, owner: { kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid' }, from: node, to: 'elsewhere', frees: node, reserveFor: { namespace: env.ns, name: 'next', uid: 'next-uid' }, reason: 'test' };
+    const move = {
+      step: 1,
+      pod: { namespace: env.ns, name: 'moved', uid: 'moved-uid' },
+      owner: { kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid' },
+      from: node,
+      to: 'elsewhere',
+      frees: node,
+      reserveFor: { namespace: env.ns, name: 'next', uid: 'next-uid' },
+      reason: 'test',
+    };
     const annotations = { [MARK]: 'reserved', [CORDONED]: 'true', [IN_FLIGHT]: JSON.stringify({ move, ownerUids: ['moved-uid'], at: 0 }) };
     await env.core.createNode({
       body: {
@@ -100,7 +109,7 @@ describe('DRY_RUN=true writes nothing', () => {
     expect(await migrations(env.ns)).toEqual([]);
   });
 
-  it('evacuation\'s tick, with a launcher pod marked for evacuation, annotates nothing and creates no migration', async () => {
+  it("evacuation's tick, with a launcher pod marked for evacuation, annotates nothing and creates no migration", async () => {
     const pod = await createVm(env.ns, 'dry-tick', { request: true });
     expectNothingPersisted(await dryRun('evacuation', pingTick('evacuation')));
     const stored = await env.core.readNamespacedPod({ namespace: env.ns, name: 'virt-launcher-dry-tick' });
@@ -110,4 +119,3 @@ describe('DRY_RUN=true writes nothing', () => {
     expect(cms).toEqual([]);
   });
 });
-

@@ -29,9 +29,12 @@ const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
  * policy every cleanup target gets. Anything else, anywhere else, must never be written.
  */
 export function adversaryPolicy(ns: string): Record<string, unknown> {
-  return policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed', 'Succeeded'], labelSelector: { matchLabels: { tidy: 'yes' } }, namespaces: { include: [ns] } } }], {
-    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
-  });
+  return policyDoc(
+    [{ name: 'PodLifeTime', args: { states: ['Failed', 'Succeeded'], labelSelector: { matchLabels: { tidy: 'yes' } }, namespaces: { include: [ns] } } }],
+    {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    },
+  );
 }
 
 export interface StaticPod {
@@ -107,11 +110,25 @@ export async function adversary(ns: string, targets: readonly Target[], on: On =
     },
   });
   await rbac.createClusterRoleBinding({
-    body: { metadata: { name: worker }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: worker }, subjects: [{ kind: 'ServiceAccount', name: 'mk-worker', namespace: ns }] },
+    body: {
+      metadata: { name: worker },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: worker },
+      subjects: [{ kind: 'ServiceAccount', name: 'mk-worker', namespace: ns }],
+    },
   });
-  const token = await core.createNamespacedServiceAccountToken({ name: 'mk-worker', namespace: ns, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
+  const token = await core.createNamespacedServiceAccountToken({
+    name: 'mk-worker',
+    namespace: ns,
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  });
   const c = kc.getCurrentCluster()!;
-  const workerKubeconfig = writeKubeconfig(join(dir, 'worker.kubeconfig'), 'worker', c.server, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+  const workerKubeconfig = writeKubeconfig(
+    join(dir, 'worker.kubeconfig'),
+    'worker',
+    c.server,
+    Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+    token.status!.token,
+  );
   const users = new Set([...TARGETS.map((t) => ids.user(t)), `system:serviceaccount:${ns}:mk-worker`]);
 
   const defaults = (target: Target): Record<string, string> => ({
@@ -173,7 +190,12 @@ export async function createStaticPod(core: CoreV1Api, namespace: string, name: 
     namespace,
     body: {
       metadata: { name, labels: spec.labels, finalizers: spec.finalizers },
-      spec: { schedulerName: NOBODY, restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+      spec: {
+        schedulerName: NOBODY,
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+      },
     },
   });
   if (spec.phase === 'Pending') return core.readNamespacedPod({ namespace, name });
@@ -187,13 +209,24 @@ export async function createStaticPod(core: CoreV1Api, namespace: string, name: 
     phase: spec.phase,
     startTime: now,
     conditions: [{ type: 'Ready', status: spec.phase === 'Running' ? 'True' : 'False', lastTransitionTime: now }],
-    containerStatuses: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', imageID: '', ready: spec.phase === 'Running', started: spec.phase === 'Running', restartCount: spec.restarts ?? 0, state }],
+    containerStatuses: [
+      {
+        name: 'main',
+        image: 'registry.k8s.io/pause:3.10',
+        imageID: '',
+        ready: spec.phase === 'Running',
+        started: spec.phase === 'Running',
+        restartCount: spec.restarts ?? 0,
+        state,
+      },
+    ],
   };
   return core.patchNamespacedPodStatus({ namespace, name, body: { status } }, merge);
 }
 
 /** Lets a pod held by a finalizer go. */
-export const release = (core: CoreV1Api, namespace: string, name: string) => core.patchNamespacedPod({ namespace, name, body: { metadata: { finalizers: null } } }, merge);
+export const release = (core: CoreV1Api, namespace: string, name: string) =>
+  core.patchNamespacedPod({ namespace, name, body: { metadata: { finalizers: null } } }, merge);
 
 /**
  * A write is wrong unless it is a dry run or one `allowed` accepts; and every pod DELETE or
@@ -201,12 +234,16 @@ export const release = (core: CoreV1Api, namespace: string, name: string) => cor
  */
 export function wrongWrites(writes: AuditWrite[], allowed: (w: AuditWrite) => boolean): string[] {
   const unbound = (w: AuditWrite) => w.preconditions !== undefined && !(w.preconditions.uid && w.preconditions.resourceVersion);
-  return writes.filter((w) => !w.dryRun && (!allowed(w) || unbound(w))).map((w) => `${describeWrite(w)}${unbound(w) ? ` [preconditions ${JSON.stringify(w.preconditions)}]` : ''}`);
+  return writes
+    .filter((w) => !w.dryRun && (!allowed(w) || unbound(w)))
+    .map((w) => `${describeWrite(w)}${unbound(w) ? ` [preconditions ${JSON.stringify(w.preconditions)}]` : ''}`);
 }
 
 /** A pod write (delete, eviction, patch) or an Event about a pod in `ns` named in `names`. */
-export const podWriteIn = (ns: string, names: Set<string>) => (w: AuditWrite): boolean =>
-  w.namespace === ns && ((w.resource === 'pods' && w.name !== undefined && names.has(w.name)) || (w.resource === 'events' && w.verb === 'create'));
+export const podWriteIn =
+  (ns: string, names: Set<string>) =>
+  (w: AuditWrite): boolean =>
+    w.namespace === ns && ((w.resource === 'pods' && w.name !== undefined && names.has(w.name)) || (w.resource === 'events' && w.verb === 'create'));
 
 /** What each target may write besides pods the policy selects (and Events in the namespace). */
 export function allowedFor(env: Pick<Adversary, 'ns' | 'kueueNs'>, target: Target, selected: Set<string>): (w: AuditWrite) => boolean {

@@ -6,7 +6,16 @@ export type PodJson = { apiVersion: string; kind: string; metadata: Record<strin
 
 const terminated = (exitCode: number) => ({
   phase: exitCode === 0 ? 'Succeeded' : 'Failed',
-  containerStatuses: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' } } }],
+  containerStatuses: [
+    {
+      name: 'main',
+      image: 'registry.k8s.io/pause:3.10',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' } },
+    },
+  ],
 });
 
 /** A Failed pod the policy would select if it were real: tidy=yes, in `namespace`. */
@@ -29,7 +38,11 @@ export function failedPod(namespace: string | undefined, name: string, extra: Pa
 }
 
 /** The stored pod as an event would carry it (a deep copy). */
-export const asEvent = (pod: V1Pod): PodJson => ({ apiVersion: 'v1', kind: 'Pod', ...(JSON.parse(JSON.stringify(pod)) as Omit<PodJson, 'apiVersion' | 'kind'>) });
+export const asEvent = (pod: V1Pod): PodJson => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  ...(JSON.parse(JSON.stringify(pod)) as Omit<PodJson, 'apiVersion' | 'kind'>),
+});
 
 /** The stored pod, claimed to have failed (exit 1), the rest as stored. */
 export function claimedFailed(pod: V1Pod): PodJson {

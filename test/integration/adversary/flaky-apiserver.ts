@@ -44,9 +44,10 @@ export async function flakyApiServer(adminKubeconfigPath: string, kubeconfig: st
     get cut() {
       return state.cut;
     },
-    stop: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

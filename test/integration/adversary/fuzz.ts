@@ -29,26 +29,59 @@ const NAMES = WORLD.map(([n]) => n);
 const MISSING = '\u0000missing';
 
 /** Kept as stored five times in six: an event with a few plausible changes, not only garbage. */
-const keepOr = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
+const keepOr = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
 
 const mutation = fc.record({
   base: fc.nat(WORLD.length - 1),
-  target: fc.integer({ min: 0, max: 99 }).map((x): Target => (x < 80 ? 'podTerminated' : x < 86 ? 'evacuation' : x < 92 ? 'jobDeleted' : x < 95 ? 'sweep' : x < 97 ? 'orphanSweep' : 'defrag')),
-  name: keepOr(fc.oneof(fc.constantFrom(...NAMES), fc.constantFrom(...BAD_NAMES.map(([, v]) => v)), fc.string({ maxLength: 70 }), fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,20}[a-z0-9])?$/))),
-  namespace: keepOr(fc.oneof(fc.constantFrom('default', 'kube-system', '', '..', 'Adv', MISSING), fc.constantFrom(...BAD_NAMES.map(([, v]) => v)), fc.string({ maxLength: 20 }))),
+  target: fc
+    .integer({ min: 0, max: 99 })
+    .map((x): Target => (x < 80 ? 'podTerminated' : x < 86 ? 'evacuation' : x < 92 ? 'jobDeleted' : x < 95 ? 'sweep' : x < 97 ? 'orphanSweep' : 'defrag')),
+  name: keepOr(
+    fc.oneof(
+      fc.constantFrom(...NAMES),
+      fc.constantFrom(...BAD_NAMES.map(([, v]) => v)),
+      fc.string({ maxLength: 70 }),
+      fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,20}[a-z0-9])?$/),
+    ),
+  ),
+  namespace: keepOr(
+    fc.oneof(
+      fc.constantFrom('default', 'kube-system', '', '..', 'Adv', MISSING),
+      fc.constantFrom(...BAD_NAMES.map(([, v]) => v)),
+      fc.string({ maxLength: 20 }),
+    ),
+  ),
   uid: keepOr(fc.oneof(fc.constantFrom(...NAMES), fc.uuid(), fc.constant(MISSING), fc.integer())),
   resourceVersion: keepOr(fc.oneof(fc.constant(MISSING), fc.constant('1'), fc.bigInt({ min: 0n, max: 10n ** 20n }).map(String), fc.string({ maxLength: 10 }))),
   phase: keepOr(fc.oneof(fc.constantFrom('Failed', 'Succeeded', 'Running', 'Pending', 'Unknown', '', 'failed'), fc.integer())),
-  exit: keepOr(fc.record({ exitCode: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.string({ maxLength: 4 })), reason: fc.oneof(fc.constantFrom('Error', 'OOMKilled', 'Completed', 'DeadlineExceeded'), fc.string({ maxLength: 12 })) })),
+  exit: keepOr(
+    fc.record({
+      exitCode: fc.oneof(fc.integer({ min: -5, max: 300 }), fc.string({ maxLength: 4 })),
+      reason: fc.oneof(fc.constantFrom('Error', 'OOMKilled', 'Completed', 'DeadlineExceeded'), fc.string({ maxLength: 12 })),
+    }),
+  ),
   restarts: keepOr(fc.integer({ min: -1, max: 1000 })),
-  creationTimestamp: keepOr(fc.oneof(fc.constantFrom(null, '1970-01-01T00:00:00Z', '2999-01-01T00:00:00Z', MISSING), fc.string({ maxLength: 25 }), fc.integer())),
-  owners: keepOr(fc.constantFrom<unknown>({}, [{}], 'Job', [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'u', controller: true }], [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'u', controller: true }])),
+  creationTimestamp: keepOr(
+    fc.oneof(fc.constantFrom(null, '1970-01-01T00:00:00Z', '2999-01-01T00:00:00Z', MISSING), fc.string({ maxLength: 25 }), fc.integer()),
+  ),
+  owners: keepOr(
+    fc.constantFrom<unknown>(
+      {},
+      [{}],
+      'Job',
+      [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'u', controller: true }],
+      [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'u', controller: true }],
+    ),
+  ),
   labels: keepOr(fc.constantFrom<unknown>({ tidy: 'yes' }, { tidy: 'no' }, MISSING, 'tidy=yes', { tidy: 1 })),
   deletionTimestamp: keepOr(fc.constant('2024-01-01T00:00:00Z')),
   verb: fc.constantFrom('update', 'update', 'update', 'add', 'delete') as fc.Arbitrary<'update' | 'add' | 'delete'>,
   reference: fc.integer({ min: 0, max: 9 }).map((x) => x === 0),
   mode: fc.constantFrom('binary', 'binary', 'structured') as fc.Arbitrary<'binary' | 'structured'>,
-  header: keepOr(fc.constantFrom('drop-id', 'drop-type', 'specversion-0.3', 'ce-namespace-other', 'ce-name-other', 'text/plain', 'type-unknown', 'gzip-claimed')),
+  header: keepOr(
+    fc.constantFrom('drop-id', 'drop-type', 'specversion-0.3', 'ce-namespace-other', 'ce-name-other', 'text/plain', 'type-unknown', 'gzip-claimed'),
+  ),
   padKb: keepOr(fc.integer({ min: 1, max: 200 })),
 });
 export type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
@@ -78,11 +111,23 @@ export function build(m: Mutation, stored: Map<string, V1Pod>): { target: Target
   const status = (pod.status ??= {});
   if (m.phase !== undefined) status.phase = m.phase;
   if (m.exit !== undefined || m.restarts !== undefined) {
-    status.containerStatuses = [{ name: 'main', image: 'registry.k8s.io/pause:3.10', imageID: '', ready: false, restartCount: m.restarts ?? 0, state: m.exit ? { terminated: m.exit } : {} }];
+    status.containerStatuses = [
+      {
+        name: 'main',
+        image: 'registry.k8s.io/pause:3.10',
+        imageID: '',
+        ready: false,
+        restartCount: m.restarts ?? 0,
+        state: m.exit ? { terminated: m.exit } : {},
+      },
+    ];
   }
   if (m.target === 'sweep' || m.target === 'orphanSweep' || m.target === 'defrag') {
     const tick = pingTick(m.target);
-    return { target: m.target, wire: m.header === 'type-unknown' ? { ...tick, headers: { ...tick.headers, 'ce-type': 'x.unknown' } } : m.header === 'text/plain' ? json({}) : tick };
+    return {
+      target: m.target,
+      wire: m.header === 'type-unknown' ? { ...tick, headers: { ...tick.headers, 'ce-type': 'x.unknown' } } : m.header === 'text/plain' ? json({}) : tick,
+    };
   }
   const object = m.target === 'jobDeleted' ? { ...pod, apiVersion: 'batch/v1', kind: 'Job' } : pod;
   const headers: Record<string, string | undefined> = {};
@@ -141,7 +186,18 @@ export async function runFuzz(env: Adversary, o: { seed: number; runs: number; b
   const started = Date.now();
   const all = mutations(o.seed, o.runs);
   const batch = o.batch ?? 16;
-  const f: FuzzFigures = { events: 0, batches: 0, ms: 0, wrongWrites: [], wrongWritesDone: 0, outsidePolicy: 0, outsideExamples: [], statuses: {}, fiveXX: 0, recreated: 0 };
+  const f: FuzzFigures = {
+    events: 0,
+    batches: 0,
+    ms: 0,
+    wrongWrites: [],
+    wrongWritesDone: 0,
+    outsidePolicy: 0,
+    outsideExamples: [],
+    statuses: {},
+    fiveXX: 0,
+    recreated: 0,
+  };
   let stored = await restore(env);
   for (let i = 0; i < all.length; i += batch) {
     const requests = all.slice(i, i + batch).map((m) => build(m, stored));

@@ -73,7 +73,13 @@ describe('the stored pod decides, not the event', () => {
   });
 
   it('an event claiming a Running pod failed, with a stale resourceVersion, deletes nothing', async () => {
-    const created = await env.core.createNamespacedPod({ namespace: env.ns, body: { metadata: { name: 'stale', labels: { tidy: 'yes' } }, spec: { schedulerName: 'kube-tidy-adversary-nobody', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+    const created = await env.core.createNamespacedPod({
+      namespace: env.ns,
+      body: {
+        metadata: { name: 'stale', labels: { tidy: 'yes' } },
+        spec: { schedulerName: 'kube-tidy-adversary-nobody', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
     await env.core.deleteNamespacedPod({ namespace: env.ns, name: 'stale', gracePeriodSeconds: 0 });
     await waitFor('stale gone', async () => !(await env.core.readNamespacedPod({ namespace: env.ns, name: 'stale' }).catch(() => undefined)));
     // Same name again, Running now: the event is the old pod's, uid and resourceVersion stale.
@@ -84,13 +90,29 @@ describe('the stored pod decides, not the event', () => {
   });
 
   it('an event claiming a Running pod under a PodDisruptionBudget with 0 disruptions allowed failed takes nothing away', async () => {
-    await env.core.createNamespacedPod({ namespace: env.ns, body: { metadata: { name: 'budgeted', labels: { tidy: 'yes', app: 'budgeted' } }, spec: { schedulerName: 'kube-tidy-adversary-nobody', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+    await env.core.createNamespacedPod({
+      namespace: env.ns,
+      body: {
+        metadata: { name: 'budgeted', labels: { tidy: 'yes', app: 'budgeted' } },
+        spec: { schedulerName: 'kube-tidy-adversary-nobody', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
     const pod = await env.staticPod('budgeted-2', { phase: 'Running', labels: { tidy: 'yes', app: 'budgeted' } });
     const pdb = sharedCluster().kubeConfig().makeApiClient(PolicyV1Api);
-    await pdb.createNamespacedPodDisruptionBudget({ namespace: env.ns, body: { metadata: { name: 'zero' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'budgeted' } } } } });
-    await waitFor('the budget observed', async () => (await pdb.readNamespacedPodDisruptionBudget({ namespace: env.ns, name: 'zero' })).status?.observedGeneration === 1);
+    await pdb.createNamespacedPodDisruptionBudget({
+      namespace: env.ns,
+      body: { metadata: { name: 'zero' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'budgeted' } } } },
+    });
+    await waitFor(
+      'the budget observed',
+      async () => (await pdb.readNamespacedPodDisruptionBudget({ namespace: env.ns, name: 'zero' })).status?.observedGeneration === 1,
+    );
     const r = await attempt('podTerminated', apiServerSourceEvent(claimedFailed(pod)));
-    expect(writesTo(r.writes, 'budgeted-2').filter((w) => w.verb === 'delete').map(describeWrite)).toEqual([]);
+    expect(
+      writesTo(r.writes, 'budgeted-2')
+        .filter((w) => w.verb === 'delete')
+        .map(describeWrite),
+    ).toEqual([]);
     expect((await env.core.readNamespacedPod({ namespace: env.ns, name: 'budgeted-2' })).metadata?.deletionTimestamp).toBeUndefined();
   });
 
@@ -159,9 +181,12 @@ describe('bad input is 4xx, not 500 (the bridge and Knative retry 5xx)', () => {
     expectNoWrongWrites(r.writes);
   });
 
-  it('a YAML alias bomb as invoke\'s policy is refused with 4xx', async () => {
+  it("a YAML alias bomb as invoke's policy is refused with 4xx", async () => {
     const levels = 'abcdefghi'.split('');
-    const bomb = [`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]`, ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(',')}]`)].join('\n');
+    const bomb = [
+      `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]`,
+      ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(',')}]`),
+    ].join('\n');
     const r = await attempt('invoke', json({ mode: 'plan', policy: bomb }));
     expect(r.status, r.body).toBeGreaterThanOrEqual(400);
     expect(r.status, r.body).toBeLessThan(500);
@@ -187,13 +212,37 @@ describe('the status code tells the truth', () => {
     const kc = sharedCluster().kubeConfig();
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
     const role = `${env.ns}-read-pods`;
-    await rbac.createClusterRole({ body: { metadata: { name: role }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }, { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] }] } });
-    await rbac.createClusterRoleBinding({ body: { metadata: { name: role }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'ServiceAccount', name: 'read-only', namespace: env.ns }] } });
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name: role },
+        rules: [
+          { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'read-only', namespace: env.ns }],
+      },
+    });
     try {
       await env.core.createNamespacedServiceAccount({ namespace: env.ns, body: { metadata: { name: 'read-only' } } });
-      const token = await env.core.createNamespacedServiceAccountToken({ name: 'read-only', namespace: env.ns, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
+      const token = await env.core.createNamespacedServiceAccountToken({
+        name: 'read-only',
+        namespace: env.ns,
+        body: { spec: { expirationSeconds: 3600, audiences: [] } },
+      });
       const c = kc.getCurrentCluster()!;
-      const file = writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kube-tidy-ro-')), 'kubeconfig'), 'ro', c.server, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+      const file = writeKubeconfig(
+        join(mkdtempSync(join(tmpdir(), 'kube-tidy-ro-')), 'kubeconfig'),
+        'ro',
+        c.server,
+        Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+        token.status!.token,
+      );
       const fn = await env.spawn('podTerminated', { KUBECONFIG: file });
       const pod = await env.staticPod('refused', { phase: 'Failed', labels: { tidy: 'yes' } });
       const r = await post(fn.url, apiServerSourceEvent(asEvent(pod)));
@@ -208,7 +257,11 @@ describe('the status code tells the truth', () => {
 
   it('a sweep while the API server goes down after the LIST is not answered 200 swept (5xx, or a clearly partial answer)', async () => {
     for (const n of ['down-1', 'down-2', 'down-3']) await env.staticPod(n, { phase: 'Failed', labels: { tidy: 'yes' } });
-    const flaky = await flakyApiServer(sharedCluster().kubeconfigPath, env.ids.kubeconfig('sweep'), join(mkdtempSync(join(tmpdir(), 'kube-tidy-flaky-')), 'kubeconfig'));
+    const flaky = await flakyApiServer(
+      sharedCluster().kubeconfigPath,
+      env.ids.kubeconfig('sweep'),
+      join(mkdtempSync(join(tmpdir(), 'kube-tidy-flaky-')), 'kubeconfig'),
+    );
     const fn = await env.spawn('sweep', { KUBECONFIG: flaky.kubeconfig });
     try {
       const r = await post(fn.url, pingTick());
@@ -224,7 +277,13 @@ describe('the status code tells the truth', () => {
   it('a sweep while the API server is not there at all answers 5xx', async () => {
     const [port] = await freePorts(1);
     const c = sharedCluster().kubeConfig().getCurrentCluster()!;
-    const file = writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kube-tidy-dead-')), 'kubeconfig'), 'dead', `https://127.0.0.1:${port}`, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), 'no-token');
+    const file = writeKubeconfig(
+      join(mkdtempSync(join(tmpdir(), 'kube-tidy-dead-')), 'kubeconfig'),
+      'dead',
+      `https://127.0.0.1:${port}`,
+      Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+      'no-token',
+    );
     const fn = await env.spawn('sweep', { KUBECONFIG: file });
     const r = await post(fn.url, pingTick());
     await fn.stop();
@@ -282,4 +341,3 @@ describe('bodies are bounded: 200 KB of gzip inflating to 200 MB', () => {
     }, 90_000);
   }
 });
-

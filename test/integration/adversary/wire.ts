@@ -59,13 +59,22 @@ export function apiServerSourceEvent(object: Obj, o: EventOptions = {}): Wire {
 /** A Knative PingSource tick. */
 export function pingTick(source = 'sweep'): Wire {
   return {
-    headers: { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': `tick-${Math.random().toString(36).slice(2)}`, 'ce-source': `/apis/v1/namespaces/kube-tidy/pingsources/${source}`, 'ce-type': 'dev.knative.sources.ping' },
+    headers: {
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': `tick-${Math.random().toString(36).slice(2)}`,
+      'ce-source': `/apis/v1/namespaces/kube-tidy/pingsources/${source}`,
+      'ce-type': 'dev.knative.sources.ping',
+    },
     body: '{}',
   };
 }
 
 /** A plain JSON POST (invoke's requests, defrag's plan). */
-export const json = (value: unknown, headers: Record<string, string> = {}): Wire => ({ headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) });
+export const json = (value: unknown, headers: Record<string, string> = {}): Wire => ({
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(value),
+});
 
 /**
  * A gzip bomb: `inflated` bytes of one JSON string of spaces, compressed (about 1,000:1), so
@@ -96,7 +105,12 @@ export async function post(url: string, w: Wire, timeoutMs = 60_000): Promise<An
   const started = Date.now();
   try {
     const method = w.method ?? 'POST';
-    const res = await fetch(url, { method, headers: w.headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body: w.body }), signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      method,
+      headers: w.headers,
+      ...(method === 'GET' || method === 'HEAD' ? {} : { body: w.body }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const body = await res.text();
     let parsed: Record<string, unknown> | undefined;
     try {

@@ -26,7 +26,10 @@ async function instance(percent: number, env: Record<string, string> = {}) {
   return { sweep: serve(sweep, rt), invoke: serve(invoke, rt) };
 }
 /** Pod DELETEs kube-tidy sent to this namespace since `mark`, as the API server logged them (kwok, as the kubelet, sends its own). */
-const deletesSince = async (mark: number) => (await sharedAudit().settledSince(mark)).filter((w) => w.verb === 'delete' && w.resource === 'pods' && w.namespace === ns.name && !w.dryRun && w.user !== 'kwok');
+const deletesSince = async (mark: number) =>
+  (await sharedAudit().settledSince(mark)).filter(
+    (w) => w.verb === 'delete' && w.resource === 'pods' && w.namespace === ns.name && !w.dryRun && w.user !== 'kwok',
+  );
 const failedLeft = async () => (await podNames(ns.name)).filter((n) => !n.startsWith('run-'));
 
 beforeAll(async () => {
@@ -45,14 +48,25 @@ describe('a sweep that would remove 60% of a namespace under a 30% abort', () =>
     expect(first.body.summary).toMatchObject({
       stoppedBy: 'abort',
       outcomes: { deleted: 3 },
-      brakes: { aborted: { scope: 'namespace', key: ns.name, percent: 30, selected: 6, considered: 10, why: expect.stringMatching(/would remove 6 of the 10 pods it considered in namespace \S+ \(60%\), more than 30%/) } },
+      brakes: {
+        aborted: {
+          scope: 'namespace',
+          key: ns.name,
+          percent: 30,
+          selected: 6,
+          considered: 10,
+          why: expect.stringMatching(/would remove 6 of the 10 pods it considered in namespace \S+ \(60%\), more than 30%/),
+        },
+      },
     });
     expect(first.body.kept.filter((k: { reason: string }) => k.reason.includes('stopped before this pod'))).toHaveLength(3);
     const deleted = (await deletesSince(mark)).map((w) => w.name!);
     expect(deleted).toHaveLength(3);
     expect([...deleted, ...(await failedLeft())].sort()).toEqual(range('failed', 6));
     // Said once in the ledger's namespace, not per pod.
-    const events = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items.filter((e) => e.reason === 'PassAborted');
+    const events = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items.filter(
+      (e) => e.reason === 'PassAborted',
+    );
     expect(events.map((e) => e.note)).toEqual([expect.stringMatching(/stopped namespace \S+ .*would have removed 6 of 10 pods, more than 30%/)]);
     expect(first.body.summary.brakes).toMatchObject({ deferred: 3, byBudget: { 'kubeTidy.brakes.abort': 3 } });
 
@@ -62,7 +76,9 @@ describe('a sweep that would remove 60% of a namespace under a 30% abort', () =>
     expect(second.status).toBe(200);
     expect(second.body.summary.outcomes.deleted ?? 0).toBe(0);
     expect(second.body.summary.brakes).toMatchObject({ deferred: 3, byBudget: { 'kubeTidy.brakes.abort': 3 } });
-    expect(second.body.kept).toEqual(expect.arrayContaining([expect.objectContaining({ reason: expect.stringContaining('raise the percent or resume with invoke') })]));
+    expect(second.body.kept).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reason: expect.stringContaining('raise the percent or resume with invoke') })]),
+    );
     expect(await deletesSince(mark)).toEqual([]);
     expect(await failedLeft()).toHaveLength(3);
 
@@ -70,7 +86,10 @@ describe('a sweep that would remove 60% of a namespace under a 30% abort', () =>
     const { invoke: inv } = await instance(30);
     const planned = await inv.post('/').send({ mode: 'plan', override: 'abort' });
     expect(planned.status).toBe(400);
-    const resumed = await inv.post('/').set('authorization', `Bearer ${TOKEN}`).send({ mode: 'run', confirm: true, override: 'abort', namespaces: [ns.name] });
+    const resumed = await inv
+      .post('/')
+      .set('authorization', `Bearer ${TOKEN}`)
+      .send({ mode: 'run', confirm: true, override: 'abort', namespaces: [ns.name] });
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ outcome: 'ran', summary: { outcomes: { deleted: 3 }, brakes: { resumed: 1 } } });
     expect(resumed.body.summary.stoppedBy).toBeUndefined();

@@ -16,30 +16,42 @@ const IMAGE = 'registry.k8s.io/pause:3.10';
  * Creates `names` in `namespace` (Failed with `exitCode`, or Running without) and waits with
  * one LIST per poll until every one is in its phase; returns them as stored then.
  */
-export async function makePods(namespace: string, names: readonly string[], opts: { exitCode?: number; labels?: Record<string, string> } = {}): Promise<V1Pod[]> {
+export async function makePods(
+  namespace: string,
+  names: readonly string[],
+  opts: { exitCode?: number; labels?: Record<string, string> } = {},
+): Promise<V1Pod[]> {
   const api = core();
   const annotations: Record<string, string> = opts.exitCode === undefined ? {} : { [EXIT_CODE_ANNOTATION]: String(opts.exitCode) };
   for (let i = 0; i < names.length; i += 10) {
     await Promise.all(
       names.slice(i, i + 10).map((name) =>
-        api.createNamespacedPod({ namespace, body: { metadata: { name, labels: opts.labels, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } } }),
+        api.createNamespacedPod({
+          namespace,
+          body: { metadata: { name, labels: opts.labels, annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: IMAGE }] } },
+        }),
       ),
     );
   }
   const want = opts.exitCode === undefined ? 'Running' : opts.exitCode === 0 ? 'Succeeded' : 'Failed';
   const wanted = new Set(names);
-  return waitFor(`${names.length} pods ${want} in ${namespace}`, async () => {
-    const pods = (await api.listNamespacedPod({ namespace })).items.filter((p) => wanted.has(p.metadata!.name!));
-    if (pods.length !== names.length || !pods.some((p) => p.status?.phase === want) || !pods.every((p) => p.status?.phase === want)) return undefined;
-    // Items of a LIST carry no kind: an event's object does.
-    return pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p })).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
-  }, { timeoutMs: 90_000, intervalMs: 300 });
+  return waitFor(
+    `${names.length} pods ${want} in ${namespace}`,
+    async () => {
+      const pods = (await api.listNamespacedPod({ namespace })).items.filter((p) => wanted.has(p.metadata!.name!));
+      if (pods.length !== names.length || !pods.some((p) => p.status?.phase === want) || !pods.every((p) => p.status?.phase === want)) return undefined;
+      // Items of a LIST carry no kind: an event's object does.
+      return pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p })).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+    },
+    { timeoutMs: 90_000, intervalMs: 300 },
+  );
 }
 
 export const range = (prefix: string, n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${from + i}`);
 
 /** Names of the pods left in `namespace`. */
-export const podNames = async (namespace: string): Promise<string[]> => (await core().listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!).sort();
+export const podNames = async (namespace: string): Promise<string[]> =>
+  (await core().listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!).sort();
 
 /**
  * The storm's policy as a user writes it: RemoveFailedPods on exit code 137 at once, bare
@@ -55,7 +67,9 @@ export function failedPolicy(namespaces: string[], top: Record<string, unknown> 
 
 /** The ledger as stored (empty when the ConfigMap is not there). */
 export async function storedLedger(namespace: string): Promise<LedgerState> {
-  const cm = await core().readNamespacedConfigMap({ namespace, name: BRAKES_NAME }).catch(() => undefined);
+  const cm = await core()
+    .readNamespacedConfigMap({ namespace, name: BRAKES_NAME })
+    .catch(() => undefined);
   return stateOf(cm);
 }
 

@@ -26,7 +26,13 @@ const created: string[] = [];
 const runtimes: Runtime[] = [];
 let pods: Map<string, V1Pod>;
 
-const namespaceExists = (name: string) => core().readNamespace({ name }).then(() => true, () => false);
+const namespaceExists = (name: string) =>
+  core()
+    .readNamespace({ name })
+    .then(
+      () => true,
+      () => false,
+    );
 async function start(policy: unknown, env: Record<string, string>) {
   const rt = await runtimeFor(policy, env);
   runtimes.push(rt);
@@ -40,7 +46,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   for (const rt of runtimes) rt.brakes().close();
-  for (const name of created) await core().deleteNamespace({ name }).catch(() => undefined);
+  for (const name of created)
+    await core()
+      .deleteNamespace({ name })
+      .catch(() => undefined);
 });
 
 describe('DRY_RUN and plans', () => {
@@ -64,14 +73,21 @@ describe('DRY_RUN and plans', () => {
     // A dry sweep in the same process sees the same spending: held back, stopped by the budget.
     const swept = await send(serve(sweep, rt), pingRequest());
     expect(swept.status).toBe(200);
-    expect(swept.body.summary).toMatchObject({ dryRun: true, outcomes: { deferred: 2 }, stoppedBy: 'budget', brakes: { byBudget: { maxNoOfPodsToEvictTotal: 2 } } });
+    expect(swept.body.summary).toMatchObject({
+      dryRun: true,
+      outcomes: { deferred: 2 },
+      stoppedBy: 'budget',
+      brakes: { byBudget: { maxNoOfPodsToEvictTotal: 2 } },
+    });
     await rt.brakes().settle();
 
     // invoke's plan in a process that runs for real: a plan writes no ledger either.
     const planHome = fresh('plan');
     created.push(planHome);
     const planner = await start(failedPolicy([ns.name], { maxNoOfPodsToEvictTotal: 2, ...top }), { BRAKES_NAMESPACE: planHome, INVOKE_TOKEN: TOKEN });
-    const plan = await serve(invoke, planner).post('/').send({ namespaces: [ns.name] });
+    const plan = await serve(invoke, planner)
+      .post('/')
+      .send({ namespaces: [ns.name] });
     expect(plan.status).toBe(200);
     expect(plan.body).toMatchObject({ outcome: 'planned', dryRun: true });
     expect(plan.body.summary.outcomes.deleted).toBe(2);
@@ -118,15 +134,37 @@ describe('a ledger namespace that does not exist', () => {
         },
       });
       await rbac.createClusterRoleBinding({
-        body: { metadata: { name: role() }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role() }, subjects: [{ kind: 'ServiceAccount', name: 'no-namespaces', namespace: ns.name }] },
+        body: {
+          metadata: { name: role() },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role() },
+          subjects: [{ kind: 'ServiceAccount', name: 'no-namespaces', namespace: ns.name }],
+        },
       });
-      const token = await core().createNamespacedServiceAccountToken({ namespace: ns.name, name: 'no-namespaces', body: { spec: { expirationSeconds: 3600, audiences: [] } } });
+      const token = await core().createNamespacedServiceAccountToken({
+        namespace: ns.name,
+        name: 'no-namespaces',
+        body: { spec: { expirationSeconds: 3600, audiences: [] } },
+      });
       const cluster = kc.getCurrentCluster()!;
-      kubeconfig = writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kube-tidy-no-ns-')), 'kubeconfig'), 'no-namespaces', cluster.server, Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+      kubeconfig = writeKubeconfig(
+        join(mkdtempSync(join(tmpdir(), 'kube-tidy-no-ns-')), 'kubeconfig'),
+        'no-namespaces',
+        cluster.server,
+        Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'),
+        token.status!.token,
+      );
       const user = `system:serviceaccount:${ns.name}:no-namespaces`;
       const authz = kc.makeApiClient(AuthorizationV1Api);
       await waitFor('the role to take effect', async () => {
-        const r = await authz.createSubjectAccessReview({ body: { spec: { user, groups: ['system:serviceaccounts', 'system:authenticated'], resourceAttributes: { verb: 'delete', resource: 'pods', namespace: ns.name } } } });
+        const r = await authz.createSubjectAccessReview({
+          body: {
+            spec: {
+              user,
+              groups: ['system:serviceaccounts', 'system:authenticated'],
+              resourceAttributes: { verb: 'delete', resource: 'pods', namespace: ns.name },
+            },
+          },
+        });
         return r.status?.allowed === true;
       });
     });

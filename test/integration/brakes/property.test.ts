@@ -36,7 +36,8 @@ interface Limits {
 /** Removed pods of this run by namespace and node: listed from the API server (gone, or terminating). */
 async function removed(pods: readonly V1Pod[]): Promise<V1Pod[]> {
   const alive = new Set<string>();
-  for (const ns of [nsA.name, nsB.name]) for (const p of (await core().listNamespacedPod({ namespace: ns })).items) if (!p.metadata!.deletionTimestamp) alive.add(p.metadata!.uid!);
+  for (const ns of [nsA.name, nsB.name])
+    for (const p of (await core().listNamespacedPod({ namespace: ns })).items) if (!p.metadata!.deletionTimestamp) alive.add(p.metadata!.uid!);
   return pods.filter((p) => !alive.has(p.metadata!.uid!));
 }
 
@@ -64,28 +65,58 @@ describe('random interleavings of instances and paths against the shared ledger'
       perNamespace: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
       perNode: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
     });
-    const ops = fc.array(fc.record<Op>({ inst: fc.nat(2), path: fc.constantFrom<Path>('event', 'event', 'event', 'sweep', 'invoke', 'settle'), pod: fc.nat(9) }), { minLength: 4, maxLength: 16 });
+    const ops = fc.array(
+      fc.record<Op>({ inst: fc.nat(2), path: fc.constantFrom<Path>('event', 'event', 'event', 'sweep', 'invoke', 'settle'), pod: fc.nat(9) }),
+      { minLength: 4, maxLength: 16 },
+    );
 
     await fc.assert(
       fc.asyncProperty(limits, ops, fc.integer({ min: 1, max: 6 }), async (l, script, inFlight) => {
         const labels = { run: String(++run) };
         await resetBrakes(home.name);
-        const pods = (await Promise.all([makePods(nsA.name, range(`r${run}-a`, 5), { exitCode: 137, labels }), makePods(nsB.name, range(`r${run}-b`, 5), { exitCode: 137, labels })])).flat();
-        const policy = failedPolicy([nsA.name, nsB.name], { maxNoOfPodsToEvictTotal: l.total, ...(l.perNamespace ? { maxNoOfPodsToEvictPerNamespace: l.perNamespace } : {}), ...(l.perNode ? { maxNoOfPodsToEvictPerNode: l.perNode } : {}), ...top }, labels);
+        const pods = (
+          await Promise.all([
+            makePods(nsA.name, range(`r${run}-a`, 5), { exitCode: 137, labels }),
+            makePods(nsB.name, range(`r${run}-b`, 5), { exitCode: 137, labels }),
+          ])
+        ).flat();
+        const policy = failedPolicy(
+          [nsA.name, nsB.name],
+          {
+            maxNoOfPodsToEvictTotal: l.total,
+            ...(l.perNamespace ? { maxNoOfPodsToEvictPerNamespace: l.perNamespace } : {}),
+            ...(l.perNode ? { maxNoOfPodsToEvictPerNode: l.perNode } : {}),
+            ...top,
+          },
+          labels,
+        );
         const runtimes = await Promise.all([0, 1, 2].map(() => runtimeFor(policy, { BRAKES_NAMESPACE: home.name, INVOKE_TOKEN: TOKEN })));
         const agents = runtimes.map((rt) => ({ rt, event: serve(podTerminated, rt), sweep: serve(sweep, rt), invoke: serve(invoke, rt) }));
         try {
           const step = async (op: Op): Promise<{ status: number; deleted: number }> => {
             const x = agents[op.inst]!;
-            if (op.path === 'settle') return x.rt.brakes().settle().then(() => ({ status: 200, deleted: 0 }));
+            if (op.path === 'settle')
+              return x.rt
+                .brakes()
+                .settle()
+                .then(() => ({ status: 200, deleted: 0 }));
             if (op.path === 'event') {
               const r = await send(x.event, knativeRequest('binary', 'update', pods[op.pod]!));
               return { status: r.status, deleted: r.body.outcome === 'deleted' ? 1 : 0 };
             }
-            const r = op.path === 'sweep' ? await send(x.sweep, pingRequest()) : await x.invoke.post('/').set('authorization', `Bearer ${TOKEN}`).send({ mode: 'run', confirm: true, namespaces: [nsA.name, nsB.name] });
+            const r =
+              op.path === 'sweep'
+                ? await send(x.sweep, pingRequest())
+                : await x.invoke
+                    .post('/')
+                    .set('authorization', `Bearer ${TOKEN}`)
+                    .send({ mode: 'run', confirm: true, namespaces: [nsA.name, nsB.name] });
             return { status: r.status, deleted: r.body.summary?.outcomes?.deleted ?? 0 };
           };
-          const answers = await limited(inFlight, script.map((op) => () => step(op)));
+          const answers = await limited(
+            inFlight,
+            script.map((op) => () => step(op)),
+          );
           expect(answers.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
           const gone = await removed(pods);
           withinLimits(gone, l);
@@ -106,7 +137,10 @@ describe('random interleavings of instances and paths against the shared ledger'
           const byNs = countBy(after, nsOf);
           const byNode = countBy(after, nodeOf);
           for (const pod of pods.filter((p) => !after.includes(p))) {
-            const full = after.length >= l.total || (l.perNamespace !== undefined && (byNs.get(nsOf(pod)) ?? 0) >= l.perNamespace) || (l.perNode !== undefined && (byNode.get(nodeOf(pod)) ?? 0) >= l.perNode);
+            const full =
+              after.length >= l.total ||
+              (l.perNamespace !== undefined && (byNs.get(nsOf(pod)) ?? 0) >= l.perNamespace) ||
+              (l.perNode !== undefined && (byNode.get(nodeOf(pod)) ?? 0) >= l.perNode);
             expect(full, `${pod.metadata!.name} left although no limit is reached (${after.length} removed)`).toBe(true);
           }
           // The ledger counts exactly what is gone: nothing lost in a hold, nothing counted twice.

@@ -26,7 +26,13 @@ describe('a 10 s window with a total of 2, in real time', () => {
   it('removes 2, defers the rest until the window ends, then removes 2 more', async () => {
     rt = await runtimeFor(failedPolicy([ns.name], { maxNoOfPodsToEvictTotal: 2, kubeTidy: { brakes: { window: '10s' } } }), { BRAKES_NAMESPACE: home.name });
     const agent = serve(podTerminated, rt);
-    const events = (which: readonly V1Pod[]) => limited(3, which.map((pod) => () => send(agent, knativeRequest('binary', 'update', pod)).then((r) => ({ status: r.status, name: pod.metadata!.name!, body: r.body }))));
+    const events = (which: readonly V1Pod[]) =>
+      limited(
+        3,
+        which.map(
+          (pod) => () => send(agent, knativeRequest('binary', 'update', pod)).then((r) => ({ status: r.status, name: pod.metadata!.name!, body: r.body })),
+        ),
+      );
 
     // Start just after a boundary (windows are aligned to the epoch), with the whole window ahead.
     await waitFor('the start of a 10 s window', async () => Date.now() % W > 200 && Date.now() % W < 1500, { timeoutMs: 2 * W, intervalMs: 20 });
@@ -37,11 +43,26 @@ describe('a 10 s window with a total of 2, in real time', () => {
     expect(first.filter((a) => a.body.outcome === 'deleted')).toHaveLength(2);
     const held = first.filter((a) => a.body.outcome === 'deferred');
     expect(held).toHaveLength(4);
-    for (const a of held) expect(a.body.deferred).toMatchObject({ kind: 'budget', budget: 'maxNoOfPodsToEvictTotal', scope: 'cluster', limit: 2, window: '10s', freesAt: new Date(end).toISOString() });
+    for (const a of held)
+      expect(a.body.deferred).toMatchObject({
+        kind: 'budget',
+        budget: 'maxNoOfPodsToEvictTotal',
+        scope: 'cluster',
+        limit: 2,
+        window: '10s',
+        freesAt: new Date(end).toISOString(),
+      });
     expect((await podNames(ns.name)).length).toBe(4);
 
     // Before the instant it frees, still deferred; after it, 2 more.
-    const early = await send(agent, knativeRequest('binary', 'update', pods.find((p) => p.metadata!.name === held[0]!.name)!));
+    const early = await send(
+      agent,
+      knativeRequest(
+        'binary',
+        'update',
+        pods.find((p) => p.metadata!.name === held[0]!.name)!,
+      ),
+    );
     if (Date.now() < end) expect(early.body.outcome).toBe('deferred');
     await waitFor('the window to end', async () => Date.now() >= end + 100, { timeoutMs: 2 * W, intervalMs: 20 });
     const second = await events(pods.filter((p) => held.some((a) => a.name === p.metadata!.name)));
@@ -53,7 +74,12 @@ describe('a 10 s window with a total of 2, in real time', () => {
     // The ledger forgot the window that is over; one Event said so per window, not per pod.
     await rt.brakes().settle();
     expect(Object.keys((await storedLedger(home.name)).counts)).toEqual([`cluster|${W}|${end}|`]);
-    const notes = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items.filter((e) => e.reason === 'BudgetExhausted').map((e) => e.note!);
-    expect(notes.sort()).toEqual([expect.stringContaining(`frees by ${new Date(end).toISOString()}`), expect.stringContaining(`frees by ${new Date(end + W).toISOString()}`)]);
+    const notes = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items
+      .filter((e) => e.reason === 'BudgetExhausted')
+      .map((e) => e.note!);
+    expect(notes.sort()).toEqual([
+      expect.stringContaining(`frees by ${new Date(end).toISOString()}`),
+      expect.stringContaining(`frees by ${new Date(end + W).toISOString()}`),
+    ]);
   });
 });

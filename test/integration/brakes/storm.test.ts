@@ -52,7 +52,10 @@ describe('an event storm, three podTerminated instances and a fanned-out sweep a
     const planner = serve(sweep, await start({ SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '2' }));
 
     // The storm and the sweep at the same time; the shards go out as the broker takes them.
-    const storm = limited(8, pods.map((pod, i) => () => send(events[i % 3]!, knativeRequest('binary', 'update', pod)).then((r) => ({ status: r.status, body: r.body }))));
+    const storm = limited(
+      8,
+      pods.map((pod, i) => () => send(events[i % 3]!, knativeRequest('binary', 'update', pod)).then((r) => ({ status: r.status, body: r.body }))),
+    );
     const swept = send(planner, pingRequest()).then((r) => ({ status: r.status, body: r.body }));
     const answers = await storm;
     const sweepAnswer = await swept;
@@ -72,7 +75,9 @@ describe('an event storm, three podTerminated instances and a fanned-out sweep a
     expect(removed).toBeLessThanOrEqual(5);
     // And every removal is one some answer reported: nothing removed behind the answers' back.
     const deletedByEvents = answers.filter((a) => a.body.outcome === 'deleted').length;
-    const deletedBySweep = ((sweepAnswer.body.summary as { outcomes: Record<string, number> }).outcomes.deleted ?? 0) + shards.reduce((n, s) => n + ((s.body.outcomes as Record<string, number>).deleted ?? 0), 0);
+    const deletedBySweep =
+      ((sweepAnswer.body.summary as { outcomes: Record<string, number> }).outcomes.deleted ?? 0) +
+      shards.reduce((n, s) => n + ((s.body.outcomes as Record<string, number>).deleted ?? 0), 0);
     expect(deletedByEvents + deletedBySweep).toBe(removed);
 
     // The held-back pods: deferred, naming the budget, its limit and window, and when it frees.
@@ -80,7 +85,12 @@ describe('an event storm, three podTerminated instances and a fanned-out sweep a
     expect(deferred.length).toBeGreaterThanOrEqual(60 - 5 - 5);
     const frees = windowEnd(started, windowMs);
     for (const a of deferred) {
-      expect(a.body.deferred).toMatchObject({ kind: 'budget', budget: expect.stringMatching(/^maxNoOfPodsToEvict(Total|PerNamespace)$/), limit: 5, freesAt: frees });
+      expect(a.body.deferred).toMatchObject({
+        kind: 'budget',
+        budget: expect.stringMatching(/^maxNoOfPodsToEvict(Total|PerNamespace)$/),
+        limit: 5,
+        freesAt: frees,
+      });
       expect(a.body.why).toContain(`it frees by ${frees}`);
     }
 
@@ -91,14 +101,21 @@ describe('an event storm, three podTerminated instances and a fanned-out sweep a
     for (const rt of runtimes) await rt.brakes().settle();
     expect((await storedLedger(home.name)).holds).toEqual({});
     const late = serve(podTerminated, await start());
-    const again = await limited(4, pods.filter((p) => left.includes(p.metadata!.name!)).map((pod) => () => send(late, knativeRequest('binary', 'update', pod))));
+    const again = await limited(
+      4,
+      pods.filter((p) => left.includes(p.metadata!.name!)).map((pod) => () => send(late, knativeRequest('binary', 'update', pod))),
+    );
     expect(again.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
     expect(60 - (await podNames(ns.name)).filter((n) => n.startsWith('storm-')).length).toBe(5);
 
     // One Event per budget and window, in the ledger's namespace, not one per pod.
-    const notes = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items.filter((e) => e.reason === 'BudgetExhausted').map((e) => e.note!);
+    const notes = (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home.name })).items
+      .filter((e) => e.reason === 'BudgetExhausted')
+      .map((e) => e.note!);
     // (The total and the namespace's counters move together here; the total is checked first.)
-    expect(notes).toEqual([expect.stringContaining(`maxNoOfPodsToEvictTotal (5 per ${windowMs / 60_000}m in the cluster) is spent for this window; it frees by ${frees}`)]);
+    expect(notes).toEqual([
+      expect.stringContaining(`maxNoOfPodsToEvictTotal (5 per ${windowMs / 60_000}m in the cluster) is spent for this window; it frees by ${frees}`),
+    ]);
     expect(new Date(Date.now()).toISOString() < frees, 'the whole test ran in one window').toBe(true);
   });
 });

@@ -18,7 +18,20 @@ afterAll(() => sink?.close());
 
 describe('kube-tidy bridge', () => {
   it('delivers an event, and on SIGTERM drains, logs a summary and exits 0', async () => {
-    const args = ['--import', 'tsx', 'shared/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', sink.url, '--namespace', ns.name, '--label-selector', `${LABEL}=cli`];
+    const args = [
+      '--import',
+      'tsx',
+      'shared/cli/main.ts',
+      'bridge',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      '--sink',
+      sink.url,
+      '--namespace',
+      ns.name,
+      '--label-selector',
+      `${LABEL}=cli`,
+    ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
@@ -26,22 +39,35 @@ describe('kube-tidy bridge', () => {
     try {
       await waitFor('the bridge to start', async () => stderr.includes('"msg":"bridge started"'), { timeoutMs: 30_000 });
       await core.createNamespacedPod({ namespace: ns.name, body: pod('via-cli', 'cli') });
-      await waitFor('the add event at the sink', async () => sink.received.some((r) => r.headers['ce-name'] === 'via-cli' && r.headers['ce-type'] === 'dev.knative.apiserver.resource.add'));
+      await waitFor('the add event at the sink', async () =>
+        sink.received.some((r) => r.headers['ce-name'] === 'via-cli' && r.headers['ce-type'] === 'dev.knative.apiserver.resource.add'),
+      );
       child.kill('SIGTERM');
       const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
       expect(code, stderr).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.some((l) => l.msg === 'delivered' && l.type === 'dev.knative.apiserver.resource.add' && l.subject === `/apis/v1/namespaces/${ns.name}/pods/via-cli`)).toBe(true);
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      lines.some(
+        (l) => l.msg === 'delivered' && l.type === 'dev.knative.apiserver.resource.add' && l.subject === `/apis/v1/namespaces/${ns.name}/pods/via-cli`,
+      ),
+    ).toBe(true);
     const summary = lines.at(-1);
     expect(summary?.msg).toMatch(/^bridge stopped/);
     expect(summary?.delivered).toBe(sink.received.filter((r) => r.status === 200).length);
   });
 
   it('refuses bad flags with exit 2 and says what is wrong', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', 'ftp://x', '--kinds', 'Pod,Deployment'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'shared/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', 'ftp://x', '--kinds', 'Pod,Deployment'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

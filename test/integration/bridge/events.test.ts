@@ -39,7 +39,9 @@ describe('a pod created, updated and deleted while the bridge runs', () => {
     expect(types.slice(1, -1).every((t) => t === 'update')).toBe(true);
     const rvs = events.map((r) => Number(JSON.parse(r.body).metadata.resourceVersion));
     expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
-    const touched = events.find((r) => r.headers['ce-type'] === 'dev.knative.apiserver.resource.update' && JSON.parse(r.body).metadata.annotations?.touched === 'yes');
+    const touched = events.find(
+      (r) => r.headers['ce-type'] === 'dev.knative.apiserver.resource.update' && JSON.parse(r.body).metadata.annotations?.touched === 'yes',
+    );
     expect(touched, 'an update carrying the new annotation').toBeDefined();
 
     for (const r of events) {
@@ -55,7 +57,11 @@ describe('a pod created, updated and deleted while the bridge runs', () => {
       expect(r.headers['content-type']).toMatch(/^application\/json/);
       expect(r.headers['ce-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       const event = decoded(r);
-      expect(event).toMatchObject({ type: 'object', verb: r.headers['ce-type']?.toString().split('.').pop(), origin: { bridge: 'knative-apiserversource', transport: 'binary' } });
+      expect(event).toMatchObject({
+        type: 'object',
+        verb: r.headers['ce-type']?.toString().split('.').pop(),
+        origin: { bridge: 'knative-apiserversource', transport: 'binary' },
+      });
       if (event.type !== 'object') throw new Error('not an object event');
       expect(event.object).toEqual(JSON.parse(r.body));
       expect(event.object.metadata.uid).toBe(JSON.parse(events[0]!.body).metadata.uid);

@@ -28,7 +28,14 @@ beforeAll(async () => {
   sink = await startTestSink();
   await label(inside.name, token);
   set = await watchNamespaces({ kubeConfig: kc, labelSelector: `${PICKED}=${token}`, log: silentLogger });
-  bridge = await startBridge({ kubeConfig: kc, sink: sink.url, labelSelector: `${LABEL}=ns-selector`, accept: (o) => set.has(o.metadata.namespace ?? ''), statsIntervalMs: 0, log: silentLogger });
+  bridge = await startBridge({
+    kubeConfig: kc,
+    sink: sink.url,
+    labelSelector: `${LABEL}=ns-selector`,
+    accept: (o) => set.has(o.metadata.namespace ?? ''),
+    statsIntervalMs: 0,
+    log: silentLogger,
+  });
 });
 afterAll(async () => {
   await bridge?.stop();

@@ -113,7 +113,10 @@ describe('kube-tidy plan --kubeconfig with a credential plugin', () => {
   it('plans with the token the plugin printed, running it once with the exec spec, KUBERNETES_EXEC_INFO and the cluster', async () => {
     const r = await cli('plan', '--kubeconfig', kubeconfig, '--namespace', ns.name, '--policy', policyFile, '--chunk-size', '1', '--timeout', '60s');
     expect(r.code, r.stderr).toBe(0);
-    const planned = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const planned = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(planned.map((l) => [l.name, l.outcome, l.dryRun]).sort()).toEqual([
       ['failed-0', 'deleted', true],
       ['failed-1', 'deleted', true],

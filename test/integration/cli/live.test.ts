@@ -72,9 +72,18 @@ async function inProcess(...args: string[]): Promise<Ran> {
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 
-const lines = (r: Ran) => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (r: Ran) =>
+  r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const writesHere = (writes: AuditWrite[]) => writes.filter((w) => w.namespace === ns.name);
-const podsLeft = async () => (await core().listNamespacedPod({ namespace: ns.name })).items.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name!).sort();
+const podsLeft = async () =>
+  (await core().listNamespacedPod({ namespace: ns.name })).items
+    .filter((p) => !p.metadata?.deletionTimestamp)
+    .map((p) => p.metadata!.name!)
+    .sort();
 
 const FAILED = ['failed-0', 'failed-1', 'failed-2', 'failed-3', 'failed-4'];
 let policyFile: string;
@@ -89,8 +98,14 @@ beforeAll(async () => {
   await runPod(core(), ns.name, 'plain');
   await runPod(core(), ns.name, 'guarded', { labels: { app: 'guarded' }, annotations: { [EVICT]: 'true' } });
   const pdb = cluster.kubeConfig().makeApiClient(PolicyV1Api);
-  await pdb.createNamespacedPodDisruptionBudget({ namespace: ns.name, body: { metadata: { name: 'zero' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'guarded' } } } } });
-  await waitFor('the budget observed', async () => (await pdb.readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'zero' })).status?.observedGeneration === 1);
+  await pdb.createNamespacedPodDisruptionBudget({
+    namespace: ns.name,
+    body: { metadata: { name: 'zero' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'guarded' } } } },
+  });
+  await waitFor(
+    'the budget observed',
+    async () => (await pdb.readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'zero' })).status?.observedGeneration === 1,
+  );
   await new Promise((r) => setTimeout(r, 1100)); // the Running pods past maxPodLifeTimeSeconds
 });
 
@@ -102,7 +117,8 @@ describe('kube-tidy plan --kubeconfig', () => {
     expect(r.code, r.stderr).toBe(0);
     planned = lines(r);
     expect(planned.map((l) => l.name).sort()).toEqual([...FAILED, 'guarded']);
-    for (const l of planned.filter((l) => l.name !== 'guarded')) expect(l).toMatchObject({ strategy: 'PodLifeTime', action: 'delete', outcome: 'deleted', dryRun: true });
+    for (const l of planned.filter((l) => l.name !== 'guarded'))
+      expect(l).toMatchObject({ strategy: 'PodLifeTime', action: 'delete', outcome: 'deleted', dryRun: true });
     const guarded = planned.find((l) => l.name === 'guarded')!;
     expect(guarded).toMatchObject({ action: 'evict', outcome: 'blocked', dryRun: true });
     expect(String(guarded.message)).toMatch(/disruption budget/i);
@@ -129,8 +145,21 @@ describe('kube-tidy plan --kubeconfig', () => {
   });
 
   it('reads the policy from a ConfigMap when told which', async () => {
-    await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: 'tidy-policy' }, data: { 'policy.yaml': stringify(policy(ns.name)) } } });
-    const r = await inProcess('plan', '--kubeconfig', cluster.kubeconfigPath, '--namespace', ns.name, '--policy-configmap', `${ns.name}/tidy-policy`, '-o', 'json');
+    await core().createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name: 'tidy-policy' }, data: { 'policy.yaml': stringify(policy(ns.name)) } },
+    });
+    const r = await inProcess(
+      'plan',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      '--namespace',
+      ns.name,
+      '--policy-configmap',
+      `${ns.name}/tidy-policy`,
+      '-o',
+      'json',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r)).toHaveLength(6);
   });
@@ -157,10 +186,18 @@ describe('kube-tidy run', () => {
     const ran = lines(r);
     expect(ran.map((l) => [l.name, l.outcome, l.dryRun])).toEqual(planned.map((l) => [l.name, l.outcome, false]));
     const sent = writesHere(await audit.settledSince(mark)).filter((w) => w.resource === 'pods');
-    const wouldGo = planned.filter((l) => l.outcome === 'deleted').map((l) => l.name).sort();
+    const wouldGo = planned
+      .filter((l) => l.outcome === 'deleted')
+      .map((l) => l.name)
+      .sort();
     // The CLI's own deletes (kwok, standing in for the kubelet, also deletes a pod it sees terminating).
     const bySelf = sent.filter((w) => w.user !== 'kwok');
-    expect(bySelf.filter((w) => w.verb === 'delete' && !w.dryRun && w.code === 200).map((w) => w.name).sort()).toEqual(wouldGo);
+    expect(
+      bySelf
+        .filter((w) => w.verb === 'delete' && !w.dryRun && w.code === 200)
+        .map((w) => w.name)
+        .sort(),
+    ).toEqual(wouldGo);
     expect(sent.every((w) => !w.dryRun)).toBe(true);
     expect(await podsLeft()).toEqual(['guarded', 'ok', 'plain']);
   });
@@ -168,16 +205,66 @@ describe('kube-tidy run', () => {
 
 describe('kube-tidy plan/run: bad input exits 2 naming it, a cluster that cannot be read exits 1', () => {
   it.each([
-    { name: 'a kubeconfig path that does not exist', args: () => ['plan', '--kubeconfig', join(dir, 'nope.yaml'), '--policy', policyFile], code: 2, message: 'nope.yaml: no such file' },
-    { name: 'an invalid policy, with the field path', args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--policy', file('bad.yaml', stringify({ ...policy('x'), profiles: [{ ...policy('x').profiles[0], pluginConfig: [{ name: 'PodLifeTime', args: { states: ['Nope'] } }] }] }))], code: 2, message: 'profiles[0].pluginConfig[0].args.states[0]' },
-    { name: 'an unknown context', args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--context', 'prod', '--policy', policyFile], code: 2, message: 'no context "prod"' },
-    { name: 'a policy ConfigMap that does not exist', args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--policy-configmap', `${ns.name}/nope`], code: 2, message: 'no such ConfigMap in the cluster' },
+    {
+      name: 'a kubeconfig path that does not exist',
+      args: () => ['plan', '--kubeconfig', join(dir, 'nope.yaml'), '--policy', policyFile],
+      code: 2,
+      message: 'nope.yaml: no such file',
+    },
+    {
+      name: 'an invalid policy, with the field path',
+      args: () => [
+        'plan',
+        '--kubeconfig',
+        cluster.kubeconfigPath,
+        '--policy',
+        file(
+          'bad.yaml',
+          stringify({ ...policy('x'), profiles: [{ ...policy('x').profiles[0], pluginConfig: [{ name: 'PodLifeTime', args: { states: ['Nope'] } }] }] }),
+        ),
+      ],
+      code: 2,
+      message: 'profiles[0].pluginConfig[0].args.states[0]',
+    },
+    {
+      name: 'an unknown context',
+      args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--context', 'prod', '--policy', policyFile],
+      code: 2,
+      message: 'no context "prod"',
+    },
+    {
+      name: 'a policy ConfigMap that does not exist',
+      args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--policy-configmap', `${ns.name}/nope`],
+      code: 2,
+      message: 'no such ConfigMap in the cluster',
+    },
     { name: 'a run without --kubeconfig', args: () => ['run', '--yes', '--policy', policyFile], code: 2, message: 'missing --kubeconfig' },
-    { name: 'an unknown output format', args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '-o', 'yaml'], code: 2, message: '-o "yaml": expected json or table' },
+    {
+      name: 'an unknown output format',
+      args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '-o', 'yaml'],
+      code: 2,
+      message: '-o "yaml": expected json or table',
+    },
     { name: 'a chunk size of 0', args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--chunk-size', '0'], code: 2, message: '--chunk-size "0"' },
     {
       name: 'an API server that does not answer',
-      args: () => ['plan', '--kubeconfig', file('down.yaml', stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' })), '--policy', policyFile],
+      args: () => [
+        'plan',
+        '--kubeconfig',
+        file(
+          'down.yaml',
+          stringify({
+            apiVersion: 'v1',
+            kind: 'Config',
+            clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+            users: [{ name: 'u', user: { token: 't' } }],
+            contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+            'current-context': 'c',
+          }),
+        ),
+        '--policy',
+        policyFile,
+      ],
       code: 1,
       message: 'list pods',
     },

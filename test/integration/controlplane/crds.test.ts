@@ -18,22 +18,34 @@ const sink = { uri: 'http://kube-tidy.example.invalid/' };
 const cases = [
   {
     kind: 'MultiKueueCluster',
-    group: 'kueue.x-k8s.io', version: 'v1beta2', plural: 'multikueueclusters', namespaced: false,
+    group: 'kueue.x-k8s.io',
+    version: 'v1beta2',
+    plural: 'multikueueclusters',
+    namespaced: false,
     spec: { clusterSource: { kubeConfig: { location: 'worker-1-kubeconfig', locationType: 'Secret' } } },
   },
   {
     kind: 'MultiKueueConfig',
-    group: 'kueue.x-k8s.io', version: 'v1beta2', plural: 'multikueueconfigs', namespaced: false,
+    group: 'kueue.x-k8s.io',
+    version: 'v1beta2',
+    plural: 'multikueueconfigs',
+    namespaced: false,
     spec: { clusters: [`worker-1-${suffix}`] },
   },
   {
     kind: 'ApiServerSource',
-    group: 'sources.knative.dev', version: 'v1', plural: 'apiserversources', namespaced: true,
+    group: 'sources.knative.dev',
+    version: 'v1',
+    plural: 'apiserversources',
+    namespaced: true,
     spec: { mode: 'Resource', resources: [{ apiVersion: 'v1', kind: 'Pod' }], serviceAccountName: 'default', sink },
   },
   {
     kind: 'PingSource',
-    group: 'sources.knative.dev', version: 'v1', plural: 'pingsources', namespaced: true,
+    group: 'sources.knative.dev',
+    version: 'v1',
+    plural: 'pingsources',
+    namespaced: true,
     spec: { schedule: '*/5 * * * *', contentType: 'application/json', data: '{"sweep":true}', sink },
   },
 ];
@@ -49,9 +61,9 @@ describe('an object of an installed CRD', () => {
       } else {
         await custom.createClusterCustomObject({ ...where, body });
       }
-      const read = (c.namespaced
-        ? await custom.getNamespacedCustomObject({ ...where, namespace: ns.name, name })
-        : await custom.getClusterCustomObject({ ...where, name })) as { spec?: unknown };
+      const read = (
+        c.namespaced ? await custom.getNamespacedCustomObject({ ...where, namespace: ns.name, name }) : await custom.getClusterCustomObject({ ...where, name })
+      ) as { spec?: unknown };
       expect(read.spec).toMatchObject(c.spec);
       if (!c.namespaced) await custom.deleteClusterCustomObject({ ...where, name });
     });

@@ -12,9 +12,30 @@ const batch = kc.makeApiClient(BatchV1Api);
 
 describe('a Job pod on a kwok node', () => {
   for (const row of [
-    { sentence: 'ends Failed with exit code 3 and reason Error', exitCode: 3, reason: undefined, phase: 'Failed', shownReason: 'Error', jobCondition: 'Failed' },
-    { sentence: 'ends Failed with exit code 137 and the chosen reason OOMKilled', exitCode: 137, reason: 'OOMKilled', phase: 'Failed', shownReason: 'OOMKilled', jobCondition: 'Failed' },
-    { sentence: 'ends Succeeded with exit code 0 and reason Completed', exitCode: 0, reason: undefined, phase: 'Succeeded', shownReason: 'Completed', jobCondition: 'Complete' },
+    {
+      sentence: 'ends Failed with exit code 3 and reason Error',
+      exitCode: 3,
+      reason: undefined,
+      phase: 'Failed',
+      shownReason: 'Error',
+      jobCondition: 'Failed',
+    },
+    {
+      sentence: 'ends Failed with exit code 137 and the chosen reason OOMKilled',
+      exitCode: 137,
+      reason: 'OOMKilled',
+      phase: 'Failed',
+      shownReason: 'OOMKilled',
+      jobCondition: 'Failed',
+    },
+    {
+      sentence: 'ends Succeeded with exit code 0 and reason Completed',
+      exitCode: 0,
+      reason: undefined,
+      phase: 'Succeeded',
+      shownReason: 'Completed',
+      jobCondition: 'Complete',
+    },
   ]) {
     it(row.sentence, async () => {
       const { exitCode, reason, phase, shownReason, jobCondition } = row;

@@ -59,7 +59,10 @@ export function runHighNodeUtilization(bin: string, kubeconfigPath: string, dir:
     ].join('\n'),
   );
   const started = Date.now();
-  const r = spawnSync(bin, [`--kubeconfig=${kubeconfigPath}`, `--policy-config-file=${policy}`, '--descheduling-interval=0s', '--secure-port=0', '--v=3'], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(bin, [`--kubeconfig=${kubeconfigPath}`, `--policy-config-file=${policy}`, '--descheduling-interval=0s', '--secure-port=0', '--v=3'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   const log = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   if (r.status !== 0) throw new Error(`descheduler exited ${r.status ?? r.signal}: ${log.slice(-2000)}`);
   const evictions = (log.match(/"Evicted pod"/g) ?? []).length;

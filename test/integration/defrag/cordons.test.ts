@@ -34,8 +34,11 @@ describe('defragmentation and cordons it did not make', () => {
     expect(first.move).toMatchObject({ frees: 'n1', to: 'n2' });
 
     // The operator's debug pod, pinned to n1 past the cordon.
-    await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'debug' }, spec: { nodeName: 'n1', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
-    await waitFor('the debug pod and a\'s replacement running', async () => {
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'debug' }, spec: { nodeName: 'n1', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } },
+    });
+    await waitFor("the debug pod and a's replacement running", async () => {
       const pods = await runningPods(core, ns);
       return pods.some((p) => p.metadata.name === 'debug') && pods.filter((p) => p.metadata.labels?.app === 'a').length === 1;
     });
@@ -69,7 +72,10 @@ describe('defragmentation and cordons it did not make', () => {
     expect(marked.spec?.unschedulable).toBe(true);
     expect(marked.metadata?.annotations?.[CORDONED]).toBe('true');
 
-    await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'debug-2' }, spec: { nodeName: 'n1', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'debug-2' }, spec: { nodeName: 'n1', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } },
+    });
     await waitFor("debug-2 and c's replacement running", async () => {
       const pods = await runningPods(core, ns);
       return pods.some((p) => p.metadata.name === 'debug-2') && pods.filter((p) => p.metadata.labels?.app === 'c').length === 1;

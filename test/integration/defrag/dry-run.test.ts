@@ -25,7 +25,8 @@ describe('defragmentation in a dry run', () => {
   const ns = 'default';
   const policy = join(mkdtempSync(join(tmpdir(), 'kube-tidy-defrag-')), 'policy.json');
 
-  const runtime = (env: Record<string, string>) => startRuntime({ POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
+  const runtime = (env: Record<string, string>) =>
+    startRuntime({ POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
 
   /** What a step could change: every node's and pod's resourceVersion, and kube-tidy's Events. */
   async function stored(): Promise<Record<string, string>> {
@@ -34,9 +35,11 @@ describe('defragmentation in a dry run', () => {
     const out: Record<string, string> = {};
     for (const n of (await core.listNode()).items) out[`node/${n.metadata!.name}`] = n.metadata!.resourceVersion!;
     for (const p of (await core.listPodForAllNamespaces()).items) out[`pod/${p.metadata!.namespace}/${p.metadata!.name}`] = p.metadata!.resourceVersion!;
-    for (const c of (await core.listConfigMapForAllNamespaces()).items) out[`configmap/${c.metadata!.namespace}/${c.metadata!.name}`] = c.metadata!.resourceVersion!;
+    for (const c of (await core.listConfigMapForAllNamespaces()).items)
+      out[`configmap/${c.metadata!.namespace}/${c.metadata!.name}`] = c.metadata!.resourceVersion!;
     const events = await kc.makeApiClient(EventsV1Api).listEventForAllNamespaces();
-    for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy')) out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
+    for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy'))
+      out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
     return out;
   }
 
@@ -66,7 +69,11 @@ describe('defragmentation in a dry run', () => {
     const first = await send(real, pingRequest());
     expect(first.body).toMatchObject({ outcome: 'evicted', dryRun: false });
     const frees = first.body.move.frees as string;
-    await waitFor('the replacement running', async () => (await runningPods(core, ns)).length === 2 && !(await core.listNamespacedPod({ namespace: ns })).items.some((p) => p.metadata?.deletionTimestamp));
+    await waitFor(
+      'the replacement running',
+      async () =>
+        (await runningPods(core, ns)).length === 2 && !(await core.listNamespacedPod({ namespace: ns })).items.some((p) => p.metadata?.deletionTimestamp),
+    );
     expect((await core.readNode({ name: frees })).metadata?.annotations?.[IN_FLIGHT]).toBeDefined();
 
     const settledState = await stored();

@@ -15,7 +15,20 @@ export const MOST_ALLOCATED_PROFILES = [
   {
     schedulerName: 'default-scheduler',
     plugins: { score: { disabled: [{ name: 'NodeResourcesBalancedAllocation' }, { name: 'PodTopologySpread' }] } },
-    pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] } } }],
+    pluginConfig: [
+      {
+        name: 'NodeResourcesFit',
+        args: {
+          scoringStrategy: {
+            type: 'MostAllocated',
+            resources: [
+              { name: 'cpu', weight: 1 },
+              { name: 'memory', weight: 1 },
+            ],
+          },
+        },
+      },
+    ],
   },
 ];
 
@@ -30,7 +43,9 @@ export async function createNodes(core: CoreV1Api, names: string[], cpu = '8'): 
         status: {
           allocatable: { cpu, memory: '32Gi', pods: '110' },
           capacity: { cpu, memory: '32Gi', pods: '110' },
-          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kwok', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }],
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kwok', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() },
+          ],
         },
       },
     });
@@ -54,7 +69,15 @@ export function deployment(name: string, replicas: number, cpu: string, anti: bo
           ...(schedulerName ? { schedulerName } : {}),
           terminationGracePeriodSeconds: 0,
           containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu, memory: '1Gi' } } }],
-          ...(anti ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: name } }, topologyKey: 'kubernetes.io/hostname' }] } } } : {}),
+          ...(anti
+            ? {
+                affinity: {
+                  podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: name } }, topologyKey: 'kubernetes.io/hostname' }],
+                  },
+                },
+              }
+            : {}),
         },
       },
     },
@@ -67,11 +90,15 @@ export async function runningPods(core: CoreV1Api, ns: string): Promise<Pod[]> {
 }
 
 export async function settled(core: CoreV1Api, ns: string, expected: number): Promise<Pod[]> {
-  return waitFor(`${expected} pods running in ${ns}`, async () => {
-    const all = await core.listNamespacedPod({ namespace: ns });
-    const running = all.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
-    return running.length === expected && all.items.length === expected && (running as Pod[]);
-  }, { timeoutMs: 120_000 });
+  return waitFor(
+    `${expected} pods running in ${ns}`,
+    async () => {
+      const all = await core.listNamespacedPod({ namespace: ns });
+      const running = all.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
+      return running.length === expected && all.items.length === expected && (running as Pod[]);
+    },
+    { timeoutMs: 120_000 },
+  );
 }
 
 /**
@@ -106,7 +133,11 @@ export async function buildFragmented(kc: KubeConfig, ns: string, nodes: string[
   ];
   let total = 0;
   for (const [i, [name, replicas, cpu, anti]] of phases.entries()) {
-    await cordon(core, nodes.filter((n) => !groups[i]!.includes(n)), true);
+    await cordon(
+      core,
+      nodes.filter((n) => !groups[i]!.includes(n)),
+      true,
+    );
     await cordon(core, groups[i]!, false);
     await apps.createNamespacedDeployment({ namespace: ns, body: deployment(name, replicas, cpu, anti) });
     total += replicas;
@@ -121,7 +152,10 @@ export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }
 /** What defragStep reads with (plain client-node clients) and writes through (the one writer, with Events). */
 export const defragIo = (kc: KubeConfig, { dryRun }: { dryRun: boolean }): StepIo => {
   const core = kc.makeApiClient(CoreV1Api);
-  const writer = new ClusterWriter({ core, events: kc.makeApiClient(EventsV1Api), custom: kc.makeApiClient(CustomObjectsApi) }, { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] });
+  const writer = new ClusterWriter(
+    { core, events: kc.makeApiClient(EventsV1Api), custom: kc.makeApiClient(CustomObjectsApi) },
+    { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] },
+  );
   return { clients: { core, policy: kc.makeApiClient(PolicyV1Api) }, writer };
 };
 

@@ -19,7 +19,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'kube-tidy-dry-run-'));
 const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
 const created: string[] = [];
 
-const dryRun = (file: string) => kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=kube-tidy-test', '-f', file]);
+const dryRun = (file: string) =>
+  kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=kube-tidy-test', '-f', file]);
 
 beforeAll(async () => {
   await installCrds(cluster, sharedCrdsDir('knative'));
@@ -67,11 +68,18 @@ describe('server-side dry run of the GCP Cloud Run services against the Knative 
 describe('fields the Knative CRDs declare (their specs preserve unknown fields, so the dry run alone keeps typos)', () => {
   const schemas = crdSchemas(sharedCrdsDir('knative'));
   const dir = join(REPO_ROOT, decl.deployment.targets.knative);
-  const objects = readdirSync(dir).flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string } }));
+  const objects = readdirSync(dir).flatMap((f) =>
+    parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string } }),
+  );
   const knative = objects.filter((o) => schemas.has(`${o.apiVersion} ${o.kind}`));
 
   it('covers every Knative object shipped', () => {
-    expect(knative.map((o) => o.kind).sort()).toEqual(objects.filter((o) => o.apiVersion.includes('knative.dev')).map((o) => o.kind).sort());
+    expect(knative.map((o) => o.kind).sort()).toEqual(
+      objects
+        .filter((o) => o.apiVersion.includes('knative.dev'))
+        .map((o) => o.kind)
+        .sort(),
+    );
     expect(new Set(knative.map((o) => o.kind))).toEqual(new Set(['Service', 'Broker', 'ApiServerSource', 'PingSource', 'Trigger']));
   });
 
@@ -82,7 +90,12 @@ describe('fields the Knative CRDs declare (their specs preserve unknown fields, 
   }
 
   it('catches a misspelt Trigger field the API server keeps', async () => {
-    const bad = { apiVersion: 'eventing.knative.dev/v1', kind: 'Trigger', metadata: { name: 'bad', namespace: decl.provider.namespace }, spec: { broker: 'kube-tidy', filter: { atributes: { type: 'x' } }, subscriber: { uri: 'http://x/' } } };
+    const bad = {
+      apiVersion: 'eventing.knative.dev/v1',
+      kind: 'Trigger',
+      metadata: { name: 'bad', namespace: decl.provider.namespace },
+      spec: { broker: 'kube-tidy', filter: { atributes: { type: 'x' } }, subscriber: { uri: 'http://x/' } },
+    };
     const path = join(tmp, 'typo.yaml');
     writeFileSync(path, stringify(bad));
     expect(await dryRun(path)).toMatch(/server dry run/);
@@ -92,9 +105,36 @@ describe('fields the Knative CRDs declare (their specs preserve unknown fields, 
 
 describe('the dry run has teeth where the schema is typed', () => {
   for (const [sentence, doc, expected] of [
-    ['a Knative Service whose containerConcurrency is text is refused', { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'bad' }, spec: { template: { spec: { containerConcurrency: 'twenty', containers: [{ image: 'x' }] } } } }, /containerConcurrency/],
-    ['a Trigger whose retry count is text is refused', { apiVersion: 'eventing.knative.dev/v1', kind: 'Trigger', metadata: { name: 'bad' }, spec: { broker: 'kube-tidy', delivery: { retry: 'five' }, subscriber: { uri: 'http://x/' } } }, /retry/],
-    ['a ClusterRole with an unknown rule field is refused', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kube-tidy-bad' }, rules: [{ apiGroups: [''], resources: ['pods'], verb: ['get'] }] }, /rules\[0\]\.verb: field not declared in schema|unknown field "rules\[0\]\.verb"/],
+    [
+      'a Knative Service whose containerConcurrency is text is refused',
+      {
+        apiVersion: 'serving.knative.dev/v1',
+        kind: 'Service',
+        metadata: { name: 'bad' },
+        spec: { template: { spec: { containerConcurrency: 'twenty', containers: [{ image: 'x' }] } } },
+      },
+      /containerConcurrency/,
+    ],
+    [
+      'a Trigger whose retry count is text is refused',
+      {
+        apiVersion: 'eventing.knative.dev/v1',
+        kind: 'Trigger',
+        metadata: { name: 'bad' },
+        spec: { broker: 'kube-tidy', delivery: { retry: 'five' }, subscriber: { uri: 'http://x/' } },
+      },
+      /retry/,
+    ],
+    [
+      'a ClusterRole with an unknown rule field is refused',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'kube-tidy-bad' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verb: ['get'] }],
+      },
+      /rules\[0\]\.verb: field not declared in schema|unknown field "rules\[0\]\.verb"/,
+    ],
   ] as const) {
     it(sentence, async () => {
       const path = join(tmp, 'bad.yaml');

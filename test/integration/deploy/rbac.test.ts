@@ -40,18 +40,28 @@ async function allowed(sa: string, attrs: V1ResourceAttributes): Promise<boolean
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
       // The groups a real token of this ServiceAccount carries, so grants to them count too.
-      spec: { user: `system:serviceaccount:${ns.name}:${sa}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns.name}`, 'system:authenticated'], resourceAttributes: attrs },
+      spec: {
+        user: `system:serviceaccount:${ns.name}:${sa}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns.name}`, 'system:authenticated'],
+        resourceAttributes: attrs,
+      },
     },
   });
   return review.status?.allowed === true;
 }
 
 type Row = [sentence: string, attrs: (n: { own: string; kueue: string }) => V1ResourceAttributes, allowed: boolean];
-const pods = (verb: string, namespace?: string): Row[1] => (n) => ({ verb, resource: 'pods', namespace: namespace ?? n.own });
-const core_ = (verb: string, resource: string, namespace: (n: { own: string; kueue: string }) => string | undefined, name?: string): Row[1] => (n) => ({ verb, resource, namespace: namespace(n), name });
+const pods =
+  (verb: string, namespace?: string): Row[1] =>
+  (n) => ({ verb, resource: 'pods', namespace: namespace ?? n.own });
+const core_ =
+  (verb: string, resource: string, namespace: (n: { own: string; kueue: string }) => string | undefined, name?: string): Row[1] =>
+  (n) => ({ verb, resource, namespace: namespace(n), name });
 const own = (n: { own: string }) => n.own;
 const inKueue = (n: { kueue: string }) => n.kueue;
-const kq = (verb: string, resource: string, name?: string): Row[1] => () => ({ verb, group: 'kueue.x-k8s.io', resource, name });
+const kq =
+  (verb: string, resource: string, name?: string): Row[1] =>
+  () => ({ verb, group: 'kueue.x-k8s.io', resource, name });
 
 const podRights = (listAllowed: boolean): Row[] => [
   ['may get a pod in any namespace', pods('get', 'default'), true],
@@ -84,7 +94,11 @@ const multiKueue = (extra: Row[]): Row[] => [
   ['is refused a Secret outside the kueue namespace', core_('get', 'secrets', () => 'default', 'worker-1'), false],
   ['is refused a Secret in its own namespace', core_('get', 'secrets', own, 'worker-1'), false],
   ['is refused changing a MultiKueueCluster', kq('update', 'multikueueclusters', 'c'), false],
-  ['is refused deleting a Job in the manager (the cascade is in the workers)', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false],
+  [
+    'is refused deleting a Job in the manager (the cascade is in the workers)',
+    () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }),
+    false,
+  ],
   ['is refused deleting a pod', pods('delete', 'default'), false],
   ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
   ['may get its policy ConfigMap by name', core_('get', 'configmaps', own, 'kube-tidy-policy'), true],
@@ -130,13 +144,29 @@ const table: Record<string, Row[]> = {
     ['may patch a pod (its state annotations)', pods('patch', 'default'), true],
     ['may evict a pod', (n) => ({ verb: 'create', resource: 'pods', subresource: 'eviction', namespace: n.own }), true],
     ['may create a migration', () => ({ verb: 'create', group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', namespace: 'default' }), true],
-    ['may delete a migration (abort)', () => ({ verb: 'delete', group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', namespace: 'default', name: 'm' }), true],
+    [
+      'may delete a migration (abort)',
+      () => ({ verb: 'delete', group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', namespace: 'default', name: 'm' }),
+      true,
+    ],
     ['may update its ledger ConfigMap in its own namespace', core_('update', 'configmaps', own, 'kube-tidy-evacuations'), true],
     ['is refused ConfigMaps in other namespaces', core_('update', 'configmaps', () => 'default', 'kube-tidy-evacuations'), false],
     ['is refused deleting a pod', pods('delete', 'default'), false],
-    ['may read a VirtualMachineInstance (is KubeVirt still evacuating it?)', () => ({ verb: 'get', group: 'kubevirt.io', resource: 'virtualmachineinstances', namespace: 'default', name: 'v' }), true],
-    ['is refused changing a VirtualMachineInstance', () => ({ verb: 'update', group: 'kubevirt.io', resource: 'virtualmachineinstances', namespace: 'default', name: 'v' }), false],
-    ['is refused VirtualMachineInstance status (only KubeVirt writes the mark)', () => ({ verb: 'update', group: 'kubevirt.io', resource: 'virtualmachineinstances', subresource: 'status', namespace: 'default', name: 'v' }), false],
+    [
+      'may read a VirtualMachineInstance (is KubeVirt still evacuating it?)',
+      () => ({ verb: 'get', group: 'kubevirt.io', resource: 'virtualmachineinstances', namespace: 'default', name: 'v' }),
+      true,
+    ],
+    [
+      'is refused changing a VirtualMachineInstance',
+      () => ({ verb: 'update', group: 'kubevirt.io', resource: 'virtualmachineinstances', namespace: 'default', name: 'v' }),
+      false,
+    ],
+    [
+      'is refused VirtualMachineInstance status (only KubeVirt writes the mark)',
+      () => ({ verb: 'update', group: 'kubevirt.io', resource: 'virtualmachineinstances', subresource: 'status', namespace: 'default', name: 'v' }),
+      false,
+    ],
     ['is refused secrets', core_('get', 'secrets', own, 'x'), false],
     ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
   ],
@@ -156,7 +186,11 @@ const table: Record<string, Row[]> = {
     ['is refused getting a pod', pods('get', 'default'), false],
     ['is refused listing pods', () => ({ verb: 'list', resource: 'pods' }), false],
     ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
-    ['is refused minting tokens of other accounts', (n) => ({ verb: 'create', resource: 'serviceaccounts', subresource: 'token', namespace: n.own, name: 'sweep' }), false],
+    [
+      'is refused minting tokens of other accounts',
+      (n) => ({ verb: 'create', resource: 'serviceaccounts', subresource: 'token', namespace: n.own, name: 'sweep' }),
+      false,
+    ],
   ],
   'dead-letters': [
     ['is refused getting a pod', pods('get', 'default'), false],

@@ -21,7 +21,9 @@ let server: ReturnType<typeof getTestServer>;
 const answers: number[] = [];
 
 beforeAll(async () => {
-  const policy = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: [3] } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+  const policy = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: [3] } }], {
+    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+  });
   const rt = await runtimeFor(policy);
   http('e2ePodTerminated', httpFunction(podTerminated, rt));
   server = getTestServer('e2ePodTerminated');
@@ -29,7 +31,13 @@ beforeAll(async () => {
   server.prependListener('request', (_req, res) => res.once('finish', () => answers.push(res.statusCode)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  bridge = await startBridge({ kubeConfig: sharedCluster().kubeConfig(), sink: `http://127.0.0.1:${port}/`, namespace: ns.name, log: silentLogger, statsIntervalMs: 0 });
+  bridge = await startBridge({
+    kubeConfig: sharedCluster().kubeConfig(),
+    sink: `http://127.0.0.1:${port}/`,
+    namespace: ns.name,
+    log: silentLogger,
+    statsIntervalMs: 0,
+  });
 });
 
 afterAll(async () => {

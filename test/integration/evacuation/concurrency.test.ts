@@ -22,7 +22,9 @@ afterAll(async () => {
 });
 
 const started = async (prefix: string) =>
-  (await core().listNamespacedPod({ namespace: ns.name })).items.filter((p) => p.metadata!.name!.startsWith(`virt-launcher-${prefix}`) && p.metadata!.annotations?.[ANNOTATIONS.state] === 'Started').length;
+  (await core().listNamespacedPod({ namespace: ns.name })).items.filter(
+    (p) => p.metadata!.name!.startsWith(`virt-launcher-${prefix}`) && p.metadata!.annotations?.[ANNOTATIONS.state] === 'Started',
+  ).length;
 const withdrawAll = async (prefix: string, fn: Awaited<ReturnType<typeof serveEvacuation>>) => {
   for (const p of (await core().listNamespacedPod({ namespace: ns.name })).items.filter((x) => x.metadata!.name!.startsWith(`virt-launcher-${prefix}`))) {
     await fn.event(await annotate(ns.name, p.metadata!.name!, { [ANNOTATIONS.request]: null }));
@@ -56,7 +58,12 @@ describe('limits on evacuations in flight', () => {
     for (let i = 0; i < 3; i++) pods.push(await createVm(ns.name, `n${i}`, { request: true, behaviour: 'hang', node: a! }));
     pods.push(await createVm(ns.name, 'n-other', { request: true, behaviour: 'hang', node: b! }));
     const answers = await Promise.all(pods.map((p) => fn.event(p)));
-    expect(answers.slice(0, 3).map((x) => x.outcome).sort()).toEqual(['queued', 'started', 'started']);
+    expect(
+      answers
+        .slice(0, 3)
+        .map((x) => x.outcome)
+        .sort(),
+    ).toEqual(['queued', 'started', 'started']);
     expect(answers[3]).toMatchObject({ outcome: 'started' });
     await withdrawAll('n', fn);
   });
@@ -82,11 +89,15 @@ describe('two instances handling the same pod at once', () => {
 });
 
 describe('requests', () => {
-  it("a request-evict-only pod a strategy decides to evict is evacuated, the strategy named as requester", async () => {
+  it('a request-evict-only pod a strategy decides to evict is evacuated, the strategy named as requester', async () => {
     const fn = await serveEvacuation(ns.name);
     const pod = await createVm(ns.name, 'by-strategy', { behaviour: 'hang' });
     expect(await fn.event(pod)).toMatchObject({ outcome: 'nothing-to-do' }); // the policy does not select it yet
-    const selected = await core().patchNamespacedPod({ namespace: ns.name, name: pod.metadata!.name!, body: [{ op: 'add', path: '/metadata/labels/evacuate', value: 'now' }] });
+    const selected = await core().patchNamespacedPod({
+      namespace: ns.name,
+      name: pod.metadata!.name!,
+      body: [{ op: 'add', path: '/metadata/labels/evacuate', value: 'now' }],
+    });
     expect(await fn.event(selected)).toMatchObject({ outcome: 'started' });
     expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations?.[ANNOTATIONS.request]).toBe('strategy:PodLifeTime');
     await withdrawAll('by-strategy', fn);

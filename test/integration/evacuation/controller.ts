@@ -36,10 +36,14 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
     custom.patchNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: vmi, body: { status } }, merge).catch(() => {});
 
   async function run(m: Obj): Promise<void> {
-    const getVmi = async () => (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName })) as Obj;
+    const getVmi = async () =>
+      (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName })) as Obj;
     let vmi = await getVmi();
     if (vmi.metadata.labels?.[BEHAVIOUR] === 'hold') {
-      await custom.patchNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, name: m.metadata.name, body: { status: { phase: 'Pending' } } }, merge);
+      await custom.patchNamespacedCustomObjectStatus(
+        { ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, name: m.metadata.name, body: { status: { phase: 'Pending' } } },
+        merge,
+      );
       const deadline = Date.now() + 90_000;
       while (vmi.metadata.labels?.[BEHAVIOUR] === 'hold' && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 200)); // polling a label: no push signal in the test
@@ -53,7 +57,10 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
     for (const phase of phases) {
       const migrationState = phase === 'Succeeded' ? { completed: true } : phase === 'Failed' ? { completed: true, failed: true } : {};
       try {
-        await custom.patchNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, name: m.metadata.name, body: { status: { phase, migrationState } } }, merge);
+        await custom.patchNamespacedCustomObjectStatus(
+          { ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, name: m.metadata.name, body: { status: { phase, migrationState } } },
+          merge,
+        );
       } catch {
         return; // deleted meanwhile: aborted
       }
@@ -63,7 +70,8 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
     if (end === 'Failed' || end === 'Succeeded') await vmiStatus(m.spec.vmiName, { evacuationNodeName: null });
     if (end === 'Succeeded') {
       const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: `kubevirt.io/created-by=${vmi.metadata.uid}` });
-      for (const p of pods.items) await core.deleteNamespacedPod({ namespace: ns, name: p.metadata!.name!, body: { preconditions: { uid: p.metadata!.uid! } } }).catch(() => {});
+      for (const p of pods.items)
+        await core.deleteNamespacedPod({ namespace: ns, name: p.metadata!.name!, body: { preconditions: { uid: p.metadata!.uid! } } }).catch(() => {});
     }
   }
 
@@ -76,7 +84,9 @@ export async function startMigrationController(kc: KubeConfig, ns: string): Prom
       (type: string, m: Obj) => {
         if (type === 'DELETED') {
           chain = chain.then(async () => {
-            const vmi = (await custom.getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName }).catch(() => undefined)) as Obj | undefined;
+            const vmi = (await custom
+              .getNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: m.spec.vmiName })
+              .catch(() => undefined)) as Obj | undefined;
             if (vmi?.metadata.labels?.[MARK_KEPT] !== 'kept') await vmiStatus(m.spec.vmiName, { evacuationNodeName: null });
           });
           return;

@@ -30,10 +30,13 @@ async function stored(): Promise<Record<string, string>> {
   for (const p of (await core().listNamespacedPod({ namespace: ns.name })).items) out[`pod/${p.metadata!.name}`] = p.metadata!.resourceVersion!;
   for (const c of (await core().listNamespacedConfigMap({ namespace: ns.name })).items) out[`configmap/${c.metadata!.name}`] = c.metadata!.resourceVersion!;
   for (const m of await migrations(ns.name)) out[`migration/${m.metadata.name}`] = (m.metadata as { resourceVersion?: string }).resourceVersion!;
-  const vmis = (await custom().listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name })) as { items: { metadata: { name: string; resourceVersion: string } }[] };
+  const vmis = (await custom().listNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name })) as {
+    items: { metadata: { name: string; resourceVersion: string } }[];
+  };
   for (const v of vmis.items) out[`vmi/${v.metadata.name}`] = v.metadata.resourceVersion;
   const events = await kc().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name });
-  for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy')) out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
+  for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy'))
+    out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
   return out;
 }
 
@@ -53,12 +56,29 @@ describe('evacuation with DRY_RUN=true', () => {
     const dry = await serveEvacuation(ns.name, { DRY_RUN: 'true', RECORD_EVENTS: 'true' });
     const started = await dry.event(fresh);
     expect(await stored()).toEqual(before);
-    expect(started).toMatchObject({ outcome: 'started', attempt: 1, dryRun: true, why: expect.stringMatching(/^dry run, nothing written: would start the attempt: /) });
-    expect(await dry.event(withdrawn)).toMatchObject({ outcome: 'cancelled', dryRun: true, why: expect.stringMatching(/^dry run, nothing written: would end it as Cancelled: the request was withdrawn/) });
+    expect(started).toMatchObject({
+      outcome: 'started',
+      attempt: 1,
+      dryRun: true,
+      why: expect.stringMatching(/^dry run, nothing written: would start the attempt: /),
+    });
+    expect(await dry.event(withdrawn)).toMatchObject({
+      outcome: 'cancelled',
+      dryRun: true,
+      why: expect.stringMatching(/^dry run, nothing written: would end it as Cancelled: the request was withdrawn/),
+    });
     const direct = await serveEvacuation(ns.name, { DRY_RUN: 'true', EVACUATION_KUBEVIRT_METHOD: 'migration' });
-    expect(await direct.event(fresh)).toMatchObject({ outcome: 'started', dryRun: true, migration: `kube-tidy-${fresh.metadata!.uid}-1`, why: expect.stringContaining('created') });
+    expect(await direct.event(fresh)).toMatchObject({
+      outcome: 'started',
+      dryRun: true,
+      migration: `kube-tidy-${fresh.metadata!.uid}-1`,
+      why: expect.stringContaining('created'),
+    });
     const tick = await dry.tick();
-    expect(tick.results.map((r) => [r.pod, r.outcome]).sort()).toEqual([[`${ns.name}/virt-launcher-fresh`, 'started'], [`${ns.name}/virt-launcher-held`, 'cancelled']]);
+    expect(tick.results.map((r) => [r.pod, r.outcome]).sort()).toEqual([
+      [`${ns.name}/virt-launcher-fresh`, 'started'],
+      [`${ns.name}/virt-launcher-held`, 'cancelled'],
+    ]);
 
     await new Promise((r) => setTimeout(r, 500)); // a real eviction would reach the webhook and the controller by now
     expect(await stored()).toEqual(before);

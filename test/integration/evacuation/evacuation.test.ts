@@ -32,7 +32,16 @@ afterEach(async () => {
 const launcher = (vm: string) => `virt-launcher-${vm}`;
 const ofVm = async (vm: string) => (await migrations(ns.name)).filter((m) => m.spec.vmiName === vm);
 const annotations = async (vm: string) => (await readPod(ns.name, launcher(vm)))?.metadata?.annotations ?? {};
-const markersCleared = (a: Record<string, string>) => [ANNOTATIONS.state, ANNOTATIONS.attempt, ANNOTATIONS.startedAt, ANNOTATIONS.deadline, ANNOTATIONS.migration, ANNOTATIONS.inProgress, ANNOTATIONS.request].every((k) => a[k] === undefined);
+const markersCleared = (a: Record<string, string>) =>
+  [
+    ANNOTATIONS.state,
+    ANNOTATIONS.attempt,
+    ANNOTATIONS.startedAt,
+    ANNOTATIONS.deadline,
+    ANNOTATIONS.migration,
+    ANNOTATIONS.inProgress,
+    ANNOTATIONS.request,
+  ].every((k) => a[k] === undefined);
 
 describe('evacuation of a KubeVirt launcher pod', () => {
   it('starts through the Eviction API (429 "Eviction triggered evacuation"), records it on the pod, and ends when the migration moved the VM', async () => {
@@ -102,9 +111,14 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     await tickUntil(quick, 'a TimedOut result', async () => (await annotations('marked'))[ANNOTATIONS.result]?.startsWith('TimedOut') ?? false, 30_000);
     const a = await annotations('marked');
     expect(markersCleared(a)).toBe(true);
-    expect(a[ANNOTATIONS.result]).toMatch(/KubeVirt still marks VMI marked for evacuation from \S+ and keeps creating migrations .*virtctl evacuate-cancel vmi marked/);
+    expect(a[ANNOTATIONS.result]).toMatch(
+      /KubeVirt still marks VMI marked for evacuation from \S+ and keeps creating migrations .*virtctl evacuate-cancel vmi marked/,
+    );
     const events = await core().listNamespacedEvent({ namespace: ns.name, fieldSelector: `involvedObject.uid=${pod.metadata!.uid}` });
-    expect(events.items.find((e) => e.reason === 'EvacuationTimedOut')).toMatchObject({ type: 'Warning', message: expect.stringMatching(/virtctl evacuate-cancel/) });
+    expect(events.items.find((e) => e.reason === 'EvacuationTimedOut')).toMatchObject({
+      type: 'Warning',
+      message: expect.stringMatching(/virtctl evacuate-cancel/),
+    });
   });
 
   it('cancels when the request annotation is withdrawn: the migration is deleted and the markers cleared', async () => {

@@ -17,8 +17,15 @@ import { createVm, custom, installKubevirtCrds, migrations, serveEvacuation } fr
 const ns = testNamespace('evac-er-protected');
 const L = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
 const AUTO = { EVACUATION_EVICTION_REQUESTS: 'auto', EVACUATION_HEARTBEAT_SECONDS: '1', EVACUATION_MIN_HEARTBEAT_SECONDS: '0.5' };
-type Ev = { metadata: { uid: string; name: string }; spec: { target: { pod: { uid: string } } }; status?: { targetResponders?: { name: string; state: string }[]; responders?: { name: string; heartbeatTime?: string }[] } };
-const evictionOf = async (uid: string) => ((await custom().listNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name })) as { items: Ev[] }).items.find((e) => e.spec.target.pod.uid === uid);
+type Ev = {
+  metadata: { uid: string; name: string };
+  spec: { target: { pod: { uid: string } } };
+  status?: { targetResponders?: { name: string; state: string }[]; responders?: { name: string; heartbeatTime?: string }[] };
+};
+const evictionOf = async (uid: string) =>
+  ((await custom().listNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name })) as { items: Ev[] }).items.find(
+    (e) => e.spec.target.pod.uid === uid,
+  );
 let standIn: EvictionRequestStandIn;
 
 beforeAll(async () => {
@@ -39,7 +46,12 @@ describe('an Eviction in a protected namespace that lists kube-tidy.dev/kubevirt
       ...L,
       plural: 'evictionrequests',
       namespace: ns.name,
-      body: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: `acme-${uid}` }, spec: { target: { pod: { name: pod.metadata!.name!, uid } }, requester: 'acme.io/ops', intent: 'Eviction' } },
+      body: {
+        apiVersion: 'lifecycle.k8s.io/v1alpha1',
+        kind: 'EvictionRequest',
+        metadata: { name: `acme-${uid}` },
+        spec: { target: { pod: { name: pod.metadata!.name!, uid } }, requester: 'acme.io/ops', intent: 'Eviction' },
+      },
     });
     const ev = await waitFor('the Eviction with kube-tidy Active', async () => {
       const e = await evictionOf(uid);
@@ -52,9 +64,17 @@ describe('an Eviction in a protected namespace that lists kube-tidy.dev/kubevirt
     for (let i = 0; i < 3; i++) {
       const res = await fn.raw(pingRequest());
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ outcome: 'polled', responded: [{ eviction: `${ns.name}/${ev.metadata.name}`, step: 'none', why: `namespace ${ns.name} is protected` }] });
+      expect(res.body).toMatchObject({
+        outcome: 'polled',
+        responded: [{ eviction: `${ns.name}/${ev.metadata.name}`, step: 'none', why: `namespace ${ns.name} is protected` }],
+      });
     }
-    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.update', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictions/${ev.metadata.name}`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: ev.metadata.name, namespace: ns.name, uid: ev.metadata.uid } } });
+    const event = new CloudEvent({
+      type: 'dev.knative.apiserver.resource.update',
+      source: 'https://127.0.0.1',
+      subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns.name}/evictions/${ev.metadata.name}`,
+      data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: ev.metadata.name, namespace: ns.name, uid: ev.metadata.uid } },
+    });
     const res = await fn.raw(httpMessage(event));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'nothing-to-do', why: `namespace ${ns.name} is protected` });
@@ -78,7 +98,12 @@ describe('a kube-tidy EvictionRequest left behind in a namespace protected since
       ...L,
       plural: 'evictionrequests',
       namespace: ns.name,
-      body: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name, labels: { [POD_UID_LABEL]: uid } }, spec: { target: { pod: { name: 'long-gone', uid } }, requester: requesterName('evacuation'), intent: 'Eviction' } },
+      body: {
+        apiVersion: 'lifecycle.k8s.io/v1alpha1',
+        kind: 'EvictionRequest',
+        metadata: { name, labels: { [POD_UID_LABEL]: uid } },
+        spec: { target: { pod: { name: 'long-gone', uid } }, requester: requesterName('evacuation'), intent: 'Eviction' },
+      },
     });
     const fn = await serveEvacuation(ns.name, { ...AUTO, PROTECTED_NAMESPACES: `kube-system,${ns.name}` });
     for (let i = 0; i < 2; i++) {
@@ -86,7 +111,14 @@ describe('a kube-tidy EvictionRequest left behind in a namespace protected since
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ outcome: 'polled', summary: { requestsCollected: 0 } });
     }
-    expect(await custom().getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name }).then(() => 'there', () => 'gone')).toBe('there');
+    expect(
+      await custom()
+        .getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name })
+        .then(
+          () => 'there',
+          () => 'gone',
+        ),
+    ).toBe('there');
     // Unprotected again, the same tick collects it: the request was the kind a tick deletes.
     const open = await serveEvacuation(ns.name, AUTO);
     expect((await open.tick()).summary).toMatchObject({ requestsCollected: 1 });

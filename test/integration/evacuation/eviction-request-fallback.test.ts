@@ -18,20 +18,36 @@ import type { Webhook } from './webhook.js';
 const ns = testNamespace('evac-er-fallback');
 const L = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
 const QUIET = { EVACUATION_EVICTION_REQUESTS: 'auto', EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS: '3' };
-const FELL_BACK = /^no EvictionRequest controller answered within 3 s; withdrew EvictionRequest kube-tidy-evacuation-\S+-1 and evicted directly through the Eviction API$/;
+const FELL_BACK =
+  /^no EvictionRequest controller answered within 3 s; withdrew EvictionRequest kube-tidy-evacuation-\S+-1 and evicted directly through the Eviction API$/;
 let webhook: Webhook;
 let controller: MigrationController;
 
 type Er = { spec: { intent: string } };
-const getEr = async (name: string) => (await custom().getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name }).catch(() => undefined)) as Er | undefined;
+const getEr = async (name: string) =>
+  (await custom()
+    .getNamespacedCustomObject({ ...L, plural: 'evictionrequests', namespace: ns.name, name })
+    .catch(() => undefined)) as Er | undefined;
 const evictions = async () => ((await custom().listNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns.name })) as { items: unknown[] }).items;
 const annotationsOf = async (pod: string) => (await readPod(ns.name, pod))?.metadata?.annotations ?? {};
 const behave = (vm: string, behaviour: string) =>
-  custom().patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: vm, body: { metadata: { labels: { [BEHAVIOUR]: behaviour } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  custom().patchNamespacedCustomObject(
+    {
+      group: 'kubevirt.io',
+      version: 'v1',
+      plural: 'virtualmachineinstances',
+      namespace: ns.name,
+      name: vm,
+      body: { metadata: { labels: { [BEHAVIOUR]: behaviour } } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
 
 /** The writes to EvictionRequests in the namespace the API server accepted since `mark`, by verb. */
 async function requestWrites(mark: AuditMark): Promise<string[]> {
-  return (await sharedAudit().settledSince(mark)).filter((w) => w.resource === 'evictionrequests' && w.namespace === ns.name && !w.dryRun && w.code < 300).map((w) => w.verb);
+  return (await sharedAudit().settledSince(mark))
+    .filter((w) => w.resource === 'evictionrequests' && w.namespace === ns.name && !w.dryRun && w.code < 300)
+    .map((w) => w.verb);
 }
 
 beforeAll(async () => {
@@ -54,17 +70,26 @@ describe('an EvictionRequest nobody answers (the group served, no evictionreques
     expect(await fn.tick()).toMatchObject({ results: [expect.objectContaining({ outcome: 'waiting', why: expect.stringMatching(/not yet observed/) })] });
 
     const seen: { outcome: string; why: string }[] = [];
-    await waitFor('the fallback', async () => {
-      seen.push(...(await fn.tick()).results);
-      return (await annotationsOf('virt-launcher-quiet'))[ANNOTATIONS.fallback] !== undefined;
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      'the fallback',
+      async () => {
+        seen.push(...(await fn.tick()).results);
+        return (await annotationsOf('virt-launcher-quiet'))[ANNOTATIONS.fallback] !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     const a = await annotationsOf('virt-launcher-quiet');
     expect(a[ANNOTATIONS.fallback]).toMatch(FELL_BACK);
     expect(a).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' });
     expect(a[ANNOTATIONS.evictionRequest]).toBeUndefined();
     // The answer of the pass that fell back says why and what the direct path did.
     const fell = seen.filter((r) => r.why.includes('no EvictionRequest controller answered'));
-    expect(fell).toEqual([expect.objectContaining({ outcome: 'started', why: expect.stringContaining(`${a[ANNOTATIONS.fallback]} (EvictionRequest ${request} (not yet observed by an evictionrequest controller) is new); `) })]);
+    expect(fell).toEqual([
+      expect.objectContaining({
+        outcome: 'started',
+        why: expect.stringContaining(`${a[ANNOTATIONS.fallback]} (EvictionRequest ${request} (not yet observed by an evictionrequest controller) is new); `),
+      }),
+    ]);
     expect(fell[0]!.why).toMatch(/Eviction triggered evacuation/);
     expect(webhook.answers).toContainEqual(['virt-launcher-quiet', `Eviction triggered evacuation of VMI "${ns.name}/quiet"`]);
     expect((await getEr(request))?.spec.intent).toBe('Withdrawn');
@@ -84,7 +109,9 @@ describe('an EvictionRequest nobody answers (the group served, no evictionreques
     await behave('quiet', 'fail');
     await tickUntil(fn, 'the evacuation ended', async () => (await annotationsOf('virt-launcher-quiet'))[ANNOTATIONS.result] !== undefined);
     const end = await annotationsOf('virt-launcher-quiet');
-    expect(end[ANNOTATIONS.result]).toMatch(/^Failed at \S+: migration kubevirt-evacuation-\S+ failed; 1 of 1 attempts used; no EvictionRequest controller answered within 3 s; withdrew EvictionRequest/);
+    expect(end[ANNOTATIONS.result]).toMatch(
+      /^Failed at \S+: migration kubevirt-evacuation-\S+ failed; 1 of 1 attempts used; no EvictionRequest controller answered within 3 s; withdrew EvictionRequest/,
+    );
     expect(end[ANNOTATIONS.fallback]).toBeUndefined(); // cleared with the rest of the state
     expect(await listSlots(core(), ns.name)).toEqual([]);
   });
@@ -103,7 +130,10 @@ describe('an EvictionRequest nobody answers (the group served, no evictionreques
     const states: string[] = [];
     await tickUntil(second, 'the launcher pod gone', async () => {
       const a = await annotationsOf('virt-launcher-again');
-      if (a[ANNOTATIONS.state]) states.push(`${a[ANNOTATIONS.state]} ${a[ANNOTATIONS.attempt]} ${a[ANNOTATIONS.fallback] ? 'fallback' : ''} ${a[ANNOTATIONS.evictionRequest] ?? ''}`.trim());
+      if (a[ANNOTATIONS.state])
+        states.push(
+          `${a[ANNOTATIONS.state]} ${a[ANNOTATIONS.attempt]} ${a[ANNOTATIONS.fallback] ? 'fallback' : ''} ${a[ANNOTATIONS.evictionRequest] ?? ''}`.trim(),
+        );
       return !(await readPod(ns.name, 'virt-launcher-again'));
     });
     expect(states.length).toBeGreaterThan(0);

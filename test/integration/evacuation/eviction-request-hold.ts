@@ -17,7 +17,15 @@ export interface EvictionRequestHold {
 export async function startEvictionRequestHold(kc: KubeConfig, ns: string): Promise<EvictionRequestHold> {
   let calls = 0;
   const h: EvictionRequestHold = { seen: [], stop: async () => {} };
-  const registration = { name: `kube-tidy-test-er-hold-${ns}`, webhook: 'er-hold.test.kube-tidy.dev', path: '/', group: 'lifecycle.k8s.io', version: 'v1alpha1', resource: 'evictionrequests', timeoutSeconds: 30 };
+  const registration = {
+    name: `kube-tidy-test-er-hold-${ns}`,
+    webhook: 'er-hold.test.kube-tidy.dev',
+    path: '/',
+    group: 'lifecycle.k8s.io',
+    version: 'v1alpha1',
+    resource: 'evictionrequests',
+    timeoutSeconds: 30,
+  };
   const { stop } = await validatingWebhook(kc, ns, registration, async ({ uid, name, dryRun }) => {
     calls++;
     let allowed = true;
@@ -30,9 +38,16 @@ export async function startEvictionRequestHold(kc: KubeConfig, ns: string): Prom
   h.stop = stop;
   // The API server picks a new configuration up asynchronously: dry-run creates until it calls.
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const probe = { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'probe' }, spec: { target: { pod: { name: 'probe', uid: '00000000-0000-0000-0000-000000000000' } }, requester: 'test.kube-tidy.dev/probe', intent: 'Eviction' } };
+  const probe = {
+    apiVersion: 'lifecycle.k8s.io/v1alpha1',
+    kind: 'EvictionRequest',
+    metadata: { name: 'probe' },
+    spec: { target: { pod: { name: 'probe', uid: '00000000-0000-0000-0000-000000000000' } }, requester: 'test.kube-tidy.dev/probe', intent: 'Eviction' },
+  };
   await waitFor('the EvictionRequest webhook to be called', async () => {
-    await custom.createNamespacedCustomObject({ group: 'lifecycle.k8s.io', version: 'v1alpha1', plural: 'evictionrequests', namespace: ns, body: probe, dryRun: 'All' }).catch(() => {});
+    await custom
+      .createNamespacedCustomObject({ group: 'lifecycle.k8s.io', version: 'v1alpha1', plural: 'evictionrequests', namespace: ns, body: probe, dryRun: 'All' })
+      .catch(() => {});
     return calls > 0;
   });
   return h;

@@ -34,8 +34,16 @@ const HEARTBEAT_DEADLINE_MS = 20 * 60_000;
 type Cond = { type: string; status: string; reason: string; message: string; lastTransitionTime: string };
 type Target = { name: string; priority: number; state: string };
 type Resp = { name: string; startTime?: string; heartbeatTime?: string; completionTime?: string; message?: string };
-type Er = { metadata: { name: string; generation: number; resourceVersion: string }; spec: { target: { pod: { name: string; uid: string } }; requester: string; intent: string }; status?: { conditions?: Cond[]; observedGeneration?: number } };
-type Ev = { metadata: { name: string; uid: string; resourceVersion: string; labels?: Record<string, string> }; spec: { target: { pod: { name: string; uid: string } } }; status?: { conditions?: Cond[]; requesters?: { name: string; intent: string }[]; targetResponders?: Target[]; responders?: Resp[] } };
+type Er = {
+  metadata: { name: string; generation: number; resourceVersion: string };
+  spec: { target: { pod: { name: string; uid: string } }; requester: string; intent: string };
+  status?: { conditions?: Cond[]; observedGeneration?: number };
+};
+type Ev = {
+  metadata: { name: string; uid: string; resourceVersion: string; labels?: Record<string, string> };
+  spec: { target: { pod: { name: string; uid: string } } };
+  status?: { conditions?: Cond[]; requesters?: { name: string; intent: string }[]; targetResponders?: Target[]; responders?: Resp[] };
+};
 
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const cond = (type: string, reason: string, message: string): Cond => ({ type, status: 'True', reason, message, lastTransitionTime: now() });
@@ -65,10 +73,19 @@ export interface EvictionRequestStandIn {
   stop(): Promise<void>;
 }
 
-export function startEvictionRequestStandIn(cluster: { kubeConfig(): KubeConfig; kubeconfigPath: string }, ns: string, opts: { intervalMs?: number } = {}): EvictionRequestStandIn {
+export function startEvictionRequestStandIn(
+  cluster: { kubeConfig(): KubeConfig; kubeconfigPath: string },
+  ns: string,
+  opts: { intervalMs?: number } = {},
+): EvictionRequestStandIn {
   const kc = cluster.kubeConfig();
   // client-node's Pod model has no spec.evictionResponders (and drops it): read the pod's JSON.
-  const respondersOf = async (name: string) => ((JSON.parse(await kubectl(cluster, ['get', 'pod', '-n', ns, name, '-o', 'json'])) as { spec: { evictionResponders?: { name: string; priority: number }[] } }).spec.evictionResponders ?? []);
+  const respondersOf = async (name: string) =>
+    (
+      JSON.parse(await kubectl(cluster, ['get', 'pod', '-n', ns, name, '-o', 'json'])) as {
+        spec: { evictionResponders?: { name: string; priority: number }[] };
+      }
+    ).spec.evictionResponders ?? [];
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const made = new Map<string, string>();
@@ -76,23 +93,37 @@ export function startEvictionRequestStandIn(cluster: { kubeConfig(): KubeConfig;
   let paused = false;
   let stopped = false;
   const list = async <T>(plural: string) => ((await custom.listNamespacedCustomObject({ ...L, plural, namespace: ns })) as { items: T[] }).items;
-  const writeStatus = (plural: string, obj: object) => custom.replaceNamespacedCustomObjectStatus({ ...L, plural, namespace: ns, name: (obj as Ev).metadata.name, body: obj });
+  const writeStatus = (plural: string, obj: object) =>
+    custom.replaceNamespacedCustomObjectStatus({ ...L, plural, namespace: ns, name: (obj as Ev).metadata.name, body: obj });
 
   async function syncTarget(pod: { name: string; uid: string }, ers: Er[], ev: Ev | undefined): Promise<void> {
     const p = await core.readNamespacedPod({ namespace: ns, name: pod.name }).catch(() => undefined);
-    const alive = p && p.metadata?.uid === pod.uid && !p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' ? p : undefined;
+    const alive =
+      p && p.metadata?.uid === pod.uid && !p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' ? p : undefined;
     const wanted = ers.some((r) => r.spec.intent === 'Eviction');
     if (!ev) {
       if (!wanted || !alive) return;
       // R1
       const declared = await respondersOf(pod.name);
       const labels = Object.fromEntries([...ers.map((r) => [r.spec.requester, 'requester']), ...declared.map((r) => [r.name, 'responder'])]);
-      ev = (await custom.createNamespacedCustomObject({ ...L, plural: 'evictions', namespace: ns, body: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: pod.uid, labels }, spec: { target: { pod } } } })) as Ev;
+      ev = (await custom.createNamespacedCustomObject({
+        ...L,
+        plural: 'evictions',
+        namespace: ns,
+        body: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: pod.uid, labels }, spec: { target: { pod } } },
+      })) as Ev;
       made.set(pod.name, ev.metadata.name);
       // R3: the first in order Active with its startTime, the rest Inactive.
-      const targets = sortResponders([...declared.map((r) => ({ name: r.name, priority: r.priority, state: 'Inactive' })), { name: IMPERATIVE_EVICTOR, priority: 100, state: 'Inactive' }]);
+      const targets = sortResponders([
+        ...declared.map((r) => ({ name: r.name, priority: r.priority, state: 'Inactive' })),
+        { name: IMPERATIVE_EVICTOR, priority: 100, state: 'Inactive' },
+      ]);
       targets[0]!.state = 'Active';
-      ev.status = { requesters: ers.map((r) => ({ name: r.spec.requester, intent: r.spec.intent })), targetResponders: targets, responders: targets.map((t) => ({ name: t.name, ...(t.state === 'Active' ? { startTime: now() } : {}) })) };
+      ev.status = {
+        requesters: ers.map((r) => ({ name: r.spec.requester, intent: r.spec.intent })),
+        targetResponders: targets,
+        responders: targets.map((t) => ({ name: t.name, ...(t.state === 'Active' ? { startTime: now() } : {}) })),
+      };
       await writeStatus('evictions', ev);
       return;
     }
@@ -128,14 +159,22 @@ export function startEvictionRequestStandIn(cluster: { kubeConfig(): KubeConfig;
     } else if (active?.name === IMPERATIVE_EVICTOR && status) {
       // R7
       try {
-        if (alive) await core.createNamespacedPodEviction({ namespace: ns, name: pod.name, body: { metadata: { name: pod.name, namespace: ns }, deleteOptions: { preconditions: { uid: pod.uid } } } });
+        if (alive)
+          await core.createNamespacedPodEviction({
+            namespace: ns,
+            name: pod.name,
+            body: { metadata: { name: pod.name, namespace: ns }, deleteOptions: { preconditions: { uid: pod.uid } } },
+          });
         Object.assign(status, { heartbeatTime: now(), completionTime: now(), message: alive ? 'evicted through the Eviction API' : 'the pod is gone' });
       } catch (e) {
         const last = Date.parse(status.heartbeatTime ?? '');
         if (!Number.isNaN(last) && Date.now() - last < 20_000) return; // types.go: no heartbeat more often than 20 s
         Object.assign(status, { heartbeatTime: now(), message: `eviction refused: ${(e as Error).message.slice(0, 200)}` });
       }
-    } else if (!next.requesters.some((r, i) => r.intent !== st.requesters?.[i]?.intent || r.name !== st.requesters?.[i]?.name) && next.requesters.length === (st.requesters ?? []).length) {
+    } else if (
+      !next.requesters.some((r, i) => r.intent !== st.requesters?.[i]?.intent || r.name !== st.requesters?.[i]?.name) &&
+      next.requesters.length === (st.requesters ?? []).length
+    ) {
       return; // nothing changed
     }
     await writeStatus('evictions', { ...ev, status: { ...next, targetResponders: targets, responders } });

@@ -38,7 +38,9 @@ export async function startKubevirtStandIns(ns: string): Promise<{ webhook: Webh
   const controller = await startMigrationController(kc(), ns);
   await runPod(core(), ns, 'probe');
   await waitFor('the webhook to be called', async () => {
-    await core().createNamespacedPodEviction({ namespace: ns, name: 'probe', body: { metadata: { name: 'probe', namespace: ns } }, dryRun: 'All' }).catch(() => {});
+    await core()
+      .createNamespacedPodEviction({ namespace: ns, name: 'probe', body: { metadata: { name: 'probe', namespace: ns } }, dryRun: 'All' })
+      .catch(() => {});
     return webhook.calls > 0;
   });
   return { webhook, controller };
@@ -49,16 +51,37 @@ export async function kwokNodes(): Promise<string[]> {
 }
 
 /** A VMI and its launcher pod (labelled and owned as KubeVirt makes them), Running on `node`. */
-export async function createVm(ns: string, name: string, opts: { behaviour?: string; node?: string; request?: boolean; labels?: Record<string, string>; responders?: { name: string; priority: number }[] } = {}): Promise<V1Pod> {
-  const vmi = (await custom().createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstances', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata: { name, labels: { ...opts.labels, [BEHAVIOUR]: opts.behaviour ?? 'succeed' } }, spec: {} } })) as { metadata: { uid: string } };
+export async function createVm(
+  ns: string,
+  name: string,
+  opts: { behaviour?: string; node?: string; request?: boolean; labels?: Record<string, string>; responders?: { name: string; priority: number }[] } = {},
+): Promise<V1Pod> {
+  const vmi = (await custom().createNamespacedCustomObject({
+    ...KV,
+    plural: 'virtualmachineinstances',
+    namespace: ns,
+    body: {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name, labels: { ...opts.labels, [BEHAVIOUR]: opts.behaviour ?? 'succeed' } },
+      spec: {},
+    },
+  })) as { metadata: { uid: string } };
   const body = {
-      metadata: {
+    metadata: {
       name: `virt-launcher-${name}`,
-        labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
-        annotations: { [ANNOTATIONS.requestEvictOnly]: '', ...(opts.request ? { [ANNOTATIONS.request]: 'test' } : {}) },
-        ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true, blockOwnerDeletion: true }],
-      },
-      spec: { ...(opts.node ? { nodeName: opts.node } : {}), ...(opts.responders ? { evictionResponders: opts.responders } : {}), restartPolicy: 'Never', containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }] },
+      labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': vmi.metadata.uid },
+      annotations: { [ANNOTATIONS.requestEvictOnly]: '', ...(opts.request ? { [ANNOTATIONS.request]: 'test' } : {}) },
+      ownerReferences: [
+        { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: vmi.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ],
+    },
+    spec: {
+      ...(opts.node ? { nodeName: opts.node } : {}),
+      ...(opts.responders ? { evictionResponders: opts.responders } : {}),
+      restartPolicy: 'Never',
+      containers: [{ name: 'compute', image: 'registry.k8s.io/pause:3.10' }],
+    },
   };
   // client-node's models have no spec.evictionResponders (v1.37 alpha) and drop what they do
   // not know: such a pod is created by kubectl from its JSON.
@@ -82,7 +105,9 @@ export async function annotate(ns: string, pod: string, annotations: Record<stri
 }
 
 export async function readPod(ns: string, name: string): Promise<V1Pod | undefined> {
-  return core().readNamespacedPod({ namespace: ns, name }).catch(() => undefined);
+  return core()
+    .readNamespacedPod({ namespace: ns, name })
+    .catch(() => undefined);
 }
 
 export async function migrations(ns: string): Promise<{ metadata: { name: string }; spec: { vmiName: string }; status?: { phase?: string } }[]> {
@@ -110,17 +135,33 @@ export async function serveEvacuation(ns: string, extra: Record<string, string> 
   const env = evacuationEnv(ns, extra);
   const agent = serve(evacuation, await runtimeFor(POLICY, env));
   return {
-    event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') => (await send(agent, knativeRequest('binary', verb, { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
+    event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') =>
+      (await send(agent, knativeRequest('binary', verb, { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
     raw: (req: { headers: Record<string, string>; body: string }) => send(agent, req),
-    tick: async () => (await send(agent, pingRequest())).body as { summary: Record<string, number>; results: { pod: string; outcome: string; why: string }[]; evictionRequests: string; responded?: { eviction: string; step: string; why: string }[] },
+    tick: async () =>
+      (await send(agent, pingRequest())).body as {
+        summary: Record<string, number>;
+        results: { pod: string; outcome: string; why: string }[];
+        evictionRequests: string;
+        responded?: { eviction: string; step: string; why: string }[];
+      },
   };
 }
 
 /** Ticks until `done` holds for the pod's result (bounded; no fixed sleeps beyond the poll interval). */
-export async function tickUntil(fn: { tick: () => Promise<{ results: { pod: string; outcome: string }[] }> }, what: string, done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  await waitFor(what, async () => {
-    if (await done()) return true;
-    await fn.tick();
-    return done();
-  }, { timeoutMs, intervalMs: 150 });
+export async function tickUntil(
+  fn: { tick: () => Promise<{ results: { pod: string; outcome: string }[] }> },
+  what: string,
+  done: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      if (await done()) return true;
+      await fn.tick();
+      return done();
+    },
+    { timeoutMs, intervalMs: 150 },
+  );
 }

@@ -54,7 +54,9 @@ async function start(): Promise<FunctionProcess> {
   return f;
 }
 const post = (f: FunctionProcess, req: { headers: Record<string, string>; body: string }) =>
-  fetch(f.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(60_000) }).then(async (r) => (await r.json()) as { results?: { pod: string; outcome: string }[] });
+  fetch(f.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(60_000) }).then(
+    async (r) => (await r.json()) as { results?: { pod: string; outcome: string }[] },
+  );
 
 /** The EvictionRequest creates in the test namespace the API server answered since `mark`. */
 async function creates(mark: AuditMark, settle = true) {
@@ -65,14 +67,22 @@ async function creates(mark: AuditMark, settle = true) {
 /** Process B: ticks (requester passes and responder rounds) until the pod is gone and its slot free. */
 async function finish(name: string): Promise<void> {
   const b = await start();
-  await waitFor(`${name} evacuated and its slot free`, async () => {
-    await post(b, pingRequest());
-    return !(await readPod(ns.name, name)) && (await listSlots(core(), ns.name)).length === 0;
-  }, { timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor(
+    `${name} evacuated and its slot free`,
+    async () => {
+      await post(b, pingRequest());
+      return !(await readPod(ns.name, name)) && (await listSlots(core(), ns.name)).length === 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
 }
 
 async function expectStarted(name: string, uid: string): Promise<void> {
-  expect((await readPod(ns.name, name))?.metadata?.annotations).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1', [ANNOTATIONS.evictionRequest]: evictionRequestName(uid, 1) });
+  expect((await readPod(ns.name, name))?.metadata?.annotations).toMatchObject({
+    [ANNOTATIONS.state]: 'Started',
+    [ANNOTATIONS.attempt]: '1',
+    [ANNOTATIONS.evictionRequest]: evictionRequestName(uid, 1),
+  });
 }
 
 describe('a function process killed mid-evacuation on the EvictionRequest path', () => {
@@ -82,7 +92,10 @@ describe('a function process killed mid-evacuation on the EvictionRequest path',
     const pod = await createVm(ns.name, 'after', { request: true, responders: RESPONDERS });
     const uid = pod.metadata!.uid!;
     const a = await start();
-    const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(() => 'answered', () => 'killed');
+    const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(
+      () => 'answered',
+      () => 'killed',
+    );
     // The API server logs the create (blocking audit mode) before it answers it.
     await waitFor('the EvictionRequest create in the audit log', async () => (await creates(mark, false)).some((w) => w.code === 201), { intervalMs: 5 });
     process.kill(a.pid, 'SIGKILL');
@@ -112,7 +125,10 @@ describe('a function process killed mid-evacuation on the EvictionRequest path',
       return release;
     };
     const a = await start();
-    const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(() => 'answered', () => 'killed');
+    const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(
+      () => 'answered',
+      () => 'killed',
+    );
     await inFlight;
     await expectStarted('virt-launcher-before', uid); // Started is written before the create is sent
     process.kill(a.pid, 'SIGKILL');
@@ -120,7 +136,20 @@ describe('a function process killed mid-evacuation on the EvictionRequest path',
     hold.hold = undefined;
     answer('deny'); // the dead process's create is never stored
     await waitFor('the held create answered', async () => (await creates(mark, false)).length === 1, { intervalMs: 20 });
-    expect(await custom().getNamespacedCustomObject({ group: 'lifecycle.k8s.io', version: 'v1alpha1', plural: 'evictionrequests', namespace: ns.name, name: evictionRequestName(uid, 1) }).then(() => 'there', () => 'absent')).toBe('absent');
+    expect(
+      await custom()
+        .getNamespacedCustomObject({
+          group: 'lifecycle.k8s.io',
+          version: 'v1alpha1',
+          plural: 'evictionrequests',
+          namespace: ns.name,
+          name: evictionRequestName(uid, 1),
+        })
+        .then(
+          () => 'there',
+          () => 'absent',
+        ),
+    ).toBe('absent');
     standIn.resume();
 
     await finish('virt-launcher-before');

@@ -40,17 +40,23 @@ async function start(): Promise<FunctionProcess> {
   return f;
 }
 const post = (f: FunctionProcess, req: { headers: Record<string, string>; body: string }) =>
-  fetch(f.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(60_000) }).then(async (r) => (await r.json()) as { results?: { pod: string; outcome: string }[] });
+  fetch(f.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(60_000) }).then(
+    async (r) => (await r.json()) as { results?: { pod: string; outcome: string }[] },
+  );
 function gate<T>() {
   let open!: (v: T) => void;
   const opened = new Promise<T>((r) => (open = r));
   return { open, opened };
 }
-const bounded = <T>(p: Promise<T>, what: string) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000))]);
+const bounded = <T>(p: Promise<T>, what: string) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000))]);
 
 async function killMidway(pod: Parameters<typeof knativeRequest>[2], reached: Promise<unknown>): Promise<void> {
   const a = await start();
-  const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(() => 'answered', () => 'killed');
+  const answered = post(a, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod })).then(
+    () => 'answered',
+    () => 'killed',
+  );
   await bounded(reached, 'the eviction to reach the webhook');
   // The start is recorded on the pod before the eviction is sent.
   expect((await readPod(ns.name, pod.metadata!.name!))?.metadata?.annotations).toMatchObject({ [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' });
@@ -59,10 +65,14 @@ async function killMidway(pod: Parameters<typeof knativeRequest>[2], reached: Pr
 }
 
 async function finish(b: FunctionProcess, name: string): Promise<void> {
-  await waitFor(`${name} evacuated and its slot free`, async () => {
-    await post(b, pingRequest());
-    return !(await readPod(ns.name, name)) && (await listSlots(core(), ns.name)).length === 0;
-  }, { timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor(
+    `${name} evacuated and its slot free`,
+    async () => {
+      await post(b, pingRequest());
+      return !(await readPod(ns.name, name)) && (await listSlots(core(), ns.name)).length === 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
 }
 
 describe('a function process killed mid-evacuation', () => {
@@ -83,7 +93,19 @@ describe('a function process killed mid-evacuation', () => {
     const first = await post(b, pingRequest());
     expect(first.results).toContainEqual(expect.objectContaining({ pod: `${ns.name}/virt-launcher-after`, outcome: 'waiting' }));
     expect((await readPod(ns.name, 'virt-launcher-after'))?.metadata?.annotations?.[ANNOTATIONS.migration]).toBe(controller.created.get('after')![0]);
-    await kc().makeApiClient(CustomObjectsApi).patchNamespacedCustomObject({ group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances', namespace: ns.name, name: 'after', body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await kc()
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObject(
+        {
+          group: 'kubevirt.io',
+          version: 'v1',
+          plural: 'virtualmachineinstances',
+          namespace: ns.name,
+          name: 'after',
+          body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     await finish(b, 'virt-launcher-after');
     expect(controller.created.get('after')).toHaveLength(1);
     expect((await migrations(ns.name)).filter((m) => m.spec.vmiName === 'after').map((m) => m.status?.phase)).toEqual(['Succeeded']);

@@ -16,7 +16,10 @@ const ns = 'evac-nogroup';
 
 beforeAll(async () => {
   cluster = await startCluster({ name: 'nogroup', evictionRequestApi: false });
-  await cluster.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
+  await cluster
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: ns } } });
 }, 120_000);
 afterAll(async () => {
   await cluster?.stop();
@@ -26,7 +29,12 @@ describe('evacuation where lifecycle.k8s.io is not served', () => {
   it('says the EvictionRequest API (lifecycle.k8s.io) is not installed, and refuses its events with 422', async () => {
     const fn = await serveEvacuation(ns, { KUBECONFIG: cluster.kubeconfigPath, EVACUATION_EVICTION_REQUESTS: 'auto' });
     expect((await fn.tick()).evictionRequests).toBe('lifecycle.k8s.io not installed');
-    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.add', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns}/evictionrequests/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'x', namespace: ns, uid: 'u' } } });
+    const event = new CloudEvent({
+      type: 'dev.knative.apiserver.resource.add',
+      source: 'https://127.0.0.1',
+      subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns}/evictionrequests/x`,
+      data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'EvictionRequest', metadata: { name: 'x', namespace: ns, uid: 'u' } },
+    });
     const res = await fn.raw(httpMessage(event));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/EvictionRequest/);
@@ -34,7 +42,12 @@ describe('evacuation where lifecycle.k8s.io is not served', () => {
 
   it('refuses Eviction events with 422: there is no Eviction to respond to', async () => {
     const fn = await serveEvacuation(ns, { KUBECONFIG: cluster.kubeconfigPath, EVACUATION_EVICTION_REQUESTS: 'auto' });
-    const event = new CloudEvent({ type: 'dev.knative.apiserver.resource.update', source: 'https://127.0.0.1', subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns}/evictions/x`, data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: 'x', namespace: ns, uid: 'u' } } });
+    const event = new CloudEvent({
+      type: 'dev.knative.apiserver.resource.update',
+      source: 'https://127.0.0.1',
+      subject: `/apis/lifecycle.k8s.io/v1alpha1/namespaces/${ns}/evictions/x`,
+      data: { apiVersion: 'lifecycle.k8s.io/v1alpha1', kind: 'Eviction', metadata: { name: 'x', namespace: ns, uid: 'u' } },
+    });
     const res = await fn.raw(httpMessage(event));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/Eviction \(lifecycle.k8s.io\) events are taken only where the group is served/);

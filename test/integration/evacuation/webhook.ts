@@ -29,7 +29,27 @@ export interface Webhook {
 export function certificate(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-webhook-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -47,11 +67,27 @@ async function evacuate(core: CoreV1Api, custom: CustomObjectsApi, ns: string, p
   if (vmi.status?.evacuationNodeName) return `Evacuation in progress: VMI ${ref} is being evacuated`;
   if (wh.holdBefore && (await wh.holdBefore(podName)) === 'fail') throw new Error('held and failed before any migration');
   try {
-    await custom.replaceNamespacedCustomObjectStatus({ ...KV, plural: 'virtualmachineinstances', namespace: ns, name: owner.name, body: { ...vmi, status: { ...vmi.status, evacuationNodeName: pod.spec?.nodeName ?? 'unknown' } } });
+    await custom.replaceNamespacedCustomObjectStatus({
+      ...KV,
+      plural: 'virtualmachineinstances',
+      namespace: ns,
+      name: owner.name,
+      body: { ...vmi, status: { ...vmi.status, evacuationNodeName: pod.spec?.nodeName ?? 'unknown' } },
+    });
   } catch {
     return `Evacuation in progress: VMI ${ref} is being evacuated`; // another eviction marked it first
   }
-  await custom.createNamespacedCustomObject({ ...KV, plural: 'virtualmachineinstancemigrations', namespace: ns, body: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata: { generateName: 'kubevirt-evacuation-', labels: { 'kubevirt.io/evacuation': owner.name } }, spec: { vmiName: owner.name } } });
+  await custom.createNamespacedCustomObject({
+    ...KV,
+    plural: 'virtualmachineinstancemigrations',
+    namespace: ns,
+    body: {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstanceMigration',
+      metadata: { generateName: 'kubevirt-evacuation-', labels: { 'kubevirt.io/evacuation': owner.name } },
+      spec: { vmiName: owner.name },
+    },
+  });
   if (wh.holdAfter) await wh.holdAfter(podName);
   return `Eviction triggered evacuation of VMI ${ref}`;
 }
@@ -119,7 +155,15 @@ export async function startWebhook(kc: KubeConfig, ns: string): Promise<Webhook>
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const wh: Webhook = { answers: [], calls: 0, stop: async () => {} };
-  const registration = { name: `kube-tidy-test-evacuation-${ns}`, webhook: 'evacuation.test.kube-tidy.dev', path: '/eviction', group: '', version: 'v1', resource: 'pods/eviction', timeoutSeconds: 15 };
+  const registration = {
+    name: `kube-tidy-test-evacuation-${ns}`,
+    webhook: 'evacuation.test.kube-tidy.dev',
+    path: '/eviction',
+    group: '',
+    version: 'v1',
+    resource: 'pods/eviction',
+    timeoutSeconds: 15,
+  };
   const { stop } = await validatingWebhook(kc, ns, registration, async ({ uid, name, namespace, dryRun }) => {
     wh.calls++;
     try {

@@ -28,11 +28,21 @@ beforeAll(async () => {
 
 describe('podTerminated refuses bad requests', () => {
   it.each([
-    { name: 'binary mode without ce-specversion', req: { headers: { 'ce-id': '1', 'ce-type': 'dev.knative.apiserver.resource.update', 'ce-source': 's', 'content-type': 'application/json' }, body: '{}' }, status: 400, error: 'ce-specversion' },
+    {
+      name: 'binary mode without ce-specversion',
+      req: { headers: { 'ce-id': '1', 'ce-type': 'dev.knative.apiserver.resource.update', 'ce-source': 's', 'content-type': 'application/json' }, body: '{}' },
+      status: 400,
+      error: 'ce-specversion',
+    },
     // functions-framework's own JSON parser answers this one, before the handler runs.
     { name: 'a body that is not JSON', req: { headers: { 'content-type': 'application/json' }, body: '{"metadata":' }, status: 400, error: undefined },
     { name: 'an unknown CloudEvent type', req: ce('binary', 'com.example.unknown', {}), status: 422, error: 'com.example.unknown' },
-    { name: 'a resource event without metadata.uid', req: ce('structured', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x' } }), status: 400, error: 'metadata.uid' },
+    {
+      name: 'a resource event without metadata.uid',
+      req: ce('structured', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x' } }),
+      status: 400,
+      error: 'metadata.uid',
+    },
     { name: 'a Job event', req: ce('binary', 'dev.knative.apiserver.resource.update', job), status: 422, error: 'takes Pod events, not Job' },
     { name: 'a schedule tick', req: pingRequest(), status: 422, error: 'schedule ticks go to sweep' },
   ])('$name: $status', async ({ req, status, error }) => {
@@ -56,7 +66,11 @@ describe('every function takes only POST', () => {
 describe('sweep refuses bad requests', () => {
   it.each([
     { name: 'a CloudEvent with an unknown type', req: ce('binary', 'com.example.unknown', {}), status: 422 },
-    { name: 'a structured CloudEvent that is not valid', req: { headers: { 'content-type': 'application/cloudevents+json' }, body: '{"type": "x"}' }, status: 400 },
+    {
+      name: 'a structured CloudEvent that is not valid',
+      req: { headers: { 'content-type': 'application/cloudevents+json' }, body: '{"type": "x"}' },
+      status: 400,
+    },
   ])('$name: $status', async ({ req, status }) => {
     const res = await send(sweeps, req);
     expect(res.status).toBe(status);
@@ -67,7 +81,11 @@ describe('sweep refuses bad requests', () => {
 describe('defrag refuses CloudEvents that are not ticks', () => {
   // A misrouted pod event used to count as a tick and run a real eviction step.
   it.each([
-    { name: 'a pod update', req: ce('binary', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x', uid: 'u' } }), status: 422 },
+    {
+      name: 'a pod update',
+      req: ce('binary', 'dev.knative.apiserver.resource.update', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x', uid: 'u' } }),
+      status: 422,
+    },
     { name: 'an unknown CloudEvent type', req: ce('structured', 'com.example.unknown', {}), status: 422 },
   ])('$name: $status', async ({ req, status }) => {
     const res = await send(defrags, req);
@@ -85,17 +103,34 @@ describe('sweep decodes a raw Pub/Sub push (no CloudEvent headers), never takes 
   let sweepsHere: ReturnType<typeof serve>;
   beforeAll(async () => {
     await runPod(core(), ns.name, 'failed', { exitCode: 2 });
-    const here = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], namespaces: { include: [ns.name] } } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+    const here = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], namespaces: { include: [ns.name] } } }], {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    });
     sweepsHere = serve(sweep, await runtimeFor(here));
   }, 120_000);
 
   const json = { 'content-type': 'application/json' };
   const subscription = 'projects/p/subscriptions/kube-tidy-sweep';
   it.each([
-    { name: 'data that is not base64', body: { message: { data: '%%% not base64 %%%', messageId: '1' }, subscription }, status: 400, error: 'body.message.data is not valid base64' },
+    {
+      name: 'data that is not base64',
+      body: { message: { data: '%%% not base64 %%%', messageId: '1' }, subscription },
+      status: 400,
+      error: 'body.message.data is not valid base64',
+    },
     { name: 'no data', body: { message: { messageId: '2' }, subscription }, status: 400, error: 'body.message.data' },
-    { name: 'data that is not JSON', body: { message: { data: Buffer.from('tick').toString('base64'), messageId: '3' }, subscription }, status: 400, error: 'body.message.data (base64-decoded) is not valid JSON' },
-    { name: 'a message that names no event type', body: { message: { data: Buffer.from('{"run":"now"}').toString('base64'), messageId: '4' }, subscription }, status: 422, error: 'cannot tell what the Pub/Sub message carries' },
+    {
+      name: 'data that is not JSON',
+      body: { message: { data: Buffer.from('tick').toString('base64'), messageId: '3' }, subscription },
+      status: 400,
+      error: 'body.message.data (base64-decoded) is not valid JSON',
+    },
+    {
+      name: 'a message that names no event type',
+      body: { message: { data: Buffer.from('{"run":"now"}').toString('base64'), messageId: '4' }, subscription },
+      status: 422,
+      error: 'cannot tell what the Pub/Sub message carries',
+    },
     { name: 'an envelope without its subscription', body: { message: { data: 12 } }, status: 400, error: 'body.message.data' },
   ])('$name: $status, and no pass runs', async ({ body, status, error }) => {
     const res = await send(sweepsHere, { headers: json, body: JSON.stringify(body) });

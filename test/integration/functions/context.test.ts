@@ -17,10 +17,13 @@ beforeAll(async () => {
     evictor: { podProtections: { defaultDisabled: ['FailedBarePods'], extraEnabled: ['PodsWithoutPDB'] } },
   });
   agent = serve(podTerminated, await runtimeFor(policy));
-  await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({
-    namespace: ns.name,
-    body: { metadata: { name: 'covered' }, spec: { maxUnavailable: 1, selector: { matchLabels: { budget: 'yes' } } } },
-  });
+  await sharedCluster()
+    .kubeConfig()
+    .makeApiClient(PolicyV1Api)
+    .createNamespacedPodDisruptionBudget({
+      namespace: ns.name,
+      body: { metadata: { name: 'covered' }, spec: { maxUnavailable: 1, selector: { matchLabels: { budget: 'yes' } } } },
+    });
 });
 
 describe('podTerminated with a policy that needs PodDisruptionBudgets', () => {

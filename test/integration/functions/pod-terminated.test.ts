@@ -52,13 +52,31 @@ describe.each<HttpMode>(['binary', 'structured'])('podTerminated in %s mode', (m
 describe('podTerminated in Reference mode (the default of ApiServerSource)', () => {
   it('reads the pod the reference names, then decides', async () => {
     await runPod(core(), ns.name, 'by-ref', { exitCode: 3 });
-    const res = await send(agent, httpMessage(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name } })));
+    const res = await send(
+      agent,
+      httpMessage(
+        new CloudEvent({
+          type: 'dev.knative.apiserver.ref.update',
+          source: 'https://api',
+          data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name },
+        }),
+      ),
+    );
     expect(res.body.outcome).toBe('deleted');
     await waitFor('pod gone', async () => !(await exists(core(), ns.name, 'by-ref')));
   });
 
   it('answers nothing-to-do for a reference to a pod that no longer exists', async () => {
-    const res = await send(agent, httpMessage(new CloudEvent({ type: 'dev.knative.apiserver.ref.update', source: 'https://api', data: { apiVersion: 'v1', kind: 'Pod', name: 'never-was', namespace: ns.name } })));
+    const res = await send(
+      agent,
+      httpMessage(
+        new CloudEvent({
+          type: 'dev.knative.apiserver.ref.update',
+          source: 'https://api',
+          data: { apiVersion: 'v1', kind: 'Pod', name: 'never-was', namespace: ns.name },
+        }),
+      ),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'nothing-to-do', why: 'the pod no longer exists' });
   });
@@ -88,11 +106,17 @@ describe('podTerminated safety', () => {
 
   it('a running pod under a PodDisruptionBudget is reported blocked and never deleted', async () => {
     // The evict annotation lets this bare pod past the evictor, so only the budget stands in the way.
-    const pod = await runPod(core(), ns.name, 'guarded', { labels: { expire: 'now', app: 'guarded' }, annotations: { 'descheduler.alpha.kubernetes.io/evict': 'true' } });
-    await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({
-      namespace: ns.name,
-      body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
+    const pod = await runPod(core(), ns.name, 'guarded', {
+      labels: { expire: 'now', app: 'guarded' },
+      annotations: { 'descheduler.alpha.kubernetes.io/evict': 'true' },
     });
+    await sharedCluster()
+      .kubeConfig()
+      .makeApiClient(PolicyV1Api)
+      .createNamespacedPodDisruptionBudget({
+        namespace: ns.name,
+        body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
+      });
     // The disruption controller must have computed the budget's status for it to refuse.
     await waitFor('PDB observed', async () => {
       const pdb = await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'guarded' });
@@ -110,7 +134,10 @@ describe('podTerminated safety', () => {
     const annotations = { 'descheduler.alpha.kubernetes.io/evict': 'true' };
     const old = await runPod(core(), ns.name, 'changed', { labels: { expire: 'now' }, annotations });
     // The owner opts the pod out after the event was sent: the event's copy still matches.
-    await core().patchNamespacedPod({ namespace: ns.name, name: 'changed', body: [{ op: 'remove', path: '/metadata/labels/expire' }] }, setHeaderOptions('Content-Type', PatchStrategy.JsonPatch));
+    await core().patchNamespacedPod(
+      { namespace: ns.name, name: 'changed', body: [{ op: 'remove', path: '/metadata/labels/expire' }] },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
     const res = await send(agent, knativeRequest('binary', 'update', old));
     expect(res.body.outcome).toBe('stale');
     expect((await exists(core(), ns.name, 'changed'))?.metadata?.deletionTimestamp).toBeUndefined();
@@ -135,7 +162,9 @@ describe('podTerminated safety', () => {
 
 describe('podTerminated and time', () => {
   it('answers when a pod a time-based rule will select becomes eligible, since no later event comes for it', async () => {
-    const policy = policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+    const policy = policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 600 } }], {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    });
     const waiting = serve(podTerminated, await runtimeFor(policy));
     const pod = await runPod(core(), ns.name, 'too-young', { exitCode: 1 });
     const res = await send(waiting, knativeRequest('binary', 'update', pod));

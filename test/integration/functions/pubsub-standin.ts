@@ -56,7 +56,10 @@ export async function pubSubStandIn(topic: string): Promise<PubSubStandIn> {
         type: 'google.cloud.pubsub.topic.v1.messagePublished',
         source: `//pubsub.googleapis.com/${topic}`,
         datacontenttype: 'application/json',
-        data: { message: { data: msg.data, attributes: msg.attributes, messageId: msg.messageId, publishTime: new Date().toISOString() }, subscription: `${topic.replace('/topics/', '/subscriptions/')}-eventarc` },
+        data: {
+          message: { data: msg.data, attributes: msg.attributes, messageId: msg.messageId, publishTime: new Date().toISOString() },
+          subscription: `${topic.replace('/topics/', '/subscriptions/')}-eventarc`,
+        },
       }),
     );
   };

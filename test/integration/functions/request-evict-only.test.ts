@@ -19,9 +19,12 @@ const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
 // Running (and Failed) pods labelled reo=now in this file's namespace only; the evict
 // annotation lets these bare pods past the evictor.
 const policyFor = (namespace: string) =>
-  policyDoc([{ name: 'PodLifeTime', args: { states: ['Running', 'Failed'], labelSelector: { matchLabels: { reo: 'now' } }, namespaces: { include: [namespace] } } }], {
-    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
-  });
+  policyDoc(
+    [{ name: 'PodLifeTime', args: { states: ['Running', 'Failed'], labelSelector: { matchLabels: { reo: 'now' } }, namespaces: { include: [namespace] } } }],
+    {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    },
+  );
 const EVICT = { 'descheduler.alpha.kubernetes.io/evict': 'true' };
 const MARKED = { ...EVICT, [ANNOTATIONS.requestEvictOnly]: '' };
 const labels = { reo: 'now' };

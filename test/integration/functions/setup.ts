@@ -34,7 +34,11 @@ export async function runtimeFor(policy: unknown, env: Record<string, string> = 
 
 /** Forgets what earlier tests spent in a shared ledger (tests that share one namespace across tests). */
 export async function resetBrakes(namespace: string): Promise<void> {
-  await sharedCluster().kubeConfig().makeApiClient(CoreV1Api).deleteNamespacedConfigMap({ namespace, name: 'kube-tidy-brakes' }).catch(() => undefined);
+  await sharedCluster()
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .deleteNamespacedConfigMap({ namespace, name: 'kube-tidy-brakes' })
+    .catch(() => undefined);
 }
 
 /** Registers the target `spec` for `rt` under a fresh name and returns a supertest agent for it. */
@@ -43,7 +47,6 @@ export function serve<P>(spec: TargetSpec<P>, rt: Runtime) {
   http(name, httpFunction(spec, rt));
   return supertest(getTestServer(name));
 }
-
 
 /** What Knative's ApiServerSource (Resource mode) would POST for this object. */
 export function knativeRequest(mode: HttpMode, verb: 'add' | 'update' | 'delete', object: V1Pod): HttpMessage {
@@ -82,7 +85,10 @@ export async function runPod(core: CoreV1Api, namespace: string, name: string, o
 
 /** kube-tidy's Events about a pod (the scheduler records its own). */
 export async function tidyEvents(namespace: string, uid: string) {
-  const events = await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace, fieldSelector: `regarding.uid=${uid}` });
+  const events = await sharedCluster()
+    .kubeConfig()
+    .makeApiClient(EventsV1Api)
+    .listNamespacedEvent({ namespace, fieldSelector: `regarding.uid=${uid}` });
   return events.items.filter((e) => e.reportingController === 'kube-tidy.dev/kube-tidy');
 }
 
@@ -104,7 +110,11 @@ export async function broker(deliver?: (m: HttpMessage) => void): Promise<{ url:
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString('utf8')));
     req.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('ce-') || k === 'content-type').map(([k, v]) => [k, String(v)]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers)
+          .filter(([k]) => k.startsWith('ce-') || k === 'content-type')
+          .map(([k, v]) => [k, String(v)]),
+      );
       const m = { headers, body };
       taken.push(m);
       res.writeHead(202).end();

@@ -90,7 +90,9 @@ describe('invoke', () => {
 
   it('plans with a posted policy', async () => {
     const agent = serve(invoke, await runtimeFor(policyFor(ns.name)));
-    const posted = policyDoc([{ name: 'PodLifeTime', args: { states: ['Succeeded'] } }], { evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } } });
+    const posted = policyDoc([{ name: 'PodLifeTime', args: { states: ['Succeeded'] } }], {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    });
     const res = await agent.post('/').send({ namespaces: [ns.name], policy: posted });
     expect(res.status).toBe(200);
     // The Succeeded pod is bare and FailedBarePods only frees Failed ones: kept, with the reason.
@@ -98,11 +100,39 @@ describe('invoke', () => {
   });
 
   it.each([
-    { name: 'running without a configured token is forbidden', env: {}, auth: undefined, body: { mode: 'run', confirm: true }, status: 403, error: 'running is disabled' },
-    { name: 'running with a wrong token is refused', env: { INVOKE_TOKEN: TOKEN }, auth: 'Bearer wrong-token-of-some-length', body: { mode: 'run', confirm: true }, status: 401, error: 'a valid bearer token is required' },
-    { name: 'running without confirmation is refused', env: { INVOKE_TOKEN: TOKEN }, auth: `Bearer ${TOKEN}`, body: { mode: 'run' }, status: 400, error: '"confirm": true' },
+    {
+      name: 'running without a configured token is forbidden',
+      env: {},
+      auth: undefined,
+      body: { mode: 'run', confirm: true },
+      status: 403,
+      error: 'running is disabled',
+    },
+    {
+      name: 'running with a wrong token is refused',
+      env: { INVOKE_TOKEN: TOKEN },
+      auth: 'Bearer wrong-token-of-some-length',
+      body: { mode: 'run', confirm: true },
+      status: 401,
+      error: 'a valid bearer token is required',
+    },
+    {
+      name: 'running without confirmation is refused',
+      env: { INVOKE_TOKEN: TOKEN },
+      auth: `Bearer ${TOKEN}`,
+      body: { mode: 'run' },
+      status: 400,
+      error: '"confirm": true',
+    },
     { name: 'an unknown field is refused', env: {}, auth: undefined, body: { mode: 'plan', nameSpaces: ['x'] }, status: 400, error: 'nameSpaces' },
-    { name: 'an invalid posted policy is refused with its issues', env: {}, auth: undefined, body: { policy: { kind: 'DeschedulerPolicy' } }, status: 400, error: 'invalid policy' },
+    {
+      name: 'an invalid posted policy is refused with its issues',
+      env: {},
+      auth: undefined,
+      body: { policy: { kind: 'DeschedulerPolicy' } },
+      status: 400,
+      error: 'invalid policy',
+    },
   ])('$name', async ({ env, auth, body, status, error }) => {
     const agent = serve(invoke, await runtimeFor(policyFor(ns.name), env as Record<string, string>));
     let req = agent.post('/');
@@ -115,7 +145,10 @@ describe('invoke', () => {
 
   it('runs with the token and confirmation', async () => {
     const agent = serve(invoke, await runtimeFor(policyFor(ns.name), { INVOKE_TOKEN: TOKEN }));
-    const res = await agent.post('/').set('authorization', `Bearer ${TOKEN}`).send({ mode: 'run', confirm: true, namespaces: [ns.name] });
+    const res = await agent
+      .post('/')
+      .set('authorization', `Bearer ${TOKEN}`)
+      .send({ mode: 'run', confirm: true, namespaces: [ns.name] });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'ran', summary: { outcomes: { deleted: 1 } } });
     expect(await exists(core(), ns.name, 'inv-failed')).toBeUndefined();

@@ -46,7 +46,9 @@ const idNs = testNamespace('sweep-scale-id');
 const asSweep = () => ({ KUBECONFIG: ids.kubeconfig('sweep'), KUBE_TIDY_NAMESPACE: idNs.name });
 /** The passes whose plans are stored, each with its shards' digests. */
 const plans = async (): Promise<Record<string, { shards: Record<string, string> }>> =>
-  Object.fromEntries(Object.entries((await core().readNamespacedConfigMap({ namespace: idNs.name, name: PLANS_NAME })).data ?? {}).map(([pass, v]) => [pass, JSON.parse(v)]));
+  Object.fromEntries(
+    Object.entries((await core().readNamespacedConfigMap({ namespace: idNs.name, name: PLANS_NAME })).data ?? {}).map(([pass, v]) => [pass, JSON.parse(v)]),
+  );
 
 beforeAll(async () => {
   const kueueNs = `${idNs.name}-kueue`;
@@ -59,7 +61,9 @@ beforeEach(() => resetBrakes(idNs.name));
 
 afterAll(async () => {
   await ids?.remove();
-  await core().deleteNamespace({ name: `${idNs.name}-kueue` }).catch(() => undefined);
+  await core()
+    .deleteNamespace({ name: `${idNs.name}-kueue` })
+    .catch(() => undefined);
 });
 
 describe('sweep fanned out into shards across instances', () => {
@@ -78,10 +82,19 @@ describe('sweep fanned out into shards across instances', () => {
     const planner = serve(sweep, await runtimeFor(policyFor(ns.name, 8), env));
     const res = await send(planner, pingRequest());
     expect(res.status).toBe(200);
-    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, kept: 4, stoppedBy: 'limit-total', fannedOut: { shards: 2, pods: 5, notPosted: 0 } });
+    expect(res.body.summary).toMatchObject({
+      selected: 3,
+      outcomes: { deleted: 3 },
+      kept: 4,
+      stoppedBy: 'limit-total',
+      fannedOut: { shards: 2, pods: 5, notPosted: 0 },
+    });
     expect(b.taken.map((m) => m.headers['ce-type'])).toEqual([SWEEP_SHARD_TYPE, SWEEP_SHARD_TYPE]);
     const shards = b.taken.map((m) => JSON.parse(m.body) as SweepShard).sort((x, y) => x.index - y.index);
-    expect(shards.map((s) => [s.index, s.of, s.pods.length])).toEqual([[1, 3, 3], [2, 3, 2]]);
+    expect(shards.map((s) => [s.index, s.of, s.pods.length])).toEqual([
+      [1, 3, 3],
+      [2, 3, 2],
+    ]);
     // In the policy's order: the old group first (shard 0 and the head of shard 1), then mid.
     expect(shards.flatMap((s) => s.pods.map((p) => p.name.split('-')[0]))).toEqual(['old', 'mid', 'mid', 'mid', 'mid']);
     // Its plan is stored before the shards went out: one digest per posted shard.
@@ -97,7 +110,12 @@ describe('sweep fanned out into shards across instances', () => {
 
     // Delivered again (a broker retries): nothing left to do, nothing else touched.
     const again = await Promise.all(b.taken.map((m) => send(instances[0]!, m)));
-    expect(again.map((a) => [a.status, a.body.outcomes])).toEqual(expect.arrayContaining([[200, { gone: 3 }], [200, { gone: 2 }]]));
+    expect(again.map((a) => [a.status, a.body.outcomes])).toEqual(
+      expect.arrayContaining([
+        [200, { gone: 3 }],
+        [200, { gone: 2 }],
+      ]),
+    );
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
 
@@ -153,7 +171,7 @@ describe('a shard replayed after its plan aged past the hour, with no later plan
   }, 120_000);
   afterAll(() => b?.close());
 
-  it('is refused (422) by the taker from the record\'s age alone, and no pod is removed; the same shard within the hour is taken', async () => {
+  it("is refused (422) by the taker from the record's age alone, and no pod is removed; the same shard within the hour is taken", async () => {
     const env = { ...asSweep(), SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
     expect(res.status).toBe(200);
@@ -197,12 +215,20 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
     const env = { ...asSweep(), SWEEP_SHARD_TOPIC: topic, PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), pingRequest());
     expect(res.status).toBe(200);
-    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, stoppedBy: 'limit-total', fannedOut: { shards: 2, pods: 5, notPosted: 0 } });
+    expect(res.body.summary).toMatchObject({
+      selected: 3,
+      outcomes: { deleted: 3 },
+      stoppedBy: 'limit-total',
+      fannedOut: { shards: 2, pods: 5, notPosted: 0 },
+    });
     expect(ps.published.map((m) => m.attributes['ce-type'])).toEqual([SWEEP_SHARD_TYPE, SWEEP_SHARD_TYPE]);
 
     const instances = [serve(sweep, await runtimeFor(policyFor(ns.name, 8), env)), serve(sweep, await runtimeFor(policyFor(ns.name, 8), env))];
     const answers = await Promise.all(ps.published.map((_, i) => send(instances[i % 2]!, ps.delivery(i))));
-    expect(answers.map((a) => [a.status, a.body.outcome])).toEqual([[200, 'shard-done'], [200, 'shard-done']]);
+    expect(answers.map((a) => [a.status, a.body.outcome])).toEqual([
+      [200, 'shard-done'],
+      [200, 'shard-done'],
+    ]);
     expect(answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0)).toBe(5);
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3']);
 
@@ -216,7 +242,11 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
     const env = { ...asSweep(), SWEEP_SHARD_TOPIC: 'projects/kube-tidy-test/topics/not-there', PUBSUB_EMULATOR_HOST: ps.host, SWEEP_SHARD_SIZE: '3' };
     const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), env)), pingRequest());
     expect(res.status).toBe(503);
-    expect(res.body.summary).toMatchObject({ selected: 3, outcomes: { deleted: 3 }, fannedOut: { shards: 0, notPosted: 5, error: expect.stringMatching(/HTTP 404 .*NOT_FOUND/) } });
+    expect(res.body.summary).toMatchObject({
+      selected: 3,
+      outcomes: { deleted: 3 },
+      fannedOut: { shards: 0, notPosted: 5, error: expect.stringMatching(/HTTP 404 .*NOT_FOUND/) },
+    });
   });
 });
 
@@ -235,7 +265,15 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
         apiVersion: 'v1',
         kind: 'List',
         items: [
-          { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: level() }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } } } },
+          {
+            apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+            kind: 'PriorityLevelConfiguration',
+            metadata: { name: level() },
+            spec: {
+              type: 'Limited',
+              limited: { nominalConcurrencyShares: 1, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } },
+            },
+          },
           {
             apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
             kind: 'FlowSchema',
@@ -244,7 +282,13 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
               priorityLevelConfiguration: { name: level() },
               matchingPrecedence: 100,
               distinguisherMethod: { type: 'ByUser' },
-              rules: [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: idNs.name, name: accountOf('sweep') } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }],
+              rules: [
+                {
+                  subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: idNs.name, name: accountOf('sweep') } }],
+                  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+                  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+                },
+              ],
             },
           },
         ],

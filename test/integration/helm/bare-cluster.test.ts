@@ -35,7 +35,11 @@ const [knativeCmd, standaloneCmd] = (() => {
 let cluster: Cluster;
 const h = (args: string[]) => helm(args, { kubeconfig: cluster.kubeconfigPath, cwd: REPO_ROOT });
 const status = (e: unknown) => (e as { code?: number; statusCode?: number }).code ?? (e as { statusCode?: number }).statusCode;
-const exists = (read: () => Promise<unknown>) => read().then(() => true, (e) => (status(e) === 404 ? false : Promise.reject(e)));
+const exists = (read: () => Promise<unknown>) =>
+  read().then(
+    () => true,
+    (e) => (status(e) === 404 ? false : Promise.reject(e)),
+  );
 
 beforeAll(async () => {
   cluster = await startCluster({ name: 'helm-bare' });
@@ -59,9 +63,14 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
   });
 
   it('knative mode stops before writing anything, with one message naming what is missing and the standalone alternative', async () => {
-    const err = await h(knativeCmd!).then(() => undefined, (e: Error) => e.message);
+    const err = await h(knativeCmd!).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
     console.log(`[helm-bare] knative mode: ${err}`);
-    expect(err).toMatch(/mode=knative needs Knative Serving and Eventing, and this cluster does not serve serving\.knative\.dev\/v1\/Service, eventing\.knative\.dev\/v1\/Broker, eventing\.knative\.dev\/v1\/Trigger, sources\.knative\.dev\/v1\/ApiServerSource, sources\.knative\.dev\/v1\/PingSource/);
+    expect(err).toMatch(
+      /mode=knative needs Knative Serving and Eventing, and this cluster does not serve serving\.knative\.dev\/v1\/Service, eventing\.knative\.dev\/v1\/Broker, eventing\.knative\.dev\/v1\/Trigger, sources\.knative\.dev\/v1\/ApiServerSource, sources\.knative\.dev\/v1\/PingSource/,
+    );
     expect(err).toMatch(/--set mode=standalone/);
     expect(err).not.toMatch(/no matches for kind/);
     expect(err!.match(/Error:/g)).toHaveLength(1);
@@ -76,26 +85,50 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
     const out = await h(standaloneCmd!);
     console.log(`[helm-bare] standalone install in ${Date.now() - started} ms`);
     expect(out).toMatch(/STATUS: deployed/);
-    const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy', '-n', 'kube-tidy'])).map((d) => d.toJS() as Obj | null).filter((o): o is Obj => o !== null);
+    const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy', '-n', 'kube-tidy']))
+      .map((d) => d.toJS() as Obj | null)
+      .filter((o): o is Obj => o !== null);
     expect(manifest.length).toBeGreaterThan(0);
     const namespaces = new Set(manifest.map((o) => o.metadata.namespace ?? '(cluster)'));
     expect([...namespaces].sort()).toEqual(['(cluster)', 'kube-tidy']);
-    expect(manifest.filter((o) => !o.metadata.namespace).map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    expect(
+      manifest
+        .filter((o) => !o.metadata.namespace)
+        .map((o) => o.kind)
+        .sort(),
+    ).toEqual(['ClusterRole', 'ClusterRoleBinding']);
     const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
     expect(await exists(() => core.readNamespace({ name: 'kueue-system' }))).toBe(false);
     const apps = cluster.kubeConfig().makeApiClient(AppsV1Api);
     const dep = await apps.readNamespacedDeployment({ name: 'kube-tidy-standalone', namespace: 'kube-tidy' });
     expect(dep.spec?.replicas).toBe(2);
     // kwok runs the pods (no container starts): the Deployment's pods are scheduled and Ready.
-    await waitFor('2 available replicas', async () => (await apps.readNamespacedDeployment({ name: 'kube-tidy-standalone', namespace: 'kube-tidy' })).status?.availableReplicas === 2, { timeoutMs: 60_000 });
+    await waitFor(
+      '2 available replicas',
+      async () => (await apps.readNamespacedDeployment({ name: 'kube-tidy-standalone', namespace: 'kube-tidy' })).status?.availableReplicas === 2,
+      { timeoutMs: 60_000 },
+    );
   });
 
   it('with Kueue installed later, an upgrade (multiKueue: auto) grants the Secret read in kueue-system', async () => {
     const authz = cluster.kubeConfig().makeApiClient(AuthorizationV1Api);
-    const canRead = async () => (await authz.createSubjectAccessReview({ body: { spec: { user: 'system:serviceaccount:kube-tidy:kube-tidy-standalone', resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'kueue-system' } } } })).status?.allowed === true;
+    const canRead = async () =>
+      (
+        await authz.createSubjectAccessReview({
+          body: {
+            spec: {
+              user: 'system:serviceaccount:kube-tidy:kube-tidy-standalone',
+              resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'kueue-system' },
+            },
+          },
+        })
+      ).status?.allowed === true;
     expect(await canRead()).toBe(false);
     await installCrds(cluster, sharedCrdsDir('kueue'));
-    await cluster.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'kueue-system' } } });
+    await cluster
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: 'kueue-system' } } });
     await h(['upgrade', 'kube-tidy', 'infra/helm/kube-tidy', '-n', 'kube-tidy', '--reuse-values']);
     await waitFor('the Secret read in kueue-system', canRead);
   });
@@ -106,7 +139,9 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
     const cmd = knativeCmd!.map((a) => (a === 'kube-tidy' ? 'kube-tidy-kn' : a));
     const out = await h(cmd);
     expect(out).toMatch(/STATUS: deployed/);
-    const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy-kn', '-n', 'kube-tidy-kn'])).map((d) => d.toJS() as Obj | null).filter((o): o is Obj => o !== null);
+    const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy-kn', '-n', 'kube-tidy-kn']))
+      .map((d) => d.toJS() as Obj | null)
+      .filter((o): o is Obj => o !== null);
     expect(manifest.map((o) => o.kind)).toEqual(expect.arrayContaining(['Service', 'Broker', 'Trigger', 'ApiServerSource', 'PingSource']));
   });
 });

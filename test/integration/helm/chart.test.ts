@@ -19,7 +19,11 @@ const ns = testNamespace('helm');
 const cluster = sharedCluster();
 /** Prometheus Operator kinds: their CRDs are not in ../shared/crds, so no dry run for them. */
 const NO_CRD = new Set(['ServiceMonitor', 'PrometheusRule']);
-const OBSERVABILITY = { 'observability.serviceMonitor.enabled': 'true', 'observability.prometheusRule.enabled': 'true', 'observability.dashboard.enabled': 'true' };
+const OBSERVABILITY = {
+  'observability.serviceMonitor.enabled': 'true',
+  'observability.prometheusRule.enabled': 'true',
+  'observability.dashboard.enabled': 'true',
+};
 
 /** What a cluster with Kueue (and so MultiKueue's kinds) serves, for multiKueue: auto. */
 const MULTIKUEUE_API = 'kueue.x-k8s.io/v1beta2/MultiKueueCluster';
@@ -30,7 +34,14 @@ const annotationsOf = (o: Obj): Record<string, string> => (o.metadata as { annot
 describe('helm lint', () => {
   for (const mode of ['knative', 'standalone']) {
     it(`passes in ${mode} mode, observability on`, async () => {
-      const out = await helm(['lint', chart, '--strict', '--set', `mode=${mode}`, ...Object.entries(OBSERVABILITY).flatMap(([k, v]) => ['--set', `${k}=${v}`])]);
+      const out = await helm([
+        'lint',
+        chart,
+        '--strict',
+        '--set',
+        `mode=${mode}`,
+        ...Object.entries(OBSERVABILITY).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
+      ]);
       expect(out).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     });
   }
@@ -51,7 +62,9 @@ describe('helm template, knative mode', () => {
   });
 
   it('renders nothing in kueueNamespace without MultiKueue (auto on a cluster without Kueue, or false), the rest as the manifests', async () => {
-    const want = Object.values(renderKnative(decl)).flat().filter((o) => (o as Obj).metadata.namespace !== 'kueue-system');
+    const want = Object.values(renderKnative(decl))
+      .flat()
+      .filter((o) => (o as Obj).metadata.namespace !== 'kueue-system');
     for (const set of [{}, { multiKueue: 'false' }] as Record<string, string>[]) {
       const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { createNamespace: 'true', ...set });
       expect(byKey(objects)).toEqual(byKey(want));
@@ -59,7 +72,17 @@ describe('helm template, knative mode', () => {
   });
 
   it('follows image, namespace, prefix, DRY_RUN, schedules, selectors and sender authentication from values', async () => {
-    const set = { image: 'example.org/kt:9', namespace: 'tidy', clusterPrefix: 'tidy-a', kueueNamespace: 'kq', multiKueue: 'true', dryRun: 'false', senderAuth: 'none', 'schedules.sweep': '*/5 * * * *', 'selectors.Pod.matchLabels.team': 'ml' };
+    const set = {
+      image: 'example.org/kt:9',
+      namespace: 'tidy',
+      clusterPrefix: 'tidy-a',
+      kueueNamespace: 'kq',
+      multiKueue: 'true',
+      dryRun: 'false',
+      senderAuth: 'none',
+      'schedules.sweep': '*/5 * * * *',
+      'selectors.Pod.matchLabels.team': 'ml',
+    };
     const { objects } = await template(chart, 'r', 'default', set);
     const d = structuredClone(decl);
     d.provider.senderAuth.knative = 'none';
@@ -81,15 +104,31 @@ describe('helm template, knative mode', () => {
 describe('helm template, standalone mode', () => {
   it('renders one Deployment, its account and roles, the policy, a Service and nothing of Knative', async () => {
     const { objects } = await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone' }, ['--skip-tests']);
-    expect(objects.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
     // Nothing outside the release's namespace: kueue-system may not exist (issue 23).
     expect(objects.filter((o) => o.metadata.namespace !== undefined && o.metadata.namespace !== 'kube-tidy')).toEqual([]);
-    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[]; livenessProbe: unknown; readinessProbe: unknown }[] } } } };
+    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { env: { name: string; value?: string }[]; livenessProbe: unknown; readinessProbe: unknown }[] } } };
+    };
     const c = dep.spec.template.spec.containers[0]!;
     expect(c.livenessProbe).toMatchObject({ httpGet: { path: '/healthz' } });
     expect(c.readinessProbe).toMatchObject({ httpGet: { path: '/readyz' } });
     const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
-    expect(JSON.parse(env.STANDALONE_SCHEDULES!)).toEqual({ sweep: '*/15 * * * *', orphanSweep: '*/10 * * * *', defrag: '*/2 * * * *', evacuation: '* * * * *' });
+    expect(JSON.parse(env.STANDALONE_SCHEDULES!)).toEqual({
+      sweep: '*/15 * * * *',
+      orphanSweep: '*/10 * * * *',
+      defrag: '*/2 * * * *',
+      evacuation: '* * * * *',
+    });
     expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,jobDeleted,orphanSweep,defrag,evacuation');
   });
 
@@ -98,29 +137,72 @@ describe('helm template, standalone mode', () => {
     const sm = objects.find((o) => o.kind === 'ServiceMonitor') as unknown as { spec: { endpoints: { path: string }[] } };
     expect(sm.spec.endpoints[0]!.path).toBe('/metrics');
     expect((objects.find((o) => o.kind === 'PrometheusRule') as unknown as { spec: { groups: unknown[] } }).spec.groups.length).toBeGreaterThan(0);
-    const dash = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-dashboard')) as unknown as { metadata: { labels: Record<string, string> }; data: Record<string, string> };
+    const dash = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-dashboard')) as unknown as {
+      metadata: { labels: Record<string, string> };
+      data: Record<string, string>;
+    };
     expect(dash.metadata.labels.grafana_dashboard).toBe('1');
     expect(JSON.parse(dash.data['kube-tidy.json']!)).toHaveProperty('title');
   });
   it('grants the Secret read in kueueNamespace with MultiKueue: multiKueue=true, or auto where MultiKueueCluster is served; not without jobDeleted and orphanSweep', async () => {
-    const inKueue = (objects: Obj[]) => objects.filter((o) => o.metadata.namespace === 'kq').map((o) => o.kind).sort();
-    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true' })).objects)).toEqual(['Role', 'RoleBinding']);
-    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq' }, ['--api-versions', MULTIKUEUE_API])).objects)).toEqual(['Role', 'RoleBinding']);
-    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'false' }, ['--api-versions', MULTIKUEUE_API])).objects)).toEqual([]);
-    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true', 'standalone.functions': '{podTerminated,sweep}' })).objects)).toEqual([]);
+    const inKueue = (objects: Obj[]) =>
+      objects
+        .filter((o) => o.metadata.namespace === 'kq')
+        .map((o) => o.kind)
+        .sort();
+    expect(inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'true' })).objects)).toEqual([
+      'Role',
+      'RoleBinding',
+    ]);
+    expect(
+      inKueue((await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq' }, ['--api-versions', MULTIKUEUE_API])).objects),
+    ).toEqual(['Role', 'RoleBinding']);
+    expect(
+      inKueue(
+        (await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', kueueNamespace: 'kq', multiKueue: 'false' }, ['--api-versions', MULTIKUEUE_API]))
+          .objects,
+      ),
+    ).toEqual([]);
+    expect(
+      inKueue(
+        (
+          await template(chart, 'kube-tidy', 'kube-tidy', {
+            mode: 'standalone',
+            kueueNamespace: 'kq',
+            multiKueue: 'true',
+            'standalone.functions': '{podTerminated,sweep}',
+          })
+        ).objects,
+      ),
+    ).toEqual([]);
   });
 
   it('renders the helm test hook: an account that may get the release Lease only, then a Pod of the chart image checking that Lease and the Service /metrics', async () => {
-    const hooks = (await template(chart, 'r', 'ns1', { mode: 'standalone', clusterPrefix: 'p', image: 'example.org/kt:9', 'standalone.port': '9090' })).objects.filter((o) => annotationsOf(o)['helm.sh/hook'] === 'test');
-    expect(hooks.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['ServiceAccount/ns1/p-standalone-test', 'Role/ns1/p-standalone-test', 'RoleBinding/ns1/p-standalone-test', 'Pod/ns1/p-standalone-test']);
+    const hooks = (
+      await template(chart, 'r', 'ns1', { mode: 'standalone', clusterPrefix: 'p', image: 'example.org/kt:9', 'standalone.port': '9090' })
+    ).objects.filter((o) => annotationsOf(o)['helm.sh/hook'] === 'test');
+    expect(hooks.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+      'ServiceAccount/ns1/p-standalone-test',
+      'Role/ns1/p-standalone-test',
+      'RoleBinding/ns1/p-standalone-test',
+      'Pod/ns1/p-standalone-test',
+    ]);
     const annotations = hooks.map(annotationsOf);
     // The account first (lower weight); all deleted after a pass and before the next run.
     expect(annotations.map((a) => a['helm.sh/hook-weight'])).toEqual(['-1', '-1', '-1', '0']);
     expect(new Set(annotations.map((a) => a['helm.sh/hook-delete-policy']))).toEqual(new Set(['before-hook-creation,hook-succeeded']));
-    expect((hooks[1] as unknown as { rules: unknown }).rules).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['p-standalone'], verbs: ['get'] }]);
-    const pod = hooks[3] as unknown as { spec: { serviceAccountName: string; restartPolicy: string; containers: { image: string; command: string[]; args: string[] }[] } };
+    expect((hooks[1] as unknown as { rules: unknown }).rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['p-standalone'], verbs: ['get'] },
+    ]);
+    const pod = hooks[3] as unknown as {
+      spec: { serviceAccountName: string; restartPolicy: string; containers: { image: string; command: string[]; args: string[] }[] };
+    };
     expect(pod.spec).toMatchObject({ serviceAccountName: 'p-standalone-test', restartPolicy: 'Never' });
-    expect(pod.spec.containers[0]).toMatchObject({ image: 'example.org/kt:9', command: ['node', 'release-check.cjs'], args: ['--lease', 'ns1/p-standalone', '--metrics-url', 'http://p-standalone.ns1.svc:9090/metrics'] });
+    expect(pod.spec.containers[0]).toMatchObject({
+      image: 'example.org/kt:9',
+      command: ['node', 'release-check.cjs'],
+      args: ['--lease', 'ns1/p-standalone', '--metrics-url', 'http://p-standalone.ns1.svc:9090/metrics'],
+    });
   });
 
   it('knative mode renders no test hook (README: why)', async () => {
@@ -129,8 +211,12 @@ describe('helm template, standalone mode', () => {
   });
 
   it('refuses a mode or multiKueue it does not know, with one message', async () => {
-    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standlone' })).rejects.toThrow(/mode is "standlone": use knative \(needs Knative Serving and Eventing\) or standalone/);
-    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', multiKueue: 'yes' })).rejects.toThrow(/multiKueue is "yes": use auto, true or false/);
+    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standlone' })).rejects.toThrow(
+      /mode is "standlone": use knative \(needs Knative Serving and Eventing\) or standalone/,
+    );
+    await expect(template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', multiKueue: 'yes' })).rejects.toThrow(
+      /multiKueue is "yes": use auto, true or false/,
+    );
   });
 });
 
@@ -144,14 +230,25 @@ describe('server-side dry run of every rendered object', () => {
     it(`accepts every ${mode}-mode object (Prometheus Operator kinds excepted: ${[...NO_CRD].join(', ')})`, async () => {
       // Without the test hooks: their Pod names an account that only `helm test` creates first
       // (a dry run persists nothing). release-test.test.ts creates them for real.
-      const { objects } = await template(chart, ns.name, ns.name, { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, multiKueue: 'true', ...OBSERVABILITY }, ['--skip-tests']);
+      const { objects } = await template(
+        chart,
+        ns.name,
+        ns.name,
+        { mode, clusterPrefix: ns.name, kueueNamespace: ns.name, multiKueue: 'true', ...OBSERVABILITY },
+        ['--skip-tests'],
+      );
       const skipped = objects.filter((o) => NO_CRD.has(o.kind));
       expect(skipped.map((o) => o.kind).sort()).toEqual(mode === 'standalone' ? ['PrometheusRule', 'ServiceMonitor'] : ['PrometheusRule']);
       const applied = objects.filter((o) => !NO_CRD.has(o.kind));
       const file = join(tmp, `${mode}.yaml`);
       writeFileSync(file, applied.map((o) => stringify(o)).join('---\n'));
       const out = await kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=kube-tidy-test', '-f', file]);
-      expect(out.trim().split('\n').filter((l) => /\(server dry run\)$/.test(l))).toHaveLength(applied.length);
+      expect(
+        out
+          .trim()
+          .split('\n')
+          .filter((l) => /\(server dry run\)$/.test(l)),
+      ).toHaveLength(applied.length);
     });
   }
 

@@ -30,7 +30,12 @@ export function chartCopy(): string {
 export async function helm(args: string[], o: { kubeconfig?: string; cwd?: string } = {}): Promise<string> {
   if (!existsSync(helmBin())) throw new Error(`no Helm at ${helmBin()}: run npm run helm:build`);
   try {
-    const env = { ...process.env, HELM_CACHE_HOME: join(tmpdir(), 'kube-tidy-helm-cache'), HELM_CONFIG_HOME: join(tmpdir(), 'kube-tidy-helm-config'), ...(o.kubeconfig ? { KUBECONFIG: o.kubeconfig } : {}) };
+    const env = {
+      ...process.env,
+      HELM_CACHE_HOME: join(tmpdir(), 'kube-tidy-helm-cache'),
+      HELM_CONFIG_HOME: join(tmpdir(), 'kube-tidy-helm-config'),
+      ...(o.kubeconfig ? { KUBECONFIG: o.kubeconfig } : {}),
+    };
     const { stdout, stderr } = await run(helmBin(), args, { maxBuffer: 32 << 20, env, ...(o.cwd ? { cwd: o.cwd } : {}) });
     return stdout + stderr;
   } catch (e) {
@@ -40,10 +45,18 @@ export async function helm(args: string[], o: { kubeconfig?: string; cwd?: strin
 }
 
 /** `helm template` as objects; `set` are --set pairs. */
-export async function template(chart: string, release: string, namespace: string, set: Record<string, string> = {}, extra: string[] = []): Promise<{ text: string; objects: Obj[] }> {
+export async function template(
+  chart: string,
+  release: string,
+  namespace: string,
+  set: Record<string, string> = {},
+  extra: string[] = [],
+): Promise<{ text: string; objects: Obj[] }> {
   const args = ['template', release, chart, '--namespace', namespace, ...Object.entries(set).flatMap(([k, v]) => ['--set', `${k}=${v}`]), ...extra];
   const text = await helm(args);
-  const objects = parseAllDocuments(text).map((d) => d.toJS() as Obj | null).filter((o): o is Obj => o !== null);
+  const objects = parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null);
   return { text, objects };
 }
 

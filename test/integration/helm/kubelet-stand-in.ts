@@ -46,7 +46,11 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
   const registered = await core.readNode({ name: node });
   const now = new Date();
   const room = { cpu: '4', memory: '8Gi', pods: '10' };
-  registered.status = { capacity: room, allocatable: room, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now }] };
+  registered.status = {
+    capacity: room,
+    allocatable: room,
+    conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now }],
+  };
   await core.replaceNodeStatus({ name: node, body: registered });
 
   const runs: PodRun[] = [];
@@ -66,15 +70,31 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
     const source = bin === 'node' && entry ? ENTRIES[entry] : undefined;
     if (!source || pod.spec!.containers.length !== 1) return; // not an image this stand-in can run: stays Pending
     const account = pod.spec!.serviceAccountName ?? 'default';
-    const token = await core.createNamespacedServiceAccountToken({ name: account, namespace, body: { spec: { audiences: [], expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name, uid } } } });
+    const token = await core.createNamespacedServiceAccountToken({
+      name: account,
+      namespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name, uid } } },
+    });
     const cluster = kc.getCurrentCluster()!;
-    const kubeconfig = writeKubeconfig(join(dir, `${uid}.kubeconfig`), account, cluster.server, Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+    const kubeconfig = writeKubeconfig(
+      join(dir, `${uid}.kubeconfig`),
+      account,
+      cluster.server,
+      Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'),
+      token.status!.token,
+    );
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', KUBECONFIG: kubeconfig };
     for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
     const routed = (arg: string) => [...services].reduce((a, [svc, local]) => a.replaceAll(`//${svc}/`, `//${local}/`), arg);
     const args = [...rest, ...(c.args ?? [])].map(routed);
     const started = new Date();
-    await setStatus(pod, { phase: 'Running', startTime: started, containerStatuses: [{ name: c.name, image: c.image!, imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: started } } }] });
+    await setStatus(pod, {
+      phase: 'Running',
+      startTime: started,
+      containerStatuses: [
+        { name: c.name, image: c.image!, imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: started } } },
+      ],
+    });
     const child = spawn(process.execPath, ['--import', 'tsx', source, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += String(d)));
@@ -82,7 +102,10 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
     const exitCode = await new Promise<number>((r) => child.once('exit', (code) => r(code ?? 137)));
     runs.push({ pod: `${namespace}/${name}`, exitCode, output });
     const terminated = { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: started, finishedAt: new Date() };
-    await setStatus(pod, { phase: exitCode === 0 ? 'Succeeded' : 'Failed', containerStatuses: [{ name: c.name, image: c.image!, imageID: '', ready: false, restartCount: 0, started: false, state: { terminated } }] });
+    await setStatus(pod, {
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      containerStatuses: [{ name: c.name, image: c.image!, imageID: '', ready: false, restartCount: 0, started: false, state: { terminated } }],
+    });
   };
 
   // Polling the pods bound to this node (a kubelet watches them; polling is simpler and enough here).

@@ -38,7 +38,9 @@ const status = (e: unknown) => (e as { code?: number }).code;
 async function leader(name: string, extra: Record<string, string> = {}): Promise<Standalone> {
   const p = await startStandalone(name, { ...env, ...extra });
   procs.push(p);
-  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => { throw new Error(`${e.message}\n${p.log.join('')}`); });
+  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => {
+    throw new Error(`${e.message}\n${p.log.join('')}`);
+  });
   return p;
 }
 
@@ -46,12 +48,35 @@ beforeAll(async () => {
   cluster = await startCluster({ name: 'helm-test', kwokNodes: 0 });
   const kc = cluster.kubeConfig();
   kubelet = await startKubeletStandIn(kc, 'kubelet-stand-in');
-  const out = await h(['install', RELEASE, chartCopy(), '-n', NS, '--create-namespace', '--set', 'mode=standalone', '--set', 'standalone.replicas=0', '--set', 'standalone.functions={podTerminated}']);
+  const out = await h([
+    'install',
+    RELEASE,
+    chartCopy(),
+    '-n',
+    NS,
+    '--create-namespace',
+    '--set',
+    'mode=standalone',
+    '--set',
+    'standalone.replicas=0',
+    '--set',
+    'standalone.functions={podTerminated}',
+  ]);
   expect(out).toMatch(/STATUS: deployed/);
   const core = kc.makeApiClient(CoreV1Api);
-  const token = await core.createNamespacedServiceAccountToken({ name: 'kube-tidy-standalone', namespace: NS, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
+  const token = await core.createNamespacedServiceAccountToken({
+    name: 'kube-tidy-standalone',
+    namespace: NS,
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  });
   const c = kc.getCurrentCluster()!;
-  const kubeconfig = writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kube-tidy-release-test-')), 'standalone.kubeconfig'), 'kube-tidy-standalone', c.server, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+  const kubeconfig = writeKubeconfig(
+    join(mkdtempSync(join(tmpdir(), 'kube-tidy-release-test-')), 'standalone.kubeconfig'),
+    'kube-tidy-standalone',
+    c.server,
+    Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+    token.status!.token,
+  );
   env = {
     KUBECONFIG: kubeconfig,
     POD_NAMESPACE: NS,
@@ -84,7 +109,11 @@ describe('helm test on a standalone release', () => {
     expect(lastRun().output).toMatch(/ok: GET .* answered 200 with kube_tidy_ metrics/);
     // hook-succeeded: nothing of the test is left.
     const kc = cluster.kubeConfig();
-    const gone = (read: () => Promise<unknown>) => read().then(() => false, (e) => status(e) === 404);
+    const gone = (read: () => Promise<unknown>) =>
+      read().then(
+        () => false,
+        (e) => status(e) === 404,
+      );
     expect(await gone(() => kc.makeApiClient(CoreV1Api).readNamespacedPod({ name: TEST_POD, namespace: NS }))).toBe(true);
     expect(await gone(() => kc.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: TEST_POD, namespace: NS }))).toBe(true);
     expect(await gone(() => kc.makeApiClient(RbacAuthorizationV1Api).readNamespacedRole({ name: TEST_POD, namespace: NS }))).toBe(true);
@@ -123,10 +152,14 @@ describe('helm test on a standalone release', () => {
     kubelet.services.set(SERVICE, `127.0.0.1:${other.port}`);
     a.child.kill('SIGKILL');
     const leases = cluster.kubeConfig().makeApiClient(CoordinationV1Api);
-    await waitFor('the Lease to expire', async () => {
-      const l = (await leases.readNamespacedLease({ name: LEASE, namespace: NS })).spec!;
-      return new Date(l.renewTime!).getTime() + l.leaseDurationSeconds! * 1000 < Date.now() - 500;
-    }, { timeoutMs: 20_000 });
+    await waitFor(
+      'the Lease to expire',
+      async () => {
+        const l = (await leases.readNamespacedLease({ name: LEASE, namespace: NS })).spec!;
+        return new Date(l.renewTime!).getTime() + l.leaseDurationSeconds! * 1000 < Date.now() - 500;
+      },
+      { timeoutMs: 20_000 },
+    );
     await expect(helmTest()).rejects.toThrow(/failed/);
     console.log(`[release-test] ${lastRun().output.trim()}`);
     expect(lastRun().exitCode).toBe(1);

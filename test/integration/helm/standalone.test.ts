@@ -29,18 +29,37 @@ beforeAll(async () => {
   await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   // The chart's own RBAC and policy ConfigMap, for the two functions this test runs.
   const { text } = await template(chartCopy(), 'kube-tidy', NAMESPACE, { mode: 'standalone', 'standalone.functions': '{podTerminated,sweep}' }, [
-    '--set-file', `policy=${join(REPO_ROOT, 'infra/local/demo/policy.yaml')}`,
-    '--show-only', 'templates/standalone/rbac.yaml', '--show-only', 'templates/standalone/policy.yaml',
+    '--set-file',
+    `policy=${join(REPO_ROOT, 'infra/local/demo/policy.yaml')}`,
+    '--show-only',
+    'templates/standalone/rbac.yaml',
+    '--show-only',
+    'templates/standalone/policy.yaml',
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-standalone-'));
   writeFileSync(join(dir, 'chart.yaml'), text);
   await kubectl(cluster, ['apply', '--server-side', '-f', join(dir, 'chart.yaml')]);
   await waitFor('the ServiceAccount', () => core.readNamespacedServiceAccount({ name: ACCOUNT, namespace: NAMESPACE }).then(() => true));
-  const token = await core.createNamespacedServiceAccountToken({ name: ACCOUNT, namespace: NAMESPACE, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
+  const token = await core.createNamespacedServiceAccountToken({
+    name: ACCOUNT,
+    namespace: NAMESPACE,
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  });
   const c = kc.getCurrentCluster()!;
-  const kubeconfig = writeKubeconfig(join(dir, 'standalone.kubeconfig'), ACCOUNT, c.server, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+  const kubeconfig = writeKubeconfig(
+    join(dir, 'standalone.kubeconfig'),
+    ACCOUNT,
+    c.server,
+    Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+    token.status!.token,
+  );
   const authz = kc.makeApiClient(AuthorizationV1Api);
-  await waitFor('the chart RBAC to take effect', async () => (await authz.createSubjectAccessReview({ body: { spec: { user: USER, resourceAttributes: { verb: 'list', resource: 'pods' } } } })).status?.allowed === true);
+  await waitFor(
+    'the chart RBAC to take effect',
+    async () =>
+      (await authz.createSubjectAccessReview({ body: { spec: { user: USER, resourceAttributes: { verb: 'list', resource: 'pods' } } } })).status?.allowed ===
+      true,
+  );
   env = {
     KUBECONFIG: kubeconfig,
     POD_NAMESPACE: NAMESPACE,
@@ -69,7 +88,11 @@ afterAll(async () => {
 
 const sar = async (verb: string, resource: string, o: { namespace?: string; name?: string; group?: string; subresource?: string } = {}) => {
   const authz = cluster.kubeConfig().makeApiClient(AuthorizationV1Api);
-  const r = await authz.createSubjectAccessReview({ body: { spec: { user: USER, groups: ['system:serviceaccounts', 'system:authenticated'], resourceAttributes: { verb, resource, group: o.group ?? '', ...o } } } });
+  const r = await authz.createSubjectAccessReview({
+    body: {
+      spec: { user: USER, groups: ['system:serviceaccounts', 'system:authenticated'], resourceAttributes: { verb, resource, group: o.group ?? '', ...o } },
+    },
+  });
   return r.status?.allowed === true;
 };
 
@@ -84,14 +107,26 @@ describe("the chart's ServiceAccount may do exactly what the standalone process 
     { sentence: 'creates a Lease in its namespace', verb: 'create', resource: 'leases', o: lease, allowed: true },
     { sentence: 'renews its own Lease', verb: 'update', resource: 'leases', o: { ...lease, name: 'kube-tidy-standalone' }, allowed: true },
     { sentence: 'reads its policy ConfigMap', verb: 'watch', resource: 'configmaps', o: { namespace: NAMESPACE, name: 'kube-tidy-policy' }, allowed: true },
-    { sentence: 'may not update another Lease (kube-controller-manager\'s)', verb: 'update', resource: 'leases', o: { group: 'coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' }, allowed: false },
+    {
+      sentence: "may not update another Lease (kube-controller-manager's)",
+      verb: 'update',
+      resource: 'leases',
+      o: { group: 'coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' },
+      allowed: false,
+    },
     { sentence: 'may not update another Lease in its own namespace', verb: 'update', resource: 'leases', o: { ...lease, name: 'other' }, allowed: false },
     { sentence: 'may not create pods', verb: 'create', resource: 'pods', o: { namespace: 'any' }, allowed: false },
     { sentence: 'may not read Secrets', verb: 'get', resource: 'secrets', o: { namespace: NAMESPACE }, allowed: false },
     { sentence: 'may not read other ConfigMaps', verb: 'get', resource: 'configmaps', o: { namespace: NAMESPACE, name: 'other' }, allowed: false },
     { sentence: 'may not patch nodes (defrag is not enabled here)', verb: 'patch', resource: 'nodes', o: {}, allowed: false },
     { sentence: 'may not delete Jobs', verb: 'delete', resource: 'jobs', o: { namespace: 'any', group: 'batch' }, allowed: false },
-    { sentence: 'may not touch its own RBAC', verb: 'update', resource: 'clusterroles', o: { group: 'rbac.authorization.k8s.io', name: 'kube-tidy-standalone' }, allowed: false },
+    {
+      sentence: 'may not touch its own RBAC',
+      verb: 'update',
+      resource: 'clusterroles',
+      o: { group: 'rbac.authorization.k8s.io', name: 'kube-tidy-standalone' },
+      allowed: false,
+    },
   ])('$sentence', async ({ verb, resource, o, allowed }) => {
     expect(await sar(verb, resource, o)).toBe(allowed);
   });
@@ -100,13 +135,20 @@ describe("the chart's ServiceAccount may do exactly what the standalone process 
 describe('the standalone process', () => {
   it('leads alone, cleans the demo workload while a second replica waits, and the second takes over after a kill -9 once the Lease expires', async () => {
     const kc = cluster.kubeConfig();
-    const api: Apis = { core: kc.makeApiClient(CoreV1Api), batch: kc.makeApiClient(BatchV1Api), apps: kc.makeApiClient(AppsV1Api), policy: kc.makeApiClient(PolicyV1Api) };
+    const api: Apis = {
+      core: kc.makeApiClient(CoreV1Api),
+      batch: kc.makeApiClient(BatchV1Api),
+      apps: kc.makeApiClient(AppsV1Api),
+      policy: kc.makeApiClient(PolicyV1Api),
+    };
     await createNamespaces(api);
     await createBeforeBridge(api);
 
     const a = await startStandalone('replica-a', env);
     procs.push(a);
-    await waitFor('replica-a to lead', async () => (await a.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => { throw new Error(`${e.message}\n${a.log.join('')}`); });
+    await waitFor('replica-a to lead', async () => (await a.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${a.log.join('')}`);
+    });
     const b = await startStandalone('replica-b', env);
     procs.push(b);
     await waitFor('replica-b to answer', async () => (await b.leader()) !== undefined, { timeoutMs: 30_000 });
@@ -115,11 +157,17 @@ describe('the standalone process', () => {
     const names = async (namespace: string) => (await api.core.listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!);
     const gone = EXPECTED.filter((e) => e.expect === 'deleted' || e.expect === 'swept');
     const bPassive: boolean[] = [];
-    await waitFor('the deleted and swept pods to be gone', async () => {
-      bPassive.push((await b.leader()) === false);
-      const left = await names(NS.batch);
-      return gone.every((e) => !left.some((n) => n.startsWith(e.prefix))) && left.some((n) => n.startsWith('flaky'));
-    }, { timeoutMs: 90_000 }).catch((e: Error) => { throw new Error(`${e.message}\n${a.log.join('').slice(-4000)}`); });
+    await waitFor(
+      'the deleted and swept pods to be gone',
+      async () => {
+        bPassive.push((await b.leader()) === false);
+        const left = await names(NS.batch);
+        return gone.every((e) => !left.some((n) => n.startsWith(e.prefix))) && left.some((n) => n.startsWith('flaky'));
+      },
+      { timeoutMs: 90_000 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${a.log.join('').slice(-4000)}`);
+    });
     expect(bPassive.every(Boolean)).toBe(true);
     // What is kept stays: exit 1 for debugging, protected namespaces, the web Deployment.
     expect((await names(NS.batch)).filter((n) => n.startsWith('flaky'))).toHaveLength(2);
@@ -139,7 +187,13 @@ describe('the standalone process', () => {
     expect(takeover).toBeLessThan((LEASE.duration + 2 * LEASE.retry + 2) * 1000);
 
     // And the new leader acts: a fresh failing pod is deleted.
-    await api.core.createNamespacedPod({ namespace: NS.batch, body: { metadata: { name: 'late-bad-input', annotations: { [EXIT_CODE_ANNOTATION]: '3' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } });
+    await api.core.createNamespacedPod({
+      namespace: NS.batch,
+      body: {
+        metadata: { name: 'late-bad-input', annotations: { [EXIT_CODE_ANNOTATION]: '3' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
     await waitFor('the late pod to be deleted by replica-b', async () => !(await names(NS.batch)).includes('late-bad-input'), { timeoutMs: 30_000 });
 
     // SIGTERM: it drains, gives the Lease up and exits 0.

@@ -53,17 +53,18 @@ const cases: Case[] = [
 ];
 
 describe('deletePod', () => {
-  for (const row of cases.map((c, i) => ({ ...c, name: `del-${i}` }))) it(row.sentence, async () => {
-    const { name, arrange, dryRun, outcome } = row;
-    const { target, remains } = await arrange(name);
-    const result = await deletePod(core, { namespace: ns.name, ...target }, { dryRun, gracePeriodSeconds: 0 });
+  for (const row of cases.map((c, i) => ({ ...c, name: `del-${i}` })))
+    it(row.sentence, async () => {
+      const { name, arrange, dryRun, outcome } = row;
+      const { target, remains } = await arrange(name);
+      const result = await deletePod(core, { namespace: ns.name, ...target }, { dryRun, gracePeriodSeconds: 0 });
 
-    expect(result.outcome).toBe(outcome);
-    expect(result.dryRun).toBe(dryRun ?? false);
-    if (remains) {
-      expect(await liveUid(core, ns.name, name)).toBe(remains.uid);
-    } else {
-      await waitGone(core, ns.name, target);
-    }
-  });
+      expect(result.outcome).toBe(outcome);
+      expect(result.dryRun).toBe(dryRun ?? false);
+      if (remains) {
+        expect(await liveUid(core, ns.name, name)).toBe(remains.uid);
+      } else {
+        await waitGone(core, ns.name, target);
+      }
+    });
 });

@@ -99,15 +99,80 @@ const drain = async (c: CoreV1Api, namespace: string) => {
 
 describe('errors from the cluster', () => {
   for (const row of [
-    { sentence: 'a delete refused by RBAC is a permanent forbidden error', client: 'reader', call: (c: CoreV1Api) => deletePod(c, target()), type: KubeRequestError, kind: 'forbidden', status: 403, pattern: /403 Forbidden .*forbidden/ },
-    { sentence: 'an eviction refused by RBAC is a permanent forbidden error, not blocked', client: 'reader', call: (c: CoreV1Api) => evictPod(c, target()), type: KubeRequestError, kind: 'forbidden', status: 403, pattern: /403 Forbidden .*forbidden/ },
-    { sentence: 'a list in a namespace the account may not read is a permanent forbidden error', client: 'reader', call: (c: CoreV1Api) => drain(c, 'default'), type: KubeRequestError, kind: 'forbidden', status: 403, pattern: /403 Forbidden .*forbidden/ },
-    { sentence: 'a delete against a closed port is transient', client: 'closed port', call: (c: CoreV1Api) => deletePod(c, target()), type: TransientKubeError, kind: 'transient', status: undefined, pattern: /ECONNREFUSED/ },
-    { sentence: 'an eviction against a closed port is transient', client: 'closed port', call: (c: CoreV1Api) => evictPod(c, target()), type: TransientKubeError, kind: 'transient', status: undefined, pattern: /ECONNREFUSED/ },
-    { sentence: 'a get against a closed port is transient', client: 'closed port', call: (c: CoreV1Api) => getPod(c, target()), type: TransientKubeError, kind: 'transient', status: undefined, pattern: /ECONNREFUSED/ },
-    { sentence: 'a list against a server that never answers times out as transient', client: 'silent server', call: (c: CoreV1Api) => drain(c, ns.name), type: TransientKubeError, kind: 'transient', status: undefined, pattern: /timed out/ },
-  ] as { sentence: string; client: Client; call: (c: CoreV1Api) => Promise<unknown>; type: typeof KubeError; kind: KubeErrorKind; status?: number; pattern: RegExp }[]) it(row.sentence, async () => {
-    const { client, call, type, kind, status, pattern } = row;
+    {
+      sentence: 'a delete refused by RBAC is a permanent forbidden error',
+      client: 'reader',
+      call: (c: CoreV1Api) => deletePod(c, target()),
+      type: KubeRequestError,
+      kind: 'forbidden',
+      status: 403,
+      pattern: /403 Forbidden .*forbidden/,
+    },
+    {
+      sentence: 'an eviction refused by RBAC is a permanent forbidden error, not blocked',
+      client: 'reader',
+      call: (c: CoreV1Api) => evictPod(c, target()),
+      type: KubeRequestError,
+      kind: 'forbidden',
+      status: 403,
+      pattern: /403 Forbidden .*forbidden/,
+    },
+    {
+      sentence: 'a list in a namespace the account may not read is a permanent forbidden error',
+      client: 'reader',
+      call: (c: CoreV1Api) => drain(c, 'default'),
+      type: KubeRequestError,
+      kind: 'forbidden',
+      status: 403,
+      pattern: /403 Forbidden .*forbidden/,
+    },
+    {
+      sentence: 'a delete against a closed port is transient',
+      client: 'closed port',
+      call: (c: CoreV1Api) => deletePod(c, target()),
+      type: TransientKubeError,
+      kind: 'transient',
+      status: undefined,
+      pattern: /ECONNREFUSED/,
+    },
+    {
+      sentence: 'an eviction against a closed port is transient',
+      client: 'closed port',
+      call: (c: CoreV1Api) => evictPod(c, target()),
+      type: TransientKubeError,
+      kind: 'transient',
+      status: undefined,
+      pattern: /ECONNREFUSED/,
+    },
+    {
+      sentence: 'a get against a closed port is transient',
+      client: 'closed port',
+      call: (c: CoreV1Api) => getPod(c, target()),
+      type: TransientKubeError,
+      kind: 'transient',
+      status: undefined,
+      pattern: /ECONNREFUSED/,
+    },
+    {
+      sentence: 'a list against a server that never answers times out as transient',
+      client: 'silent server',
+      call: (c: CoreV1Api) => drain(c, ns.name),
+      type: TransientKubeError,
+      kind: 'transient',
+      status: undefined,
+      pattern: /timed out/,
+    },
+  ] as {
+    sentence: string;
+    client: Client;
+    call: (c: CoreV1Api) => Promise<unknown>;
+    type: typeof KubeError;
+    kind: KubeErrorKind;
+    status?: number;
+    pattern: RegExp;
+  }[])
+    it(row.sentence, async () => {
+      const { client, call, type, kind, status, pattern } = row;
       const error: unknown = await call(core(client)).then(
         () => undefined,
         (e: unknown) => e,
@@ -119,8 +184,7 @@ describe('errors from the cluster', () => {
       expect(kubeError.message).toMatch(pattern);
       expect(kubeError.message).not.toContain(token.value);
       expect(JSON.stringify(kubeError.failure)).not.toContain(token.value);
-    },
-  );
+    });
 
   it('leaves the pod alone after the refused writes', async () => {
     const pod = await adminCore.readNamespacedPod({ name: 'victim', namespace: ns.name });

@@ -28,40 +28,50 @@ describe('recordPodEvent', () => {
       event: { reason: 'EvictionBlocked', note: 'é'.repeat(800), type: 'Warning', action: 'Evict' } as PodEvent,
       note: expect.stringMatching(/^é+\.\.\.$/),
     },
-  ]) it(row.sentence, async () => {
-    const { event, note } = row;
-    const name = `ev-${event.reason.toLowerCase()}`;
-    const pod = await core.createNamespacedPod({
-      namespace: ns.name,
-      body: { metadata: { name }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } },
-    });
-    const uid = pod.metadata?.uid ?? '';
+  ])
+    it(row.sentence, async () => {
+      const { event, note } = row;
+      const name = `ev-${event.reason.toLowerCase()}`;
+      const pod = await core.createNamespacedPod({
+        namespace: ns.name,
+        body: { metadata: { name }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } },
+      });
+      const uid = pod.metadata?.uid ?? '';
 
-    const result = await recordPodEvent(events, { namespace: ns.name, name, uid }, event);
+      const result = await recordPodEvent(events, { namespace: ns.name, name, uid }, event);
 
-    expect(result, JSON.stringify(result)).toMatchObject({ recorded: true });
-    const [stored, ...more] = await eventsFor(uid);
-    expect(more).toHaveLength(0);
-    expect(stored).toMatchObject({
-      reason: event.reason,
-      note,
-      type: event.type,
-      action: event.action,
-      regarding: { kind: 'Pod', name, namespace: ns.name, uid },
+      expect(result, JSON.stringify(result)).toMatchObject({ recorded: true });
+      const [stored, ...more] = await eventsFor(uid);
+      expect(more).toHaveLength(0);
+      expect(stored).toMatchObject({
+        reason: event.reason,
+        note,
+        type: event.type,
+        action: event.action,
+        regarding: { kind: 'Pod', name, namespace: ns.name, uid },
+      });
+      expect(Buffer.byteLength(stored?.note ?? '')).toBeLessThanOrEqual(1024);
     });
-    expect(Buffer.byteLength(stored?.note ?? '')).toBeLessThanOrEqual(1024);
-  });
 
   it('records nothing on a dry run', async () => {
     const uid = 'dry-run-uid';
-    const result = await recordPodEvent(events, { namespace: ns.name, name: 'ghost', uid }, { reason: 'Deleted', note: 'x', type: 'Normal', action: 'Delete' }, { dryRun: true });
+    const result = await recordPodEvent(
+      events,
+      { namespace: ns.name, name: 'ghost', uid },
+      { reason: 'Deleted', note: 'x', type: 'Normal', action: 'Delete' },
+      { dryRun: true },
+    );
     expect(result).toEqual({ recorded: false, skipped: 'dryRun' });
     expect(await eventsFor(uid)).toHaveLength(0);
   });
 
   it('returns a failure instead of throwing when the API server refuses the event', async () => {
     // Overlong fields are clipped before sending, so provoke the refusal with a namespace that does not exist.
-    const result = await recordPodEvent(events, { namespace: 'no-such-namespace-here', name: 'p', uid: 'u' }, { reason: 'Deleted', note: 'x', type: 'Normal', action: 'Delete' });
+    const result = await recordPodEvent(
+      events,
+      { namespace: 'no-such-namespace-here', name: 'p', uid: 'u' },
+      { reason: 'Deleted', note: 'x', type: 'Normal', action: 'Delete' },
+    );
     expect(result).toMatchObject({ recorded: false, error: { kind: 'not-found', status: 404 } });
   });
 });

@@ -86,21 +86,22 @@ const cases: Case[] = [
 ];
 
 describe('evictPod', () => {
-  for (const row of cases.map((c, i) => ({ ...c, name: `evict-${i}` }))) it(row.sentence, async () => {
-    const { name, arrange, dryRun, outcome, disruptionBudget } = row;
-    const { target, remains } = await arrange(name);
-    const result = await evictPod(core, { namespace: ns.name, ...target }, { dryRun });
+  for (const row of cases.map((c, i) => ({ ...c, name: `evict-${i}` })))
+    it(row.sentence, async () => {
+      const { name, arrange, dryRun, outcome, disruptionBudget } = row;
+      const { target, remains } = await arrange(name);
+      const result = await evictPod(core, { namespace: ns.name, ...target }, { dryRun });
 
-    expect(result.outcome).toBe(outcome);
-    if (outcome === 'blocked') {
-      expect(result.disruptionBudget).toBe(disruptionBudget);
-      // The cause names the budget, so a person reading the event knows which one.
-      expect(result.message).toContain('disruption budget guard');
-    }
-    if (remains) {
-      expect(await liveUid(core, ns.name, name)).toBe(remains.uid);
-    } else {
-      await waitGone(core, ns.name, target);
-    }
-  });
+      expect(result.outcome).toBe(outcome);
+      if (outcome === 'blocked') {
+        expect(result.disruptionBudget).toBe(disruptionBudget);
+        // The cause names the budget, so a person reading the event knows which one.
+        expect(result.message).toContain('disruption budget guard');
+      }
+      if (remains) {
+        expect(await liveUid(core, ns.name, name)).toBe(remains.uid);
+      } else {
+        await waitGone(core, ns.name, target);
+      }
+    });
 });

@@ -42,15 +42,16 @@ describe('listPods', () => {
       names: ['p-0', 'p-2', 'p-4'],
     },
     { sentence: 'a label selector matching nothing still yields one empty page', opts: { labelSelector: 'set=none' }, sizes: [0], names: [] },
-  ]) it(row.sentence, async () => {
-    const { opts, sizes, names } = row;
-    const pages = await collect({ namespace: ns.name, ...opts });
+  ])
+    it(row.sentence, async () => {
+      const { opts, sizes, names } = row;
+      const pages = await collect({ namespace: ns.name, ...opts });
 
-    expect(pages.map((p) => p.items.length)).toEqual(sizes);
-    expect(pages.map((p) => p.requests)).toEqual(sizes.map((_, i) => i + 1));
-    expect(pages.every((p) => !p.inconsistent)).toBe(true);
-    expect(pages.flatMap((p) => p.items.map((pod) => pod.metadata.name)).sort()).toEqual(names);
-  });
+      expect(pages.map((p) => p.items.length)).toEqual(sizes);
+      expect(pages.map((p) => p.requests)).toEqual(sizes.map((_, i) => i + 1));
+      expect(pages.every((p) => !p.inconsistent)).toBe(true);
+      expect(pages.flatMap((p) => p.items.map((pod) => pod.metadata.name)).sort()).toEqual(names);
+    });
 
   it('lists across all namespaces when no namespace is given, selectors applied', async () => {
     const pages = await collect({ labelSelector: 'set=list', fieldSelector: 'status.phase=Succeeded', limit: 1 });
@@ -75,9 +76,10 @@ describe('getPod', () => {
   for (const row of [
     { sentence: 'an existing pod is returned', name: 'p-0', found: true },
     { sentence: 'a pod that does not exist is undefined, not an error', name: 'nope', found: false },
-  ]) it(row.sentence, async () => {
-    const { name, found } = row;
-    const pod = await getPod(core, { namespace: ns.name, name });
-    expect(pod?.metadata.name).toBe(found ? name : undefined);
-  });
+  ])
+    it(row.sentence, async () => {
+      const { name, found } = row;
+      const pod = await getPod(core, { namespace: ns.name, name });
+      expect(pod?.metadata.name).toBe(found ? name : undefined);
+    });
 });

@@ -17,11 +17,16 @@ const writer = (o: Partial<ConstructorParameters<typeof ClusterWriter>[1]> = {})
   new ClusterWriter(clients, { dryRun: false, recordEvents: true, protectedNamespaces: ['kube-system'], ...o });
 const read = async (name: string) => toPod(await core.readNamespacedPod({ namespace: ns.name, name }));
 const tidyEvents = async (uid: string) =>
-  (await kc.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name, fieldSelector: `regarding.uid=${uid}` })).items.filter((e) => e.reportingController === 'kube-tidy.dev/kube-tidy');
+  (await kc.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name, fieldSelector: `regarding.uid=${uid}` })).items.filter(
+    (e) => e.reportingController === 'kube-tidy.dev/kube-tidy',
+  );
 
 beforeAll(async () => {
   const policy = kc.makeApiClient(PolicyV1Api);
-  await policy.createNamespacedPodDisruptionBudget({ namespace: ns.name, body: { metadata: { name: 'guard' }, spec: { maxUnavailable: 0, selector: { matchLabels: guarded } } } });
+  await policy.createNamespacedPodDisruptionBudget({
+    namespace: ns.name,
+    body: { metadata: { name: 'guard' }, spec: { maxUnavailable: 0, selector: { matchLabels: guarded } } },
+  });
   await waitFor('the budget observed', async () => {
     const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'guard', namespace: ns.name });
     return pdb.status?.observedGeneration === pdb.metadata?.generation && pdb.status?.disruptionsAllowed === 0;

@@ -34,15 +34,31 @@ async function readOnlyIdentity(namespace: string): Promise<string> {
   await core().createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'no-delete' } } });
   await rbac.createNamespacedRole({
     namespace,
-    body: { metadata: { name: 'read-pods' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }, { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] }] },
+    body: {
+      metadata: { name: 'read-pods' },
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+      ],
+    },
   });
   await rbac.createNamespacedRoleBinding({
     namespace,
-    body: { metadata: { name: 'read-pods' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-pods' }, subjects: [{ kind: 'ServiceAccount', name: 'no-delete', namespace }] },
+    body: {
+      metadata: { name: 'read-pods' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-pods' },
+      subjects: [{ kind: 'ServiceAccount', name: 'no-delete', namespace }],
+    },
   });
   const token = await core().createNamespacedServiceAccountToken({ name: 'no-delete', namespace, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
   const c = sharedCluster().kubeConfig().getCurrentCluster()!;
-  return writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kube-tidy-no-delete-')), 'kubeconfig'), 'no-delete', c.server, Buffer.from(c.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+  return writeKubeconfig(
+    join(mkdtempSync(join(tmpdir(), 'kube-tidy-no-delete-')), 'kubeconfig'),
+    'no-delete',
+    c.server,
+    Buffer.from(c.caData ?? '', 'base64').toString('utf8'),
+    token.status!.token,
+  );
 }
 
 let agent: ReturnType<typeof serve>;
@@ -50,9 +66,12 @@ beforeAll(async () => {
   await resetForTests();
   // Refused writes are logged on the runtime's logger (set when its writer loads).
   const log = createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } });
-  const policy = policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed', 'Running'], labelSelector: { matchLabels: { refuse: 'me' } }, namespaces: { include: [ns.name] } } }], {
-    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
-  });
+  const policy = policyDoc(
+    [{ name: 'PodLifeTime', args: { states: ['Failed', 'Running'], labelSelector: { matchLabels: { refuse: 'me' } }, namespaces: { include: [ns.name] } } }],
+    {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    },
+  );
   agent = serve(podTerminated, await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }, log));
 });
 afterAll(() => setWriteRefusalLog(undefined));

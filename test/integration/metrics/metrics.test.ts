@@ -20,9 +20,10 @@ import { join } from 'node:path';
 const ns = testNamespace('metrics');
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
 // Failed pods in this file's namespace only (the cluster is shared with other files).
-const policy = () => policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: ['1-255'], namespaces: { include: [ns.name] } } }], {
-  evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
-});
+const policy = () =>
+  policyDoc([{ name: 'PodLifeTime', args: { states: ['Failed'], exitCodes: ['1-255'], namespaces: { include: [ns.name] } } }], {
+    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+  });
 
 /** The value of one series in a text exposition (labels given in full, in order). */
 function sample(text: string, series: string): number | undefined {
@@ -53,7 +54,14 @@ describe('the exposition after a sweep and an event (in process)', () => {
     const node = (text.match(new RegExp(`kube_tidy_pods_evicted_total\\{[^}]*namespace="${ns.name}",node="([^"]+)"`)) ?? [])[1];
     expect(node).toMatch(/^kwok-/);
     // The two pods may have been scheduled to different nodes: one series per node.
-    const perNode = text.split('\n').filter((l) => l.startsWith(`kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="test",namespace="${ns.name}",node="kwok-`) && l.includes('dry_run="false"}'));
+    const perNode = text
+      .split('\n')
+      .filter(
+        (l) =>
+          l.startsWith(
+            `kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="test",namespace="${ns.name}",node="kwok-`,
+          ) && l.includes('dry_run="false"}'),
+      );
     expect(perNode.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)).toBe(2);
     expect(sample(text, 'kube_tidy_requests_total{target="sweep",code="200",outcome="swept"}')).toBe(1);
     expect(sample(text, 'kube_tidy_loop_duration_seconds_count{target="sweep"}')).toBe(1);
@@ -91,7 +99,9 @@ describe('a function process pushing over OTLP', () => {
       expect(((await res.json()) as { outcome: string }).outcome).toBe('deleted');
     }
     // Read right after the second answer: the export was made before it was sent.
-    expect(receiver.value('kube_tidy_pods_evicted', { namespace: ns.name, result: 'success', action: 'delete', strategy: 'PodLifeTime', dry_run: 'false' })).toBe(2);
+    expect(
+      receiver.value('kube_tidy_pods_evicted', { namespace: ns.name, result: 'success', action: 'delete', strategy: 'PodLifeTime', dry_run: 'false' }),
+    ).toBe(2);
     expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', code: '200', outcome: 'deleted' })).toBe(2);
     expect(receiver.value('kube_tidy_request_duration_seconds', { target: 'podTerminated' })).toBe(2);
     expect(receiver.value('kube_tidy_api_requests', { method: 'DELETE' })).toBe(2);
@@ -125,7 +135,13 @@ describe('a function process whose OTLP collector accepts connections and never 
   });
 
   it('makes only the first answer wait for the push (its 2 s cap); the next ones answer at once', async () => {
-    const running: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: ns.name, uid: 'u-web', creationTimestamp: new Date() }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Running' } };
+    const running: V1Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: ns.name, uid: 'u-web', creationTimestamp: new Date() },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+      status: { phase: 'Running' },
+    };
     const times: number[] = [];
     for (let i = 0; i < 6; i++) {
       const req = knativeRequest('binary', 'update', running);

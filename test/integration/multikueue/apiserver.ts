@@ -22,10 +22,16 @@ function apiserverPid(cluster: Cluster): { pid: number; argv: string[] } {
 
 // /readyz answers before every CRD's storage is ready, and a CRD installed later (the JobSet
 // case) can briefly re-initialize them (429 "storage is (re)initializing").
-const STORAGE_PATHS = ['/readyz', '/apis/batch/v1/jobs?limit=1', '/apis/kueue.x-k8s.io/v1beta2/workloads?limit=1', '/apis/jobset.x-k8s.io/v1alpha2/jobsets?limit=1'];
+const STORAGE_PATHS = [
+  '/readyz',
+  '/apis/batch/v1/jobs?limit=1',
+  '/apis/kueue.x-k8s.io/v1beta2/workloads?limit=1',
+  '/apis/jobset.x-k8s.io/v1alpha2/jobsets?limit=1',
+];
 
 export async function storageReady(cluster: Cluster): Promise<void> {
-  for (const path of STORAGE_PATHS) await waitFor(`${cluster.name} ${path}`, async () => (await kubeRequest(cluster.endpoint, 'GET', path)).status === 200, { timeoutMs: 90_000 });
+  for (const path of STORAGE_PATHS)
+    await waitFor(`${cluster.name} ${path}`, async () => (await kubeRequest(cluster.endpoint, 'GET', path)).status === 200, { timeoutMs: 90_000 });
 }
 
 export async function stopApiserver(cluster: Cluster): Promise<() => Promise<void>> {

@@ -24,7 +24,10 @@ export function cascadeTests(env: () => Env): void {
         const agent = serve(jobDeleted, await e.runtime());
         const res = await post(agent, deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }, mode));
         expect(res.status, JSON.stringify(res.body)).toBe(200);
-        expect(res.body.workers.map((w: { worker: string; outcome: string }) => [w.worker, w.outcome])).toEqual([['worker-1', 'deleted'], ['worker-2', 'deleted']]);
+        expect(res.body.workers.map((w: { worker: string; outcome: string }) => [w.worker, w.outcome])).toEqual([
+          ['worker-1', 'deleted'],
+          ['worker-2', 'deleted'],
+        ]);
         for (const w of e.workers) {
           await noPodsLeft(w, ns, 'train');
           expect(await exists(w, ns, 'train')).toBe(false);
@@ -62,7 +65,13 @@ export function cascadeTests(env: () => Env): void {
       await copyJob(e.workers[0], ns, 'train');
       const res = await post(serve(jobDeleted, await e.runtime({ DRY_RUN: 'true' })), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }));
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ dryRun: true, workers: [{ worker: 'worker-1', outcome: 'deleted', dryRun: true }, { worker: 'worker-2', outcome: 'gone' }] });
+      expect(res.body).toMatchObject({
+        dryRun: true,
+        workers: [
+          { worker: 'worker-1', outcome: 'deleted', dryRun: true },
+          { worker: 'worker-2', outcome: 'gone' },
+        ],
+      });
       expect(await exists(e.workers[0], ns, 'train')).toBe(true);
       expect(await podsOf(e.workers[0], ns, 'train')).toHaveLength(2);
     });
@@ -71,7 +80,12 @@ export function cascadeTests(env: () => Env): void {
       const e = env();
       const ns = await namespaceEverywhere(e, 'jobset');
       const gvr = { group: 'jobset.x-k8s.io', version: 'v1alpha2', plural: 'jobsets' };
-      const body = (labels: Record<string, string>) => ({ apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'js', namespace: ns, labels }, spec: {} });
+      const body = (labels: Record<string, string>) => ({
+        apiVersion: 'jobset.x-k8s.io/v1alpha2',
+        kind: 'JobSet',
+        metadata: { name: 'js', namespace: ns, labels },
+        spec: {},
+      });
       const managerSet = await e.manager.custom.createNamespacedCustomObject({ ...gvr, namespace: ns, body: body({}) });
       const copy = await e.workers[0].custom.createNamespacedCustomObject({ ...gvr, namespace: ns, body: body({ [ORIGIN_LABEL]: 'multikueue' }) });
       // The JobSet controller's part: a child Job owned by the JobSet.
@@ -81,7 +95,13 @@ export function cascadeTests(env: () => Env): void {
 
       const res = await post(serve(jobDeleted, await e.runtime()), deleteEvent(e.manager, managerSet));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body).toMatchObject({ kind: 'jobset.x-k8s.io/JobSet', workers: [{ worker: 'worker-1', outcome: 'deleted' }, { worker: 'worker-2', outcome: 'gone' }] });
+      expect(res.body).toMatchObject({
+        kind: 'jobset.x-k8s.io/JobSet',
+        workers: [
+          { worker: 'worker-1', outcome: 'deleted' },
+          { worker: 'worker-2', outcome: 'gone' },
+        ],
+      });
       expect(res.body.workers[0].why).toContain('propagation Background');
       await waitFor('the child Job collected', async () => !(await exists(e.workers[0], ns, child.metadata!.name!)), { timeoutMs: 30_000 });
       await noPodsLeft(e.workers[0], ns, 'js-workers-0');
@@ -89,7 +109,10 @@ export function cascadeTests(env: () => Env): void {
 
     it('a kind that is not configured is refused with 422 and nothing is written', async () => {
       const e = env();
-      const res = await post(serve(jobDeleted, await e.runtime()), deleteEvent(e.manager, { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'r', namespace: 'default', uid: 'u' } }));
+      const res = await post(
+        serve(jobDeleted, await e.runtime()),
+        deleteEvent(e.manager, { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'r', namespace: 'default', uid: 'u' } }),
+      );
       expect(res.status).toBe(422);
       expect(res.body.error).toContain('MULTIKUEUE_JOB_KINDS');
     });

@@ -43,7 +43,10 @@ export function credentialTests(env: () => Env): void {
       const broken = { ...secretFor(e.workers[0].cluster), stringData: { kubeconfig: `users: [ {token: ${token}` } };
       await e.manager.core.replaceNamespacedSecret({ namespace: KUEUE_NS, name: SECRET, body: broken });
       try {
-        const res = await post(serve(jobDeleted, await e.runtime()), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x', namespace: 'default', uid: 'u' } }));
+        const res = await post(
+          serve(jobDeleted, await e.runtime()),
+          deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x', namespace: 'default', uid: 'u' } }),
+        );
         expect(res.status).toBe(500);
         expect(res.body.workers[0]).toMatchObject({ worker: 'worker-1', outcome: 'failed', why: 'worker worker-1: not a readable kubeconfig' });
         expect(JSON.stringify(res.body)).not.toContain(token);

@@ -20,20 +20,25 @@ async function stored(w: Apis, ns: string): Promise<Record<string, string>> {
   for (const j of (await w.batch.listNamespacedJob({ namespace: ns })).items) out[`job/${j.metadata!.name}`] = j.metadata!.resourceVersion!;
   for (const c of (await w.core.listNamespacedConfigMap({ namespace: KUEUE_NS })).items) out[`configmap/${c.metadata!.name}`] = c.metadata!.resourceVersion!;
   const events = await w.cluster.kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns });
-  for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy')) out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
+  for (const e of events.items.filter((x) => x.reportingController === 'kube-tidy.dev/kube-tidy'))
+    out[`event/${e.metadata!.name}`] = e.metadata!.resourceVersion!;
   return out;
 }
 
 /** The workers' state once their own controllers (the Job controller's status updates) are done with it. */
 async function quiet(e: Env, ns: string): Promise<Record<string, string>[]> {
   let last = await Promise.all(e.workers.map((w) => stored(w, ns)));
-  return waitFor('the workers quiet', async () => {
-    await new Promise((r) => setTimeout(r, 1000));
-    const now = await Promise.all(e.workers.map((w) => stored(w, ns)));
-    const same = JSON.stringify(now) === JSON.stringify(last);
-    last = now;
-    return same && now;
-  }, { timeoutMs: 60_000 });
+  return waitFor(
+    'the workers quiet',
+    async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await Promise.all(e.workers.map((w) => stored(w, ns)));
+      const same = JSON.stringify(now) === JSON.stringify(last);
+      last = now;
+      return same && now;
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 export function dryRunTests(env: () => Env): void {
@@ -59,11 +64,21 @@ export function dryRunTests(env: () => Env): void {
       const rt = await e.runtime({ DRY_RUN: 'true', RECORD_EVENTS: 'true' });
       const cascade = await post(serve(jobDeleted, rt), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...train }));
       expect(cascade.status, JSON.stringify(cascade.body)).toBe(200);
-      expect(cascade.body).toMatchObject({ dryRun: true, workers: [{ outcome: 'deleted', dryRun: true }, { outcome: 'deleted', dryRun: true }] });
+      expect(cascade.body).toMatchObject({
+        dryRun: true,
+        workers: [
+          { outcome: 'deleted', dryRun: true },
+          { outcome: 'deleted', dryRun: true },
+        ],
+      });
       const swept = await post(serve(orphanSweep, rt), tick());
       expect(swept.status, JSON.stringify(swept.body)).toBe(200);
       const mine = swept.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns);
-      expect(mine.map((d: { kind: string; action: string; result: string }) => `${d.kind}:${d.action}:${d.result}`).sort()).toEqual(['Job:delete:deleted', 'Pod:evict:evicted', 'Pod:evict:evicted']);
+      expect(mine.map((d: { kind: string; action: string; result: string }) => `${d.kind}:${d.action}:${d.result}`).sort()).toEqual([
+        'Job:delete:deleted',
+        'Pod:evict:evicted',
+        'Pod:evict:evicted',
+      ]);
 
       await new Promise((r) => setTimeout(r, 1000)); // a real delete would show by now (the garbage collector, kwok)
       const after = await Promise.all(e.workers.map((w) => stored(w, ns)));

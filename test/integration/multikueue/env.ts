@@ -15,7 +15,6 @@ export type { Apis } from './fixtures.js';
 export const KUEUE_NS = 'kueue-system';
 const JOBSET_CRDS = fileURLToPath(new URL('./crds', import.meta.url));
 
-
 export interface Env {
   manager: Apis;
   workers: [Apis, Apis];
@@ -30,7 +29,10 @@ const apis = (cluster: Cluster): Apis => {
   return { cluster, core: kc.makeApiClient(CoreV1Api), batch: kc.makeApiClient(BatchV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
 };
 
-export const secretFor = (worker: Cluster) => ({ metadata: { name: `${worker.name}-kubeconfig`, namespace: KUEUE_NS }, stringData: { kubeconfig: readFileSync(worker.kubeconfigPath, 'utf8') } });
+export const secretFor = (worker: Cluster) => ({
+  metadata: { name: `${worker.name}-kubeconfig`, namespace: KUEUE_NS },
+  stringData: { kubeconfig: readFileSync(worker.kubeconfigPath, 'utf8') },
+});
 
 export async function startEnv(): Promise<Env> {
   const crdDirs = [sharedCrdsDir('kueue'), JOBSET_CRDS];
@@ -46,11 +48,28 @@ export async function startEnv(): Promise<Env> {
 
   // worker-1 through a Secret (locationType Secret), worker-2 through a file (Path).
   await manager.core.createNamespacedSecret({ namespace: KUEUE_NS, body: secretFor(w1.cluster) });
-  const mkc = (name: string, kubeConfig: object) => ({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'MultiKueueCluster', metadata: { name }, spec: { clusterSource: { kubeConfig } } });
+  const mkc = (name: string, kubeConfig: object) => ({
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'MultiKueueCluster',
+    metadata: { name },
+    spec: { clusterSource: { kubeConfig } },
+  });
   const k = { group: 'kueue.x-k8s.io', version: 'v1beta2' };
-  await manager.custom.createClusterCustomObject({ ...k, plural: 'multikueueclusters', body: mkc('worker-1', { location: 'worker-1-kubeconfig', locationType: 'Secret' }) });
-  await manager.custom.createClusterCustomObject({ ...k, plural: 'multikueueclusters', body: mkc('worker-2', { location: w2.cluster.kubeconfigPath, locationType: 'Path' }) });
-  await manager.custom.createClusterCustomObject({ ...k, plural: 'multikueueconfigs', body: { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'MultiKueueConfig', metadata: { name: 'mk' }, spec: { clusters: ['worker-1', 'worker-2'] } } });
+  await manager.custom.createClusterCustomObject({
+    ...k,
+    plural: 'multikueueclusters',
+    body: mkc('worker-1', { location: 'worker-1-kubeconfig', locationType: 'Secret' }),
+  });
+  await manager.custom.createClusterCustomObject({
+    ...k,
+    plural: 'multikueueclusters',
+    body: mkc('worker-2', { location: w2.cluster.kubeconfigPath, locationType: 'Path' }),
+  });
+  await manager.custom.createClusterCustomObject({
+    ...k,
+    plural: 'multikueueconfigs',
+    body: { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'MultiKueueConfig', metadata: { name: 'mk' }, spec: { clusters: ['worker-1', 'worker-2'] } },
+  });
 
   const logs: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });

@@ -21,7 +21,11 @@ export interface Apis {
 
 export function writePolicy(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-mk-')), 'policy.json');
-  const policy = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'PodLifeTime', args: { states: ['Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }] };
+  const policy = {
+    apiVersion: 'descheduler/v1alpha2',
+    kind: 'DeschedulerPolicy',
+    profiles: [{ name: 'p', pluginConfig: [{ name: 'PodLifeTime', args: { states: ['Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }],
+  };
   writeFileSync(file, JSON.stringify(policy));
   return file;
 }
@@ -53,7 +57,10 @@ export async function copyJob(w: Apis, namespace: string, name: string, o: CopyO
   const labels: Record<string, string> = { [PREBUILT_WORKLOAD_LABEL]: `job-${name}-abcde` };
   if (o.origin !== null) labels[ORIGIN_LABEL] = o.origin ?? 'multikueue';
   const completed = o.state === 'Completed';
-  const body: V1Job = { metadata: { name, namespace, labels, ownerReferences: o.ownerReferences }, spec: { parallelism: pods, completions: pods, template: template(completed ? 0 : undefined) } };
+  const body: V1Job = {
+    metadata: { name, namespace, labels, ownerReferences: o.ownerReferences },
+    spec: { parallelism: pods, completions: pods, template: template(completed ? 0 : undefined) },
+  };
   const job = await w.batch.createNamespacedJob({ namespace, body });
   const want = completed ? 'Succeeded' : 'Running';
   const ready = await waitFor(`${w.cluster.name} ${namespace}/${name} pods ${want}`, async () => {
@@ -63,9 +70,11 @@ export async function copyJob(w: Apis, namespace: string, name: string, o: CopyO
   return { job, pods: ready };
 }
 
-export const podsOf = async (w: Apis, namespace: string, job: string) => (await w.core.listNamespacedPod({ namespace, labelSelector: `${JOB_NAME_LABEL}=${job}` })).items;
+export const podsOf = async (w: Apis, namespace: string, job: string) =>
+  (await w.core.listNamespacedPod({ namespace, labelSelector: `${JOB_NAME_LABEL}=${job}` })).items;
 
-export const noPodsLeft = (w: Apis, namespace: string, job: string) => waitFor(`no pods of ${namespace}/${job} in ${w.cluster.name}`, async () => (await podsOf(w, namespace, job)).length === 0, { timeoutMs: 30_000 });
+export const noPodsLeft = (w: Apis, namespace: string, job: string) =>
+  waitFor(`no pods of ${namespace}/${job} in ${w.cluster.name}`, async () => (await podsOf(w, namespace, job)).length === 0, { timeoutMs: 30_000 });
 
 export async function exists(w: Apis, namespace: string, name: string): Promise<boolean> {
   try {
@@ -75,7 +84,6 @@ export async function exists(w: Apis, namespace: string, name: string): Promise<
     return false;
   }
 }
-
 
 /** What ApiServerSource (Resource mode) posts when `object` is deleted in the manager. */
 export function deleteEvent(m: Apis, object: object, mode: HttpMode = 'binary'): HttpMessage {

@@ -36,21 +36,30 @@ export function outageTests(env: () => Env): void {
         expect(first.status, JSON.stringify(first.body)).toBe(503);
         // The one wrapper's partial-failure answer tells the sender when to come back.
         expect(first.headers['retry-after']).toBe('10');
-        expect(outcomes(first.body.workers)).toEqual([['worker-1', 'deleted'], ['worker-2', 'unreachable']]);
+        expect(outcomes(first.body.workers)).toEqual([
+          ['worker-1', 'deleted'],
+          ['worker-2', 'unreachable'],
+        ]);
         // Refused connections: no waiting for timeouts.
         expect(Date.now() - started).toBeLessThan(5000);
         await noPodsLeft(w1, ns, 'train');
 
         const swept = await post(sweep, tick());
         expect(swept.status).toBe(503);
-        expect(outcomes(swept.body.workers)).toEqual([['worker-1', 'swept'], ['worker-2', 'unreachable']]);
+        expect(outcomes(swept.body.workers)).toEqual([
+          ['worker-1', 'swept'],
+          ['worker-2', 'unreachable'],
+        ]);
       } finally {
         await restart();
       }
 
       const retry = await post(cascade, event);
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-      expect(outcomes(retry.body.workers)).toEqual([['worker-1', 'gone'], ['worker-2', 'deleted']]);
+      expect(outcomes(retry.body.workers)).toEqual([
+        ['worker-1', 'gone'],
+        ['worker-2', 'deleted'],
+      ]);
       await noPodsLeft(w2, ns, 'train');
 
       const sweptAgain = await post(sweep, tick());

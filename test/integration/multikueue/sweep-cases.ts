@@ -53,7 +53,12 @@ export function sweepTests(env: () => Env): void {
       const res = await post(agent, tick());
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const mine = res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns);
-      expect(mine.map((d: { action: string; result: string }) => `${d.action}:${d.result}`).sort()).toEqual(['delete:deleted', 'delete:deleted', 'evict:evicted', 'evict:evicted']);
+      expect(mine.map((d: { action: string; result: string }) => `${d.action}:${d.result}`).sort()).toEqual([
+        'delete:deleted',
+        'delete:deleted',
+        'evict:evicted',
+        'evict:evicted',
+      ]);
       await noPodsLeft(w1, ns, 'train');
       await noPodsLeft(w1, ns, 'eval');
     });
@@ -100,7 +105,9 @@ export function sweepTests(env: () => Env): void {
       const res = await post(serve(orphanSweep, await e.runtime({ DRY_RUN: 'true' })), tick());
       expect(res.status).toBe(200);
       expect(res.body.dryRun).toBe(true);
-      expect(res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns)).toMatchObject([{ name: 'lost', action: 'delete', result: 'deleted' }]);
+      expect(res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns)).toMatchObject([
+        { name: 'lost', action: 'delete', result: 'deleted' },
+      ]);
       await new Promise((r) => setTimeout(r, 1000));
       expect(await exists(w1, ns, 'lost')).toBe(true);
       expect(await podsOf(w1, ns, 'lost')).toHaveLength(2);

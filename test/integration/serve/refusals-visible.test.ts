@@ -21,7 +21,11 @@ import { runtimeFor } from '../functions/setup.js';
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/test';
 const ALLOWED = 'system:serviceaccount:kube-tidy:trigger';
 const INTRUDER = 'system:serviceaccount:default:intruder';
-const POLICY = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }] };
+const POLICY = {
+  apiVersion: 'descheduler/v1alpha2',
+  kind: 'DeschedulerPolicy',
+  profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }],
+};
 let issuer: LocalIssuer;
 
 beforeAll(async () => {
@@ -30,7 +34,8 @@ beforeAll(async () => {
 afterAll(() => issuer.close());
 beforeEach(() => resetForTests());
 
-const token = (claims: Record<string, unknown> = {}) => issuer.sign({ iss: issuer.url, aud: AUDIENCE, sub: ALLOWED, exp: Math.floor(Date.now() / 1000) + 300, ...claims });
+const token = (claims: Record<string, unknown> = {}) =>
+  issuer.sign({ iss: issuer.url, aud: AUDIENCE, sub: ALLOWED, exp: Math.floor(Date.now() / 1000) + 300, ...claims });
 
 /** The front before podTerminated, its log lines kept in `lines`. */
 async function served(name: string, env: Record<string, string>, maxBytes = 1024 * 1024) {
@@ -44,11 +49,22 @@ async function served(name: string, env: Record<string, string>, maxBytes = 1024
   return { agent, lines, raw };
 }
 
-const oidc = (jwksUrl = issuer.jwksUrl) => ({ SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_JWKS_URL: jwksUrl, SENDER_AUTH_AUDIENCE: AUDIENCE, SENDER_AUTH_SUBJECTS: ALLOWED });
+const oidc = (jwksUrl = issuer.jwksUrl) => ({
+  SENDER_AUTH: 'oidc',
+  SENDER_AUTH_ISSUER: issuer.url,
+  SENDER_AUTH_JWKS_URL: jwksUrl,
+  SENDER_AUTH_AUDIENCE: AUDIENCE,
+  SENDER_AUTH_SUBJECTS: ALLOWED,
+});
 
 async function count(code: string, outcome: string): Promise<number> {
   const body = (await metricsExposition()).body;
-  const line = body.split('\n').find((l) => l.startsWith('kube_tidy_requests_total{') && l.includes(`target="podTerminated"`) && l.includes(`code="${code}"`) && l.includes(`outcome="${outcome}"`));
+  const line = body
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('kube_tidy_requests_total{') && l.includes(`target="podTerminated"`) && l.includes(`code="${code}"`) && l.includes(`outcome="${outcome}"`),
+    );
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 const refusedLines = (lines: Record<string, unknown>[]) => lines.filter((l) => l.msg === 'refused');
@@ -77,7 +93,10 @@ describe('the front counts and logs every refusal', () => {
 
   it('a body over the limit: 413 as before, counted, logged once', async () => {
     const { agent, lines } = await served('vis-413', { SENDER_AUTH: 'none' }, 1024);
-    const res = await agent.post('/').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(4096) }));
+    const res = await agent
+      .post('/')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ pad: 'x'.repeat(4096) }));
     expect(res.status).toBe(413);
     expect(await count('413', 'too-large')).toBe(1);
     expect(refusedLines(lines)).toEqual([expect.objectContaining({ status: 413, reason: 'too-large' })]);
@@ -85,7 +104,11 @@ describe('the front counts and logs every refusal', () => {
 
   it("the issuer's keys unreachable: 503 with Retry-After, counted, logged", async () => {
     const { agent, lines } = await served('vis-503', oidc('http://127.0.0.1:1/jwks'));
-    const res = await agent.post('/').set('authorization', `Bearer ${await token()}`).set('content-type', 'application/json').send('{}');
+    const res = await agent
+      .post('/')
+      .set('authorization', `Bearer ${await token()}`)
+      .set('content-type', 'application/json')
+      .send('{}');
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('10');
     expect(await count('503', 'sender-check-unavailable')).toBe(1);

@@ -35,7 +35,8 @@ const env = () => ({ SENDER_AUTH: 'kubernetes', SENDER_AUTH_AUDIENCE: AUDIENCE, 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 beforeAll(async () => {
-  for (const name of ['sender', 'intruder', 'verifier', 'short-lived']) await core.createNamespacedServiceAccount({ namespace: ns.name, body: { metadata: { name } } });
+  for (const name of ['sender', 'intruder', 'verifier', 'short-lived'])
+    await core.createNamespacedServiceAccount({ namespace: ns.name, body: { metadata: { name } } });
   // The function's own account: no Role, no binding. Reading the issuer's keys needs only the
   // default system:service-account-issuer-discovery binding every ServiceAccount has.
   auth = senderAuthFromEnv(env(), { kubeConfig: connectionAs(await mint('verifier', [])) });

@@ -15,7 +15,11 @@ import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
 import { runtimeFor } from '../functions/setup.js';
 
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/test';
-const POLICY = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }] };
+const POLICY = {
+  apiVersion: 'descheduler/v1alpha2',
+  kind: 'DeschedulerPolicy',
+  profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }],
+};
 let issuer: LocalIssuer;
 
 beforeAll(async () => {
@@ -23,7 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.close());
 
-const envFor = () => ({ SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_JWKS_URL: issuer.jwksUrl, SENDER_AUTH_AUDIENCE: AUDIENCE, SENDER_AUTH_SUBJECTS: 'system:serviceaccount:kube-tidy:trigger' });
+const envFor = () => ({
+  SENDER_AUTH: 'oidc',
+  SENDER_AUTH_ISSUER: issuer.url,
+  SENDER_AUTH_JWKS_URL: issuer.jwksUrl,
+  SENDER_AUTH_AUDIENCE: AUDIENCE,
+  SENDER_AUTH_SUBJECTS: 'system:serviceaccount:kube-tidy:trigger',
+});
 const token = (claims: Record<string, unknown> = {}) =>
   issuer.sign({ iss: issuer.url, aud: AUDIENCE, sub: 'system:serviceaccount:kube-tidy:trigger', exp: Math.floor(Date.now() / 1000) + 300, ...claims });
 
@@ -50,7 +60,11 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
   });
 
   it('lets a valid token through to decoding (the broken body is then a 400)', async () => {
-    const res = await agent.post('/').set('authorization', `Bearer ${await token()}`).set('content-type', 'application/json').send('{not json');
+    const res = await agent
+      .post('/')
+      .set('authorization', `Bearer ${await token()}`)
+      .set('content-type', 'application/json')
+      .send('{not json');
     expect(res.status).toBe(400);
     // The parser saw the body the sender sent (not an empty one): nothing was lost while the token was checked.
     expect(res.text).toMatch(/JSON|Unexpected token|position/i);

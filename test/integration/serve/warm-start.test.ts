@@ -19,7 +19,11 @@ import { startRuntime } from '../../../shared/runtime/runtime.js';
 
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/pod-terminated';
 const SENDER = 'system:serviceaccount:kube-tidy:oidc-apiserversource';
-const POLICY = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }] };
+const POLICY = {
+  apiVersion: 'descheduler/v1alpha2',
+  kind: 'DeschedulerPolicy',
+  profiles: [{ name: 'p', pluginConfig: [{ name: 'RemoveFailedPods', args: {} }], plugins: { deschedule: { enabled: ['RemoveFailedPods'] } } }],
+};
 
 /**
  * The issuer as the process sees it, recording each request: the fixture's keys and signer
@@ -74,16 +78,33 @@ afterEach(async () => {
 });
 
 // OIDC with discovery (no SENDER_AUTH_JWKS_URL): the keys' address comes from the issuer.
-const env = () => ({ POLICY_FILE: policyFile, KUBECONFIG: sharedCluster().kubeconfigPath, SENDER_AUTH: 'oidc', SENDER_AUTH_ISSUER: issuer.url, SENDER_AUTH_AUDIENCE: AUDIENCE, SENDER_AUTH_SUBJECTS: SENDER });
+const env = () => ({
+  POLICY_FILE: policyFile,
+  KUBECONFIG: sharedCluster().kubeconfigPath,
+  SENDER_AUTH: 'oidc',
+  SENDER_AUTH_ISSUER: issuer.url,
+  SENDER_AUTH_AUDIENCE: AUDIENCE,
+  SENDER_AUTH_SUBJECTS: SENDER,
+});
 const paths = () => issuer.hits.map((h) => h.path);
 const logged = (p: ServerProcess, msg: string) => p.lines().filter((l) => l.includes(`"msg":"${msg}`));
 
 /** A young Running pod: nothing to do, and nothing asked of the cluster. */
-const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u-warm', creationTimestamp: new Date() }, status: { phase: 'Running' } };
+const pod: V1Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default', uid: 'u-warm', creationTimestamp: new Date() },
+  status: { phase: 'Running' },
+};
 
 async function postEvent(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const m = knativeRequest('binary', 'update', pod);
-  const res = await fetch(url, { method: 'POST', headers: { ...m.headers, authorization: `Bearer ${await issuer.token()}` }, body: m.body, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...m.headers, authorization: `Bearer ${await issuer.token()}` },
+    body: m.body,
+    signal: AbortSignal.timeout(30_000),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

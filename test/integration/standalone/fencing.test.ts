@@ -29,13 +29,23 @@ beforeAll(async () => {
   const core = kc.makeApiClient(CoreV1Api);
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-fence-'));
   await kc.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({
-    body: { metadata: { name: binding() }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: REPLICAS.map((name) => ({ kind: 'ServiceAccount', name, namespace: ns.name })) },
+    body: {
+      metadata: { name: binding() },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: REPLICAS.map((name) => ({ kind: 'ServiceAccount', name, namespace: ns.name })),
+    },
   });
   const cluster = kc.getCurrentCluster()!;
   for (const name of REPLICAS) {
     await core.createNamespacedServiceAccount({ namespace: ns.name, body: { metadata: { name } } });
     const token = await core.createNamespacedServiceAccountToken({ namespace: ns.name, name, body: { spec: { expirationSeconds: 3600, audiences: [] } } });
-    kubeconfigs[name] = writeKubeconfig(join(dir, `${name}.kubeconfig`), name, cluster.server, Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'), token.status!.token);
+    kubeconfigs[name] = writeKubeconfig(
+      join(dir, `${name}.kubeconfig`),
+      name,
+      cluster.server,
+      Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'),
+      token.status!.token,
+    );
   }
   const policy = join(dir, 'policy.json');
   writeFileSync(policy, JSON.stringify(failedPolicy([ns.name])));
@@ -62,7 +72,11 @@ afterAll(async () => {
     p.child.kill('SIGCONT');
     p.child.kill('SIGKILL');
   }
-  await sharedCluster().kubeConfig().makeApiClient(RbacAuthorizationV1Api).deleteClusterRoleBinding({ name: binding() }).catch(() => undefined);
+  await sharedCluster()
+    .kubeConfig()
+    .makeApiClient(RbacAuthorizationV1Api)
+    .deleteClusterRoleBinding({ name: binding() })
+    .catch(() => undefined);
 });
 
 async function start(name: (typeof REPLICAS)[number]): Promise<Standalone> {
@@ -105,7 +119,12 @@ describe('a standalone leader deposed while paused', () => {
     const byP = (await audit.settledSince(takeover)).filter((w) => w.user === user('replica-p'));
     expect(byP.map(describeWrite), p.log.join('').slice(-6000)).toEqual([]);
     expect(code).toBe(1);
-    const said = p.log.join('').split('\n').filter((l) => l.includes(String(p.child.pid))).map((l) => /"msg":"([^"]*)"/.exec(l)?.[1]).filter(Boolean);
+    const said = p.log
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes(String(p.child.pid)))
+      .map((l) => /"msg":"([^"]*)"/.exec(l)?.[1])
+      .filter(Boolean);
     console.log(`[fencing] replica-p after SIGCONT: ${[...new Set(said.slice(said.lastIndexOf('leading: this replica acts') + 1))].join(' | ')}`);
     expect(said).toContain('lost the Lease: stopping');
     const left = (await core.listNamespacedPod({ namespace: ns.name })).items.map((x) => x.metadata!.name!);
@@ -114,10 +133,18 @@ describe('a standalone leader deposed while paused', () => {
     // Not "nobody acts": a replica that holds the Lease removes them.
     q.child.kill('SIGKILL');
     const r = await start('replica-r');
-    await leads(r, 'replica-r to lead once the paused leaders\' claims expire');
-    await waitFor('the failed pods to be removed by the leader', async () => (await core.listNamespacedPod({ namespace: ns.name })).items.every((x) => !names.includes(x.metadata!.name!)), { timeoutMs: 30_000 });
+    await leads(r, "replica-r to lead once the paused leaders' claims expire");
+    await waitFor(
+      'the failed pods to be removed by the leader',
+      async () => (await core.listNamespacedPod({ namespace: ns.name })).items.every((x) => !names.includes(x.metadata!.name!)),
+      { timeoutMs: 30_000 },
+    );
     // (kwok, the stand-in kubelet, sends the final DELETE of each pod itself.)
-    const removers = new Set((await audit.settledSince(takeover)).filter((w) => w.resource === 'pods' && w.verb === 'delete' && w.code < 300 && REPLICAS.some((r) => w.user === user(r))).map((w) => w.user));
+    const removers = new Set(
+      (await audit.settledSince(takeover))
+        .filter((w) => w.resource === 'pods' && w.verb === 'delete' && w.code < 300 && REPLICAS.some((r) => w.user === user(r)))
+        .map((w) => w.user),
+    );
     expect([...removers]).toEqual([user('replica-r')]);
   }, 120_000);
 });

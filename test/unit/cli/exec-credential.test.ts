@@ -15,7 +15,10 @@ function withPlugin(name: string, status: Record<string, unknown>): { kc: KubeCo
   const runs = join(dir, `${name}.runs`);
   writeFileSync(runs, '');
   const command = join(dir, `${name}.sh`);
-  writeFileSync(command, `#!/bin/sh\necho run >> ${runs}\necho '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status })}'\n`);
+  writeFileSync(
+    command,
+    `#!/bin/sh\necho run >> ${runs}\necho '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status })}'\n`,
+  );
   chmodSync(command, 0o755);
   const kc = new KubeConfig();
   kc.loadFromOptions({

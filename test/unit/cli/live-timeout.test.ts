@@ -147,76 +147,138 @@ afterAll(async () => {
 describe('kube-tidy plan --kubeconfig: --timeout bounds the whole command', () => {
   // 6 s, not 3: the plugin must have started before the deadline, after the CLI has loaded
   // (which counts against --timeout, and takes seconds on a loaded machine).
-  it('a credential plugin that hangs is stopped at --timeout 6s: exit 1 in under 11 s, and its processes are gone', async () => {
-    const shellPid = pidFile('hang.pid');
-    const sleepPid = pidFile('hang-sleep.pid');
-    // A wrapper script and the command it waits for, as many real plugins are.
-    const hang = plugin('hang.sh', `echo $$ > ${shellPid}\nsleep 600 &\necho $! > ${sleepPid}\nwait`);
-    const r = await cli('plan', '--kubeconfig', kubeconfig('hang.yaml', silentUrl, execUser(hang)), '--policy', policyFile, '--timeout', '6s');
-    expect(r.ms, r.stderr).toBeLessThan(11_000);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain('kube-tidy: stopped at --timeout 6s');
-    expect(r.stderr).toContain(`the credential plugin "${hang}"`);
-    expect(r.stderr).not.toContain('unexpected error');
-    expect(r.stdout).toBe('');
-    expect(await gone(pidIn(shellPid)), 'the plugin script').toBe(true);
-    expect(await gone(pidIn(sleepPid)), 'the command the plugin started').toBe(true);
-  }, PROCESS_TEST_MS);
+  it(
+    'a credential plugin that hangs is stopped at --timeout 6s: exit 1 in under 11 s, and its processes are gone',
+    async () => {
+      const shellPid = pidFile('hang.pid');
+      const sleepPid = pidFile('hang-sleep.pid');
+      // A wrapper script and the command it waits for, as many real plugins are.
+      const hang = plugin('hang.sh', `echo $$ > ${shellPid}\nsleep 600 &\necho $! > ${sleepPid}\nwait`);
+      const r = await cli('plan', '--kubeconfig', kubeconfig('hang.yaml', silentUrl, execUser(hang)), '--policy', policyFile, '--timeout', '6s');
+      expect(r.ms, r.stderr).toBeLessThan(11_000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('kube-tidy: stopped at --timeout 6s');
+      expect(r.stderr).toContain(`the credential plugin "${hang}"`);
+      expect(r.stderr).not.toContain('unexpected error');
+      expect(r.stdout).toBe('');
+      expect(await gone(pidIn(shellPid)), 'the plugin script').toBe(true);
+      expect(await gone(pidIn(sleepPid)), 'the command the plugin started').toBe(true);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('an API server that accepts and never answers is given up at --timeout 3s: exit 1 in under 8 s', async () => {
-    const r = await cli('plan', '--kubeconfig', kubeconfig('silent.yaml', silentUrl, { token: 't' }), '--policy', policyFile, '--timeout', '3s');
-    expect(r.ms, r.stderr).toBeLessThan(8000);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain('kube-tidy: stopped at --timeout 3s');
-    expect(r.stderr).toContain(`nothing listed yet by the API server at ${silentUrl}`);
-    expect(r.stderr).not.toContain('unexpected error');
-  }, PROCESS_TEST_MS);
+  it(
+    'an API server that accepts and never answers is given up at --timeout 3s: exit 1 in under 8 s',
+    async () => {
+      const r = await cli('plan', '--kubeconfig', kubeconfig('silent.yaml', silentUrl, { token: 't' }), '--policy', policyFile, '--timeout', '3s');
+      expect(r.ms, r.stderr).toBeLessThan(8000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('kube-tidy: stopped at --timeout 3s');
+      expect(r.stderr).toContain(`nothing listed yet by the API server at ${silentUrl}`);
+      expect(r.stderr).not.toContain('unexpected error');
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('the same with a credential plugin that answers at once (--timeout 6s, under 11 s): the time went on the API server', async () => {
-    const quick = plugin('quick.sh', `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'`);
-    const r = await cli('plan', '--kubeconfig', kubeconfig('quick-silent.yaml', silentUrl, execUser(quick)), '--policy', policyFile, '--timeout', '6s');
-    expect(r.ms, r.stderr).toBeLessThan(11_000);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain(`nothing listed yet by the API server at ${silentUrl}`);
-  }, PROCESS_TEST_MS);
+  it(
+    'the same with a credential plugin that answers at once (--timeout 6s, under 11 s): the time went on the API server',
+    async () => {
+      const quick = plugin('quick.sh', `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'`);
+      const r = await cli('plan', '--kubeconfig', kubeconfig('quick-silent.yaml', silentUrl, execUser(quick)), '--policy', policyFile, '--timeout', '6s');
+      expect(r.ms, r.stderr).toBeLessThan(11_000);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`nothing listed yet by the API server at ${silentUrl}`);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('a CLI stopped by SIGTERM while a plugin hangs takes the plugin with it', async () => {
-    const shellPid = pidFile('term.pid');
-    const sleepPid = pidFile('term-sleep.pid');
-    const hang = plugin('term.sh', `echo $$ > ${shellPid}\nsleep 600 &\necho $! > ${sleepPid}\nwait`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', 'plan', '--kubeconfig', kubeconfig('term.yaml', silentUrl, execUser(hang)), '--policy', policyFile], { stdio: 'ignore' });
-    const exited = new Promise((r) => child.on('exit', r));
-    for (let i = 0; i < 400 && !existsSync(sleepPid); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(sleepPid), 'the plugin started').toBe(true);
-    child.kill('SIGTERM');
-    await exited;
-    expect(await gone(pidIn(shellPid)), 'the plugin script').toBe(true);
-    expect(await gone(pidIn(sleepPid)), 'the command the plugin started').toBe(true);
-  }, PROCESS_TEST_MS);
+  it(
+    'a CLI stopped by SIGTERM while a plugin hangs takes the plugin with it',
+    async () => {
+      const shellPid = pidFile('term.pid');
+      const sleepPid = pidFile('term-sleep.pid');
+      const hang = plugin('term.sh', `echo $$ > ${shellPid}\nsleep 600 &\necho $! > ${sleepPid}\nwait`);
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'shared/cli/main.ts', 'plan', '--kubeconfig', kubeconfig('term.yaml', silentUrl, execUser(hang)), '--policy', policyFile],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise((r) => child.on('exit', r));
+      for (let i = 0; i < 400 && !existsSync(sleepPid); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(sleepPid), 'the plugin started').toBe(true);
+      child.kill('SIGTERM');
+      await exited;
+      expect(await gone(pidIn(shellPid)), 'the plugin script').toBe(true);
+      expect(await gone(pidIn(sleepPid)), 'the command the plugin started').toBe(true);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, exit 2', () => {
   const ok = (status: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     `echo '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status, ...extra })}'`;
   it.each([
-    { name: 'one that exits 1 names its first line on stderr', body: 'echo "error: not logged in, run: example login" >&2\necho "details" >&2\nexit 1', says: 'error: not logged in, run: example login (exit code 1)' },
+    {
+      name: 'one that exits 1 names its first line on stderr',
+      body: 'echo "error: not logged in, run: example login" >&2\necho "details" >&2\nexit 1',
+      says: 'error: not logged in, run: example login (exit code 1)',
+    },
     { name: 'one that exits 3 with nothing on stderr', body: 'exit 3', says: 'exit code 3' },
     { name: 'one that prints something other than JSON', body: 'echo "hello, this is not JSON"', says: 'its output is not JSON' },
-    { name: 'one that prints another kind', body: `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"Status"}'`, says: 'it printed kind "Status", not an ExecCredential' },
-    { name: 'one that answers in another apiVersion', body: `echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}'`, says: 'it printed apiVersion "client.authentication.k8s.io/v1beta1", the kubeconfig asks for "client.authentication.k8s.io/v1"' },
-    { name: 'one with neither a token nor a client certificate', body: ok({}), says: 'its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData' },
-    { name: 'one with a certificate and no key', body: ok({ clientCertificateData: 'x' }), says: 'its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData' },
-    { name: 'one with an expirationTimestamp that is not a time', body: ok({ token: 't', expirationTimestamp: 'soon' }), says: 'status.expirationTimestamp "soon" is not an RFC 3339 time' },
-  ])('$name', async ({ name, body, says }) => {
-    const command = plugin(`${name.replace(/\W+/g, '-')}.sh`, body);
-    const r = await inProcess('plan', '--kubeconfig', kubeconfig(`${name.replace(/\W+/g, '-')}.yaml`, 'https://127.0.0.1:1', execUser(command)), '--policy', policyFile, '--timeout', '20s');
-    expect(r.stderr).toBe(`kube-tidy: the credential plugin "${command}" failed: ${says}\n`);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-  }, 15_000);
+    {
+      name: 'one that prints another kind',
+      body: `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"Status"}'`,
+      says: 'it printed kind "Status", not an ExecCredential',
+    },
+    {
+      name: 'one that answers in another apiVersion',
+      body: `echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}'`,
+      says: 'it printed apiVersion "client.authentication.k8s.io/v1beta1", the kubeconfig asks for "client.authentication.k8s.io/v1"',
+    },
+    {
+      name: 'one with neither a token nor a client certificate',
+      body: ok({}),
+      says: 'its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData',
+    },
+    {
+      name: 'one with a certificate and no key',
+      body: ok({ clientCertificateData: 'x' }),
+      says: 'its ExecCredential has no status.token, nor status.clientCertificateData with status.clientKeyData',
+    },
+    {
+      name: 'one with an expirationTimestamp that is not a time',
+      body: ok({ token: 't', expirationTimestamp: 'soon' }),
+      says: 'status.expirationTimestamp "soon" is not an RFC 3339 time',
+    },
+  ])(
+    '$name',
+    async ({ name, body, says }) => {
+      const command = plugin(`${name.replace(/\W+/g, '-')}.sh`, body);
+      const r = await inProcess(
+        'plan',
+        '--kubeconfig',
+        kubeconfig(`${name.replace(/\W+/g, '-')}.yaml`, 'https://127.0.0.1:1', execUser(command)),
+        '--policy',
+        policyFile,
+        '--timeout',
+        '20s',
+      );
+      expect(r.stderr).toBe(`kube-tidy: the credential plugin "${command}" failed: ${says}\n`);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+    },
+    15_000,
+  );
 
-  it('a plugin that is not installed: the kubeconfig\'s install hint is shown', async () => {
-    const r = await inProcess('plan', '--kubeconfig', kubeconfig('missing.yaml', 'https://127.0.0.1:1', execUser('kube-tidy-no-such-plugin', { installHint: 'install it with: brew install example' })), '--policy', policyFile);
+  it("a plugin that is not installed: the kubeconfig's install hint is shown", async () => {
+    const r = await inProcess(
+      'plan',
+      '--kubeconfig',
+      kubeconfig('missing.yaml', 'https://127.0.0.1:1', execUser('kube-tidy-no-such-plugin', { installHint: 'install it with: brew install example' })),
+      '--policy',
+      policyFile,
+    );
     expect(r.stderr).toBe('kube-tidy: the credential plugin "kube-tidy-no-such-plugin" failed: no such command (install it with: brew install example)\n');
     expect(r.code).toBe(2);
   });
@@ -224,7 +286,13 @@ describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, 
   it('a plugin that needs a terminal (interactiveMode Always) is refused before it runs', async () => {
     const ran = join(dir, 'always.ran');
     const command = plugin('always.sh', `touch ${ran}\n${ok({ token: 't' })}`);
-    const r = await inProcess('plan', '--kubeconfig', kubeconfig('always.yaml', 'https://127.0.0.1:1', execUser(command, { interactiveMode: 'Always' })), '--policy', policyFile);
+    const r = await inProcess(
+      'plan',
+      '--kubeconfig',
+      kubeconfig('always.yaml', 'https://127.0.0.1:1', execUser(command, { interactiveMode: 'Always' })),
+      '--policy',
+      policyFile,
+    );
     expect(r.stderr).toBe(`kube-tidy: the credential plugin "${command}" failed: its interactiveMode is Always, and kube-tidy runs it without a terminal\n`);
     expect(r.code).toBe(2);
     expect(existsSync(ran)).toBe(false);

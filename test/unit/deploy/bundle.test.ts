@@ -27,7 +27,10 @@ beforeAll(async () => {
   built = await bundle(out);
   mkdirSync(run);
   for (const f of ['server.cjs', 'app.cjs', 'client.cjs', 'warm.cjs']) copyFileSync(join(dir, 'build', f), join(run, f));
-  writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: p\n    pluginConfig: [{name: RemoveFailedPods, args: {}}]\n    plugins: {deschedule: {enabled: [RemoveFailedPods]}}\n');
+  writeFileSync(
+    join(dir, 'policy.yaml'),
+    'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: p\n    pluginConfig: [{name: RemoveFailedPods, args: {}}]\n    plugins: {deschedule: {enabled: [RemoveFailedPods]}}\n',
+  );
   writeFileSync(
     join(dir, 'kubeconfig'),
     'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n',
@@ -35,14 +38,31 @@ beforeAll(async () => {
 }, 120_000);
 
 function start(target: string, env: Record<string, string> = {}) {
-  return startServer(node22(), [join(run, 'server.cjs')], { FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig'), ...env }, run);
+  return startServer(
+    node22(),
+    [join(run, 'server.cjs')],
+    { FUNCTION_TARGET: target, PORT: '0', POLICY_FILE: join(dir, 'policy.yaml'), KUBECONFIG: join(dir, 'kubeconfig'), ...env },
+    run,
+  );
 }
 
 /** Starts podTerminated, sends a pod's update, stops it; what it logged and answered. */
 async function serveOneEvent(phase: 'Running' | 'Failed' = 'Running', env: Record<string, string> = {}) {
   const p = start('podTerminated', env);
   const { port, codeCache } = await p.serving;
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ml', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-1', controller: true }] }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase, startTime: '2026-01-01T00:00:00Z' } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'web',
+      namespace: 'ml',
+      uid: 'u-1',
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-1', controller: true }],
+    },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+    status: { phase, startTime: '2026-01-01T00:00:00Z' },
+  };
   const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', ...httpMessage(toApiServerSourceEvent('update', pod, 'https://api.example')) });
   const body = (await res.json()) as unknown;
   p.child.kill('SIGTERM');
@@ -90,7 +110,11 @@ describe('the bundle on Node 22', () => {
     rmSync(caches, { recursive: true, force: true });
     warmCodeCache(join(run, 'server.cjs'), node22());
     const build = readFileSync(join(run, 'server.cjs'), 'utf8').match(/const BUILD = '([0-9a-f]{16})'/)?.[1];
-    expect(cacheFiles()).toEqual(Object.keys(TARGETS).flatMap((t) => [`${t}-app-${build}.bin`, `${t}-client-${build}.bin`]).sort());
+    expect(cacheFiles()).toEqual(
+      Object.keys(TARGETS)
+        .flatMap((t) => [`${t}-app-${build}.bin`, `${t}-client-${build}.bin`])
+        .sort(),
+    );
     const r = await serveOneEvent();
     expect(r).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do', pod: 'ml/web' }, codeCache: { app: 'accepted' }, exit: 0, stderr: '' });
     // A target that loads the client at start takes both caches.
@@ -102,7 +126,10 @@ describe('the bundle on Node 22', () => {
 
   // V8 in release builds does not check a cache's checksum: a damaged one would crash the process.
   it('a damaged cache is rejected and the code compiled as usual: same answer', async () => {
-    const file = join(caches, cacheFiles().find((f) => f.startsWith('podTerminated-app-'))!);
+    const file = join(
+      caches,
+      cacheFiles().find((f) => f.startsWith('podTerminated-app-'))!,
+    );
     const good = readFileSync(file);
     try {
       const bad = Buffer.from(good);
@@ -136,7 +163,9 @@ describe('the standalone entry (the chart’s standalone Deployment)', () => {
   it('is what the Deployment runs and the image copies, and starts alone on Node 22 (no node_modules): a missing setting is exit 2 naming it', async () => {
     const deployment = readFileSync(join(import.meta.dirname, '../../../infra/helm/kube-tidy/templates/standalone/deployment.yaml'), 'utf8');
     expect(deployment).toContain('command: ["node", "standalone.cjs"]');
-    expect(readFileSync(join(import.meta.dirname, '../../../infra/docker/Dockerfile'), 'utf8')).toMatch(/^COPY --from=build .*\/src\/dist\/bundle\/standalone\.cjs .*\.\/$/m);
+    expect(readFileSync(join(import.meta.dirname, '../../../infra/docker/Dockerfile'), 'utf8')).toMatch(
+      /^COPY --from=build .*\/src\/dist\/bundle\/standalone\.cjs .*\.\/$/m,
+    );
     const alone = mkdtempSync(join(tmpdir(), 'kube-tidy-standalone-'));
     copyFileSync(join(dir, 'build', 'standalone.cjs'), join(alone, 'standalone.cjs'));
     const p = startServer(node22(), [join(alone, 'standalone.cjs')], { PORT: '0' }, alone);

@@ -20,7 +20,7 @@ describe('the client entry', () => {
   it('collects named value imports across files, leaving out type-only ones, renames and test files', () => {
     const dir = tree({
       'a.ts': "import { CoreV1Api, type KubeConfig, Watch as W } from '@kubernetes/client-node';",
-      'sub/b.ts': "import {\n  KubeConfig,\n  type Middleware,\n} from \"@kubernetes/client-node\";\nimport type { V1Pod } from '@kubernetes/client-node';",
+      'sub/b.ts': 'import {\n  KubeConfig,\n  type Middleware,\n} from "@kubernetes/client-node";\nimport type { V1Pod } from \'@kubernetes/client-node\';',
       'sub/b.test.ts': "import { Exec } from '@kubernetes/client-node';",
       'c.ts': "import { z } from 'zod';",
     });

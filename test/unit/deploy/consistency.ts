@@ -3,14 +3,23 @@
 // objects as a cluster would see them. Returns every mismatch, as sentences.
 import { kebab, type Declaration } from '../../../infra/knative/declaration.js';
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: Record<string, unknown> } & Record<string, unknown>;
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+} & Record<string, unknown>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 export function mismatches(decl: Declaration, objects: Obj[]): string[] {
   const out: string[] = [];
   const of = (kind: string) => objects.filter((o) => o.kind === kind);
-  const services = new Map(of('Service').filter((o) => o.apiVersion === 'serving.knative.dev/v1').map((s) => [s.metadata.name, s as Any]));
+  const services = new Map(
+    of('Service')
+      .filter((o) => o.apiVersion === 'serving.knative.dev/v1')
+      .map((s) => [s.metadata.name, s as Any]),
+  );
   const triggers = of('Trigger') as Any[];
   const pings = new Map(of('PingSource').map((p) => [p.metadata.name, p as Any]));
   const sources = of('ApiServerSource') as Any[];
@@ -33,15 +42,21 @@ export function mismatches(decl: Declaration, objects: Obj[]): string[] {
       if ('cloudEvent' in e) {
         const key = JSON.stringify({ type: e.cloudEvent.type, kind: e.cloudEvent.kind });
         expected.add(key);
-        if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key)) out.push(`${target}: no Trigger filters type ${e.cloudEvent.type} and kind ${e.cloudEvent.kind}`);
+        if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key))
+          out.push(`${target}: no Trigger filters type ${e.cloudEvent.type} and kind ${e.cloudEvent.kind}`);
         if (!watched.has(e.cloudEvent.kind)) out.push(`${target}: no ApiServerSource in Resource mode watches ${e.cloudEvent.kind}`);
       } else if ('shards' in e) {
         const key = JSON.stringify({ type: e.shards.type });
         expected.add(key);
-        if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key)) out.push(`${target}: no Trigger brings its shards (type ${e.shards.type}) back`);
+        if (!mine.some((t) => JSON.stringify(t.spec.filter?.attributes) === key))
+          out.push(`${target}: no Trigger brings its shards (type ${e.shards.type}) back`);
         if (!env.get('SWEEP_SHARD_SINK')) out.push(`${target} takes shards but has no SWEEP_SHARD_SINK to post them to`);
       } else if ('schedule' in e) {
-        const t = mine.find((t) => t.spec.filter?.attributes?.type === 'dev.knative.sources.ping' && pings.get(String(t.spec.filter.attributes.source).split('/').pop() ?? '')?.spec.schedule === e.schedule.cron);
+        const t = mine.find(
+          (t) =>
+            t.spec.filter?.attributes?.type === 'dev.knative.sources.ping' &&
+            pings.get(String(t.spec.filter.attributes.source).split('/').pop() ?? '')?.spec.schedule === e.schedule.cron,
+        );
         if (!t) out.push(`${target}: no PingSource with schedule "${e.schedule.cron}" reaches it through a Trigger`);
         else expected.add(JSON.stringify(t.spec.filter.attributes));
       } else if ('http' in e && e.http.visibility === 'cluster-local' && svc.metadata.labels?.['networking.knative.dev/visibility'] !== 'cluster-local') {

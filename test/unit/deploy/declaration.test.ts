@@ -64,7 +64,8 @@ describe("serverless.yml's claims", () => {
     expect(existsSync(dockerfile)).toBe(true);
     const froms = [...readFileSync(dockerfile, 'utf8').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
     expect(froms.length).toBeGreaterThan(0);
-    for (const from of froms) expect(from).toMatch(new RegExp(`^node:${decl.provider.runtime.slice('nodejs'.length)}(\\.\\d+)*-(bookworm-)?slim(@sha256:[0-9a-f]{64})?$`));
+    for (const from of froms)
+      expect(from).toMatch(new RegExp(`^node:${decl.provider.runtime.slice('nodejs'.length)}(\\.\\d+)*-(bookworm-)?slim(@sha256:[0-9a-f]{64})?$`));
   });
 
   it('points at deployment targets that exist', () => {
@@ -89,11 +90,30 @@ describe('the generated manifests', () => {
 
   // The check above must be able to fail: show it each kind of drift.
   for (const [sentence, tamper, expected] of [
-    ['a Service with another image is caught', (o: Any) => o.kind === 'Service' && o.metadata.name === 'pod-terminated' && (o.spec.template.spec.containers[0].image = 'other:1'), /runs image other:1/],
+    [
+      'a Service with another image is caught',
+      (o: Any) => o.kind === 'Service' && o.metadata.name === 'pod-terminated' && (o.spec.template.spec.containers[0].image = 'other:1'),
+      /runs image other:1/,
+    ],
     ['a PingSource on another schedule is caught', (o: Any) => o.kind === 'PingSource' && (o.spec.schedule = '0 * * * *'), /no PingSource with schedule/],
-    ['a Trigger filtering another kind is caught', (o: Any) => o.kind === 'Trigger' && o.metadata.name === 'pod-terminated-pod-update' && (o.spec.filter.attributes.kind = 'Job'), /no Trigger filters type dev.knative.apiserver.resource.update and kind Pod/],
-    ['a Trigger without a dead-letter sink is caught', (o: Any) => o.kind === 'Trigger' && delete o.spec.delivery.deadLetterSink, /no retries or no dead-letter/],
-    ['a Service with the wrong FUNCTION_TARGET is caught', (o: Any) => o.kind === 'Service' && o.metadata.name === 'sweep' && (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'FUNCTION_TARGET').value = 'invoke'), /FUNCTION_TARGET=invoke/],
+    [
+      'a Trigger filtering another kind is caught',
+      (o: Any) => o.kind === 'Trigger' && o.metadata.name === 'pod-terminated-pod-update' && (o.spec.filter.attributes.kind = 'Job'),
+      /no Trigger filters type dev.knative.apiserver.resource.update and kind Pod/,
+    ],
+    [
+      'a Trigger without a dead-letter sink is caught',
+      (o: Any) => o.kind === 'Trigger' && delete o.spec.delivery.deadLetterSink,
+      /no retries or no dead-letter/,
+    ],
+    [
+      'a Service with the wrong FUNCTION_TARGET is caught',
+      (o: Any) =>
+        o.kind === 'Service' &&
+        o.metadata.name === 'sweep' &&
+        (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'FUNCTION_TARGET').value = 'invoke'),
+      /FUNCTION_TARGET=invoke/,
+    ],
   ] as const) {
     it(sentence, () => {
       const objects = manifests();

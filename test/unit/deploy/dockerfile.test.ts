@@ -77,16 +77,37 @@ describe('infra/docker/Dockerfile', () => {
   });
 
   it('leaves the runtime stage with the entry, the bundle, its licences and a warm code cache per target, no node_modules', () => {
-    expect(readdirSync(state.workdir).sort()).toEqual(['app.cjs', 'app.cjs.LEGAL.txt', 'client.cjs', 'code-cache', 'release-check.cjs', 'server.cjs', 'standalone.cjs', 'warm.cjs']);
+    expect(readdirSync(state.workdir).sort()).toEqual([
+      'app.cjs',
+      'app.cjs.LEGAL.txt',
+      'client.cjs',
+      'code-cache',
+      'release-check.cjs',
+      'server.cjs',
+      'standalone.cjs',
+      'warm.cjs',
+    ]);
     const caches = readdirSync(join(state.workdir, 'code-cache')).map((f) => f.split('-').slice(0, 2).join('-'));
-    expect(caches.sort()).toEqual(Object.keys(TARGETS).flatMap((t) => [`${t}-app`, `${t}-client`]).sort());
+    expect(caches.sort()).toEqual(
+      Object.keys(TARGETS)
+        .flatMap((t) => [`${t}-app`, `${t}-client`])
+        .sort(),
+    );
   });
 
   it("serves a Knative event with the runtime stage's CMD on Node 22 and exits 0 on SIGTERM", async () => {
     expect(state.cmd[0]).toBe('node');
     writeFileSync(join(tmp, 'policy.yaml'), readFileSync(join(REPO_ROOT, 'infra', 'knative', 'policy.yaml')));
-    writeFileSync(join(tmp, 'kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n');
-    const server = startServer(node22(), state.cmd.slice(1), { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') }, state.workdir);
+    writeFileSync(
+      join(tmp, 'kubeconfig'),
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n',
+    );
+    const server = startServer(
+      node22(),
+      state.cmd.slice(1),
+      { ...state.env, PORT: '0', FUNCTION_TARGET: 'podTerminated', POLICY_FILE: join(tmp, 'policy.yaml'), KUBECONFIG: join(tmp, 'kubeconfig') },
+      state.workdir,
+    );
     const { port, codeCache } = await server.serving;
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'b', uid: 'u' }, status: { phase: 'Running' } };
     const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', ...httpMessage(toApiServerSourceEvent('add', pod, 'https://api')) });

@@ -50,7 +50,11 @@ describe('the GCP specs', () => {
       const env = Object.fromEntries(spec.containers[0].env.map((e: { name: string; value: string }) => [e.name, e.value]));
       expect(svc.metadata.annotations['run.googleapis.com/ingress']).toBe('internal');
       expect(svc.spec.template.metadata.annotations['run.googleapis.com/execution-environment']).toBe('gen2');
-      expect(env).toMatchObject({ FUNCTION_TARGET: target, POLICY_FILE: '/etc/kube-tidy/policy/policy.yaml', KUBECONFIG: '/etc/kube-tidy/kubeconfig/kubeconfig' });
+      expect(env).toMatchObject({
+        FUNCTION_TARGET: target,
+        POLICY_FILE: '/etc/kube-tidy/policy/policy.yaml',
+        KUBECONFIG: '/etc/kube-tidy/kubeconfig/kubeconfig',
+      });
       expect(env).not.toHaveProperty('POLICY_CONFIGMAP');
       // Cloud Run allows 60 min; the drain gets as long as a request may take.
       expect(spec.timeoutSeconds).toBe(f.timeout);
@@ -72,7 +76,11 @@ describe('the GCP specs', () => {
   });
 
   it('route every watched kind to its functions through an Eventarc Pub/Sub trigger', () => {
-    const declared = new Set(Object.entries(decl.functions).flatMap(([t, f]) => f.events.flatMap((e) => ('cloudEvent' in e ? [`kube-tidy-${kebab(t)} ${e.cloudEvent.kind.toLowerCase()}`] : []))));
+    const declared = new Set(
+      Object.entries(decl.functions).flatMap(([t, f]) =>
+        f.events.flatMap((e) => ('cloudEvent' in e ? [`kube-tidy-${kebab(t)} ${e.cloudEvent.kind.toLowerCase()}`] : [])),
+      ),
+    );
     const triggers = Object.values(gcp.eventarc).flatMap((t) => {
       const e = EventarcTrigger.parse(t);
       expect(e.eventFilters).toEqual([{ attribute: 'type', value: 'google.cloud.pubsub.topic.v1.messagePublished' }]);
@@ -83,17 +91,28 @@ describe('the GCP specs', () => {
   });
 
   it('give a function that fans out its own Pub/Sub topic for shards, a publisher role on it, a trigger back to it and a dead-letter topic for shards refused for good: no broker on Cloud Run', () => {
-    const sharding = Object.entries(decl.functions).filter(([, f]) => f.events.some((e) => 'shards' in e)).map(([t]) => kebab(t));
+    const sharding = Object.entries(decl.functions)
+      .filter(([, f]) => f.events.some((e) => 'shards' in e))
+      .map(([t]) => kebab(t));
     expect(sharding).toEqual(['sweep']);
     for (const t of sharding) {
-      const env = new Map((parse(readFileSync(join(dir, 'services', `${t}.yaml`), 'utf8')).spec.template.spec.containers[0].env as { name: string; value: string }[]).map((e) => [e.name, e.value]));
+      const env = new Map(
+        (parse(readFileSync(join(dir, 'services', `${t}.yaml`), 'utf8')).spec.template.spec.containers[0].env as { name: string; value: string }[]).map((e) => [
+          e.name,
+          e.value,
+        ]),
+      );
       expect(env.get('SWEEP_SHARD_SINK')).toBeUndefined();
       const topic = `projects/\${PROJECT_ID}/topics/kube-tidy-${t}-shards`;
       expect(env.get('SWEEP_SHARD_TOPIC')).toBe(topic);
       const trigger = EventarcTrigger.parse(gcp.eventarc[`${t}-shards`]);
       expect([trigger.destination.cloudRun.service, trigger.transport.pubsub.topic]).toEqual([`kube-tidy-${t}`, topic]);
-      expect(script).toContain(`g pubsub topics add-iam-policy-binding kube-tidy-${t}-shards --member "serviceAccount:$(sa ${t})" --role roles/pubsub.publisher`);
-      expect(script).toContain(`sub="$(g eventarc triggers describe kube-tidy-${t}-shards --location "$REGION" --format="value(transport.pubsub.subscription)")"`);
+      expect(script).toContain(
+        `g pubsub topics add-iam-policy-binding kube-tidy-${t}-shards --member "serviceAccount:$(sa ${t})" --role roles/pubsub.publisher`,
+      );
+      expect(script).toContain(
+        `sub="$(g eventarc triggers describe kube-tidy-${t}-shards --location "$REGION" --format="value(transport.pubsub.subscription)")"`,
+      );
       // A shard refused for good is not redelivered for a day: after 5 attempts it is dead-lettered, to a topic that keeps it.
       const dead = `kube-tidy-${t}-shards-dead`;
       expect(script).toMatch(new RegExp(`subscriptions update "\\$sub" --ack-deadline \\d+ --dead-letter-topic ${dead} --max-delivery-attempts 5`));
@@ -119,7 +138,8 @@ describe('infra/gcp/generated/deploy.sh', () => {
   it('deploys every service, topic, trigger and job it was generated from', () => {
     expect(script).toContain('envsubst < "$here/services/$name.yaml"');
     expect(script).toMatch(new RegExp(`for name in ${Object.keys(gcp.services).join(' ')}; do`));
-    for (const t of Object.values(gcp.eventarc) as { transport: { pubsub: { topic: string } } }[]) expect(script).toContain(t.transport.pubsub.topic.split('/').pop()!);
+    for (const t of Object.values(gcp.eventarc) as { transport: { pubsub: { topic: string } } }[])
+      expect(script).toContain(t.transport.pubsub.topic.split('/').pop()!);
     for (const name of Object.keys(gcp.scheduler)) expect(script).toContain(`jobs create http kube-tidy-${name} `);
     for (const name of Object.keys(gcp.eventarc)) expect(script).toContain(`triggers create kube-tidy-${name} `);
   });

@@ -17,7 +17,10 @@ afterEach(() => {
 });
 
 async function start(deadlineMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { env: { ...process.env, DEADLINE_MS: String(deadlineMs) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    env: { ...process.env, DEADLINE_MS: String(deadlineMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

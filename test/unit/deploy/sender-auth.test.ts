@@ -18,7 +18,8 @@ const decl = readDeclaration();
 const ns = decl.provider.namespace;
 const knativeDir = join(REPO_ROOT, decl.deployment.targets.knative);
 const objects = (): Any[] => readdirSync(knativeDir).flatMap((f) => parseAllDocuments(readFileSync(join(knativeDir, f), 'utf8')).map((d) => d.toJS()));
-const envOf = (svc: Any): Record<string, string> => Object.fromEntries(svc.spec.template.spec.containers[0].env.filter((e: Any) => 'value' in e).map((e: Any) => [e.name, e.value]));
+const envOf = (svc: Any): Record<string, string> =>
+  Object.fromEntries(svc.spec.template.spec.containers[0].env.filter((e: Any) => 'value' in e).map((e: Any) => [e.name, e.value]));
 
 /** Every way the Knative manifests can disagree with Knative's sender identity, as sentences. */
 function knativeProblems(all: Any[]): string[] {
@@ -32,7 +33,8 @@ function knativeProblems(all: Any[]): string[] {
     const audience = `serving.knative.dev/service/${ns}/${kebab(target)}`;
     if (env.SENDER_AUTH_AUDIENCE !== audience) out.push(`${target}: audience ${env.SENDER_AUTH_AUDIENCE}, not ${audience}`);
     const mine = triggers.filter((t) => t.spec.subscriber.ref.name === kebab(target));
-    for (const t of mine) if (t.spec.subscriber.audience !== env.SENDER_AUTH_AUDIENCE) out.push(`Trigger ${t.metadata.name} asks for audience ${t.spec.subscriber.audience}`);
+    for (const t of mine)
+      if (t.spec.subscriber.audience !== env.SENDER_AUTH_AUDIENCE) out.push(`Trigger ${t.metadata.name} asks for audience ${t.spec.subscriber.audience}`);
     // Knative names a Trigger's OIDC account <trigger>-oidc-eventing.knative.dev-trigger.
     const expected = mine.map((t) => `system:serviceaccount:${ns}:${t.metadata.name}-oidc-eventing.knative.dev-trigger`);
     if (f.events.some((e) => 'http' in e)) {
@@ -40,7 +42,8 @@ function knativeProblems(all: Any[]): string[] {
       if (!accounts.has('invoker')) out.push('no invoker ServiceAccount for HTTP callers');
     }
     const subjects = (env.SENDER_AUTH_SUBJECTS ?? '').split(',');
-    if (JSON.stringify([...subjects].sort()) !== JSON.stringify(expected.sort())) out.push(`${target}: senders ${subjects.join(' ')}, not ${expected.join(' ')}`);
+    if (JSON.stringify([...subjects].sort()) !== JSON.stringify(expected.sort()))
+      out.push(`${target}: senders ${subjects.join(' ')}, not ${expected.join(' ')}`);
     for (const s of subjects) if (s.split(':').pop()!.length > 63) out.push(`${target}: ${s} is longer than a ServiceAccount name can be`);
     try {
       readSenderAuthConfig(env);
@@ -58,9 +61,27 @@ describe('Knative sender identity in the generated manifests', () => {
   });
 
   for (const [sentence, tamper, expected] of [
-    ['a Trigger without the audience is caught (it would send no token)', (o: Any) => o.kind === 'Trigger' && o.metadata.name === 'sweep-schedule-0' && delete o.spec.subscriber.audience, /Trigger sweep-schedule-0 asks for audience undefined/],
-    ["a sender that is not one of the function's Triggers is caught", (o: Any) => o.kind === 'Service' && o.metadata.name === 'sweep' && (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'SENDER_AUTH_SUBJECTS').value += ',system:serviceaccount:default:default'), /sweep: senders/],
-    ['a Service with sender authentication off is caught', (o: Any) => o.kind === 'Service' && o.metadata.name === 'invoke' && (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'SENDER_AUTH').value = 'none'), /invoke: SENDER_AUTH is none/],
+    [
+      'a Trigger without the audience is caught (it would send no token)',
+      (o: Any) => o.kind === 'Trigger' && o.metadata.name === 'sweep-schedule-0' && delete o.spec.subscriber.audience,
+      /Trigger sweep-schedule-0 asks for audience undefined/,
+    ],
+    [
+      "a sender that is not one of the function's Triggers is caught",
+      (o: Any) =>
+        o.kind === 'Service' &&
+        o.metadata.name === 'sweep' &&
+        (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'SENDER_AUTH_SUBJECTS').value += ',system:serviceaccount:default:default'),
+      /sweep: senders/,
+    ],
+    [
+      'a Service with sender authentication off is caught',
+      (o: Any) =>
+        o.kind === 'Service' &&
+        o.metadata.name === 'invoke' &&
+        (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'SENDER_AUTH').value = 'none'),
+      /invoke: SENDER_AUTH is none/,
+    ],
   ] as const) {
     it(sentence, () => {
       const all = objects();
@@ -82,7 +103,8 @@ describe('Google sender authentication in the generated Cloud Run services', () 
       const config = readSenderAuthConfig(env);
       expect(config).toMatchObject({ platform: 'google', issuers: ['https://accounts.google.com', 'accounts.google.com'] });
       // What Cloud Scheduler's token for this service carries is accepted.
-      for (const j of jobs.filter((j) => j.httpTarget.uri.includes(`//kube-tidy-${kebab(target)}-`))) expect(config.audiences).toContain(j.httpTarget.oidcToken.audience);
+      for (const j of jobs.filter((j) => j.httpTarget.uri.includes(`//kube-tidy-${kebab(target)}-`)))
+        expect(config.audiences).toContain(j.httpTarget.oidcToken.audience);
       // Shards come back through Eventarc on GCP, like cluster events.
       const callers = new Set(f.events.map((e) => ('schedule' in e ? 'scheduler' : 'cloudEvent' in e || 'shards' in e ? 'eventarc' : 'caller')));
       expect(config.subjects.sort()).toEqual([...callers].map((c) => `kube-tidy-${c}@\${PROJECT_ID}.iam.gserviceaccount.com`).sort());
@@ -92,6 +114,7 @@ describe('Google sender authentication in the generated Cloud Run services', () 
   it('deploy.sh creates the caller account people impersonate, and reconciles the audience Eventarc uses', () => {
     const script = readFileSync(join(dir, 'deploy.sh'), 'utf8');
     expect(script).toMatch(/^for name in .* caller; do$/m);
-    for (const name of readdirSync(join(dir, 'eventarc'))) expect(script).toContain(`accept_eventarc_audience kube-tidy-${name.replace(/-[a-z]+\.json$/, '')} kube-tidy-${name.replace(/\.json$/, '')} `);
+    for (const name of readdirSync(join(dir, 'eventarc')))
+      expect(script).toContain(`accept_eventarc_audience kube-tidy-${name.replace(/-[a-z]+\.json$/, '')} kube-tidy-${name.replace(/\.json$/, '')} `);
   });
 });

@@ -18,7 +18,7 @@ describe('the pure core stays pure', () => {
     ['imports the Kubernetes client', "import { CoreV1Api } from '@kubernetes/client-node';\nexport const x = CoreV1Api;", 'no-restricted-imports'],
     ['imports the logger', "import { createLogger } from '../log.js';\nexport const x = createLogger;", 'no-restricted-imports'],
     ['imports the runtime', "import { startRuntime } from '../runtime/runtime.js';\nexport const x = startRuntime;", 'no-restricted-imports'],
-    ['imports a family\'s I/O', "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
+    ["imports a family's I/O", "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
     ['records a metric', "import { record } from '../metrics/record.js';\nexport const x = record;", 'no-restricted-imports'],
     ['imports the OpenTelemetry SDK', "import { MeterProvider } from '@opentelemetry/sdk-metrics';\nexport const x = MeterProvider;", 'no-restricted-imports'],
     ['reads the clock', 'export const x = () => Date.now();', 'no-restricted-properties'],
@@ -47,11 +47,15 @@ describe('only the writer changes a cluster', () => {
   });
 
   it('shared/kube (the writer) may', async () => {
-    expect(await problems('shared/kube/boundary-probe.ts', 'export const x = (core: { deleteNamespacedPod(a: object): void }) => core.deleteNamespacedPod({});')).toEqual([]);
+    expect(
+      await problems('shared/kube/boundary-probe.ts', 'export const x = (core: { deleteNamespacedPod(a: object): void }) => core.deleteNamespacedPod({});'),
+    ).toEqual([]);
   });
 
   it('a call on the writer is the way, and passes', async () => {
-    expect(await problems('shared/defrag/io/boundary-probe.ts', 'export const x = (writer: { patchNode(a: object): void }) => writer.patchNode({});')).toEqual([]);
+    expect(await problems('shared/defrag/io/boundary-probe.ts', 'export const x = (writer: { patchNode(a: object): void }) => writer.patchNode({});')).toEqual(
+      [],
+    );
   });
 
   it('a Map.delete is not a cluster write', async () => {
@@ -69,7 +73,9 @@ describe('rooms import downward only: no import cycle, type imports included', (
   });
 
   it('a dynamic import() closes a cycle too', async () => {
-    const found = (await problems('shared/serve/answer.ts', "export const later = () => import('./handle.js');\nexport interface Answer { outcome: string }")).join('\n');
+    const found = (
+      await problems('shared/serve/answer.ts', "export const later = () => import('./handle.js');\nexport interface Answer { outcome: string }")
+    ).join('\n');
     expect(found).toContain('kube-tidy/no-import-cycle');
   });
 

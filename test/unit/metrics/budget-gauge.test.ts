@@ -58,7 +58,8 @@ const bare: Subject = { namespace: 'ml', node: 'n1' };
 async function remaining(): Promise<Record<string, number>> {
   const body = (await metricsExposition()).body;
   const out: Record<string, number> = {};
-  for (const m of body.matchAll(/^kube_tidy_budget_remaining\{budget="([^"]*)",scope="([^"]*)",key="([^"]*)"\} (\S+)$/gm)) out[`${m[1]} ${m[2]} ${m[3]}`] = Number(m[4]);
+  for (const m of body.matchAll(/^kube_tidy_budget_remaining\{budget="([^"]*)",scope="([^"]*)",key="([^"]*)"\} (\S+)$/gm))
+    out[`${m[1]} ${m[2]} ${m[3]}`] = Number(m[4]);
   return out;
 }
 
@@ -140,7 +141,7 @@ describe('the budget gauge, from the ledger', () => {
     a.close();
   });
 
-  it('an idle process\'s gauge rolls over too: at the window\'s end, with no request', async () => {
+  it("an idle process's gauge rolls over too: at the window's end, with no request", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const cluster = fakeCluster();
@@ -217,9 +218,17 @@ describe('the budget gauge, from the ledger', () => {
       const metric = receiver.exports
         .at(-1)!
         .resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))
-        .find((m) => m.name === 'kube_tidy_budget_remaining') as unknown as { gauge?: { dataPoints: { attributes: { key: string; value: { stringValue: string } }[]; asDouble?: number; asInt?: number }[] } };
-      const points = Object.fromEntries(metric.gauge!.dataPoints.map((p) => [p.attributes.map((x) => x.value.stringValue).join(' '), Number(p.asDouble ?? p.asInt)]));
-      expect(points).toEqual({ 'maxNoOfPodsToEvictTotal cluster ': 7, 'maxNoOfPodsToEvictPerNamespace namespace ml': 2, 'kubeTidy.brakes.rates[0] owner ml/ReplicaSet/web': 1 });
+        .find((m) => m.name === 'kube_tidy_budget_remaining') as unknown as {
+        gauge?: { dataPoints: { attributes: { key: string; value: { stringValue: string } }[]; asDouble?: number; asInt?: number }[] };
+      };
+      const points = Object.fromEntries(
+        metric.gauge!.dataPoints.map((p) => [p.attributes.map((x) => x.value.stringValue).join(' '), Number(p.asDouble ?? p.asInt)]),
+      );
+      expect(points).toEqual({
+        'maxNoOfPodsToEvictTotal cluster ': 7,
+        'maxNoOfPodsToEvictPerNamespace namespace ml': 2,
+        'kubeTidy.brakes.rates[0] owner ml/ReplicaSet/web': 1,
+      });
       a.close();
     } finally {
       delete process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;

@@ -30,7 +30,9 @@ function asPromql(expr: string): string {
 
 const queries: [string, string][] = [
   ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t): [string, string] => [`panel "${p.title}"`, t.expr])),
-  ...dashboard.templating.list.filter((v) => v.query && typeof v.query === 'object').map((v): [string, string] => [`variable ${v.name}`, (v.query as { query: string }).query]),
+  ...dashboard.templating.list
+    .filter((v) => v.query && typeof v.query === 'object')
+    .map((v): [string, string] => [`variable ${v.name}`, (v.query as { query: string }).query]),
 ];
 const rules = alerts.groups.flatMap((g) => g.rules.map((r): [string, string] => [`alert ${r.alert}`, r.expr]));
 
@@ -83,14 +85,16 @@ describe('the dashboard and the alerts name only metrics kube-tidy exports', () 
     // Any increase; and a counter's first sample is invisible to increase(), so a series new
     // within the range (a first abort, a new instance) counts with its whole value.
     const flat = aborted!.expr.replace(/\s+/g, ' ').trim();
-    expect(flat).toMatch(/^sum by \(scope\) \( ?\(kube_tidy_budget_aborted_total unless kube_tidy_budget_aborted_total offset (\w+)\) or increase\(kube_tidy_budget_aborted_total\[\1\]\) ?\) > 0$/);
+    expect(flat).toMatch(
+      /^sum by \(scope\) \( ?\(kube_tidy_budget_aborted_total unless kube_tidy_budget_aborted_total offset (\w+)\) or increase\(kube_tidy_budget_aborted_total\[\1\]\) ?\) > 0$/,
+    );
     // Deferring is the brakes working: only when it lasts, a warning, per budget.
     expect(deferring?.for).toBe('30m');
     expect(deferring?.labels?.severity).toBe('warning');
     expect(deferring!.expr).toMatch(/sum by \(budget, scope\) \(increase\(kube_tidy_budget_deferred_total\[30m\]\)\) > 0/);
   });
 
-  it('every metric kube-tidy exports has a panel (the brakes\' deferred, remaining and aborted ones too)', () => {
+  it("every metric kube-tidy exports has a panel (the brakes' deferred, remaining and aborted ones too)", () => {
     const shown = new Set(metricNames(queries.map(([, e]) => asPromql(e))).flat());
     const missing = Object.values(METRICS)
       .map((m: MetricDef) => m.name)

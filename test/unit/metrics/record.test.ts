@@ -45,10 +45,16 @@ describe('labels are bounded', () => {
   });
 
   it('a flood of namespaces makes at most MAX_VALUES + 1 series', async () => {
-    for (let i = 0; i < 300; i++) observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
+    for (let i = 0; i < 300; i++)
+      observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
     const series = lines(await scrape(), 'kube_tidy_pods_evicted_total{');
     expect(series).toHaveLength(201);
-    expect(value(await scrape(), 'kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="p",namespace="_other",node="n",dry_run="false"}')).toBe(100);
+    expect(
+      value(
+        await scrape(),
+        'kube_tidy_pods_evicted_total{result="success",action="delete",strategy="PodLifeTime",profile="p",namespace="_other",node="n",dry_run="false"}',
+      ),
+    ).toBe(100);
   });
 });
 
@@ -61,13 +67,20 @@ describe('results become measurements', () => {
     ['stale', 'delete', 'stale'],
   ])('a removal that ended %s (%s) counts as result=%s with the descheduler labels', async (outcome, action, result) => {
     observeRemoval({ strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome, dryRun: false });
-    expect(value(await scrape(), `kube_tidy_pods_evicted_total{result="${result}",action="${action}",strategy="RemoveFailedPods",profile="prod",namespace="ml",node="node-1",dry_run="false"}`)).toBe(1);
+    expect(
+      value(
+        await scrape(),
+        `kube_tidy_pods_evicted_total{result="${result}",action="${action}",strategy="RemoveFailedPods",profile="prod",namespace="ml",node="node-1",dry_run="false"}`,
+      ),
+    ).toBe(1);
   });
 
   it('a dry run counts apart (dry_run="true"): nothing was removed', async () => {
     observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: 'ml', node: 'n' }, { action: 'evict', outcome: 'evicted', dryRun: true });
     const text = await scrape();
-    expect(value(text, 'kube_tidy_pods_evicted_total{result="success",action="evict",strategy="PodLifeTime",profile="p",namespace="ml",node="n",dry_run="true"}')).toBe(1);
+    expect(
+      value(text, 'kube_tidy_pods_evicted_total{result="success",action="evict",strategy="PodLifeTime",profile="p",namespace="ml",node="n",dry_run="true"}'),
+    ).toBe(1);
     expect(lines(text, 'kube_tidy_pods_evicted_total{').filter((l) => l.includes('dry_run="false"'))).toEqual([]);
   });
 
@@ -98,9 +111,39 @@ describe('results become measurements', () => {
   });
 
   it('MultiKueue: cascades and orphans per worker', async () => {
-    observed('jobDeleted', 503, 0.1, { outcome: 'incomplete', workers: [{ worker: 'w1', outcome: 'deleted' }, { worker: 'w2', outcome: 'unreachable' }] }, false, jobDeleted.observe);
-    const decisions = [{ kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Pod', action: 'delete', result: 'deleted' }, { kind: 'Job', action: 'report' }];
-    observed('orphanSweep', 200, 2, { outcome: 'swept', workers: [{ worker: 'w1', outcome: 'swept', decisions }, { worker: 'w2', outcome: 'unreachable', decisions: [] }] }, true, orphanSweep.observe);
+    observed(
+      'jobDeleted',
+      503,
+      0.1,
+      {
+        outcome: 'incomplete',
+        workers: [
+          { worker: 'w1', outcome: 'deleted' },
+          { worker: 'w2', outcome: 'unreachable' },
+        ],
+      },
+      false,
+      jobDeleted.observe,
+    );
+    const decisions = [
+      { kind: 'Pod', action: 'delete', result: 'deleted' },
+      { kind: 'Pod', action: 'delete', result: 'deleted' },
+      { kind: 'Job', action: 'report' },
+    ];
+    observed(
+      'orphanSweep',
+      200,
+      2,
+      {
+        outcome: 'swept',
+        workers: [
+          { worker: 'w1', outcome: 'swept', decisions },
+          { worker: 'w2', outcome: 'unreachable', decisions: [] },
+        ],
+      },
+      true,
+      orphanSweep.observe,
+    );
     const text = await scrape();
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w1",outcome="deleted"}')).toBe(1);
     expect(value(text, 'kube_tidy_multikueue_cascades_total{worker="w2",outcome="unreachable"}')).toBe(1);
@@ -110,7 +153,14 @@ describe('results become measurements', () => {
   });
 
   it('evacuations by state (a tick over many pods, an event over one) and defrag steps and freed nodes', async () => {
-    observed('evacuation', 200, 1, { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] }, true, evacuation.observe);
+    observed(
+      'evacuation',
+      200,
+      1,
+      { outcome: 'polled', results: [{ outcome: 'started' }, { outcome: 'succeeded' }, { outcome: 'started' }] },
+      true,
+      evacuation.observe,
+    );
     observed('evacuation', 200, 0.1, { outcome: 'blocked', pod: 'ns/p' }, false, evacuation.observe);
     observed('defrag', 200, 0.5, { outcome: 'evicted', nodesFreed: 2 }, true, defrag.observe);
     observed('defrag', 200, 0.5, { outcome: 'converged' }, true, defrag.observe);
@@ -277,13 +327,9 @@ describe('a collector that is down costs once per retry interval, not per answer
     await probe.close();
     let receiver: OtlpReceiver | undefined;
     try {
-      await costsOnce(
-        port,
-        undefined,
-        async () => {
-          receiver = await startOtlpReceiver(port);
-        },
-      );
+      await costsOnce(port, undefined, async () => {
+        receiver = await startOtlpReceiver(port);
+      });
       await resumes(receiver!);
     } finally {
       await receiver?.close();

@@ -18,12 +18,19 @@ import { metricNames } from '../../fixtures/metrics/promcheck.js';
 
 /** What client-node throws when the API server answers `code` with a Status. */
 const apiError = (code: number, reason: string, message: string, causes?: { reason: string; message: string }[]) =>
-  Object.assign(new Error(`HTTP-Code: ${code}`), { code, body: JSON.stringify({ kind: 'Status', reason, message, ...(causes ? { details: { causes } } : {}) }) });
+  Object.assign(new Error(`HTTP-Code: ${code}`), {
+    code,
+    body: JSON.stringify({ kind: 'Status', reason, message, ...(causes ? { details: { causes } } : {}) }),
+  });
 
 const pod = (over: Partial<StoredPodId> = {}) => ({ namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', ...over }) as StoredPodId;
 
 function writer(core: Record<string, unknown>, protectedNamespaces: string[] = ['kube-system']) {
-  return new ClusterWriter({ core, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, { dryRun: false, recordEvents: false, protectedNamespaces });
+  return new ClusterWriter({ core, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, {
+    dryRun: false,
+    recordEvents: false,
+    protectedNamespaces,
+  });
 }
 
 let lines: Record<string, unknown>[];
@@ -36,7 +43,9 @@ const counted = async (reason: string, verb: string) => {
 
 beforeEach(() => {
   lines = [];
-  setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () => Date.now());
+  setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () =>
+    Date.now(),
+  );
 });
 afterEach(async () => {
   vi.useRealTimers();
@@ -46,14 +55,21 @@ afterEach(async () => {
 describe('kube_tidy_writes_refused_total, at the writer', () => {
   it('a flood of deletes RBAC forbids: every one counted, the first few logged, then one summary line', async () => {
     vi.useFakeTimers();
-    setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () => Date.now());
-    const w = writer({ deleteNamespacedPod: () => Promise.reject(apiError(403, 'Forbidden', 'pods "a" is forbidden: User "system:serviceaccount:x:y" cannot delete resource "pods"')) });
+    setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () =>
+      Date.now(),
+    );
+    const w = writer({
+      deleteNamespacedPod: () =>
+        Promise.reject(apiError(403, 'Forbidden', 'pods "a" is forbidden: User "system:serviceaccount:x:y" cannot delete resource "pods"')),
+    });
     for (let i = 0; i < 200; i++) await expect(w.removePod(pod(), 'test')).rejects.toBeInstanceOf(KubeRequestError);
     expect(refusedLines()).toHaveLength(LOG_PER_WINDOW);
     expect(refusedLines()[0]).toMatchObject({ level: 40, verb: 'delete', reason: 'forbidden', what: 'delete pod ml/a' });
     expect(String(refusedLines()[0]!.message)).toContain('cannot delete resource "pods"');
     vi.advanceTimersByTime(60_000);
-    expect(lines.filter((l) => l.msg === 'write refusals not logged one by one')).toEqual([expect.objectContaining({ reason: 'forbidden', suppressed: 200 - LOG_PER_WINDOW })]);
+    expect(lines.filter((l) => l.msg === 'write refusals not logged one by one')).toEqual([
+      expect.objectContaining({ reason: 'forbidden', suppressed: 200 - LOG_PER_WINDOW }),
+    ]);
     vi.useRealTimers();
     expect(await counted('forbidden', 'delete')).toBe(200);
   });
@@ -67,22 +83,34 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
   });
 
   it('an eviction a PodDisruptionBudget refuses is blocked, counted as disruption-budget; a stale precondition as stale', async () => {
-    const budget = apiError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' }]);
+    const budget = apiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", [
+      { reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' },
+    ]);
     expect((await writer({ createNamespacedPodEviction: () => Promise.reject(budget) }).removePod(pod({ phase: 'Running' }), 'test')).outcome).toBe('blocked');
-    expect((await writer({ deleteNamespacedPod: () => Promise.reject(apiError(409, 'Conflict', 'Precondition failed: UID in precondition: u1, UID in object meta: u2')) }).removePod(pod(), 'test')).outcome).toBe('stale');
+    expect(
+      (
+        await writer({
+          deleteNamespacedPod: () => Promise.reject(apiError(409, 'Conflict', 'Precondition failed: UID in precondition: u1, UID in object meta: u2')),
+        }).removePod(pod(), 'test')
+      ).outcome,
+    ).toBe('stale');
     expect(await counted('disruption-budget', 'evict')).toBe(1);
     expect(await counted('stale', 'delete')).toBe(1);
   });
 
   it('KubeVirt answering an eviction with "Eviction triggered evacuation" is what the evacuation asked for: not a refusal', async () => {
     const started = apiError(429, 'TooManyRequests', 'Eviction triggered evacuation of VMI "ml/vm"');
-    expect((await writer({ createNamespacedPodEviction: () => Promise.reject(started) }).evictPodForMigration(pod({ phase: 'Running' }))).outcome).toBe('blocked');
+    expect((await writer({ createNamespacedPodEviction: () => Promise.reject(started) }).evictPodForMigration(pod({ phase: 'Running' }))).outcome).toBe(
+      'blocked',
+    );
     expect(await counted('eviction-blocked', 'evict')).toBe(0);
     expect(refusedLines()).toEqual([]);
   });
 
   it('a transient failure (a 503) is not a refusal: a retry may succeed', async () => {
-    await expect(writer({ deleteNamespacedPod: () => Promise.reject(apiError(503, 'ServiceUnavailable', 'down')) }).removePod(pod(), 'test')).rejects.toBeInstanceOf(TransientKubeError);
+    await expect(
+      writer({ deleteNamespacedPod: () => Promise.reject(apiError(503, 'ServiceUnavailable', 'down')) }).removePod(pod(), 'test'),
+    ).rejects.toBeInstanceOf(TransientKubeError);
     expect((await metricsExposition()).body).not.toMatch(/^kube_tidy_writes_refused_total\{/m);
     expect(refusedLines()).toEqual([]);
   });
@@ -110,7 +138,9 @@ describe('the dashboard and the alerts show it', () => {
     const dashboard = JSON.parse(readFileSync(`${FILES}dashboard.json`, 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
     const panel = dashboard.panels.find((p) => p.title.startsWith('Writes refused'));
     expect(panel?.targets?.map((t) => t.expr).join('\n')).toMatch(/sum by \(reason, verb\) \(rate\(kube_tidy_writes_refused_total\[/);
-    const alerts = parse(readFileSync(`${FILES}alerts.yaml`, 'utf8')) as { groups: { rules: { alert: string; expr: string; labels?: Record<string, string> }[] }[] };
+    const alerts = parse(readFileSync(`${FILES}alerts.yaml`, 'utf8')) as {
+      groups: { rules: { alert: string; expr: string; labels?: Record<string, string> }[] }[];
+    };
     const rule = alerts.groups.flatMap((g) => g.rules).find((r) => r.alert === 'KubeTidyWritesForbidden');
     expect(metricNames([rule!.expr])[0]).toEqual(['kube_tidy_writes_refused_total']);
     expect(rule!.expr).toMatch(/reason=~"forbidden\|unauthorized"/);
