@@ -9,6 +9,7 @@ import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@
 import type { LeaseSpec } from '../standalone/core/election.js';
 import { clientConfiguration } from './clients.js';
 import { classifyKubeError } from './errors.js';
+import { PART_OF_LABELS } from './names.js';
 import { readOrAbsent } from './read.js';
 
 export interface LeaseRef {
@@ -35,7 +36,7 @@ export interface LeaseClient {
 const toBody = (ref: LeaseRef, spec: LeaseSpec, resourceVersion?: string): V1Lease => ({
   apiVersion: 'coordination.k8s.io/v1',
   kind: 'Lease',
-  metadata: { name: ref.name, namespace: ref.namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { 'app.kubernetes.io/part-of': 'kube-tidy' } },
+  metadata: { name: ref.name, namespace: ref.namespace, ...(resourceVersion ? { resourceVersion } : {}), labels: { ...PART_OF_LABELS } },
   spec: {
     ...(spec.holderIdentity ? { holderIdentity: spec.holderIdentity } : {}),
     ...(spec.leaseDurationSeconds ? { leaseDurationSeconds: spec.leaseDurationSeconds } : {}),

@@ -5,8 +5,9 @@ import { V1MicroTime, type EventsV1Api, type EventsV1Event } from '@kubernetes/c
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { classifyKubeError, type KubeFailure } from './errors.js';
+import { REPORTING_CONTROLLER } from './names.js';
 
-export const REPORTING_CONTROLLER = 'kube-tidy.dev/kube-tidy';
+export { REPORTING_CONTROLLER };
 
 export interface PodEvent {
   /** UpperCamelCase, what happened: "Deleted", "Evicted", "EvictionBlocked". */

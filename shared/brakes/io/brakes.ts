@@ -14,7 +14,8 @@
 // last seen, minus the windows that ended); a dry run's would-be reservations are not shown.
 import { hostname } from 'node:os';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { TransientKubeError } from '../../kube/errors.js';
+import { contended, retryOnConflict } from '../../kube/conflict.js';
+import type { ConfigMapStore } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { AbortRule } from '../../policy/brakes.js';
 import type { Policy } from '../../policy/policy.js';
@@ -25,7 +26,7 @@ import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.
 import { budgetDeferral, tripDeferral, type Deferral } from '../core/deferral.js';
 
 export { budgetDeferral, tripDeferral, type Deferral };
-import { readLedger, writeLedger, type Reader } from './store.js';
+import { BRAKES_NAME, ledgerStore, type Reader } from './store.js';
 
 /** The meters and abort rules of one policy. */
 export interface BrakeSet {
@@ -88,7 +89,10 @@ export class Brakes {
   private readonly idleMs: number;
   private readonly staleMs: number;
 
+  private readonly store: ConfigMapStore<LedgerState>;
+
   constructor(private readonly o: BrakesOptions) {
+    this.store = ledgerStore(o.core, o.writer, o.namespace);
     this.holder = o.holder ?? `${(process.env.HOSTNAME || hostname()).slice(0, 60)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     this.holdMs = o.holdMs ?? 60_000;
     this.chunk = o.chunk ?? 8;
@@ -112,10 +116,10 @@ export class Brakes {
   }
 
   private async read(): Promise<void> {
-    const r = await readLedger(this.o.core, this.o.namespace);
+    const { cm, value } = await this.store.read();
     this.requests++;
-    this.stored = { ...r, state: this.o.dryRun ? this.withDry(r.state) : r.state, at: this.o.now() };
-    this.seen(r.state, this.stored.at);
+    this.stored = { cm, state: this.o.dryRun ? this.withDry(value) : value, at: this.o.now() };
+    this.seen(value, this.stored.at);
   }
 
   /** A dry run's own spending and hold, which the stored ledger never saw, laid over each read. */
@@ -283,26 +287,32 @@ export class Brakes {
    * here and writes nothing. When it was committed (this process's clock).
    */
   private async commit(next: (stored: LedgerState, now: number) => LedgerState): Promise<number> {
-    for (let round = 0; round < ROUNDS; round++) {
-      if (!this.stored || round > 0) await this.read();
-      const now = this.o.now();
-      const state = next(this.stored!.state, now);
-      let cm = this.stored!.cm;
-      if (!this.o.dryRun) {
-        const written = await writeLedger(this.o.writer, this.o.namespace, cm, state);
-        this.requests++;
-        if (written === false) continue;
-        cm = written;
-        this.seen(state, now);
-      }
-      this.stored = { cm, state, at: now };
-      return now;
-    }
-    throw new TransientKubeError(`${this.o.namespace}/kube-tidy-brakes: still contended after ${ROUNDS} rounds`, {
-      kind: 'conflict',
-      message: 'brakes ledger contended',
-      causes: [],
-    });
+    return retryOnConflict(
+      async (round) => {
+        if (!this.stored || round > 0) await this.read();
+        return this.stored!;
+      },
+      async (stored) => {
+        const now = this.o.now();
+        const state = next(stored.state, now);
+        let cm = stored.cm;
+        if (!this.o.dryRun) {
+          const written = await this.store.write(cm, state);
+          this.requests++;
+          if (written === false) return false;
+          cm = written;
+          this.seen(state, now);
+        }
+        this.stored = { cm, state, at: now };
+        return now;
+      },
+      {
+        attempts: ROUNDS,
+        exhausted: () => {
+          throw contended(`${this.o.namespace}/${BRAKES_NAME}`, ROUNDS, 'brakes ledger contended');
+        },
+      },
+    );
   }
 
   /** Records that a pass's abort stopped a scope (until raised or resumed). */

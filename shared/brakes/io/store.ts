@@ -3,65 +3,32 @@
 // resourceVersion it was read at, through the writer, so the API server serialises every
 // change: two instances never both take the last unit, the loser re-reads (409). A ConfigMap
 // rather than a Lease: the state is a small document, and a Lease's spec has no place for it.
-import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
-import { KubeError } from '../../kube/errors.js';
-import { readOrAbsent } from '../../kube/read.js';
+// Read and written through the one ConfigMap store (kube/configmap-store.ts).
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { ConfigMapStore, jsonDocument, type ConfigMapReader } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
+import { BRAKES_NAME } from '../../kube/names.js';
 
-export const BRAKES_NAME = 'kube-tidy-brakes';
+export { BRAKES_NAME };
 const KEY = 'ledger.json';
 
-export type Reader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
+export type Reader = ConfigMapReader;
 
-export interface Stored {
-  cm: V1ConfigMap | undefined;
-  state: LedgerState;
-}
+// Each part on its own: a part someone mangled by hand starts afresh, the others are kept; a
+// document that is not one at all starts counting afresh rather than stop forever.
+const part = z.record(z.string(), z.unknown()).catch(() => ({}));
+const ledgerSchema = z.object({ counts: part, holds: part, trips: part }) as unknown as z.ZodType<LedgerState>;
+const codec = jsonDocument(KEY, ledgerSchema, emptyLedger);
 
-export function stateOf(cm: V1ConfigMap | undefined): LedgerState {
-  const raw = cm?.data?.[KEY];
-  if (raw === undefined) return emptyLedger();
-  try {
-    const s = JSON.parse(raw) as Partial<LedgerState>;
-    const obj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as never) : {});
-    return { counts: obj(s.counts), holds: obj(s.holds), trips: obj(s.trips) };
-  } catch {
-    // A ledger someone mangled by hand: start counting afresh rather than stop forever, and say so in its place.
-    return emptyLedger();
-  }
-}
-
-export async function readLedger(core: Reader, namespace: string): Promise<Stored> {
-  const cm = await readOrAbsent(`read configmap ${namespace}/${BRAKES_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: BRAKES_NAME }));
-  return { cm, state: stateOf(cm) };
-}
+export const stateOf = (cm: V1ConfigMap | undefined): LedgerState => codec.decode(cm?.data);
 
 /**
- * Writes `state` if the ledger is still `seen`: the new stored copy, or false when someone
- * wrote first. A missing namespace is created once (a function started with nothing but a
- * policy and a kubeconfig still has its brakes); if it cannot be, the error says so and
+ * The ledger's store: written only if still as read (false when someone wrote first, or
+ * deleted it since). A missing namespace is created once (a function started with nothing but
+ * a policy and a kubeconfig still has its brakes); if it cannot be, the error says so and
  * nothing is removed.
  */
-export async function writeLedger(writer: ClusterWriter, namespace: string, seen: V1ConfigMap | undefined, state: LedgerState): Promise<V1ConfigMap | false> {
-  const data = { [KEY]: JSON.stringify(state) };
-  try {
-    return await writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);
-  } catch (e) {
-    if (!(e instanceof KubeError) || e.failure.kind !== 'not-found') throw e;
-    // Deleted since it was read (by a person, a reset): as a conflict, read again and create.
-    if (seen) return false;
-    try {
-      await writer.createNamespace(namespace);
-    } catch (ce) {
-      // "create namespace x: forbidden" alone does not say why kube-tidy wanted one: name the ledger (same class: 500 or 503).
-      if (ce instanceof KubeError)
-        throw new (ce.constructor as typeof KubeError)(
-          `the brakes' ledger ${namespace}/${BRAKES_NAME}: its namespace is missing and could not be created: ${ce.message}`,
-          ce.failure,
-        );
-      throw ce;
-    }
-    return writer.writeConfigMap(namespace, BRAKES_NAME, seen, data);
-  }
-}
+export const ledgerStore = (core: Reader, writer: ClusterWriter, namespace: string): ConfigMapStore<LedgerState> =>
+  new ConfigMapStore(core, writer, { namespace, name: BRAKES_NAME, codec, createNamespaceFor: "the brakes' ledger" });

@@ -1,5 +1,6 @@
 import { removalTarget, type RemovalTarget } from '../../kube/evict-only.js';
 import { listPods } from '../../kube/list.js';
+import { sweepSource } from '../../kube/names.js';
 import { AcrossPages } from '../../plan/across-pages.js';
 import { decide } from '../../plan/decide.js';
 import type { Kept } from '../../plan/decision.js';
@@ -168,7 +169,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   let own = decisions;
   if (opts.fanOut && decisions.length > opts.fanOut.size && rt.now() <= deadline) {
     own = decisions.slice(0, opts.fanOut.size);
-    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), `kube-tidy.dev/sweep/${id}`, rt, writer);
+    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), sweepSource(id), rt, writer);
     // The shards, and the plan's read and write.
     s.requests += s.fannedOut.shards + (writer.dryRun ? 0 : 2);
     // Pods in shards nobody took: work left undone that the next sweep picks up.

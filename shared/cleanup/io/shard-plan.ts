@@ -14,41 +14,29 @@
 // and the next sweep plans again; the record itself is dropped by the first planner that
 // writes after that hour. In a dry run nothing is stored and no shard can write, so nothing
 // is checked.
-import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import { z } from 'zod';
 import { shardDigest, type SweepShard } from '../../cloudevents/index.js';
-import { TransientKubeError } from '../../kube/errors.js';
-import { readOrAbsent } from '../../kube/read.js';
+import { ConfigMapStore, jsonEntries, readStored, type ConfigMapReader } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 
-export const PLANS_NAME = 'kube-tidy-sweep-plans';
+import { PLANS_NAME } from '../../kube/names.js';
+
+export { PLANS_NAME };
 export const PLAN_TTL_MS = 60 * 60 * 1000;
 const ROUNDS = 10;
 
-/** One pass's record: when its planner stored it (its own clock), and each shard's digest by index. */
-interface PassRecord {
-  at: number;
-  shards: Record<string, string>;
-}
+/** One pass's record: when its planner stored it (its own clock), and each shard's digest by index. A hand-edited entry that is not one plans nothing. */
+const passRecord = z.looseObject({
+  at: z.number(),
+  shards: z.custom<Record<string, string>>((v) => typeof v === 'object' && v !== null),
+});
+type PassRecord = z.infer<typeof passRecord>;
 
-type Reader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
-
-const read = (core: Reader, namespace: string) =>
-  readOrAbsent(`read configmap ${namespace}/${PLANS_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: PLANS_NAME }));
-
-function recordOf(cm: V1ConfigMap | undefined, pass: string): PassRecord | undefined {
-  const raw = cm?.data?.[pass];
-  if (raw === undefined) return undefined;
-  try {
-    const r = JSON.parse(raw) as PassRecord;
-    return typeof r.at === 'number' && typeof r.shards === 'object' && r.shards !== null ? r : undefined;
-  } catch {
-    return undefined; // a hand-edited entry plans nothing
-  }
-}
+const where = (namespace: string) => ({ namespace, name: PLANS_NAME, codec: jsonEntries(passRecord) });
 
 /** Stores the digests of `shards` before any is posted, dropping records older than an hour; throws when it could not. */
 export async function storePlan(
-  core: Reader,
+  core: ConfigMapReader,
   writer: ClusterWriter,
   namespace: string,
   pass: string,
@@ -56,17 +44,11 @@ export async function storePlan(
   now: number,
 ): Promise<void> {
   const record: PassRecord = { at: now, shards: Object.fromEntries(shards.map((s) => [String(s.index), shardDigest(s)])) };
-  for (let i = 0; i < ROUNDS; i++) {
-    const cm = await read(core, namespace);
-    const live = Object.keys(cm?.data ?? {}).filter((p) => p !== pass && (recordOf(cm, p)?.at ?? 0) > now - PLAN_TTL_MS);
-    const data = Object.fromEntries([...live.map((p) => [p, cm!.data![p]!]), [pass, JSON.stringify(record)]]);
-    if (await writer.writeConfigMap(namespace, PLANS_NAME, cm, data)) return;
-  }
-  throw new TransientKubeError(`${namespace}/${PLANS_NAME}: still contended after ${ROUNDS} rounds`, {
-    kind: 'conflict',
-    message: 'plans contended',
-    causes: [],
-  });
+  const plans = new ConfigMapStore(core, writer, { ...where(namespace), contendedMessage: 'plans contended' });
+  await plans.update(({ value }) => {
+    const live = [...value].filter(([p, r]) => p !== pass && r.at > now - PLAN_TTL_MS);
+    return { next: new Map([...live, [pass, record]]), answer: undefined };
+  }, ROUNDS);
 }
 
 /**
@@ -74,8 +56,8 @@ export async function storePlan(
  * taker's clock), or undefined when it is. A record older than that is refused even while
  * it is still stored (no later planner wrote to drop it).
  */
-export async function unplannedShard(core: Reader, namespace: string, shard: SweepShard, now: number): Promise<string | undefined> {
-  const record = recordOf(await read(core, namespace), shard.pass);
+export async function unplannedShard(core: ConfigMapReader, namespace: string, shard: SweepShard, now: number): Promise<string | undefined> {
+  const record = (await readStored(core, where(namespace))).value.get(shard.pass);
   const id = `sweep shard ${shard.pass}-${shard.index}`;
   if (!record) return `${id}: no plan of pass ${shard.pass} is stored in ${namespace}/${PLANS_NAME} (never planned, or older than an hour): nothing done`;
   if (record.at <= now - PLAN_TTL_MS)

@@ -4,6 +4,7 @@
 // replaced by a new one of the same name) the API server answers 409 and we look again,
 // so the check and the delete are about the same object. NotFound is done. The delete goes
 // through the worker's ClusterWriter: DRY_RUN, protected namespaces, preconditions.
+import { retryOnConflict } from '../../kube/conflict.js';
 import { TransientKubeError } from '../../kube/errors.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { ClusterWriter } from '../../kube/writer.js';
@@ -62,22 +63,27 @@ export async function cascadeDelete(
   let requests = 0;
   try {
     // Three looks at most: a copy that keeps changing under us is reported, not chased.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      requests++;
-      const verdict = remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin);
-      if (!verdict.delete) return result(verdict.outcome, verdict.why, requests);
-      requests++;
-      const outcome = await deleteRemote(
-        writer,
-        kind,
-        { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) },
-        opts.propagation,
-      );
-      if (outcome === 'deleted')
-        return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
-      if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile', requests);
-    }
-    return result('failed', 'the copy kept changing between the check and the delete', requests);
+    return await retryOnConflict(
+      async () => {
+        requests++;
+        return remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin);
+      },
+      async (verdict) => {
+        if (!verdict.delete) return result(verdict.outcome, verdict.why, requests);
+        requests++;
+        const outcome = await deleteRemote(
+          writer,
+          kind,
+          { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) },
+          opts.propagation,
+        );
+        if (outcome === 'deleted')
+          return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
+        if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile', requests);
+        return false; // stale: it changed since it was read
+      },
+      { attempts: 3, exhausted: () => result('failed', 'the copy kept changing between the check and the delete', requests) },
+    );
   } catch (e) {
     const transient = e instanceof TransientKubeError;
     return result(transient ? 'unreachable' : 'failed', (e as Error).message, requests);

@@ -1,0 +1,95 @@
+// The 410 paths of the pager through the real client (client-node, kubeClients' middleware)
+// against a stub HTTP server: a test cluster cannot expire a continue token on demand (etcd
+// must compact the snapshot between two pages). The paging itself is tested against the real
+// API server in test/integration/kube and test/integration/multikueue.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAll } from '../multikueue/io/list.js';
+import { BATCH_JOB } from '../multikueue/core/kinds.js';
+import { kubeClients, type KubeClients } from './clients.js';
+import { TransientKubeError } from './errors.js';
+import { listPods } from './list.js';
+
+type Reply = { status: number; body: unknown };
+const list = (names: string[], next?: string): Reply => ({
+  status: 200,
+  body: { kind: 'List', apiVersion: 'v1', metadata: next ? { continue: next } : {}, items: names.map((name) => ({ metadata: { name } })) },
+});
+const expired = (token?: string): Reply => ({
+  status: 410,
+  body: {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    reason: 'Expired',
+    code: 410,
+    message: 'The provided continue parameter is too old',
+    metadata: token ? { continue: token } : {},
+  },
+});
+
+let replies: Reply[] = [];
+const seen: { limit: string | null; continue: string | null }[] = [];
+let server: Server;
+let clients: KubeClients;
+
+beforeAll(async () => {
+  server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    seen.push({ limit: url.searchParams.get('limit'), continue: url.searchParams.get('continue') });
+    const reply = replies.shift() ?? { status: 500, body: { kind: 'Status', code: 500, message: 'no more replies' } };
+    res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'stub', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'c', cluster: 'stub', user: 'u' }],
+    currentContext: 'c',
+  });
+  clients = kubeClients(kc, { timeoutMs: 5_000, keepAlive: false });
+});
+
+afterAll(async () => {
+  clients.close();
+  await new Promise((ok) => server.close(ok));
+});
+
+function script(r: Reply[]) {
+  replies = r;
+  seen.length = 0;
+}
+
+describe('an expired continue token', () => {
+  it('restarts a collecting list (MultiKueue) with one full list: the pages before it are dropped', async () => {
+    script([list(['a'], 't1'), list(['b'], 't2'), expired('t2-inconsistent'), list(['a', 'c'])]);
+    const got = await listAll(clients, BATCH_JOB, undefined, 1);
+    expect(got.items.map((o) => o.metadata.name)).toEqual(['a', 'c']);
+    expect(got.requests).toBe(4);
+    expect(seen).toEqual([
+      { limit: '1', continue: null },
+      { limit: '1', continue: 't1' },
+      { limit: '1', continue: 't2' },
+      { limit: null, continue: null },
+    ]);
+  });
+
+  it('fails a collecting list as transient when the full list expires too', async () => {
+    script([list(['a'], 't1'), expired('x'), expired()]);
+    await expect(listAll(clients, BATCH_JOB, undefined, 1)).rejects.toThrow(TransientKubeError);
+  });
+
+  it('goes on with the inconsistent token in a page-by-page list (pods), marking the pages after it', async () => {
+    script([list(['a'], 't1'), expired('t1-inconsistent'), list(['b'])]);
+    const pages = [];
+    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1 })) pages.push([p.items[0]?.metadata.name, p.page, p.requests, p.inconsistent]);
+    expect(pages).toEqual([
+      ['a', 1, 1, false],
+      ['b', 2, 3, true],
+    ]);
+    expect(seen.map((s) => s.continue)).toEqual([null, 't1', 't1-inconsistent']);
+  });
+});
