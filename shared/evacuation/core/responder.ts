@@ -3,7 +3,9 @@
 // responder Active. Pure: the Eviction, the pod, the migration and `now` in, one step out. All
 // state is in the cluster (the Eviction's status, the migration named after the Eviction), so
 // any instance continues after a crash. The rules quoted are from k8s.io/api@v0.37.2
-// lifecycle/v1alpha1/types.go (TargetResponder.state, ResponderStatus).
+// lifecycle/v1alpha1/types.go (TargetResponder.state, ResponderStatus). `answer` gives the
+// step as the effects that carry it out (core/effects.ts), which io/effects.ts applies.
+import type { Effect } from './effects.js';
 import type { Eviction, ResponderStatus } from './eviction-request.js';
 import { PREFIX } from './eviction-request.js';
 
@@ -87,4 +89,36 @@ export function respondersAfter(e: Eviction, name: string, step: Extract<Respond
   return (e.status?.responders ?? []).map((r) =>
     r.name === name ? { ...r, heartbeatTime: at, message: step.message, ...(step.do === 'complete' ? { completionTime: at } : {}) } : r,
   );
+}
+
+/** The label on a migration the responder made: which Eviction it is for. */
+export const EVICTION_UID_LABEL = 'evacuation.kube-tidy.dev/eviction-uid';
+
+/**
+ * The step as effects: the migration started or aborted, then this responder's status written
+ * to the Eviction as read (409: read it again and answer again), then an Event on the pod for a
+ * start or a completion, then the reply.
+ */
+export function answer(o: ResponderObservation, s: ResponderSettings): Effect[] {
+  const step = respond(o, s);
+  const reply: Effect = { do: 'reply', step: step.do, why: step.why };
+  if (step.do === 'none') return [reply];
+  if (step.do === 'abort') return [{ do: 'delete-migration', name: step.migration }, reply];
+  return [
+    ...(step.do === 'start'
+      ? [{ do: 'create-migration', name: step.migration, vmi: o.pod!.vmi!, labels: { [EVICTION_UID_LABEL]: o.eviction.metadata.uid } } as const]
+      : []),
+    { do: 'write-responders', responders: respondersAfter(o.eviction, o.name, step, o.now) },
+    ...(o.pod && step.do !== 'heartbeat'
+      ? [
+          {
+            do: 'event',
+            reason: step.do === 'start' ? 'EvictionResponderStarted' : 'EvictionResponderCompleted',
+            type: 'Normal',
+            note: step.message,
+          } as const,
+        ]
+      : []),
+    reply,
+  ];
 }

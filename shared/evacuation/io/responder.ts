@@ -1,17 +1,18 @@
 // kube-tidy as the eviction responder kube-tidy.dev/kubevirt: every Eviction (lifecycle.k8s.io)
-// that lists it, carried as far as it goes now (core/responder.ts decides). Status writes carry
-// the resourceVersion read (the API server refuses unconditional updates of Evictions), so of two
-// instances one writes and the other re-reads. The migration is named after the Eviction, so a
-// second start meets 409 AlreadyExists.
-import { storedPodId } from '../../kube/from-client.js';
+// that lists it, carried as far as it goes now: read, decide (core/responder.ts `answer`: the
+// step as effects), apply (io/effects.ts). Status writes carry the resourceVersion read (the API
+// server refuses unconditional updates of Evictions), so of two instances one writes and the
+// other re-reads and answers again. The migration is named after the Eviction, so a second start
+// meets 409 AlreadyExists.
 import { getPod } from '../../kube/get.js';
 import { readOrAbsent } from '../../kube/read.js';
 import { EvictionSchema, type Eviction } from '../core/eviction-request.js';
 import { podView } from '../core/pod-view.js';
-import { KUBEVIRT_RESPONDER, respond, respondersAfter, responderMigrationName, type ResponderSettings, type ResponderStep } from '../core/responder.js';
-import type { EvacuationDeps } from './evacuate.js';
+import { answer, KUBEVIRT_RESPONDER, responderMigrationName, type ResponderSettings, type ResponderStep } from '../core/responder.js';
+import type { EvacuationDeps } from './deps.js';
+import { apply } from './effects.js';
 import { EVICTIONS } from './eviction-request.js';
-import { createMigration, deleteMigration, getMigration } from './kubevirt.js';
+import { getMigration } from './kubevirt.js';
 
 export interface ResponderResult {
   eviction: string;
@@ -42,9 +43,8 @@ export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: 
     const stored = target && (await getPod(d.core, { namespace, name: target.name }));
     const pod = stored && stored.metadata.uid === target?.uid ? stored : undefined;
     const view = pod && podView(pod);
-    const migrationName = responderMigrationName(e.metadata.uid);
-    const m = await getMigration(d.custom, namespace, migrationName);
-    const step = respond(
+    const m = await getMigration(d.custom, namespace, responderMigrationName(e.metadata.uid));
+    const effects = answer(
       {
         eviction: e,
         name,
@@ -54,31 +54,9 @@ export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: 
       },
       settings,
     );
-    const result = { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: step.do, why: step.why };
-    if (step.do === 'none') return result;
-    if (step.do === 'abort') {
-      await deleteMigration(d.writer, namespace, step.migration);
-      return result;
-    }
-    if (step.do === 'start')
-      await createMigration(d.writer, namespace, step.migration, view!.vmi!, { 'evacuation.kube-tidy.dev/eviction-uid': e.metadata.uid });
-    const w = await d.writer.patchObject(
-      EVICTIONS,
-      { namespace, name: e.metadata.name, ...(e.metadata.resourceVersion ? { resourceVersion: e.metadata.resourceVersion } : {}) },
-      { status: { responders: respondersAfter(e, name, step, d.now()) } },
-      { status: true },
-    );
-    if (w === 'written') {
-      if (pod && step.do !== 'heartbeat')
-        await d.writer.recordEvent(storedPodId(pod), {
-          reason: step.do === 'start' ? 'EvictionResponderStarted' : 'EvictionResponderCompleted',
-          action: 'Evacuate',
-          type: 'Normal',
-          note: step.message,
-        });
-      return result;
-    }
-    if (w === 'gone') return { ...result, step: 'none', why: 'the Eviction is gone' };
+    const done = await apply(d, { namespace, name: target?.name ?? '', eviction: e, ...(pod ? { pod } : {}) }, effects);
+    if (done.end === 'reply') return { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: done.step, why: done.why };
+    if (done.end === 'answer') throw new Error('unreachable: a pass answer from the responder');
     e = await readEviction(d, namespace, e.metadata.name); // conflict: someone else wrote; look again
   }
   return { eviction: key, step: 'none', why: e ? 'contended: the Eviction keeps changing' : 'the Eviction is gone' };

@@ -1,0 +1,24 @@
+// What evacuation's I/O works with, in a file of its own so the pass, the responder and the
+// interpreter they share import it downward only.
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { ClusterWriter } from '../../kube/writer.js';
+import type { Logger } from '../../log.js';
+import type { EvacuationConfig } from '../config.js';
+import type { LifecycleReader } from './eviction-request.js';
+import type { KubeVirtReader } from './kubevirt.js';
+import type { Ledger } from './ledger.js';
+
+export interface EvacuationDeps {
+  /** Reads: pods, the ledger. */
+  core: Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedPod' | 'listPodForAllNamespaces' | 'readNamespacedConfigMap'>;
+  /** Reads of KubeVirt objects, and of lifecycle.k8s.io's. */
+  custom: KubeVirtReader & LifecycleReader;
+  /** Every write: annotations, evictions, migrations, the ledger, Events. */
+  writer: ClusterWriter;
+  ledger: Ledger;
+  config: EvacuationConfig;
+  /** Set when lifecycle.k8s.io is served (and not turned off): new attempts ask through an EvictionRequest. */
+  evictionRequests?: { requester: string };
+  now(): number;
+  log: Logger;
+}

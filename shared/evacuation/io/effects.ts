@@ -1,0 +1,141 @@
+// The one interpreter: a decision's effects (core/effects.ts), applied in order. The one rule
+// for conflicts: a write tied to the object as read (the pod's or the Eviction's
+// resourceVersion) that meets 409 stops the list, and the caller reads the object again and
+// decides again; every other write is idempotent (AlreadyExists, NotFound: done). The ledger
+// keeps its own conditional writes (ledger.ts). Every write goes through the ClusterWriter.
+import { storedPodId } from '../../kube/from-client.js';
+import type { Stored } from '../../model/identity.js';
+import type { Pod } from '../../model/objects.js';
+import type { Driven, Effect, Info, KubevirtMark, PassOutcome, ResponderAction } from '../core/effects.js';
+import { requesterName, type Eviction } from '../core/eviction-request.js';
+import { withAnnotations } from '../core/pod-view.js';
+import type { EvacuationDeps } from './deps.js';
+import { deleteEvictionRequest, EVICTIONS, requestEviction, withdrawEvictionRequest } from './eviction-request.js';
+import { createMigration, deleteMigration, evacuationMark } from './kubevirt.js';
+
+/** What the effects act on: one pod (namespace/name), as read, and for the responder the Eviction as read. */
+export interface Target {
+  namespace: string;
+  name: string;
+  pod?: Stored<Pod>;
+  eviction?: Eviction;
+}
+
+export type Applied =
+  /** Read again and decide again; `carried`: a dry run's own write, which the API server did not keep. */
+  | { end: 'again'; carried?: Stored<Pod> }
+  | { end: 'answer'; outcome: PassOutcome; why: string; info: Info }
+  | { end: 'reply'; step: ResponderAction; why: string };
+
+const STARTED = /Eviction triggered evacuation|Evacuation in progress/;
+
+/** The pod of the pass: every effect that writes to it needs it. */
+function podOf(t: Target): Stored<Pod> {
+  if (!t.pod) throw new Error(`unreachable: an effect on pod ${t.namespace}/${t.name}, which was not read`);
+  return t.pod;
+}
+
+async function evict(d: EvacuationDeps, pod: Stored<Pod>): Promise<Driven> {
+  const r = await d.writer.evictPodForMigration(storedPodId(pod));
+  if (r.outcome === 'evicted')
+    return { outcome: 'started', why: d.writer.dryRun ? 'evicted through the Eviction API (admitted in the dry run)' : 'evicted: the pod is terminating' };
+  if (r.outcome === 'blocked' && STARTED.test(r.message ?? '')) return { outcome: 'started', why: r.message ?? 'evacuation started' };
+  if (r.outcome === 'blocked') return { outcome: 'blocked', why: `eviction refused, retried until the deadline: ${r.message}` };
+  return { outcome: 'waiting', why: `the pod is ${r.outcome}` };
+}
+
+async function mark(d: EvacuationDeps, namespace: string, vmi: string): Promise<KubevirtMark> {
+  try {
+    const node = await evacuationMark(d.custom, namespace, vmi);
+    return node ? { node } : {};
+  } catch (e) {
+    d.log.warn({ vmi: `${namespace}/${vmi}`, err: (e as Error).message }, 'could not read the VMI to see whether KubeVirt still evacuates it');
+    return { unknown: (e as Error).message };
+  }
+}
+
+export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effect[]): Promise<Applied> {
+  const { namespace } = t;
+  const queue = [...effects];
+  let driven: Driven | undefined;
+  let carried: Stored<Pod> | undefined;
+  for (let e = queue.shift(); e; e = queue.shift()) {
+    switch (e.do) {
+      case 'take-slot': {
+        const admitted = await d.ledger.acquire({ uid: e.uid, pod: `${namespace}/${t.name}`, node: e.node, at: e.at }, d.config.limits);
+        if (!admitted.ok) return { end: 'answer', outcome: 'queued', why: admitted.why, info: {} };
+        break;
+      }
+      case 'annotate': {
+        const w = await d.writer.annotatePod(storedPodId(podOf(t)), e.set);
+        if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return { end: 'again' };
+        if (w.outcome === 'written' && d.writer.dryRun) carried = withAnnotations(podOf(t), e.set);
+        break;
+      }
+      case 'request-eviction': {
+        // The attempt keeps the path it started on, whatever discovery says now.
+        const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
+        const r = await requestEviction(d, { namespace, name: e.name, pod: { name: podOf(t).metadata.name!, uid: e.uid }, requester });
+        const how = r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there';
+        driven = { outcome: 'started', why: `EvictionRequest ${e.name} (requester ${requester}) ${how}` };
+        break;
+      }
+      case 'create-migration': {
+        const r = await createMigration(d.writer, namespace, e.name, e.vmi, e.labels);
+        driven = { outcome: 'started', why: `migration ${e.name} ${r === 'created' ? 'created' : 'already there'}` };
+        break;
+      }
+      case 'evict':
+        driven = await evict(d, podOf(t));
+        break;
+      case 'withdraw-request':
+        await withdrawEvictionRequest(d.writer, namespace, e.name);
+        break;
+      case 'delete-request':
+        await deleteEvictionRequest(d.writer, namespace, e.name);
+        break;
+      case 'delete-migration':
+        await deleteMigration(d.writer, namespace, e.name);
+        break;
+      case 'release-slot': {
+        const { uid, byPod } = e;
+        const key = `${namespace}/${t.name}`;
+        await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
+        break;
+      }
+      case 'event':
+        await d.writer.recordEvent(
+          { namespace, name: podOf(t).metadata.name!, uid: podOf(t).metadata.uid! },
+          { reason: e.reason, action: 'Evacuate', type: e.type, note: e.note },
+        );
+        break;
+      case 'look':
+        queue.unshift(...e.then(await mark(d, namespace, e.vmi)));
+        break;
+      case 'write-responders': {
+        const ev = t.eviction!;
+        const id = { namespace, name: ev.metadata.name, ...(ev.metadata.resourceVersion ? { resourceVersion: ev.metadata.resourceVersion } : {}) };
+        const w = await d.writer.patchObject(EVICTIONS, id, { status: { responders: e.responders } }, { status: true });
+        if (w === 'conflict') return { end: 'again' }; // someone else wrote: look again
+        if (w === 'gone') return { end: 'reply', step: 'none', why: 'the Eviction is gone' };
+        break;
+      }
+      case 'decide-again':
+        return { end: 'again', ...(carried ? { carried } : {}) };
+      case 'answer': {
+        const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
+        if ('outcome' in e) return { end: 'answer', outcome: e.outcome, why: e.why, info };
+        if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');
+        return { end: 'answer', outcome: driven.outcome, why: e.why ? `${e.why}; ${driven.why}` : driven.why, info };
+      }
+      case 'reply':
+        return { end: 'reply', step: e.step, why: e.why };
+      default: {
+        // A new effect is a new case here: the compiler says so.
+        const unknown: never = e;
+        throw new Error(`unreachable: effect ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+  throw new Error('unreachable: effects without an answer');
+}
