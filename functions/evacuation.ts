@@ -25,7 +25,13 @@ import { defineTarget } from '../shared/serve/target.js';
  */
 export const evacuation = defineTarget({
   name: 'evacuation',
-  accepts: { kinds: ['Pod', 'Eviction', 'EvictionRequest'], ticks: true, plain: 'tick', hint: 'evacuation takes Pod and Eviction events and schedule ticks' },
+  accepts: {
+    kinds: ['Pod', 'Eviction', 'EvictionRequest'],
+    verbs: ['update'],
+    ticks: true,
+    plain: 'tick',
+    hint: 'evacuation takes Pod and Eviction events and schedule ticks',
+  },
   needs: { policy: true, cluster: 'at-start' },
   setup: evacuationParts,
   async handle(input, parts, rt) {

@@ -11,7 +11,11 @@ import { defineTarget } from '../shared/serve/target.js';
  */
 export const jobDeleted = defineTarget({
   name: 'jobDeleted',
-  accepts: { kinds: (mk) => mk.kinds.map((k) => k.kind), hint: 'jobDeleted takes deletions of the MULTIKUEUE_JOB_KINDS; schedule ticks go to orphanSweep' },
+  accepts: {
+    kinds: (mk) => mk.kinds.map((k) => k.kind),
+    verbs: ['delete'],
+    hint: 'jobDeleted takes deletions of the MULTIKUEUE_JOB_KINDS; schedule ticks go to orphanSweep',
+  },
   needs: { policy: false, cluster: 'at-start' },
   setup: multiKueueParts,
   async handle(input, mk, rt) {

@@ -10,7 +10,7 @@ import type { Pod } from '../shared/model/objects.js';
  */
 export const podTerminated = defineTarget({
   name: 'podTerminated',
-  accepts: { kinds: ['Pod'], hint: 'podTerminated takes Pod events; schedule ticks go to sweep' },
+  accepts: { kinds: ['Pod'], verbs: ['add', 'update'], hint: 'podTerminated takes Pod events; schedule ticks go to sweep' },
   // Most events select nothing and need no cluster request: the client loads on first need.
   needs: { policy: true, cluster: 'on-demand' },
   setup: cleanupParts,

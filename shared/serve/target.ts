@@ -3,7 +3,7 @@
 // every target: method, sender authentication, decoding, refusals, the common answer fields
 // and the status code. A target file is then only "given this input and these parts, do
 // this" (functions/*.ts).
-import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent } from '../cloudevents/index.js';
+import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent, Verb } from '../cloudevents/index.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Answer } from './answer.js';
 
@@ -20,6 +20,12 @@ export type Input =
 export interface Accepts<Parts = unknown> {
   /** Object events (any verb, Resource or Reference mode) of these kinds; all are namespaced. */
   kinds?: readonly string[] | ((parts: Parts) => readonly string[]);
+  /**
+   * The verbs of those events that can change the answer (default: all). A host that routes
+   * (standalone's watch) sends only these, as the declaration's Triggers do; the resolver still
+   * answers any verb (nothing to do), since another bridge may send one.
+   */
+  verbs?: readonly Verb[];
   /** Schedule ticks: a PingSource CloudEvent. */
   ticks?: boolean;
   /** Sweep shards (cloudevents/shard.ts): slices of a sweep another instance planned. */

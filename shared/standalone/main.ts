@@ -1,25 +1,26 @@
 // kube-tidy without Knative: one process (the chart's standalone Deployment) that watches the
-// cluster with the bridge's watch (Resource mode: the whole object in every event), runs the
-// functions in-process through the one wrapper, and runs the scheduled ones on its own clock.
+// cluster with the bridge's watch (Resource mode: the whole object in every event), hands each
+// event in process to the targets that accept its kind (routing.ts, dispatch.ts: the resolver
+// every transport shares, no HTTP), and runs the scheduled ones on its own clock.
 // Replicas elect one leader through a Lease; only the leader watches and runs anything. On
 // SIGTERM it stops watching, drains, gives the Lease up and exits 0; on losing the Lease it
 // stops and exits 1, so the kubelet restarts it as a follower. Fenced (fence.ts, leader.ts
 // `holds`): once the Lease is not known to be held by the local monotonic clock, no write is
 // sent, no queued event or tick reaches a target, and the backlog is dropped, not drained.
-import type { RequestListener, Server } from 'node:http';
-import { getTestServer } from '@google-cloud/functions-framework/testing';
-import { startBridge, type Bridge } from '../cli/bridge/bridge.js';
+import type { Server } from 'node:http';
+import { isTarget, TARGETS } from '../../functions/index.js';
+import { startBridge, type Bridge } from '../bridge/bridge.js';
 import { leaseClient } from '../kube/lease.js';
 import { createLogger } from '../log.js';
-import { isTarget, registerTargets, TARGETS } from '../serve/register.js';
+import { setupTargets } from '../serve/setup.js';
 import { readStandaloneConfig, type StandaloneConfig } from './config.js';
 import { selectorString } from './core/selector.js';
-import { startDispatcher } from './dispatch.js';
+import { inProcessDispatch } from './dispatch.js';
 import { fencedClients } from './fence.js';
 import { startHealthServer } from './health.js';
 import { watchNamespaces, type NamespaceSet } from './namespaces.js';
 import { startElector, type Elector } from './leader.js';
-import { watchedKinds } from './routes.js';
+import { routesOf, watchedKinds } from './routing.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 
 function cannotStart(reason: string): never {
@@ -50,17 +51,17 @@ async function main(): Promise<void> {
   // Exits 2 with the reason on a bad policy or cluster setup, as the image's server does.
   // The fence: every write of every writer asks it right before it is sent.
   const holds = () => held.elector?.holds() ?? false;
-  const rt = await registerTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds) });
+  const { rt, served } = await setupTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds) });
   await rt.kubeReady();
-  const apps = new Map(c.STANDALONE_FUNCTIONS.map((t) => [t, getTestServer(t).listeners('request')[0] as RequestListener]));
-  const dispatcher = await startDispatcher(apps, rt.log, holds);
+  const routes = routesOf(served);
+  const dispatch = inProcessDispatch({ served, routes, rt, log: rt.log, holds });
 
   let bridges: Bridge[] = [];
   let namespaces: NamespaceSet | undefined;
   let scheduler: Scheduler | undefined;
   const startWork = async () => {
-    const running = new Set(c.STANDALONE_FUNCTIONS);
-    const kinds = watchedKinds(running);
+    const { watched: kinds, unwatched } = watchedKinds(routes);
+    if (unwatched.length) rt.log.info({ kinds: unwatched }, 'not watched (no watch for these kinds): their targets see them on their ticks');
     // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
     // policy's own namespace filters, in Knative as here.
     const nsSelector = c.STANDALONE_SELECTORS.namespaces;
@@ -71,7 +72,13 @@ async function main(): Promise<void> {
       bridges.push(
         await startBridge({
           kubeConfig: rt.kubeConfig,
-          sink: `${dispatcher.url}/events`,
+          sink: {
+            name: `in-process: ${routes
+              .get(kind)!
+              .map((r) => r.target)
+              .join(', ')}`,
+            send: dispatch.event,
+          },
           kinds: [kind],
           ...(labelSelector ? { labelSelector } : {}),
           ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
         }),
       );
     }
-    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, dispatcher: dispatcher.url, log: rt.log, fence: holds });
+    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, run: dispatch.tick, log: rt.log, fence: holds });
   };
 
   let stopping: Promise<void> | undefined;
@@ -97,7 +104,7 @@ async function main(): Promise<void> {
       await namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
       await held.elector?.stop();
-      await dispatcher.close();
+      if (dispatch.dropped()) rt.log.info({ dropped: dispatch.dropped() }, 'events and ticks dropped while not holding the Lease');
       health.close();
       rt.log.info({ code }, 'stopped');
       rt.log.flush(() => process.exit(code));

@@ -7,8 +7,8 @@
 // in a namespace created a moment ago may be missed; the sweep covers it, as it covers any
 // object that existed before the watch.
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { startKindWatch, type KindWatch } from '../cli/bridge/watch.js';
-import type { Logger } from '../cli/bridge/log.js';
+import { startKindWatch, type KindWatch } from '../bridge/watch.js';
+import type { Logger } from '../bridge/log.js';
 
 export interface NamespaceSet {
   has(namespace: string): boolean;

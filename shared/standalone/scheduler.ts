@@ -1,11 +1,9 @@
-// The internal schedule: each scheduled function gets a tick (the PingSource CloudEvent the
-// Knative path sends) when its cron says, delivered through the bridge's delivery code with
-// its retries. A tick that finds the previous one still running is skipped, as a
+// The internal schedule: each scheduled function gets a tick (what the Knative path's
+// PingSource sends, handed over in process: dispatch.ts) when its cron says, with the
+// bridge's delivery rules and retries (bridge/deliver.ts). A tick that finds the previous one still running is skipped, as a
 // PingSource's Trigger to a max-scale-1, concurrency-1 Service would queue it. A tick that
 // comes while the fence is shut (the Lease not known to be held) is dropped, never sent.
-import { CloudEvent } from 'cloudevents';
-import { KNATIVE_PING_TYPE } from '../cloudevents/index.js';
-import { deliver } from '../cli/bridge/deliver.js';
+import { deliverWith, type Attempt } from '../bridge/deliver.js';
 import type { Logger } from '../log.js';
 import { nextRun, parseSchedule } from './core/schedule.js';
 
@@ -17,7 +15,8 @@ export interface Scheduler {
 export function startScheduler(o: {
   schedules: Record<string, string>;
   targets: readonly string[];
-  dispatcher: string;
+  /** One attempt at one tick (dispatch.ts), answered with a status. */
+  run: (target: string, signal?: AbortSignal) => Promise<Attempt>;
   log: Logger;
   now?: () => number;
   fence?: () => boolean;
@@ -28,15 +27,7 @@ export function startScheduler(o: {
   const inFlight = new Map<string, Promise<void>>();
 
   const tick = async (target: string) => {
-    const event = new CloudEvent({
-      specversion: '1.0',
-      type: KNATIVE_PING_TYPE,
-      source: `/standalone/schedules/${target}`,
-      datacontenttype: 'application/json',
-      data: { function: target },
-    });
-    const r = await deliver(event, {
-      sink: `${o.dispatcher}/targets/${target}`,
+    const r = await deliverWith((signal) => o.run(target, signal), {
       signal: abort.signal,
       policy: { retries: 2, baseDelayMs: 1_000, maxDelayMs: 5_000, timeoutMs: 10 * 60_000 },
     });

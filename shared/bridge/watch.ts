@@ -5,7 +5,7 @@
 // version is compacted away) does it re-list, and the changes in between are lost, as they
 // are with Knative's reflector. Each such gap is logged with its versions and duration.
 import { KubernetesObjectApi, Watch, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject, Verb } from '../../cloudevents/index.js';
+import type { KubeObject, Verb } from '../cloudevents/index.js';
 import { abortableSleep } from './deliver.js';
 import { collectionPath, type KindInfo } from './kinds.js';
 import type { Logger } from './log.js';

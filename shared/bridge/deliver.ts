@@ -8,7 +8,7 @@
 // re-sent duplicate may keep its id. Consumers must not rely on it either way: de-duplicate
 // on the object's uid/resourceVersion.
 import type { CloudEvent } from 'cloudevents';
-import { httpMessage } from '../../cloudevents/encode.js';
+import { httpMessage } from '../cloudevents/encode.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (Knative's delivery.retry). */
@@ -54,27 +54,41 @@ export interface DeliveryResult {
   error?: string;
 }
 
-export interface DeliverOptions {
-  sink: string;
+export interface RetryOptions {
   policy?: RetryPolicy;
-  mode?: 'binary' | 'structured';
   /** Aborting stops retrying and cancels the attempt in flight (shutdown deadline). */
   signal?: AbortSignal;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
-  fetch?: typeof fetch;
   onRetry?: (info: { attempt: Attempt; retry: number; delayMs: number }) => void;
 }
 
+export interface DeliverOptions extends RetryOptions {
+  sink: string;
+  mode?: 'binary' | 'structured';
+  fetch?: typeof fetch;
+}
+
+/** One CloudEvent POSTed to `o.sink`, with the retries below. */
 export async function deliver(event: CloudEvent<unknown>, o: DeliverOptions): Promise<DeliveryResult> {
+  const policy = o.policy ?? DEFAULT_RETRY;
+  const { headers, body } = httpMessage(event, o.mode);
+  return deliverWith((signal) => post(o.fetch ?? fetch, o.sink, headers, body, policy.timeoutMs, signal), o);
+}
+
+/**
+ * The delivery rules (which answers are retried, backoff, abort) around any attempt: an HTTP
+ * POST (`deliver`), or a call in process (the standalone program hands the watch's objects
+ * and its ticks to the targets without HTTP: standalone/dispatch.ts).
+ */
+export async function deliverWith(attemptOnce: (signal?: AbortSignal) => Promise<Attempt>, o: RetryOptions = {}): Promise<DeliveryResult> {
   const policy = o.policy ?? DEFAULT_RETRY;
   const sleep = o.sleep ?? abortableSleep;
   const random = o.random ?? Math.random;
-  const { headers, body } = httpMessage(event, o.mode);
   let last: Attempt | undefined;
   for (let attempt = 1; ; attempt++) {
     if (o.signal?.aborted) return { outcome: 'aborted', attempts: attempt - 1, ...describe(last) };
-    last = await post(o.fetch ?? fetch, o.sink, headers, body, policy.timeoutMs, o.signal);
+    last = await attemptOnce(o.signal);
     const verdict = classify(last);
     if (verdict === 'delivered') return { outcome: 'delivered', attempts: attempt, ...describe(last) };
     if (verdict === 'reject') return { outcome: 'rejected', attempts: attempt, ...describe(last) };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toApiServerSourceEvent, type KubeObject } from '../../cloudevents/index.js';
+import { toApiServerSourceEvent, type KubeObject } from '../cloudevents/index.js';
 import { backoffDelay, classify, deliver, isRetryableStatus, parseRetryAfter, type Attempt, type RetryPolicy } from './deliver.js';
-import { startTestSink, type TestSink } from '../../../test/fixtures/http-sink.js';
+import { startTestSink, type TestSink } from '../../test/fixtures/http-sink.js';
 
 const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u-1', resourceVersion: '7' } };
 const event = () => toApiServerSourceEvent('update', pod, 'https://127.0.0.1:6443', 'fixed-id');

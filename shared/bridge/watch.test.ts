@@ -6,7 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KubeObject, Verb } from '../../cloudevents/index.js';
+import type { KubeObject, Verb } from '../cloudevents/index.js';
 import { parseKinds } from './kinds.js';
 import { startKindWatch, type KindWatch } from './watch.js';
 

@@ -1,19 +1,29 @@
 // The bridge: kind watches feed a keyed queue, the queue feeds deliveries. Everything a
 // person needs to follow it is in the log: one line per event outcome, a count every
-// statsIntervalMs and a summary at stop.
+// statsIntervalMs and a summary at stop. The sink is a URL (each event POSTed as a CloudEvent,
+// as Knative's ApiServerSource does: `kube-tidy bridge`) or a call in process (the standalone
+// program hands the watched object to its targets as it is, nothing encoded); the same
+// ordering, queue bound, retries and drain apply to both.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { toApiServerSourceEvent, type KubeObject, type Verb } from '../../cloudevents/index.js';
-import { DEFAULT_RETRY, deliver, type RetryPolicy } from './deliver.js';
+import { toApiServerSourceEvent, type KubeObject, type Verb } from '../cloudevents/index.js';
+import { DEFAULT_RETRY, deliver, deliverWith, type Attempt, type DeliveryResult, type RetryOptions, type RetryPolicy } from './deliver.js';
 import { parseKinds, type KindInfo } from './kinds.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../log.js';
 import type { Logger } from './log.js';
 import { KeyedQueue } from './queue.js';
 import { startKindWatch, type KindWatch } from './watch.js';
 
+/** A sink in process: one attempt at one watch event, answered as an HTTP sink would (a status). */
+export interface InProcessSink {
+  /** Said in the logs where a URL would be. */
+  name: string;
+  send(verb: Verb, object: KubeObject, signal?: AbortSignal): Promise<Attempt>;
+}
+
 export interface BridgeOptions {
   kubeConfig: KubeConfig;
-  /** Where CloudEvents are POSTed. */
-  sink: string;
+  /** Where CloudEvents are POSTed, or what takes each event in process. */
+  sink: string | InProcessSink;
   /** Kind names from the KINDS table; default Pod. */
   kinds?: string[];
   namespace?: string;
@@ -79,21 +89,28 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
   const counts = { delivered: 0, rejected: 0, failed: 0, dropped: 0, skipped: 0, abandoned: 0, retries: 0, gaps: 0, watchErrors: 0 };
   const received: Record<Verb, number> = { add: 0, update: 0, delete: 0 };
 
-  const send = async ({ verb, object }: Item) => {
-    const event = toApiServerSourceEvent(verb, object, source);
-    const at = { id: event.id, type: event.type, subject: event.subject, resourceVersion: object.metadata.resourceVersion };
+  const send = async ({ verb, object, kind }: Item) => {
     const started = Date.now();
-    const r = await deliver(event, {
-      sink: o.sink,
+    const retrying: RetryOptions = {
       policy,
-      mode,
       signal: abort.signal,
       onRetry: ({ attempt, retry, delayMs }) => {
         counts.retries++;
         const why = 'status' in attempt ? { status: attempt.status } : { error: attempt.error };
         log.debug({ ...at, ...why, retry, delayMs: Math.round(delayMs) }, 'retrying');
       },
-    });
+    };
+    let at: Record<string, unknown>;
+    let r: DeliveryResult;
+    if (typeof o.sink === 'string') {
+      const event = toApiServerSourceEvent(verb, object, source);
+      at = { id: event.id, type: event.type, subject: event.subject, resourceVersion: object.metadata.resourceVersion };
+      r = await deliver(event, { ...retrying, sink: o.sink, mode });
+    } else {
+      const sink = o.sink;
+      at = { verb, kind: kind.kind, namespace: object.metadata.namespace, name: object.metadata.name, resourceVersion: object.metadata.resourceVersion };
+      r = await deliverWith((signal) => sink.send(verb, object, signal), retrying);
+    }
     const line = {
       ...at,
       outcome: r.outcome,
@@ -158,7 +175,14 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
     throw e;
   }
   log.info(
-    { sink: o.sink, source, kinds: kinds.map((k) => k.kind), namespace: o.namespace ?? '(all)', labelSelector: o.labelSelector ?? '', mode },
+    {
+      sink: typeof o.sink === 'string' ? o.sink : o.sink.name,
+      source,
+      kinds: kinds.map((k) => k.kind),
+      namespace: o.namespace ?? '(all)',
+      labelSelector: o.labelSelector ?? '',
+      mode,
+    },
     'bridge started',
   );
 

@@ -1,0 +1,45 @@
+import { TARGETS, type TargetName } from '../../functions/index.js';
+import { ConfigError } from '../config/env.js';
+import { PolicyError } from '../policy/errors.js';
+import { startRuntime, type Runtime, type StartOptions } from '../runtime/runtime.js';
+import type { TargetSpec } from './target.js';
+
+// A process's targets set up, with no transport: the runtime started as their needs say, each
+// target's parts built. A bad setup makes the process exit 2 with the reason, before anything
+// listens or watches. register.ts serves them over HTTP; the standalone program calls them in
+// process (standalone/dispatch.ts).
+
+/** A target and its parts for this process. */
+export interface Served<P = unknown> {
+  spec: TargetSpec<P>;
+  parts: P;
+}
+
+/** Sets up the targets (one, a list for the standalone process, or all) and the runtime they share. */
+export async function setupTargets(
+  target: string | readonly string[] | undefined,
+  { writerClients }: Pick<StartOptions, 'writerClients'> = {},
+): Promise<{ rt: Runtime; served: Served[] }> {
+  const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || (typeof target === 'string' ? n === target : target.includes(n)));
+  try {
+    const specs = (await Promise.all(names.map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
+    const rt = await startRuntime(
+      process.env,
+      {},
+      {
+        needsPolicy: specs.some((s) => s.needs.policy),
+        // Only a process serving targets that all load the client on demand starts without it.
+        lazyKube: specs.every((s) => s.needs.cluster === 'on-demand'),
+        ...(writerClients ? { writerClients } : {}),
+      },
+    );
+    const served: Served[] = [];
+    for (const spec of specs) served.push({ spec, parts: await spec.setup(rt) });
+    return { rt, served };
+  } catch (e) {
+    const known =
+      e instanceof ConfigError || e instanceof PolicyError || (e as Error).name === 'KubeConfigError' || (e as Error).name === 'SenderAuthConfigError';
+    process.stderr.write(`kube-tidy: cannot start: ${known ? (e as Error).message : (e as Error).stack}\n`);
+    process.exit(2);
+  }
+}
