@@ -15,7 +15,12 @@ const PURE = [
   'shared/plan/**',
   'shared/cloudevents/**',
   'shared/*/core/**',
+  // A host's own decisions (the standalone program's election, fence and schedule rules).
+  'shared/hosts/*/core/**',
 ];
+
+/** The programs that run the library (ARCHITECTURE.md "Shared edges"). */
+const HOSTS = { group: ['**/hosts/**'], message: 'shared/hosts holds the programs that run the library: a library room or function never imports one' };
 
 const IMPURE_IMPORTS = [
   {
@@ -23,7 +28,7 @@ const IMPURE_IMPORTS = [
     message: 'the pure core takes objects and `now` in and returns decisions: no client, logger or framework',
   },
   {
-    group: ['**/log.js', '**/runtime/**', '**/serve/**', '**/kube/**', '**/io/**', '**/cli/**', '**/cleanup/**', '**/metrics/**'],
+    group: ['**/log.js', '**/runtime/**', '**/serve/**', '**/kube/**', '**/io/**', '**/hosts/**', '**/cli/**', '**/cleanup/**', '**/metrics/**'],
     message: "the pure core must not reach the runtime, the cluster or a family's I/O (metrics are recorded at the edges, from results)",
   },
   {
@@ -95,6 +100,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': ['error', NO_WRITES],
     },
+  },
+  {
+    // The outer wall: the hosts (shared/hosts: the CLI, the standalone program, the bridge they
+    // share) run the library; no library room or function reaches back into one.
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/hosts/**', '**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [HOSTS] }] },
   },
   {
     files: PURE.map((p) => `${p}.ts`),

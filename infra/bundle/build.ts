@@ -84,14 +84,14 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
     // the start, so there is nothing to load lazily).
     build({
       ...common,
-      entryPoints: [join(ROOT, 'shared', 'standalone', 'main.ts')],
+      entryPoints: [join(ROOT, 'shared', 'hosts', 'standalone', 'main.ts')],
       outfile: join(dir, 'standalone.cjs'),
       legalComments: 'none',
     }),
     // The chart's `helm test` for standalone mode (templates/tests): the Lease and /metrics.
     build({
       ...common,
-      entryPoints: [join(ROOT, 'shared', 'standalone', 'release-check.ts')],
+      entryPoints: [join(ROOT, 'shared', 'hosts', 'standalone', 'release-check.ts')],
       outfile: join(dir, 'release-check.cjs'),
       legalComments: 'none',
     }),

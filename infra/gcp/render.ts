@@ -3,7 +3,7 @@
 // Eventarc Pub/Sub triggers for cluster events. Cloud Run's service YAML is the Knative
 // Service schema, so the integration test validates it against the Knative CRD.
 // PROJECT_ID and REGION stay as ${...} placeholders that deploy.sh fills in with envsubst.
-import { kebab, type Declaration, type FunctionDecl } from '../knative/declaration.js';
+import { kebab, type Declaration, type FunctionDecl } from '../declaration/declaration.js';
 import { functionEnv } from '../knative/render.js';
 import { googleSenderAuthEnv, SA, serviceUrl } from './sender-auth.js';
 

@@ -1,6 +1,6 @@
 // The gcloud commands that deploy the rendered GCP specs, as one script. Generated, like the
 // specs, so it names exactly the functions, topics and schedules serverless.yml declares.
-import { kebab, type Declaration } from '../knative/declaration.js';
+import { kebab, type Declaration } from '../declaration/declaration.js';
 import { shardTopicFor, topicFor } from './render.js';
 
 interface TriggerSpec {

@@ -5,7 +5,7 @@
 // for these services: when it is on, Cloud Run replaces the token's signature with
 // SIGNATURE_REMOVED_BY_GOOGLE before the container sees it (Cloud Run troubleshooting,
 // "signature-removed"), so nothing could be verified here.
-import { kebab, type FunctionDecl } from '../knative/declaration.js';
+import { kebab, type FunctionDecl } from '../declaration/declaration.js';
 
 /** A Google service account of the deployment, with the ${PROJECT_ID} placeholder deploy.sh fills. */
 export const SA = (name: string) => `kube-tidy-${name}@\${PROJECT_ID}.iam.gserviceaccount.com`;

@@ -7,7 +7,7 @@
 // renderKnative object for object.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { type Declaration } from '../knative/declaration.js';
+import { type Declaration } from '../declaration/declaration.js';
 import { POLICY_FILE, renderKnative } from '../knative/render.js';
 
 type Obj = Record<string, unknown>;

@@ -5,7 +5,7 @@
 // namespace; MultiKueue's Secret access in kueueNamespace only when values.multiKueue says so.
 // Hand-written rules would drift from the functions' declared needs.
 import { stringify } from 'yaml';
-import { type Declaration, type Rule } from '../knative/declaration.js';
+import { type Declaration, type Rule } from '../declaration/declaration.js';
 import { resourceOf } from '../knative/rbac.js';
 import { TEMPLATE_HEADER } from './chart-knative.js';
 
@@ -59,7 +59,7 @@ export function standaloneRbacTemplate(decl: Declaration): string {
       return item(toRule({ apiGroups: [group], resources: [resource], verbs: ['list', 'watch'] }));
     })
     .join('\n');
-  // selectors.namespaces is applied by a LIST and WATCH of namespaces (shared/standalone/namespaces.ts).
+  // selectors.namespaces is applied by a LIST and WATCH of namespaces (shared/hosts/standalone/namespaces.ts).
   const namespaces = `{{- if .Values.selectors.namespaces }}\n${item(toRule({ apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] }))}\n{{- end }}`;
   const policyName = ({ ...decl.provider.environment }.POLICY_CONFIGMAP ?? '').split('/')[1];
   const own = [

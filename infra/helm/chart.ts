@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { REPO_ROOT, type Declaration } from '../knative/declaration.js';
+import { REPO_ROOT, type Declaration } from '../declaration/declaration.js';
 import { knativeDefaults, knativeTemplates } from './chart-knative.js';
 import { standaloneRbacTemplate } from './chart-standalone.js';
 

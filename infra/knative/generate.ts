@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { readDeclaration, REPO_ROOT, type Declaration } from './declaration.js';
+import { readDeclaration, REPO_ROOT, type Declaration } from '../declaration/declaration.js';
 import { renderKnative } from './render.js';
 import { renderGcp } from '../gcp/render.js';
 import { deployScript } from '../gcp/script.js';

@@ -2,7 +2,7 @@
 // the rules declared for it (cluster-wide rules in a ClusterRole, namespaced ones in a Role in
 // that namespace only), read access to the policy ConfigMap by name when one is configured,
 // and a read-only account for the ApiServerSource limited to the kinds it watches.
-import { kebab, type Declaration, type RenderOptions, type Rule } from './declaration.js';
+import { kebab, type Declaration, type RenderOptions, type Rule } from '../declaration/declaration.js';
 import { INVOKER } from './sender-auth.js';
 
 type Obj = Record<string, unknown>;

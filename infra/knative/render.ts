@@ -2,9 +2,9 @@
 // the same objects, so the committed files can be checked for staleness by re-rendering.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kebab, REPO_ROOT, triggerName, type Declaration, type FunctionDecl, type RenderOptions } from './declaration.js';
+import { kebab, REPO_ROOT, triggerName, type Declaration, type FunctionDecl, type RenderOptions } from '../declaration/declaration.js';
 
-export type { RenderOptions } from './declaration.js';
+export type { RenderOptions } from '../declaration/declaration.js';
 import { policyConfigMap, renderRbac } from './rbac.js';
 import { knativeAudience, knativeSenderAuthEnv } from './sender-auth.js';
 

@@ -11,7 +11,7 @@
 //    (pkg/auth/serviceaccount.go): the plain concatenation while it fits in 63 characters.
 //  - The audience follows Knative's own format `<group>/<kind>/<namespace>/<name>`, lowercased
 //    (pkg/auth/audience.go); any string would do as long as Trigger and Service agree.
-import { kebab, triggerName, type FunctionDecl } from './declaration.js';
+import { kebab, triggerName, type FunctionDecl } from '../declaration/declaration.js';
 
 const TRIGGER_ACCOUNT_SUFFIX = '-oidc-eventing.knative.dev-trigger';
 /** The account a person mints a token of to call a function over HTTP (invoke, defrag's plan). */

@@ -1,12 +1,12 @@
 // The Lease a standalone replica holds to be the one that acts (coordination.k8s.io/v1).
 // Writes are optimistic: every update carries the resourceVersion it was decided on, so two
 // replicas that read the same Lease cannot both take it (the second gets 409 Conflict). The
-// decision itself is pure: shared/standalone/core/election.ts. Not through the writer: the
+// decision itself is pure: shared/hosts/standalone/core/election.ts. Not through the writer: the
 // Lease is kube-tidy's own bookkeeping, never subject to DRY_RUN or protected namespaces.
 // Through the one client factory, for its request timeout above all: a renewal that hangs must
 // end before the renew deadline, or the leader would go on acting after its Lease expired.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import type { LeaseSpec } from '../standalone/core/election.js';
+import type { LeaseSpec } from '../model/lease.js';
 import { clientConfiguration } from './clients.js';
 import { classifyKubeError } from './errors.js';
 import { PART_OF_LABELS } from './names.js';

@@ -3,7 +3,7 @@
 // (a traced functions-framework process); a watch of our own timing each pod's terminal and
 // gone moments. Shared by the e2e and requests benches.
 import { BatchV1Api, CoreV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
-import { startBridge, silentLogger, type BridgeStats } from '../../shared/bridge/index.js';
+import { startBridge, silentLogger, type BridgeStats } from '../../shared/hosts/bridge/index.js';
 import type { Cluster } from '../harness/index.js';
 import { waitFor } from '../harness/index.js';
 import { TRACED_ENTRY, withFunction, type Trace } from './function-process.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { readDeclaration } from '../../infra/knative/declaration.js';
+import { readDeclaration } from '../../infra/declaration/declaration.js';
 import { toYaml } from '../../infra/knative/generate.js';
 import { renderKnative } from '../../infra/knative/render.js';
 import { writeKubeconfig } from './credentials.js';

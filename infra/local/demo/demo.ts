@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { AppsV1Api, BatchV1Api, CoreV1Api, PolicyV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import { startCluster } from '../../../test/harness/cluster.js';
 import { waitFor } from '../../../test/harness/wait.js';
-import { startBridge, silentLogger } from '../../../shared/bridge/index.js';
+import { startBridge, silentLogger } from '../../../shared/hosts/bridge/index.js';
 import { startFunction, type FunctionProcess } from './functions.js';
 import { EXPECTED, NS, crashLoop, createBeforeBridge, createNamespaces, createWorkload, type Apis } from './workload.js';
 import { demoMetrics } from './metrics-summary.js';

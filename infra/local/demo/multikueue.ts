@@ -5,7 +5,7 @@
 //   1. the event path: manager Jobs deleted -> copies in both workers gone with their pods;
 //   2. the #5452 leftovers: a copy deleted without propagation leaves pods; the sweep removes them;
 //   3. another manager's copy (another origin) is never touched.
-import { startBridge, silentLogger } from '../../../shared/bridge/index.js';
+import { startBridge, silentLogger } from '../../../shared/hosts/bridge/index.js';
 import { JOB_NAME_LABEL } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../../test/harness/wait.js';
 import { startEnv, type Apis } from '../../../test/integration/multikueue/env.js';

@@ -21,7 +21,7 @@ describe('kube-tidy bridge', () => {
     const args = [
       '--import',
       'tsx',
-      'shared/cli/main.ts',
+      'shared/hosts/cli/main.ts',
       'bridge',
       '--kubeconfig',
       cluster.kubeconfigPath,
@@ -65,7 +65,7 @@ describe('kube-tidy bridge', () => {
   it('refuses bad flags with exit 2 and says what is wrong', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'shared/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', 'ftp://x', '--kinds', 'Pod,Deployment'],
+      ['--import', 'tsx', 'shared/hosts/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', 'ftp://x', '--kinds', 'Pod,Deployment'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

@@ -2,7 +2,7 @@
 // bridge in-process against the shared cluster, quiet unless a test reads its log.
 import type { V1Pod } from '@kubernetes/client-node';
 import { decodeEvent, type InternalEvent } from '../../../shared/cloudevents/index.js';
-import { startBridge, type Bridge, type BridgeOptions } from '../../../shared/bridge/index.js';
+import { startBridge, type Bridge, type BridgeOptions } from '../../../shared/hosts/bridge/index.js';
 import type { Received, TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster } from '../../harness/index.js';
 

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridge, silentLogger, type Bridge } from '../../../shared/bridge/index.js';
-import { watchNamespaces, type NamespaceSet } from '../../../shared/standalone/namespaces.js';
+import { startBridge, silentLogger, type Bridge } from '../../../shared/hosts/bridge/index.js';
+import { watchNamespaces, type NamespaceSet } from '../../../shared/hosts/standalone/namespaces.js';
 import { startTestSink, type TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { acceptedFor, LABEL, pod } from './helpers.js';

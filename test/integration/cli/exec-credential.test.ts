@@ -33,7 +33,7 @@ interface Ran {
 
 function cli(...args: string[]): Promise<Ran> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runAsync } from '../../../shared/cli/main.js';
+import { runAsync } from '../../../shared/hosts/cli/main.js';
 import { sharedAudit, sharedCluster, testNamespace, waitFor, type AuditWrite } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 
@@ -56,7 +56,7 @@ interface Ran {
 
 function cli(...args: string[]): Promise<Ran> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { crdSchemas, undeclared } from './crd-fields.js';
 import { installCrds, kubectl, sharedCluster, sharedCrdsDir } from '../../harness/index.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, type V1ResourceAttributes } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDeclaration } from '../../../infra/knative/declaration.js';
+import { readDeclaration } from '../../../infra/declaration/declaration.js';
 import { toYaml } from '../../../infra/knative/generate.js';
 import { renderKnative } from '../../../infra/knative/render.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';

@@ -5,7 +5,7 @@ import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { http } from '@google-cloud/functions-framework';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
-import { startBridge, silentLogger, type Bridge } from '../../../shared/bridge/index.js';
+import { startBridge, silentLogger, type Bridge } from '../../../shared/hosts/bridge/index.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { exists, runPod, runtimeFor, tidyEvents } from '../functions/setup.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { installCrds, kubectl, sharedCrdsDir, startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { helm, type Obj } from './helm.js';
 

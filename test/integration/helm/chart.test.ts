@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { readDeclaration } from '../../../infra/knative/declaration.js';
+import { readDeclaration } from '../../../infra/declaration/declaration.js';
 import { renderKnative } from '../../../infra/knative/render.js';
 import { installCrds, kubectl, sharedCluster, sharedCrdsDir, testNamespace } from '../../harness/index.js';
 import { chartCopy, helm, key, template, type Obj } from './helm.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { CHART_DIR } from '../../../infra/helm/chart.js';
 import { helmBin } from '../../../infra/helm/version.js';
 

@@ -22,7 +22,7 @@ import { writeKubeconfig } from '../../harness/credentials.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Bundle entry in the image -> its source. */
-const ENTRIES: Record<string, string> = { 'release-check.cjs': 'shared/standalone/release-check.ts' };
+const ENTRIES: Record<string, string> = { 'release-check.cjs': 'shared/hosts/standalone/release-check.ts' };
 
 export interface PodRun {
   pod: string;

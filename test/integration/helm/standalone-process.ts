@@ -1,4 +1,4 @@
-// The standalone process (shared/standalone/main.ts) as a child process, the way the chart's
+// The standalone process (shared/hosts/standalone/main.ts) as a child process, the way the chart's
 // Deployment runs it, with /readyz polled to see whether it leads.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,7 @@ export interface Standalone {
 
 export async function startStandalone(name: string, env: Record<string, string>): Promise<Standalone> {
   const port = (await freePorts(1))[0]!;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/standalone/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/standalone/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...env, POD_NAME: name, PORT: String(port), NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, AuthorizationV1Api, BatchV1Api, CoordinationV1Api, CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { createBeforeBridge, createNamespaces, createWorkload, EXPECTED, NS, type Apis } from '../../../infra/local/demo/workload.js';
 import { writeKubeconfig } from '../../harness/credentials.js';
 import { EXIT_CODE_ANNOTATION, kubectl, startCluster, waitFor, type Cluster } from '../../harness/index.js';

@@ -1,4 +1,4 @@
-// The credential plugin runner on its own (shared/cli/exec-credential.ts), with real plugin
+// The credential plugin runner on its own (shared/hosts/cli/exec-credential.ts), with real plugin
 // processes: what it puts on a request, and when it runs the plugin again.
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { RequestOptions } from 'node:https';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { execCredentials } from '../../../shared/cli/exec-credential.js';
+import { execCredentials } from '../../../shared/hosts/cli/exec-credential.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-exec-credential-'));
 

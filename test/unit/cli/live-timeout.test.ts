@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAsync } from '../../../shared/cli/main.js';
+import { runAsync } from '../../../shared/hosts/cli/main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-cli-timeout-'));
 // Longer than any bound asserted below: a CLI that does not stop by then has failed.
@@ -63,7 +63,7 @@ interface Ran {
 /** The CLI as a process, killed (with its process group) if it runs past KILL_AFTER_MS. */
 function cli(...args: string[]): Promise<Ran> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -200,7 +200,7 @@ describe('kube-tidy plan --kubeconfig: --timeout bounds the whole command', () =
       const hang = plugin('term.sh', `echo $$ > ${shellPid}\nsleep 600 &\necho $! > ${sleepPid}\nwait`);
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'shared/cli/main.ts', 'plan', '--kubeconfig', kubeconfig('term.yaml', silentUrl, execUser(hang)), '--policy', policyFile],
+        ['--import', 'tsx', 'shared/hosts/cli/main.ts', 'plan', '--kubeconfig', kubeconfig('term.yaml', silentUrl, execUser(hang)), '--policy', policyFile],
         { stdio: 'ignore' },
       );
       const exited = new Promise((r) => child.on('exit', r));

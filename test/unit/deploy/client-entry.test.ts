@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clientEntry, clientImports } from '../../../infra/bundle/client-entry.js';
-import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-client-entry-'));

@@ -1,7 +1,7 @@
 // An independent reading of the Knative manifests against serverless.yml: what each function
 // is declared to get (image, target, triggers, schedules, filters, delivery), looked up in the
 // objects as a cluster would see them. Returns every mismatch, as sentences.
-import { kebab, type Declaration } from '../../../infra/knative/declaration.js';
+import { kebab, type Declaration } from '../../../infra/declaration/declaration.js';
 
 type Obj = {
   apiVersion: string;

@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, BUNDLE_TARGET } from '../../../infra/bundle/build.js';
-import { DECLARATION_FILE, readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { DECLARATION_FILE, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { generatedFiles } from '../../../infra/knative/generate.js';
 import { mismatches } from './consistency.js';
 

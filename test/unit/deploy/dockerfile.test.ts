@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../shared/serve/register.js';

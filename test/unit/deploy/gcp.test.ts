@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { renderGcp } from '../../../infra/gcp/render.js';
 
 const decl = readDeclaration();

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { renderKnative } from '../../../infra/knative/render.js';
 
 const helpers = readFileSync(join(REPO_ROOT, 'infra/helm/kube-tidy/templates/_helpers.tpl'), 'utf8');

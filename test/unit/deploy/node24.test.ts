@@ -60,7 +60,7 @@ describe('on Node 24', () => {
       [
         '--import',
         'tsx',
-        'shared/cli/main.ts',
+        'shared/hosts/cli/main.ts',
         'plan',
         '--policy',
         join(dir, 'policy.yaml'),

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { readSenderAuthConfig } from '../../../shared/serve/auth.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML

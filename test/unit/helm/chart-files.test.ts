@@ -1,9 +1,9 @@
 // The chart's generated files are what `npm run infra:generate` writes now. (That standalone
-// routes watch events as the Knative Triggers do is shared/standalone/routing.test.ts.)
+// routes watch events as the Knative Triggers do is shared/hosts/standalone/routing.test.ts.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readDeclaration, REPO_ROOT } from '../../../infra/knative/declaration.js';
+import { readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { chartFiles } from '../../../infra/helm/chart.js';
 
 const decl = readDeclaration();

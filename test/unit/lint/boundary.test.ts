@@ -20,6 +20,8 @@ describe('the pure core stays pure', () => {
     ['imports the runtime', "import { startRuntime } from '../runtime/runtime.js';\nexport const x = startRuntime;", 'no-restricted-imports'],
     ["imports a family's I/O", "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
     ['records a metric', "import { record } from '../metrics/record.js';\nexport const x = record;", 'no-restricted-imports'],
+    ['imports a host (the CLI)', "import { runAsync } from '../hosts/cli/main.js';\nexport const x = runAsync;", 'no-restricted-imports'],
+    ['imports the standalone host', "import { dispatch } from '../hosts/standalone/dispatch.js';\nexport const x = dispatch;", 'no-restricted-imports'],
     ['imports the OpenTelemetry SDK', "import { MeterProvider } from '@opentelemetry/sdk-metrics';\nexport const x = MeterProvider;", 'no-restricted-imports'],
     ['reads the clock', 'export const x = () => Date.now();', 'no-restricted-properties'],
     ['makes a Date of now', 'export const x = () => new Date();', 'no-restricted-syntax'],
@@ -32,8 +34,33 @@ describe('the pure core stays pure', () => {
     expect((await problems('shared/defrag/core/boundary-probe.ts', 'export const x = () => Date.now();')).join('\n')).toContain('no-restricted-properties');
   });
 
+  it("a host's core (shared/hosts/<host>/core/) is held to the same rule", async () => {
+    expect((await problems('shared/hosts/standalone/core/boundary-probe.ts', 'export const x = () => Date.now();')).join('\n')).toContain(
+      'no-restricted-properties',
+    );
+  });
+
   it('the same code is fine outside the core (the runtime reads the clock)', async () => {
     expect(await problems('shared/runtime/boundary-probe.ts', 'export const x = () => Date.now();')).toEqual([]);
+  });
+});
+
+describe('the hosts stand apart from the library', () => {
+  it.each([
+    ['shared/kube/boundary-probe.ts', "import { FencedError } from '../hosts/standalone/fence.js';\nexport const x = FencedError;"],
+    ['shared/serve/boundary-probe.ts', "import { startBridge } from '../hosts/bridge/index.js';\nexport const x = startBridge;"],
+    ['functions/boundary-probe.ts', "import { runAsync } from '../shared/hosts/cli/main.js';\nexport const x = runAsync;"],
+  ])('%s importing a host fails lint', async (file, code) => {
+    expect((await problems(file, code)).join('\n')).toContain('shared/hosts holds the programs');
+  });
+
+  it('a host may import another host and the library', async () => {
+    expect(
+      await problems(
+        'shared/hosts/cli/boundary-probe.ts',
+        "import { startBridge } from '../bridge/index.js';\nimport { createLogger } from '../../log.js';\nexport const x = [startBridge, createLogger];",
+      ),
+    ).toEqual([]);
   });
 });
 

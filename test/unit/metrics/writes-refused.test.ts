@@ -10,7 +10,7 @@ import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { resetForTests } from '../../../shared/metrics/record.js';
 import type { StoredPodId } from '../../../shared/model/identity.js';
-import { FencedError } from '../../../shared/standalone/fence.js';
+import { FencedError } from '../../../shared/hosts/standalone/fence.js';
 import { metricNames } from '../../fixtures/metrics/promcheck.js';
 
 // Issue 23, item 3: every write refused, by kube-tidy or by the API server, is counted at the

@@ -1,0 +1,308 @@
+// `kube-tidy plan --kubeconfig` and `kube-tidy run`: the same full pass as the invoke and
+// sweep targets (cleanup/io/pass.ts: paginated lists, the limits over the whole cluster, the
+// one writer), from a laptop. A plan sends every would-be write with dryRun=All, so the API
+// server answers as it would for real: admission, preconditions and PodDisruptionBudgets
+// (a PDB at its limit shows as "blocked"), and nothing is persisted. A run asks for --yes.
+import { parseArgs } from 'node:util';
+import { runPass } from '../../cleanup/index.js';
+import type { ActResult } from '../../cleanup/io/act.js';
+import { ConfigError } from '../../config/env.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/config.js';
+import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
+import { kubeClients, type KubeClients } from '../../kube/clients.js';
+import { createLogger } from '../../log.js';
+import { DEFAULT_PROTECTED_NAMESPACES } from '../../plan/decide.js';
+import { parseGoDuration } from '../../policy/duration.js';
+import { PolicyError } from '../../policy/errors.js';
+import { parseSelectorString } from '../../policy/selector-string.js';
+import type { LoadedPolicy } from '../../policy/policy.js';
+import { fixedPolicySource } from '../../runtime/policy-source.js';
+import { startRuntime } from '../../runtime/runtime.js';
+import { execCredentials, type ExecCredentials } from './exec-credential.js';
+import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
+import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
+import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
+
+export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
+
+/** The ConfigMap the generated manifests deploy the policy in: what the deployed kube-tidy reads. */
+export const DEFAULT_POLICY_CONFIGMAP = 'kube-tidy/kube-tidy-policy';
+
+const OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'label-selector': { type: 'string', short: 'l' },
+  policy: { type: 'string' },
+  'policy-configmap': { type: 'string' },
+  'protected-namespaces': { type: 'string' },
+  'allow-unsupported': { type: 'boolean' },
+  'chunk-size': { type: 'string' },
+  timeout: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  explain: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+class Usage extends Error {}
+
+export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out, startedAt = Date.now()): Promise<number> {
+  const help = mode === 'plan' ? LIVE_PLAN_HELP : RUN_HELP;
+  try {
+    const opts = parse(mode, args, io.stdoutIsTTY === true);
+    if (opts === 'help') {
+      io.out(help);
+      return 0;
+    }
+    return await livePass(mode, opts, io, startedAt);
+  } catch (e) {
+    if (e instanceof Usage || e instanceof FormatError) {
+      io.err(`kube-tidy: ${e.message}\n\n${help}`);
+      return 2;
+    }
+    if (e instanceof InputError || e instanceof KubeConfigError || e instanceof ConfigError) {
+      io.err(`kube-tidy: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof PolicyError) {
+      io.err(`kube-tidy: invalid policy:\n${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof KubeError) {
+      io.err(`kube-tidy: ${e.message}\n`);
+      return 1;
+    }
+    io.err(`kube-tidy: unexpected error: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+type LiveOptions = Exclude<ReturnType<typeof parse>, 'help'>;
+
+function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new Usage((e as Error).message);
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help) return 'help' as const;
+  const problems: string[] = [];
+  if (positionals.length > 0) problems.push(`unexpected argument "${positionals[0]}"`);
+  // Explicit, never $KUBECONFIG or ~/.kube/config: a cleanup run against the wrong cluster is
+  // the one mistake this command must not make easy.
+  if (v.kubeconfig === undefined) problems.push('missing --kubeconfig FILE (the cluster is never taken from $KUBECONFIG or ~/.kube/config)');
+  if (v.policy !== undefined && v['policy-configmap'] !== undefined) problems.push('pass only one of --policy and --policy-configmap');
+  const configMap = v['policy-configmap'] ?? DEFAULT_POLICY_CONFIGMAP;
+  if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(configMap)) problems.push(`--policy-configmap "${configMap}": expected NAMESPACE/NAME`);
+  if (v.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v.namespace))
+    problems.push(`--namespace "${v.namespace}" is not a namespace name`);
+  if (v['label-selector'] !== undefined) {
+    const sel = parseSelectorString(v['label-selector']);
+    if (typeof sel === 'string') problems.push(`--label-selector: ${sel}`);
+  }
+  const protection = protectedNamespacesOf(v['protected-namespaces'], DEFAULT_PROTECTED_NAMESPACES);
+  if ('problem' in protection) problems.push(protection.problem);
+  const chunk = v['chunk-size'] ?? '500';
+  if (!/^\d+$/.test(chunk) || Number(chunk) < 1 || Number(chunk) > 5000) problems.push(`--chunk-size "${chunk}" is not a whole number from 1 to 5000`);
+  const timeoutMs = parseGoDuration(v.timeout ?? '10m');
+  if (timeoutMs === undefined || timeoutMs <= 0) problems.push(`--timeout "${v.timeout}" is not a positive duration such as 10m or 90s`);
+  if (mode === 'plan' && v.yes) problems.push('--yes is for "kube-tidy run"; a plan never changes the cluster');
+  let format: ReturnType<typeof chooseFormat> = 'json';
+  try {
+    format = chooseFormat(v.output, stdoutIsTTY);
+  } catch (e) {
+    problems.push((e as Error).message);
+  }
+  if (problems.length > 0) throw new Usage(problems.join('\n  '));
+  // Only once everything else is right, so the message is the one thing left to do.
+  if (mode === 'run' && !v.yes) throw new Usage('run deletes and evicts pods: add --yes to go ahead (or run "kube-tidy plan" first to see what it would do)');
+  const { namespaces: protectedNamespaces, removed: unprotected } = protection as Exclude<typeof protection, { problem: string }>;
+  return {
+    kubeconfig: v.kubeconfig!,
+    context: v.context,
+    namespace: v.namespace,
+    labelSelector: v['label-selector'],
+    policyFile: v.policy,
+    policyConfigMap: configMap,
+    allowUnsupported: v['allow-unsupported'] === true,
+    protectedNamespaces,
+    unprotected,
+    chunkSize: Number(chunk),
+    timeoutMs: timeoutMs!,
+    format,
+    explain: v.explain === true,
+  };
+}
+
+/**
+ * --timeout bounds the whole command, not only the pass: the credential plugin and every
+ * request stop at the deadline (each request's own timeout never outlasts what is left), and
+ * the answer does not wait for anything that has not noticed.
+ */
+async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt: number): Promise<number> {
+  const endsAt = startedAt + o.timeoutMs;
+  const deadline = new AbortController();
+  let plugins: ExecCredentials | undefined;
+  let stuckOn: string | undefined;
+  const timer = setTimeout(() => {
+    stuckOn = plugins?.running();
+    deadline.abort(new Error(`--timeout ${o.timeoutMs / 1000}s`));
+  }, endsAt - Date.now());
+  // Once the command has answered, the work left behind (being stopped) prints nothing more.
+  let answered = false;
+  const quiet: Out = {
+    out: (s) => !answered && io.out(s),
+    err: (s) => !answered && io.err(s),
+    ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }),
+  };
+  const seen: PassParts['seen'] = { pages: 0, rows: [] };
+  let server = '';
+  let clients: KubeClients | undefined;
+  try {
+    const fromFile = o.policyFile === undefined ? undefined : loadPolicyFile(o.policyFile, o.allowUnsupported);
+    const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
+    server = describeKubeConfig(kubeConfig).server;
+    plugins = execCredentials(kubeConfig, deadline.signal);
+    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, signal: deadline.signal });
+    const work = pass(mode, o, quiet, { kubeConfig, clients, fromFile, plugins, endsAt, seen });
+    // race() handles a rejection that comes after the deadline answered.
+    const result = await Promise.race([work, new Promise<'timeout'>((r) => deadline.signal.addEventListener('abort', () => r('timeout')))]);
+    if (result !== 'timeout') return result;
+  } catch (e) {
+    if (!deadline.signal.aborted) throw e;
+  } finally {
+    clearTimeout(timer);
+    clients?.close();
+  }
+  answered = true;
+  if (o.format === 'table' && seen.rows.length > 0) io.out(resultTable(seen.rows));
+  const why = stuckOn
+    ? `waiting for the credential plugin "${stuckOn}", which was stopped`
+    : seen.pages === 0
+      ? `nothing listed yet by the API server at ${server}`
+      : '';
+  io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete${why ? ` (${why})` : ''}\n`);
+  return 1;
+}
+
+interface PassParts {
+  kubeConfig: KubeConfig;
+  clients: KubeClients;
+  fromFile: LoadedPolicy | undefined;
+  plugins: ExecCredentials;
+  endsAt: number;
+  /** How far the pass got, for the answer at the deadline. */
+  seen: { pages: number; rows: ActResult[] };
+}
+
+async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig, clients, fromFile, plugins, endsAt, seen }: PassParts): Promise<number> {
+  const dryRun = mode === 'plan';
+  try {
+    // Before any request: a plugin that fails is named as such, not as a failed request.
+    await plugins.ready();
+    const loaded = fromFile ?? (await policyFromConfigMap(clients.core, o.policyConfigMap, o.allowUnsupported));
+    for (const w of loaded.warnings) io.err(`warning: ${w}\n`);
+    const unprotected = unprotectedWarning(o.unprotected);
+    if (unprotected) io.err(unprotected);
+    const { policy } = loaded;
+    // The runtime's writer, with the policy's grace period (its source is the policy just read).
+    const rt = await startRuntime(
+      // DRY_RUN forced for a plan: the writer sends dryRun=All whatever runPass asks.
+      { DRY_RUN: String(dryRun), RECORD_EVENTS: 'true', PROTECTED_NAMESPACES: o.protectedNamespaces.join(','), SWEEP_PAGE_SIZE: String(o.chunkSize) },
+      {
+        kubeConfig,
+        clients,
+        log: createLogger({ destination: { write: io.err }, level: 'warn' }),
+        policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`),
+      },
+      { needsPolicy: false },
+    );
+    const rows = seen.rows;
+    let lastProgress = 0;
+    const summary = await runPass(rt, {
+      policy,
+      ...(o.namespace ? { namespaces: [o.namespace] } : {}),
+      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+      dryRun,
+      // What is left of --timeout: the plugin and the policy read came out of it.
+      budgetMs: Math.max(1, endsAt - Date.now()),
+      // Results are streamed (onResult); kept pods are held only when they will be printed.
+      maxResults: o.explain ? Number.MAX_SAFE_INTEGER : 0,
+      onPage: (p) => {
+        seen.pages = p.pages;
+        if (p.pages < 2 || Date.now() - lastProgress < 1000) return;
+        lastProgress = Date.now();
+        io.err(`listing: ${p.podsSeen} pods in ${p.pages} pages${p.remainingItemCount === undefined ? '' : `, about ${p.remainingItemCount} to go`}\n`);
+      },
+      onResult: (r) => {
+        if (o.format === 'json') io.out(jsonLine(row(r)));
+        else rows.push(r);
+      },
+    });
+    if (o.format === 'table') {
+      if (rows.length > 0) io.out(resultTable(rows));
+      else io.out('nothing to do: the policy selects no pod\n');
+    }
+    if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
+    const counts = Object.entries(summary.outcomes).map(([k, n]) => `${n} ${dryRun && (k === 'deleted' || k === 'evicted') ? `would be ${k}` : k}`);
+    io.err(
+      `${mode}${dryRun ? ' (dry run: nothing was changed)' : ''}: ${summary.selected} selected, ${summary.kept} kept, of ${summary.podsSeen} pods listed in ${summary.pages} pages` +
+        `${summary.fieldSelector ? ` (${summary.fieldSelector})` : ''}, ${(summary.durationMs / 1000).toFixed(2)} s${counts.length ? `: ${counts.join(', ')}` : ''}\n`,
+    );
+    if (summary.stoppedBy === 'time-budget') {
+      io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete\n`);
+      return 1;
+    }
+    const failed = summary.failures.transient + summary.failures.refused;
+    if (failed > 0) {
+      io.err(`kube-tidy: ${failed} of the selected pods could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    clients.close();
+  }
+}
+
+const resultTable = (rows: ActResult[]) =>
+  table(
+    ['POD', 'STRATEGY', 'ACTION', 'RESULT', 'REASON'],
+    rows.map((r) => [`${r.namespace}/${r.name}`, r.strategy, r.action, resultText(r), r.reason]),
+  );
+
+/** One JSON line: the offline plan's fields, then what the API server answered. */
+function row(r: ActResult): Record<string, unknown> {
+  return {
+    namespace: r.namespace,
+    name: r.name,
+    uid: r.uid,
+    strategy: r.strategy,
+    action: r.action,
+    reason: r.reason,
+    outcome: r.outcome,
+    dryRun: r.dryRun,
+    ...(r.message ? { message: r.message } : {}),
+  };
+}
+
+async function policyFromConfigMap(core: KubeClients['core'], ref: string, allowUnsupported: boolean): Promise<LoadedPolicy> {
+  const [namespace, name] = ref.split('/') as [string, string];
+  let cm;
+  try {
+    cm = await core.readNamespacedConfigMap({ namespace, name });
+  } catch (e) {
+    if (classifyKubeError(e).kind === 'not-found') {
+      throw new InputError(`--policy-configmap ${ref}`, [
+        { path: '', message: 'no such ConfigMap in the cluster: pass --policy FILE, or name the deployed one' },
+      ]);
+    }
+    throw toKubeError(e, `read ConfigMap ${ref}`);
+  }
+  const text = cm.data?.['policy.yaml'];
+  if (text === undefined) throw new InputError(`ConfigMap ${ref}`, [{ path: 'data', message: 'has no key policy.yaml' }]);
+  return loadPolicyFrom(`ConfigMap ${ref} data.policy.yaml`, text, allowUnsupported);
+}

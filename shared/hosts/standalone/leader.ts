@@ -1,0 +1,119 @@
+// The election loop: every retry period, read the Lease and do what decideLease says. The
+// leader that has not renewed within the renew deadline stops leading (onLost) before its
+// claim can expire in anyone else's eyes. `holds()` is the fence every write and every
+// dispatch asks (core/fence.ts): it reads the monotonic clock itself, so it is shut the moment
+// the deadline passes, even when the loop has not run (a process paused by SIGSTOP, a blocked
+// event loop); what the Lease then says is the loop's next round to find out.
+import { performance } from 'node:perf_hooks';
+import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
+import type { Logger } from '../../log.js';
+import { decideLease, releasedLease } from './core/election.js';
+import { fenceOpen } from './core/fence.js';
+
+export interface ElectorOptions {
+  lease: LeaseClient;
+  me: string;
+  leaseDurationSeconds: number;
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
+  log: Logger;
+  onStarted(): void;
+  onLost(): void;
+  now?: () => number;
+  /** The monotonic clock (ms) the fence is timed by; performance.now by default. */
+  mono?: () => number;
+}
+
+export interface Elector {
+  isLeader(): boolean;
+  /**
+   * The fence: true only while this replica leads and its claim is known to hold by the local
+   * monotonic clock. Once false, it stays false until the Lease is renewed again, which only a
+   * Lease nobody else took can be (the write carries the resourceVersion read): the loop's next
+   * round either renews it (a leader late by a slow request goes on) or finds it lost (onLost).
+   */
+  holds(): boolean;
+  /** When the loop last completed a round (liveness). */
+  lastRound(): number;
+  /** Stops the loop; a leader gives the Lease up so a waiting replica takes over at once. */
+  stop(): Promise<void>;
+}
+
+export function startElector(o: ElectorOptions): Elector {
+  const now = o.now ?? Date.now;
+  const mono = o.mono ?? (() => performance.now());
+  let seen: { key: string; at: number } | undefined;
+  let held: ObservedLease | undefined;
+  let renewSentAt = -Infinity;
+  let leading = false;
+  let lastRound = now();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const round = async () => {
+    const current = await o.lease.read();
+    const key = JSON.stringify(current?.spec ?? null);
+    if (seen?.key !== key) seen = { key, at: now() };
+    const step = decideLease({ lease: current?.spec, observedAt: seen.at, me: o.me, now: now(), leaseDurationSeconds: o.leaseDurationSeconds });
+    if (step.action === 'wait') {
+      if (leading) lose(`the Lease is held by ${step.holder}`);
+      return;
+    }
+    const sentAt = mono();
+    const w = step.action === 'create' ? await o.lease.create(step.spec) : await o.lease.update(step.spec, current!.resourceVersion);
+    if (!w.ok) {
+      o.log.info({ action: step.action, conflict: w.conflict, error: w.error }, 'lease write refused: another replica was quicker or the API server said no');
+      return;
+    }
+    held = w.lease;
+    renewSentAt = sentAt;
+    seen = { key: JSON.stringify(w.lease.spec), at: now() };
+    if (!leading) {
+      leading = true;
+      o.log.info(
+        { identity: o.me, action: step.action, ...(step.action === 'acquire' ? { from: step.from || '(released)' } : {}) },
+        'leading: this replica acts',
+      );
+      o.onStarted();
+    }
+  };
+
+  const lose = (why: string) => {
+    if (!leading) return;
+    leading = false;
+    held = undefined;
+    o.log.error({ identity: o.me, why }, 'lost the Lease: stopping');
+    o.onLost();
+  };
+
+  const overdue = () => leading && !fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds);
+
+  const loop = () => {
+    if (stopped) return;
+    running = round()
+      .catch((e: unknown) => o.log.warn({ err: (e as Error).message }, 'lease round failed'))
+      .then(() => {
+        lastRound = now();
+        if (overdue()) lose(`not renewed within ${o.renewDeadlineSeconds} s`);
+        if (!stopped) timer = setTimeout(loop, o.retryPeriodSeconds * 1000);
+      });
+  };
+  loop();
+
+  return {
+    isLeader: () => leading,
+    holds: () => fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds),
+    lastRound: () => lastRound,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      if (leading && held) {
+        const w = await o.lease.update(releasedLease(held.spec, now()), held.resourceVersion);
+        o.log.info({ released: w.ok, ...(w.ok ? {} : { error: w.error }) }, 'gave the Lease up');
+      }
+      leading = false;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+// kube-tidy without Knative: one process (the chart's standalone Deployment) that watches the
+// cluster with the bridge's watch (Resource mode: the whole object in every event), hands each
+// event in process to the targets that accept its kind (routing.ts, dispatch.ts: the resolver
+// every transport shares, no HTTP), and runs the scheduled ones on its own clock.
+// Replicas elect one leader through a Lease; only the leader watches and runs anything. On
+// SIGTERM it stops watching, drains, gives the Lease up and exits 0; on losing the Lease it
+// stops and exits 1, so the kubelet restarts it as a follower. Fenced (fence.ts, leader.ts
+// `holds`): once the Lease is not known to be held by the local monotonic clock, no write is
+// sent, no queued event or tick reaches a target, and the backlog is dropped, not drained.
+import type { Server } from 'node:http';
+import { isTarget, TARGETS } from '../../../functions/index.js';
+import { startBridge, type Bridge } from '../bridge/bridge.js';
+import { leaseClient } from '../../kube/lease.js';
+import { createLogger } from '../../log.js';
+import { setupTargets } from '../../serve/setup.js';
+import { readStandaloneConfig, type StandaloneConfig } from './config.js';
+import { selectorString } from './core/selector.js';
+import { inProcessDispatch } from './dispatch.js';
+import { fencedClients } from './fence.js';
+import { startHealthServer } from './health.js';
+import { watchNamespaces, type NamespaceSet } from './namespaces.js';
+import { startElector, type Elector } from './leader.js';
+import { routesOf, watchedKinds } from './routing.js';
+import { startScheduler, type Scheduler } from './scheduler.js';
+
+function cannotStart(reason: string): never {
+  process.stderr.write(`kube-tidy standalone: cannot start: ${reason}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const log = createLogger({ name: 'kube-tidy-standalone' });
+  let c: StandaloneConfig;
+  try {
+    c = readStandaloneConfig(process.env);
+  } catch (e) {
+    cannotStart((e as Error).message);
+  }
+  const unknown = c.STANDALONE_FUNCTIONS.filter((t) => !isTarget(t));
+  if (unknown.length) cannotStart(`STANDALONE_FUNCTIONS: ${unknown.join(', ')} not among ${Object.keys(TARGETS).join(', ')}`);
+
+  let ready = false;
+  const held: { elector?: Elector } = {};
+  const health: Server = await startHealthServer(c.PORT, {
+    ready: () => ready,
+    leader: () => held.elector?.holds() ?? false,
+    sinceLastRound: () => (held.elector ? Date.now() - held.elector.lastRound() : undefined),
+    staleAfterMs: (c.LEASE_RENEW_DEADLINE_SECONDS + 3 * c.LEASE_RETRY_PERIOD_SECONDS) * 1000,
+  });
+
+  // Exits 2 with the reason on a bad policy or cluster setup, as the image's server does.
+  // The fence: every write of every writer asks it right before it is sent.
+  const holds = () => held.elector?.holds() ?? false;
+  const { rt, served } = await setupTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds) });
+  await rt.kubeReady();
+  const routes = routesOf(served);
+  const dispatch = inProcessDispatch({ served, routes, rt, log: rt.log, holds });
+
+  let bridges: Bridge[] = [];
+  let namespaces: NamespaceSet | undefined;
+  let scheduler: Scheduler | undefined;
+  const startWork = async () => {
+    const { watched: kinds, unwatched } = watchedKinds(routes);
+    if (unwatched.length) rt.log.info({ kinds: unwatched }, 'not watched (no watch for these kinds): their targets see them on their ticks');
+    // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
+    // policy's own namespace filters, in Knative as here.
+    const nsSelector = c.STANDALONE_SELECTORS.namespaces;
+    if (nsSelector && kinds.length) namespaces = await watchNamespaces({ kubeConfig: rt.kubeConfig, labelSelector: selectorString(nsSelector), log: rt.log });
+    const inNamespaces = namespaces;
+    for (const kind of kinds) {
+      const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind]);
+      bridges.push(
+        await startBridge({
+          kubeConfig: rt.kubeConfig,
+          sink: {
+            name: `in-process: ${routes
+              .get(kind)!
+              .map((r) => r.target)
+              .join(', ')}`,
+            send: dispatch.event,
+          },
+          kinds: [kind],
+          ...(labelSelector ? { labelSelector } : {}),
+          ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
+          log: rt.log,
+        }),
+      );
+    }
+    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, run: dispatch.tick, log: rt.log, fence: holds });
+  };
+
+  let stopping: Promise<void> | undefined;
+  // `lost`: the Lease is gone, so the backlog is dropped (the new leader lists afresh), not drained.
+  const stop = (why: string, code: number, { lost = false } = {}) =>
+    (stopping ??= (async () => {
+      ready = false;
+      rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
+      const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
+      await Promise.race([
+        Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]),
+        new Promise((r) => setTimeout(r, deadline)),
+      ]);
+      bridges = [];
+      await namespaces?.stop();
+      // Last, so no replica acts while this one still finishes work.
+      await held.elector?.stop();
+      if (dispatch.dropped()) rt.log.info({ dropped: dispatch.dropped() }, 'events and ticks dropped while not holding the Lease');
+      health.close();
+      rt.log.info({ code }, 'stopped');
+      rt.log.flush(() => process.exit(code));
+    })());
+
+  held.elector = startElector({
+    // Half the renew deadline per request: a hung one leaves time for the next try.
+    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }, { timeoutMs: (c.LEASE_RENEW_DEADLINE_SECONDS * 1000) / 2 }),
+    me: c.POD_NAME,
+    leaseDurationSeconds: c.LEASE_DURATION_SECONDS,
+    renewDeadlineSeconds: c.LEASE_RENEW_DEADLINE_SECONDS,
+    retryPeriodSeconds: c.LEASE_RETRY_PERIOD_SECONDS,
+    log: rt.log,
+    // Never again once stopping: a replica that lost the Lease exits, whatever a later round says.
+    onStarted: () => {
+      if (!stopping) startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1));
+    },
+    onLost: () => void stop('lost the Lease', 1, { lost: true }),
+  });
+  ready = true;
+  log.info(
+    { identity: c.POD_NAME, lease: `${c.POD_NAMESPACE}/${c.LEASE_NAME}`, functions: c.STANDALONE_FUNCTIONS, port: c.PORT },
+    'standalone started: waiting for the Lease',
+  );
+  process.once('SIGTERM', () => void stop('SIGTERM', 0));
+  process.once('SIGINT', () => void stop('SIGINT', 0));
+}
+
+main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));
