@@ -28,6 +28,17 @@ export interface ActResult {
   message?: string;
 }
 
+/** What every pod's result says about the decision, whatever came of it. */
+export const resultOf = (decision: Decision, dryRun: boolean) => ({
+  namespace: decision.namespace,
+  name: decision.name,
+  uid: decision.uid,
+  strategy: decision.strategy,
+  action: decision.action,
+  reason: decision.reason,
+  dryRun,
+});
+
 export async function act(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const result = await actOnce(writer, target, decision, events);
   observeRemoval(decision, result);
@@ -35,15 +46,7 @@ export async function act(writer: ClusterWriter, target: RemovalTarget, decision
 }
 
 async function actOnce(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
-  const base = {
-    namespace: decision.namespace,
-    name: decision.name,
-    uid: decision.uid,
-    strategy: decision.strategy,
-    action: decision.action,
-    reason: decision.reason,
-    dryRun: writer.dryRun,
-  };
+  const base = resultOf(decision, writer.dryRun);
   try {
     const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;
     // The strategy asks, as the evacuation family names a strategy that asks (evacuation/index.ts).

@@ -9,7 +9,7 @@ import { indexSnapshot } from '../../plan/snapshot.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { Policy } from '../../policy/policy.js';
 import { KubeRequestError } from '../../kube/errors.js';
-import { act, failuresOf, type ActResult } from './act.js';
+import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
@@ -187,15 +187,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     async (decision, i) => {
       const taken = await brakes.take(own, i);
       let result: ActResult | undefined;
-      const base = {
-        namespace: decision.namespace,
-        name: decision.name,
-        uid: decision.uid,
-        strategy: decision.strategy,
-        action: decision.action,
-        reason: decision.reason,
-        dryRun: writer.dryRun,
-      };
+      const base = resultOf(decision, writer.dryRun);
       if ('deferred' in taken) result = { ...base, outcome: 'deferred', message: taken.deferred.why };
       else if ('error' in taken)
         result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
