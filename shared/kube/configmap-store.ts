@@ -1,7 +1,7 @@
 // THE ONE CONFIGMAP JSON STORE: kube-tidy's own shared state kept as JSON in a ConfigMap
-// (the brakes' ledger, the sweep plans; made to carry the evacuation slots too). Read (404:
-// absent), parsed with a zod schema (what fails it was mangled by hand and counts as absent,
-// so a bad edit never stops kube-tidy), written only at the resourceVersion it was read at,
+// (the brakes' ledger, the sweep plans, the evacuation slots). Read (404: absent), parsed
+// with a zod schema (what fails it was mangled by hand and counts as absent, so a bad edit
+// never stops kube-tidy), written only at the resourceVersion it was read at,
 // through the writer (DRY_RUN, protected namespaces), created when missing. Two instances
 // never both write on the same copy: the loser meets a conflict, reads again and decides
 // again (`update`, through retryOnConflict).

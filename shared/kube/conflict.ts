@@ -1,7 +1,8 @@
 // THE ONE RETRY-ON-CONFLICT loop (client-go's retry.RetryOnConflict): read the stored object,
 // decide on it, write at the resourceVersion read; a 409 (someone wrote in between) reads
 // again and decides again, a bounded number of times. Shared state written by many instances
-// (the brakes' ledger, the sweep plans, a remote copy MultiKueue deletes) goes through it.
+// (the brakes' ledger, the sweep plans, the evacuation slots, a remote copy MultiKueue deletes)
+// goes through it, and so do evacuation's pass over a pod and its Eviction responder.
 import { TransientKubeError } from './errors.js';
 
 export interface RetryOnConflictOptions<R> {

@@ -24,7 +24,7 @@ export const PART_OF_LABELS: Readonly<Record<string, string>> = { 'app.kubernete
 export const BRAKES_NAME = 'kube-tidy-brakes';
 /** ConfigMap: the digests of the shards each fanned-out pass posted (cleanup/io/shard-plan.ts). */
 export const PLANS_NAME = 'kube-tidy-sweep-plans';
-/** ConfigMap: the evacuation slots in flight. Also spelled in evacuation/io/ledger.ts (LEDGER_NAME). */
+/** ConfigMap: the evacuation slots in flight (evacuation/io/ledger.ts, which re-exports it as LEDGER_NAME). */
 export const EVACUATION_LEDGER_NAME = 'kube-tidy-evacuations';
 /** Lease: the standalone program's leader election, by default. Also spelled in standalone/config.ts. */
 export const DEFAULT_LEASE_NAME = 'kube-tidy-standalone';

@@ -2,7 +2,8 @@
 // for conflicts: a write tied to the object as read (the pod's or the Eviction's
 // resourceVersion) that meets 409 stops the list, and the caller reads the object again and
 // decides again; every other write is idempotent (AlreadyExists, NotFound: done). The ledger
-// keeps its own conditional writes (ledger.ts). Every write goes through the ClusterWriter.
+// keeps its own conditional writes (ledger.ts, on the ConfigMap store). Every write goes
+// through the ClusterWriter.
 import { storedPodId } from '../../kube/from-client.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';

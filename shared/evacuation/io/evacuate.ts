@@ -1,9 +1,11 @@
 // One pod, one pass: read what is stored on the pod and its migration, decide (core/decide.ts:
 // the machine's next step as effects), apply them (io/effects.ts); again when a write met a
-// newer pod (409) or a found migration was recorded, until an answer comes. Every write is
-// conditional or idempotent, so a crash anywhere leaves a state the next pass continues from.
+// newer pod (409) or a found migration was recorded, until an answer comes (the edge's
+// retryOnConflict, kube/conflict.ts). Every write is conditional or idempotent, so a crash
+// anywhere leaves a state the next pass continues from.
 // In a dry run nothing is stored, so the pass carries what it would have written forward itself
 // and answers what it would do.
+import { retryOnConflict } from '../../kube/conflict.js';
 import { getPod } from '../../kube/get.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
@@ -76,27 +78,32 @@ export async function evacuate(
   const key = `${ref.namespace}/${ref.name}`;
   if (d.writer.options.protectedNamespaces.includes(ref.namespace))
     return { outcome: 'nothing-to-do', pod: key, why: `namespace ${ref.namespace} is protected` };
-  let pod = opts.initial;
   // A dry run's own write, carried to the next round instead of re-reading (nothing was stored).
   let carried: Stored<Pod> | undefined;
-  for (let round = 0; round < ROUNDS; round++) {
-    if (carried) [pod, carried] = [carried, undefined];
-    else if (round > 0 || !pod) pod = await getPod(d.core, ref);
-    const view = pod && podView(pod);
-    const migration = view && (await observe(d, ref.namespace, view));
-    const o: Observation = {
-      now: d.now(),
-      ...(d.evictionRequests ? { evictionRequests: true } : {}),
-      ...(view ? { pod: view } : {}),
-      ...(migration ? { migration } : {}),
-      ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}),
-    };
-    const effects = decide(o, d.config.settings, d.config.holder);
-    d.log.debug({ pod: key, effects }, 'evacuation effects');
-    const done = await apply(d, { ...ref, ...(pod ? { pod } : {}) }, effects);
-    if (done.end === 'answer') return said(d, { outcome: done.outcome, pod: key, why: done.why, ...done.info });
-    if (done.end === 'reply') throw new Error('unreachable: a responder effect in a pass over a pod');
-    carried = done.carried;
-  }
-  return said(d, { outcome: 'waiting', pod: key, why: 'contended: another instance keeps changing the pod' });
+  return retryOnConflict(
+    async (round) => {
+      const c = carried;
+      carried = undefined;
+      return c ?? (round === 0 && opts.initial ? opts.initial : getPod(d.core, ref));
+    },
+    async (pod) => {
+      const view = pod && podView(pod);
+      const migration = view && (await observe(d, ref.namespace, view));
+      const o: Observation = {
+        now: d.now(),
+        ...(d.evictionRequests ? { evictionRequests: true } : {}),
+        ...(view ? { pod: view } : {}),
+        ...(migration ? { migration } : {}),
+        ...(opts.strategyRequest ? { strategyRequest: opts.strategyRequest } : {}),
+      };
+      const effects = decide(o, d.config.settings, d.config.holder);
+      d.log.debug({ pod: key, effects }, 'evacuation effects');
+      const done = await apply(d, { ...ref, ...(pod ? { pod } : {}) }, effects);
+      if (done.end === 'answer') return said(d, { outcome: done.outcome, pod: key, why: done.why, ...done.info });
+      if (done.end === 'reply') throw new Error('unreachable: a responder effect in a pass over a pod');
+      carried = done.carried;
+      return false; // a write met a newer pod, or a step to record: read (or take what was carried) and decide again
+    },
+    { attempts: ROUNDS, exhausted: () => said(d, { outcome: 'waiting', pod: key, why: 'contended: another instance keeps changing the pod' }) },
+  );
 }

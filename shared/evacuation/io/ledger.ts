@@ -1,101 +1,100 @@
-// The slots of evacuations in flight: one ConfigMap per cluster (data: pod uid -> slot), the
-// rules in core/limits.ts. It is only written with the resourceVersion it was read at
-// (through the ClusterWriter), so the API server serialises every change and two instances
-// cannot both take the last slot: the loser gets 409 and re-reads.
+// The slots of evacuations in flight: one ConfigMap per cluster (data: pod uid -> slot as
+// JSON), the rules in core/limits.ts. Kept through the one ConfigMap store
+// (kube/configmap-store.ts): only written at the resourceVersion it was read at (through the
+// ClusterWriter), so the API server serialises every change and two instances cannot both take
+// the last slot: the loser gets 409, reads again and decides again.
 //
 // In a dry run nothing is stored, so a Ledger (one per request) also keeps the slots it would
 // have taken and given back: the next pod of the same tick is admitted against them, and a
 // dry-run answer says what a real tick would do within the limits.
-import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
-import { TransientKubeError } from '../../kube/errors.js';
-import { readOrAbsent } from '../../kube/read.js';
+import { z } from 'zod';
+import { ConfigMapStore, jsonEntries, readStored, type ConfigMapReader } from '../../kube/configmap-store.js';
+import { EVACUATION_LEDGER_NAME } from '../../kube/names.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, type Admission, type Limits, type Slot } from '../core/limits.js';
 
-export const LEDGER_NAME = 'kube-tidy-evacuations';
+export { EVACUATION_LEDGER_NAME as LEDGER_NAME };
 const ROUNDS = 10;
 
-type Reader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
+type Reader = ConfigMapReader;
+type Held = Map<string, Omit<Slot, 'uid'>>;
 
-function slotsOf(cm: V1ConfigMap | undefined): Slot[] {
-  return Object.entries(cm?.data ?? {}).flatMap(([uid, v]) => {
-    try {
-      const s = JSON.parse(v) as Omit<Slot, 'uid'>;
-      return [{ uid, pod: String(s.pod), node: String(s.node), at: Number(s.at) || 0 }];
-    } catch {
-      return []; // a hand-edited entry holds no slot
-    }
-  });
-}
+// As lenient as the ledger always read: any JSON value but null holds a slot, its fields taken
+// as they come (a hand-edited one is then freed as stale by the tick); text that is not JSON,
+// or null, holds none (and is dropped by the next write).
+const entry = z
+  .custom<Record<string, unknown>>((v) => v !== null && v !== undefined)
+  .transform((s) => ({
+    pod: String(s.pod),
+    node: String(s.node),
+    at: Number(s.at) || 0,
+  }));
 
-const read = (core: Reader, namespace: string) =>
-  readOrAbsent(`read ${namespace}/${LEDGER_NAME}`, () => core.readNamespacedConfigMap({ namespace, name: LEDGER_NAME }));
+/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at}). */
+export const slotsCodec = jsonEntries(entry);
 
-const contended = (namespace: string) =>
-  new TransientKubeError(`${namespace}/${LEDGER_NAME}: still contended after ${ROUNDS} rounds`, { kind: 'conflict', message: 'ledger contended', causes: [] });
+const where = (namespace: string) => ({ namespace, name: EVACUATION_LEDGER_NAME, codec: slotsCodec });
+
+const slotsOf = (held: Held): Slot[] => [...held].map(([uid, s]) => ({ uid, ...s }));
 
 /** The slots as stored; no writer needed (tests, the tick's look at what is held). */
 export async function listSlots(core: Reader, namespace: string): Promise<Slot[]> {
-  return slotsOf(await read(core, namespace));
+  return slotsOf((await readStored(core, where(namespace))).value);
 }
 
 export class Ledger {
   /** A dry run's own changes, which the API server did not keep. */
   private readonly taken = new Map<string, Slot>();
   private readonly freed = new Set<string>();
+  private readonly store: ConfigMapStore<Held>;
 
   constructor(
-    private readonly core: Reader,
+    core: Reader,
     private readonly writer: ClusterWriter,
     readonly namespace: string,
-  ) {}
+  ) {
+    this.store = new ConfigMapStore(core, writer, { ...where(namespace), contendedMessage: 'ledger contended' });
+  }
 
-  private async current(): Promise<{ cm: V1ConfigMap | undefined; slots: Slot[] }> {
-    const cm = await read(this.core, this.namespace);
-    const slots = slotsOf(cm).filter((s) => !this.freed.has(s.uid) && !this.taken.has(s.uid));
-    return { cm, slots: [...slots, ...this.taken.values()] };
+  /** The slots as stored, with a dry run's own changes over them. */
+  private held(stored: Held): Slot[] {
+    const slots = slotsOf(stored).filter((s) => !this.freed.has(s.uid) && !this.taken.has(s.uid));
+    return [...slots, ...this.taken.values()];
   }
 
   async slots(): Promise<Slot[]> {
-    return (await this.current()).slots;
+    return this.held((await this.store.read()).value);
   }
 
   /** Take a slot for the pod within the limits (idempotent: a slot it holds is kept). */
   async acquire(slot: Slot, limits: Limits): Promise<Admission> {
-    for (let i = 0; i < ROUNDS; i++) {
-      const { cm, slots } = await this.current();
-      const verdict = admit(slots, slot.uid, slot.node, limits);
-      if (!verdict.ok || verdict.held) return verdict;
-      const { uid, ...value } = slot;
-      if (await this.writer.writeConfigMap(this.namespace, LEDGER_NAME, cm, { ...cm?.data, [uid]: JSON.stringify(value) })) {
-        if (this.writer.dryRun) {
-          this.taken.set(uid, slot);
-          this.freed.delete(uid);
-        }
-        return verdict;
-      }
+    const { uid, ...value } = slot;
+    const { verdict, wrote } = await this.store.update(({ value: stored }) => {
+      const verdict = admit(this.held(stored), uid, slot.node, limits);
+      if (!verdict.ok || verdict.held) return { answer: { verdict, wrote: false } };
+      return { next: new Map(stored).set(uid, value), answer: { verdict, wrote: true } };
+    }, ROUNDS);
+    if (wrote && this.writer.dryRun) {
+      this.taken.set(uid, slot);
+      this.freed.delete(uid);
     }
-    throw contended(this.namespace);
+    return verdict;
   }
 
   /** Give back the slots `which` picks (none held is fine): one read, one write. */
   async release(which: (slot: Slot) => boolean): Promise<void> {
-    for (let i = 0; i < ROUNDS; i++) {
-      const { cm, slots } = await this.current();
-      const freed = slots.filter(which);
-      if (freed.length === 0) return;
-      const data = { ...cm?.data };
-      for (const s of freed) delete data[s.uid];
-      if (await this.writer.writeConfigMap(this.namespace, LEDGER_NAME, cm, data)) {
-        if (this.writer.dryRun) {
-          for (const s of freed) {
-            this.taken.delete(s.uid);
-            this.freed.add(s.uid);
-          }
-        }
-        return;
+    const freed = await this.store.update(({ value: stored }) => {
+      const freed = this.held(stored).filter(which);
+      if (freed.length === 0) return { answer: freed };
+      const next = new Map(stored);
+      for (const s of freed) next.delete(s.uid);
+      return { next, answer: freed };
+    }, ROUNDS);
+    if (this.writer.dryRun) {
+      for (const s of freed) {
+        this.taken.delete(s.uid);
+        this.freed.add(s.uid);
       }
     }
-    throw contended(this.namespace);
   }
 }

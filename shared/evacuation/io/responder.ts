@@ -4,6 +4,7 @@
 // server refuses unconditional updates of Evictions), so of two instances one writes and the
 // other re-reads and answers again. The migration is named after the Eviction, so a second start
 // meets 409 AlreadyExists.
+import { retryOnConflict } from '../../kube/conflict.js';
 import { getPod } from '../../kube/get.js';
 import { readOrAbsent } from '../../kube/read.js';
 import { EvictionSchema, type Eviction } from '../core/eviction-request.js';
@@ -35,31 +36,42 @@ async function readEviction(d: EvacuationDeps, namespace: string, name: string):
  */
 export async function respondTo(d: EvacuationDeps, initial: Eviction, settings: ResponderSettings, name = KUBEVIRT_RESPONDER): Promise<ResponderResult> {
   const namespace = initial.metadata.namespace!;
-  let e: Eviction | undefined = initial;
   const key = `${namespace}/${initial.metadata.name}`;
   if (d.writer.options.protectedNamespaces.includes(namespace)) return { eviction: key, step: 'none', why: `namespace ${namespace} is protected` };
-  for (let round = 0; round < ROUNDS && e; round++) {
-    const target = e.spec.target.pod;
-    const stored = target && (await getPod(d.core, { namespace, name: target.name }));
-    const pod = stored && stored.metadata.uid === target?.uid ? stored : undefined;
-    const view = pod && podView(pod);
-    const m = await getMigration(d.custom, namespace, responderMigrationName(e.metadata.uid));
-    const effects = answer(
-      {
-        eviction: e,
-        name,
-        ...(view ? { pod: { ...(view.vmi ? { vmi: view.vmi } : {}) } } : {}),
-        ...(m ? { migration: { phase: m.status?.phase ?? '' } } : {}),
-        now: d.now(),
+  // Read: the Eviction listed, then again after each conflict; the read after the last round
+  // only says which answer it is, gone or still changing (ROUNDS decisions, ROUNDS + 1 reads).
+  return retryOnConflict(
+    async (round) => (round === 0 ? initial : readEviction(d, namespace, initial.metadata.name)),
+    async (e, round) => {
+      if (!e) return { eviction: key, step: 'none', why: 'the Eviction is gone' };
+      if (round === ROUNDS) return { eviction: key, step: 'none', why: 'contended: the Eviction keeps changing' };
+      const target = e.spec.target.pod;
+      const stored = target && (await getPod(d.core, { namespace, name: target.name }));
+      const pod = stored && stored.metadata.uid === target?.uid ? stored : undefined;
+      const view = pod && podView(pod);
+      const m = await getMigration(d.custom, namespace, responderMigrationName(e.metadata.uid));
+      const effects = answer(
+        {
+          eviction: e,
+          name,
+          ...(view ? { pod: { ...(view.vmi ? { vmi: view.vmi } : {}) } } : {}),
+          ...(m ? { migration: { phase: m.status?.phase ?? '' } } : {}),
+          now: d.now(),
+        },
+        settings,
+      );
+      const done = await apply(d, { namespace, name: target?.name ?? '', eviction: e, ...(pod ? { pod } : {}) }, effects);
+      if (done.end === 'reply') return { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: done.step, why: done.why };
+      if (done.end === 'answer') throw new Error('unreachable: a pass answer from the responder');
+      return false; // conflict: someone else wrote; look again
+    },
+    {
+      attempts: ROUNDS + 1,
+      exhausted: () => {
+        throw new Error('unreachable: the last read answers');
       },
-      settings,
-    );
-    const done = await apply(d, { namespace, name: target?.name ?? '', eviction: e, ...(pod ? { pod } : {}) }, effects);
-    if (done.end === 'reply') return { eviction: key, ...(target ? { pod: `${namespace}/${target.name}` } : {}), step: done.step, why: done.why };
-    if (done.end === 'answer') throw new Error('unreachable: a pass answer from the responder');
-    e = await readEviction(d, namespace, e.metadata.name); // conflict: someone else wrote; look again
-  }
-  return { eviction: key, step: 'none', why: e ? 'contended: the Eviction keeps changing' : 'the Eviction is gone' };
+    },
+  );
 }
 
 /**
