@@ -5,7 +5,6 @@ import { describeIssues } from '../shared/config/env.js';
 import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
-import { policyOf } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -56,13 +55,13 @@ export const invoke = defineTarget({
   accepts: { plain: 'body', hint: 'invoke takes a JSON request body ({"mode": "plan"}), not CloudEvents' },
   needs: { policy: true, cluster: 'at-start' },
   setup: cleanupParts,
-  async handle(input, parts, rt) {
+  async handle(input, { config, handle: h }, rt) {
     if (input.type !== 'body') throw new Error('unreachable: accepts only plain bodies');
     const parsed = RequestSchema.safeParse(input.body ?? {});
     if (!parsed.success) throw new BadRequestError(400, describeIssues(parsed.error.issues, 'body').join('; '));
     const body = parsed.data;
     if (body.mode === 'run') {
-      const expected = parts.config.INVOKE_TOKEN;
+      const expected = config.INVOKE_TOKEN;
       if (!expected) throw new BadRequestError(403, 'running is disabled: no INVOKE_TOKEN is configured, so invoke only plans');
       const sent = runToken(input.headers, rt.auth.platform === 'none');
       if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
@@ -71,17 +70,17 @@ export const invoke = defineTarget({
       throw new BadRequestError(400, 'body.override: resuming what an abort stopped is a run: set "mode": "run" and "confirm": true, with the token');
     const opts = { allowUnsupported: body.allowUnsupported };
     const policy =
-      body.policy === undefined ? policyOf(rt) : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
-    const summary = await runPass(rt, {
+      body.policy === undefined ? h.policy() : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
+    const summary = await runPass(h, {
       policy,
       namespaces: body.namespaces,
       labelSelector: body.labelSelector,
       dryRun: body.mode === 'plan',
-      budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000,
-      eventsPerPass: parts.config.SWEEP_EVENTS_PER_PASS,
+      budgetMs: h.settings.budgetMs,
+      eventsPerPass: h.settings.eventsPerPass,
       overrideAbort: body.override === 'abort',
     });
-    if (body.override) rt.log.warn({ resumed: summary.brakes?.resumed ?? 0, pass: summary.pass }, 'invoke: percentage abort overridden by a person');
+    if (body.override) h.log.warn({ resumed: summary.brakes?.resumed ?? 0, pass: summary.pass }, 'invoke: percentage abort overridden by a person');
     const { results, keptPods, failures, ...counts } = summary;
     return { outcome: body.mode === 'plan' ? 'planned' : 'ran', dryRun: summary.dryRun, summary: counts, failures, results, kept: keptPods };
   },

@@ -14,7 +14,7 @@ export const podTerminated = defineTarget({
   // Most events select nothing and need no cluster request: the client loads on first need.
   needs: { policy: true, cluster: 'on-demand' },
   setup: cleanupParts,
-  async handle(input: Input, _parts, rt) {
+  async handle(input: Input, { handle: h }) {
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only pod events');
     const pod = `${input.namespace}/${input.name}`;
     if (input.event.verb === 'delete') return { outcome: 'nothing-to-do', pod, why: 'the pod is already deleted' };
@@ -24,7 +24,7 @@ export const podTerminated = defineTarget({
       if (copy.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
       // A cheap first look at the event's copy: most events select nothing, and answer
       // without a request. A copy that selects is not believed: the stored pod decides.
-      const hint = await decideOne(rt, copy);
+      const hint = await decideOne(h, copy);
       // When only time stands in the way, say when (eligibleAt): no later event may come for it; a sweep acts then.
       if (!hint.decision)
         return {
@@ -35,9 +35,9 @@ export const podTerminated = defineTarget({
           ...(hint.eligibleAt ? { eligibleAt: hint.eligibleAt } : {}),
         };
       const { uid, resourceVersion } = copy.metadata;
-      return removeSelected(rt, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
+      return removeSelected(h, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
     }
     // Reference mode carries no object: the stored pod is all there is to decide on.
-    return removeSelected(rt, { namespace: input.namespace, name: input.name });
+    return removeSelected(h, { namespace: input.namespace, name: input.name });
   },
 });

@@ -1,5 +1,4 @@
 import { actShard, cleanupParts, runPass, unplannedShard } from '../shared/cleanup/index.js';
-import { policyOf } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -27,22 +26,19 @@ export const sweep = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: cleanupParts,
-  async handle(input, parts, rt) {
-    const budgetMs = rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000;
-    const eventsPerPass = parts.config.SWEEP_EVENTS_PER_PASS;
+  async handle(input, { config, handle: h }) {
+    const { budgetMs, eventsPerPass, dryRun } = h.settings;
     if (input.type === 'shard') {
-      const unplanned = rt.config.DRY_RUN ? undefined : await unplannedShard(rt.clients.core, parts.config.SWEEP_PLAN_NAMESPACE, input.shard, rt.now());
+      const unplanned = dryRun ? undefined : await unplannedShard(h.reader.core, config.SWEEP_PLAN_NAMESPACE, input.shard, h.now());
       if (unplanned) throw new BadRequestError(422, unplanned);
-      const answer = await actShard(rt, input.shard, { budgetMs, eventsPerPass });
-      rt.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
+      const answer = await actShard(h, input.shard);
+      h.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
       return answer;
     }
-    const fanOut = parts.config.shardSink
-      ? { sink: parts.config.shardSink, size: parts.config.SWEEP_SHARD_SIZE, planNamespace: parts.config.SWEEP_PLAN_NAMESPACE }
-      : undefined;
-    const summary = await runPass(rt, { policy: policyOf(rt), dryRun: rt.config.DRY_RUN, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
+    const fanOut = config.shardSink ? { sink: config.shardSink, size: config.SWEEP_SHARD_SIZE, planNamespace: config.SWEEP_PLAN_NAMESPACE } : undefined;
+    const summary = await runPass(h, { policy: h.policy(), dryRun, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
     const { results, keptPods, failures, ...counts } = summary;
-    rt.log.info({ sweep: counts, failures }, 'sweep done');
+    h.log.info({ sweep: counts, failures }, 'sweep done');
     const complete = failures.transient + failures.refused === 0;
     return { outcome: complete ? 'swept' : 'incomplete', summary: counts, failures, results, kept: keptPods };
   },

@@ -4,15 +4,22 @@
 // podTerminated, sweep and invoke use only what is exported here.
 import type { Runtime } from '../runtime/runtime.js';
 import { readCleanupConfig, type CleanupConfig } from './config.js';
+import { handleOf, type CleanupHandle } from './handle.js';
 
 export { decideOne, removeSelected } from './io/one-pod.js';
 export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
 export { unplannedShard } from './io/shard-plan.js';
+export { handleOf, type CleanupHandle, type CleanupReader, type PassSettings } from './handle.js';
 
 export interface CleanupParts {
   config: CleanupConfig;
+  /** What the I/O takes instead of the runtime: reader, writer, brakes, clock, settings. */
+  handle: CleanupHandle;
 }
 
-export const cleanupParts = (rt: Runtime): CleanupParts => ({ config: readCleanupConfig(rt.env) });
+export const cleanupParts = (rt: Runtime): CleanupParts => {
+  const config = readCleanupConfig(rt.env);
+  return { config, handle: handleOf(rt, config.SWEEP_EVENTS_PER_PASS) };
+};

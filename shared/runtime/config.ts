@@ -14,6 +14,8 @@ export { ConfigError } from '../config/env.js';
 export const MaxBodyBytes = positiveInt.max(64 * 1024 * 1024).default(1024 * 1024);
 /** Every request is answered by then (503 if its work did not finish: a retry continues it). */
 export const RequestDeadlineSeconds = positiveInt.default(55);
+/** Writes a pass has in flight at once unless SWEEP_CONCURRENCY says otherwise (the CLI's too). */
+export const DEFAULT_SWEEP_CONCURRENCY = 32;
 
 const EnvSchema = z.object({
   POLICY_FILE: z.string().min(1).optional(),
@@ -32,7 +34,7 @@ const EnvSchema = z.object({
   SWEEP_PAGE_SIZE: positiveInt.max(5000).default(500),
   SWEEP_TIME_BUDGET_SECONDS: positiveInt.default(50),
   /** Writes a pass has in flight at once (in the policy's order; the rate limit still applies). */
-  SWEEP_CONCURRENCY: positiveInt.max(256).default(32),
+  SWEEP_CONCURRENCY: positiveInt.max(256).default(DEFAULT_SWEEP_CONCURRENCY),
   /** Client-side rate limit for every request, as client-go's QPS/Burst (see kube/throttle.ts). */
   KUBE_CLIENT_QPS: positiveInt.max(10_000).default(DEFAULT_QPS),
   KUBE_CLIENT_BURST: positiveInt.max(20_000).default(DEFAULT_BURST),

@@ -3,7 +3,7 @@ import { toKubeError } from '../../kube/errors.js';
 import { listPods } from '../../kube/list.js';
 import type { SnapshotNeeds } from '../../plan/needs.js';
 import type { Snapshot } from '../../plan/snapshot.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { CleanupHandle } from '../handle.js';
 
 // Fetches the parts of a snapshot a policy reads beyond the pods (see snapshotNeeds), and
 // nothing else: for the common policy this makes no request at all.
@@ -13,8 +13,8 @@ export interface Fetched {
   requests: number;
 }
 
-export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<Fetched> {
-  const { core, policy, scheduling } = rt.clients;
+export async function fetchContext(h: Pick<CleanupHandle, 'reader' | 'settings'>, needs: SnapshotNeeds): Promise<Fetched> {
+  const { core, policy, scheduling } = h.reader;
   const out: Fetched = { snapshot: {}, requests: 0 };
   const jobs: Promise<void>[] = [];
   const run = (what: string, job: () => Promise<void>) =>
@@ -48,7 +48,7 @@ export async function fetchContext(rt: Runtime, needs: SnapshotNeeds): Promise<F
     run('pods', async () => {
       const pods: Pod[] = [];
       let requests = 0;
-      for await (const page of listPods(core, { limit: rt.config.SWEEP_PAGE_SIZE })) {
+      for await (const page of listPods(core, { limit: h.settings.pageSize })) {
         pods.push(...(page.items as Pod[]));
         requests = page.requests;
       }

@@ -7,7 +7,8 @@ import { decide } from '../../plan/decide.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { Snapshot } from '../../plan/snapshot.js';
-import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { asHandle, type CleanupHandle } from '../handle.js';
 import type { Answer } from '../../serve/target.js';
 import { brakeSetOf } from '../../brakes/io/brakes.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
@@ -27,17 +28,22 @@ export interface OneDecision {
  * The policy's decision for `pod` alone. The cluster (and the client, loaded on first need)
  * only when the policy reads more than the pod: most events need no request at all.
  */
-export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
-  const policy = policyOf(rt);
+export async function decideOne(
+  from: CleanupHandle | Runtime,
+  pod: Pod,
+  context?: Omit<Snapshot, 'pods'>,
+): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
+  const h = asHandle(from);
+  const policy = h.policy();
   if (!context) {
     const needs = snapshotNeeds(policy);
     context = {};
     if (Object.values(needs).some(Boolean)) {
-      await rt.kubeReady();
-      context = (await (await import('./context.js')).fetchContext(rt, needs)).snapshot;
+      await h.ready();
+      context = (await (await import('./context.js')).fetchContext(h, needs)).snapshot;
     }
   }
-  const plan = decide(policy, { ...context, pods: [pod] }, rt.now(), { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, eligibleAt: true });
+  const plan = decide(policy, { ...context, pods: [pod] }, h.now(), { protectedNamespaces: h.settings.protectedNamespaces, eligibleAt: true });
   const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
   const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
   const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
@@ -52,7 +58,7 @@ export async function decideOne(rt: Runtime, pod: Pod, context?: Omit<Snapshot, 
  * pass a shard belongs to, whose own abort's trip does not stop the pods it kept before the line.
  */
 export async function removeSelected(
-  rt: Runtime,
+  h: CleanupHandle,
   ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
   context?: Omit<Snapshot, 'pods'>,
   events?: EventBudget,
@@ -61,14 +67,14 @@ export async function removeSelected(
   ahead?: () => readonly Subject[],
 ): Promise<Answer> {
   const pod = keyOf(ref);
-  await rt.kubeReady();
-  const stored = await getPod(rt.clients.core, ref);
+  await h.ready();
+  const stored = await getPod(h.reader.core, ref);
   // An event about a pod (its uid named) that is gone: done already. A bare reference: nothing to do.
   if (!stored) return { outcome: ref.uid ? 'gone' : 'nothing-to-do', pod, why: 'the pod no longer exists' };
   if (ref.uid && stored.metadata.uid !== ref.uid)
     return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
   if (stored.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
-  const again = await decideOne(rt, stored, context);
+  const again = await decideOne(h, stored, context);
   if (!again.decision) {
     // The event described a state the pod is no longer in (or never was): say so.
     const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
@@ -80,15 +86,15 @@ export async function removeSelected(
   }
   // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
   // would only be deferred again); a later event or pass takes it.
-  const brakes = rt.brakes();
-  const taken = await brakes.take(brakeSetOf(policyOf(rt)), subjectOf(stored), ahead, pass);
+  const brakes = h.brakes();
+  const taken = await brakes.take(brakeSetOf(h.policy()), subjectOf(stored), ahead, pass);
   if ('deferred' in taken) {
-    await tellDeferral(rt.writer(), rt.log, brakes, taken.deferred, 'event');
+    await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
   }
   let result;
   try {
-    result = await act(rt.writer(), removalTarget(stored), again.decision, events);
+    result = await act(h.writer(), removalTarget(stored), again.decision, events);
   } finally {
     // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
     brakes.done(taken.ticket, result === undefined || charged(result));

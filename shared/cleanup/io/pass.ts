@@ -14,7 +14,7 @@ import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
 import { postShards, type FanOut, type Posted } from './shards.js';
-import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import type { CleanupHandle } from '../handle.js';
 import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
@@ -24,7 +24,7 @@ import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
 // one page of pods plus the decisions (plus the context a policy asks for). A time budget
 // stops it cleanly, while reading or while acting.
 //
-// Acting: up to SWEEP_CONCURRENCY writes in flight, started in the policy's order, every
+// Acting: up to the settings' concurrency (SWEEP_CONCURRENCY) writes in flight, started in the policy's order, every
 // request under the clients' rate limit (kube/throttle.ts). With a fan-out sink, a pass that
 // selected more than one shard's worth keeps the first shard and posts the rest (shards.ts).
 
@@ -85,23 +85,23 @@ export interface PassSummary {
   keptPods: { namespace: string; name: string; strategy: string; reason: string }[];
 }
 
-export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSummary> {
-  const started = rt.now();
+export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<PassSummary> {
+  const started = h.now();
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
   const pass = new AcrossPages(opts.policy);
-  const context = await fetchContext(rt, snapshotNeeds(opts.policy));
+  const context = await fetchContext(h, snapshotNeeds(opts.policy));
   // The brakes of the configured policy hold whatever policy a pass runs (invoke may bring its own).
-  const brakes = new PassBrakes(rt.brakes({ dryRun: opts.dryRun }), rt.policy ? policyOf(rt) : opts.policy, opts.overrideAbort === true);
+  const brakes = new PassBrakes(h.brakes({ dryRun: opts.dryRun }), h.policy(), opts.overrideAbort === true);
   const fieldSelector = brakes.countsEveryPod ? undefined : phaseFieldSelector(opts.policy);
   // With every pod in the context, the index does not depend on the page: build it once.
   const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
-  const writer = rt.writer({ dryRun: opts.dryRun });
+  const writer = h.writer({ dryRun: opts.dryRun });
   // What each selected pod was when listed: the write is tied to exactly that (uid,
   // resourceVersion, phase, request-evict-only mark). Held for the selected pods only, not the pages.
   const targets = new Map<string, RemovalTarget>();
   const id = passId(started);
-  const throttle = rt.clients.throttle;
+  const throttle = h.reader.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
   const s: PassSummary = {
     pass: id,
@@ -131,13 +131,13 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
   const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
   outer: for (const namespace of scopes) {
     let listRequests = 0;
-    for await (const page of listPods(rt.clients.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: rt.config.SWEEP_PAGE_SIZE })) {
+    for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
       listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, rt.now(), {
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, h.now(), {
         session: pass.session,
-        protectedNamespaces: rt.config.PROTECTED_NAMESPACES,
+        protectedNamespaces: h.settings.protectedNamespaces,
         ...(index ? { index } : {}),
       });
       const chosen = new Set(plan.decisions.map((d) => d.uid));
@@ -150,7 +150,7 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
         podsSeen: s.podsSeen,
         ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
       });
-      if (rt.now() > deadline) {
+      if (h.now() > deadline) {
         s.stoppedBy = 'time-budget';
         s.requests += listRequests;
         break outer;
@@ -159,31 +159,31 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += listRequests;
   }
 
-  s.listMs = rt.now() - started;
+  s.listMs = h.now() - started;
   const finished = pass.finish();
   keep(finished.kept);
   const { totalReached } = finished;
-  const gated = await brakes.gate(finished.decisions, id, rt.now());
+  const gated = await brakes.gate(finished.decisions, id, h.now());
   keep(gated.kept);
   const decisions = gated.decisions;
   let own = decisions;
-  if (opts.fanOut && decisions.length > opts.fanOut.size && rt.now() <= deadline) {
+  if (opts.fanOut && decisions.length > opts.fanOut.size && h.now() <= deadline) {
     own = decisions.slice(0, opts.fanOut.size);
-    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), sweepSource(id), rt, writer);
+    s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), sweepSource(id), h, writer);
     // The shards, and the plan's read and write.
     s.requests += s.fannedOut.shards + (writer.dryRun ? 0 : 2);
     // Pods in shards nobody took: work left undone that the next sweep picks up.
     s.failures.transient += s.fannedOut.notPosted;
   }
   // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
-  const recording = rt.config.RECORD_EVENTS && !writer.dryRun;
+  const recording = h.settings.recordEvents && !writer.dryRun;
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   const done: ActResult[] = [];
   let emitted = 0;
   const acted = await inOrder(
     own,
-    rt.config.SWEEP_CONCURRENCY,
-    () => rt.now() > deadline || brakes.stopped,
+    h.settings.concurrency,
+    () => h.now() > deadline || brakes.stopped,
     async (decision, i) => {
       const taken = await brakes.take(own, i);
       let result: ActResult | undefined;
@@ -231,12 +231,12 @@ export async function runPass(rt: Runtime, opts: PassOptions): Promise<PassSumma
     s.requests += await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
-  await brakes.finish(writer, rt.log);
+  await brakes.finish(writer, h.log);
   if (brakes.summary.deferred || brakes.summary.aborted || brakes.summary.resumed || brakes.summary.ledgerRequests) s.brakes = brakes.summary;
   s.requests += brakes.summary.ledgerRequests;
   s.throttled = throttle.throttled - before.throttled;
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
-  s.durationMs = rt.now() - started;
+  s.durationMs = h.now() - started;
   return s;
 }
 

@@ -13,7 +13,7 @@ import { httpMessage, pubSubMessage, shardEvent, type SweepShard } from '../../c
 import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
-import { policyOf, type Runtime } from '../../runtime/runtime.js';
+import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../serve/target.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
@@ -51,7 +51,14 @@ const AHEAD = 256;
  * Posts decisions (those after the planner's own slice) in shards 1..n of `pass`, once their
  * digests are stored (not in a dry run: nothing is stored, and no shard can write).
  */
-export async function postShards(fanOut: FanOut, pass: string, rest: readonly Decision[], source: string, rt: Runtime, writer: ClusterWriter): Promise<Posted> {
+export async function postShards(
+  fanOut: FanOut,
+  pass: string,
+  rest: readonly Decision[],
+  source: string,
+  h: CleanupHandle,
+  writer: ClusterWriter,
+): Promise<Posted> {
   const shards: SweepShard[] = [];
   for (let i = 0; i < rest.length; i += fanOut.size)
     shards.push({
@@ -64,7 +71,7 @@ export async function postShards(fanOut: FanOut, pass: string, rest: readonly De
   const out: Posted = { shards: 0, pods: 0, notPosted: 0 };
   if (!writer.dryRun) {
     try {
-      await storePlan(rt.clients.core, writer, fanOut.planNamespace, pass, shards, rt.now());
+      await storePlan(h.reader.core, writer, fanOut.planNamespace, pass, shards, h.now());
     } catch (e) {
       // No record, no shard: an unplanned shard would only be refused.
       return { ...out, notPosted: rest.length, error: `storing the plan: ${(e as Error).message}` };
@@ -105,20 +112,21 @@ async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<
 }
 
 /** Takes one shard: every pod read, decided again as stored, removed only if still selected. */
-export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs: number; eventsPerPass: number }): Promise<Answer> {
-  const started = rt.now();
-  const deadline = started + opts.budgetMs;
-  const sentBefore = rt.clients.throttle.sent;
-  const needs = snapshotNeeds(policyOf(rt));
-  const context = Object.values(needs).some(Boolean) ? (await fetchContext(rt, needs)).snapshot : {};
-  const events = rt.config.RECORD_EVENTS && !rt.config.DRY_RUN ? new EventBudget(opts.eventsPerPass) : undefined;
+export async function actShard(h: CleanupHandle, shard: SweepShard): Promise<Answer> {
+  const { budgetMs, eventsPerPass, concurrency, recordEvents, dryRun } = h.settings;
+  const started = h.now();
+  const deadline = started + budgetMs;
+  const sentBefore = h.reader.throttle.sent;
+  const needs = snapshotNeeds(h.policy());
+  const context = Object.values(needs).some(Boolean) ? (await fetchContext(h, needs)).snapshot : {};
+  const events = recordEvents && !dryRun ? new EventBudget(eventsPerPass) : undefined;
   const { results, started: acted } = await inOrder(
     shard.pods,
-    rt.config.SWEEP_CONCURRENCY,
-    () => rt.now() > deadline,
+    concurrency,
+    () => h.now() > deadline,
     (pod, i) =>
       // The shard's next pods are reserved with this one: one ledger write per AHEAD removals, as a pass.
-      removeSelected(rt, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
+      removeSelected(h, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
   );
   const outcomes: Record<string, number> = {};
   const failures = { transient: shard.pods.length - acted, refused: 0 };
@@ -128,14 +136,14 @@ export async function actShard(rt: Runtime, shard: SweepShard, opts: { budgetMs:
     failures.transient += r.failures?.transient ?? 0;
     failures.refused += r.failures?.refused ?? 0;
   }
-  await events?.flush(rt.writer(), `${shard.pass}-${shard.index}`);
+  await events?.flush(h.writer(), `${shard.pass}-${shard.index}`);
   const complete = failures.transient + failures.refused === 0;
   return {
     outcome: complete ? 'shard-done' : 'shard-incomplete',
     shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted },
     outcomes,
     failures,
-    durationMs: rt.now() - started,
-    requests: rt.clients.throttle.sent - sentBefore,
+    durationMs: h.now() - started,
+    requests: h.reader.throttle.sent - sentBefore,
   };
 }

@@ -7,7 +7,6 @@ import { parseArgs } from 'node:util';
 import { runPass } from '../../cleanup/index.js';
 import type { ActResult } from '../../cleanup/io/act.js';
 import { ConfigError } from '../../config/env.js';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/config.js';
 import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
@@ -17,9 +16,9 @@ import { parseGoDuration } from '../../policy/duration.js';
 import { PolicyError } from '../../policy/errors.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
 import type { LoadedPolicy } from '../../policy/policy.js';
-import { fixedPolicySource } from '../../runtime/policy-source.js';
-import { startRuntime } from '../../runtime/runtime.js';
+import { setWriteRefusalLog } from '../../kube/write-refusals.js';
 import { execCredentials, type ExecCredentials } from './exec-credential.js';
+import { cliHandle } from './handle.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
 import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
@@ -79,9 +78,10 @@ export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out,
   }
 }
 
-type LiveOptions = Exclude<ReturnType<typeof parse>, 'help'>;
+export type LiveOptions = Exclude<ReturnType<typeof parse>, 'help'>;
 
-function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
+/** The flags of `kube-tidy plan --kubeconfig` and `kube-tidy run`, checked; 'help' for --help. */
+export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean) {
   let parsed;
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
@@ -168,7 +168,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     server = describeKubeConfig(kubeConfig).server;
     plugins = execCredentials(kubeConfig, deadline.signal);
     clients = kubeClients(kubeConfig, { timeoutMs: 30_000, signal: deadline.signal });
-    const work = pass(mode, o, quiet, { kubeConfig, clients, fromFile, plugins, endsAt, seen });
+    const work = pass(mode, o, quiet, { clients, fromFile, plugins, endsAt, seen });
     // race() handles a rejection that comes after the deadline answered.
     const result = await Promise.race([work, new Promise<'timeout'>((r) => deadline.signal.addEventListener('abort', () => r('timeout')))]);
     if (result !== 'timeout') return result;
@@ -190,7 +190,6 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
 }
 
 interface PassParts {
-  kubeConfig: KubeConfig;
   clients: KubeClients;
   fromFile: LoadedPolicy | undefined;
   plugins: ExecCredentials;
@@ -199,7 +198,7 @@ interface PassParts {
   seen: { pages: number; rows: ActResult[] };
 }
 
-async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig, clients, fromFile, plugins, endsAt, seen }: PassParts): Promise<number> {
+async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fromFile, plugins, endsAt, seen }: PassParts): Promise<number> {
   const dryRun = mode === 'plan';
   try {
     // Before any request: a plugin that fails is named as such, not as a failed request.
@@ -209,27 +208,28 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { kubeConfig,
     const unprotected = unprotectedWarning(o.unprotected);
     if (unprotected) io.err(unprotected);
     const { policy } = loaded;
-    // The runtime's writer, with the policy's grace period (its source is the policy just read).
-    const rt = await startRuntime(
-      // DRY_RUN forced for a plan: the writer sends dryRun=All whatever runPass asks.
-      { DRY_RUN: String(dryRun), RECORD_EVENTS: 'true', PROTECTED_NAMESPACES: o.protectedNamespaces.join(','), SWEEP_PAGE_SIZE: String(o.chunkSize) },
-      {
-        kubeConfig,
-        clients,
-        log: createLogger({ destination: { write: io.err }, level: 'warn' }),
-        policy: fixedPolicySource(loaded, o.policyFile ? `file ${o.policyFile}` : `ConfigMap ${o.policyConfigMap}`),
-      },
-      { needsPolicy: false },
-    );
+    const log = createLogger({ destination: { write: io.err }, level: 'warn' });
+    // Refused writes are logged on stderr, never in the output.
+    setWriteRefusalLog(log);
+    // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
+    const handle = cliHandle({
+      clients,
+      policy,
+      dryRun,
+      chunkSize: o.chunkSize,
+      protectedNamespaces: o.protectedNamespaces,
+      // What is left of --timeout: the plugin and the policy read came out of it.
+      budgetMs: Math.max(1, endsAt - Date.now()),
+      log,
+    });
     const rows = seen.rows;
     let lastProgress = 0;
-    const summary = await runPass(rt, {
+    const summary = await runPass(handle, {
       policy,
       ...(o.namespace ? { namespaces: [o.namespace] } : {}),
       ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       dryRun,
-      // What is left of --timeout: the plugin and the policy read came out of it.
-      budgetMs: Math.max(1, endsAt - Date.now()),
+      budgetMs: handle.settings.budgetMs,
       // Results are streamed (onResult); kept pods are held only when they will be printed.
       maxResults: o.explain ? Number.MAX_SAFE_INTEGER : 0,
       onPage: (p) => {

@@ -1,0 +1,64 @@
+// The CLI's pod-cleanup handle, built from its flags: no environment is read. The writer is the
+// one writer (kube/writer.ts) with the dry run of a plan, the protected namespaces of
+// --protected-namespaces and the policy's grace period; the brakes are the cluster's ledger
+// (ConfigMap kube-tidy-brakes in namespace kube-tidy), as a deployed kube-tidy's by default.
+import { Brakes } from '../../brakes/io/brakes.js';
+import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
+import type { KubeClients } from '../../kube/clients.js';
+import { ClusterWriter } from '../../kube/writer.js';
+import type { Logger } from '../../log.js';
+import type { Policy } from '../../policy/policy.js';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../runtime/config.js';
+
+/** Where the brakes' ledger is when nothing names it (BRAKES_NAMESPACE's default). */
+const LEDGER_NAMESPACE = 'kube-tidy';
+const HOLD_MS = 60_000;
+
+export interface CliHandleOptions {
+  clients: KubeClients;
+  policy: Policy;
+  /** A plan: every write through the API server's dry run. */
+  dryRun: boolean;
+  /** --chunk-size: pods per LIST page. */
+  chunkSize: number;
+  protectedNamespaces: readonly string[];
+  /** What is left of --timeout. */
+  budgetMs: number;
+  log: Logger;
+  now?: () => number;
+}
+
+export function cliHandle(o: CliHandleOptions): CleanupHandle {
+  const now = o.now ?? Date.now;
+  const settings: PassSettings = {
+    pageSize: o.chunkSize,
+    concurrency: DEFAULT_SWEEP_CONCURRENCY,
+    budgetMs: o.budgetMs,
+    // Every removal its own Event: a person's run is small, and each is worth reading.
+    eventsPerPass: Number.POSITIVE_INFINITY,
+    protectedNamespaces: o.protectedNamespaces,
+    recordEvents: true,
+    dryRun: o.dryRun,
+  };
+  const writer = (opts: { dryRun?: boolean } = {}) =>
+    new ClusterWriter(o.clients, {
+      dryRun: settings.dryRun || opts.dryRun === true,
+      recordEvents: settings.recordEvents,
+      protectedNamespaces: settings.protectedNamespaces,
+      ...(o.policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: o.policy.gracePeriodSeconds }),
+    });
+  const newBrakes = (dryRun: boolean) =>
+    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: LEDGER_NAMESPACE, holdMs: HOLD_MS, dryRun, now });
+  let brakes: Brakes | undefined;
+  return {
+    settings,
+    policy: () => o.policy,
+    ready: () => Promise.resolve(),
+    reader: o.clients,
+    writer,
+    // One for the command; a dry run asked of a run gets its own that writes nothing (as the runtime's).
+    brakes: (opts = {}) => (opts.dryRun && !settings.dryRun ? newBrakes(true) : (brakes ??= newBrakes(settings.dryRun))),
+    now,
+    log: o.log,
+  };
+}
