@@ -72,6 +72,3 @@ export function handleOf(rt: Runtime, eventsPerPass: number): CleanupHandle {
     log: rt.log,
   };
 }
-
-/** Evacuation still hands its runtime to decideOne: a runtime becomes a handle there. */
-export const asHandle = (from: CleanupHandle | Runtime): CleanupHandle => ('settings' in from ? from : handleOf(from, 0));

@@ -4,6 +4,7 @@
 // it); its I/O io/ (one pass over a pod, a tick over all of them, the ledger ConfigMap, every
 // KubeVirt call, EvictionRequest discovery); its configuration config.ts. Every write goes
 // through the runtime's ClusterWriter: DRY_RUN, protected namespaces, Events.
+import { handleOf } from '../cleanup/handle.js';
 import { decideOne } from '../cleanup/io/one-pod.js';
 import type { Pod } from '../model/objects.js';
 import type { Snapshot } from '../plan/snapshot.js';
@@ -57,13 +58,16 @@ export function evacuationParts(rt: Runtime): EvacuationParts {
     };
   };
 
+  // Pod cleanup's view of this process: its policy, reader and clock (no events of its own).
+  const cleanup = handleOf(rt, 0);
+
   // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated
   // (not evicted) when a strategy decides to evict it; the strategy becomes the requester.
   // Pod cleanup's own one-pod decision (cleanup/io/one-pod.ts): the same policy, gate and context.
   async function strategyRequest(pod: Pod, context?: Omit<Snapshot, 'pods'>) {
     const a = pod.metadata.annotations ?? {};
     if (a[ANNOTATIONS.requestEvictOnly] === undefined || a[ANNOTATIONS.request] !== undefined || a[ANNOTATIONS.state] !== undefined) return {};
-    const one = await decideOne(rt, pod, context);
+    const one = await decideOne(cleanup, pod, context);
     return { ...(one.decision?.action === 'evict' ? { requester: `strategy:${one.decision.strategy}` } : {}), context: one.context };
   }
 

@@ -7,8 +7,7 @@ import { decide } from '../../plan/decide.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { Snapshot } from '../../plan/snapshot.js';
-import type { Runtime } from '../../runtime/runtime.js';
-import { asHandle, type CleanupHandle } from '../handle.js';
+import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../serve/target.js';
 import { brakeSetOf } from '../../brakes/io/brakes.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
@@ -28,12 +27,7 @@ export interface OneDecision {
  * The policy's decision for `pod` alone. The cluster (and the client, loaded on first need)
  * only when the policy reads more than the pod: most events need no request at all.
  */
-export async function decideOne(
-  from: CleanupHandle | Runtime,
-  pod: Pod,
-  context?: Omit<Snapshot, 'pods'>,
-): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
-  const h = asHandle(from);
+export async function decideOne(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
   const policy = h.policy();
   if (!context) {
     const needs = snapshotNeeds(policy);
