@@ -43,24 +43,29 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-kubelet-'));
   // Registering the Node and reporting it Ready with room for pods, as a kubelet does.
   await core.createNode({ body: { metadata: { name: node, labels: { 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' } } } });
-  const registered = await core.readNode({ name: node });
-  const now = new Date();
   const room = { cpu: '4', memory: '8Gi', pods: '10' };
-  registered.status = {
-    capacity: room,
-    allocatable: room,
-    conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now }],
-  };
-  await core.replaceNodeStatus({ name: node, body: registered });
+  // The node lifecycle controller taints a new Node at once: read again on a conflict.
+  await onConflictAgain(async () => {
+    const registered = await core.readNode({ name: node });
+    const now = new Date();
+    registered.status = {
+      capacity: room,
+      allocatable: room,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now }],
+    };
+    await core.replaceNodeStatus({ name: node, body: registered });
+  });
 
   const runs: PodRun[] = [];
   const seen = new Set<string>();
   const setStatus = async (pod: V1Pod, status: V1Pod['status']) => {
     const { name, namespace } = pod.metadata as { name: string; namespace: string };
-    const current = await core.readNamespacedPod({ name, namespace }).catch(() => undefined);
-    if (!current || current.metadata?.uid !== pod.metadata?.uid) return;
-    current.status = { ...current.status, ...status };
-    await core.replaceNamespacedPodStatus({ name, namespace, body: current });
+    await onConflictAgain(async () => {
+      const current = await core.readNamespacedPod({ name, namespace }).catch(() => undefined);
+      if (!current || current.metadata?.uid !== pod.metadata?.uid) return;
+      current.status = { ...current.status, ...status };
+      await core.replaceNamespacedPodStatus({ name, namespace, body: current });
+    });
   };
 
   const run = async (pod: V1Pod): Promise<void> => {
@@ -127,4 +132,16 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
   };
   void loop();
   return { node, services, runs, stop: () => void (stopped = true) };
+}
+
+/** Runs `write` (a read and a replace) again while the API server answers 409, up to 10 times. */
+async function onConflictAgain(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (e) {
+      if ((e as { code?: number }).code !== 409 || attempt >= 10) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
