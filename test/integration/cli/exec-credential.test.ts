@@ -4,7 +4,7 @@
 // kubeconfig's directory as kubectl finds it, runs once for the whole pass, and its token is
 // the one the API server sees. The failure and timeout cases need no cluster:
 // test/unit/cli/live-timeout.test.ts.
-import { spawn } from 'node:child_process';
+import { runCli, type Ran } from '../../harness/cli-process.js';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,22 +24,7 @@ function file(path: string, content: string, mode = 0o644): string {
   return join(dir, path);
 }
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function cli(...args: string[]): Promise<Ran> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
-}
+const cli = (...args: string[]): Promise<Ran> => runCli(args);
 
 let kubeconfig: string;
 let policyFile: string;

@@ -1,7 +1,7 @@
 // `kube-tidy plan --kubeconfig` and `kube-tidy run` as a person runs them: the CLI as a child
 // process with a kubeconfig file for the shared real cluster, checked against the cluster
 // itself and the API server's audit log (what was sent), not against the CLI's own words.
-import { spawn } from 'node:child_process';
+import { runCli, type Ran } from '../../harness/cli-process.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,22 +47,7 @@ function file(name: string, content: string): string {
   return path;
 }
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function cli(...args: string[]): Promise<Ran> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
-}
+const cli = (...args: string[]): Promise<Ran> => runCli(args);
 
 async function inProcess(...args: string[]): Promise<Ran> {
   const started = Date.now();

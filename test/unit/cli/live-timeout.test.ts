@@ -3,6 +3,7 @@
 // wall-clock bound of --timeout is measured from outside the CLI process, and the plugin's
 // processes are checked to be gone afterwards.
 import { spawn } from 'node:child_process';
+import { runCli, type Ran } from '../../harness/cli-process.js';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,35 +54,8 @@ const policyFile = file(
   }),
 );
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
 /** The CLI as a process, killed (with its process group) if it runs past KILL_AFTER_MS. */
-function cli(...args: string[]): Promise<Ran> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const killer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }, KILL_AFTER_MS);
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    }),
-  );
-}
+const cli = (...args: string[]): Promise<Ran> => runCli(args, { killAfterMs: KILL_AFTER_MS });
 
 async function inProcess(...args: string[]): Promise<Ran> {
   const started = Date.now();
