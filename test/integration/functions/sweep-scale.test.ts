@@ -316,13 +316,18 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
     const rt = await runtimeFor(policyFor(ns.name, 20), { ...asSweep(), SWEEP_CONCURRENCY: '32', SWEEP_PAGE_SIZE: '5' });
     // The sweep's own 20 writes alone did not always overlap enough to meet a 429 (a busy CI
     // machine sends them more slowly): another client of the same account keeps the level's
-    // seats busy while it runs, so the storm is certain, not likely.
+    // seats busy while it runs, so the storm is certain, not likely. The noise stops once the
+    // sweep has been throttled: kept up for the whole sweep, it could outlast the sweep's 8
+    // retries of one request (CI met a 503 so), which is a different test (a storm that never
+    // ends answers 503, "retry, it is safe").
+    await rt.kubeReady();
+    const throttle = rt.clients.throttle;
     const kc = new KubeConfig();
     kc.loadFromFile(ids.kubeconfig('sweep'));
     const noise = kubeClients(kc, { throttledRetries: 0, qps: 10_000, burst: 10_000 });
     let storming = true;
     const storm = (async () => {
-      while (storming) await Promise.allSettled(Array.from({ length: 20 }, () => noise.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
+      while (storming && throttle.throttled === 0) await Promise.allSettled(Array.from({ length: 20 }, () => noise.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
     })();
     const res = await Promise.resolve(send(serve(sweep, rt), pingRequest())).finally(() => (storming = false));
     await storm;
