@@ -20,6 +20,7 @@ import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
 import { KeepAliveAgents } from './agent.js';
 import { classifyKubeError } from './errors.js';
 import { unsafePathProblem } from './path-guard.js';
+import { countRequestSent } from './request-tally.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
 export interface KubeClients {
@@ -70,6 +71,7 @@ function middleware(
       const unsafe = unsafePathProblem(context.getUrl());
       if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
       await throttle.take();
+      countRequestSent();
       onRequest?.(context.getHttpMethod(), context.getUrl());
       observeApiRequest(context.getHttpMethod(), server);
       context.setSignal(signal ? AbortSignal.any([AbortSignal.timeout(ms), signal]) : AbortSignal.timeout(ms));
