@@ -1,6 +1,6 @@
 // Paginated LIST of pods: a sweep holds one page at a time, so its memory is bounded by
-// the page size, not by the cluster. Each page says how many requests were made so far, for
-// the benchmarks' "requests per sweep".
+// the page size, not by the cluster. Its requests are counted as they are sent, in the tally
+// of whatever operation lists (request-tally.ts).
 //
 // Expired continue tokens: the pager's 'continue-inconsistent' recovery (pager.ts says why).
 import type { CoreV1Api } from '@kubernetes/client-node';
@@ -24,8 +24,6 @@ export interface PodPage {
   items: Stored<Pod>[];
   /** 1 for the first page. */
   page: number;
-  /** Requests made so far, this one included. */
-  requests: number;
   /** From here on the pages come from a newer snapshot than the first (see above). */
   inconsistent: boolean;
   /** The server's estimate of items still to come, when it gives one. */
@@ -34,7 +32,7 @@ export interface PodPage {
 
 export type PodLister = Pick<CoreV1Api, 'listNamespacedPod' | 'listPodForAllNamespaces'>;
 
-/** Always yields at least one page (possibly empty), so the request count is always seen. */
+/** Always yields at least one page (possibly empty): an empty list is a page too. */
 export async function* listPods(core: PodLister, opts: ListPodsOptions = {}): AsyncGenerator<PodPage, void, undefined> {
   const { namespace, labelSelector, fieldSelector, limit } = opts;
   const fetch = (page: { limit?: number; _continue?: string }) =>
@@ -43,7 +41,7 @@ export async function* listPods(core: PodLister, opts: ListPodsOptions = {}): As
       : core.listPodForAllNamespaces({ labelSelector, fieldSelector, ...page });
   const what = `list pods ${namespace ? `in ${namespace}` : 'in all namespaces'}`;
   for await (const p of pages(fetch, { what, limit, onExpired: 'continue-inconsistent' })) {
-    const { page, requests, inconsistent, remainingItemCount } = p;
-    yield { items: p.items.map(toPod), page, requests, inconsistent, ...(remainingItemCount === undefined ? {} : { remainingItemCount }) };
+    const { page, inconsistent, remainingItemCount } = p;
+    yield { items: p.items.map(toPod), page, inconsistent, ...(remainingItemCount === undefined ? {} : { remainingItemCount }) };
   }
 }

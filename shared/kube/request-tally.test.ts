@@ -18,7 +18,10 @@ describe('request tallies', () => {
   it('keep concurrent operations apart, and count a nested tally in the one around it', async () => {
     const [a, b] = await Promise.all([
       tallied(async (t) => {
-        for (let i = 0; i < 3; i++) (await tick(), countRequestSent());
+        for (let i = 0; i < 3; i++) {
+          await tick();
+          countRequestSent();
+        }
         return t.sent;
       }),
       tallied(async (outer) => {

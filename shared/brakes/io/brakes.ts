@@ -9,6 +9,9 @@
 // instance loses its reservation and nothing is double-spent.
 // In a dry run nothing is written: the stored ledger is read, and what this process would
 // have reserved is kept here, so a plan defers what a run would.
+// What the ledger costs is counted by the caller, in a request tally opened around each call
+// (kube/request-tally.ts; cleanup/io/pass-brakes.ts): one object serves every pass and event
+// of the process at once, so a count kept here could not say whose requests they were.
 // After each ledger read or write, the budget gauge is set from the ledger as the API server
 // has it (metrics/observe.ts), and again when a window ends without one (no request: what was
 // last seen, minus the windows that ended); a dry run's would-be reservations are not shown.
@@ -82,8 +85,6 @@ export class Brakes {
   /** The ledger as the API server last had it, and when the gauge is set again from it. */
   private lastSeen: LedgerState | undefined;
   private rollover: { timer: NodeJS.Timeout; at: number } | undefined;
-  /** Ledger requests sent (reads and writes): what the brakes cost, for answers and benches. */
-  requests = 0;
   private readonly holdMs: number;
   private readonly chunk: number;
   private readonly idleMs: number;
@@ -117,7 +118,6 @@ export class Brakes {
 
   private async read(): Promise<void> {
     const { cm, value } = await this.store.read();
-    this.requests++;
     this.stored = { cm, state: this.o.dryRun ? this.withDry(value) : value, at: this.o.now() };
     this.seen(value, this.stored.at);
   }
@@ -298,7 +298,6 @@ export class Brakes {
         let cm = stored.cm;
         if (!this.o.dryRun) {
           const written = await this.store.write(cm, state);
-          this.requests++;
           if (written === false) return false;
           cm = written;
           this.seen(state, now);

@@ -1,6 +1,7 @@
 // The event path of pod cleanup: decide for one pod, and remove it only as it is stored.
 import { getPod } from '../../kube/get.js';
 import { removalTarget } from '../../kube/evict-only.js';
+import { tallied } from '../../kube/request-tally.js';
 import { keyOf } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { decide } from '../../plan/decide.js';
@@ -26,8 +27,17 @@ export interface OneDecision {
 /**
  * The policy's decision for `pod` alone. The cluster (and the client, loaded on first need)
  * only when the policy reads more than the pod: most events need no request at all.
+ * `requests`: those this decision sent to the API server (its context's reads; 0 when given one).
  */
-export async function decideOne(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
+export function decideOne(
+  h: CleanupHandle,
+  pod: Pod,
+  context?: Omit<Snapshot, 'pods'>,
+): Promise<OneDecision & { context: Omit<Snapshot, 'pods'>; requests: number }> {
+  return tallied(async (tally) => ({ ...(await decideOn(h, pod, context)), requests: tally.sent }));
+}
+
+async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
   const policy = h.policy();
   if (!context) {
     const needs = snapshotNeeds(policy);

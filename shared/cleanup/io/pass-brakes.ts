@@ -8,6 +8,7 @@ import { abortCut, consideredIn } from '../../brakes/core/abort.js';
 import { standing, tripOf } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
+import { tallied } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import { observeAbort } from '../../metrics/observe.js';
@@ -28,7 +29,11 @@ export interface PassBrakesSummary {
   aborted?: { scope: string; key: string; percent: number; selected: number; considered: number; why: string };
   /** Trips a person's override lifted before this pass. */
   resumed?: number;
-  /** Requests to the ledger (reads and writes). */
+  /**
+   * Requests this pass sent to the ledger (reads and writes, retries after throttling
+   * included): a tally around each of its calls to the process's Brakes, which other passes
+   * and events use at the same time. Also counted in the pass's `requests`.
+   */
   ledgerRequests: number;
 }
 
@@ -38,7 +43,6 @@ export class PassBrakes {
   private readonly subjects = new Map<string, Subject>();
   private readonly firstDeferral = new Map<string, Deferral>();
   private readonly pending = new Map<string, number>();
-  private readonly requestsBefore: number;
   readonly summary: PassBrakesSummary = { deferred: 0, byBudget: {}, ledgerRequests: 0 };
   /** A cluster-wide budget ran out, or the ledger failed: no new writes this pass. */
   stopped = false;
@@ -54,7 +58,17 @@ export class PassBrakes {
     private readonly override: boolean,
   ) {
     this.set = brakeSetOf(policy);
-    this.requestsBefore = brakes.requests;
+  }
+
+  /** One call to the ledger, its requests counted as this pass's ledger requests (even when it fails). */
+  private async ledger<T>(call: () => Promise<T>): Promise<T> {
+    return tallied(async (tally) => {
+      try {
+        return await call();
+      } finally {
+        this.summary.ledgerRequests += tally.sent;
+      }
+    });
   }
 
   /** With an abort, the pass lists every phase: its percent is of every pod in the scope, not only the terminal ones. */
@@ -83,13 +97,13 @@ export class PassBrakes {
     if (!hasBrakes(this.set)) return { decisions, kept: [] };
     this.pass = pass;
     // A person's override lifts every trip; otherwise trips no rule stands behind any more are lifted for good.
-    const lifted = await this.brakes.resume(this.override ? () => true : (t) => !standing(t, this.set.aborts));
+    const lifted = await this.ledger(() => this.brakes.resume(this.override ? () => true : (t) => !standing(t, this.set.aborts)));
     if (lifted) this.summary.resumed = lifted;
     if (this.set.aborts.length === 0 || this.override) return { decisions, kept: [] };
     const kept: Kept[] = [];
     const keep = (d: Decision, reason: string) =>
       kept.push({ namespace: d.namespace, name: d.name, uid: d.uid, profile: d.profile, strategy: d.strategy, reason });
-    const state = await this.brakes.state();
+    const state = await this.ledger(() => this.brakes.state());
     const open: Decision[] = [];
     for (const d of decisions) {
       const trip = tripOf(state, this.set.aborts, this.subject(d));
@@ -106,10 +120,11 @@ export class PassBrakes {
     );
     if (cut.trip) {
       this.summary.aborted = { ...cut.trip, why: cut.why! };
-      await this.brakes.trip({ ...cut.trip, at: now, pass });
+      const trip = { ...cut.trip, at: now, pass };
+      await this.ledger(() => this.brakes.trip(trip));
       observeAbort(cut.trip.scope);
       // Held back by the abort: counted, and said in the ledger's namespace by this pass (not only by the next).
-      if (open.length > cut.keep) this.count(tripDeferral({ ...cut.trip, at: now, pass }), open.length - cut.keep);
+      if (open.length > cut.keep) this.count(tripDeferral(trip), open.length - cut.keep);
       for (const d of open.slice(cut.keep)) keep(d, `${cut.why}: stopped before this pod`);
     }
     return { decisions: open.slice(0, cut.keep), kept };
@@ -123,7 +138,9 @@ export class PassBrakes {
   async take(own: readonly Decision[], i: number): Promise<Take | { error: Error }> {
     let taken: Take;
     try {
-      taken = await this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), this.pass);
+      taken = await this.ledger(() =>
+        this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), this.pass),
+      );
     } catch (e) {
       this.stopped = true;
       this.ledgerFailed = true;
@@ -158,8 +175,7 @@ export class PassBrakes {
 
   /** Settles the ledger, and says once per budget and window what was held back. */
   async finish(writer: ClusterWriter, log: Logger): Promise<void> {
-    await this.brakes.settle();
+    await this.ledger(() => this.brakes.settle());
     for (const [key, d] of this.firstDeferral) await tellDeferral(writer, log, this.brakes, d, 'pass', this.pending.get(key) ?? 1);
-    this.summary.ledgerRequests = this.brakes.requests - this.requestsBefore;
   }
 }

@@ -9,6 +9,7 @@ import { indexSnapshot } from '../../plan/snapshot.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { Policy } from '../../policy/policy.js';
 import { KubeRequestError } from '../../kube/errors.js';
+import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
@@ -56,7 +57,14 @@ export interface PassSummary {
   selected: number;
   kept: number;
   outcomes: Record<string, number>;
-  /** API requests: LIST pages, context reads, writes and Events. */
+  /**
+   * Requests sent to the API server while this pass ran, on its behalf: counted as they leave
+   * the client (kube/request-tally.ts), so LIST pages, context reads, writes, Events, the
+   * brakes' ledger and a fan-out's plan ConfigMap, each retry after throttling (429) as one
+   * more. A dry run's writes are sent (dryRun=All) and count; shards posted over HTTP or
+   * Pub/Sub are not API server requests and do not. Another pass in the same process counts
+   * its own.
+   */
   requests: number;
   durationMs: number;
   /** Of which reading and deciding every page (the rest is acting). */
@@ -85,7 +93,11 @@ export interface PassSummary {
   keptPods: { namespace: string; name: string; strategy: string; reason: string }[];
 }
 
-export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<PassSummary> {
+export function runPass(h: CleanupHandle, opts: PassOptions): Promise<PassSummary> {
+  return tallied((tally) => passOver(h, opts, tally));
+}
+
+async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Promise<PassSummary> {
   const started = h.now();
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
@@ -115,7 +127,7 @@ export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<Pass
     selected: 0,
     kept: 0,
     outcomes: {},
-    requests: context.requests,
+    requests: 0,
     durationMs: 0,
     fieldSelector,
     failures: { transient: 0, refused: 0 },
@@ -130,9 +142,7 @@ export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<Pass
   // Read and decide every page first: the order and the limits are over all of them.
   const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
   outer: for (const namespace of scopes) {
-    let listRequests = 0;
     for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
-      listRequests = page.requests;
       s.pages++;
       s.podsSeen += page.items.length;
       const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, h.now(), {
@@ -152,11 +162,9 @@ export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<Pass
       });
       if (h.now() > deadline) {
         s.stoppedBy = 'time-budget';
-        s.requests += listRequests;
         break outer;
       }
     }
-    s.requests += listRequests;
   }
 
   s.listMs = h.now() - started;
@@ -170,8 +178,6 @@ export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<Pass
   if (opts.fanOut && decisions.length > opts.fanOut.size && h.now() <= deadline) {
     own = decisions.slice(0, opts.fanOut.size);
     s.fannedOut = await postShards(opts.fanOut, id, decisions.slice(opts.fanOut.size), sweepSource(id), h, writer);
-    // The shards, and the plan's read and write.
-    s.requests += s.fannedOut.shards + (writer.dryRun ? 0 : 2);
     // Pods in shards nobody took: work left undone that the next sweep picks up.
     s.failures.transient += s.fannedOut.notPosted;
   }
@@ -215,25 +221,20 @@ export async function runPass(h: CleanupHandle, opts: PassOptions): Promise<Pass
   for (const result of acted.results) {
     if (!result) continue;
     s.selected++;
-    // An evacuation requested records an Event too.
-    const removed = result.outcome === 'deleted' || result.outcome === 'evicted' || result.outcome === 'evacuation-requested';
-    if (result.outcome !== 'deferred') s.requests += 1;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
     const f = failuresOf([result]);
     s.failures.transient += f.transient;
     s.failures.refused += f.refused;
     if (s.results.length < maxResults) s.results.push(result);
-    if (removed && recording) s.requests += 1;
   }
   if (events) {
     s.eventsSummarised = events.summarised;
-    s.requests -= events.summarised;
-    s.requests += await events.flush(writer, id);
+    await events.flush(writer, id);
   }
   if (totalReached && !s.stoppedBy) s.stoppedBy = 'limit-total';
   await brakes.finish(writer, h.log);
   if (brakes.summary.deferred || brakes.summary.aborted || brakes.summary.resumed || brakes.summary.ledgerRequests) s.brakes = brakes.summary;
-  s.requests += brakes.summary.ledgerRequests;
+  s.requests = tally.sent;
   s.throttled = throttle.throttled - before.throttled;
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
   s.durationMs = h.now() - started;

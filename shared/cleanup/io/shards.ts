@@ -18,6 +18,7 @@ import type { Answer } from '../../serve/target.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
+import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { storePlan } from './shard-plan.js';
 import { removeSelected } from './one-pod.js';
@@ -111,12 +112,19 @@ async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<
   }
 }
 
-/** Takes one shard: every pod read, decided again as stored, removed only if still selected. */
-export async function actShard(h: CleanupHandle, shard: SweepShard): Promise<Answer> {
+/**
+ * Takes one shard: every pod read, decided again as stored, removed only if still selected.
+ * Its `requests`: those sent to the API server on its behalf (as a pass's, PassSummary), not
+ * the process's, which other shards and events taken at the same time share.
+ */
+export function actShard(h: CleanupHandle, shard: SweepShard): Promise<Answer> {
+  return tallied((tally) => takeShard(h, shard, tally));
+}
+
+async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTally): Promise<Answer> {
   const { budgetMs, eventsPerPass, concurrency, recordEvents, dryRun } = h.settings;
   const started = h.now();
   const deadline = started + budgetMs;
-  const sentBefore = h.reader.throttle.sent;
   const needs = snapshotNeeds(h.policy());
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(h, needs)).snapshot : {};
   const events = recordEvents && !dryRun ? new EventBudget(eventsPerPass) : undefined;
@@ -144,6 +152,6 @@ export async function actShard(h: CleanupHandle, shard: SweepShard): Promise<Ans
     outcomes,
     failures,
     durationMs: h.now() - started,
-    requests: h.reader.throttle.sent - sentBefore,
+    requests: tally.sent,
   };
 }

@@ -322,19 +322,25 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
     // ends answers 503, "retry, it is safe").
     await rt.kubeReady();
     const throttle = rt.clients.throttle;
+    const sentBefore = throttle.sent;
     const kc = new KubeConfig();
     kc.loadFromFile(ids.kubeconfig('sweep'));
     const noise = kubeClients(kc, { throttledRetries: 0, qps: 10_000, burst: 10_000 });
     let storming = true;
     const storm = (async () => {
-      while (storming && throttle.throttled === 0) await Promise.allSettled(Array.from({ length: 20 }, () => noise.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
+      while (storming && throttle.throttled === 0)
+        await Promise.allSettled(Array.from({ length: 20 }, () => noise.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
     })();
     const res = await Promise.resolve(send(serve(sweep, rt), pingRequest())).finally(() => (storming = false));
+    const sent = throttle.sent - sentBefore;
     await storm;
     noise.close();
     expect(res.status).toBe(200);
     expect(res.body.summary).toMatchObject({ selected: 20, outcomes: { deleted: 20 }, kept: 10, stoppedBy: 'limit-total' });
     expect(res.body.summary.throttled).toBeGreaterThan(0);
+    // Nothing but the sweep used this runtime's clients: its `requests` is every request they
+    // sent, each one APF rejected and that was sent again included (so more than were answered).
+    expect(res.body.summary.requests).toBe(sent);
     expect(res.body.failures).toEqual({ transient: 0, refused: 0 });
     expect(await names(ns.name)).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`).sort());
   });

@@ -1,9 +1,12 @@
-// listPods pages through the real API server with limit/continue, counts its requests,
-// passes selectors through, and hands over typed objects the core can read (Date times).
+// listPods pages through the real API server with limit/continue, one request a page (as the
+// client counts them: kube/request-tally.ts), passes selectors through, and hands over typed
+// objects the core can read (Date times).
 import { CoreV1Api } from '@kubernetes/client-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { getPod, listPods, type ListPodsOptions, type PodPage } from '../../../shared/kube/index.js';
+import { kubeClients } from '../../../shared/kube/clients.js';
+import { tallied } from '../../../shared/kube/request-tally.js';
 import { isTerminal } from '../../../shared/model/pod.js';
 import { secondsSince } from '../../../shared/model/time.js';
 import type { Pod } from '../../../shared/model/objects.js';
@@ -11,6 +14,9 @@ import { makePod } from './fixtures.js';
 
 const ns = testNamespace('kube-list');
 const core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+/** kube-tidy's clients, whose middleware counts each request sent into the open tally. */
+const clients = kubeClients(sharedCluster().kubeConfig());
+afterAll(() => clients.close());
 
 // Five pods: three fail, two succeed, so the field selector has something to leave out.
 const endings = [
@@ -27,9 +33,17 @@ beforeAll(async () => {
 
 async function collect(opts: ListPodsOptions): Promise<PodPage[]> {
   const pages: PodPage[] = [];
-  for await (const page of listPods(core, opts)) pages.push(page);
+  for await (const page of listPods(clients.core, opts)) pages.push(page);
   return pages;
 }
+
+/** The pages, and with each the requests sent so far. */
+const counted = (opts: ListPodsOptions): Promise<{ page: PodPage; sent: number }[]> =>
+  tallied(async (t) => {
+    const out: { page: PodPage; sent: number }[] = [];
+    for await (const page of listPods(clients.core, opts)) out.push({ page, sent: t.sent });
+    return out;
+  });
 
 describe('listPods', () => {
   for (const row of [
@@ -45,10 +59,11 @@ describe('listPods', () => {
   ])
     it(row.sentence, async () => {
       const { opts, sizes, names } = row;
-      const pages = await collect({ namespace: ns.name, ...opts });
+      const seen = await counted({ namespace: ns.name, ...opts });
+      const pages = seen.map((s) => s.page);
 
       expect(pages.map((p) => p.items.length)).toEqual(sizes);
-      expect(pages.map((p) => p.requests)).toEqual(sizes.map((_, i) => i + 1));
+      expect(seen.map((s) => s.sent)).toEqual(sizes.map((_, i) => i + 1));
       expect(pages.every((p) => !p.inconsistent)).toBe(true);
       expect(pages.flatMap((p) => p.items.map((pod) => pod.metadata.name)).sort()).toEqual(names);
     });

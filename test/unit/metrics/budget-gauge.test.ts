@@ -23,21 +23,25 @@ const M = 60_000;
 function fakeCluster() {
   let cm: V1ConfigMap | undefined;
   let rv = 0;
+  /** Ledger reads and writes sent (what the client middleware would count: request-tally.ts). */
+  const calls = { n: 0 };
   const store = (data: Record<string, string>): V1ConfigMap => (cm = { metadata: { name: 'kube-tidy-brakes', resourceVersion: String(++rv) }, data });
   const core = {
     readNamespacedConfigMap: async () => {
+      calls.n++;
       if (!cm) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound"}' });
       return structuredClone(cm);
     },
   } as never;
   const writer = {
     writeConfigMap: async (_ns: string, _name: string, seen: V1ConfigMap | undefined, data: Record<string, string>) => {
+      calls.n++;
       if ((seen?.metadata?.resourceVersion ?? undefined) !== cm?.metadata?.resourceVersion) return false;
       return structuredClone(store(data));
     },
     createNamespace: async () => 'exists',
   } as unknown as ClusterWriter;
-  return { core, writer };
+  return { core, writer, calls };
 }
 
 // maxNoOfPodsToEvictTotal 10 and ...PerNamespace 3 per 15 minutes, and at most 2 per hour per owner.
@@ -149,7 +153,7 @@ describe('the budget gauge, from the ledger', () => {
       const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
       a.done(ticket(await a.take(set, web)), true);
       await a.settle();
-      const requests = a.requests;
+      const requests = cluster.calls.n;
       now = T0 + 15 * M - 1;
       vi.advanceTimersByTime(M - 1);
       expect((await remaining())['maxNoOfPodsToEvictPerNamespace namespace ml']).toBe(2);
@@ -160,7 +164,7 @@ describe('the budget gauge, from the ledger', () => {
         'maxNoOfPodsToEvictPerNamespace namespace ml': 3,
         'kubeTidy.brakes.rates[0] owner ml/ReplicaSet/web': 1,
       });
-      expect(a.requests).toBe(requests);
+      expect(cluster.calls.n).toBe(requests);
       a.close();
     } finally {
       vi.useRealTimers();
