@@ -4,6 +4,7 @@ import type { Stored } from '../model/identity.js';
 import type { Pod } from '../model/objects.js';
 import type { KubeClients } from './clients.js';
 import { removalTarget } from './evict-only.js';
+import { storedPodId } from './from-client.js';
 import { ClusterWriter } from './writer.js';
 
 // The writer and the descheduler's request-evict-only mark: what removing such a pod sends.
@@ -73,5 +74,25 @@ describe('removePod and request-evict-only', () => {
     const c = clients();
     expect((await writerOf(c).removePod(removalTarget(stored('Running')), 'test')).outcome).toBe('evicted');
     expect(c.core.createNamespacedPodEviction).toHaveBeenCalledOnce();
+  });
+
+  it('every target says what the rule makes of its pod: an unmarked pod reads evictOnly false, a marked one its mark', () => {
+    expect(removalTarget(stored('Running')).evictOnly).toBe(false);
+    expect(removalTarget(stored('Running', MARK)).evictOnly).toEqual({});
+    expect(removalTarget(stored('Running', { ...MARK, [ANNOTATIONS.state]: 'Started' })).evictOnly).toEqual({ underWay: 'an evacuation is Started' });
+  });
+
+  it('a caller that says evictOnly: false (the MultiKueue orphan sweep) evicts a marked running pod: the choice is its own, and explicit', async () => {
+    const c = clients();
+    expect((await writerOf(c).removePod({ ...storedPodId(stored('Running', MARK)), evictOnly: false }, 'test')).outcome).toBe('evicted');
+    expect(c.core.createNamespacedPodEviction).toHaveBeenCalledOnce();
+    expect(c.core.patchNamespacedPod).not.toHaveBeenCalled();
+  });
+
+  it('a bare stored identity is not a target: the compiler refuses it, so no caller can forget the rule', async () => {
+    const c = clients();
+    // The type is the guard (tsc checks this file): at run time such an identity would be evicted, mark or not.
+    // @ts-expect-error a StoredPodId says nothing about request-evict-only
+    expect((await writerOf(c).removePod(storedPodId(stored('Running', MARK)), 'test')).outcome).toBe('evicted');
   });
 });

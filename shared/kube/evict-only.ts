@@ -14,17 +14,22 @@ export interface EvictOnly {
   underWay?: string;
 }
 
-/** A stored pod as the writer removes it: its identity, and the owner's request-evict-only mark when it carries one. */
-export type RemovalTarget = StoredPodId & { evictOnly?: EvictOnly };
+/**
+ * A stored pod as the writer removes it: its identity, and what the request-evict-only rule
+ * says about it. `evictOnly` is required, so no caller can forget the rule: removalTarget(pod)
+ * reads it from the pod; `false` is a caller saying, with its reason beside it, that the rule
+ * does not apply to what it removes.
+ */
+export type RemovalTarget = StoredPodId & { evictOnly: EvictOnly | false };
 
 export function removalTarget(pod: Stored<Pod>): RemovalTarget {
   const id = storedPodId(pod);
   const a = pod.metadata.annotations ?? {};
-  if (a[ANNOTATIONS.requestEvictOnly] === undefined) return id;
+  if (a[ANNOTATIONS.requestEvictOnly] === undefined) return { ...id, evictOnly: false };
   const request = a[ANNOTATIONS.request];
   const state = a[ANNOTATIONS.state];
   const underWay = request !== undefined ? `requested by ${request || 'someone'}` : state !== undefined ? `an evacuation is ${state}` : undefined;
-  return { ...id, evictOnly: underWay ? { underWay } : {} } as RemovalTarget;
+  return { ...id, evictOnly: underWay ? { underWay } : {} };
 }
 
 /** The annotation that asks the evacuation family to evacuate a pod (its value: who asks). */

@@ -97,14 +97,16 @@ export class ClusterWriter {
    * would be evicted and whose owner marked it request-evict-only (`pod.evictOnly`, from
    * evict-only.ts's removalTarget) is not evicted: its evacuation is requested instead, by
    * `requester`, and the evacuation family takes it from there (a live migration for KubeVirt).
+   * Only a RemovalTarget is taken, never a bare StoredPodId: every caller says what the rule
+   * makes of the pod (removalTarget(pod), or `evictOnly: false` with its reason).
    */
   async removePod(
-    pod: StoredPodId | RemovalTarget,
+    pod: RemovalTarget,
     note: string,
     { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {},
   ): Promise<RemoveResult> {
     const terminal = TERMINAL.has(pod.phase);
-    const evictOnly = !terminal && 'evictOnly' in pod ? pod.evictOnly : undefined;
+    const evictOnly = terminal ? false : pod.evictOnly;
     if (evictOnly) return this.requestEvacuation(pod, evictOnly.underWay, requester, note, ownEvent);
     const verb = terminal ? 'delete' : 'evict';
     const what = `${verb} pod ${keyOf(pod)}`;

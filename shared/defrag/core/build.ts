@@ -1,3 +1,4 @@
+import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
 import type { Pod } from '../../model/objects.js';
 import { podRequests } from '../../evictor/node-fit.js';
 import { isTerminal } from '../../model/pod.js';
@@ -38,6 +39,7 @@ function whyPinned(pod: Pod, gate: MoveGate | undefined, budgets: Budget[], mine
   if (!controllerOf(pod)) return 'has no controller, so nothing would recreate it';
   const protectedBy = gate?.(pod);
   if (protectedBy) return `is protected: ${protectedBy}`;
+  if (evacuationUnderWay(pod)) return 'is marked request-evict-only and its evacuation is under way: it leaves through that, not a move';
   const aff = pod.spec?.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
   if (aff.length > 0) return 'has required pod affinity, which the planner does not model';
   if ((pod.spec?.topologySpreadConstraints ?? []).some((c) => (c.whenUnsatisfiable ?? 'DoNotSchedule') === 'DoNotSchedule')) {
@@ -48,6 +50,17 @@ function whyPinned(pod: Pod, gate: MoveGate | undefined, budgets: Budget[], mine
   const b = mine.length === 1 ? budgets[mine[0]!]! : undefined;
   if (b && b.allowed < 1) return `PodDisruptionBudget ${b.name} allows no disruption now`;
   return undefined;
+}
+
+/**
+ * A pod its owner marked request-evict-only whose evacuation was asked for or runs (the same
+ * annotations the writer reads, kube/evict-only.ts): it is on its way out already (a step's
+ * own earlier move, or anyone's request), and choosing it again would only answer `evacuating`
+ * with a node cordoned for nothing, so the plan leaves it where it is until its evacuation ends.
+ */
+function evacuationUnderWay(pod: Pod): boolean {
+  const a = pod.metadata.annotations ?? {};
+  return a[ANNOTATIONS.requestEvictOnly] !== undefined && (a[ANNOTATIONS.request] !== undefined || a[ANNOTATIONS.state] !== undefined);
 }
 
 export function build(input: DefragInput, gate?: MoveGate): Built {

@@ -20,6 +20,12 @@ export interface InFlight {
   /** The owner's live pods when the eviction was made (the evicted one included): the replacement is the new uid. */
   ownerUids: string[];
   at: number;
+  /**
+   * The pod was marked request-evict-only, so the move asked for its evacuation instead of
+   * evicting it (evict-only.ts): it leaves when the evacuation ends (a live-migrated VM's
+   * source pod completes), not at once, and the next step waits for that.
+   */
+  evacuation?: true;
 }
 
 export interface MarkChange {

@@ -3,6 +3,9 @@ import { planDefrag } from './plan.js';
 import type { DefragInput, DefragOptions, DefragPlan } from './types.js';
 import { node, pdb, wpod } from '../../../test/fixtures/defrag.js';
 import { replay } from '../../../test/fixtures/defrag-replay.js';
+import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
+
+const EVICT_ONLY = ANNOTATIONS.requestEvictOnly;
 
 // Cases named as the situation and what the plan must say about it. Every plan is also
 // replayed by the independent checker: a case that plans something invalid fails.
@@ -90,6 +93,22 @@ const cases: Case[] = [
     options: { gate: (pod) => (pod.metadata.annotations?.keep !== undefined ? 'annotated keep' : undefined) },
     expect: (p) => expect(reasonFor(p, 'n1')).toContain('is protected: annotated keep'),
   },
+  {
+    name: 'a pod marked request-evict-only is planned as any other (the move asks for its evacuation)',
+    input: { nodes: [node('n1'), node('n2')], pods: [wpod('a-1').app('a').on('n1').annotate(EVICT_ONLY).build(), wpod('b-1').app('b').on('n2').build()] },
+    expect: (p) => expect(moves(p)).toEqual(['a-1:n1->n2']),
+  },
+  ...[ANNOTATIONS.request, ANNOTATIONS.state].map((underWay) => ({
+    name: `a marked pod whose evacuation is under way (${underWay}) is not chosen again: its node stays, saying why`,
+    input: {
+      nodes: [node('n1'), node('n2')],
+      pods: [wpod('a-1').app('a').on('n1').annotate(EVICT_ONLY).annotate(underWay, 'defrag').build(), wpod('b-1').app('b').on('n2').build()],
+    },
+    expect: (p: DefragPlan) => {
+      expect(p.moves.filter((m) => m.pod.name === 'a-1')).toEqual([]);
+      expect(reasonFor(p, 'n1')).toContain('is marked request-evict-only and its evacuation is under way');
+    },
+  })),
   {
     name: 'a budget that allows no disruption pins its pods; one that allows one lets them move',
     input: {

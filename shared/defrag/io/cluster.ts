@@ -15,7 +15,6 @@ export interface Cluster extends DefragInput {
   nodes: Node[];
   /** As the API server returned them: what an eviction is tied to. */
   pods: Stored<Pod>[];
-  requests: number;
 }
 
 /** Every node, every pod (`pageSize` per LIST page) and every PodDisruptionBudget. */
@@ -23,12 +22,8 @@ export async function readCluster({ core, policy }: Pick<KubeClients, 'core' | '
   try {
     const [nodes, pdbs] = await Promise.all([core.listNode(), policy.listPodDisruptionBudgetForAllNamespaces()]);
     const pods: Stored<Pod>[] = [];
-    let requests = 2;
-    for await (const page of listPods(core, { limit: pageSize })) {
-      pods.push(...page.items);
-      requests = 2 + page.requests;
-    }
-    return { nodes: nodes.items.map(toNode), pods, pdbs: pdbs.items.map(toPdb), requests };
+    for await (const page of listPods(core, { limit: pageSize })) pods.push(...page.items);
+    return { nodes: nodes.items.map(toNode), pods, pdbs: pdbs.items.map(toPdb) };
   } catch (e) {
     throw toKubeError(e, 'read nodes, pods and budgets for defragmentation');
   }

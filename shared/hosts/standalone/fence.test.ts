@@ -4,7 +4,7 @@ import { TransientKubeError } from '../../kube/errors.js';
 import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
 import { ClusterWriter } from '../../kube/writer.js';
 import { createLogger } from '../../log.js';
-import type { StoredPodId } from '../../model/identity.js';
+import type { RemovalTarget } from '../../kube/evict-only.js';
 import { fenceOpen, fenceUntil } from './core/fence.js';
 import { FencedError, fencedClients } from './fence.js';
 import { startElector } from './leader.js';
@@ -143,7 +143,7 @@ describe("the elector's fence, by the monotonic clock alone", () => {
 });
 
 describe('fenced clients: the one writer sends nothing once the fence is shut', () => {
-  const pod: StoredPodId = { namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed' } as StoredPodId;
+  const pod: RemovalTarget = { namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', evictOnly: false } as RemovalTarget;
   const clients = () => {
     const core = {
       deleteNamespacedPod: vi.fn(async () => ({})),
@@ -182,7 +182,7 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     const removed = w.removePod(pod, 'gone');
     await expect(removed).rejects.toBeInstanceOf(FencedError);
     await expect(w.removePod(pod, 'gone')).rejects.toBeInstanceOf(TransientKubeError);
-    await expect(w.removePod({ ...pod, phase: 'Running' } as StoredPodId, 'gone')).rejects.toThrow(
+    await expect(w.removePod({ ...pod, phase: 'Running' } as RemovalTarget, 'gone')).rejects.toThrow(
       /createNamespacedPodEviction: not sent: this replica does not hold the Lease/,
     );
     await expect(w.writeConfigMap('kube-tidy', 'ledger', { metadata: { resourceVersion: '1' } }, {})).rejects.toBeInstanceOf(FencedError);
@@ -207,7 +207,7 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     );
     await w.removePod(pod, 'gone');
     open = false;
-    await expect(w.removePod({ ...pod, name: 'b', uid: 'u2' } as StoredPodId, 'gone')).rejects.toBeInstanceOf(FencedError);
+    await expect(w.removePod({ ...pod, name: 'b', uid: 'u2' } as RemovalTarget, 'gone')).rejects.toBeInstanceOf(FencedError);
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledTimes(1);
   });
 });

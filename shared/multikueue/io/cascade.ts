@@ -7,6 +7,7 @@
 import { retryOnConflict } from '../../kube/conflict.js';
 import { TransientKubeError } from '../../kube/errors.js';
 import { readOrAbsent } from '../../kube/read.js';
+import { tallied } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { ObjectId } from '../../model/identity.js';
 import type { JobKind } from '../core/kinds.js';
@@ -21,7 +22,7 @@ export interface CascadeResult {
   outcome: CascadeOutcome;
   why: string;
   dryRun: boolean;
-  /** API requests made to this worker. */
+  /** Requests sent to this worker's API server for the cascade, retries after throttling included (counted as they are sent: kube/request-tally.ts). */
   requests: number;
 }
 
@@ -48,29 +49,38 @@ function read(worker: Worker, kind: JobKind, namespace: string, name: string): P
   );
 }
 
-/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
-export async function cascadeDelete(
+/**
+ * `writer`: the worker's (built with its clients), or undefined when the worker has none. The
+ * cascade runs in a tally of its own: the worker's clients count every request they send for it
+ * (the cascades of one event run side by side, one per worker).
+ */
+export function cascadeDelete(
   worker: Worker,
   writer: ClusterWriter | undefined,
   kind: JobKind,
   ref: { namespace: string; name: string },
   opts: CascadeOptions,
 ): Promise<CascadeResult> {
+  return tallied(async (tally) => ({ ...(await cascade(worker, writer, kind, ref, opts)), requests: tally.sent }));
+}
+
+async function cascade(
+  worker: Worker,
+  writer: ClusterWriter | undefined,
+  kind: JobKind,
+  ref: { namespace: string; name: string },
+  opts: CascadeOptions,
+): Promise<Omit<CascadeResult, 'requests'>> {
   const dryRun = writer?.dryRun ?? false;
-  const result = (outcome: CascadeOutcome, why: string, requests: number): CascadeResult => ({ worker: worker.name, outcome, why, dryRun, requests });
+  const result = (outcome: CascadeOutcome, why: string): Omit<CascadeResult, 'requests'> => ({ worker: worker.name, outcome, why, dryRun });
   if (!worker.api || !writer)
-    return result(worker.error?.transient ? 'unreachable' : 'failed', `worker ${worker.name}: ${worker.error?.message ?? 'no client'}`, 0);
-  let requests = 0;
+    return result(worker.error?.transient ? 'unreachable' : 'failed', `worker ${worker.name}: ${worker.error?.message ?? 'no client'}`);
   try {
     // Three looks at most: a copy that keeps changing under us is reported, not chased.
     return await retryOnConflict(
-      async () => {
-        requests++;
-        return remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin);
-      },
+      async () => remoteVerdict(await read(worker, kind, ref.namespace, ref.name), opts.origin),
       async (verdict) => {
-        if (!verdict.delete) return result(verdict.outcome, verdict.why, requests);
-        requests++;
+        if (!verdict.delete) return result(verdict.outcome, verdict.why);
         const outcome = await deleteRemote(
           writer,
           kind,
@@ -78,14 +88,14 @@ export async function cascadeDelete(
           opts.propagation,
         );
         if (outcome === 'deleted')
-          return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`, requests);
-        if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile', requests);
+          return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`);
+        if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile');
         return false; // stale: it changed since it was read
       },
-      { attempts: 3, exhausted: () => result('failed', 'the copy kept changing between the check and the delete', requests) },
+      { attempts: 3, exhausted: () => result('failed', 'the copy kept changing between the check and the delete') },
     );
   } catch (e) {
     const transient = e instanceof TransientKubeError;
-    return result(transient ? 'unreachable' : 'failed', (e as Error).message, requests);
+    return result(transient ? 'unreachable' : 'failed', (e as Error).message);
   }
 }

@@ -5,6 +5,7 @@
 import { TransientKubeError } from '../../kube/errors.js';
 import { storedPodId } from '../../kube/from-client.js';
 import { listPods } from '../../kube/list.js';
+import { tallied } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
@@ -36,42 +37,52 @@ export interface WorkerReport {
   counts: Record<string, number>;
   decisions: Done[];
   witness?: 'unchanged' | 'written' | 'conflict';
+  /** Requests sent to this worker's API server for the sweep, retries after throttling and Events included (counted as they are sent: kube/request-tally.ts). */
   requests: number;
 }
 
 const notInstalled = (e: unknown) => (e as { kind?: string }).kind === 'not-found';
 
-/** Throws (TransientKubeError: answer 5xx) when the manager cannot be read: without it nothing can be proven gone. */
-export async function readManager(manager: Pick<KubeClients, 'custom'>, kinds: JobKind[]): Promise<ManagerSnapshot & { requests: number }> {
-  const live = new Set<string>();
-  const listed = new Set<string>();
-  let requests = 0;
-  for (const kind of [...kinds, WORKLOAD]) {
-    try {
-      const page = await listAll(manager, kind);
-      requests += page.requests;
-      listed.add(kindKey(kind));
-      for (const o of page.items) if (!o.metadata.deletionTimestamp) live.add(keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
-    } catch (e) {
-      requests++;
-      if (!notInstalled(e)) throw e;
+/**
+ * Throws (TransientKubeError: answer 5xx) when the manager cannot be read: without it nothing
+ * can be proven gone. `requests`: those sent to the manager for the read, as the client counted them.
+ */
+export function readManager(manager: Pick<KubeClients, 'custom'>, kinds: JobKind[]): Promise<ManagerSnapshot & { requests: number }> {
+  return tallied(async (tally) => {
+    const live = new Set<string>();
+    const listed = new Set<string>();
+    for (const kind of [...kinds, WORKLOAD]) {
+      try {
+        const page = await listAll(manager, kind);
+        listed.add(kindKey(kind));
+        for (const o of page.items) if (!o.metadata.deletionTimestamp) live.add(keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+      } catch (e) {
+        if (!notInstalled(e)) throw e;
+      }
     }
-  }
-  return { live, listed, requests };
+    return { live, listed, requests: tally.sent };
+  });
 }
 
 /** Orphan deletions in flight at once per worker. */
 const ORPHAN_CONCURRENCY = 16;
 
-/** `writer`: the worker's (built with its clients), or undefined when the worker has none. */
-export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<WorkerReport> {
-  const report: WorkerReport = { worker: worker.name, outcome: 'swept', counts: {}, decisions: [], requests: 0 };
+/**
+ * `writer`: the worker's (built with its clients), or undefined when the worker has none. The
+ * sweep runs in a tally of its own: the worker's clients (Workers builds them with the same
+ * kubeClients) count every request they send for it, whatever else runs at the same time.
+ */
+export function sweepWorker(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<WorkerReport> {
+  return tallied(async (tally) => ({ ...(await sweep(worker, writer, manager, opts)), requests: tally.sent }));
+}
+
+async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager: ManagerSnapshot, opts: SweepOptions): Promise<Omit<WorkerReport, 'requests'>> {
+  const report: Omit<WorkerReport, 'requests'> = { worker: worker.name, outcome: 'swept', counts: {}, decisions: [] };
   if (!worker.api || !writer) return { ...report, outcome: worker.error?.transient ? 'unreachable' : 'failed', error: worker.error?.message };
   const api = worker.api;
   try {
-    const { pods, ...snapshot } = await readWorker(api, opts, report);
+    const { pods, ...snapshot } = await readWorker(api, opts);
     const witness = await readWitness(api, opts.kueueNamespace, opts.origin);
-    report.requests++;
     const plan = orphans({ ...snapshot, witnessed: witness.uids }, manager, { origin: opts.origin, limit: opts.limit });
     // Writes in flight at once, in the plan's order (the clients' rate limit still applies).
     const { results } = await inOrder(
@@ -87,29 +98,22 @@ export async function sweepWorker(worker: Worker, writer: ClusterWriter | undefi
     for (const done of results) {
       if (!done) continue;
       report.decisions.push(done);
-      if (done.action === 'delete' || done.action === 'evict') report.requests++;
       const key = done.result ?? done.action;
       report.counts[key] = (report.counts[key] ?? 0) + 1;
     }
     const w = await updateWitness(writer, opts.kueueNamespace, opts.origin, witness, plan.witness);
     report.witness = w.outcome;
-    report.requests += w.requests;
   } catch (e) {
     return { ...report, outcome: e instanceof TransientKubeError ? 'unreachable' : 'failed', error: (e as Error).message };
   }
   return report;
 }
 
-async function readWorker(
-  api: KubeClients,
-  opts: SweepOptions,
-  report: WorkerReport,
-): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
+async function readWorker(api: KubeClients, opts: SweepOptions): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
   const copies: WorkerSnapshot['copies'] = [];
   const selector = `${ORIGIN_LABEL}=${opts.origin}`;
   // Every batch Job (not only ours): a pod's Job is "gone" only if no Job has its uid.
   const jobs = await listAll(api, BATCH_JOB);
-  report.requests += jobs.requests;
   const liveJobUids = new Set(jobs.items.map((j) => j.metadata.uid ?? ''));
   for (const kind of [...opts.kinds, WORKLOAD]) {
     if (isBatchJob(kind)) {
@@ -118,20 +122,13 @@ async function readWorker(
     }
     try {
       const page = await listAll(api, kind, selector);
-      report.requests += page.requests;
       copies.push({ kind, items: page.items });
     } catch (e) {
-      report.requests++;
       if (!notInstalled(e)) throw e; // a kind not installed in this worker has no copies there
     }
   }
   const jobPods: Stored<Pod>[] = [];
-  let podRequests = 0;
-  for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL })) {
-    jobPods.push(...page.items);
-    podRequests = page.requests;
-  }
-  report.requests += podRequests;
+  for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL })) jobPods.push(...page.items);
   return { copies, liveJobUids, jobPods, pods: new Map(jobPods.map((p) => [p.metadata.uid ?? '', p])) };
 }
 
@@ -139,8 +136,12 @@ async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: Readonly
   if (d.kind === 'Pod') {
     // The pod as listed decides the write: DELETE when it was stored terminal, the Eviction
     // API otherwise (a PodDisruptionBudget still holds), tied to its uid and resourceVersion.
+    // Never an evacuation request, whatever request-evict-only mark the pod carries: its Job is
+    // gone from the manager, so this is the cascade the garbage collector would have done, which
+    // deletes regardless of any annotation; there is no workload left to preserve, and no
+    // evacuation family in a worker cluster to answer a request.
     const pod = pods.get(d.uid)!;
-    return (await writer.removePod(storedPodId(pod), `kube-tidy orphan sweep: ${d.reason}`)).outcome;
+    return (await writer.removePod({ ...storedPodId(pod), evictOnly: false }, `kube-tidy orphan sweep: ${d.reason}`)).outcome;
   }
   const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
   // Tied to the copy as listed, uid and resourceVersion: a copy relabelled to another origin

@@ -27,16 +27,16 @@ export async function readWitness(api: Pick<KubeClients, 'core'>, namespace: str
   return { uids: witnessedUids(raw, origin), raw, ...(cm ? { seen: cm } : {}) };
 }
 
-/** Writes the changes, if any; answers how many requests it made (0 when there is nothing to change). */
+/** Writes the changes, if any (nothing is sent when there is nothing to change). */
 export async function updateWitness(
   writer: ClusterWriter,
   namespace: string,
   origin: string,
   w: Witness,
   change: { add: Map<string, string>; drop: string[] },
-): Promise<{ outcome: 'unchanged' | 'written' | 'conflict'; requests: number }> {
+): Promise<{ outcome: 'unchanged' | 'written' | 'conflict' }> {
   const data = changedWitness(w.raw, origin, change);
-  if (!data) return { outcome: 'unchanged', requests: 0 };
+  if (!data) return { outcome: 'unchanged' };
   const written = await writer.writeConfigMap(namespace, WITNESS_CONFIGMAP, w.seen, data);
-  return { outcome: written ? 'written' : 'conflict', requests: 1 };
+  return { outcome: written ? 'written' : 'conflict' };
 }

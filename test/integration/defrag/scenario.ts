@@ -1,6 +1,7 @@
 import type { Pod } from '../../../shared/model/objects.js';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { readDefragConfig, type StepIo } from '../../../shared/defrag/index.js';
+import { kubeClients } from '../../../shared/kube/clients.js';
 import { ClusterWriter } from '../../../shared/kube/writer.js';
 import { waitFor } from '../../harness/index.js';
 
@@ -149,14 +150,15 @@ export async function buildFragmented(kc: KubeConfig, ns: string, nodes: string[
 
 export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
 
-/** What defragStep reads with (plain client-node clients) and writes through (the one writer, with Events). */
+/**
+ * What defragStep reads with and writes through (the one writer, with Events): shared/kube's
+ * clients, as the function's, so the step's `requests` is what their middleware counted.
+ * No kept-alive connections: nothing outlives the test.
+ */
 export const defragIo = (kc: KubeConfig, { dryRun }: { dryRun: boolean }): StepIo => {
-  const core = kc.makeApiClient(CoreV1Api);
-  const writer = new ClusterWriter(
-    { core, events: kc.makeApiClient(EventsV1Api), custom: kc.makeApiClient(CustomObjectsApi) },
-    { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] },
-  );
-  return { clients: { core, policy: kc.makeApiClient(PolicyV1Api) }, writer };
+  const clients = kubeClients(kc, { keepAlive: false });
+  const writer = new ClusterWriter(clients, { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] });
+  return { clients, writer };
 };
 
 /** The step's settings as configured by default (DEFRAG_* unset). */

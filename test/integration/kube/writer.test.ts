@@ -3,7 +3,8 @@
 import { CoreV1Api, EventsV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kubeClients } from '../../../shared/kube/clients.js';
-import { storedPodId, toPod } from '../../../shared/kube/from-client.js';
+import { toPod } from '../../../shared/kube/from-client.js';
+import { removalTarget } from '../../../shared/kube/evict-only.js';
 import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { liveUid, makePod } from './fixtures.js';
@@ -36,21 +37,21 @@ beforeAll(async () => {
 describe('ClusterWriter.removePod', () => {
   it('never DELETEs a pod stored Running: it evicts, and the budget holds', async () => {
     await makePod(core, ns.name, 'running-guarded', { labels: guarded });
-    const r = await writer().removePod(storedPodId(await read('running-guarded')), 'test');
+    const r = await writer().removePod(removalTarget(await read('running-guarded')), 'test');
     expect(r).toMatchObject({ action: 'evict', outcome: 'blocked', disruptionBudget: true });
     expect(await liveUid(core, ns.name, 'running-guarded')).toBeDefined();
   });
 
   it('DELETEs a pod stored Failed, with one Event', async () => {
     const made = await makePod(core, ns.name, 'failed', { exitCode: 3, phase: 'Failed' });
-    const r = await writer().removePod(storedPodId(await read('failed')), 'test');
+    const r = await writer().removePod(removalTarget(await read('failed')), 'test');
     expect(r).toMatchObject({ action: 'delete', outcome: 'deleted' });
     expect(await tidyEvents(made.uid)).toHaveLength(1);
   });
 
   it('ties a delete to the stored resourceVersion: a pod changed since it was read is stale and stays', async () => {
     await makePod(core, ns.name, 'changed', { exitCode: 1, phase: 'Failed' });
-    const seen = storedPodId(await read('changed'));
+    const seen = removalTarget(await read('changed'));
     await core.patchNamespacedPod({ namespace: ns.name, name: 'changed', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
     const r = await writer().removePod(seen, 'test');
     expect(r.outcome).toBe('stale');
@@ -59,7 +60,7 @@ describe('ClusterWriter.removePod', () => {
 
   it('records one Event when ten deliveries race for the same pod', async () => {
     const made = await makePod(core, ns.name, 'raced', { exitCode: 3, phase: 'Failed' });
-    const seen = storedPodId(await read('raced'));
+    const seen = removalTarget(await read('raced'));
     const results = await Promise.all(Array.from({ length: 10 }, () => writer().removePod(seen, 'test')));
     expect(results.filter((r) => r.outcome === 'deleted')).toHaveLength(1);
     expect(await tidyEvents(made.uid)).toHaveLength(1);
@@ -67,7 +68,7 @@ describe('ClusterWriter.removePod', () => {
 
   it('writes nothing in a dry run (the API server admits, nothing persists, no Event)', async () => {
     const made = await makePod(core, ns.name, 'dry', { exitCode: 3, phase: 'Failed' });
-    const r = await writer({ dryRun: true }).removePod(storedPodId(await read('dry')), 'test');
+    const r = await writer({ dryRun: true }).removePod(removalTarget(await read('dry')), 'test');
     expect(r).toMatchObject({ outcome: 'deleted', dryRun: true });
     expect(await liveUid(core, ns.name, 'dry')).toBe(made.uid);
     expect(await tidyEvents(made.uid)).toHaveLength(0);
@@ -75,7 +76,7 @@ describe('ClusterWriter.removePod', () => {
 
   it('refuses any write in a protected namespace before sending it', async () => {
     await makePod(core, ns.name, 'protected', { exitCode: 3, phase: 'Failed' });
-    const seen = storedPodId(await read('protected'));
+    const seen = removalTarget(await read('protected'));
     await expect(writer({ protectedNamespaces: [ns.name] }).removePod(seen, 'test')).rejects.toBeInstanceOf(WriteRefusedError);
     expect(await liveUid(core, ns.name, 'protected')).toBeDefined();
   });

@@ -28,6 +28,9 @@ export function cascadeTests(env: () => Env): void {
           ['worker-1', 'deleted'],
           ['worker-2', 'deleted'],
         ]);
+        // Each cascade reports the requests sent to its worker, as that worker's clients counted
+        // them: the read and the delete (RECORD_EVENTS is off, so no Event).
+        expect(res.body.workers.map((w: { requests: number }) => w.requests)).toEqual([2, 2]);
         for (const w of e.workers) {
           await noPodsLeft(w, ns, 'train');
           expect(await exists(w, ns, 'train')).toBe(false);
@@ -36,6 +39,7 @@ export function cascadeTests(env: () => Env): void {
         const again = await post(agent, deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }, mode));
         expect(again.status).toBe(200);
         expect(again.body.workers.map((w: { outcome: string }) => w.outcome)).toEqual(['gone', 'gone']);
+        expect(again.body.workers.map((w: { requests: number }) => w.requests)).toEqual([1, 1]);
       });
     }
 

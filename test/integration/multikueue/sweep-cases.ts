@@ -1,7 +1,9 @@
 // orphanSweep: the leftover-pods bug (#5452) reproduced and repaired; copies whose manager
 // original is gone; what the sweep must never touch; dry run.
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { orphanSweep } from '../../../functions/orphan-sweep.js';
+import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
 import { serve } from '../functions/setup.js';
@@ -49,16 +51,30 @@ export function sweepTests(env: () => Env): void {
       await new Promise((r) => setTimeout(r, 2000));
       expect((await podsOf(w1, ns, 'train')).map((p) => p.status?.phase)).toEqual(['Running', 'Running']);
       expect((await podsOf(w1, ns, 'eval')).map((p) => p.status?.phase)).toEqual(['Succeeded', 'Succeeded']);
+      // One running orphan marked request-evict-only: the sweep still evicts it (its Job is gone
+      // from the manager; no workload to preserve, no evacuation family in a worker to ask).
+      const [markedPod] = await podsOf(w1, ns, 'train');
+      await w1.core.patchNamespacedPod(
+        { namespace: ns, name: markedPod!.metadata!.name!, body: { metadata: { annotations: { [ANNOTATIONS.requestEvictOnly]: '' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
 
       const res = await post(agent, tick());
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const mine = res.body.workers[0].decisions.filter((d: { namespace: string }) => d.namespace === ns);
+      const report = res.body.workers[0];
+      const mine = report.decisions.filter((d: { namespace: string }) => d.namespace === ns);
       expect(mine.map((d: { action: string; result: string }) => `${d.action}:${d.result}`).sort()).toEqual([
         'delete:deleted',
         'delete:deleted',
         'evict:evicted',
         'evict:evicted',
       ]);
+      // Requests as the clients counted them (RECORD_EVENTS is off, so no Events): in the manager,
+      // one LIST each of Jobs, JobSets and Workloads; in the worker, those three, its Job pods
+      // and the witness record, then one request per removal and one witness write if it changed.
+      expect(res.body.managerRequests).toBe(3);
+      const removals = report.decisions.filter((d: { action: string }) => d.action === 'delete' || d.action === 'evict').length;
+      expect(report.requests).toBe(5 + removals + (report.witness === 'unchanged' ? 0 : 1));
       await noPodsLeft(w1, ns, 'train');
       await noPodsLeft(w1, ns, 'eval');
     });

@@ -9,7 +9,7 @@ import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { resetForTests } from '../../../shared/metrics/record.js';
-import type { StoredPodId } from '../../../shared/model/identity.js';
+import type { RemovalTarget } from '../../../shared/kube/evict-only.js';
 import { FencedError } from '../../../shared/hosts/standalone/fence.js';
 import { metricNames } from '../../fixtures/metrics/promcheck.js';
 
@@ -23,7 +23,8 @@ const apiError = (code: number, reason: string, message: string, causes?: { reas
     body: JSON.stringify({ kind: 'Status', reason, message, ...(causes ? { details: { causes } } : {}) }),
   });
 
-const pod = (over: Partial<StoredPodId> = {}) => ({ namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', ...over }) as StoredPodId;
+const pod = (over: Partial<RemovalTarget> = {}) =>
+  ({ namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', evictOnly: false, ...over }) as RemovalTarget;
 
 function writer(core: Record<string, unknown>, protectedNamespaces: string[] = ['kube-system']) {
   return new ClusterWriter({ core, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, {
