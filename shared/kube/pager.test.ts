@@ -11,11 +11,18 @@ import { BATCH_JOB } from '../multikueue/core/kinds.js';
 import { kubeClients, type KubeClients } from './clients.js';
 import { TransientKubeError } from './errors.js';
 import { listPods } from './list.js';
+import { listEverything } from './pager.js';
+import { tallied } from './request-tally.js';
 
 type Reply = { status: number; body: unknown };
-const list = (names: string[], next?: string): Reply => ({
+const list = (names: string[], next?: string, resourceVersion?: string): Reply => ({
   status: 200,
-  body: { kind: 'List', apiVersion: 'v1', metadata: next ? { continue: next } : {}, items: names.map((name) => ({ metadata: { name } })) },
+  body: {
+    kind: 'List',
+    apiVersion: 'v1',
+    metadata: { ...(next ? { continue: next } : {}), ...(resourceVersion ? { resourceVersion } : {}) },
+    items: names.map((name) => ({ metadata: { name } })),
+  },
 });
 const expired = (token?: string): Reply => ({
   status: 410,
@@ -77,6 +84,13 @@ describe('an expired continue token', () => {
     ]);
   });
 
+  it("answers the restarted full list's resourceVersion, where a watch of the collected set starts (standalone's namespaces)", async () => {
+    script([list(['a'], 't1', '10'), expired('t1-inconsistent'), list(['a', 'b'], undefined, '42')]);
+    const got = await listEverything((page) => clients.core.listNamespace(page), { what: 'list namespaces', limit: 1 });
+    expect(got.items.map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+    expect(got.resourceVersion).toBe('42');
+  });
+
   it('fails a collecting list as transient when the full list expires too', async () => {
     script([list(['a'], 't1'), expired('x'), expired()]);
     await expect(listAll(clients, BATCH_JOB, undefined, 1)).rejects.toThrow(TransientKubeError);
@@ -84,8 +98,12 @@ describe('an expired continue token', () => {
 
   it('goes on with the inconsistent token in a page-by-page list (pods), marking the pages after it', async () => {
     script([list(['a'], 't1'), expired('t1-inconsistent'), list(['b'])]);
-    const pages = [];
-    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1 })) pages.push([p.items[0]?.metadata.name, p.page, p.requests, p.inconsistent]);
+    // With each page, the requests sent so far as the client counted them: the 410 was one.
+    const pages = await tallied(async (t) => {
+      const out = [];
+      for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1 })) out.push([p.items[0]?.metadata.name, p.page, t.sent, p.inconsistent]);
+      return out;
+    });
     expect(pages).toEqual([
       ['a', 1, 1, false],
       ['b', 2, 3, true],

@@ -1,7 +1,7 @@
 // THE ONE PAGER: every paginated LIST kube-tidy makes goes through `pages` (pods:
 // list.ts; MultiKueue's job kinds and Workloads: `listEverything`). It sends limit/continue,
-// counts its requests, and recovers when a continue token expires (410 Expired, after etcd
-// compacted the snapshot the pages were read from), in one of two ways:
+// and recovers when a continue token expires (410 Expired, after etcd compacted the snapshot
+// the pages were read from), in one of two ways:
 //
 // - 'continue-inconsistent': go on with the API server's own "inconsistent" token and mark
 //   the pages from there on. For a sweep that handles each page as it comes: restarting would
@@ -11,12 +11,16 @@
 //   (FullListIfExpired). For a caller that collects every item and draws conclusions from
 //   their absence (an orphan sweep): a page from a newer snapshot can miss an object created
 //   since, and "not listed" must mean "not there". The restarted list is page 1 again.
+//
+// Its requests are counted where they leave the client (request-tally.ts), a LIST the API
+// server throttled and that was sent again included, not page by page here.
 import { classifyKubeError, toKubeError } from './errors.js';
+import { tallied } from './request-tally.js';
 
 /** What a LIST answers: typed lists say `_continue`, raw custom-object lists `continue`. */
 export interface RawList<T> {
   items?: T[];
-  metadata?: { _continue?: string; continue?: string; remainingItemCount?: number };
+  metadata?: { _continue?: string; continue?: string; remainingItemCount?: number; resourceVersion?: string };
 }
 
 /** One request: `limit` undefined means a full list (the 'restart-full' recovery). */
@@ -36,31 +40,29 @@ export interface Page<T> {
   items: T[];
   /** 1 for the first page, and again for the full list after a restart. */
   page: number;
-  /** Requests made so far, this one included. */
-  requests: number;
   /** From here on the pages come from a newer snapshot than the first ('continue-inconsistent'). */
   inconsistent: boolean;
   /** This page is the full list that replaced the pages before it ('restart-full'). */
   restarted: boolean;
   /** The server's estimate of items still to come, when it gives one. */
   remainingItemCount?: number;
+  /** The list's resourceVersion as this page gives it (a watch of what was listed starts there). */
+  resourceVersion?: string;
 }
 
 /** A 410 answered three times in a row with a fresh inconsistent token: the server is not well. */
 const EXPIRED_IN_A_ROW = 3;
 
-/** Always yields at least one page (possibly empty), so the request count is always seen. */
+/** Always yields at least one page (possibly empty): an empty list is a page too. */
 export async function* pages<T>(fetch: FetchPage<T>, opts: PagerOptions): AsyncGenerator<Page<T>, void, undefined> {
   const { what, limit = 500, onExpired } = opts;
   let token: string | undefined;
-  let requests = 0;
   let page = 0;
   let inconsistent = false;
   let restarted = false;
   let full = false;
   let expiredInARow = 0;
   for (;;) {
-    requests += 1;
     let list: RawList<T>;
     try {
       list = await fetch(full ? {} : { limit, _continue: token });
@@ -89,19 +91,36 @@ export async function* pages<T>(fetch: FetchPage<T>, opts: PagerOptions): AsyncG
     expiredInARow = 0;
     token = full ? undefined : list.metadata?._continue || list.metadata?.continue || undefined;
     const remaining = list.metadata?.remainingItemCount;
-    yield { items: list.items ?? [], page, requests, inconsistent, restarted, ...(remaining === undefined ? {} : { remainingItemCount: remaining }) };
+    const rv = list.metadata?.resourceVersion;
+    yield {
+      items: list.items ?? [],
+      page,
+      inconsistent,
+      restarted,
+      ...(remaining === undefined ? {} : { remainingItemCount: remaining }),
+      ...(rv ? { resourceVersion: rv } : {}),
+    };
     if (!token) return;
   }
 }
 
-/** Every item, 'restart-full' on an expired token: a consistent snapshot or an error. */
-export async function listEverything<T>(fetch: FetchPage<T>, opts: Omit<PagerOptions, 'onExpired'>): Promise<{ items: T[]; requests: number }> {
-  let items: T[] = [];
-  let requests = 0;
-  for await (const p of pages(fetch, { ...opts, onExpired: 'restart-full' })) {
-    if (p.page === 1) items = [];
-    items.push(...p.items);
-    requests = p.requests;
-  }
-  return { items, requests };
+/**
+ * Every item, 'restart-full' on an expired token: a consistent snapshot or an error.
+ * `requests`: those the list sent to the API server (its own tally), retries included.
+ */
+export function listEverything<T>(
+  fetch: FetchPage<T>,
+  opts: Omit<PagerOptions, 'onExpired'>,
+): Promise<{ items: T[]; requests: number; resourceVersion?: string }> {
+  return tallied(async (tally) => {
+    let items: T[] = [];
+    let resourceVersion: string | undefined;
+    for await (const p of pages(fetch, { ...opts, onExpired: 'restart-full' })) {
+      if (p.page === 1) items = [];
+      items.push(...p.items);
+      // The last page's: with a consistent snapshot every page says the same; after a restart, the full list's.
+      resourceVersion = p.resourceVersion ?? resourceVersion;
+    }
+    return { items, requests: tally.sent, ...(resourceVersion ? { resourceVersion } : {}) };
+  });
 }

@@ -7,6 +7,7 @@
 // in a namespace created a moment ago may be missed; the sweep covers it, as it covers any
 // object that existed before the watch.
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
+import { listEverything } from '../../kube/pager.js';
 import { startKindWatch, type KindWatch } from '../bridge/watch.js';
 import type { Logger } from '../bridge/log.js';
 
@@ -23,13 +24,14 @@ export async function watchNamespaces(o: { kubeConfig: KubeConfig; labelSelector
   const objects = KubernetesObjectApi.makeApiClient(o.kubeConfig);
   let names = new Set<string>();
 
-  /** Every matching namespace, page by page; returns the list's resourceVersion. */
+  /**
+   * Every matching namespace through the one pager (kube/pager.ts): a consistent snapshot, an
+   * expired continue token restarting as one full list, since a namespace missing from the set
+   * means its events are dropped. Returns the list's resourceVersion, where the watch starts.
+   */
   const listAll = async (): Promise<string> => {
-    const found = new Set<string>();
-    let next: string | undefined;
-    let rv = '';
-    do {
-      const page = await objects.list(
+    const fetch = (page: { limit?: number; _continue?: string }) =>
+      objects.list(
         NAMESPACE.apiVersion,
         NAMESPACE.kind,
         undefined,
@@ -38,15 +40,12 @@ export async function watchNamespaces(o: { kubeConfig: KubeConfig; labelSelector
         undefined,
         undefined,
         o.labelSelector || undefined,
-        PAGE,
-        next,
+        page.limit,
+        page._continue,
       );
-      for (const ns of page.items) if (ns.metadata?.name) found.add(ns.metadata.name);
-      next = page.metadata?._continue || undefined;
-      rv = page.metadata?.resourceVersion ?? rv;
-    } while (next);
-    names = found;
-    return rv;
+    const listed = await listEverything(fetch, { what: 'list namespaces', limit: PAGE });
+    names = new Set(listed.items.flatMap((ns) => (ns.metadata?.name ? [ns.metadata.name] : [])));
+    return listed.resourceVersion ?? '';
   };
 
   const from = await listAll();
