@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { cleanupParts, runPass } from '../shared/cleanup/index.js';
+import { cleanupParts, runPass, type CleanupParts } from '../shared/cleanup/index.js';
 import { describeIssues } from '../shared/config/env.js';
 import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
+import { readSenderAuthConfig } from '../shared/serve/auth.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -50,12 +51,17 @@ function runToken(headers: Record<string, string | string[] | undefined>, bearer
   return bearerFree && typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
 }
 
+interface InvokeParts extends CleanupParts {
+  /** Sender authentication is off (SENDER_AUTH=none): the Authorization header is free to carry the run token. */
+  bearerFree: boolean;
+}
+
 export const invoke = defineTarget({
   name: 'invoke',
   accepts: { plain: 'body', hint: 'invoke takes a JSON request body ({"mode": "plan"}), not CloudEvents' },
   needs: { policy: true, cluster: 'at-start' },
-  setup: cleanupParts,
-  async handle(input, { config, handle: h }, rt) {
+  setup: (rt): InvokeParts => ({ ...cleanupParts(rt), bearerFree: readSenderAuthConfig(rt.env).platform === 'none' }),
+  async handle(input, { config, handle: h, bearerFree }) {
     if (input.type !== 'body') throw new Error('unreachable: accepts only plain bodies');
     const parsed = RequestSchema.safeParse(input.body ?? {});
     if (!parsed.success) throw new BadRequestError(400, describeIssues(parsed.error.issues, 'body').join('; '));
@@ -63,7 +69,7 @@ export const invoke = defineTarget({
     if (body.mode === 'run') {
       const expected = config.INVOKE_TOKEN;
       if (!expected) throw new BadRequestError(403, 'running is disabled: no INVOKE_TOKEN is configured, so invoke only plans');
-      const sent = runToken(input.headers, rt.auth.platform === 'none');
+      const sent = runToken(input.headers, bearerFree);
       if (!tokenMatches(sent, expected)) throw new BadRequestError(401, 'a valid bearer token is required to run');
       if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
     } else if (body.override)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/env.js';
-import { readCleanupConfig } from './config.js';
+import { DEFAULT_SWEEP_CONCURRENCY, readCleanupConfig, readPassConfig, sweepSettingsOf } from './config.js';
 
 describe('pod cleanup configuration', () => {
   it('refuses a short invoke token, naming the variable', () => {
@@ -17,6 +17,37 @@ describe('pod cleanup configuration', () => {
     expect(readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'ops' }).SWEEP_PLAN_NAMESPACE).toBe('ops');
     expect(readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'ops', SWEEP_PLAN_NAMESPACE: 'plans' }).SWEEP_PLAN_NAMESPACE).toBe('plans');
     expect(() => readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'Not_A_Namespace' })).toThrow(/SWEEP_PLAN_NAMESPACE: /);
+  });
+
+  describe('how a pass runs', () => {
+    it('pages, writes and spends time by the defaults, given to the handle in milliseconds', () => {
+      const c = readCleanupConfig({});
+      expect(c).toMatchObject({
+        SWEEP_PAGE_SIZE: 500,
+        SWEEP_TIME_BUDGET_SECONDS: 50,
+        SWEEP_CONCURRENCY: DEFAULT_SWEEP_CONCURRENCY,
+        SWEEP_EVENTS_PER_PASS: 100,
+      });
+      expect(sweepSettingsOf(c)).toEqual({ pageSize: 500, concurrency: 32, budgetMs: 50_000, eventsPerPass: 100 });
+    });
+
+    it('as set, the same whether read with the rest or alone (evacuation reads only these)', () => {
+      const env = { SWEEP_PAGE_SIZE: '2', SWEEP_TIME_BUDGET_SECONDS: '7', SWEEP_CONCURRENCY: '256', SWEEP_EVENTS_PER_PASS: '0', INVOKE_TOKEN: 'short' };
+      expect(sweepSettingsOf(readPassConfig(env))).toEqual({ pageSize: 2, concurrency: 256, budgetMs: 7000, eventsPerPass: 0 });
+      expect(sweepSettingsOf(readCleanupConfig({ ...env, INVOKE_TOKEN: undefined }))).toEqual(sweepSettingsOf(readPassConfig(env)));
+    });
+
+    it.each([
+      { env: { SWEEP_PAGE_SIZE: '0' }, problem: /SWEEP_PAGE_SIZE: / },
+      { env: { SWEEP_PAGE_SIZE: '5001' }, problem: /SWEEP_PAGE_SIZE: / },
+      { env: { SWEEP_TIME_BUDGET_SECONDS: '1.5' }, problem: /SWEEP_TIME_BUDGET_SECONDS: / },
+      { env: { SWEEP_CONCURRENCY: '257' }, problem: /SWEEP_CONCURRENCY: / },
+      { env: { SWEEP_EVENTS_PER_PASS: '-1' }, problem: /SWEEP_EVENTS_PER_PASS: / },
+    ])('refuses $env, naming the variable', ({ env, problem }) => {
+      expect(() => readCleanupConfig(env)).toThrow(ConfigError);
+      expect(() => readCleanupConfig(env)).toThrow(problem);
+      expect(() => readPassConfig(env)).toThrow(problem);
+    });
   });
 
   describe('where shards go', () => {

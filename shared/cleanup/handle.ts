@@ -1,7 +1,8 @@
 // What pod cleanup's I/O (io/one-pod.ts, io/pass.ts, io/shards.ts, io/context.ts) takes instead
 // of the whole process: what it reads, the writer, the brakes, the clock, the logger and its
 // settings in the units the code wants. The runtime's targets build it with `handleOf` (from
-// the process's configuration); the CLI builds it from its flags (hosts/cli/live.ts).
+// pod cleanup's configuration, config.ts, and the process's); the CLI builds it from its flags
+// (hosts/cli/handle.ts).
 import type { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
@@ -27,6 +28,9 @@ export interface PassSettings {
   dryRun: boolean;
 }
 
+/** The settings pod cleanup's own configuration gives (config.ts `sweepSettingsOf`); the rest are the process's. */
+export type SweepSettings = Pick<PassSettings, 'pageSize' | 'concurrency' | 'budgetMs' | 'eventsPerPass'>;
+
 /** What pod cleanup reads: pods (list, get), and the context a policy may ask for. */
 export type CleanupReader = Pick<KubeClients, 'core' | 'policy' | 'scheduling' | 'throttle'>;
 
@@ -46,17 +50,18 @@ export interface CleanupHandle {
 }
 
 /**
- * The handle of a function process: reader, writer, brakes and clock are the runtime's, the
- * settings its configuration's (`eventsPerPass` is pod cleanup's own: config.ts).
+ * The handle of a function process: reader, writer, brakes and clock are the runtime's; paging,
+ * concurrency, budget and Events per pass are `sweep` (pod cleanup's configuration); the
+ * protected namespaces, Events and dry run the process's, which its writer applies too.
  */
-export function handleOf(rt: Runtime, eventsPerPass: number): CleanupHandle {
+export function handleOf(rt: Runtime, sweep: SweepSettings): CleanupHandle {
   const c = rt.config;
   return {
     settings: {
-      pageSize: c.SWEEP_PAGE_SIZE,
-      concurrency: c.SWEEP_CONCURRENCY,
-      budgetMs: c.SWEEP_TIME_BUDGET_SECONDS * 1000,
-      eventsPerPass,
+      pageSize: sweep.pageSize,
+      concurrency: sweep.concurrency,
+      budgetMs: sweep.budgetMs,
+      eventsPerPass: sweep.eventsPerPass,
       protectedNamespaces: c.PROTECTED_NAMESPACES,
       recordEvents: c.RECORD_EVENTS,
       dryRun: c.DRY_RUN,

@@ -3,7 +3,7 @@
 // reads, act through the writer, a full pass); its configuration config.ts. The targets
 // podTerminated, sweep and invoke use only what is exported here.
 import type { Runtime } from '../runtime/runtime.js';
-import { readCleanupConfig, type CleanupConfig } from './config.js';
+import { readCleanupConfig, sweepSettingsOf, type CleanupConfig } from './config.js';
 import { handleOf, type CleanupHandle } from './handle.js';
 
 export { decideOne, removeSelected } from './io/one-pod.js';
@@ -11,7 +11,7 @@ export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
 export { unplannedShard } from './io/shard-plan.js';
-export { handleOf, type CleanupHandle, type CleanupReader, type PassSettings } from './handle.js';
+export { handleOf, type CleanupHandle, type CleanupReader, type PassSettings, type SweepSettings } from './handle.js';
 
 export interface CleanupParts {
   config: CleanupConfig;
@@ -21,5 +21,5 @@ export interface CleanupParts {
 
 export const cleanupParts = (rt: Runtime): CleanupParts => {
   const config = readCleanupConfig(rt.env);
-  return { config, handle: handleOf(rt, config.SWEEP_EVENTS_PER_PASS) };
+  return { config, handle: handleOf(rt, sweepSettingsOf(config)) };
 };

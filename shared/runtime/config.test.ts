@@ -8,8 +8,13 @@ describe('runtime configuration', () => {
       PROTECTED_NAMESPACES: ['kube-system'],
       DRY_RUN: false,
       RECORD_EVENTS: true,
-      SWEEP_PAGE_SIZE: 500,
+      REQUEST_TIMEOUT_SECONDS: 20,
     });
+  });
+
+  it("leaves a family's variables to the family: a sweep's paging and budget are pod cleanup's (cleanup/config.ts)", () => {
+    const c = readConfig({ POLICY_FILE: 'a', SWEEP_PAGE_SIZE: '0', SWEEP_TIME_BUDGET_SECONDS: 'x', SWEEP_CONCURRENCY: '9999' });
+    expect(Object.keys(c).filter((k) => k.startsWith('SWEEP_'))).toEqual([]);
   });
 
   it.each([
@@ -21,7 +26,7 @@ describe('runtime configuration', () => {
     },
     { name: 'a ConfigMap reference without a namespace', env: { POLICY_CONFIGMAP: 'cm' }, problem: 'POLICY_CONFIGMAP: expected namespace/name' },
     { name: 'a non-boolean DRY_RUN', env: { POLICY_FILE: 'a', DRY_RUN: 'maybe' }, problem: 'DRY_RUN' },
-    { name: 'a zero page size', env: { POLICY_FILE: 'a', SWEEP_PAGE_SIZE: '0' }, problem: 'SWEEP_PAGE_SIZE' },
+    { name: 'a zero request timeout', env: { POLICY_FILE: 'a', REQUEST_TIMEOUT_SECONDS: '0' }, problem: 'REQUEST_TIMEOUT_SECONDS' },
   ])('refuses $name, naming the variable', ({ env, problem }) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     try {

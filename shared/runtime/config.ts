@@ -1,7 +1,7 @@
 // What every function process reads from the environment, validated once at start: a bad
 // setting stops the process with every problem named, before any event is taken. Each
-// family reads its own variables (multikueue/config.ts, evacuation/config.ts,
-// defrag/config.ts) through the same helpers.
+// family reads its own variables (cleanup/config.ts, multikueue/config.ts,
+// evacuation/config.ts, defrag/config.ts) through the same helpers, when its targets are set up.
 import { z } from 'zod';
 import { bool, list, positiveInt, readEnv } from '../config/env.js';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../kube/throttle.js';
@@ -14,8 +14,6 @@ export { ConfigError } from '../config/env.js';
 export const MaxBodyBytes = positiveInt.max(64 * 1024 * 1024).default(1024 * 1024);
 /** Every request is answered by then (503 if its work did not finish: a retry continues it). */
 export const RequestDeadlineSeconds = positiveInt.default(55);
-/** Writes a pass has in flight at once unless SWEEP_CONCURRENCY says otherwise (the CLI's too). */
-export const DEFAULT_SWEEP_CONCURRENCY = 32;
 
 const EnvSchema = z.object({
   POLICY_FILE: z.string().min(1).optional(),
@@ -31,10 +29,6 @@ const EnvSchema = z.object({
   DRY_RUN: bool.default(false),
   RECORD_EVENTS: bool.default(true),
   KUBECONFIG: z.string().min(1).optional(),
-  SWEEP_PAGE_SIZE: positiveInt.max(5000).default(500),
-  SWEEP_TIME_BUDGET_SECONDS: positiveInt.default(50),
-  /** Writes a pass has in flight at once (in the policy's order; the rate limit still applies). */
-  SWEEP_CONCURRENCY: positiveInt.max(256).default(DEFAULT_SWEEP_CONCURRENCY),
   /** Client-side rate limit for every request, as client-go's QPS/Burst (see kube/throttle.ts). */
   KUBE_CLIENT_QPS: positiveInt.max(10_000).default(DEFAULT_QPS),
   KUBE_CLIENT_BURST: positiveInt.max(20_000).default(DEFAULT_BURST),

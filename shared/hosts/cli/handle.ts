@@ -3,12 +3,12 @@
 // --protected-namespaces and the policy's grace period; the brakes are the cluster's ledger
 // (ConfigMap kube-tidy-brakes in namespace kube-tidy), as a deployed kube-tidy's by default.
 import { Brakes } from '../../brakes/io/brakes.js';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../cleanup/config.js';
 import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import type { Policy } from '../../policy/policy.js';
-import { DEFAULT_SWEEP_CONCURRENCY } from '../../runtime/config.js';
 
 /** Where the brakes' ledger is when nothing names it (BRAKES_NAMESPACE's default). */
 const LEDGER_NAMESPACE = 'kube-tidy';
