@@ -1,5 +1,4 @@
 import { defragParts } from '../shared/defrag/index.js';
-import { policyOf } from '../shared/runtime/runtime.js';
 import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -15,9 +14,9 @@ export const defrag = defineTarget({
   accepts: { ticks: true, plain: 'body', hint: 'defrag takes schedule ticks (dev.knative.sources.ping), or a plain POST for a plan' },
   needs: { policy: true, cluster: 'at-start' },
   setup: defragParts,
-  async handle(input, parts, rt) {
-    const dryRun = input.type !== 'tick' || rt.config.DRY_RUN;
-    return { ...(await parts.step(policyOf(rt), { dryRun })), dryRun };
+  async handle(input, parts) {
+    const dryRun = input.type !== 'tick' || parts.dryRun;
+    return { ...(await parts.step({ dryRun })), dryRun };
   },
   observe(answer) {
     record('defragSteps', 1, { outcome: answer.outcome });

@@ -34,14 +34,14 @@ export const evacuation = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: evacuationParts,
-  async handle(input, parts, rt) {
+  async handle(input, parts) {
     if (input.type === 'tick' || input.type === 'body') {
-      const deps = await await parts.deps();
-      const summary = await tick(deps, { budgetMs: rt.config.SWEEP_TIME_BUDGET_SECONDS * 1000 });
+      const deps = await parts.deps();
+      const summary = await tick(deps, { budgetMs: parts.config.tickBudgetMs });
       const responded = deps.evictionRequests ? await respondAll(deps, parts.config.responder) : [];
       const counts: Record<string, number> = {};
       for (const r of summary.results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      rt.log.info({ evacuation: { pods: summary.pods, ...counts } }, 'evacuation tick done');
+      deps.log.info({ evacuation: { pods: summary.pods, ...counts } }, 'evacuation tick done');
       const evictionRequests = deps.evictionRequests
         ? `${EVICTION_REQUEST_GROUP} is served: evacuations ask through EvictionRequests (requester ${deps.evictionRequests.requester})`
         : parts.config.evictionRequests === 'off'
@@ -90,9 +90,10 @@ export const evacuation = defineTarget({
     const copy = input.type === 'object' && input.event.verb !== 'delete' ? (input.event.object as unknown as Pod) : undefined;
     const hint = copy ? await parts.strategyRequest(copy) : {};
     if (copy && hint.requester) {
-      const stored = await getPod(rt.clients.core, ref);
+      const deps = await parts.deps();
+      const stored = await getPod(deps.core, ref);
       const requester = stored && stored.metadata.uid === copy.metadata.uid ? (await parts.strategyRequest(stored, hint.context)).requester : undefined;
-      return { ...(await evacuate(await parts.deps(), ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
+      return { ...(await evacuate(deps, ref, { ...(stored ? { initial: stored } : {}), ...(requester ? { strategyRequest: requester } : {}) })) };
     }
     // Always the current pod, never the event's copy: its resourceVersion is the precondition.
     return { ...(await evacuate(await parts.deps(), ref)) };

@@ -18,7 +18,7 @@ export const jobDeleted = defineTarget({
   },
   needs: { policy: false, cluster: 'at-start' },
   setup: multiKueueParts,
-  async handle(input, mk, rt) {
+  async handle(input, mk) {
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only object events');
     const ref = input.type === 'object' ? { apiVersion: input.event.object.apiVersion, kind: input.event.object.kind } : input.event.ref;
     const kind = matchKind(mk.kinds, ref.apiVersion, ref.kind);
@@ -39,7 +39,7 @@ export const jobDeleted = defineTarget({
     // Re-read the workers on the retry: a rotated Secret may be the reason.
     if (failures.transient || failures.refused) {
       mk.workers.invalidate();
-      rt.log.warn({ job, results: results.map(({ worker, outcome, why }) => ({ worker, outcome, why })) }, 'cascade incomplete');
+      mk.log.warn({ job, results: results.map(({ worker, outcome, why }) => ({ worker, outcome, why })) }, 'cascade incomplete');
     }
     const outcome = failures.transient || failures.refused ? 'incomplete' : 'cascaded';
     const why = results.map((r) => `${r.worker}: ${r.outcome}`).join('; ') || 'no workers configured';

@@ -14,7 +14,7 @@ export const orphanSweep = defineTarget({
   accepts: { ticks: true, plain: 'tick', hint: 'orphanSweep takes schedule ticks (dev.knative.sources.ping); Job deletions go to jobDeleted' },
   needs: { policy: false, cluster: 'at-start' },
   setup: multiKueueParts,
-  async handle(_input, mk, rt) {
+  async handle(_input, mk) {
     const opts = mk.sweepOptions();
     // The manager first: if it cannot be read, nothing can be proven gone (503, retry).
     const manager = await readManager(mk.manager, opts.kinds);
@@ -26,7 +26,7 @@ export const orphanSweep = defineTarget({
     };
     if (failures.transient || failures.refused) mk.workers.invalidate();
     const summary = Object.fromEntries(reports.map((r) => [r.worker, r.outcome === 'swept' ? r.counts : r.outcome]));
-    rt.log.info({ orphanSweep: summary, dryRun: opts.dryRun }, 'orphan sweep done');
+    mk.log.info({ orphanSweep: summary, dryRun: opts.dryRun }, 'orphan sweep done');
     const outcome = failures.transient || failures.refused ? 'incomplete' : 'swept';
     return { outcome, summary, managerRequests: manager.requests, workers: reports, failures };
   },

@@ -48,6 +48,14 @@ const EvacuationEnv = z
     EVACUATION_MIN_HEARTBEAT_SECONDS: z.coerce.number().positive().default(20),
     /** Shown in descheduler.alpha.kubernetes.io/eviction-in-progress. */
     EVACUATION_HOLDER: z.string().min(1).default('kube-tidy'),
+    /**
+     * How long one tick goes on starting and polling pods; the pods left wait for the next tick.
+     * Default: SWEEP_TIME_BUDGET_SECONDS when that is set (a tick used the sweep's budget before
+     * it had its own, and a deployment that tuned it keeps its ticks as they were), else 50.
+     */
+    EVACUATION_TICK_BUDGET_SECONDS: positiveInt.optional(),
+    /** Read here only as the tick budget's default; checked here too, since pod cleanup's config is not read by this function. */
+    SWEEP_TIME_BUDGET_SECONDS: positiveInt.optional(),
   })
   .superRefine((e, ctx) => {
     const answer = e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS;
@@ -63,6 +71,9 @@ const EvacuationEnv = z
 /** How long an EvictionRequest may go unanswered when EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS is not set. */
 export const DEFAULT_REQUEST_ANSWER_SECONDS = 60;
 
+/** A tick's budget when neither EVACUATION_TICK_BUDGET_SECONDS nor SWEEP_TIME_BUDGET_SECONDS is set (below a minute's tick). */
+export const DEFAULT_TICK_BUDGET_SECONDS = 50;
+
 export interface EvacuationConfig {
   settings: Settings;
   limits: Limits;
@@ -71,6 +82,8 @@ export interface EvacuationConfig {
   scope?: string;
   evictionRequests: 'auto' | 'off';
   responder: ResponderSettings;
+  /** One tick's time budget (EVACUATION_TICK_BUDGET_SECONDS). */
+  tickBudgetMs: number;
 }
 
 export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): EvacuationConfig {
@@ -89,6 +102,7 @@ export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): Evac
     holder: e.EVACUATION_HOLDER,
     evictionRequests: e.EVACUATION_EVICTION_REQUESTS,
     responder: { heartbeatMs: e.EVACUATION_HEARTBEAT_SECONDS * 1000, minHeartbeatMs: e.EVACUATION_MIN_HEARTBEAT_SECONDS * 1000 },
+    tickBudgetMs: (e.EVACUATION_TICK_BUDGET_SECONDS ?? e.SWEEP_TIME_BUDGET_SECONDS ?? DEFAULT_TICK_BUDGET_SECONDS) * 1000,
     ...(e.EVACUATION_SCOPE_NAMESPACE ? { scope: e.EVACUATION_SCOPE_NAMESPACE } : {}),
   };
 }

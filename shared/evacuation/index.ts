@@ -2,18 +2,18 @@
 // finished, timed out or cancelled, the state kept on the pod. The pure part is core/ (the
 // state machine, the annotations that store its state, the limits, a pod as the machine sees
 // it); its I/O io/ (one pass over a pod, a tick over all of them, the ledger ConfigMap, every
-// KubeVirt call, EvictionRequest discovery); its configuration config.ts. Every write goes
-// through the runtime's ClusterWriter: DRY_RUN, protected namespaces, Events.
-import { handleOf } from '../cleanup/handle.js';
+// KubeVirt call, EvictionRequest discovery); its configuration config.ts; what it takes from the
+// process handle.ts. Every write goes through the handle's ClusterWriter: DRY_RUN, protected
+// namespaces, Events.
 import { decideOne } from '../cleanup/io/one-pod.js';
 import type { Pod } from '../model/objects.js';
 import type { Snapshot } from '../plan/snapshot.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { ANNOTATIONS } from './core/annotations.js';
-import { readEvacuationConfig, type EvacuationConfig } from './config.js';
+import type { EvacuationConfig } from './config.js';
+import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import type { EvacuationDeps } from './io/evacuate.js';
 import { requesterName } from './core/eviction-request.js';
-import { evictionRequestApiInstalled } from './io/eviction-request.js';
 import { Ledger } from './io/ledger.js';
 
 export { ANNOTATIONS } from './core/annotations.js';
@@ -24,6 +24,7 @@ export { respondAll, respondTo, respondToStored, type ResponderResult } from './
 export { KUBEVIRT_RESPONDER } from './core/responder.js';
 export { Ledger, listSlots, LEDGER_NAME } from './io/ledger.js';
 export { readEvacuationConfig, type EvacuationConfig } from './config.js';
+export { evacuationHandle, type EvacuationHandle, type EvacuationReader } from './handle.js';
 
 export interface EvacuationParts {
   config: EvacuationConfig;
@@ -39,27 +40,31 @@ export interface EvacuationParts {
   strategyRequest(pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<{ requester?: string; context?: Omit<Snapshot, 'pods'> }>;
 }
 
+/** A target's setup: the process is read once, into the handle (handle.ts); the parts see only that. */
 export function evacuationParts(rt: Runtime): EvacuationParts {
-  const config = readEvacuationConfig(rt.env);
+  return evacuationPartsOf(evacuationHandle(rt));
+}
+
+/** Evacuation's parts from a handle, however it was built. */
+export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
+  const config = h.config;
   const deps = async (): Promise<EvacuationDeps> => {
-    const writer = rt.writer();
+    const writer = h.writer();
     // Discovery once per process (cached); `off` never asks.
-    const served = config.evictionRequests === 'auto' && (await evictionRequestApiInstalled(rt.kubeConfig, rt.config.REQUEST_TIMEOUT_SECONDS * 1000));
+    const served = config.evictionRequests === 'auto' && (await h.evictionRequestsServed());
     const via = served ? { evictionRequests: { requester: requesterName('evacuation') } } : {};
+    const { core, custom } = h.reader;
     return {
-      core: rt.clients.core,
-      custom: rt.clients.custom,
+      core,
+      custom,
       writer,
-      ledger: new Ledger(rt.clients.core, writer, config.namespace),
+      ledger: new Ledger(core, writer, config.namespace),
       config,
-      now: rt.now,
-      log: rt.log,
+      now: () => h.now(),
+      log: h.log,
       ...via,
     };
   };
-
-  // Pod cleanup's view of this process: its policy, reader and clock (no events of its own).
-  const cleanup = handleOf(rt, 0);
 
   // The descheduler's contract: a pod whose owner marked it request-evict-only is evacuated
   // (not evicted) when a strategy decides to evict it; the strategy becomes the requester.
@@ -67,7 +72,7 @@ export function evacuationParts(rt: Runtime): EvacuationParts {
   async function strategyRequest(pod: Pod, context?: Omit<Snapshot, 'pods'>) {
     const a = pod.metadata.annotations ?? {};
     if (a[ANNOTATIONS.requestEvictOnly] === undefined || a[ANNOTATIONS.request] !== undefined || a[ANNOTATIONS.state] !== undefined) return {};
-    const one = await decideOne(cleanup, pod, context);
+    const one = await decideOne(h.cleanup, pod, context);
     return { ...(one.decision?.action === 'evict' ? { requester: `strategy:${one.decision.strategy}` } : {}), context: one.context };
   }
 

@@ -2,17 +2,27 @@
 // sweep what was missed (orphanSweep). The pure part is core/ (which copies are orphans, may
 // this copy be deleted, the witness record's rules, job kinds, labels); its I/O io/ (workers
 // and their clients, listing, the cascade, the sweep, the witness ConfigMap); its
-// configuration config.ts. Every write goes through a ClusterWriter built with that worker's
-// clients (rt.writer({ clients })): DRY_RUN, protected namespaces, preconditions, Events.
-import { kubeClients, type KubeClients } from '../kube/clients.js';
+// configuration config.ts; what it takes from the process handle.ts. Every write goes through
+// a ClusterWriter built with that worker's clients (the handle's writer(clients)): DRY_RUN,
+// protected namespaces, preconditions, Events.
 import type { ClusterWriter } from '../kube/writer.js';
+import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
+import type { MultiKueueConfig } from './config.js';
+import { multiKueueHandle, type ManagerReader, type MultiKueueHandle, type MultiKueueOverrides } from './handle.js';
 import type { JobKind } from './core/kinds.js';
 import type { SweepOptions } from './io/sweep.js';
 import { Workers, type Worker } from './io/workers.js';
 
 export { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
+export {
+  multiKueueHandle,
+  type ManagerReader,
+  type MultiKueueHandle,
+  type MultiKueueOverrides,
+  type MultiKueueSettings,
+  type WorkerWriteClients,
+} from './handle.js';
 export { cascadeDelete, deleteRemote, type CascadeOutcome, type CascadeResult } from './io/cascade.js';
 export { readManager, sweepWorker, type SweepOptions, type WorkerReport } from './io/sweep.js';
 export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type WorkerSnapshot, type ManagerSnapshot } from './core/orphans.js';
@@ -26,31 +36,36 @@ export { WITNESS_CONFIGMAP } from './core/witness.js';
 export interface MultiKueue {
   config: MultiKueueConfig;
   /** The manager's clients: the runtime's own unless requests are counted (benchmarks). */
-  manager: KubeClients;
+  manager: ManagerReader;
   workers: Workers;
   kinds: JobKind[];
   /** The writer for one worker, with its clients; undefined when it has none (unreachable, bad credentials). */
   writer(worker: Worker): ClusterWriter | undefined;
   sweepOptions(): SweepOptions;
+  log: Logger;
 }
 
-export interface MultiKueueOverrides {
-  /** Counts every API request (manager and workers), for benchmarks. */
-  onRequest?: (method: string, url: string) => void;
-}
-
+/**
+ * A target's setup (a benchmark's with its request counter): the process is read once, into the
+ * handle (handle.ts); the parts see only that.
+ */
 export function multiKueueParts(rt: Runtime, overrides: MultiKueueOverrides = {}): MultiKueue {
-  const c = readMultiKueueConfig(rt.env);
-  const clientOptions = { timeoutMs: rt.config.REQUEST_TIMEOUT_SECONDS * 1000, onRequest: overrides.onRequest };
-  const manager = overrides.onRequest ? kubeClients(rt.kubeConfig, clientOptions) : rt.clients;
+  return multiKueuePartsOf(multiKueueHandle(rt, overrides));
+}
+
+/** MultiKueue's parts from a handle, however it was built. */
+export function multiKueuePartsOf(h: MultiKueueHandle): MultiKueue {
+  const c = h.config;
+  const manager = h.manager;
   const kinds = c.MULTIKUEUE_JOB_KINDS;
   const workers = new Workers(manager, {
-    ...clientOptions,
+    timeoutMs: h.settings.requestTimeoutMs,
+    onRequest: h.settings.onRequest,
     kueueNamespace: c.KUEUE_NAMESPACE,
     configName: c.MULTIKUEUE_CONFIG,
     staticWorkers: c.MULTIKUEUE_WORKERS,
     ttlMs: c.MULTIKUEUE_DISCOVERY_TTL_SECONDS * 1000,
-    now: () => rt.now(),
+    now: () => h.now(),
   });
   const sweepOptions = (): SweepOptions => ({
     origin: c.MULTIKUEUE_ORIGIN,
@@ -58,8 +73,8 @@ export function multiKueueParts(rt: Runtime, overrides: MultiKueueOverrides = {}
     kueueNamespace: c.KUEUE_NAMESPACE,
     propagation: c.MULTIKUEUE_PROPAGATION,
     limit: c.MULTIKUEUE_SWEEP_LIMIT,
-    dryRun: rt.config.DRY_RUN,
+    dryRun: h.settings.dryRun,
   });
-  const writer = (w: Worker) => (w.api ? rt.writer({ clients: w.api }) : undefined);
-  return { config: c, manager, workers, kinds, writer, sweepOptions };
+  const writer = (w: Worker) => (w.api ? h.writer(w.api) : undefined);
+  return { config: c, manager, workers, kinds, writer, sweepOptions, log: h.log };
 }

@@ -1,0 +1,47 @@
+// What defragmentation's parts (index.ts) take instead of the whole process: what a step reads,
+// the writer, the clock, the configured policy and its settings in the units its code wants.
+// The runtime's target builds it with `defragHandle`; nothing else of the process reaches the
+// family, so a host that has no Runtime (a CLI) can build one from what it has.
+import type { KubeClients } from '../kube/clients.js';
+import type { ClusterWriter } from '../kube/writer.js';
+import type { Policy } from '../policy/policy.js';
+import { policyOf, type Runtime } from '../runtime/runtime.js';
+import { readDefragConfig, type DefragConfig } from './config.js';
+
+/** The process's settings defragmentation obeys. */
+export interface DefragSettings {
+  /** Never moved, whatever the policy says (PROTECTED_NAMESPACES): the gate refuses their pods. */
+  protectedNamespaces: readonly string[];
+  /** Every step only plans (DRY_RUN). */
+  dryRun: boolean;
+}
+
+/** What a step reads: pods and nodes (core), PodDisruptionBudgets (policy). */
+export type DefragReader = Pick<KubeClients, 'core' | 'policy'>;
+
+export interface DefragHandle {
+  /** DEFRAG_*, in ms and counts (config.ts). */
+  config: DefragConfig;
+  settings: DefragSettings;
+  /** The configured policy as it is now (a ConfigMap source changes it): its gate and limits. */
+  policy(): Policy;
+  readonly reader: DefragReader;
+  /** The one writer (kube/writer.ts): the settings' dry run unless `dryRun` says more. */
+  writer(opts: { dryRun: boolean }): ClusterWriter;
+  now(): number;
+}
+
+/** The handle of a function process: DEFRAG_* from its environment, the rest the runtime's. */
+export function defragHandle(rt: Runtime): DefragHandle {
+  return {
+    config: readDefragConfig(rt.env),
+    settings: { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, dryRun: rt.config.DRY_RUN },
+    policy: () => policyOf(rt),
+    // Read on use: the runtime's clients are there once the cluster is (kubeReady).
+    get reader() {
+      return rt.clients;
+    },
+    writer: (opts) => rt.writer(opts),
+    now: () => rt.now(),
+  };
+}

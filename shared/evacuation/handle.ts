@@ -1,0 +1,52 @@
+// What evacuation's parts (index.ts) take instead of the whole process: what it reads, whether
+// the cluster serves EvictionRequests, the writer, the clock, the logger, its own configuration
+// (in ms and counts: config.ts) and pod cleanup's handle for a strategy's second look. The
+// runtime's target builds it with `evacuationHandle`; nothing else of the process reaches the
+// family, so a host that has no Runtime (a CLI) can build one from what it has.
+import { readPassConfig, sweepSettingsOf } from '../cleanup/config.js';
+import { handleOf, type CleanupHandle } from '../cleanup/handle.js';
+import type { KubeClients } from '../kube/clients.js';
+import type { ClusterWriter } from '../kube/writer.js';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { readEvacuationConfig, type EvacuationConfig } from './config.js';
+import { evictionRequestApiInstalled } from './io/eviction-request.js';
+
+/** What evacuation reads: pods and the ledger ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
+export type EvacuationReader = Pick<KubeClients, 'core' | 'custom'>;
+
+export interface EvacuationHandle {
+  /** EVACUATION_*: the machine's settings, the slot limits, the tick's budget, all in ms and counts. */
+  config: EvacuationConfig;
+  readonly reader: EvacuationReader;
+  /** Whether lifecycle.k8s.io (KEP-4563) is served: API discovery, asked once per cluster and kept. */
+  evictionRequestsServed(): Promise<boolean>;
+  /** The one writer (kube/writer.ts): the process's dry run and protected namespaces. */
+  writer(): ClusterWriter;
+  /** Pod cleanup's view (its policy, reader and clock) for a strategy's request on a request-evict-only pod. */
+  cleanup: CleanupHandle;
+  now(): number;
+  log: Logger;
+}
+
+/**
+ * The handle of a function process: its configuration from the process's environment, the
+ * reader, writer, clock and logger the runtime's, discovery bounded by REQUEST_TIMEOUT_SECONDS.
+ */
+export function evacuationHandle(rt: Runtime): EvacuationHandle {
+  const discoveryTimeoutMs = rt.config.REQUEST_TIMEOUT_SECONDS * 1000;
+  return {
+    config: readEvacuationConfig(rt.env),
+    // Read on use: the runtime's clients are there once the cluster is (kubeReady).
+    get reader() {
+      return rt.clients;
+    },
+    evictionRequestsServed: () => evictionRequestApiInstalled(rt.kubeConfig, discoveryTimeoutMs),
+    writer: () => rt.writer(),
+    // Pod cleanup's paging (its context's LISTs) as a pass has it; no Events of its own: a
+    // strategy's look at one pod decides, it removes nothing.
+    cleanup: handleOf(rt, { ...sweepSettingsOf(readPassConfig(rt.env)), eventsPerPass: 0 }),
+    now: () => rt.now(),
+    log: rt.log,
+  };
+}
