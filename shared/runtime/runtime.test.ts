@@ -73,14 +73,4 @@ describe('startRuntime', () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, DRY_RUN: 'true' }, silent);
     expect(rt.writer({ dryRun: false }).dryRun).toBe(true);
   });
-
-  it('with lazyKube and Kubernetes sender authentication, still loads the client only when asked (keys are fetched on first use)', async () => {
-    const rt = await startRuntime(
-      { POLICY_FILE: policy, KUBECONFIG: kubeconfig, SENDER_AUTH: 'kubernetes', SENDER_AUTH_AUDIENCE: 'serving.knative.dev/service/kube-tidy/pod-terminated' },
-      silent,
-      { lazyKube: true },
-    );
-    expect(rt.auth.platform).toBe('kubernetes');
-    expect(() => rt.clients).toThrow('await rt.kubeReady() first');
-  });
 });

@@ -6,7 +6,6 @@ import type { KubeClients } from '../kube/index.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Policy } from '../policy/policy.js';
-import { createSenderAuth, readSenderAuthConfig, type SenderAuth } from '../serve/auth.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
 import { filePolicySource, type PolicySource } from './policy-source.js';
 
@@ -16,21 +15,16 @@ export interface Runtime {
   /** The environment the configuration came from: each family reads its own variables. */
   env: NodeJS.ProcessEnv;
   log: Logger;
-  /** Who may send requests (checked from headers before any body is read): serve/auth.ts. */
-  auth: SenderAuth;
   /** Cluster access; with `lazyKube`, usable once `kubeReady()` has resolved. */
   readonly kubeConfig: KubeConfig;
   readonly clients: KubeClients;
-  /** Loads the Kubernetes client and connects, once; resolves at once when already done. */
-  kubeReady(): Promise<void>;
   /**
-   * Starts now what the first request would otherwise pay for: the Kubernetes client (with
-   * the kubeconfig) and the sender check's issuer and keys. The entries call it once they
-   * listen (WARM_AT_START). Never rejects: a failure is logged once, and the request that
-   * needs the part tries again as it would without the warm-up. A request arriving meanwhile
-   * waits for the warm-up's attempt rather than starting its own. Same promise every call.
+   * Loads the Kubernetes client and connects, once; resolves at once when already done. A
+   * caller arriving while a load is under way waits for that load; a failed load is not kept,
+   * so the next caller tries again. The HTTP entries' warm-up at start (serve/warm.ts) is a
+   * call to this, beside the sender check's keys.
    */
-  warm(): Promise<void>;
+  kubeReady(): Promise<void>;
   /** The one way to change the cluster (kube/writer.ts); DRY_RUN unless `dryRun` says more. */
   writer(opts?: { dryRun?: boolean; clients?: Pick<KubeClients, 'core' | 'events' | 'custom'> }): ClusterWriter;
   /**
@@ -44,9 +38,6 @@ export interface Runtime {
   /** The clock, injectable for tests. */
   now(): number;
 }
-
-/** How long after the warm-up starts a lazy process loads its client (see `warm`). */
-const LAZY_CLIENT_WARM_MS = 250;
 
 export interface StartOptions {
   /**
@@ -134,8 +125,7 @@ export async function startRuntime(
   }
   // A source the caller gave has had its warnings shown by the caller (the CLI prints them).
   if (!overrides.policy) for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
-  const auth = overrides.auth ?? senderAuth(env, async () => (await kubeReady(), loaded().kubeConfig));
-  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube, senders: auth.summary }, 'kube-tidy runtime ready');
+  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
   const policyNow = () => policy?.current().policy;
   const writer: Runtime['writer'] = (opts = {}) => {
     if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
@@ -147,28 +137,6 @@ export async function startRuntime(
       ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
     });
   };
-  let warming: Promise<void> | undefined;
-  const warm = (): Promise<void> =>
-    (warming ??= (async () => {
-      const started = Date.now();
-      // The sender check first, then the client: loading the client holds the event loop
-      // (~100 ms bundled) and would keep the issuer's requests off the wire meanwhile. A lazy
-      // process (most events need no client) also waits a moment, so an event that came with
-      // the start is answered first. A request that needs the client sooner loads it itself;
-      // Kubernetes sender authentication loads it at once (its keys come through it).
-      const keys = auth.warm();
-      const moment = lazyKube ? new Promise((resolve) => setTimeout(resolve, LAZY_CLIENT_WARM_MS).unref()) : undefined;
-      const client = Promise.allSettled([keys, moment]).then(kubeReady);
-      const problems = (await Promise.allSettled([client, keys])).flatMap((r, i) =>
-        r.status === 'rejected' ? [`${i === 0 ? 'cluster client' : 'sender keys'}: ${(r.reason as Error)?.message ?? String(r.reason)}`] : [],
-      );
-      if (problems.length) log.warn({ ms: Date.now() - started, problems }, 'warm-up at start failed: the first request that needs it tries again');
-      else
-        log.info(
-          { ms: Date.now() - started, senders: auth.platform },
-          'warmed up: the first request that needs the cluster client or the sender keys has them',
-        );
-    })());
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
@@ -177,7 +145,6 @@ export async function startRuntime(
     config,
     env,
     log,
-    auth,
     ...(policy ? { policy } : {}),
     writer,
     brakes(opts = {}) {
@@ -186,7 +153,6 @@ export async function startRuntime(
     },
     now,
     kubeReady,
-    warm,
     get kubeConfig() {
       return loaded().kubeConfig;
     },
@@ -194,17 +160,6 @@ export async function startRuntime(
       return loaded().clients;
     },
   };
-}
-
-/**
- * The sender check this process was configured with (SENDER_AUTH...). The Kubernetes
- * platform reads the issuer's keys through the cluster connection, loaded when the keys are
- * first fetched (by the warm-up, else the first request), so a lazy start stays lazy until
- * then; a failure there is a 503.
- */
-function senderAuth(env: NodeJS.ProcessEnv, kubeConfig: () => Promise<KubeConfig>): SenderAuth {
-  const config = readSenderAuthConfig(env);
-  return createSenderAuth(config, config.platform === 'kubernetes' ? { kubeConfig } : {});
 }
 
 /**

@@ -13,8 +13,8 @@ function chosenTarget(): string | undefined {
   return process.env.FUNCTION_TARGET;
 }
 
-const rt = await registerTargets(chosenTarget());
+const { rt, warm } = await registerTargets(chosenTarget());
 // The framework listens as soon as this module has loaded, with no hook to wait for: the
-// warm-up (the client, the sender check's keys: see Runtime.warm) starts on the next turn
-// of the event loop, after that.
-if (rt.config.WARM_AT_START) setImmediate(() => void rt.warm());
+// warm-up (the client, the sender check's keys: see warm.ts) starts on the next turn of the
+// event loop, after that.
+if (rt.config.WARM_AT_START) setImmediate(() => void warm());

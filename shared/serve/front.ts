@@ -1,8 +1,9 @@
-// What the production server (server.ts) puts in front of functions-framework's app: the
-// checks that must happen before any body is read, because the framework parses every body
-// before a function runs. First who sent it (sender authentication, headers only), then how
-// much it may send (limits.ts). handle.ts repeats both for processes started by the
-// framework's own main (development), where nothing stands in front.
+// What the production server (server.ts) puts in front of its node:http adapter
+// (node-http.ts): the checks that must happen before any body is read. First who sent it
+// (sender authentication, headers only), then how much it may send (limits.ts: the
+// encoding and the declared length refused on headers, a chunked body cut off once it passes
+// the bound). The adapters repeat both where nothing stands in front: handle.ts for processes
+// started by functions-framework's own main (development), node-http.ts when used alone.
 import type { RequestListener } from 'node:http';
 import { createLogger, type Logger } from '../log.js';
 import type { SenderAuth } from './auth.js';
@@ -35,7 +36,7 @@ export function front(app: RequestListener, opts: FrontOptions): RequestListener
 function senderChecked(app: RequestListener, auth: SenderAuth, refused: RefusalSink): RequestListener {
   return (req, res) => {
     // Nothing reads the body while the token is checked: a request stream is not consumed
-    // until someone listens, so it waits in its buffer (and the socket's) for the framework.
+    // until someone listens, so it waits in its buffer (and the socket's) for the adapter.
     auth.authenticate(req.headers).then(
       (verdict) => {
         if (verdict.ok) {

@@ -1,8 +1,9 @@
 // Bounded work per request, before the body is read. functions-framework's own parsers take
 // up to 1 GiB and inflate gzip/deflate bodies without a bound of their own, so a 200 KB
 // request can become 200 MB of JSON. The production server (server.ts) applies these checks
-// in front of the framework; handle.ts checks again what the framework read, for processes
-// started by functions-framework's own main (development).
+// in its front (front.ts), before its adapter reads the body (node-http.ts, which bounds what
+// it reads too); handle.ts checks again what the framework read, for processes started by
+// functions-framework's own main (development).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /** Why the request must not be read (413/415 material), or undefined. Headers only. */
@@ -20,7 +21,7 @@ export function refuseBeforeReading(req: IncomingMessage, maxBytes: number): { s
 
 /**
  * Counts the bytes of a body as they arrive (chunked requests carry no length) and calls
- * `onExceeded` past `maxBytes`, without consuming the stream: the framework still reads it.
+ * `onExceeded` past `maxBytes`, without consuming the stream: whoever reads it still does.
  */
 export function capBody(req: IncomingMessage, maxBytes: number, onExceeded: () => void): void {
   let seen = 0;

@@ -79,7 +79,7 @@ export function resolver<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Resolve
   const answer = async (input: Input, started: number): Promise<Resolved> => {
     const deadline = started + rt.config.REQUEST_DEADLINE_SECONDS * 1000;
     const dryRun = rt.config.DRY_RUN;
-    const answered = await withDeadline(spec.handle(input, parts, rt, { deadline, dryRun }), deadline);
+    const answered = await withDeadline(spec.handle(input, parts, { deadline, dryRun }), deadline);
     const status = statusOf(answered);
     const body = { target: spec.name, ...answered, dryRun: answered.dryRun ?? dryRun, ...policyWarning(spec, rt) };
     // Measured and (when pushing) flushed before the answer: after it, an instance may be gone.

@@ -1,19 +1,19 @@
-import type { RequestListener } from 'node:http';
-import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { z } from 'zod';
+import { isTarget, TARGETS } from '../../functions/index.js';
 import { describeIssues } from '../config/env.js';
 import { MaxBodyBytes, RequestDeadlineSeconds } from '../runtime/config.js';
 import { front } from './front.js';
 import { createLogger } from '../log.js';
 import { serveUntilSignal } from './graceful.js';
-import { isTarget, registerTargets, TARGETS } from './register.js';
+import { nodeHttpTarget } from './node-http.js';
+import { setupTargets } from './setup.js';
 
 // The production entry point (the image's command, the bundle's entry): one target per
-// process, chosen by FUNCTION_TARGET as functions-framework does, served by the framework's
-// own Express app (same body parsing and routing as `functions-framework --target`) behind
-// a server that drains on SIGTERM. `getTestServer` is the framework's only public way to
-// build that app (`getServer` is not in its exports map); it is the same `getServer` call
-// its main makes, with the framework's own request timeout off, as main leaves it too.
+// process, chosen by FUNCTION_TARGET as functions-framework does, served over node:http by
+// kube-tidy's own adapter (node-http.ts: it reads and parses the body itself, as the
+// framework's parsers did, and answers what the framework's app answered) behind the front
+// and a server that drains on SIGTERM. No framework, no Express: functions-framework serves
+// only processes started by its own main (framework-entry.ts).
 // No top-level await: the bundle is CommonJS (see infra/bundle/build.ts).
 
 const ServerEnv = z.object({
@@ -39,12 +39,14 @@ async function main(): Promise<void> {
   if (!parsed.success) cannotStart(describeIssues(parsed.error.issues, 'environment').join('; '));
   const env = parsed.data;
   if (!isTarget(env.FUNCTION_TARGET)) cannotStart(`FUNCTION_TARGET "${env.FUNCTION_TARGET}" is not one of ${Object.keys(TARGETS).join(', ')}`);
-  // Reads the policy and the cluster setup, and exits 2 when they are bad, before anything listens.
-  const rt = await registerTargets(env.FUNCTION_TARGET);
-  // In front of the framework's parsers: they read any body (up to 1 GiB, inflated without a
-  // bound) before a function runs. The front checks the sender and the size on headers alone.
-  const app = front(getTestServer(env.FUNCTION_TARGET).listeners('request')[0] as RequestListener, {
-    auth: rt.auth,
+  // Reads the policy, the cluster setup and the sender check, and exits 2 when they are bad,
+  // before anything listens.
+  const { rt, served, auth, warm } = await setupTargets(env.FUNCTION_TARGET);
+  const { spec, parts } = served[0]!;
+  // Before any body is read, the front checks the sender and the size on headers alone; the
+  // adapter then reads the body, bounded as it streams.
+  const app = front(nodeHttpTarget(spec, parts, rt, { auth, maxBytes: env.MAX_BODY_BYTES }), {
+    auth,
     maxBytes: env.MAX_BODY_BYTES,
     target: env.FUNCTION_TARGET,
     log,
@@ -59,7 +61,7 @@ async function main(): Promise<void> {
   });
   // Once listening (loading the client takes the event loop for ~100 ms: listen first), what
   // the first event would pay for starts in the background; that event waits for it.
-  if (rt.config.WARM_AT_START) server.once('listening', () => void rt.warm());
+  if (rt.config.WARM_AT_START) server.once('listening', () => void warm());
 }
 
 main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));

@@ -66,7 +66,8 @@ export interface TargetSpec<Parts = unknown, A extends Answer = Answer> {
    * built once at start, so a bad setting stops the process before it serves.
    */
   setup(rt: Runtime): Parts | Promise<Parts>;
-  handle(input: Input, parts: Parts, rt: Runtime, call: Call): Promise<A>;
+  /** Everything it needs is in `parts` (the family's narrow handle): a handler never sees the process. */
+  handle(input: Input, parts: Parts, call: Call): Promise<A>;
   /**
    * What the family's answer says in metrics (metrics/record.ts), recorded after each answer;
    * the wrapper records requests and their durations for every target itself.

@@ -17,7 +17,7 @@ export const FUNCTIONS_SOURCE = `${ROOT}shared/serve/framework-entry.ts`;
 export const FUNCTIONS_BUILT = `${ROOT}dist/shared/serve/framework-entry.js`;
 /**
  * The production entry (the image's command): FUNCTION_TARGET and PORT from the environment,
- * the sender check, body limits and graceful shutdown in front of the framework's app.
+ * the sender check, body limits and graceful shutdown in front of the node:http adapter (serve/node-http.ts).
  */
 export const SERVER_ENTRY = `${ROOT}shared/serve/server.ts`;
 

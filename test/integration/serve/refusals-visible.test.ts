@@ -1,7 +1,9 @@
 // Issue 23 ("refusals leave no trace"): every request the production server's front
 // (shared/serve/front.ts) refuses before the wrapper sees it is counted in
 // kube_tidy_requests_total by reason and logged, sampled, with the sender's subject when the
-// verifier knew it and never the token; its 503s say when to retry, as the wrapper's do.
+// verifier knew it and never the token; its 503s say when to retry, as the wrapper's do. The
+// front stands before the production server's own adapter (shared/serve/node-http.ts), as in
+// server.ts.
 import type { RequestListener } from 'node:http';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
@@ -13,7 +15,9 @@ import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { resetForTests } from '../../../shared/metrics/record.js';
 import { front } from '../../../shared/serve/front.js';
 import { httpFunction } from '../../../shared/serve/handle.js';
+import { nodeHttpTarget } from '../../../shared/serve/node-http.js';
 import { LOG_PER_WINDOW } from '../../../shared/serve/refusals.js';
+import { senderAuthOf } from '../../../shared/serve/senders.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
 import { runtimeFor } from '../functions/setup.js';
@@ -37,15 +41,15 @@ beforeEach(() => resetForTests());
 const token = (claims: Record<string, unknown> = {}) =>
   issuer.sign({ iss: issuer.url, aud: AUDIENCE, sub: ALLOWED, exp: Math.floor(Date.now() / 1000) + 300, ...claims });
 
-/** The front before podTerminated, its log lines kept in `lines`. */
-async function served(name: string, env: Record<string, string>, maxBytes = 1024 * 1024) {
+/** The front before podTerminated's node:http adapter (as server.ts serves it), its log lines kept in `lines`. */
+async function served(env: Record<string, string>, maxBytes = 1024 * 1024) {
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const log = createLogger({ env: {}, destination: { write: (s: string) => (raw.push(s), lines.push(JSON.parse(s) as Record<string, unknown>)) } });
   const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
   const rt = await runtimeFor(POLICY, env);
-  http(name, httpFunction(spec, rt));
-  const agent = supertest(front(getTestServer(name).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes, target: 'podTerminated', log }));
+  const auth = senderAuthOf(rt);
+  const agent = supertest(front(nodeHttpTarget(spec, await spec.setup(rt), rt, { auth, maxBytes }), { auth, maxBytes, target: 'podTerminated', log }));
   return { agent, lines, raw };
 }
 
@@ -71,7 +75,7 @@ const refusedLines = (lines: Record<string, unknown>[]) => lines.filter((l) => l
 
 describe('the front counts and logs every refusal', () => {
   it('a token from another sender: 401 as before, counted, logged once with its subject, never the token', async () => {
-    const { agent, lines, raw } = await served('vis-subject', oidc());
+    const { agent, lines, raw } = await served(oidc());
     const t = await token({ sub: INTRUDER });
     const res = await agent.post('/').set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{}');
     expect(res.status).toBe(401);
@@ -82,7 +86,7 @@ describe('the front counts and logs every refusal', () => {
   });
 
   it('no token: 401 as before, counted, logged once (no subject)', async () => {
-    const { agent, lines } = await served('vis-none', oidc());
+    const { agent, lines } = await served(oidc());
     const res = await agent.post('/').set('content-type', 'application/json').send('{}');
     expect(res.status).toBe(401);
     expect(await count('401', 'unauthenticated')).toBe(1);
@@ -92,7 +96,7 @@ describe('the front counts and logs every refusal', () => {
   });
 
   it('a body over the limit: 413 as before, counted, logged once', async () => {
-    const { agent, lines } = await served('vis-413', { SENDER_AUTH: 'none' }, 1024);
+    const { agent, lines } = await served({ SENDER_AUTH: 'none' }, 1024);
     const res = await agent
       .post('/')
       .set('content-type', 'application/json')
@@ -103,7 +107,7 @@ describe('the front counts and logs every refusal', () => {
   });
 
   it("the issuer's keys unreachable: 503 with Retry-After, counted, logged", async () => {
-    const { agent, lines } = await served('vis-503', oidc('http://127.0.0.1:1/jwks'));
+    const { agent, lines } = await served(oidc('http://127.0.0.1:1/jwks'));
     const res = await agent
       .post('/')
       .set('authorization', `Bearer ${await token()}`)
@@ -116,7 +120,7 @@ describe('the front counts and logs every refusal', () => {
   });
 
   it('a flood of 1,000 bad requests is counted in full and writes a bounded number of lines', async () => {
-    const { agent, lines } = await served('vis-flood', oidc());
+    const { agent, lines } = await served(oidc());
     for (let i = 0; i < 1000; i += 50) {
       const batch = Array.from({ length: 50 }, () => agent.post('/').set('content-type', 'application/json').send('{}'));
       for (const res of await Promise.all(batch)) expect(res.status).toBe(401);
@@ -127,12 +131,21 @@ describe('the front counts and logs every refusal', () => {
   }, 60_000);
 });
 
-describe("the wrapper's own refusals are counted by the same reasons", () => {
+// Both HTTP adapters hand their refusals to the one resolver, which counts them.
+const adapters: Record<string, (spec: TargetSpec<unknown>, rt: Awaited<ReturnType<typeof runtimeFor>>) => Promise<RequestListener>> = {
+  'the production server’s adapter (node-http.ts)': async (spec, rt) =>
+    nodeHttpTarget(spec, await spec.setup(rt), rt, { auth: senderAuthOf(rt), maxBytes: rt.config.MAX_BODY_BYTES }),
+  'functions-framework’s (handle.ts)': async (spec, rt) => {
+    http('vis-wrapper', httpFunction(spec, rt));
+    return getTestServer('vis-wrapper').listeners('request')[0] as RequestListener;
+  },
+};
+
+describe.each(Object.entries(adapters))("the wrapper's own refusals are counted by the same reasons, through %s", (_, adapter) => {
   it('a GET (405) and an event of a kind the target does not take (422), each under its reason', async () => {
     const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
     const rt = await runtimeFor(POLICY, { SENDER_AUTH: 'none' });
-    http('vis-wrapper', httpFunction(spec, rt));
-    const agent = supertest(getTestServer('vis-wrapper'));
+    const agent = supertest(await adapter(spec, rt));
     expect((await agent.get('/')).status).toBe(405);
     const event = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'x', uid: 'u' } };
     expect((await agent.post('/').set('content-type', 'application/json').send(event)).status).toBe(422);

@@ -1,7 +1,8 @@
 // Sender authentication in front of every target, as the production server serves it
-// (shared/serve/front.ts before functions-framework's app): with SENDER_AUTH on, a request
-// without a valid token is answered 401 before its body is read (a body that is not even
-// JSON gets 401, not 400), and a valid token lets the request through to decoding.
+// (shared/serve/front.ts before its node:http adapter, shared/serve/node-http.ts): with
+// SENDER_AUTH on, a request without a valid token is answered 401 before its body is read (a
+// body that is not even JSON gets 401, not 400), and a valid token lets the request through to
+// decoding. Without the front, each HTTP adapter checks the sender itself.
 import type { RequestListener } from 'node:http';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
@@ -9,6 +10,8 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { front } from '../../../shared/serve/front.js';
 import { httpFunction } from '../../../shared/serve/handle.js';
+import { nodeHttpTarget } from '../../../shared/serve/node-http.js';
+import { senderAuthOf } from '../../../shared/serve/senders.js';
 import { TARGETS, type TargetName } from '../../../functions/index.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
@@ -42,8 +45,8 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
   beforeAll(async () => {
     const spec = (await TARGETS[name]()) as TargetSpec<unknown>;
     const rt = await runtimeFor(POLICY, envFor());
-    http(`auth-${name}`, httpFunction(spec, rt));
-    agent = supertest(front(getTestServer(`auth-${name}`).listeners('request')[0] as RequestListener, { auth: rt.auth, maxBytes: 1024 * 1024, target: name }));
+    const auth = senderAuthOf(rt);
+    agent = supertest(front(nodeHttpTarget(spec, await spec.setup(rt), rt, { auth, maxBytes: 1024 * 1024 }), { auth, maxBytes: 1024 * 1024, target: name }));
   });
 
   it('answers 401 to a request without a token, before reading its (broken) body', async () => {
@@ -71,12 +74,23 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
   });
 });
 
-describe('without the front (a process started by functions-framework’s own main)', () => {
+const unfronted: Record<string, (spec: TargetSpec<unknown>, rt: Awaited<ReturnType<typeof runtimeFor>>) => Promise<RequestListener>> = {
+  'functions-framework’s own main (handle.ts)': async (spec, rt) => {
+    http('auth-no-front', httpFunction(spec, rt));
+    return getTestServer('auth-no-front').listeners('request')[0] as RequestListener;
+  },
+  'the node:http adapter alone (node-http.ts)': async (spec, rt) =>
+    nodeHttpTarget(spec, await spec.setup(rt), rt, { auth: senderAuthOf(rt), maxBytes: 1024 * 1024 }),
+};
+
+describe.each(Object.entries(unfronted))('without the front: %s', (_, adapter) => {
   it('the wrapper still refuses a request without a token, before decoding it', async () => {
     const spec = (await TARGETS.podTerminated()) as TargetSpec<unknown>;
     const rt = await runtimeFor(POLICY, envFor());
-    http('auth-no-front', httpFunction(spec, rt));
-    const res = await supertest(getTestServer('auth-no-front')).post('/').set('content-type', 'application/json').send({ apiVersion: 'v1', kind: 'Pod' });
+    const res = await supertest(await adapter(spec, rt))
+      .post('/')
+      .set('content-type', 'application/json')
+      .send({ apiVersion: 'v1', kind: 'Pod' });
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
   });

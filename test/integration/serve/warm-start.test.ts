@@ -16,6 +16,8 @@ import { sharedCluster, waitFor } from '../../harness/index.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
 import { knativeRequest } from '../functions/setup.js';
 import { startRuntime } from '../../../shared/runtime/runtime.js';
+import { senderAuthOf } from '../../../shared/serve/senders.js';
+import { warmUp } from '../../../shared/serve/warm.js';
 
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/pod-terminated';
 const SENDER = 'system:serviceaccount:kube-tidy:oidc-apiserversource';
@@ -162,7 +164,7 @@ describe('a warm-up that failed is not kept', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
     const rt = await startRuntime({ POLICY_FILE: policyFile, KUBECONFIG: kubeconfig }, { log }, { lazyKube: true });
-    await rt.warm();
+    await warmUp(rt, senderAuthOf(rt), { lazyKube: true })();
     expect(lines.filter((l) => l.includes('warm-up at start failed'))).toEqual([expect.stringMatching(/cluster client: /)]);
     writeFileSync(kubeconfig, readFileSync(sharedCluster().kubeconfigPath));
     await rt.kubeReady();
