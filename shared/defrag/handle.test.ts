@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -9,17 +9,14 @@ import { fixedPolicySource } from '../runtime/policy-source.js';
 import { startRuntime } from '../runtime/runtime.js';
 import { defragHandle, type DefragHandle } from './handle.js';
 import { defragPartsOf } from './index.js';
+import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 
 // Defragmentation sees the process only through its handle: DEFRAG_* in ms and counts, the
 // process's dry run and protected namespaces, its policy and clock, and the writer.
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-defrag-handle-'));
 // Parsed, never dialled: nothing here makes a request.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 const log = pino({ level: 'silent' });
 const policy = fixedPolicySource(loadPolicy(policyDoc([{ name: 'RemoveFailedPods', args: {} }], { top: { gracePeriodSeconds: 9 } })), 'test');
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -13,6 +13,7 @@ import { readEvacuationConfig } from './config.js';
 import { requesterName } from './core/eviction-request.js';
 import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import { evacuationPartsOf } from './index.js';
+import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 
 // Evacuation sees the process only through its handle: its configuration in ms, the process's
 // dry run and protected namespaces in its writer, the runtime's clock, and pod cleanup's view
@@ -20,11 +21,7 @@ import { evacuationPartsOf } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-evacuation-handle-'));
 // Parsed, never dialled: nothing here makes a request.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 const log = pino({ level: 'silent' });
 const policy = fixedPolicySource(loadPolicy(policyDoc([{ name: 'RemoveFailedPods', args: {} }])), 'test');
 

@@ -4,7 +4,6 @@
 // API server in test/integration/kube and test/integration/multikueue.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAll } from '../multikueue/io/list.js';
 import { BATCH_JOB } from '../multikueue/core/kinds.js';
@@ -13,6 +12,7 @@ import { TransientKubeError } from './errors.js';
 import { listPods } from './list.js';
 import { listEverything } from './pager.js';
 import { tallied } from './request-tally.js';
+import { stubKubeConfig } from '../../test/fixtures/offline.js';
 
 type Reply = { status: number; body: unknown };
 const list = (names: string[], next?: string, resourceVersion?: string): Reply => ({
@@ -50,13 +50,7 @@ beforeAll(async () => {
     res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'stub', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'c', cluster: 'stub', user: 'u' }],
-    currentContext: 'c',
-  });
+  const kc = stubKubeConfig((server.address() as AddressInfo).port);
   clients = kubeClients(kc, { timeoutMs: 5_000, keepAlive: false });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -9,6 +9,7 @@ import { startRuntime } from '../runtime/runtime.js';
 import { readMultiKueueConfig } from './config.js';
 import { multiKueueHandle, type MultiKueueHandle } from './handle.js';
 import { multiKueuePartsOf } from './index.js';
+import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 
 // MultiKueue sees the process only through its handle: its own configuration, the process's
 // request timeout (in ms) and dry run, the manager's clients, the writer over a worker's
@@ -16,11 +17,7 @@ import { multiKueuePartsOf } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-multikueue-handle-'));
 // Parsed, never dialled: nothing here makes a request.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 const log = pino({ level: 'silent' });
 
 const runtime = (env: Record<string, string>) => startRuntime({ KUBECONFIG: kubeconfig, ...env }, { log, now: () => 1234 }, { needsPolicy: false });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -7,21 +7,14 @@ import { ConfigError } from './config.js';
 import { startRuntime } from './runtime.js';
 import { fixedPolicySource } from './policy-source.js';
 import { loadPolicyText } from '../policy/load.js';
+import { offlineKubeconfig, offlinePolicy } from '../../test/fixtures/offline.js';
 
 // Starting the runtime: what is refused at start, and when the Kubernetes client is loaded.
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-runtime-'));
-const policy = join(dir, 'policy.yaml');
-writeFileSync(
-  policy,
-  'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n',
-);
+const policy = offlinePolicy(dir);
 // Parsed, never dialled: nothing here makes a request.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 const silent = { log: pino({ level: 'silent' }) };
 
 describe('startRuntime', () => {

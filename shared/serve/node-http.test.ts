@@ -4,7 +4,7 @@
 // sent, byte for byte, to both; the framework's own error pages (an HTML page for a body its
 // parsers refused, an empty 404) are compared by status, and the adapter's own answer there
 // is checked to be JSON naming the problem.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, request, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,14 +20,11 @@ import { httpFunction } from './handle.js';
 import { nodeHttpTarget } from './node-http.js';
 import { senderAuthOf } from './senders.js';
 import { defineTarget, type Input, type TargetSpec } from './target.js';
+import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-node-http-'));
-const kubeconfig = join(dir, 'kubeconfig');
 // Parsed, never dialled.
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 
 /** What the handler was given, as JSON can say it: the two adapters must hand it the same. */
 const echo = (input: Input) =>

@@ -1,6 +1,6 @@
 // The wrapper hands every answer to the target's own `observe` (how each family's metrics
 // are recorded), and a refused request to none.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http } from '@google-cloud/functions-framework';
@@ -11,14 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { startRuntime } from '../runtime/runtime.js';
 import { httpFunction } from './handle.js';
 import { defineTarget, type Answer } from './target.js';
+import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-observe-'));
-const kubeconfig = join(dir, 'kubeconfig');
 // Parsed, never dialled.
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 
 describe('a target’s observe', () => {
   it('gets the answer of every handled request, and nothing for a refused one', async () => {

@@ -1,25 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startRuntime } from '../runtime/runtime.js';
 import { senderAuthOf } from './senders.js';
+import { offlineKubeconfig, offlinePolicy } from '../../test/fixtures/offline.js';
 
 // The sender check a serving process builds from its environment, beside a runtime that stays lazy.
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-senders-'));
-const policy = join(dir, 'policy.yaml');
-writeFileSync(
-  policy,
-  'apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemoveFailedPods]\n',
-);
+const policy = offlinePolicy(dir);
 // Parsed, never dialled: nothing here makes a request.
-const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(
-  kubeconfig,
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:1"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n',
-);
+const kubeconfig = offlineKubeconfig(dir);
 const silent = { log: pino({ level: 'silent' }) };
 
 describe('senderAuthOf', () => {

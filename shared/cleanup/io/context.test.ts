@@ -3,11 +3,11 @@
 // again included (a request counted per LIST made would miss it).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
 import type { PassSettings } from '../handle.js';
 import { fetchContext } from './context.js';
+import { stubKubeConfig } from '../../../test/fixtures/offline.js';
 
 const seen: string[] = [];
 let throttleNext = false;
@@ -36,13 +36,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'stub', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'c', cluster: 'stub', user: 'u' }],
-    currentContext: 'c',
-  });
+  const kc = stubKubeConfig((server.address() as AddressInfo).port);
   clients = kubeClients(kc, { timeoutMs: 5_000, keepAlive: false });
 });
 
