@@ -131,7 +131,7 @@ describe('loading a policy', () => {
     const raw = { ...policyDoc([{ name: 'RemoveFailedPods' }]) } as Record<string, unknown>;
     (raw.profiles as Record<string, unknown>[])[0]!.plugins = { deschedule: { enabled: ['RemoveFailedPods'] }, balance: { enabled: ['LowNodeUtilization'] } };
     expect(issues(raw)).toEqual([
-      'profiles[0].plugins.balance.enabled[0]: plugin "LowNodeUtilization" is not supported; supported plugins: PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts, DefaultEvictor',
+      'profiles[0].plugins.balance.enabled[0]: plugin "LowNodeUtilization" is not supported; supported plugins: PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts, PodTTL, DefaultEvictor',
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { PodLifeTime } from './pod-lifetime/index.js';
+import { PodTTL } from './pod-ttl/index.js';
 import { RemoveFailedPods } from './remove-failed-pods/index.js';
 import { RemovePodsHavingTooManyRestarts } from './remove-pods-having-too-many-restarts/index.js';
 import type { StrategyDefinition } from './types.js';
@@ -11,6 +12,7 @@ export const STRATEGIES = {
   PodLifeTime,
   RemoveFailedPods,
   RemovePodsHavingTooManyRestarts,
+  PodTTL,
 } as const satisfies Record<string, StrategyDefinition>;
 
 export type StrategyName = keyof typeof STRATEGIES;
