@@ -28,6 +28,8 @@ export interface ContainerStateTerminated {
   exitCode: number;
   reason?: string;
   signal?: number;
+  /** When the container ended: retention ranks a pod's finish by it (plan/retention.ts). */
+  finishedAt?: Timestamp;
 }
 
 export interface ContainerStatus {

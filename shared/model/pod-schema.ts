@@ -47,7 +47,9 @@ const containerStatus = z.looseObject({
     .looseObject({
       waiting: z.looseObject({ reason: short.optional() }).optional(),
       running: z.looseObject({ startedAt: timestamp.optional() }).optional(),
-      terminated: z.looseObject({ exitCode: z.number().int(), reason: short.optional(), signal: z.number().int().optional() }).optional(),
+      terminated: z
+        .looseObject({ exitCode: z.number().int(), reason: short.optional(), signal: z.number().int().optional(), finishedAt: timestamp.optional() })
+        .optional(),
     })
     .optional(),
 });

@@ -6,6 +6,7 @@ import { STRATEGIES } from '../strategies/registry.js';
 import type { PodMatcher } from '../strategies/lifecycle/matcher.js';
 import type { Decision, Kept, Plan } from './decision.js';
 import { eligibleAt } from './eligible.js';
+import { RetentionIndex, ruleFor } from './retention.js';
 import { indexSnapshot, type Snapshot, type SnapshotIndex } from './snapshot.js';
 
 export interface DecideOptions {
@@ -24,6 +25,15 @@ export interface DecideOptions {
    * event path answers with it. Off for sweeps, where it would cost a pass over every pod.
    */
   eligibleAt?: boolean;
+  /**
+   * kubeTidy.retention (plan/retention.ts): the finished pods of the judged pods' owners, when
+   * the caller read more of them than the snapshot's pods (the event path reads an owner's
+   * other pods); the judged pods are added to it. Absent: the snapshot's pods (and context
+   * pods) are all there is. 'defer': not applied here, because the owners' other pods are on
+   * pages still to come (a pass): a run with a rule hands on every pod it selects, without
+   * taking it from later runs, and AcrossPages applies the rule when every page is seen.
+   */
+  retention?: RetentionIndex | 'defer';
 }
 
 /** What one invocation remembers between decide calls over parts of its snapshot. */
@@ -49,6 +59,7 @@ export const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
  * The pure core: policy, snapshot and `now` in, an ordered plan out. Profiles run in
  * order, strategies in the order each profile enables them, each strategy's pods in its
  * own order (oldest first); a pod is decided at most once; limits span the whole call.
+ * kubeTidy.retention (plan/retention.ts) keeps each owner's newest pods before the limits.
  */
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
   const index = options.index ?? indexSnapshot(snapshot);
@@ -69,15 +80,41 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i]!;
     for (const run of runs) {
-      if (!run.matcher.matches(pod, now)) continue;
+      if (!run.matcher.matches(pod, now)) {
+        // A pod the strategy addresses but refuses (PodTTL: a TTL it cannot read) is reported, not silently passed over.
+        const refused = run.matcher.keptBecause?.(pod, now);
+        if (refused !== undefined) {
+          const meta = pod.metadata;
+          kept.push({
+            namespace: meta.namespace ?? '',
+            name: meta.name ?? '',
+            uid: meta.uid ?? '',
+            profile: run.profile.name,
+            strategy: run.strategy.name,
+            reason: refused,
+          });
+        }
+        continue;
+      }
       run.picked.push(i);
       run.keys.push(run.matcher.sortKey(pod));
     }
   }
 
   const gates = new Map(policy.profiles.map((p) => [p, compileGate(p.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector })]));
+  const rules = policy.retention?.length ? policy.retention : undefined;
+  const defer = options.retention === 'defer';
+  let retained: RetentionIndex | undefined;
+  if (rules && !defer) {
+    retained = options.retention instanceof RetentionIndex ? options.retention : new RetentionIndex();
+    if (!(options.retention instanceof RetentionIndex)) for (const p of snapshot.contextPods ?? []) retained.see(p);
+    for (const p of pods) retained.see(p);
+  }
   for (const [run, { profile, strategy, matcher, picked, keys }] of runs.entries()) {
     const gate = gates.get(profile)!;
+    const rule = rules && ruleFor(rules, profile.name, strategy.name);
+    // Deferred: selected now, kept or not once every page is seen; a later run may take it meanwhile.
+    const pending = defer && rule !== undefined;
     for (const o of inOrder(keys)) {
       const i = picked[o]!;
       if (taken[i]) continue;
@@ -86,13 +123,16 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
       const uid = meta.uid ?? '';
       if (acrossCalls && decided.has(uid)) continue;
       const action = isTerminal(pod) ? 'delete' : 'evict';
-      const why = gate(pod, action, now) ?? LIMIT_REASON[limiter.take(meta.namespace, pod.spec?.nodeName) ?? 'none'];
+      // Retention before the limits: a pod it keeps spends none of them.
+      const why = gate(pod, action, now) ?? retained?.keeps(rule, uid) ?? LIMIT_REASON[limiter.take(meta.namespace, pod.spec?.nodeName) ?? 'none'];
       if (why !== undefined) {
         kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
         continue;
       }
-      taken[i] = 1;
-      if (acrossCalls) decided.add(uid);
+      if (!pending) {
+        taken[i] = 1;
+        if (acrossCalls) decided.add(uid);
+      }
       decisions.push({
         namespace: meta.namespace ?? '',
         name: meta.name ?? '',

@@ -11,6 +11,7 @@
 //         - {percent: 30, scope: owner, minPods: 5}   # considered in a scope stops, and stays stopped
 import { z } from 'zod';
 import { parseGoDuration } from './duration.js';
+import { RetentionSchema } from './retention.js';
 
 /** The generated sweep runs every 15 minutes (serverless.yml): one window is one descheduler cycle. */
 export const DEFAULT_WINDOW_MS = 15 * 60 * 1000;
@@ -58,4 +59,5 @@ export type AbortRule = Brakes['abort'][number];
 /** Brakes when the policy has no kubeTidy section: the descheduler's limits, per default window. */
 export const DEFAULT_BRAKES: Brakes = { window: DEFAULT_WINDOW_MS, rates: [], abort: [] };
 
-export const KubeTidySectionSchema = z.strictObject({ brakes: BrakesSchema.default(DEFAULT_BRAKES) });
+/** The whole `kubeTidy` section: the brakes, and how many pods of each owner to keep (retention.ts). */
+export const KubeTidySectionSchema = z.strictObject({ brakes: BrakesSchema.default(DEFAULT_BRAKES), retention: RetentionSchema.default([]) });

@@ -62,12 +62,15 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
   });
   const section = KubeTidySectionSchema.safeParse(e.kubeTidy ?? {});
   if (!section.success) issues.push(...issuesFromZod(section.error, 'kubeTidy', e.kubeTidy));
+  // Names too, whatever else is wrong in the section: every problem at once.
+  issues.push(...retentionNames((e.kubeTidy as { retention?: unknown } | undefined)?.retention, e.profiles));
   if (issues.length > 0 || !section.success) throw new PolicyError(issues);
   return {
     policy: {
       nodeSelector: e.nodeSelector,
       limits: { perNode: e.maxNoOfPodsToEvictPerNode, perNamespace: e.maxNoOfPodsToEvictPerNamespace, total: e.maxNoOfPodsToEvictTotal },
       brakes: section.data.brakes,
+      ...(section.data.retention.length ? { retention: section.data.retention } : {}),
       gracePeriodSeconds: e.gracePeriodSeconds,
       profiles,
     },
@@ -165,6 +168,28 @@ function withoutTypeMeta(args: unknown, plugin: string, path: string, issues: Po
     issues.push({ path: `${path}.kind`, message: `got ${JSON.stringify(kind)}, expected "${plugin}Args"` });
   }
   return rest;
+}
+
+/** A retention rule naming a strategy no profile enables, or a profile that does not exist, is a typo that would keep nothing: refused. */
+function retentionNames(rules: unknown, profiles: readonly ProfileEnvelope[]): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  if (!Array.isArray(rules)) return issues; // its shape is the schema's to report
+  const profileNames = new Set(profiles.map((p) => p.name));
+  const enabled = new Set(profiles.flatMap((p) => [...(p.plugins.deschedule?.enabled ?? []), ...(p.plugins.balance?.enabled ?? [])]));
+  const check = (names: unknown, known: ReadonlySet<string>, path: string, expected: string) => {
+    if (!Array.isArray(names)) return;
+    names.forEach((name, j) => {
+      if (typeof name === 'string' && name !== '' && !known.has(name))
+        issues.push({ path: `${path}[${j}]`, message: `got ${JSON.stringify(name)}, expected ${expected}` });
+    });
+  };
+  rules.forEach((r: unknown, i) => {
+    if (r === null || typeof r !== 'object') return;
+    const { strategies, profiles: named } = r as { strategies?: unknown; profiles?: unknown };
+    check(strategies, enabled, `kubeTidy.retention[${i}].strategies`, 'a strategy a profile enables');
+    check(named, profileNames, `kubeTidy.retention[${i}].profiles`, 'the name of a profile');
+  });
+  return issues;
 }
 
 function dedupe(issues: PolicyIssue[]): PolicyIssue[] {

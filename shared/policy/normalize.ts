@@ -23,7 +23,7 @@ export function toDeschedulerPolicy(policy: Policy): Record<string, unknown> {
     },
   }));
   // kube-tidy's own section, always written: it shows that the limits above hold per window.
-  out.kubeTidy = { brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES) };
+  out.kubeTidy = { brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES), ...(policy.retention?.length ? { retention: policy.retention } : {}) };
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { DefaultEvictorArgs } from '../evictor/schema.js';
 import type { EvictionLimits } from '../evictor/limits.js';
 import type { Brakes } from './brakes.js';
+import type { RetentionRule } from './retention.js';
 import type { StrategyName } from '../strategies/registry.js';
 
 /** A validated policy with every default filled in: what the core runs. */
@@ -9,6 +10,8 @@ export interface Policy {
   limits: EvictionLimits;
   /** kube-tidy's brakes across passes and events (policy/brakes.ts); absent: DEFAULT_BRAKES. */
   brakes?: Brakes;
+  /** kube-tidy's "keep the newest N per owner" (policy/retention.ts, plan/retention.ts); absent: none. */
+  retention?: RetentionRule[];
   gracePeriodSeconds?: number;
   profiles: Profile[];
 }

@@ -2,19 +2,27 @@
 import { getPod } from '../../kube/get.js';
 import { removalTarget } from '../../kube/evict-only.js';
 import { tallied } from '../../kube/request-tally.js';
-import { keyOf } from '../../model/identity.js';
+import { keyOf, type Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { decide } from '../../plan/decide.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
+import { RetentionIndex, ruleCovers, ruleFor } from '../../plan/retention.js';
 import type { Snapshot } from '../../plan/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../serve/target.js';
 import { brakeSetOf } from '../../brakes/io/brakes.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
-import { act, failuresOf } from './act.js';
+import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
+import type { OwnerGroup } from './context.js';
+
+/**
+ * An event removes at most this many older pods of the pod's owner (kubeTidy.retention's window
+ * moved past them): the requests of one event stay bounded; the rest go on the next event or sweep.
+ */
+export const OLDER_PER_EVENT = 20;
 
 export interface OneDecision {
   decision?: Decision;
@@ -22,6 +30,15 @@ export interface OneDecision {
   why: string;
   /** When time alone will bring the pod in (RFC 3339), if that is all that stands in the way. */
   eligibleAt?: string;
+  /**
+   * kubeTidy.retention, when it had to rank the pod: the other pods of its owner that a run
+   * with a rule selects and retention no longer keeps (this pod's arrival pushed them out; no
+   * event comes for them), decided as listed, in the policy's order, at most OLDER_PER_EVENT.
+   * Worth removeSelected even when the pod itself is kept.
+   */
+  older?: Decision[];
+  /** The owner's pods as listed (context.ts `fetchOwnerGroup`): what `older` is tied to. */
+  group?: OwnerGroup['pods'];
 }
 
 /**
@@ -47,12 +64,40 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
       context = (await (await import('./context.js')).fetchContext(h, needs)).snapshot;
     }
   }
-  const plan = decide(policy, { ...context, pods: [pod] }, h.now(), { protectedNamespaces: h.settings.protectedNamespaces, eligibleAt: true });
+  const now = h.now();
+  const options = { protectedNamespaces: h.settings.protectedNamespaces, eligibleAt: true };
+  // With retention rules, first without them: the owner's other pods are read only when a run
+  // with a rule for the pod's phase selects it (most events select nothing, and cost nothing).
+  let plan = decide(policy, { ...context, pods: [pod] }, now, { ...options, ...(policy.retention?.length ? { retention: 'defer' as const } : {}) });
+  let group: OneDecision['group'];
+  let older: Decision[] | undefined;
+  if (plan.decisions.some((d) => d.uid === pod.metadata.uid && ruleCovers(ruleFor(policy.retention, d.profile, d.strategy), pod))) {
+    await h.ready();
+    const read = await (await import('./context.js')).fetchOwnerGroup(h, pod);
+    const index = new RetentionIndex(read.jobs);
+    for (const p of read.pods) index.see(p);
+    group = read.pods;
+    plan = decide(policy, { ...context, pods: [pod] }, now, { ...options, retention: index });
+    // The same ranking decides the others: the pods of one group agree on who is newest.
+    const others = read.pods.filter((p) => p.metadata.uid !== pod.metadata.uid && !p.metadata.deletionTimestamp);
+    const byUid = new Map(others.map((p) => [p.metadata.uid, p]));
+    older = decide(policy, { ...context, pods: others }, now, { protectedNamespaces: h.settings.protectedNamespaces, retention: index })
+      .decisions.filter((d) => ruleCovers(ruleFor(policy.retention, d.profile, d.strategy), byUid.get(d.uid)!))
+      .slice(0, OLDER_PER_EVENT);
+  }
   const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
   const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
   const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
   const at = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid)?.at;
-  return { ...(decision ? { decision } : {}), kept, why, ...(at === undefined ? {} : { eligibleAt: new Date(at).toISOString() }), context };
+  return {
+    ...(decision ? { decision } : {}),
+    kept,
+    why,
+    ...(at === undefined ? {} : { eligibleAt: new Date(at).toISOString() }),
+    ...(group ? { group } : {}),
+    ...(older?.length ? { older } : {}),
+    context,
+  };
 }
 
 /**
@@ -79,6 +124,9 @@ export async function removeSelected(
     return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
   if (stored.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
   const again = await decideOne(h, stored, context);
+  // This pod joining its owner's newest may push older ones out of what retention keeps: no
+  // event comes for them, so this one removes them (as listed, tied to their uid and resourceVersion).
+  const older = () => (again.older && again.group ? removeOlder(h, again.older, again.group, events, pass) : Promise.resolve(undefined));
   if (!again.decision) {
     // The event described a state the pod is no longer in (or never was): say so.
     const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
@@ -86,7 +134,7 @@ export async function removeSelected(
     const why = changed
       ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}`
       : `as stored: ${again.why}`;
-    return { outcome, pod, why, kept: again.kept };
+    return withOlder({ outcome, pod, why, kept: again.kept }, await older());
   }
   // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
   // would only be deferred again); a later event or pass takes it.
@@ -104,5 +152,48 @@ export async function removeSelected(
     brakes.done(taken.ticket, result === undefined || charged(result));
   }
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
-  return { outcome: result.outcome, pod, why, result, failures: failuresOf([result]) };
+  return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
+}
+
+/** Removes `due` (decisions on the owner's other pods as listed in `group`), in order, each through the brakes; a deferral stops the rest (a later event or pass takes them). */
+async function removeOlder(
+  h: CleanupHandle,
+  due: readonly Decision[],
+  group: readonly Stored<Pod>[],
+  events?: EventBudget,
+  pass?: string,
+): Promise<ActResult[]> {
+  const policy = h.policy();
+  const byUid = new Map(group.map((p) => [p.metadata.uid, p]));
+  const results: ActResult[] = [];
+  const brakes = h.brakes();
+  for (const d of due) {
+    const pod = byUid.get(d.uid)!;
+    const taken = await brakes.take(brakeSetOf(policy), subjectOf(pod), undefined, pass);
+    if ('deferred' in taken) {
+      await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
+      results.push({ ...resultOf(d, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
+      break;
+    }
+    let result: ActResult | undefined;
+    try {
+      result = await act(h.writer(), removalTarget(pod), d, events);
+    } finally {
+      brakes.done(taken.ticket, result === undefined || charged(result));
+    }
+    results.push(result);
+  }
+  return results;
+}
+
+/** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
+function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {
+  if (!older?.length) return answer;
+  const f = failuresOf(older);
+  const mine = answer.failures ?? { transient: 0, refused: 0 };
+  return {
+    ...answer,
+    older: older.map((r) => ({ pod: `${r.namespace}/${r.name}`, outcome: r.outcome, why: r.message ? `${r.reason} (${r.message})` : r.reason })),
+    failures: { transient: mine.transient + f.transient, refused: mine.refused + f.refused },
+  };
 }

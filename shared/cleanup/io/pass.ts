@@ -11,7 +11,8 @@ import type { Policy } from '../../policy/policy.js';
 import { KubeRequestError } from '../../kube/errors.js';
 import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import { act, failuresOf, resultOf, type ActResult } from './act.js';
-import { fetchContext } from './context.js';
+import { fetchContext, fetchJobOwners } from './context.js';
+import type { JobOwners, Owner } from '../../plan/retention.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';
 import { postShards, type FanOut, type Posted } from './shards.js';
@@ -101,8 +102,9 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const started = h.now();
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
-  const pass = new AcrossPages(opts.policy);
   const context = await fetchContext(h, snapshotNeeds(opts.policy));
+  // kubeTidy.retention groups a CronJob's Jobs' pods: which Job is whose, one paged LIST of Jobs.
+  const pass = new AcrossPages(opts.policy, opts.policy.retention?.length ? await jobOwnersIn(h, opts.namespaces) : undefined);
   // The brakes of the configured policy hold whatever policy a pass runs (invoke may bring its own).
   const brakes = new PassBrakes(h.brakes({ dryRun: opts.dryRun }), h.policy(), opts.overrideAbort === true);
   const fieldSelector = brakes.countsEveryPod ? undefined : phaseFieldSelector(opts.policy);
@@ -146,7 +148,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
       s.pages++;
       s.podsSeen += page.items.length;
       const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, h.now(), {
-        session: pass.session,
+        ...pass.options,
         protectedNamespaces: h.settings.protectedNamespaces,
         ...(index ? { index } : {}),
       });
@@ -154,7 +156,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
       if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, removalTarget(pod));
       brakes.see(page.items, chosen);
       keep(plan.kept);
-      pass.add(plan);
+      pass.add(plan, page.items);
       opts.onPage?.({
         pages: s.pages,
         podsSeen: s.podsSeen,
@@ -239,6 +241,13 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
   s.durationMs = h.now() - started;
   return s;
+}
+
+/** The CronJob of each Job in the pass's namespaces (every namespace when it names none). */
+async function jobOwnersIn(h: CleanupHandle, namespaces: readonly string[] | undefined): Promise<JobOwners> {
+  const jobs = new Map<string, Owner>();
+  for (const namespace of namespaces?.length ? namespaces : [undefined]) for (const [k, v] of (await fetchJobOwners(h, namespace)).jobs) jobs.set(k, v);
+  return jobs;
 }
 
 /** Sortable by time, unique enough per cluster: names shards and summary Events. */

@@ -25,6 +25,11 @@ export interface PodMatcher {
    * something else does. Time tests only ever turn true as time passes.
    */
   readyAt(pod: Pod, now: number): number | undefined;
+  /**
+   * Why a pod the strategy addresses is kept although it does not match (PodTTL: a TTL value it
+   * cannot read), for decide to report; undefined for every other pod. The lifecycle strategies have none.
+   */
+  keptBecause?(pod: Pod, now: number): string | undefined;
 }
 
 type Test = (pod: Pod, now: number) => boolean;

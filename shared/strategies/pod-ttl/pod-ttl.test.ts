@@ -168,6 +168,28 @@ describe('PodTTL', () => {
     expect(p.eligible).toEqual([expect.objectContaining({ name: 'soon', strategy: 'PodTTL', at: expiry })]);
   });
 
+  it('reports a pod with an unreadable value as kept, with what is wrong, and never removes it', () => {
+    const p = plan({}, [
+      pod('bad').labels({ [KYVERNO]: 'soon' }),
+      pod('mixed')
+        .labels({ [KYVERNO]: 'soon' })
+        .annotate('janitor/ttl', '1h'),
+    ]);
+    expect(p.decisions).toEqual([]);
+    expect(p.kept.map((k) => [k.name, k.strategy, k.reason])).toEqual([
+      [
+        'bad',
+        'PodTTL',
+        'unreadable TTL, never removed by it: label cleanup.kyverno.io/ttl: "soon" is neither a duration (5m, 4h, 1d) nor a time (2023-10-04T003000Z, 2023-10-04)',
+      ],
+      [
+        'mixed',
+        'PodTTL',
+        'unreadable TTL, never removed by it: label cleanup.kyverno.io/ttl: "soon" is neither a duration (5m, 4h, 1d) nor a time (2023-10-04T003000Z, 2023-10-04)',
+      ],
+    ]);
+  });
+
   it('says why a pod with an unreadable value is kept (for the core to report), and only for pods in its scope', () => {
     const m = compilePodTTL(PodTTLArgsSchema.parse({ namespaces: { include: ['ci'] } }));
     const bad = pod('bad')

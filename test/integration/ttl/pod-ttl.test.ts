@@ -97,6 +97,12 @@ describe('PodTTL', () => {
     const after = await send(agent, pingRequest());
     expect(after.status).toBe(200);
     expect(removedBy(after.body)).toEqual(['sweep-janitor', 'sweep-kyverno']);
+    expect(after.body.kept).toContainEqual({
+      namespace: ns.name,
+      name: 'unreadable',
+      strategy: 'PodTTL',
+      reason: expect.stringContaining('"soon" is neither'),
+    });
     for (const name of ['sweep-kyverno', 'sweep-janitor']) expect(await exists(core(), ns.name, name)).toBeUndefined();
     // The pods the event path was told about are gone too: acted on at eligibleAt, or by this sweep.
     await waitFor('event-path pods gone', async () => !(await exists(core(), ns.name, 'event-kyverno')) && !(await exists(core(), ns.name, 'event-janitor')));
