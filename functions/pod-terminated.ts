@@ -1,41 +1,89 @@
 import { defineTarget, type Input } from '../shared/serve/target.js';
-import { cleanupParts, decideOne, removeSelected } from '../shared/cleanup/index.js';
+import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
+import { dueParts, type Due } from '../shared/due/index.js';
 import type { Pod } from '../shared/model/objects.js';
+import type { Runtime } from '../shared/runtime/runtime.js';
+
+export interface PodTerminatedParts extends CleanupParts {
+  /** Acting at eligibleAt (shared/due): this process's timers, the due list, the tick. */
+  due: Due;
+  /** Clears every timer: a process that stops (a standalone replica without its Lease) acts no more. */
+  stop(): void;
+}
+
+const podTerminatedParts = (rt: Runtime): PodTerminatedParts => {
+  const parts = cleanupParts(rt);
+  const due = dueParts(parts.handle, rt.env);
+  return { ...parts, due, stop: () => due.stop() };
+};
 
 /**
  * `podTerminated`: one pod event in, the lifecycle strategies decide for that pod, the
  * decision is carried out. The event's copy is only a hint: when it selects the pod, the
  * stored pod is read and decided on again, and only that decides the write (tied to its uid
  * and resourceVersion). Repeats and stale events change nothing.
+ *
+ * A pod only time stands in the way of is scheduled (shared/due): this instance's timer acts
+ * at its eligibleAt, and its entry in the due list lets any instance's tick act then if this
+ * one scaled to zero or died. The tick (a PingSource every minute) reads only the due list.
  */
 export const podTerminated = defineTarget({
   name: 'podTerminated',
-  accepts: { kinds: ['Pod'], verbs: ['add', 'update'], hint: 'podTerminated takes Pod events; schedule ticks go to sweep' },
+  // No plain ticks: a plain POST to podTerminated is a pod (a plain Pod JSON, Argo Events).
+  accepts: { kinds: ['Pod'], verbs: ['add', 'update'], ticks: true, hint: 'podTerminated takes Pod events and its due-list ticks; full passes are sweep' },
   // Most events select nothing and need no cluster request: the client loads on first need.
   needs: { policy: true, cluster: 'on-demand' },
-  setup: cleanupParts,
-  async handle(input: Input, { handle: h }) {
-    if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only pod events');
+  setup: podTerminatedParts,
+  async handle(input: Input, { handle: h, due }, call) {
+    if (input.type === 'tick') return due.tick(call.deadline);
+    if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only pod events and ticks');
     const pod = `${input.namespace}/${input.name}`;
-    if (input.event.verb === 'delete') return { outcome: 'nothing-to-do', pod, why: 'the pod is already deleted' };
+    const uid = input.type === 'object' ? input.event.object.metadata.uid : undefined;
+    if (input.event.verb === 'delete') {
+      if (uid) await due.forget(uid);
+      return { outcome: 'nothing-to-do', pod, why: 'the pod is already deleted' };
+    }
     if (input.type === 'object') {
       const copy = input.event.object as unknown as Pod;
       // Already being deleted (by a sweep, a person, the garbage collector): nothing to add.
-      if (copy.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
+      if (copy.metadata.deletionTimestamp) {
+        await due.forget(copy.metadata.uid!);
+        return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
+      }
       // A cheap first look at the event's copy: most events select nothing, and answer
       // without a request. A copy that selects is not believed: the stored pod decides.
       const hint = await decideOne(h, copy);
-      // When only time stands in the way, say when (eligibleAt): no later event may come for it; a sweep acts then.
-      if (!hint.decision)
+      // When only time stands in the way, say when (eligibleAt) and schedule it: no later event may come for it.
+      if (!hint.decision) {
+        const { scheduled } = await due.onDecision({ namespace: input.namespace, name: input.name, uid: copy.metadata.uid! }, hint.eligibleAt);
+        // Kept itself, the pod may still push older pods of its owner out of kubeTidy.retention's
+        // window, and no event comes for them: removeSelected decides again on the stored pods and removes those.
+        if (hint.older?.length) {
+          const { resourceVersion } = copy.metadata;
+          const answer = await removeSelected(
+            h,
+            { namespace: input.namespace, name: input.name, uid: copy.metadata.uid!, ...(resourceVersion ? { resourceVersion } : {}) },
+            hint.context,
+          );
+          return { ...answer, ...(scheduled ? { scheduled } : {}) };
+        }
         return {
           outcome: hint.kept.length ? 'kept' : 'nothing-to-do',
           pod,
           why: hint.why,
           kept: hint.kept,
           ...(hint.eligibleAt ? { eligibleAt: hint.eligibleAt } : {}),
+          ...(scheduled ? { scheduled } : {}),
         };
-      const { uid, resourceVersion } = copy.metadata;
-      return removeSelected(h, { namespace: input.namespace, name: input.name, uid: uid!, ...(resourceVersion ? { resourceVersion } : {}) }, hint.context);
+      }
+      const { resourceVersion } = copy.metadata;
+      const answer = await removeSelected(
+        h,
+        { namespace: input.namespace, name: input.name, uid: copy.metadata.uid!, ...(resourceVersion ? { resourceVersion } : {}) },
+        hint.context,
+      );
+      await due.settle(copy.metadata.uid!, answer);
+      return answer;
     }
     // Reference mode carries no object: the stored pod is all there is to decide on.
     return removeSelected(h, { namespace: input.namespace, name: input.name });

@@ -33,7 +33,18 @@ export type Rule = z.infer<typeof rule>;
 
 const event = z.union([
   z.strictObject({ cloudEvent: z.strictObject({ type: z.string().regex(/^dev\.knative\.apiserver\.resource\.(add|update|delete)$/), kind: z.string() }) }),
-  z.strictObject({ schedule: z.strictObject({ cron: z.string().regex(/^(\S+\s+){4}\S+$/, 'five cron fields'), timezone: z.string().optional() }) }),
+  z.strictObject({
+    schedule: z.strictObject({
+      cron: z.string().regex(/^(\S+\s+){4}\S+$/, 'five cron fields'),
+      timezone: z.string().optional(),
+      /**
+       * `ping`: the tick is a PingSource CloudEvent wherever it comes from (Cloud Scheduler
+       * sends one in binary mode), for a function that reads a plain POST as a pod (podTerminated).
+       * Knative's PingSource always sends one.
+       */
+      as: z.literal('ping').optional(),
+    }),
+  }),
   z.strictObject({ http: z.strictObject({ method: z.literal('POST'), path: z.literal('/'), visibility: z.enum(['cluster-local', 'public']) }) }),
   // The function's own shards (README "Scale"): it posts them to the broker, a Trigger brings
   // them back to some instance of it.

@@ -83,11 +83,24 @@ function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
   };
 }
 
+/**
+ * A schedule declared `as: ping`: the job's POST is a PingSource CloudEvent in binary mode (its
+ * id the job's: each delivery is a tick like any other), so a function that reads a plain POST
+ * as a pod (podTerminated) takes it as its tick.
+ */
+export const pingHeaders = (job: string): Record<string, string> => ({
+  'ce-specversion': '1.0',
+  'ce-type': 'dev.knative.sources.ping',
+  'ce-source': `//cloudscheduler.googleapis.com/${job}`,
+  'ce-id': job.split('/').pop()!,
+});
+
 /** Cloud Scheduler REST `Job`: POST to the service with an OIDC token Cloud Run checks. */
-function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, timezone?: string): Obj {
+function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, timezone?: string, as?: 'ping'): Obj {
   const uri = serviceUrl(target);
+  const name = `projects/\${PROJECT_ID}/locations/\${REGION}/jobs/kube-tidy-${kebab(target)}-${i}`;
   return {
-    name: `projects/\${PROJECT_ID}/locations/\${REGION}/jobs/kube-tidy-${kebab(target)}-${i}`,
+    name,
     schedule: cron,
     timeZone: timezone ?? 'Etc/UTC',
     attemptDeadline: `${Math.min(1800, f.timeout + 30)}s`,
@@ -95,7 +108,7 @@ function schedulerJob(target: string, f: FunctionDecl, i: number, cron: string, 
     httpTarget: {
       uri,
       httpMethod: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...(as === 'ping' ? pingHeaders(name) : {}) },
       body: Buffer.from('{}').toString('base64'),
       oidcToken: { serviceAccountEmail: SA('scheduler'), audience: uri },
     },
@@ -119,7 +132,7 @@ export function renderGcp(decl: Declaration): { services: Record<string, Obj>; s
     out.services[kebab(target)] = service(decl, target, f);
     const kinds = new Set<string>();
     f.events.forEach((e, i) => {
-      if ('schedule' in e) out.scheduler[`${kebab(target)}-${i}`] = schedulerJob(target, f, i, e.schedule.cron, e.schedule.timezone);
+      if ('schedule' in e) out.scheduler[`${kebab(target)}-${i}`] = schedulerJob(target, f, i, e.schedule.cron, e.schedule.timezone, e.schedule.as);
       if ('cloudEvent' in e) kinds.add(e.cloudEvent.kind);
       if ('shards' in e) out.eventarc[`${kebab(target)}-shards`] = eventarcTrigger(target, 'shards', shardTopicFor(target));
     });

@@ -13,8 +13,16 @@ interface JobSpec {
   timeZone: string;
   attemptDeadline: string;
   retryConfig: { retryCount: number };
-  httpTarget: { uri: string; oidcToken: { audience: string } };
+  httpTarget: { uri: string; headers: Record<string, string>; oidcToken: { audience: string } };
 }
+
+/** gcloud's --headers: KEY=VALUE,... (quoted when a value names a variable the script expands). */
+const headersFlag = (headers: Record<string, string>): string => {
+  const flag = Object.entries(headers)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  return flag.includes('$') ? `"${flag}"` : flag;
+};
 
 /** The audiences a service's SENDER_AUTH_AUDIENCE accepts, as bash sees them after envsubst. */
 const accepted = (svc: string) => `https://${svc}-\${PROJECT_NUMBER}.\${REGION}.run.app/,https://${svc}-\${PROJECT_NUMBER}.\${REGION}.run.app`;
@@ -116,7 +124,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
       `g run services add-iam-policy-binding ${svc} --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null`,
       `g scheduler jobs delete kube-tidy-${name} --location "$REGION" >/dev/null 2>&1 || true`,
       `g scheduler jobs create http kube-tidy-${name} --location "$REGION" --schedule '${j.schedule}' --time-zone '${j.timeZone}' \\`,
-      `  --uri "${j.httpTarget.uri}" --http-method POST --headers Content-Type=application/json --message-body '{}' \\`,
+      `  --uri "${j.httpTarget.uri}" --http-method POST --headers ${headersFlag(j.httpTarget.headers)} --message-body '{}' \\`,
       `  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "${j.httpTarget.oidcToken.audience}" \\`,
       `  --attempt-deadline ${j.attemptDeadline} --max-retry-attempts ${j.retryConfig.retryCount}`,
     );

@@ -26,6 +26,9 @@ export const BRAKES_NAME = 'kube-tidy-brakes';
 export const PLANS_NAME = 'kube-tidy-sweep-plans';
 /** ConfigMap: the evacuation slots in flight (evacuation/io/ledger.ts, which re-exports it as LEDGER_NAME). */
 export const EVACUATION_LEDGER_NAME = 'kube-tidy-evacuations';
+/** ConfigMaps: the due list, one per shard (due/io/list.ts): `kube-tidy-due-0` .. `kube-tidy-due-<DUE_SHARDS - 1>`. */
+export const DUE_NAME_PREFIX = 'kube-tidy-due';
+export const dueName = (shard: number): string => `${DUE_NAME_PREFIX}-${shard}`;
 /** Lease: the standalone program's leader election, by default. Also spelled in standalone/config.ts. */
 export const DEFAULT_LEASE_NAME = 'kube-tidy-standalone';
 /** ConfigMap in each worker: the MultiKueue witness record. */

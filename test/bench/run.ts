@@ -35,6 +35,7 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'fuzz' ? { fuzz: () => runFuzzBench() } : {}),
   // Not in the default run either (tens of minutes): `npm run bench scale -- 20000,50000`.
   ...(only === 'scale' ? { scale: () => runScaleBench((process.argv[3] ?? '20000').split(',').map(Number)) } : {}),
+  ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 

@@ -72,6 +72,12 @@ g eventarc triggers describe kube-tidy-evacuation-pod --location "$REGION" >/dev
 accept_eventarc_audience kube-tidy-evacuation kube-tidy-evacuation-pod "https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-evacuation-${PROJECT_NUMBER}.${REGION}.run.app"
 
 # Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.
+g run services add-iam-policy-binding kube-tidy-pod-terminated --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-pod-terminated-2 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-pod-terminated-2 --location "$REGION" --schedule '* * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers "Content-Type=application/json,ce-specversion=1.0,ce-type=dev.knative.sources.ping,ce-source=//cloudscheduler.googleapis.com/projects/${PROJECT_ID}/locations/${REGION}/jobs/kube-tidy-pod-terminated-2,ce-id=kube-tidy-pod-terminated-2" --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-pod-terminated-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 105s --max-retry-attempts 3
 g run services add-iam-policy-binding kube-tidy-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
 g scheduler jobs delete kube-tidy-sweep-0 --location "$REGION" >/dev/null 2>&1 || true
 g scheduler jobs create http kube-tidy-sweep-0 --location "$REGION" --schedule '*/15 * * * *' --time-zone 'Etc/UTC' \

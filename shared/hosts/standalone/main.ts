@@ -94,6 +94,8 @@ async function main(): Promise<void> {
   const stop = (why: string, code: number, { lost = false } = {}) =>
     (stopping ??= (async () => {
       ready = false;
+      // Timers a family armed (podTerminated's, at eligibleAt) stop first: nothing new starts while stopping.
+      for (const { parts } of served) (parts as { stop?: () => void }).stop?.();
       rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
       await Promise.race([

@@ -7,7 +7,7 @@ import { defrag } from '../../../functions/defrag.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { exists, pingRequest, runPod, runtimeFor, send, serve } from './setup.js';
+import { exists, runPod, runtimeFor, send, serve } from './setup.js';
 
 // Bad input answers 4xx with a message and writes nothing: the answer comes from decoding,
 // before any call to the cluster.
@@ -44,7 +44,6 @@ describe('podTerminated refuses bad requests', () => {
       error: 'metadata.uid',
     },
     { name: 'a Job event', req: ce('binary', 'dev.knative.apiserver.resource.update', job), status: 422, error: 'takes Pod events, not Job' },
-    { name: 'a schedule tick', req: pingRequest(), status: 422, error: 'schedule ticks go to sweep' },
   ])('$name: $status', async ({ req, status, error }) => {
     const res = await send(pods, req);
     expect(res.status).toBe(status);

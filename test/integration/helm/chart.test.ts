@@ -124,6 +124,7 @@ describe('helm template, standalone mode', () => {
     expect(c.readinessProbe).toMatchObject({ httpGet: { path: '/readyz' } });
     const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
     expect(JSON.parse(env.STANDALONE_SCHEDULES!)).toEqual({
+      podTerminated: '* * * * *',
       sweep: '*/15 * * * *',
       orphanSweep: '*/10 * * * *',
       defrag: '*/2 * * * *',

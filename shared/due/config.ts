@@ -1,0 +1,30 @@
+// The due list's and the timers' settings (README "Events, sweeps and time"), read once at
+// setup of the target that keeps them (podTerminated), so a bad one stops the process at start.
+import { z } from 'zod';
+import { positiveInt, readEnv } from '../config/env.js';
+import { namespaceName } from '../model/pod-schema.js';
+
+const Schema = z.object({
+  /**
+   * How far ahead a pod is scheduled: due within it, a timer and an entry in the due list;
+   * further, no entry (the sweep and a later event cover it) and the timer only looks again.
+   */
+  DUE_HORIZON_SECONDS: positiveInt.max(24 * 3600).default(1800),
+  /** The due list's ConfigMaps (kube-tidy-due-0..N-1), by pod uid; the RBAC names each one. */
+  DUE_SHARDS: positiveInt.max(64).default(4),
+  /** Entries per shard: one more is refused (and counted), so a ConfigMap never outgrows its limit. */
+  DUE_SHARD_CAPACITY: positiveInt.max(4000).default(1000),
+  /** Timers one process keeps at once; one more is refused and logged (the due list and the sweep still cover it). */
+  DUE_TIMERS_MAX: positiveInt.max(1_000_000).default(10_000),
+  /**
+   * How often a tick (which holds its request until the next one) reads the due list again: an
+   * entry written after the tick began waits at most this long past its time. A GET per shard each.
+   */
+  DUE_POLL_SECONDS: positiveInt.max(60).default(10),
+  /** Where the due list lives. Default KUBE_TIDY_NAMESPACE (the deployment's namespace), then kube-tidy. */
+  DUE_NAMESPACE: namespaceName.default('kube-tidy'),
+});
+
+export type DueConfig = z.output<typeof Schema>;
+
+export const readDueConfig = (env: NodeJS.ProcessEnv): DueConfig => readEnv(Schema, { DUE_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { ClusterWriter } from '../../kube/writer.js';
+import { shardOf } from '../core/due.js';
+import { DueList } from './list.js';
+
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+
+/** ConfigMaps in memory, written only at the resourceVersion read (false otherwise), as the API server would; every read and write counted. */
+function fakeCluster() {
+  const stored = new Map<string, V1ConfigMap>();
+  let rv = 0;
+  const counts = { reads: 0, writes: 0, conflicts: 0 };
+  const core = {
+    readNamespacedConfigMap: async ({ name }: { name: string }) => {
+      counts.reads++;
+      await new Promise((r) => setTimeout(r, 1));
+      const cm = stored.get(name);
+      if (!cm) throw Object.assign(new Error('not found'), { code: 404, body: '{"reason":"NotFound","code":404}' });
+      return structuredClone(cm);
+    },
+  };
+  const writer = {
+    writeConfigMap: async (_ns: string, name: string, seen: V1ConfigMap | undefined, data: Record<string, string>) => {
+      counts.writes++;
+      await new Promise((r) => setTimeout(r, 1));
+      const now = stored.get(name);
+      if ((now?.metadata?.resourceVersion ?? undefined) !== (seen?.metadata?.resourceVersion ?? undefined)) {
+        counts.conflicts++;
+        return false;
+      }
+      const next = { metadata: { name, resourceVersion: String(++rv) }, data };
+      stored.set(name, next);
+      return structuredClone(next);
+    },
+  } as unknown as ClusterWriter;
+  return { core, writer, counts, stored };
+}
+
+const uid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+describe('DueList', () => {
+  it('puts each entry in its uid’s shard, refuses one more than a shard holds, and reads every shard once', async () => {
+    const c = fakeCluster();
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 2, capacity: 3 });
+    const answers: string[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await list.put({ namespace: 'ml', name: `p${i}`, uid: uid(i), at: T0 + i }));
+    const perShard = [0, 1].map((s) => Array.from({ length: 8 }, (_, i) => i).filter((i) => shardOf(uid(i), 2) === s).length);
+    expect(answers.filter((a) => a === 'full')).toHaveLength(perShard.reduce((n, k) => n + Math.max(0, k - 3), 0));
+    expect(list.refused).toBe(answers.filter((a) => a === 'full').length);
+    c.counts.reads = 0;
+    const entries = await list.read();
+    expect(c.counts.reads).toBe(2);
+    expect(entries).toHaveLength(8 - list.refused);
+    for (const e of entries) expect(c.stored.get(`kube-tidy-due-${shardOf(e.uid, 2)}`)?.data?.[e.uid]).toBeDefined();
+  });
+
+  it('many removals at once for one shard are written together, not one conflict round each', async () => {
+    const c = fakeCluster();
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 1000 });
+    for (let i = 0; i < 50; i++) await list.put({ namespace: 'ml', name: `p${i}`, uid: uid(i), at: T0 });
+    c.counts.writes = 0;
+    c.counts.conflicts = 0;
+    const removed = await Promise.all(Array.from({ length: 50 }, (_, i) => list.remove([uid(i)])));
+    expect(removed).toEqual(Array.from({ length: 50 }, () => 1));
+    expect(await list.read()).toEqual([]);
+    // The first removal's batch, then one batch of all that queued behind it.
+    expect(c.counts.writes).toBeLessThanOrEqual(2);
+    expect(c.counts.conflicts).toBe(0);
+    // A uid that is not there counts nothing and writes nothing.
+    c.counts.writes = 0;
+    expect(await list.remove([uid(99)])).toBe(0);
+    expect(c.counts.writes).toBe(0);
+  });
+});

@@ -1,0 +1,106 @@
+// The due list kept in the cluster: DUE_SHARDS ConfigMaps (kube-tidy-due-0..N-1 in kube-tidy's
+// namespace), an entry per pod by its uid's shard, each entry {namespace, name, at} as JSON under
+// the uid. What covers an instance that scaled to zero or died between "due" and "acted": the
+// entry stays until a timer or a tick acted on the pod (or found it gone or no longer due).
+// Read and written through the one ConfigMap store (kube/configmap-store.ts: zod-checked, at
+// the resourceVersion read, created when missing); a shard holds at most DUE_SHARD_CAPACITY
+// entries, one more is refused and counted.
+import { ConfigMapStore, jsonEntries, type ConfigMapReader } from '../../kube/configmap-store.js';
+import { dueName } from '../../kube/names.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import { admit, entriesOf, entrySchema, shardOf, withdraw, type DueEntry, type DueShard } from '../core/due.js';
+
+const codec = jsonEntries(entrySchema);
+/** Writers contending for one shard: each conflict is a re-read and a write again. */
+const ATTEMPTS = 5;
+
+export interface DueListOptions {
+  namespace: string;
+  shards: number;
+  capacity: number;
+}
+
+export class DueList {
+  /** Entries refused because their shard was full. */
+  refused = 0;
+
+  constructor(
+    private readonly core: ConfigMapReader,
+    private readonly writer: () => ClusterWriter,
+    private readonly o: DueListOptions,
+  ) {}
+
+  private store(shard: number): ConfigMapStore<DueShard> {
+    return new ConfigMapStore(this.core, this.writer(), {
+      namespace: this.o.namespace,
+      name: dueName(shard),
+      codec,
+      createNamespaceFor: 'the due list',
+      contendedMessage: `due list shard ${shard} contended`,
+    });
+  }
+
+  /** Puts the pod's entry in its shard: one read, and one write unless it is there as it is. */
+  async put(entry: DueEntry): Promise<'added' | 'moved' | 'unchanged' | 'full'> {
+    const answer = await this.store(shardOf(entry.uid, this.o.shards)).update(({ value }) => admit(value, entry, this.o.capacity), ATTEMPTS);
+    if (answer === 'full') this.refused++;
+    return answer;
+  }
+
+  /**
+   * Takes these pods' entries out: one read and at most one write per shard they live in.
+   * Removals for one shard are queued behind the one in flight and then written together, so
+   * many timers firing at once (a Job's pods failing together) cost a write per shard, not a
+   * round of conflicts per pod. Answers how many of these were there.
+   */
+  async remove(uids: Iterable<string>): Promise<number> {
+    const byShard = new Map<number, string[]>();
+    for (const uid of uids) {
+      const s = shardOf(uid, this.o.shards);
+      byShard.set(s, [...(byShard.get(s) ?? []), uid]);
+    }
+    const removed = await Promise.all(
+      [...byShard].map(async ([s, these]) => {
+        const gone = await this.enqueue(s, these);
+        return these.filter((uid) => gone.has(uid)).length;
+      }),
+    );
+    return removed.reduce((a, b) => a + b, 0);
+  }
+
+  private readonly queues = new Map<number, { uids: Set<string>; run: Promise<Set<string>> }>();
+
+  private enqueue(shard: number, uids: readonly string[]): Promise<Set<string>> {
+    let q = this.queues.get(shard);
+    if (!q) {
+      const prev = this.running.get(shard) ?? Promise.resolve(new Set<string>());
+      const batch = { uids: new Set<string>(), run: undefined as unknown as Promise<Set<string>> };
+      batch.run = prev
+        .catch(() => new Set<string>())
+        .then(() => {
+          // From here on, newcomers wait for the next batch.
+          this.queues.delete(shard);
+          return this.removeFrom(shard, [...batch.uids]);
+        });
+      this.running.set(shard, batch.run);
+      this.queues.set(shard, (q = batch));
+    }
+    for (const uid of uids) q.uids.add(uid);
+    return q.run;
+  }
+
+  private readonly running = new Map<number, Promise<Set<string>>>();
+
+  private removeFrom(shard: number, uids: readonly string[]): Promise<Set<string>> {
+    return this.store(shard).update(({ value }) => {
+      const present = uids.filter((uid) => value.has(uid));
+      return { ...withdraw(value, present), answer: new Set(present) };
+    }, ATTEMPTS);
+  }
+
+  /** Every entry: one GET per shard, never a pod LIST. */
+  async read(): Promise<DueEntry[]> {
+    const shards = await Promise.all(Array.from({ length: this.o.shards }, (_, s) => this.store(s).read()));
+    return shards.flatMap((seen) => entriesOf(seen.value));
+  }
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { CleanupHandle } from '../../cleanup/index.js';
+import type { DueEntry } from '../core/due.js';
+import type { DueList } from './list.js';
+import { Due } from './schedule.js';
+import { DueTimers, type TimerClock } from './timers.js';
+
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+const MIN = 60_000;
+const pod = { namespace: 'ml', name: 'etl-0', uid: 'u-1' };
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+/** A due list that records what it was asked (no cluster): the event path's requests, one per call. */
+function fakeList(full = false) {
+  const calls: string[] = [];
+  const list = {
+    put: async (e: DueEntry) => (calls.push(`put ${e.uid} ${e.at - T0}`), full ? 'full' : 'added'),
+    remove: async (uids: Iterable<string>) => (calls.push(`remove ${[...uids].join(',')}`), 1),
+    read: async () => [],
+  } as unknown as DueList;
+  return { list, calls };
+}
+
+function due(o: { dryRun?: boolean; full?: boolean } = {}) {
+  const clock: TimerClock = { now: () => T0, set: () => 0, clear: () => undefined };
+  const log = pino({ level: 'silent' });
+  const h = { settings: { dryRun: o.dryRun ?? false }, now: () => T0, ready: async () => undefined, log } as unknown as CleanupHandle;
+  const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log, clock });
+  const { list, calls } = fakeList(o.full);
+  return { d: new Due(h, timers, list, { horizonMs: 30 * MIN, lookAheadMs: MIN, marginMs: 3_000, pollMs: 10_000 }), timers, calls };
+}
+
+describe('Due.onDecision: the event path schedules', () => {
+  it('arms a timer and lists the pod once; a repeated event with the same time writes nothing, a new time moves it', async () => {
+    const { d, timers, calls } = due();
+    expect(await d.onDecision(pod, at(20_000))).toEqual({ scheduled: at(20_000), listed: 'added' });
+    expect(timers.at('u-1')).toBe(T0 + 20_000);
+    expect(await d.onDecision(pod, at(20_000))).toEqual({ scheduled: at(20_000) });
+    await d.onDecision(pod, at(40_000));
+    expect(calls).toEqual(['put u-1 20000', 'put u-1 40000']);
+  });
+
+  it('beyond the horizon: no entry, no `scheduled`, only a timer that looks again', async () => {
+    const { d, timers, calls } = due();
+    expect(await d.onDecision(pod, at(31 * MIN))).toEqual({});
+    expect(timers.at('u-1')).toBe(T0 + 31 * MIN);
+    expect(calls).toEqual([]);
+  });
+
+  it('writes nothing in DRY_RUN, and still times the pod', async () => {
+    const { d, timers, calls } = due({ dryRun: true });
+    expect(await d.onDecision(pod, at(20_000))).toEqual({ scheduled: at(20_000) });
+    expect(timers.size).toBe(1);
+    expect(calls).toEqual([]);
+  });
+
+  it('a pod no longer waiting on time (decided, gone, changed) loses its timer and its entry', async () => {
+    const { d, timers, calls } = due();
+    await d.onDecision(pod, at(20_000));
+    expect(await d.onDecision(pod, undefined)).toEqual({});
+    expect(timers.size).toBe(0);
+    expect(calls).toEqual(['put u-1 20000', 'remove u-1']);
+    // Never listed by this instance: nothing to remove, no request.
+    await d.forget('u-other');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('settle keeps the entry when the action must be tried again (deferred, failed), takes it out otherwise', async () => {
+    const { d, calls } = due();
+    await d.onDecision(pod, at(20_000));
+    await d.settle('u-1', { outcome: 'deferred' });
+    await d.settle('u-1', { outcome: 'deleted', failures: { transient: 1, refused: 0 } });
+    expect(calls).toEqual(['put u-1 20000']);
+    await d.settle('u-1', { outcome: 'deleted', failures: { transient: 0, refused: 0 } });
+    expect(calls).toEqual(['put u-1 20000', 'remove u-1']);
+  });
+
+  it('a full shard: the pod is still timed, and a later event tries the list again', async () => {
+    const { d, calls } = due({ full: true });
+    expect(await d.onDecision(pod, at(20_000))).toEqual({ scheduled: at(20_000), listed: 'full' });
+    await d.onDecision(pod, at(20_000));
+    expect(calls).toEqual(['put u-1 20000', 'put u-1 20000']);
+  });
+});

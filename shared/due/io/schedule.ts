@@ -1,0 +1,187 @@
+// Pod cleanup at eligibleAt: the event path schedules (a timer here, an entry in the due list),
+// a timer or a tick acts through removeSelected, which reads the stored pod and decides again
+// (it may have changed; the brakes apply as on any event; DRY_RUN as everywhere). Acting twice
+// on one pod (a timer and another instance's tick) is harmless: the write is tied to the stored
+// pod, and a pod already gone answers `gone`.
+import { removeSelected, type CleanupHandle } from '../../cleanup/index.js';
+import type { Answer } from '../../serve/answer.js';
+import { dueIn, scheduleOf, type DueEntry } from '../core/due.js';
+import type { DueList } from './list.js';
+import type { DueTimers } from './timers.js';
+
+/**
+ * Outcomes after which the entry has not served: the brakes deferred the pod, or the write
+ * failed; a later tick tries again. Any other (acted on, gone, no longer due, blocked by a
+ * budget, which the sweep retries) takes the entry out.
+ */
+const UNSETTLED = new Set(['deferred', 'failed', 'refused']);
+
+const settled = (a: Answer): boolean => !UNSETTLED.has(a.outcome) && !a.failures?.transient && !a.failures?.refused;
+
+export interface DueSettings {
+  horizonMs: number;
+  /** How far a tick looks ahead: to the next tick (PingSource and Cloud Scheduler fire once a minute). */
+  lookAheadMs: number;
+  /** Kept free before the request's deadline, for the answer. */
+  marginMs: number;
+  /** How often a tick reads the due list again while it holds (DUE_POLL_SECONDS). */
+  pollMs: number;
+}
+
+export const DEFAULT_LOOK_AHEAD_MS = 60_000;
+export const DEFAULT_MARGIN_MS = 3_000;
+
+export class Due {
+  /** The pods this instance put in the due list, at their time: an event that changes nothing writes nothing. */
+  private readonly listed = new Map<string, number>();
+
+  constructor(
+    private readonly h: CleanupHandle,
+    readonly timers: DueTimers,
+    private readonly list: DueList,
+    private readonly s: DueSettings,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly maxListed = 10_000,
+  ) {}
+
+  /**
+   * After an event's decision for a pod: `eligibleAt` arms its timer and (within the horizon,
+   * outside DRY_RUN) puts its entry in the due list; no eligibleAt (decided, gone, no longer
+   * waiting on time) clears both. Answers the time scheduled, when one is.
+   */
+  async onDecision(pod: Omit<DueEntry, 'at'>, eligibleAt?: string): Promise<{ scheduled?: string; listed?: string }> {
+    const schedule = scheduleOf(eligibleAt, this.h.now(), this.s.horizonMs);
+    if (!schedule) {
+      await this.forget(pod.uid);
+      return {};
+    }
+    const entry = { ...pod, at: schedule.at };
+    const armed = this.timers.arm(entry);
+    if (schedule.kind !== 'list') return {};
+    let listed: string | undefined;
+    if (!this.h.settings.dryRun && this.listed.get(pod.uid) !== schedule.at) {
+      try {
+        await this.h.ready();
+        listed = await this.list.put(entry);
+        if (listed === 'full')
+          this.h.log.warn(
+            { pod: `${pod.namespace}/${pod.name}` },
+            'due list shard full: this pod is not listed (a timer, the sweep and a later event cover it)',
+          );
+        // Remembered as far as the timers go (their bound): past it, a repeated event only re-reads its shard.
+        else if (this.listed.has(pod.uid) || this.listed.size < this.maxListed) this.listed.set(pod.uid, schedule.at);
+      } catch (e) {
+        // The entry is what covers this instance's death; its timer and the sweep still cover the pod, so the event is not failed for it.
+        listed = 'failed';
+        this.h.log.warn({ pod: `${pod.namespace}/${pod.name}`, err: (e as Error)?.message ?? String(e) }, 'due list: the entry could not be written');
+      }
+    }
+    // Scheduled when something will act then: this instance's timer, or any instance's tick.
+    const scheduled = armed === 'armed' || armed === 'unchanged' || this.listed.has(pod.uid);
+    return { ...(scheduled ? { scheduled: new Date(schedule.at).toISOString() } : {}), ...(listed ? { listed } : {}) };
+  }
+
+  /** The pod needs no timer or entry any more: cleared, and its entry removed if this instance listed it. */
+  async forget(uid: string): Promise<void> {
+    this.timers.clear(uid);
+    if (!this.listed.delete(uid) || this.h.settings.dryRun) return;
+    try {
+      await this.h.ready();
+      await this.list.remove([uid]);
+    } catch (e) {
+      // Left in the list: a tick finds the pod gone or not due, and takes it out then.
+      this.h.log.warn({ uid, err: (e as Error)?.message ?? String(e) }, 'due list: the entry could not be removed');
+    }
+  }
+
+  /** After the event path acted on a pod: its timer and entry have served, unless the action must be tried again. */
+  async settle(uid: string, answer: Answer): Promise<void> {
+    if (settled(answer)) await this.forget(uid);
+  }
+
+  /** Every timer cleared (the process stops: a standalone replica that lost its Lease). */
+  stop(): void {
+    this.timers.stop();
+  }
+
+  /** A timer fired: decide again on the stored pod and act; the entry goes once it has served. */
+  async act(entry: DueEntry): Promise<Answer> {
+    const answer = await removeSelected(this.h, { namespace: entry.namespace, name: entry.name, uid: entry.uid });
+    this.h.log.info(
+      { pod: `${entry.namespace}/${entry.name}`, uid: entry.uid, dueAt: new Date(entry.at).toISOString(), outcome: answer.outcome, why: answer.why },
+      'due: acted at eligibleAt',
+    );
+    await this.settle(entry.uid, answer);
+    return answer;
+  }
+
+  /**
+   * A tick: holds its request until the next tick is due (at most to `deadline`), reading the
+   * due list every `pollMs` (a GET per shard, never a pod LIST), and acts on each entry due by
+   * then at its time. So an entry written after the tick began (an instance that scheduled a pod
+   * and then died) waits at most `pollMs` past its time. Entries it acted on, found gone or no
+   * longer due, or overdue past the horizon are removed.
+   */
+  async tick(deadline: number): Promise<Answer & { due: number; waiting: number; outcomes: Record<string, number>; removed: number; reads: number }> {
+    await this.h.ready();
+    const until = Math.min(this.h.now() + this.s.lookAheadMs, deadline - this.s.marginMs);
+    const outcomes: Record<string, number> = {};
+    const failures = { transient: 0, refused: 0 };
+    const taking = new Map<string, Promise<void>>();
+    const done = new Set<string>();
+    let waiting = 0;
+    let expired = 0;
+    let reads = 0;
+    for (;;) {
+      let entries: DueEntry[];
+      try {
+        entries = await this.list.read();
+      } catch (e) {
+        // The first read failing fails the tick (503: the scheduler's retry); a later one waits for the next poll.
+        if (reads === 0) throw e;
+        this.h.log.warn({ err: (e as Error)?.message ?? String(e) }, 'due list: a poll could not read it');
+        entries = [];
+      }
+      reads++;
+      const now = this.h.now();
+      const found = dueIn(entries, now, until, this.s.horizonMs);
+      for (const e of found.expired)
+        if (!done.has(e.uid)) {
+          done.add(e.uid);
+          expired++;
+        }
+      for (const e of found.due) if (!taking.has(e.uid)) taking.set(e.uid, this.takeAt(e, outcomes, failures, done));
+      if (entries.length) waiting = entries.length - found.due.length - found.expired.length;
+      const next = now + this.s.pollMs;
+      if (next >= until) break;
+      await this.sleep(next - this.h.now());
+    }
+    await Promise.all(taking.values());
+    for (const uid of done) this.listed.delete(uid);
+    const removed = done.size && !this.h.settings.dryRun ? await this.list.remove(done) : 0;
+    return { outcome: 'ticked', due: taking.size, waiting, expired, outcomes, removed, reads, failures };
+  }
+
+  /** One entry a tick takes: at its time, through removeSelected; counted in the tick's answer. */
+  private async takeAt(e: DueEntry, outcomes: Record<string, number>, failures: { transient: number; refused: number }, done: Set<string>): Promise<void> {
+    // This tick acts on it: a timer of this instance for the same pod would only repeat it.
+    this.timers.clear(e.uid);
+    const wait = e.at - this.h.now();
+    if (wait > 0) await this.sleep(wait);
+    let answer: Answer;
+    try {
+      answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid });
+    } catch (err) {
+      this.h.log.warn({ pod: `${e.namespace}/${e.name}`, err: (err as Error)?.message ?? String(err) }, 'due: the timed action failed');
+      answer = { outcome: 'failed', failures: { transient: 1, refused: 0 } };
+    }
+    this.h.log.info(
+      { pod: `${e.namespace}/${e.name}`, uid: e.uid, dueAt: new Date(e.at).toISOString(), outcome: answer.outcome, why: answer.why },
+      'due: acted at eligibleAt (tick)',
+    );
+    outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
+    failures.transient += answer.failures?.transient ?? 0;
+    failures.refused += answer.failures?.refused ?? 0;
+    if (settled(answer)) done.add(e.uid);
+  }
+}
