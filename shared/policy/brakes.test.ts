@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadPolicy } from './load.js';
-import { PolicyError } from './errors.js';
+import { policyIssues } from '../../test/fixtures/policy.js';
 
 const base = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [], plugins: {} }] };
-const issues = (raw: unknown) => {
-  try {
-    loadPolicy(raw);
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues;
-    throw e;
-  }
-  return [];
-};
+const issues = policyIssues;
 
 describe('kubeTidy.brakes in the policy', () => {
   it('a descheduler file without the section gets the default window and no extra budgets', () => {

@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadPolicy, loadPolicyText } from './load.js';
-import { PolicyError } from './errors.js';
 import { toDeschedulerPolicy } from './normalize.js';
+import { policyIssues } from '../../test/fixtures/policy.js';
 
 const base = {
   apiVersion: 'descheduler/v1alpha2',
   kind: 'DeschedulerPolicy',
   profiles: [{ name: 'batch', pluginConfig: [{ name: 'PodLifeTime', args: { states: ['Failed'] } }], plugins: { deschedule: { enabled: ['PodLifeTime'] } } }],
 };
-const issues = (raw: unknown) => {
-  try {
-    loadPolicy(raw);
-  } catch (e) {
-    if (e instanceof PolicyError) return e.issues;
-    throw e;
-  }
-  return [];
-};
+const issues = policyIssues;
 
 describe('kubeTidy.retention in the policy', () => {
   it('is absent from the policy when the file has none, and beside the brakes when it has', () => {
