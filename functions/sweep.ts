@@ -1,4 +1,6 @@
-import { actShard, cleanupParts, runPass, unplannedShard } from '../shared/cleanup/index.js';
+import { actShard, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
+import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
+import type { Runtime } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -15,7 +17,22 @@ import { defineTarget } from '../shared/serve/target.js';
  * takes it here (README "Scale"), if it is one the planner stored within the hour: any other
  * (forged, altered, or replayed after its plan aged past the hour) is answered 422
  * (not 409, which Knative retries) and no pod is read or written.
+ *
+ * A pass also lists in the due list (shared/due) the pods it saw that time alone brings in
+ * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod
+ * that produced no event is not left to the next sweep (README "Events, sweeps and time").
  */
+interface SweepParts extends CleanupParts {
+  due: Due;
+  dueWithinMs: number;
+}
+
+const sweepParts = (rt: Runtime): SweepParts => {
+  const parts = cleanupParts(rt);
+  const config = readDueConfig(rt.env);
+  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000 };
+};
+
 export const sweep = defineTarget({
   name: 'sweep',
   accepts: {
@@ -25,8 +42,8 @@ export const sweep = defineTarget({
     hint: 'sweep takes schedule ticks (dev.knative.sources.ping), its own shards or a plain POST; pod events go to podTerminated',
   },
   needs: { policy: true, cluster: 'at-start' },
-  setup: cleanupParts,
-  async handle(input, { config, handle: h }) {
+  setup: sweepParts,
+  async handle(input, { config, handle: h, due, dueWithinMs }) {
     const { budgetMs, eventsPerPass, dryRun } = h.settings;
     if (input.type === 'shard') {
       const unplanned = dryRun ? undefined : await unplannedShard(h.reader.core, config.SWEEP_PLAN_NAMESPACE, input.shard, h.now());
@@ -36,10 +53,21 @@ export const sweep = defineTarget({
       return answer;
     }
     const fanOut = config.shardSink ? { sink: config.shardSink, size: config.SWEEP_SHARD_SIZE, planNamespace: config.SWEEP_PLAN_NAMESPACE } : undefined;
-    const summary = await runPass(h, { policy: h.policy(), dryRun, budgetMs, eventsPerPass, ...(fanOut ? { fanOut } : {}) });
-    const { results, keptPods, failures, ...counts } = summary;
-    h.log.info({ sweep: counts, failures }, 'sweep done');
+    const summary = await runPass(h, { policy: h.policy(), dryRun, budgetMs, eventsPerPass, dueWithinMs, ...(fanOut ? { fanOut } : {}) });
+    const { results, keptPods, failures, dueSoon, ...counts } = summary;
+    // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
+    const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {
+      h.log.warn({ err: (e as Error)?.message ?? String(e) }, 'sweep: could not list the pods due soon in the due list');
+      return undefined;
+    });
+    h.log.info({ sweep: counts, failures, ...(listed ? { dueListed: listed } : {}) }, 'sweep done');
     const complete = failures.transient + failures.refused === 0;
-    return { outcome: complete ? 'swept' : 'incomplete', summary: counts, failures, results, kept: keptPods };
+    return {
+      outcome: complete ? 'swept' : 'incomplete',
+      summary: { ...counts, ...(dueSoon?.length ? { dueSoon: dueSoon.length } : {}), ...(listed ? { dueListed: listed } : {}) },
+      failures,
+      results,
+      kept: keptPods,
+    };
   },
 });

@@ -3,7 +3,7 @@ import { listPods } from '../../kube/list.js';
 import { sweepSource } from '../../kube/names.js';
 import { AcrossPages } from '../../plan/across-pages.js';
 import { decide } from '../../plan/decide.js';
-import type { Kept } from '../../plan/decision.js';
+import type { Eligible, Kept } from '../../plan/decision.js';
 import { phaseFieldSelector } from '../../plan/field-selector.js';
 import { indexSnapshot } from '../../plan/snapshot.js';
 import { snapshotNeeds } from '../../plan/needs.js';
@@ -49,7 +49,16 @@ export interface PassOptions {
   onResult?: (result: ActResult) => void;
   /** invoke's explicit override of the percentage abort: lifts every stopped scope and does not judge this pass. */
   overrideAbort?: boolean;
+  /**
+   * Also collect the pods seen that time alone brings in within this many ms (`dueSoon`): the
+   * sweep lists them in the due list (shared/due), so each is acted on at its time rather than
+   * at the next sweep. Off by default (invoke, the CLI).
+   */
+  dueWithinMs?: number;
 }
+
+/** At most this many pods due soon are collected by one pass (~100 bytes each; the due list takes fewer). */
+export const MAX_DUE_SOON = 10_000;
 
 export interface PassSummary {
   dryRun: boolean;
@@ -92,6 +101,8 @@ export interface PassSummary {
   fieldSelector?: string;
   results: ActResult[];
   keptPods: { namespace: string; name: string; strategy: string; reason: string }[];
+  /** With `dueWithinMs`: the pods seen that time alone brings in by then, soonest first (at most MAX_DUE_SOON). */
+  dueSoon?: Eligible[];
 }
 
 export function runPass(h: CleanupHandle, opts: PassOptions): Promise<PassSummary> {
@@ -117,6 +128,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const id = passId(started);
   const throttle = h.reader.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
+  const dueSoon: Eligible[] | undefined = opts.dueWithinMs === undefined ? undefined : [];
   const s: PassSummary = {
     pass: id,
     listMs: 0,
@@ -147,11 +159,14 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
       s.pages++;
       s.podsSeen += page.items.length;
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, h.now(), {
+      const decidedAt = h.now();
+      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, decidedAt, {
         ...pass.options,
         protectedNamespaces: h.settings.protectedNamespaces,
         ...(index ? { index } : {}),
+        ...(dueSoon ? { eligibleAt: true } : {}),
       });
+      if (dueSoon && plan.eligible) for (const e of plan.eligible) if (e.at - decidedAt <= opts.dueWithinMs! && dueSoon.length < MAX_DUE_SOON) dueSoon.push(e);
       const chosen = new Set(plan.decisions.map((d) => d.uid));
       if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, removalTarget(pod));
       brakes.see(page.items, chosen);
@@ -239,6 +254,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   s.requests = tally.sent;
   s.throttled = throttle.throttled - before.throttled;
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
+  if (dueSoon) s.dueSoon = dueSoon.sort((a, b) => a.at - b.at);
   s.durationMs = h.now() - started;
   return s;
 }

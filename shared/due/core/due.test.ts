@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test as prop } from '@fast-check/vitest';
-import { admit, armOf, dueIn, entriesOf, entrySchema, scheduleOf, shardOf, withdraw, type DueEntry, type DueShard } from './due.js';
+import { admit, admitAll, armOf, dueIn, entriesOf, entrySchema, scheduleOf, shardOf, withdraw, type DueEntry, type DueShard } from './due.js';
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const MIN = 60_000;
@@ -68,6 +68,15 @@ describe('a shard: admit and withdraw', () => {
     expect(admit(two, entry('c', T0), 2)).toEqual({ answer: 'full' });
     // A pod already in a full shard still moves.
     expect(admit(two, { ...a, at: T0 + 5 }, 2).answer).toBe('moved');
+  });
+
+  it('admits many in one next shard (one write), counting each answer, and writes nothing when nothing changed', () => {
+    const s = shardOfEntries(entry('a', T0));
+    const out = admitAll(s, [entry('a', T0), entry('b', T0), { ...entry('a', T0), at: T0 + 9 }, entry('c', T0)], 2);
+    expect(out.answer).toEqual({ added: 1, moved: 1, unchanged: 1, full: 1 });
+    expect(entriesOf(out.next!).sort((x, y) => x.uid.localeCompare(y.uid))).toEqual([{ ...entry('a', T0), at: T0 + 9 }, entry('b', T0)]);
+    expect(s.size).toBe(1);
+    expect(admitAll(s, [entry('a', T0)], 2)).toEqual({ answer: { added: 0, moved: 0, unchanged: 1, full: 0 } });
   });
 
   it('withdraws the named uids only, and says when nothing changed', () => {

@@ -91,6 +91,28 @@ export function admit(shard: DueShard, entry: DueEntry, capacity: number): { nex
   return { next, answer: had ? 'moved' : 'added' };
 }
 
+/** What putting many entries into one shard did, by answer. */
+export type Admitted = Record<'added' | 'moved' | 'unchanged' | 'full', number>;
+
+/**
+ * `entries` put into `shard` one after the other as `admit` does (a sweep listing what it saw
+ * due soon): one next shard for all of them, so a shard costs one write whatever their number.
+ */
+export function admitAll(shard: DueShard, entries: Iterable<DueEntry>, capacity: number): { next?: DueShard; answer: Admitted } {
+  const answer: Admitted = { added: 0, moved: 0, unchanged: 0, full: 0 };
+  let current = shard;
+  let changed = false;
+  for (const entry of entries) {
+    const one = admit(current, entry, capacity);
+    answer[one.answer] += 1;
+    if (one.next) {
+      current = one.next;
+      changed = true;
+    }
+  }
+  return changed ? { next: current, answer } : { answer };
+}
+
 /** `uids` taken out of `shard`: the next shard when any was there. */
 export function withdraw(shard: DueShard, uids: Iterable<string>): { next?: DueShard; answer: number } {
   const next = new Map(shard);

@@ -8,7 +8,7 @@
 import { ConfigMapStore, jsonEntries, type ConfigMapReader } from '../../kube/configmap-store.js';
 import { dueName } from '../../kube/names.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import { admit, entriesOf, entrySchema, shardOf, withdraw, type DueEntry, type DueShard } from '../core/due.js';
+import { admit, admitAll, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
 
 const codec = jsonEntries(entrySchema);
 /** Writers contending for one shard: each conflict is a re-read and a write again. */
@@ -45,6 +45,20 @@ export class DueList {
     const answer = await this.store(shardOf(entry.uid, this.o.shards)).update(({ value }) => admit(value, entry, this.o.capacity), ATTEMPTS);
     if (answer === 'full') this.refused++;
     return answer;
+  }
+
+  /** Puts many entries (a sweep's pods due soon): one read and at most one write per shard they fall in. */
+  async putAll(entries: readonly DueEntry[]): Promise<Admitted> {
+    const byShard = new Map<number, DueEntry[]>();
+    for (const e of entries) {
+      const s = shardOf(e.uid, this.o.shards);
+      byShard.set(s, [...(byShard.get(s) ?? []), e]);
+    }
+    const answers = await Promise.all([...byShard].map(([s, these]) => this.store(s).update(({ value }) => admitAll(value, these, this.o.capacity), ATTEMPTS)));
+    const total: Admitted = { added: 0, moved: 0, unchanged: 0, full: 0 };
+    for (const a of answers) for (const k of Object.keys(total) as (keyof Admitted)[]) total[k] += a[k];
+    this.refused += total.full;
+    return total;
   }
 
   /**

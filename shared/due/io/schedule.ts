@@ -5,7 +5,7 @@
 // pod, and a pod already gone answers `gone`.
 import { removeSelected, type CleanupHandle } from '../../cleanup/index.js';
 import type { Answer } from '../../serve/answer.js';
-import { dueIn, scheduleOf, type DueEntry } from '../core/due.js';
+import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import type { DueTimers } from './timers.js';
 
@@ -97,6 +97,23 @@ export class Due {
   /** After the event path acted on a pod: its timer and entry have served, unless the action must be tried again. */
   async settle(uid: string, answer: Answer): Promise<void> {
     if (settled(answer)) await this.forget(uid);
+  }
+
+  /**
+   * A sweep's pods that become due within the horizon, listed so that a tick acts on each at its
+   * time: a pod that produced no event (it existed before the bridge, or only its age changes)
+   * is then not left to the next sweep. Entries already there as they are cost nothing to write;
+   * nothing is written in DRY_RUN. No timers: this instance's ticks, or any other's, act.
+   */
+  async listSoon(entries: readonly DueEntry[]): Promise<Admitted | undefined> {
+    const now = this.h.now();
+    const soon = entries.filter((e) => e.at > now && e.at - now <= this.s.horizonMs);
+    if (this.h.settings.dryRun || !soon.length) return undefined;
+    await this.h.ready();
+    const answer = await this.list.putAll(soon);
+    if (answer.full)
+      this.h.log.warn({ refused: answer.full }, 'due list shards full: some pods a sweep saw due soon are not listed (the next sweep covers them)');
+    return answer;
   }
 
   /** Every timer cleared (the process stops: a standalone replica that lost its Lease). */

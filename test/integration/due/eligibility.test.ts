@@ -4,10 +4,12 @@
 // and (ii) after that instance is discarded (its timers stopped), by a fresh instance's tick
 // reading the due list, and (iii) by a tick that was already holding when the entry was written,
 // at its next look at the list. Each fails with its mechanism off: no timer, no entry in the
-// list, or a tick that looks only once, leaves the pod where it is.
+// list, or a tick that looks only once, leaves the pod where it is. (iv) A pod no event told
+// anyone about is listed by a sweep that saw it due soon, and a tick acts on it at its time.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
+import { sweep } from '../../../functions/sweep.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { exists, knativeRequest, pingRequest, runPod, send } from '../functions/setup.js';
@@ -105,5 +107,35 @@ describe('acting at eligibleAt', () => {
     expect((await ticked).body).toMatchObject({ outcome: 'ticked', due: 1, outcomes: { deleted: 1 }, removed: 1 });
     expect([...ticking.requests, ...first.requests].filter(isPodList)).toEqual([]);
     tickingParts.stop();
+  }, 180_000);
+});
+
+describe('a sweep lists what it saw due soon', () => {
+  it('(iv) a pod no event told anyone about: the sweep lists it, and a tick acts at its eligibleAt with no pod LIST of its own', async () => {
+    // Only this test's namespace: the sweep must not touch other tests' pods in the shared cluster.
+    const policy = policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: AGE_S, namespaces: { include: [ns.name] } } }], {
+      evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+    });
+    const env = { DUE_NAMESPACE: `${ns.name}-sweep` };
+    const pod = await runPod(core(), ns.name, 'unseen', { exitCode: 1 });
+    const eligibleAt = new Date(pod.metadata!.creationTimestamp!).getTime() + AGE_S * 1000;
+    const sweeping = await countedRuntime(policy, env);
+    const swept = await send(serveParts(sweep, await sweep.setup(sweeping.rt), sweeping.rt), pingRequest());
+    expect(swept.status).toBe(200);
+    expect(swept.body.summary).toMatchObject({ dueSoon: 1, dueListed: { added: 1, moved: 0, unchanged: 0, full: 0 } });
+    expect(await exists(core(), ns.name, 'unseen'), 'too young for the sweep itself').toBeDefined();
+    expect(await dueEntries(env.DUE_NAMESPACE)).toEqual([pod.metadata!.uid]);
+
+    const ticking = await countedRuntime(policy, env);
+    const parts = await podTerminated.setup(ticking.rt);
+    try {
+      const ticked = send(serveParts(podTerminated, parts, ticking.rt), pingRequest()).then((r) => r);
+      const gone = await goneAt('unseen', eligibleAt);
+      expect(gone - eligibleAt).toBeLessThan(30_000);
+      expect((await ticked).body).toMatchObject({ outcome: 'ticked', due: 1, outcomes: { deleted: 1 }, removed: 1 });
+      expect(ticking.requests.filter(isPodList)).toEqual([]);
+    } finally {
+      parts.stop();
+    }
   }, 180_000);
 });
