@@ -86,7 +86,15 @@ async function main(): Promise<void> {
         }),
       );
     }
-    scheduler = startScheduler({ schedules: c.STANDALONE_SCHEDULES, targets: c.STANDALONE_FUNCTIONS, run: dispatch.tick, log: rt.log, fence: holds });
+    scheduler = startScheduler({
+      schedules: c.STANDALONE_SCHEDULES,
+      targets: c.STANDALONE_FUNCTIONS,
+      run: dispatch.tick,
+      log: rt.log,
+      fence: holds,
+      // The due list's tick at once: what the last leader scheduled is acted on at its time.
+      atStart: ['podTerminated'],
+    });
   };
 
   let stopping: Promise<void> | undefined;

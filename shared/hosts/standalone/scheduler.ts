@@ -7,6 +7,9 @@ import { deliverWith, type Attempt } from '../bridge/deliver.js';
 import type { Logger } from '../../log.js';
 import { nextRun, parseSchedule } from './core/schedule.js';
 
+/** The longest delay setTimeout honours. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface Scheduler {
   /** Stops scheduling and waits for the ticks in flight; `abandon`: aborts them first (no retries). */
   stop(opts?: { abandon?: boolean }): Promise<void>;
@@ -20,6 +23,12 @@ export function startScheduler(o: {
   log: Logger;
   now?: () => number;
   fence?: () => boolean;
+  /**
+   * Scheduled targets that also get one tick as soon as the schedules are armed: a new leader's
+   * podTerminated reads the due list at once instead of at the next minute, so what the last
+   * leader scheduled is not acted on late. The same skip-while-running rule applies.
+   */
+  atStart?: readonly string[];
 }): Scheduler {
   const now = o.now ?? Date.now;
   const abort = new AbortController();
@@ -34,24 +43,32 @@ export function startScheduler(o: {
     o.log[r.outcome === 'delivered' ? 'info' : 'warn']({ target, outcome: r.outcome, attempts: r.attempts, status: r.status }, 'scheduled run');
   };
 
-  const arm = (target: string, spec: string) => {
-    const schedule = parseSchedule(spec);
-    const at = nextRun(schedule, now());
+  const fire = (target: string) => {
+    if (abort.signal.aborted) return;
+    if (o.fence && !o.fence()) o.log.warn({ target }, 'scheduled run dropped: the Lease is not known to be held');
+    else if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
+    else
+      inFlight.set(
+        target,
+        tick(target).finally(() => inFlight.delete(target)),
+      );
+  };
+
+  const arm = (target: string, spec: string, at = nextRun(parseSchedule(spec), now())) => {
+    const wait = Math.max(0, at - now());
+    // Node fires a timeout longer than 2^31-1 ms (~24.8 days: a monthly cron) at once, so a far
+    // run is reached in steps, firing only when it is due.
+    const far = wait > MAX_TIMEOUT_MS;
     timers.set(
       target,
       setTimeout(
         () => {
           if (abort.signal.aborted) return;
-          if (o.fence && !o.fence()) o.log.warn({ target }, 'scheduled run dropped: the Lease is not known to be held');
-          else if (inFlight.has(target)) o.log.warn({ target }, 'scheduled run skipped: the previous one is still running');
-          else
-            inFlight.set(
-              target,
-              tick(target).finally(() => inFlight.delete(target)),
-            );
+          if (far) return arm(target, spec, at);
+          fire(target);
           arm(target, spec);
         },
-        Math.max(0, at - now()),
+        far ? MAX_TIMEOUT_MS : wait,
       ),
     );
   };
@@ -61,6 +78,7 @@ export function startScheduler(o: {
     if (spec) arm(target, spec);
   }
   o.log.info({ schedules: Object.fromEntries(o.targets.filter((t) => o.schedules[t]).map((t) => [t, o.schedules[t]])) }, 'schedules armed');
+  for (const target of o.atStart ?? []) if (o.schedules[target] && o.targets.includes(target)) fire(target);
 
   return {
     stop: async ({ abandon = false } = {}) => {
