@@ -145,6 +145,10 @@ export async function adversary(ns: string, targets: readonly Target[], on: On =
     EVACUATION_NAMESPACE: ns,
     EVACUATION_SCOPE_NAMESPACE: ns,
     EVACUATION_BACKOFF_SECONDS: '0.2',
+    // The due list in the test's namespace (where the identities' RBAC is), and a tick that reads
+    // it once and answers rather than holding its request for the minute until the next tick.
+    DUE_NAMESPACE: ns,
+    DUE_POLL_SECONDS: '60',
     // A real defrag tick plans over the whole shared cluster and would evict other tests' pods.
     ...(target === 'defrag' ? { DRY_RUN: 'true' } : {}),
   });

@@ -6,7 +6,7 @@ import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
-import { pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
+import { knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
 
 // kubeTidy.retention on the real control plane: the newest N Failed pods of each owner stay,
 // through podTerminated events (one event at a time, as each pod fails) and through a sweep.
@@ -21,6 +21,7 @@ const events = testNamespace('retention-events');
 const swept = testNamespace('retention-sweep');
 const cronSwept = testNamespace('retention-cron-sweep');
 const cronEvents = testNamespace('retention-cron-events');
+const resource = testNamespace('retention-resource');
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
 const batch = () => sharedCluster().kubeConfig().makeApiClient(BatchV1Api);
 const TEMPLATE = { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } };
@@ -126,6 +127,21 @@ describe('keep the newest Failed pods of a Job', () => {
     // Constant per event, however many pods the cluster has: GET the pod, LIST the namespace's
     // Jobs, LIST the Job's finished pods by label; then the DELETE of the older pod and its Event.
     expect(requests).toEqual([3, 3, 3, 5, 5, 5, 5, 5, 5, 5]);
+  });
+
+  it('through podTerminated events (Resource mode: the pod in the event) as each pod fails: the same three newest stay', async () => {
+    const ns = resource.name;
+    const agent = serve(podTerminated, await runtimeFor(policyFor(ns, 3)));
+    const owner = await job(ns, 'etl-28892');
+    const answers = [];
+    for (let i = 0; i < 10; i++) {
+      const pod = await failedPod(ns, `etl-28892-${i}`, owner, minutesAgo(10 - i));
+      answers.push((await send(agent, knativeRequest('binary', 'update', pod))).body);
+    }
+    expect(await remaining(ns)).toEqual(['etl-28892-7', 'etl-28892-8', 'etl-28892-9']);
+    // The event's copy is kept, yet it pushed the 4th newest out: removed on this event, not left to a sweep.
+    expect(answers[9]).toMatchObject({ outcome: 'kept' });
+    expect(answers[9].older).toEqual([{ pod: `${ns}/etl-28892-6`, outcome: 'deleted', why: expect.stringContaining('PodLifeTime') }]);
   });
 
   it('through a sweep over pages: ten pods with failed: 3 leave exactly the three newest, whatever the order they are listed in', async () => {
