@@ -92,5 +92,9 @@ describe('a shard: admit and withdraw', () => {
     expect(entrySchema.safeParse({ namespace: 'ml', name: 'p', at: T0 }).success).toBe(true);
     expect(entrySchema.safeParse({ namespace: 'ml', name: 'p', at: 'soon' }).success).toBe(false);
     expect(entrySchema.safeParse({ namespace: '', name: 'p', at: T0 }).success).toBe(false);
+    // Names the API server would refuse: a GET of them is never sent.
+    expect(entrySchema.safeParse({ namespace: 'ML', name: 'p', at: T0 }).success).toBe(false);
+    expect(entrySchema.safeParse({ namespace: 'ml', name: '../p', at: T0 }).success).toBe(false);
+    expect(entrySchema.safeParse({ namespace: 'ml', name: 'p q', at: T0 }).success).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
 // the due list, or by standalone's timers rebuilt from its watch. Pure: the times come in,
 // what to do goes out; the timers and the ConfigMaps are io/.
 import { z } from 'zod';
+import { namespaceName, objectName } from '../../model/pod-schema.js';
 
 /** One pod due at `at` (ms since the epoch), as the due list and the timers keep it. */
 export interface DueEntry {
@@ -68,10 +69,14 @@ export function shardOf(uid: string, shards: number): number {
 /** A shard as stored: entries by pod uid (a ConfigMap key; a uid is one). */
 export type DueShard = Map<string, Omit<DueEntry, 'uid'>>;
 
-/** One entry's value in the ConfigMap (its key is the uid), checked on read: a mangled one is left out. */
+/**
+ * One entry's value in the ConfigMap (its key is the uid), checked on read: a mangled one is
+ * left out. Names as the API server accepts them (DNS label / subdomain), not only by length:
+ * an entry names the pod a tick will GET, so it must be a name that GET can take.
+ */
 export const entrySchema = z.strictObject({
-  namespace: z.string().min(1).max(63),
-  name: z.string().min(1).max(253),
+  namespace: namespaceName,
+  name: objectName,
   at: z.number().int().nonnegative(),
 });
 
