@@ -103,6 +103,12 @@ export const METRICS = {
     help: "Cluster writes that did not happen because kube-tidy or the API server said no, counted at the one writer for every family, by reason (protected-namespace, fenced: kube-tidy's own, nothing sent; forbidden: RBAC 403; unauthorized: 401; invalid: 400/422; disruption-budget: an eviction a PodDisruptionBudget refused (429); eviction-blocked: an eviction refused with 429 for another reason; stale: a uid/resourceVersion precondition no longer held (409); rejected: any other 4xx) and verb (delete, evict, patch, create, update). Transient failures (5xx, timeouts) are not refusals. A brake's deferral sends nothing and is kube_tidy_budget_deferred_total.",
     labels: ['reason', 'verb'],
   },
+  dueRefused: {
+    name: 'kube_tidy_due_refused_total',
+    kind: 'counter',
+    help: 'Pods not scheduled to be acted on at their time because a bound was reached, by reason: list-full (their due list shard held DUE_SHARD_CAPACITY entries), timers-full (the instance had DUE_TIMERS timers armed). Nothing is lost: the next sweep covers them; a steady rate says the bounds are too small for the cluster.',
+    labels: ['reason'],
+  },
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',

@@ -30,6 +30,11 @@ export function observeDeferral(d: { budget: string; scope: string }, path: 'eve
   record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
 }
 
+/** Pods the due list or the timers refused because a bound was reached (shared/due/io). */
+export function observeDueRefused(reason: 'list-full' | 'timers-full', n = 1): void {
+  if (n > 0) record('dueRefused', n, { reason });
+}
+
 /** A pass the percentage abort stopped. */
 export function observeAbort(scope: string): void {
   record('budgetAborted', 1, { scope });

@@ -3,6 +3,9 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { shardOf } from '../core/due.js';
 import { DueList } from './list.js';
+import { counterValue } from '../../../test/fixtures/metrics/counter.js';
+
+const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 
@@ -48,6 +51,7 @@ describe('DueList', () => {
     const perShard = [0, 1].map((s) => Array.from({ length: 8 }, (_, i) => i).filter((i) => shardOf(uid(i), 2) === s).length);
     expect(answers.filter((a) => a === 'full')).toHaveLength(perShard.reduce((n, k) => n + Math.max(0, k - 3), 0));
     expect(list.refused).toBe(answers.filter((a) => a === 'full').length);
+    expect(await dueRefusedCount('list-full')).toBe(list.refused);
     c.counts.reads = 0;
     const entries = await list.read();
     expect(c.counts.reads).toBe(2);

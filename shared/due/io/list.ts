@@ -5,6 +5,7 @@
 // Read and written through the one ConfigMap store (kube/configmap-store.ts: zod-checked, at
 // the resourceVersion read, created when missing); a shard holds at most DUE_SHARD_CAPACITY
 // entries, one more is refused and counted.
+import { observeDueRefused } from '../../metrics/observe.js';
 import { ConfigMapStore, jsonEntries, type ConfigMapReader } from '../../kube/configmap-store.js';
 import { dueName } from '../../kube/names.js';
 import type { ClusterWriter } from '../../kube/writer.js';
@@ -43,7 +44,10 @@ export class DueList {
   /** Puts the pod's entry in its shard: one read, and one write unless it is there as it is. */
   async put(entry: DueEntry): Promise<'added' | 'moved' | 'unchanged' | 'full'> {
     const answer = await this.store(shardOf(entry.uid, this.o.shards)).update(({ value }) => admit(value, entry, this.o.capacity), ATTEMPTS);
-    if (answer === 'full') this.refused++;
+    if (answer === 'full') {
+      this.refused++;
+      observeDueRefused('list-full');
+    }
     return answer;
   }
 
@@ -58,6 +62,7 @@ export class DueList {
     const total: Admitted = { added: 0, moved: 0, unchanged: 0, full: 0 };
     for (const a of answers) for (const k of Object.keys(total) as (keyof Admitted)[]) total[k] += a[k];
     this.refused += total.full;
+    observeDueRefused('list-full', total.full);
     return total;
   }
 

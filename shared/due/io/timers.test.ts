@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { DueEntry } from '../core/due.js';
 import { DueTimers, type TimerClock } from './timers.js';
+import { counterValue } from '../../../test/fixtures/metrics/counter.js';
+
+const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const MIN = 60_000;
@@ -103,6 +106,7 @@ describe('DueTimers', () => {
     t.arm(entry('b', T0 + 2_000));
     expect(t.arm(entry('c', T0 + 3_000))).toBe('full');
     expect(t.refused).toBe(1);
+    expect(await dueRefusedCount('timers-full')).toBe(1);
     expect(lines).toEqual([expect.objectContaining({ pod: 'ml/pod-c', max: 2 })]);
     expect(t.arm(entry('b', T0 + 4_000))).toBe('armed');
     await c.advance(MIN);

@@ -5,6 +5,7 @@
 // Every timer is unref'd, so none keeps a process up; `stop()` clears them all (a standalone
 // replica that lost its Lease, a test's discarded instance).
 import type { Logger } from '../../log.js';
+import { observeDueRefused } from '../../metrics/observe.js';
 import { logSampler } from '../../metrics/sampled-log.js';
 import { armOf, type DueEntry } from '../core/due.js';
 
@@ -65,6 +66,7 @@ export class DueTimers {
     if (had && had.entry.at === entry.at && had.entry.name === entry.name && had.entry.namespace === entry.namespace) return 'unchanged';
     if (!had && this.armed.size >= this.o.max) {
       this.refused++;
+      observeDueRefused('timers-full');
       if (this.sampled('full'))
         this.o.log.warn(
           { pod: `${entry.namespace}/${entry.name}`, max: this.o.max },
