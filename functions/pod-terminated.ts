@@ -1,4 +1,4 @@
-import { defineTarget, type Input } from '../shared/serve/target.js';
+import { defineTarget, type Answer, type Input } from '../shared/serve/target.js';
 import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueParts, type Due } from '../shared/due/index.js';
 import type { Pod } from '../shared/model/objects.js';
@@ -45,28 +45,19 @@ export const podTerminated = defineTarget({
     }
     if (input.type === 'object') {
       const copy = input.event.object as unknown as Pod;
+      const podUid = copy.metadata.uid!;
       // Already being deleted (by a sweep, a person, the garbage collector): nothing to add.
       if (copy.metadata.deletionTimestamp) {
-        await due.forget(copy.metadata.uid!);
+        await due.forget(podUid);
         return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
       }
       // A cheap first look at the event's copy: most events select nothing, and answer
       // without a request. A copy that selects is not believed: the stored pod decides.
       const hint = await decideOne(h, copy);
-      // When only time stands in the way, say when (eligibleAt) and schedule it: no later event may come for it.
-      if (!hint.decision) {
-        const { scheduled } = await due.onDecision({ namespace: input.namespace, name: input.name, uid: copy.metadata.uid! }, hint.eligibleAt);
-        // Kept itself, the pod may still push older pods of its owner out of kubeTidy.retention's
-        // window, and no event comes for them: removeSelected decides again on the stored pods and removes those.
-        if (hint.older?.length) {
-          const { resourceVersion } = copy.metadata;
-          const answer = await removeSelected(
-            h,
-            { namespace: input.namespace, name: input.name, uid: copy.metadata.uid!, ...(resourceVersion ? { resourceVersion } : {}) },
-            hint.context,
-          );
-          return { ...answer, ...(scheduled ? { scheduled } : {}) };
-        }
+      // Kept, and nothing else to do (kubeTidy.retention pushed out none of its owner's older
+      // pods, for which no event comes): say when time alone brings it in, and schedule that.
+      if (!hint.decision && !hint.older?.length) {
+        const { scheduled } = await due.onDecision({ namespace: input.namespace, name: input.name, uid: podUid }, hint.eligibleAt);
         return {
           outcome: hint.kept.length ? 'kept' : 'nothing-to-do',
           pod,
@@ -79,13 +70,29 @@ export const podTerminated = defineTarget({
       const { resourceVersion } = copy.metadata;
       const answer = await removeSelected(
         h,
-        { namespace: input.namespace, name: input.name, uid: copy.metadata.uid!, ...(resourceVersion ? { resourceVersion } : {}) },
+        { namespace: input.namespace, name: input.name, uid: podUid, ...(resourceVersion ? { resourceVersion } : {}) },
         hint.context,
       );
-      await due.settle(copy.metadata.uid!, answer);
-      return answer;
+      return scheduleFrom(due, { namespace: input.namespace, name: input.name, uid: podUid }, answer);
     }
-    // Reference mode carries no object: the stored pod is all there is to decide on.
-    return removeSelected(h, { namespace: input.namespace, name: input.name });
+    // Reference mode carries no object: the stored pod is all there is to decide on, and to schedule from.
+    return scheduleFrom(due, { namespace: input.namespace, name: input.name }, await removeSelected(h, { namespace: input.namespace, name: input.name }));
   },
 });
+
+/**
+ * After removeSelected decided on the stored pod: kept until a time (its answer's eligibleAt,
+ * with the stored uid) schedules it; anything else settles what was scheduled for it (the
+ * entry has served unless the brakes deferred it or the write failed).
+ */
+async function scheduleFrom(due: Due, ref: { namespace: string; name: string; uid?: string }, answer: Answer): Promise<Answer> {
+  // The stored pod's uid (a reference names none; an event's must be the stored one's, or the answer is stale).
+  const uid = typeof answer.uid === 'string' ? answer.uid : ref.uid;
+  if (!uid) return answer;
+  if (typeof answer.eligibleAt === 'string') {
+    const { scheduled } = await due.onDecision({ namespace: ref.namespace, name: ref.name, uid }, answer.eligibleAt);
+    return { ...answer, ...(scheduled ? { scheduled } : {}) };
+  }
+  await due.settle(uid, answer);
+  return answer;
+}

@@ -134,7 +134,10 @@ export async function removeSelected(
     const why = changed
       ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}`
       : `as stored: ${again.why}`;
-    return withOlder({ outcome, pod, why, kept: again.kept }, await older());
+    // Kept only until a time (eligibleAt, as stored, even when the event was stale) with the
+    // stored uid: what the event path schedules from, in either mode.
+    const waiting = again.eligibleAt ? { eligibleAt: again.eligibleAt, uid: stored.metadata.uid } : {};
+    return withOlder({ outcome, pod, why, kept: again.kept, ...waiting }, await older());
   }
   // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
   // would only be deferred again); a later event or pass takes it.

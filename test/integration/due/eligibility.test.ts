@@ -6,7 +6,10 @@
 // at its next look at the list. Each fails with its mechanism off: no timer, no entry in the
 // list, or a tick that looks only once, leaves the pod where it is. (iv) A pod no event told
 // anyone about is listed by a sweep that saw it due soon, and a tick acts on it at its time.
+// (v) A Reference-mode event, which carries no object, schedules from the stored pod.
 import { CoreV1Api } from '@kubernetes/client-node';
+import { CloudEvent } from 'cloudevents';
+import { httpMessage } from '../../../shared/cloudevents/encode.js';
 import { describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
@@ -107,6 +110,31 @@ describe('acting at eligibleAt', () => {
     expect((await ticked).body).toMatchObject({ outcome: 'ticked', due: 1, outcomes: { deleted: 1 }, removed: 1 });
     expect([...ticking.requests, ...first.requests].filter(isPodList)).toEqual([]);
     tickingParts.stop();
+  }, 180_000);
+
+  it('(v) a Reference-mode event (no object: the stored pod is read) schedules the pod too, and its timer acts at eligibleAt', async () => {
+    const env = { DUE_NAMESPACE: `${ns.name}-ref` };
+    const { rt, requests } = await countedRuntime(POLICY, env);
+    const parts = await podTerminated.setup(rt);
+    try {
+      const pod = await runPod(core(), ns.name, 'by-ref', { exitCode: 1 });
+      const ref = new CloudEvent({
+        type: 'dev.knative.apiserver.ref.update',
+        source: 'https://api',
+        data: { apiVersion: 'v1', kind: 'Pod', name: 'by-ref', namespace: ns.name },
+      });
+      const res = await send(serveParts(podTerminated, parts, rt), httpMessage(ref));
+      expect(res.status).toBe(200);
+      const eligibleAt = new Date(pod.metadata!.creationTimestamp!).getTime() + AGE_S * 1000;
+      expect(res.body).toMatchObject({ outcome: 'nothing-to-do', uid: pod.metadata!.uid, eligibleAt: new Date(eligibleAt).toISOString() });
+      expect(res.body.scheduled).toBe(res.body.eligibleAt);
+      expect(await dueEntries(env.DUE_NAMESPACE)).toEqual([pod.metadata!.uid]);
+      const gone = await goneAt('by-ref', eligibleAt);
+      expect(gone - eligibleAt).toBeLessThan(30_000);
+      expect(requests.filter(isPodList)).toEqual([]);
+    } finally {
+      parts.stop();
+    }
   }, 180_000);
 });
 
