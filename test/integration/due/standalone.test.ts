@@ -4,7 +4,8 @@
 // act, and (ii) when the leader that saw its event is killed before then: the bridge's watch
 // gives a new leader no events for pods that already exist, so what covers it is the due list
 // the dead leader wrote and the new leader's podTerminated tick (here every 5 s, skipped while
-// one holds; the chart's default is every minute).
+// one holds; the chart's default is every minute), and (iii) a new leader ticks at once, not at
+// its cron's next time.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { policyDoc } from '../../fixtures/policy.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { exists, runPod } from '../functions/setup.js';
 import { startStandalone, type Standalone } from '../helm/standalone-process.js';
+import { shardOf } from '../../../shared/due/core/due.js';
 import { dueEntries } from './setup.js';
 
 const ns = testNamespace('due-sa');
@@ -116,5 +118,29 @@ describe('standalone acts at eligibleAt by its timers', () => {
     await waitFor('the tick’s log line', async () => b.log.join('').includes('due: acted at eligibleAt (tick)') || undefined, { timeoutMs: 10_000 });
     b.child.kill('SIGTERM');
     await b.exited;
+  }, 120_000);
+
+  it('a new leader ticks podTerminated at once (main.ts wires atStart): a pod already due in the list goes within seconds, its cron a year away', async () => {
+    const pod = await runPod(core(), ns.name, 'sa-at-start', { exitCode: 1 });
+    const uid = pod.metadata!.uid!;
+    const eligibleAt = new Date(pod.metadata!.creationTimestamp!).getTime() + AGE_S * 1000;
+    // The entry a dead leader left: written here, as list.ts stores it (its uid's shard).
+    const name = `kube-tidy-due-${shardOf(uid, 4)}`;
+    const entry = JSON.stringify({ namespace: ns.name, name: 'sa-at-start', at: eligibleAt });
+    const stored = await core()
+      .readNamespacedConfigMap({ namespace: ns.name, name })
+      .catch(() => undefined);
+    if (stored) await core().replaceNamespacedConfigMap({ namespace: ns.name, name, body: { ...stored, data: { ...stored.data, [uid]: entry } } });
+    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name }, data: { [uid]: entry } } });
+    await waitFor('the pod to be due', async () => Date.now() >= eligibleAt + 500 || undefined, { timeoutMs: 60_000, intervalMs: 200 });
+    // No event will come (the watch starts from a fresh list) and the cron is once a year: only the start tick can act.
+    const c = await start('due-d', { STANDALONE_SCHEDULES: JSON.stringify({ podTerminated: '0 0 1 1 *' }) });
+    const led = Date.now();
+    await waitFor('sa-at-start gone', async () => !(await exists(core(), ns.name, 'sa-at-start')), { timeoutMs: 20_000, intervalMs: 250 }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${c.log.join('').slice(-4000)}`);
+    });
+    expect(Date.now() - led).toBeLessThan(20_000);
+    c.child.kill('SIGTERM');
+    await c.exited;
   }, 120_000);
 });
