@@ -93,7 +93,7 @@ g scheduler jobs create http kube-tidy-orphan-sweep-0 --location "$REGION" --sch
 g run services add-iam-policy-binding kube-tidy-defrag --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
 g scheduler jobs delete kube-tidy-defrag-0 --location "$REGION" >/dev/null 2>&1 || true
 g scheduler jobs create http kube-tidy-defrag-0 --location "$REGION" --schedule '*/2 * * * *' --time-zone 'Etc/UTC' \
-  --uri "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
+  --uri "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers "Content-Type=application/json,ce-specversion=1.0,ce-type=dev.knative.sources.ping,ce-source=//cloudscheduler.googleapis.com/projects/${PROJECT_ID}/locations/${REGION}/jobs/kube-tidy-defrag-0,ce-id=kube-tidy-defrag-0" --message-body '{}' \
   --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-defrag-${PROJECT_NUMBER}.${REGION}.run.app/" \
   --attempt-deadline 90s --max-retry-attempts 3
 g run services add-iam-policy-binding kube-tidy-evacuation --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
