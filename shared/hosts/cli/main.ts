@@ -12,6 +12,9 @@ import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../plan/decide.js';
 import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
+import type { NewSelectionGate } from '../../plan/diff.js';
+import { parseAgainst, parseMaxNew } from './diff-args.js';
+import { offlineDiff } from './diff-offline.js';
 
 /** A `plan` that names a cluster (live.ts) rather than a pod dump. */
 const isLivePlan = (args: string[]): boolean => args.some((a) => /^--(kubeconfig|context)(=|$)/.test(a));
@@ -127,6 +130,9 @@ function planCommand(args: string[], io: Out): number {
       'allow-unsupported': { type: 'boolean' },
       explain: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
+      // plan --against (diff-*.ts)
+      against: { type: 'string' },
+      'max-new': { type: 'string' },
     },
     PLAN_HELP,
   );
@@ -137,6 +143,7 @@ function planCommand(args: string[], io: Out): number {
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, PLAN_HELP);
   const missing = (['policy', 'pods'] as const).filter((k) => typeof values[k] !== 'string');
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(' and ')}`, PLAN_HELP);
+  const diff = offlineDiffFlags(values);
   let now = Date.now();
   if (typeof values.now === 'string') {
     // RFC 3339 needs a date, a time and a zone; Date.parse alone would take "2024".
@@ -155,6 +162,12 @@ function planCommand(args: string[], io: Out): number {
   for (const w of warnings) io.err(`warning: ${w}\n`);
   const unprotected = unprotectedWarning(protection.removed);
   if (unprotected) io.err(unprotected);
+  if (diff) {
+    const against = loadPolicyFile(diff.file, values['allow-unsupported'] === true);
+    for (const w of against.warnings) io.err(`warning: --against ${diff.file}: ${w}\n`);
+    const old = { policy: against.policy, name: diff.file };
+    return offlineDiff({ policy, against: old, pods, nodes, now, protectedNamespaces, gate: diff.gate, format }, io);
+  }
 
   const plan = decide(policy, { pods, nodes }, now, { protectedNamespaces });
   const decisions = withBrakes(policy, pods, plan.decisions, io);
@@ -174,6 +187,25 @@ function planCommand(args: string[], io: Out): number {
     for (const k of plan.kept) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
   }
   return 0;
+}
+
+/** `--against FILE [--max-new N|P%]` of an offline plan, checked; undefined for a plain plan. */
+function offlineDiffFlags(values: Parsed['values']): { file: string; gate: NewSelectionGate | undefined } | undefined {
+  const { against, explain } = values;
+  const maxNew = values['max-new'];
+  if (against === undefined) {
+    if (maxNew !== undefined) throw new UsageError('--max-new gates a diff: add --against FILE', PLAN_HELP);
+    return undefined;
+  }
+  const problems: string[] = [];
+  const parsed = parseAgainst(String(against));
+  if ('problem' in parsed) problems.push(parsed.problem);
+  else if (!('file' in parsed)) problems.push(`--against ${String(against)} reads a cluster: add --kubeconfig FILE (offline, --against takes a policy FILE)`);
+  const gate = maxNew === undefined ? undefined : parseMaxNew(String(maxNew));
+  if (gate && 'problem' in gate) problems.push(gate.problem);
+  if (explain) problems.push('--explain is for a plan: with --against, each side of the diff says why');
+  if (problems.length > 0) throw new UsageError(problems.join('\n  '), PLAN_HELP);
+  return { file: (parsed as { file: string }).file, gate: gate as NewSelectionGate | undefined };
 }
 
 /**
