@@ -19,6 +19,12 @@ describe('pod cleanup configuration', () => {
     expect(() => readCleanupConfig({ KUBE_TIDY_NAMESPACE: 'Not_A_Namespace' })).toThrow(/SWEEP_PLAN_NAMESPACE: /);
   });
 
+  it('sweeps for real unless SWEEP_MODE=audit (plans and writes OpenReports); anything else is refused, naming the variable', () => {
+    expect(readCleanupConfig({}).SWEEP_MODE).toBe('run');
+    expect(readCleanupConfig({ SWEEP_MODE: 'audit' }).SWEEP_MODE).toBe('audit');
+    expect(() => readCleanupConfig({ SWEEP_MODE: 'dry' })).toThrow(/SWEEP_MODE: /);
+  });
+
   describe('how a pass runs', () => {
     it('pages, writes and spends time by the defaults, given to the handle in milliseconds', () => {
       const c = readCleanupConfig({});

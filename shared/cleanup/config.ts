@@ -69,6 +69,13 @@ const Schema = PassSchema.extend({
   SWEEP_PLAN_NAMESPACE: namespaceName.default('kube-tidy'),
   /** Pods per shard, and how many the planning sweep acts on itself before handing out the rest. */
   SWEEP_SHARD_SIZE: positiveInt.max(MAX_SHARD_PODS).default(1000),
+  /**
+   * `run`: a sweep removes what the policy selects. `audit`: every sweep plans through the API
+   * server's dry run and writes what it found as OpenReports (one Report per namespace and
+   * profile, README "Audits as OpenReports"); it removes nothing, posts no shards (a shard that
+   * arrives is refused) and lists nothing in the due list.
+   */
+  SWEEP_MODE: z.enum(['run', 'audit']).default('run'),
 }).refine((c) => !(c.SWEEP_SHARD_SINK && c.SWEEP_SHARD_TOPIC), { path: ['SWEEP_SHARD_TOPIC'], message: 'set SWEEP_SHARD_SINK or SWEEP_SHARD_TOPIC, not both' });
 
 export type CleanupConfig = z.output<typeof Schema> & { shardSink?: ShardSink };

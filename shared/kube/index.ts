@@ -7,3 +7,4 @@ export { recordPodEvent, REPORTING_CONTROLLER, type PodEvent, type RecordOptions
 export { listPods, type ListPodsOptions, type PodPage, type PodLister } from './list.js';
 export { getPod, type PodReader } from './get.js';
 export { toPod } from './from-client.js';
+export { ReportWriter, REPORTS_FIELD_MANAGER, type ReportsApi, type ReportBody } from './reports.js';

@@ -72,6 +72,15 @@ export class ClusterWriter {
     return this.options.dryRun;
   }
 
+  /**
+   * The custom-objects client as this writer writes through it (in standalone, fenced by the
+   * Lease): for kube-tidy's own OpenReports (reports.ts), which are written apart from DRY_RUN
+   * but, like every write, never by a replica that does not hold the Lease.
+   */
+  get reportsClient(): KubeClients['custom'] {
+    return this.clients.custom;
+  }
+
   private dry<T extends object>(params: T): T & { dryRun?: string } {
     return this.options.dryRun ? { ...params, dryRun: 'All' } : params;
   }

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { fetchOpenReportsCrds } from '../../infra/local/openreports/build.js';
 import { binPath } from '../../infra/local/versions.js';
 
 const run = promisify(execFile);
@@ -24,4 +25,13 @@ export async function kubectl(cluster: { kubeconfigPath: string }, args: string[
 export async function installCrds(cluster: { kubeconfigPath: string }, dir: string): Promise<void> {
   await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
   await kubectl(cluster, ['wait', '--for=condition=Established', '--timeout=60s', '-f', dir]);
+}
+
+/**
+ * The OpenReports CRDs (Report, ClusterReport) from their Go module, fetched into the cache by
+ * `npm run openreports:fetch` (fetched here when missing), installed into `cluster`: idempotent,
+ * so each file that needs them installs them into the shared cluster itself.
+ */
+export async function installOpenReportsCrds(cluster: { kubeconfigPath: string }): Promise<void> {
+  await installCrds(cluster, fetchOpenReportsCrds());
 }

@@ -6,6 +6,7 @@ Usage:
   kube-tidy policy check FILE [--allow-unsupported]
   kube-tidy plan --policy FILE --pods FILE [--nodes FILE] [--now RFC3339] [options]
   kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]
+  kube-tidy plan (--pods FILE | --kubeconfig FILE) --policy NEW --against CURRENT [--max-new N|P%]
   kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
   kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
 
@@ -20,7 +21,33 @@ Run "kube-tidy COMMAND --help" for a command's options.
 Output: a table when stdout is a terminal, JSON lines when it is piped (-o json|table to choose).
 Exit codes: 0 done, 2 invalid input (every problem is listed with its field path), 1 other errors
 (for plan/run against a cluster: the cluster could not be read, or a selected pod could not be
-handled).
+handled), 3 plan --against: the new policy newly selects more pods than --max-new allows.
+`;
+
+/** plan --against: the same words offline and live. */
+const DIFF_HELP = `Comparing two policies (--against): what changing the policy would change.
+  --against CURRENT             The policy in force, to compare --policy (the new one) with:
+                                  FILE                  a DeschedulerPolicy file (YAML or JSON;
+                                                        a file named "deployed": ./deployed)
+                                  deployed              the deployed kube-tidy's ConfigMap,
+                                                        kube-tidy/kube-tidy-policy (live only)
+                                  configmap:NS/NAME     key policy.yaml of that ConfigMap (live only)
+  --max-new N | P%              Exit 3 when the new policy newly selects more than N pods, or
+                                more than P% of the pods seen (with P%, every pod is listed).
+                                At the threshold exactly is within it.
+Both policies are decided over the same pods (offline: the dump; live: ONE paged LIST, read
+once) at the same instant, each with its own limits and order, and nothing is written, not even
+as a dry run. The brakes (budgets, the percentage abort) are not applied: they pace removals,
+not what a policy selects. Output, JSON lines with a "type":
+  {"type":"new"|"released"|"changed","namespace","name","uid","before","after"}
+      before/after: {"status":"selected","profile","strategy","action","reason"},
+      {"status":"kept","profile","strategy","reason"} (selected, but a limit or protection
+      keeps it) or {"status":"unselected"}; "changed": both select it, by other strategies.
+  {"type":"count","namespace","strategy","before","after","new","released","changed"}
+  {"type":"total","podsSeen","before","after","new","released","changed","maxNew"?,"exceeded"?}
+or, on a terminal, a table of the pods and one of the counts (-o to choose). A summary line goes
+to stderr. Exit codes: 0 done, 3 --max-new exceeded, 2 invalid input, 1 other errors.
+  e.g. kube-tidy plan --kubeconfig ci.kubeconfig --policy policy.yaml --against deployed --max-new 20
 `;
 
 export const POLICY_CHECK_HELP = `Usage: kube-tidy policy check FILE [--allow-unsupported]
@@ -58,7 +85,8 @@ Options:
 
 With --kubeconfig instead of --pods, plans against a live cluster: see "kube-tidy plan
 --kubeconfig FILE --help".
-`;
+
+${DIFF_HELP}`;
 
 const LIVE_OPTIONS = `Options:
   --kubeconfig FILE             The cluster. Required: never taken from $KUBECONFIG or ~/.kube/config.
@@ -79,6 +107,10 @@ const LIVE_OPTIONS = `Options:
                                 what it started) and every request to the API server.
   -o, --output json|table       Default: a table on a terminal, JSON lines otherwise.
   --explain                     Also print, on stderr, the selected pods that are kept and why.
+  --report                      Also write the results as OpenReports (openreports.io/v1alpha1
+                                Report, one per namespace and profile, named kube-tidy-PROFILE),
+                                replacing the previous ones: the one write a plan makes, for
+                                real even in a plan. Needs the CRDs installed.
   -h, --help                    This help.
 
 Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome","dryRun","message"?}
@@ -97,7 +129,8 @@ the limits over the whole cluster), and every delete or eviction it would make i
 dryRun=All: the API server validates and admits it (a PodDisruptionBudget at its limit answers
 "blocked") and persists nothing. No Kubernetes Event is recorded.
 
-${LIVE_OPTIONS}`;
+${LIVE_OPTIONS}
+${DIFF_HELP}`;
 
 export const RUN_HELP = `Usage: kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
 

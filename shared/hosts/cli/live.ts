@@ -22,6 +22,9 @@ import { cliHandle } from './handle.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
 import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
+import { liveDiffFlags } from './diff-args.js';
+import { diffPass } from './diff-live.js';
+import { PassReports } from '../../reports/index.js';
 
 export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
 
@@ -43,6 +46,11 @@ const OPTIONS = {
   explain: { type: 'boolean' },
   yes: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  // plan --against (diff-*.ts)
+  against: { type: 'string' },
+  'max-new': { type: 'string' },
+  // --report (shared/reports): the pass's results as OpenReports in the cluster
+  report: { type: 'boolean' },
 } as const;
 
 class Usage extends Error {}
@@ -111,6 +119,8 @@ export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean
   const timeoutMs = parseGoDuration(v.timeout ?? '10m');
   if (timeoutMs === undefined || timeoutMs <= 0) problems.push(`--timeout "${v.timeout}" is not a positive duration such as 10m or 90s`);
   if (mode === 'plan' && v.yes) problems.push('--yes is for "kube-tidy run"; a plan never changes the cluster');
+  const diff = liveDiffFlags(mode, v, { newPolicyConfigMap: configMap, deployedRef: DEFAULT_POLICY_CONFIGMAP }, problems);
+  if (v.report && diff) problems.push('--report writes the reports of a plan or a run, not of a comparison: drop --against or --report');
   let format: ReturnType<typeof chooseFormat> = 'json';
   try {
     format = chooseFormat(v.output, stdoutIsTTY);
@@ -135,6 +145,8 @@ export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean
     timeoutMs: timeoutMs!,
     format,
     explain: v.explain === true,
+    diff,
+    report: v.report === true,
   };
 }
 
@@ -208,6 +220,18 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const unprotected = unprotectedWarning(o.unprotected);
     if (unprotected) io.err(unprotected);
     const { policy } = loaded;
+    if (o.diff) {
+      const { against, name } = o.diff;
+      const old =
+        'file' in against
+          ? loadPolicyFile(against.file, o.allowUnsupported)
+          : await policyFromConfigMap(clients.core, against.configMap, o.allowUnsupported, `--against ${name}`);
+      for (const w of old.warnings) io.err(`warning: --against ${name}: ${w}\n`);
+      const rest = { namespace: o.namespace, labelSelector: o.labelSelector, chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces };
+      const budgetMs = Math.max(1, endsAt - Date.now());
+      const onPage = (pages: number) => void (seen.pages = pages);
+      return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
+    }
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     // Refused writes are logged on stderr, never in the output.
     setWriteRefusalLog(log);
@@ -224,13 +248,17 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     });
     const rows = seen.rows;
     let lastProgress = 0;
+    const reports = o.report
+      ? new PassReports({ policy, mode, protectedNamespaces: o.protectedNamespaces, ...(o.namespace ? { namespaces: [o.namespace] } : {}) })
+      : undefined;
     const summary = await runPass(handle, {
       policy,
       ...(o.namespace ? { namespaces: [o.namespace] } : {}),
       ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       dryRun,
       budgetMs: handle.settings.budgetMs,
-      // Results are streamed (onResult); kept pods are held only when they will be printed.
+      // Results are streamed (onResult); kept pods are held only when they will be printed or reported.
+      // With --report the kept pods are streamed to the reports (onKept), not held.
       maxResults: o.explain ? Number.MAX_SAFE_INTEGER : 0,
       onPage: (p) => {
         seen.pages = p.pages;
@@ -238,7 +266,9 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
         lastProgress = Date.now();
         io.err(`listing: ${p.podsSeen} pods in ${p.pages} pages${p.remainingItemCount === undefined ? '' : `, about ${p.remainingItemCount} to go`}\n`);
       },
-      onResult: (r) => {
+      ...(reports ? { onKept: reports.onKept } : {}),
+      onResult: (r, d) => {
+        reports?.onResult(r, d);
         if (o.format === 'json') io.out(jsonLine(row(r)));
         else rows.push(r);
       },
@@ -253,6 +283,12 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       `${mode}${dryRun ? ' (dry run: nothing was changed)' : ''}: ${summary.selected} selected, ${summary.kept} kept, of ${summary.podsSeen} pods listed in ${summary.pages} pages` +
         `${summary.fieldSelector ? ` (${summary.fieldSelector})` : ''}, ${(summary.durationMs / 1000).toFixed(2)} s${counts.length ? `: ${counts.join(', ')}` : ''}\n`,
     );
+    const reported = reports ? await reports.write(clients.custom, summary, Date.now()) : undefined;
+    if (reported) {
+      io.err(`reports: ${reported.written} written, ${reported.deleted} deleted (openreports.io Reports labelled app.kubernetes.io/managed-by=kube-tidy)\n`);
+      for (const e of reported.errors ?? []) io.err(`kube-tidy: report: ${e}\n`);
+      if (reported.failures.transient + reported.failures.refused > 0) return 1;
+    }
     if (summary.stoppedBy === 'time-budget') {
       io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete\n`);
       return 1;
@@ -289,16 +325,20 @@ function row(r: ActResult): Record<string, unknown> {
   };
 }
 
-async function policyFromConfigMap(core: KubeClients['core'], ref: string, allowUnsupported: boolean): Promise<LoadedPolicy> {
+async function policyFromConfigMap(
+  core: KubeClients['core'],
+  ref: string,
+  allowUnsupported: boolean,
+  flag = `--policy-configmap ${ref}`,
+): Promise<LoadedPolicy> {
   const [namespace, name] = ref.split('/') as [string, string];
   let cm;
   try {
     cm = await core.readNamespacedConfigMap({ namespace, name });
   } catch (e) {
     if (classifyKubeError(e).kind === 'not-found') {
-      throw new InputError(`--policy-configmap ${ref}`, [
-        { path: '', message: 'no such ConfigMap in the cluster: pass --policy FILE, or name the deployed one' },
-      ]);
+      const hint = flag.startsWith('--policy-configmap') ? 'pass --policy FILE, or name the deployed one' : `${ref}: nothing deployed to compare with`;
+      throw new InputError(flag, [{ path: '', message: `no such ConfigMap in the cluster: ${hint}` }]);
     }
     throw toKubeError(e, `read ConfigMap ${ref}`);
   }

@@ -3,6 +3,7 @@ import type { KubeClients } from '../../kube/clients.js';
 import { TransientKubeError } from '../../kube/errors.js';
 import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
 import { ClusterWriter } from '../../kube/writer.js';
+import { ReportWriter } from '../../kube/reports.js';
 import { createLogger } from '../../log.js';
 import type { RemovalTarget } from '../../kube/evict-only.js';
 import { fenceOpen, fenceUntil } from './core/fence.js';
@@ -190,6 +191,8 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
       FencedError,
     );
     expect(await w.recordEvent(pod, { reason: 'Deleted', action: 'Delete', type: 'Normal', note: '' })).toMatchObject({ recorded: false });
+    // kube-tidy's OpenReports go through the writer's client too (written apart from DRY_RUN, never unfenced).
+    await expect(new ReportWriter(w.reportsClient, []).apply({ metadata: { namespace: 'ml', name: 'kube-tidy-default' } })).rejects.toBeInstanceOf(FencedError);
     expect(c.core.deleteNamespacedPod).not.toHaveBeenCalled();
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
     expect(c.core.replaceNamespacedConfigMap).not.toHaveBeenCalled();

@@ -86,6 +86,16 @@ const podRights = (listAllowed: boolean): Row[] => [
   ['is refused binding roles', () => ({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }), false],
 ];
 
+// Audits as OpenReports (shared/kube/reports.ts): applied whole, stale ones listed by label and deleted.
+const report = (verb: string, name?: string): Row[1] => () => ({ verb, group: 'openreports.io', resource: 'reports', namespace: 'default', ...(name ? { name } : {}) });
+const reportRights: Row[] = [
+  ['may create a Report (server-side apply of a new one)', report('create', 'kube-tidy-p'), true],
+  ['may patch a Report (server-side apply)', report('patch', 'kube-tidy-p'), true],
+  ['may list Reports in every namespace', () => ({ verb: 'list', group: 'openreports.io', resource: 'reports' }), true],
+  ['may delete a Report (one no pass wrote)', report('delete', 'kube-tidy-p'), true],
+  ['is refused ClusterReports', () => ({ verb: 'create', group: 'openreports.io', resource: 'clusterreports' }), false],
+];
+
 const multiKueue = (extra: Row[]): Row[] => [
   ['may list MultiKueueClusters', kq('list', 'multikueueclusters'), true],
   ['may get a MultiKueueConfig', kq('get', 'multikueueconfigs', 'c'), true],
@@ -115,8 +125,9 @@ const table: Record<string, Row[]> = {
     ['is refused updating its policy ConfigMap', core_('update', 'configmaps', own, 'kube-tidy-policy'), false],
     ['is refused deleting ConfigMaps', core_('delete', 'configmaps', own, 'kube-tidy-sweep-plans'), false],
     ['is refused creating ConfigMaps in other namespaces', core_('create', 'configmaps', () => 'default'), false],
+    ...reportRights,
   ],
-  invoke: podRights(true),
+  invoke: [...podRights(true), ...reportRights],
   'job-deleted': multiKueue([
     ['is refused listing Jobs', () => ({ verb: 'list', group: 'batch', resource: 'jobs' }), false],
     ['is refused listing Workloads', kq('list', 'workloads'), false],

@@ -1,0 +1,120 @@
+// Writing kube-tidy's OpenReports (openreports.io/v1alpha1 Report): the only writes of
+// objects that describe what kube-tidy decided rather than change a workload. Kept apart from
+// the writer (writer.ts) on purpose, for one reason: DRY_RUN. A report is the product of a
+// plan or an audit, so it is written for real even when every workload write goes through
+// the API server's dry run (README "Audits as OpenReports"). What holds for every write still
+// holds here: protected namespaces are never written to, and each refusal is counted
+// (write-refusals.ts).
+//
+// Replace, never accumulate: a report is server-side applied whole under the field manager
+// `kube-tidy` (force: a hand edit never blocks the next pass; `results` is an atomic list, so
+// the applied list replaces the stored one), and a report no pass wrote is deleted at the
+// resourceVersion it was listed at (one rewritten since is left to its writer).
+import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import type { ObjectId } from '../model/identity.js';
+import { keyOf } from '../model/identity.js';
+import { classifyKubeError, toKubeError } from './errors.js';
+import { WriteRefusedError } from './writer.js';
+import { noted, noteWriteRefusal } from './write-refusals.js';
+
+export const REPORTS_FIELD_MANAGER = 'kube-tidy';
+const REPORTS = { group: 'openreports.io', version: 'v1alpha1', plural: 'reports' } as const;
+const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+export type ReportsApi = Pick<
+  CustomObjectsApi,
+  'patchNamespacedCustomObject' | 'listNamespacedCustomObject' | 'listCustomObjectForAllNamespaces' | 'deleteNamespacedCustomObject'
+>;
+
+/** A Report as written: its address and the rest of its fields. */
+export interface ReportBody {
+  metadata: { name: string; namespace: string };
+}
+
+interface Listed {
+  items?: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } }[];
+  metadata?: { continue?: string };
+}
+
+export class ReportWriter {
+  constructor(
+    private readonly custom: ReportsApi,
+    private readonly protectedNamespaces: readonly string[],
+  ) {}
+
+  /** Not a protected namespace: kube-tidy may write its reports there. */
+  writable(namespace: string): boolean {
+    return !this.protectedNamespaces.includes(namespace);
+  }
+
+  private guard(what: string, namespace: string, verb: 'patch' | 'delete'): void {
+    if (this.writable(namespace)) return;
+    noteWriteRefusal(verb, 'protected-namespace', what);
+    throw new WriteRefusedError(what, `namespace ${namespace} is protected`);
+  }
+
+  /** Create or replace the whole report (server-side apply, forced). */
+  async apply(report: ReportBody): Promise<void> {
+    const { name, namespace } = report.metadata;
+    const what = `apply report ${namespace}/${name}`;
+    this.guard(what, namespace, 'patch');
+    try {
+      await this.custom.patchNamespacedCustomObject({ ...REPORTS, namespace, name, body: report, fieldManager: REPORTS_FIELD_MANAGER, force: true }, apply);
+    } catch (e) {
+      throw noted('patch', what, toKubeError(e, what));
+    }
+  }
+
+  /** The reports `labelSelector` finds: in each of `namespaces`, or in every namespace. Paged. */
+  async list(labelSelector: string, namespaces?: readonly string[]): Promise<ObjectId[]> {
+    const out: ObjectId[] = [];
+    for (const namespace of namespaces?.length ? namespaces : [undefined]) {
+      let _continue: string | undefined;
+      do {
+        const what = `list reports${namespace ? ` in ${namespace}` : ''} (${labelSelector})`;
+        let page: Listed;
+        try {
+          const params = { ...REPORTS, labelSelector, limit: 500, ...(_continue ? { _continue } : {}) };
+          page = (
+            namespace ? await this.custom.listNamespacedCustomObject({ ...params, namespace }) : await this.custom.listCustomObjectForAllNamespaces(params)
+          ) as Listed;
+        } catch (e) {
+          throw toKubeError(e, what);
+        }
+        for (const i of page.items ?? []) {
+          const m = i.metadata ?? {};
+          if (m.name && m.namespace)
+            out.push({
+              namespace: m.namespace,
+              name: m.name,
+              ...(m.uid ? { uid: m.uid } : {}),
+              ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+            });
+        }
+        _continue = page.metadata?.continue || undefined;
+      } while (_continue);
+    }
+    return out;
+  }
+
+  /** Delete a report as it was listed: `stale` when it was rewritten since (its writer's now), `gone` when already gone. */
+  async remove(id: ObjectId): Promise<'deleted' | 'gone' | 'stale'> {
+    const what = `delete report ${keyOf(id)}`;
+    this.guard(what, id.namespace ?? '', 'delete');
+    const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
+    try {
+      await this.custom.deleteNamespacedCustomObject({
+        ...REPORTS,
+        namespace: id.namespace ?? '',
+        name: id.name,
+        body: preconditions ? { preconditions } : {},
+      });
+      return 'deleted';
+    } catch (e) {
+      const kind = classifyKubeError(e).kind;
+      if (kind === 'not-found') return 'gone';
+      if (kind === 'conflict') return 'stale';
+      throw noted('delete', what, toKubeError(e, what));
+    }
+  }
+}
