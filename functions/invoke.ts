@@ -5,6 +5,7 @@ import { describeIssues } from '../shared/config/env.js';
 import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
+import { PassReports } from '../shared/reports/index.js';
 import { readSenderAuthConfig } from '../shared/serve/auth.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
@@ -34,6 +35,8 @@ const RequestSchema = z.strictObject({
    * lifted and this run is not judged by the percent. Only with mode run, confirm and the token.
    */
   override: z.literal('abort').optional(),
+  /** Also write the pass's results as OpenReports, one Report per namespace and profile (README "Audits as OpenReports"). */
+  report: z.boolean().default(false),
 });
 
 /** Constant-time: hashing first makes both sides the same length, whatever was sent. */
@@ -77,8 +80,18 @@ export const invoke = defineTarget({
     const opts = { allowUnsupported: body.allowUnsupported };
     const policy =
       body.policy === undefined ? h.policy() : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;
+    const reports = body.report
+      ? new PassReports({
+          policy,
+          mode: body.mode,
+          protectedNamespaces: h.settings.protectedNamespaces,
+          ...(body.namespaces ? { namespaces: body.namespaces } : {}),
+        })
+      : undefined;
     const summary = await runPass(h, {
+      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : {}),
       policy,
+      origin: 'invoke',
       namespaces: body.namespaces,
       labelSelector: body.labelSelector,
       dryRun: body.mode === 'plan',
@@ -88,6 +101,17 @@ export const invoke = defineTarget({
     });
     if (body.override) h.log.warn({ resumed: summary.brakes?.resumed ?? 0, pass: summary.pass }, 'invoke: percentage abort overridden by a person');
     const { results, keptPods, failures, ...counts } = summary;
-    return { outcome: body.mode === 'plan' ? 'planned' : 'ran', dryRun: summary.dryRun, summary: counts, failures, results, kept: keptPods };
+    // A report asked for and not written is work left undone, by the same partial-failure rule.
+    const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
+    const all = written ? { transient: failures.transient + written.failures.transient, refused: failures.refused + written.failures.refused } : failures;
+    return {
+      outcome: body.mode === 'plan' ? 'planned' : 'ran',
+      dryRun: summary.dryRun,
+      summary: counts,
+      failures: all,
+      results,
+      kept: keptPods,
+      ...(written ? { reports: written } : {}),
+    };
   },
 });

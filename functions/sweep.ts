@@ -1,6 +1,7 @@
 import { actShard, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
+import { PassReports } from '../shared/reports/index.js';
 import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -44,8 +45,12 @@ export const sweep = defineTarget({
   needs: { policy: true, cluster: 'at-start' },
   setup: sweepParts,
   async handle(input, { config, handle: h, due, dueWithinMs }) {
-    const { budgetMs, eventsPerPass, dryRun } = h.settings;
+    const { budgetMs, eventsPerPass } = h.settings;
+    const audit = config.SWEEP_MODE === 'audit';
+    // An audit plans through the API server's dry run, whatever DRY_RUN says.
+    const dryRun = audit || h.settings.dryRun;
     if (input.type === 'shard') {
+      if (audit) throw new BadRequestError(422, 'this sweep audits (SWEEP_MODE=audit): it removes nothing, so it takes no shard');
       const unplanned = dryRun ? undefined : await unplannedShard(h.reader.core, config.SWEEP_PLAN_NAMESPACE, input.shard, h.now());
       if (unplanned) throw new BadRequestError(422, unplanned);
       const answer = await actShard(h, input.shard);
@@ -53,17 +58,33 @@ export const sweep = defineTarget({
       return answer;
     }
     const fanOut = config.shardSink ? { sink: config.shardSink, size: config.SWEEP_SHARD_SIZE, planNamespace: config.SWEEP_PLAN_NAMESPACE } : undefined;
-    const summary = await runPass(h, { policy: h.policy(), dryRun, budgetMs, eventsPerPass, dueWithinMs, ...(fanOut ? { fanOut } : {}) });
-    const { results, keptPods, failures, dueSoon, ...counts } = summary;
+    const policy = h.policy();
+    // Audit: no shards (another instance would act on them) and no due list (its tick would).
+    const reports = audit ? new PassReports({ policy, mode: 'audit', protectedNamespaces: h.settings.protectedNamespaces }) : undefined;
+    const summary = await runPass(h, {
+      policy,
+      origin: 'sweep',
+      dryRun,
+      budgetMs,
+      eventsPerPass,
+      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : { dueWithinMs, ...(fanOut ? { fanOut } : {}) }),
+    });
+    const { results, keptPods, failures: passFailures, dueSoon, ...counts } = summary;
+    // The audit's product: a report not written is work left undone, by the same partial-failure rule.
+    const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
+    const failures = written
+      ? { transient: passFailures.transient + written.failures.transient, refused: passFailures.refused + written.failures.refused }
+      : passFailures;
     // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
     const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {
       h.log.warn({ err: (e as Error)?.message ?? String(e) }, 'sweep: could not list the pods due soon in the due list');
       return undefined;
     });
-    h.log.info({ sweep: counts, failures, ...(listed ? { dueListed: listed } : {}) }, 'sweep done');
+    h.log.info({ sweep: counts, failures, ...(listed ? { dueListed: listed } : {}), ...(written ? { reports: written } : {}) }, 'sweep done');
     const complete = failures.transient + failures.refused === 0;
     return {
-      outcome: complete ? 'swept' : 'incomplete',
+      outcome: complete ? (audit ? 'audited' : 'swept') : 'incomplete',
+      ...(written ? { dryRun: true, reports: written } : {}),
       summary: { ...counts, ...(dueSoon?.length ? { dueSoon: dueSoon.length } : {}), ...(listed ? { dueListed: listed } : {}) },
       failures,
       results,

@@ -27,6 +27,7 @@ const WHOLE: Record<string, string> = {
   logLevel: '.Values.logLevel',
   policy: '.Values.policy',
   namespaceSelector: '.Values.selectors.namespaces',
+  eventsSink: 'include "kube-tidy.eventsSink" .',
 };
 
 function sentinelDeclaration(decl: Declaration, senderAuth: 'kubernetes' | 'none'): { decl: Declaration; whole: Record<string, string> } {
@@ -35,6 +36,8 @@ function sentinelDeclaration(decl: Declaration, senderAuth: 'kubernetes' | 'none
   d.provider.senderAuth.knative = senderAuth;
   d.provider.environment.DRY_RUN = json('dryRun');
   d.provider.environment.LOG_LEVEL = json('logLevel');
+  // render.ts's default (the broker) unless serverless.yml sets one: values.events decides in the chart.
+  d.provider.environment.EVENTS_SINK = json('eventsSink');
   // The policy ConfigMap's namespace follows the rendered namespace (rbac.ts policyConfigMap).
   const src = d.provider.sources.apiserver;
   if (src.namespaceSelector) src.namespaceSelector = json('namespaceSelector') as never;

@@ -56,6 +56,16 @@ ${block('schedules', d.schedules)}
 # follow the policy's namespace filters in either mode).
 ${block('selectors', d.selectors)}
 
+# Every decision out as a CloudEvent (README "Decisions as CloudEvents": pod removed, evicted,
+# blocked, deferred..., MultiKueue cascades and orphans, evacuation states, defrag steps, one
+# pass.completed per pass). sink: "broker" (knative mode: the release's Broker, where a Trigger
+# on a dev.kube-tidy.* type routes them; standalone mode: off), "none", or an http(s) URL
+# (either mode). brokerRef: {name, namespace} of another Broker, bound with a SinkBinding
+# (knative mode; sink is then ignored).
+events:
+  sink: broker
+  brokerRef: {}
+
 # knative mode: each Trigger sends a token of its own OIDC ServiceAccount (Knative Eventing's
 # authentication-oidc feature must be on), checked by the function. "none" turns it off.
 ${block('senderAuth', decl.provider.senderAuth.knative)}

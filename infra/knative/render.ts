@@ -41,9 +41,14 @@ function container(image: string, env: Obj[]): Obj {
   };
 }
 
-export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, o: RenderOptions): Obj[] {
+/**
+ * `eventsSink`: the default EVENTS_SINK (Knative: the broker; Cloud Run has none), first in the
+ * list whatever serverless.yml's environment sets it to (a URL, `none`).
+ */
+export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, o: RenderOptions, { eventsSink }: { eventsSink?: string } = {}): Obj[] {
   const policy = policyConfigMap(decl, target, o);
   const plain = {
+    ...(eventsSink ? { EVENTS_SINK: eventsSink } : {}),
     ...decl.provider.environment,
     ...f.environment,
     FUNCTION_TARGET: target,
@@ -90,7 +95,8 @@ function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: R
           serviceAccountName: kebab(target),
           containerConcurrency: f.scaling.concurrency,
           timeoutSeconds: f.timeout,
-          containers: [container(o.image, [...functionEnv(decl, target, f, o), ...senderAuthEnv(decl, target, f, o)])],
+          // Every decision out as a CloudEvent (README "Decisions as CloudEvents"), to the broker: a Trigger on a dev.kube-tidy.* type routes them on.
+          containers: [container(o.image, [...functionEnv(decl, target, f, o, { eventsSink: brokerUrl(o.namespace) }), ...senderAuthEnv(decl, target, f, o)])],
         },
       },
     },

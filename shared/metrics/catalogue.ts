@@ -139,6 +139,12 @@ export const METRICS = {
     help: 'OTLP pushes at the end of an answer (serverless mode), by result: ok, failed, slow (took the whole 2 s cap), skipped (a push failed or was slow less than a retry interval ago: 30 s, doubled while it keeps failing, at most 5 min; the SDK keeps counting, the next push carries the totals).',
     labels: ['result'],
   },
+  eventsOut: {
+    name: 'kube_tidy_events_out_total',
+    kind: 'counter',
+    help: 'CloudEvents kube-tidy sent about its own decisions (README "Decisions as CloudEvents"), by type (dev.kube-tidy.pod.deleted.v1, ...) and result: sent (the sink answered 2xx), failed (a send that errored, timed out or got a non-2xx: never retried), dropped (not sent: the outbox was full, or the sink had failed less than EVENTS_SINK_DOWN_SECONDS ago). Nothing is counted when no sink is set.',
+    labels: ['type', 'result'],
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof METRICS;

@@ -6,6 +6,7 @@ import { windowStart, type Meter } from '../brakes/core/meters.js';
 import type { Answer } from '../serve/answer.js';
 import { MAX_LENGTH, MAX_VALUES, OTHER } from './bound.js';
 import { afterRequest, gaugeSeries, record } from './record.js';
+import { flushEvents } from '../notify/process.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
 export function observeRemoval(
@@ -149,7 +150,7 @@ export function observeRequest<A extends Answer>(
   if (answer) family?.(answer);
 }
 
-/** observeRequest, then the push when this process pushes (record.ts). Never throws. */
+/** observeRequest, then the CloudEvents still queued (notify/process.ts), then the push when this process pushes (record.ts). Never throws. */
 export async function requestDone<A extends Answer>(
   target: string,
   status: number,
@@ -163,6 +164,8 @@ export async function requestDone<A extends Answer>(
   } catch {
     // An answer of an unexpected shape: its metrics are lost, never the answer.
   }
+  // The decisions' CloudEvents first (at most EVENTS_FLUSH_MS, not while the sink is down or slow), so the push counts them.
+  await flushEvents();
   await afterRequest();
 }
 

@@ -7,6 +7,7 @@ import { bool, list, positiveInt, readEnv } from '../config/env.js';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../kube/throttle.js';
 import { namespaceName } from '../model/pod-schema.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
+import { EventsEnv } from '../notify/config.js';
 
 export { ConfigError } from '../config/env.js';
 
@@ -50,6 +51,8 @@ const EnvSchema = z.object({
    * full (a killed instance loses at most its chunk for this long). Tests shorten it.
    */
   BRAKES_HOLD_SECONDS: positiveInt.max(3600).default(60),
+  /** Where the decisions go as CloudEvents (notify/config.ts; README "Decisions as CloudEvents"): checked here, at start. */
+  ...EventsEnv,
 });
 
 export type RuntimeConfig = z.output<typeof EnvSchema>;
@@ -59,9 +62,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, { needsPolicy =
   const schema = EnvSchema.refine((e) => !(e.POLICY_FILE && e.POLICY_CONFIGMAP), {
     message: 'set only one of POLICY_FILE and POLICY_CONFIGMAP',
     path: ['POLICY_FILE'],
-  }).refine((e) => !needsPolicy || e.POLICY_FILE || e.POLICY_CONFIGMAP, {
-    message: 'set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)',
-    path: ['POLICY_FILE'],
-  });
+  })
+    .refine((e) => !(e.EVENTS_TOPIC && e.EVENTS_SINK && e.EVENTS_SINK !== 'none'), {
+      message: 'set only one of EVENTS_SINK (HTTP) and EVENTS_TOPIC (Pub/Sub)',
+      path: ['EVENTS_TOPIC'],
+    })
+    .refine((e) => !needsPolicy || e.POLICY_FILE || e.POLICY_CONFIGMAP, {
+      message: 'set POLICY_FILE (a policy file) or POLICY_CONFIGMAP (namespace/name)',
+      path: ['POLICY_FILE'],
+    });
   return readEnv(schema, { BRAKES_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
 }

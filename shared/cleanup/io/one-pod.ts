@@ -17,6 +17,7 @@ import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
+import { podDecided } from '../../notify/pods.js';
 
 /**
  * An event removes at most this many older pods of the pod's owner (kubeTidy.retention's window
@@ -145,6 +146,7 @@ export async function removeSelected(
   const taken = await brakes.take(brakeSetOf(h.policy()), subjectOf(stored), ahead, pass);
   if ('deferred' in taken) {
     await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
+    podDecided(again.decision, { ...resultOf(again.decision, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why }, originOf(pass), pass);
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
   }
   let result;
@@ -154,6 +156,7 @@ export async function removeSelected(
     // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
     brakes.done(taken.ticket, result === undefined || charged(result));
   }
+  podDecided(again.decision, result, originOf(pass), pass);
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
 }
@@ -176,6 +179,7 @@ async function removeOlder(
     if ('deferred' in taken) {
       await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
       results.push({ ...resultOf(d, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
+      podDecided(d, results.at(-1)!, originOf(pass), pass);
       break;
     }
     let result: ActResult | undefined;
@@ -184,10 +188,14 @@ async function removeOlder(
     } finally {
       brakes.done(taken.ticket, result === undefined || charged(result));
     }
+    podDecided(d, result, originOf(pass), pass);
     results.push(result);
   }
   return results;
 }
+
+/** Where a one-pod removal comes from, for its CloudEvent: a shard of a pass names its pass. */
+const originOf = (pass: string | undefined) => (pass ? 'shard' : 'event');
 
 /** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
 function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {

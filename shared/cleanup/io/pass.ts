@@ -3,7 +3,7 @@ import { listPods } from '../../kube/list.js';
 import { sweepSource } from '../../kube/names.js';
 import { AcrossPages } from '../../plan/across-pages.js';
 import { decide } from '../../plan/decide.js';
-import type { Eligible, Kept } from '../../plan/decision.js';
+import type { Decision, Eligible, Kept } from '../../plan/decision.js';
 import { phaseFieldSelector } from '../../plan/field-selector.js';
 import { indexSnapshot } from '../../plan/snapshot.js';
 import { snapshotNeeds } from '../../plan/needs.js';
@@ -18,6 +18,7 @@ import { inOrder } from '../../kube/in-order.js';
 import { postShards, type FanOut, type Posted } from './shards.js';
 import type { CleanupHandle } from '../handle.js';
 import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
+import { passEvents } from '../../notify/pods.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
 // runs on request. It reads the pods a page at a time and decides each page as it comes, but
@@ -39,14 +40,18 @@ export interface PassOptions {
   budgetMs: number;
   /** How many per-pod results the answer lists (the counts are always complete). */
   maxResults?: number;
-  /** Removals with an Event each; the rest are summed up per namespace (event-budget.ts). */
+  /** Removals with an Event each; the rest are summed up per namespace (event-budget.ts). Also the decisions sent as a CloudEvent each (the rest in batches: notify/pods.ts). */
   eventsPerPass?: number;
+  /** Who runs the pass, for the CloudEvents it sends (README "Decisions as CloudEvents"); default `cli`. */
+  origin?: 'sweep' | 'invoke' | 'cli';
   /** Hand what is beyond the first shard to other instances (sweep only). */
   fanOut?: FanOut;
   /** After each page is read and decided (the CLI's progress on long lists). */
   onPage?: (progress: { pages: number; podsSeen: number; remainingItemCount?: number }) => void;
-  /** Each result in the policy's order, as soon as it and those before it are done (the CLI streams them rather than holding them). */
-  onResult?: (result: ActResult) => void;
+  /** Each result in the policy's order, as soon as it and those before it are done (the CLI streams them rather than holding them), with the decision it carried out. */
+  onResult?: (result: ActResult, decision: Decision) => void;
+  /** Every pod a strategy selected and the pass keeps (a limit, a brake, retention), as found: not capped as `keptPods` is (OpenReports' skip results). */
+  onKept?: (kept: readonly Kept[]) => void;
   /** invoke's explicit override of the percentage abort: lifts every stopped scope and does not judge this pass. */
   overrideAbort?: boolean;
   /**
@@ -150,6 +155,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   };
   const keep = (kept: readonly Kept[]) => {
     s.kept += kept.length;
+    if (kept.length) opts.onKept?.(kept);
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
   };
 
@@ -203,6 +209,8 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   const done: ActResult[] = [];
   let emitted = 0;
+  // Every decision out as a CloudEvent, in the policy's order (nothing built when no sink is set).
+  const out = passEvents(opts.origin ?? 'cli', id, opts.eventsPerPass);
   const acted = await inOrder(
     own,
     h.settings.concurrency,
@@ -224,7 +232,10 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
       // Handed on in the policy's order: each as soon as every one before it is done.
       done[i] = result!;
       // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
-      for (; done[emitted]; emitted++) opts.onResult?.(done[emitted]!);
+      for (; done[emitted]; emitted++) {
+        opts.onResult?.(done[emitted]!, own[emitted]!);
+        out?.decided(own[emitted]!, done[emitted]!);
+      }
       return result!;
     },
   );
@@ -256,7 +267,15 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   s.throttleWaitMs = Math.round(throttle.waitedMs - before.waited);
   if (dueSoon) s.dueSoon = dueSoon.sort((a, b) => a.at - b.at);
   s.durationMs = h.now() - started;
+  out?.completed(passCompletion(s));
   return s;
+}
+
+/** A pass's summary counts for its pass.completed event: never the per-pod lists. */
+function passCompletion(s: PassSummary) {
+  const { results: _results, keptPods: _kept, pass: _pass, dueSoon, failures, durationMs, dryRun, ...counts } = s;
+  const outcome = failures.transient + failures.refused ? 'incomplete' : 'complete';
+  return { dryRun, outcome, durationMs, failures, counts: { ...counts, ...(dueSoon ? { dueSoon: dueSoon.length } : {}) } };
 }
 
 /** The CronJob of each Job in the pass's namespaces (every namespace when it names none). */

@@ -19,6 +19,7 @@ import { inFlightOf, markOf, ownerPods, type InFlight } from '../core/marks.js';
 import { planDefrag } from '../core/plan.js';
 import type { DefragPlan, Move, MoveGate } from '../core/types.js';
 import { markNode, readCluster, type Cluster } from './cluster.js';
+import { defragStepped } from '../../notify/families.js';
 
 export interface StepIo {
   clients: Pick<KubeClients, 'core' | 'policy'>;
@@ -59,7 +60,11 @@ export interface StepReport {
 
 /** One step, its requests counted by the client middleware as they are sent, not by hand beside each call. */
 export function defragStep(io: StepIo, opts: StepOptions): Promise<StepReport> {
-  return tallied(async (tally) => ({ ...(await step(io, opts)), requests: tally.sent }));
+  return tallied(async (tally) => {
+    const report = await step(io, opts);
+    defragStepped(report, io.writer.dryRun);
+    return { ...report, requests: tally.sent };
+  });
 }
 
 async function step({ clients, writer }: StepIo, opts: StepOptions): Promise<Omit<StepReport, 'requests'>> {

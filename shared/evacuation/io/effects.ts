@@ -13,6 +13,7 @@ import { withAnnotations } from '../core/pod-view.js';
 import type { EvacuationDeps } from './deps.js';
 import { deleteEvictionRequest, EVICTIONS, requestEviction, withdrawEvictionRequest } from './eviction-request.js';
 import { createMigration, deleteMigration, evacuationMark } from './kubevirt.js';
+import { evacuationWritten } from '../../notify/families.js';
 
 /** What the effects act on: one pod (namespace/name), as read, and for the responder the Eviction as read. */
 export interface Target {
@@ -71,6 +72,9 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         const w = await d.writer.annotatePod(storedPodId(podOf(t)), e.set);
         if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return { end: 'again' };
         if (w.outcome === 'written' && d.writer.dryRun) carried = withAnnotations(podOf(t), e.set);
+        const pod = podOf(t);
+        if (w.outcome === 'written')
+          evacuationWritten({ namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
         break;
       }
       case 'request-eviction': {

@@ -14,6 +14,7 @@ import type { JobKind } from '../core/kinds.js';
 import type { RemoteObject } from '../core/remote-object.js';
 import { remoteVerdict } from '../core/verdict.js';
 import type { Worker } from './workers.js';
+import { cascaded } from '../../notify/families.js';
 
 export type CascadeOutcome = 'deleted' | 'gone' | 'terminating' | 'other-origin' | 'no-origin' | 'unreachable' | 'failed';
 
@@ -61,7 +62,14 @@ export function cascadeDelete(
   ref: { namespace: string; name: string },
   opts: CascadeOptions,
 ): Promise<CascadeResult> {
-  return tallied(async (tally) => ({ ...(await cascade(worker, writer, kind, ref, opts)), requests: tally.sent }));
+  return tallied(async (tally) => {
+    const r = await cascade(worker, writer, kind, ref, opts);
+    cascaded(
+      { worker: r.worker, kind: `${kind.group}/${kind.kind}`, namespace: ref.namespace, name: ref.name, outcome: r.outcome, why: r.why, dryRun: r.dryRun },
+      kind.plural,
+    );
+    return { ...r, requests: tally.sent };
+  });
 }
 
 async function cascade(

@@ -18,6 +18,7 @@ import { readWitness, updateWitness } from './witness.js';
 import type { Worker } from './workers.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { inOrder } from '../../kube/in-order.js';
+import { orphanDone } from '../../notify/families.js';
 
 export interface SweepOptions {
   origin: string;
@@ -92,6 +93,7 @@ async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager:
       async (d) => {
         const done: Done = { ...d };
         if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
+        orphanDone({ ...done, worker: worker.name, dryRun: writer.dryRun }, pluralOf(d, opts));
         return done;
       },
     );
@@ -130,6 +132,12 @@ async function readWorker(api: KubeClients, opts: SweepOptions): Promise<Omit<Wo
   const jobPods: Stored<Pod>[] = [];
   for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL })) jobPods.push(...page.items);
   return { copies, liveJobUids, jobPods, pods: new Map(jobPods.map((p) => [p.metadata.uid ?? '', p])) };
+}
+
+/** The copy's resource (its kind's plural), or a Pod's. */
+function pluralOf(d: OrphanDecision, opts: SweepOptions): string | undefined {
+  if (d.kind === 'Pod') return 'pods';
+  return [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)?.plural;
 }
 
 async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: ReadonlyMap<string, Stored<Pod>>, opts: SweepOptions): Promise<string> {

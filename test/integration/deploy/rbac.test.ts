@@ -87,7 +87,9 @@ const podRights = (listAllowed: boolean): Row[] => [
 ];
 
 // Audits as OpenReports (shared/kube/reports.ts): applied whole, stale ones listed by label and deleted.
-const report = (verb: string, name?: string): Row[1] => () => ({ verb, group: 'openreports.io', resource: 'reports', namespace: 'default', ...(name ? { name } : {}) });
+const report =
+  (verb: string, name?: string): Row[1] =>
+  () => ({ verb, group: 'openreports.io', resource: 'reports', namespace: 'default', ...(name ? { name } : {}) });
 const reportRights: Row[] = [
   ['may create a Report (server-side apply of a new one)', report('create', 'kube-tidy-p'), true],
   ['may patch a Report (server-side apply)', report('patch', 'kube-tidy-p'), true],

@@ -99,6 +99,39 @@ describe('helm template, knative mode', () => {
     const { objects } = await template(chart, 'kube-tidy', 'kube-tidy');
     expect(objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Lease')).toEqual([]);
   });
+
+  it('sends the decisions where values.events says: the Broker by default, a URL, none, or another Broker through a SinkBinding', async () => {
+    const sinks = (objects: Obj[]) =>
+      [
+        ...new Set(
+          objects
+            .filter((o) => o.kind === 'Service' && (o.metadata as { labels?: Record<string, string> }).labels?.['kube-tidy.dev/function'])
+            .flatMap(
+              (o) =>
+                (o as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } }).spec.template.spec.containers,
+            )
+            .map((c) => c.env.find((e) => e.name === 'EVENTS_SINK')?.value),
+        ),
+      ].sort();
+    expect(sinks((await template(chart, 'kube-tidy', 'kube-tidy')).objects)).toEqual([
+      'http://broker-ingress.knative-eventing.svc.cluster.local/kube-tidy/kube-tidy',
+    ]);
+    expect(sinks((await template(chart, 'kube-tidy', 'kube-tidy', { 'events.sink': 'https://hooks.example/kt' })).objects)).toEqual([
+      'https://hooks.example/kt',
+    ]);
+    expect(sinks((await template(chart, 'kube-tidy', 'kube-tidy', { 'events.sink': 'none' })).objects)).toEqual(['none']);
+    const bound = (await template(chart, 'kube-tidy', 'kube-tidy', { 'events.brokerRef.name': 'notify', 'events.brokerRef.namespace': 'ops' })).objects;
+    expect(sinks(bound)).toEqual(['']);
+    expect(bound.filter((o) => o.kind === 'SinkBinding')).toEqual([
+      expect.objectContaining({
+        spec: {
+          subject: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', selector: { matchLabels: { 'app.kubernetes.io/part-of': 'kube-tidy' } } },
+          sink: { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: 'notify', namespace: 'ops' } },
+        },
+      }),
+    ]);
+    await expect(template(chart, 'kube-tidy', 'kube-tidy', { 'events.sink': 'broker.example' })).rejects.toThrow(/events.sink/);
+  });
 });
 
 describe('helm template, standalone mode', () => {
@@ -131,6 +164,12 @@ describe('helm template, standalone mode', () => {
       evacuation: '* * * * *',
     });
     expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,jobDeleted,orphanSweep,defrag,evacuation');
+    // No Broker in standalone mode: decisions go out only to a URL given.
+    expect(env.EVENTS_SINK).toBe('none');
+    const withUrl = (await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', 'events.sink': 'https://hooks.example/kt' }, ['--skip-tests']))
+      .objects;
+    const depEnv = (withUrl.find((o) => o.kind === 'Deployment') as unknown as typeof dep).spec.template.spec.containers[0]!.env;
+    expect(depEnv.find((e) => e.name === 'EVENTS_SINK')?.value).toBe('https://hooks.example/kt');
   });
 
   it('with observability on: a ServiceMonitor for /metrics, the PrometheusRule from files/alerts.yaml, the dashboard ConfigMap', async () => {

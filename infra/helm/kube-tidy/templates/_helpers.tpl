@@ -55,3 +55,19 @@ app.kubernetes.io/component: standalone
 {{- define "kube-tidy.knative.kinds" -}}
 serving.knative.dev/v1/Service eventing.knative.dev/v1/Broker eventing.knative.dev/v1/Trigger sources.knative.dev/v1/ApiServerSource sources.knative.dev/v1/PingSource
 {{- end }}
+
+{{/* EVENTS_SINK (README "Decisions as CloudEvents"): where every decision goes as a CloudEvent.
+     values.events.sink: "broker" (knative mode: the release's Broker, as infra/knative/manifests
+     has it; standalone mode has no Broker: off), "none", or a URL (either mode). With
+     values.events.brokerRef set (knative mode) it is empty: a SinkBinding injects K_SINK. */}}
+{{- define "kube-tidy.eventsSink" -}}
+{{- $sink := toString (default "broker" .Values.events.sink) -}}
+{{- if and (eq .Values.mode "knative") .Values.events.brokerRef -}}
+{{- else if eq $sink "broker" -}}
+{{- if eq .Values.mode "knative" -}}http://broker-ingress.knative-eventing.svc.cluster.local/{{ include "kube-tidy.namespace" . }}/kube-tidy{{- else -}}none{{- end -}}
+{{- else if or (eq $sink "none") (hasPrefix "http://" $sink) (hasPrefix "https://" $sink) -}}
+{{- $sink -}}
+{{- else -}}
+{{- fail (printf "events.sink is %q: use broker, none or an http(s) URL" $sink) -}}
+{{- end -}}
+{{- end }}

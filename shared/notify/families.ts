@@ -1,0 +1,117 @@
+// The other families' decisions as events, one hook each, called where the decision's outcome is
+// known: a MultiKueue cascade per worker (multikueue/io/cascade.ts), an orphan the sweep acted
+// on or reported (multikueue/io/sweep.ts), an evacuation's state written on its pod
+// (evacuation/io/effects.ts), a defragmentation step (defrag/io/step.ts), an orphan sweep's summary.
+import { ANNOTATIONS } from '../evacuation/core/annotations.js';
+import { cascadeEvent, defragEvent, evacuationEvent, orphanEvent, passCompletedEvent } from './build.js';
+import { emit, eventsOn, stamp } from './process.js';
+import type { CascadeData, DefragStepData, OrphanData, PassSummaryData } from './types.js';
+
+/** The resource's plural for a subject: a Pod's `pods`, a kind's lower-cased plural otherwise. */
+const pluralOf = (kind: string, plural?: string) => plural ?? `${kind.toLowerCase()}s`;
+
+export function cascaded(c: CascadeData, plural: string): void {
+  if (!eventsOn()) return;
+  emit(cascadeEvent(stamp(), c, plural), { keys: [`${c.worker}/${c.namespace}/${plural}/${c.name}`] });
+}
+
+/** One orphan as the sweep left it (`o` may carry more, as the sweep's own decision does: only the schema's fields are sent). */
+export function orphanDone(o: OrphanData, plural?: string): void {
+  if (!eventsOn()) return;
+  const p = pluralOf(o.kind, plural);
+  const data: OrphanData = {
+    worker: o.worker,
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.namespace,
+    name: o.name,
+    uid: o.uid,
+    action: o.action,
+    ...(o.result ? { result: o.result } : {}),
+    reason: o.reason,
+    dryRun: o.dryRun,
+  };
+  emit(orphanEvent(stamp(), data, p), { keys: [`${o.worker}/${o.namespace}/${p}/${o.name}`] });
+}
+
+export function orphanSweepCompleted(summary: Omit<PassSummaryData, 'kind'>): void {
+  if (!eventsOn()) return;
+  emit(passCompletedEvent(stamp(), { ...summary, kind: 'orphan-sweep' }), { barrier: true });
+}
+
+/** A write of an evacuation's annotations (core/annotations.ts) on its pod. */
+export interface StateWrite {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The pod's annotations as read. */
+  before: Record<string, string> | undefined;
+  /** What the write set (null: removed). */
+  set: Record<string, string | null>;
+  dryRun: boolean;
+}
+
+const KEYS = { state: ANNOTATIONS.state, attempt: ANNOTATIONS.attempt, result: ANNOTATIONS.result, retryAt: ANNOTATIONS.retryAt };
+
+/** An evacuation's state written: an event when the state changed (Idle, Started, Backoff), nothing otherwise. */
+export function evacuationWritten(w: StateWrite): void {
+  if (!eventsOn() || !(KEYS.state in w.set)) return;
+  const from = w.before?.[KEYS.state] || 'Idle';
+  const to = w.set[KEYS.state] || 'Idle';
+  if (from === to) return;
+  const attempt = Number(w.set[KEYS.attempt] ?? w.before?.[KEYS.attempt]);
+  const reason = w.set[KEYS.result] ?? (to === 'Backoff' && w.set[KEYS.retryAt] ? `next attempt at ${w.set[KEYS.retryAt]}` : undefined);
+  emit(
+    evacuationEvent(stamp(), {
+      namespace: w.namespace,
+      name: w.name,
+      uid: w.uid,
+      from,
+      to,
+      ...(Number.isInteger(attempt) && attempt > 0 ? { attempt } : {}),
+      ...(reason ? { reason } : {}),
+      dryRun: w.dryRun,
+    }),
+    { keys: [`namespaces/${w.namespace}/pods/${w.name}`] },
+  );
+}
+
+/** A defragmentation step, as its report says (the plan's moves only counted). */
+export function defragStepped(
+  r: {
+    outcome: string;
+    move?: DefragStepData['move'] & object;
+    verified?: DefragStepData['verified'];
+    message?: string;
+    nodesFreed?: number;
+    plan?: { moves: unknown[] | number };
+  },
+  dryRun: boolean,
+): void {
+  if (!eventsOn()) return;
+  const m = r.move;
+  const moves = r.plan?.moves;
+  emit(
+    defragEvent(stamp(), {
+      outcome: r.outcome,
+      dryRun,
+      ...(m
+        ? {
+            move: {
+              step: m.step,
+              pod: { namespace: m.pod.namespace, name: m.pod.name, uid: m.pod.uid },
+              from: m.from,
+              to: m.to,
+              frees: m.frees,
+              reason: m.reason,
+            },
+          }
+        : {}),
+      ...(r.verified ? { verified: r.verified } : {}),
+      ...(r.message ? { message: r.message } : {}),
+      ...(r.nodesFreed ? { nodesFreed: r.nodesFreed } : {}),
+      ...(moves === undefined ? {} : { movesLeft: Array.isArray(moves) ? moves.length : moves }),
+    }),
+    { barrier: true },
+  );
+}

@@ -1,0 +1,59 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Decision } from '../plan/decision.js';
+import { configureEvents, eventsOn, flushEvents, outboxStats } from './process.js';
+import { passEvents, podDecided } from './pods.js';
+import type { OutEvent, PodsDecided } from './types.js';
+
+let sent: OutEvent[] = [];
+const d = (name: string): Decision => ({ namespace: 'ml', name, uid: `u-${name}`, profile: 'p', strategy: 's', action: 'delete', reason: 'r' });
+const done = { action: 'delete' as const, outcome: 'deleted' as const, dryRun: false };
+
+beforeEach(() => {
+  sent = [];
+  configureEvents({ EVENTS_SINK: 'http://127.0.0.1:9/', EVENTS_BATCH_SIZE: '3' }, async (e) => void sent.push(e));
+});
+afterAll(() => configureEvents({}));
+
+describe("a pass's decisions", () => {
+  it('the first N one event each, the rest in batches in order, then pass.completed saying how many of each', async () => {
+    const out = passEvents('sweep', 'p1', 2)!;
+    for (let i = 0; i < 9; i++) out.decided(d(`pod-${i}`), done);
+    out.completed({ dryRun: false, outcome: 'complete', failures: { transient: 0, refused: 0 }, counts: {} });
+    await flushEvents(1_000);
+    expect(sent.map((e) => e.type)).toEqual([
+      'dev.kube-tidy.pod.deleted.v1',
+      'dev.kube-tidy.pod.deleted.v1',
+      'dev.kube-tidy.pods.decided.v1',
+      'dev.kube-tidy.pods.decided.v1',
+      'dev.kube-tidy.pods.decided.v1',
+      'dev.kube-tidy.pass.completed.v1',
+    ]);
+    const batches = sent.filter((e) => e.type.endsWith('pods.decided.v1')).map((e) => e.data as PodsDecided);
+    expect(batches.map((b) => [b.batch, b.decisions.map((x) => x.name)])).toEqual([
+      [1, ['pod-2', 'pod-3', 'pod-4']],
+      [2, ['pod-5', 'pod-6', 'pod-7']],
+      [3, ['pod-8']],
+    ]);
+    expect((sent.at(-1)!.data as { decisions: unknown }).decisions).toEqual({ single: 2, batched: 7, batches: 3 });
+  });
+
+  it('the event path: one event per decision, with its origin and pass', async () => {
+    podDecided(d('a'), { ...done, outcome: 'deferred', message: 'budget' }, 'event');
+    podDecided(d('b'), done, 'shard', 'p9');
+    await flushEvents(1_000);
+    expect(sent.map((e) => [e.type, e.source, e.subject, (e.data as { pass?: string }).pass])).toEqual([
+      ['dev.kube-tidy.pod.deferred.v1', 'kube-tidy/podTerminated', 'namespaces/ml/pods/a', undefined],
+      ['dev.kube-tidy.pod.deleted.v1', 'kube-tidy/sweep', 'namespaces/ml/pods/b', 'p9'],
+    ]);
+  });
+
+  it('with no sink, nothing is built, sent or counted', async () => {
+    configureEvents({});
+    expect(eventsOn()).toBe(false);
+    expect(passEvents('sweep', 'p', 1)).toBeUndefined();
+    podDecided(d('a'), done, 'event');
+    await flushEvents(1_000);
+    expect(sent).toEqual([]);
+    expect(outboxStats()).toBeUndefined();
+  });
+});

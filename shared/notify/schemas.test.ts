@@ -1,0 +1,145 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { outSchemas, schemaFiles } from '../../test/fixtures/events/out-schemas.js';
+import type { Decision } from '../plan/decision.js';
+import { cascaded, defragStepped, evacuationWritten, orphanDone, orphanSweepCompleted } from './families.js';
+import { configureEvents } from './process.js';
+import { passEvents, podDecided } from './pods.js';
+import { DATA_TYPES, dataschemaOf, EVENT_PREFIX, POD_OUTCOMES, podType, TYPES, type OutEvent } from './types.js';
+import { ANNOTATIONS } from '../evacuation/core/annotations.js';
+
+// Every kind of event the code can produce, built by the hooks the code calls, checked against
+// the schema its dataschema names (schemas/events/, JSON Schema 2020-12).
+
+let sent: OutEvent[] = [];
+beforeEach(() => {
+  sent = [];
+  configureEvents({ EVENTS_SINK: 'http://127.0.0.1:9/', EVENTS_BATCH_SIZE: '2' }, async (e) => void sent.push(e));
+});
+afterAll(() => configureEvents({}));
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+const decision = (name: string, over: Partial<Decision> = {}): Decision => ({
+  namespace: 'ml',
+  name,
+  uid: `uid-${name}`,
+  node: 'node-1',
+  profile: 'default',
+  strategy: 'RemoveFailedPods',
+  action: 'delete',
+  reason: 'Failed with exit code 3',
+  ...over,
+});
+
+const schemas = outSchemas();
+
+describe('the event schemas', () => {
+  it('one file per data type, each a 2020-12 schema whose $id is the dataschema events name', () => {
+    const files = schemaFiles();
+    expect(files.map((f) => f.file).sort()).toEqual(DATA_TYPES.map((t) => `${t}.v1.json`).sort());
+    for (const { file, schema } of files) {
+      expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(schema.$id).toBe(dataschemaOf(file.replace('.v1.json', '') as (typeof DATA_TYPES)[number]));
+    }
+  });
+
+  it('every type is under one prefix and versioned', () => {
+    for (const t of [...POD_OUTCOMES.map(podType), ...Object.values(TYPES)]) expect(t).toMatch(/^dev\.kube-tidy\.[a-z.-]+\.v1$/);
+    expect(EVENT_PREFIX).toBe('dev.kube-tidy.');
+  });
+
+  it('every kind of event the hooks build is valid against its schema', async () => {
+    // A pod decision of every outcome, from the event path and a shard.
+    for (const outcome of POD_OUTCOMES)
+      podDecided(
+        decision(`p-${outcome}`),
+        { action: 'delete', outcome, dryRun: false, ...(outcome === 'deleted' ? {} : { message: `said ${outcome}` }) },
+        'event',
+      );
+    podDecided(decision('s', { node: undefined, action: 'evict' }), { action: 'evict', outcome: 'evicted', dryRun: true }, 'shard', 'pass-1');
+    // A pass: 1 single, then batches of 2, then its summary.
+    const pass = passEvents('sweep', 'pass-2', 1)!;
+    for (const n of ['a', 'b', 'c', 'd']) pass.decided(decision(n), { action: 'delete', outcome: 'deleted', dryRun: false });
+    pass.completed({
+      dryRun: false,
+      outcome: 'complete',
+      durationMs: 12,
+      failures: { transient: 0, refused: 0 },
+      counts: { pages: 1, outcomes: { deleted: 4 } },
+    });
+    cascaded({ worker: 'w1', kind: 'batch/Job', namespace: 'ml', name: 'j', outcome: 'deleted', why: 'deleted', dryRun: false }, 'jobs');
+    orphanDone(
+      Object.assign(
+        { worker: 'w1', apiVersion: 'v1', kind: 'Pod', namespace: 'ml', name: 'o', uid: 'u', action: 'delete', result: 'deleted', reason: 'r', dryRun: false },
+        { resourceVersion: '5' },
+      ),
+      'pods',
+    );
+    orphanSweepCompleted({ dryRun: false, outcome: 'swept', counts: { workers: { w1: { deleted: 1 } } }, failures: { transient: 0, refused: 0 } });
+    const before = { [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' };
+    evacuationWritten({
+      namespace: 'ml',
+      name: 'vm',
+      uid: 'u',
+      before: {},
+      set: { [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' },
+      dryRun: false,
+    });
+    evacuationWritten({
+      namespace: 'ml',
+      name: 'vm',
+      uid: 'u',
+      before,
+      set: { [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.retryAt]: '2026-01-01T00:00:00Z' },
+      dryRun: false,
+    });
+    evacuationWritten({
+      namespace: 'ml',
+      name: 'vm',
+      uid: 'u',
+      before,
+      set: { [ANNOTATIONS.state]: null, [ANNOTATIONS.result]: 'Succeeded at t: done' },
+      dryRun: false,
+    });
+    const move = {
+      step: 1,
+      pod: { namespace: 'ml', name: 'p', uid: 'u' },
+      owner: { kind: 'ReplicaSet', name: 'r', uid: 'o' },
+      from: 'n1',
+      to: 'n2',
+      frees: 'n1',
+      reason: 'frees n1',
+    };
+    defragStepped({ outcome: 'evicted', move, plan: { moves: 3 }, verified: { pod: 'ml/q', expected: 'n2', landed: 'n2', asPlanned: true } }, false);
+    defragStepped({ outcome: 'converged', plan: { moves: 0 }, nodesFreed: 1 }, false);
+    await settle();
+
+    const types = new Set(sent.map((e) => e.type));
+    for (const t of [...POD_OUTCOMES.map(podType), ...Object.values(TYPES)]) expect(types, t).toContain(t);
+    for (const e of sent) expect(schemas.check(e.dataschema, e.data), `${e.type} ${JSON.stringify(e.data)}`).toEqual([]);
+    expect(sent.filter((e) => e.type === TYPES.evacuation).map((e) => [(e.data as { from: string }).from, (e.data as { to: string }).to])).toEqual([
+      ['Idle', 'Started'],
+      ['Started', 'Backoff'],
+      ['Started', 'Idle'],
+    ]);
+  });
+
+  it('a schema refuses what it does not describe (the check can fail)', () => {
+    const e = dataschemaOf('pod-decision');
+    expect(schemas.check(e, { namespace: 'ml' })).not.toEqual([]);
+    expect(
+      schemas.check(e, {
+        namespace: 'ml',
+        name: 'a',
+        uid: 'u',
+        strategy: 's',
+        profile: 'p',
+        reason: 'r',
+        action: 'delete',
+        outcome: 'vanished',
+        dryRun: false,
+        origin: 'event',
+      }),
+    ).not.toEqual([]);
+    expect(schemas.check(dataschemaOf('pods-decided'), { origin: 'sweep', pass: 'x', dryRun: false, batch: 1, decisions: [{ name: 'a' }] })).not.toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+// What kube-tidy tells the world it decided, as CloudEvents (README "Decisions as CloudEvents").
+// Every type is under one prefix and versioned: a receiver (a Knative Trigger, a Pub/Sub
+// subscription's filter) selects by the exact type, so a pod's type names its outcome. A type's
+// data changes only compatibly (new optional fields); anything else is a `.v2` beside it.
+// Each data type has a JSON Schema in the repository (schemas/events/<data type>.v1.json),
+// named by the event's `dataschema`; schemas.test.ts checks every event built here against it.
+
+export const EVENT_PREFIX = 'dev.kube-tidy.';
+export const SCHEMA_BASE = 'https://kube-tidy.dev/schemas/events/';
+
+/** Every way one pod's removal can end (cleanup/io/act.ts ActResult['outcome']), one event type each. */
+export const POD_OUTCOMES = ['deleted', 'evicted', 'blocked', 'gone', 'stale', 'failed', 'refused', 'deferred', 'evacuation-requested', 'evacuating'] as const;
+export type PodOutcome = (typeof POD_OUTCOMES)[number];
+
+/** Where a pod decision was made: a pod event (or its due timer), a pass, a shard of a pass, the CLI. */
+export type Origin = 'event' | 'sweep' | 'invoke' | 'shard' | 'cli';
+/** Whose pass a pass.completed sums up. */
+export type PassKind = 'sweep' | 'invoke' | 'shard' | 'cli' | 'orphan-sweep';
+
+export const podType = (outcome: PodOutcome) => `${EVENT_PREFIX}pod.${outcome}.v1` as const;
+export const TYPES = {
+  podsDecided: `${EVENT_PREFIX}pods.decided.v1`,
+  cascade: `${EVENT_PREFIX}multikueue.cascade.v1`,
+  orphan: `${EVENT_PREFIX}multikueue.orphan.v1`,
+  evacuation: `${EVENT_PREFIX}evacuation.changed.v1`,
+  defrag: `${EVENT_PREFIX}defrag.step.v1`,
+  passCompleted: `${EVENT_PREFIX}pass.completed.v1`,
+} as const;
+
+/** The data types, each with its schema file schemas/events/<name>.v1.json. */
+export const DATA_TYPES = [
+  'pod-decision',
+  'pods-decided',
+  'multikueue-cascade',
+  'multikueue-orphan',
+  'evacuation-change',
+  'defrag-step',
+  'pass-summary',
+] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+export const dataschemaOf = (t: DataType) => `${SCHEMA_BASE}${t}.v1.json`;
+
+/** One pod decision carried out (or held back), as the API server answered it. */
+export interface PodDecision {
+  namespace: string;
+  name: string;
+  uid: string;
+  node?: string;
+  strategy: string;
+  profile: string;
+  reason: string;
+  /** delete: a pod stored Succeeded/Failed; evict: through the Eviction API. */
+  action: 'delete' | 'evict';
+  outcome: PodOutcome;
+  dryRun: boolean;
+  /** The API server's answer (or the brake's reason, for deferred), when there is one. */
+  message?: string;
+  origin: Origin;
+  /** The pass it belongs to (a sweep, invoke or shard), when in one. */
+  pass?: string;
+}
+
+/** Many decisions of one pass in one event, in the policy's order: past the pass's per-pod events. */
+export interface PodsDecided {
+  origin: Origin;
+  pass: string;
+  dryRun: boolean;
+  /** 1-based position of this batch in its pass. */
+  batch: number;
+  decisions: PodDecision[];
+}
+
+export interface CascadeData {
+  worker: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  outcome: string;
+  why: string;
+  dryRun: boolean;
+}
+
+export interface OrphanData {
+  worker: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  /** What the sweep decided: delete, evict, report, deferred. */
+  action: string;
+  /** What the API server answered for a delete or an evict. */
+  result?: string;
+  reason: string;
+  dryRun: boolean;
+}
+
+export interface EvacuationChange {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** Idle, Started, Backoff. */
+  from: string;
+  to: string;
+  attempt?: number;
+  /** Why: how it ended (the result annotation) or what it waits for. */
+  reason?: string;
+  dryRun: boolean;
+}
+
+export interface DefragStepData {
+  outcome: string;
+  dryRun: boolean;
+  move?: { step: number; pod: { namespace: string; name: string; uid: string }; from: string; to: string; frees: string; reason: string };
+  verified?: { pod: string; expected: string; landed?: string; asPlanned: boolean; drift?: string };
+  message?: string;
+  nodesFreed?: number;
+  /** Moves the plan still holds after this step. */
+  movesLeft?: number;
+}
+
+export interface PassSummaryData {
+  kind: PassKind;
+  /** The pass's id (sweep, invoke, shard); absent for an orphan sweep. */
+  pass?: string;
+  dryRun: boolean;
+  outcome: string;
+  durationMs?: number;
+  /** Summary counts, never the per-pod lists (pages, podsSeen, selected, kept, outcomes, per worker for an orphan sweep...). */
+  counts: Record<string, unknown>;
+  failures: { transient: number; refused: number };
+  /** How this pass's pod decisions went out: one event each, then in batches. */
+  decisions?: { single: number; batched: number; batches: number };
+}
+
+/** A CloudEvent as the outbox holds it: plain data, encoded by the sink only when it is sent. */
+export interface OutEvent {
+  id: string;
+  type: string;
+  source: string;
+  subject?: string;
+  time: string;
+  dataschema: string;
+  data: unknown;
+  /** Extension attributes a Trigger can filter on (lowercase names, string values). */
+  extensions?: Record<string, string>;
+}
