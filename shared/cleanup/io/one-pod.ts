@@ -17,7 +17,7 @@ import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
-import { podDecided } from '../../notify/pods.js';
+import { podDecided, type PassEvents } from '../../notify/pods.js';
 
 /**
  * An event removes at most this many older pods of the pod's owner (kubeTidy.retention's window
@@ -101,21 +101,31 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
   };
 }
 
+/** A removal that is part of a pass's shard (shards.ts); none of it on the event path. */
+export interface InShard {
+  /** The pass's Kubernetes Event budget. */
+  events?: EventBudget;
+  /** The pass a shard belongs to, whose own abort's trip does not stop the pods it kept before the line. */
+  pass?: string;
+  /** The pods a shard removes next (their namespaces: all a shard knows before reading them), reserved in the same ledger write. */
+  ahead?: () => readonly Subject[];
+  /** The shard's CloudEvents, batched as a pass's (notify/pods.ts); absent: one event per decision. */
+  out?: PassEvents;
+}
+
 /**
  * Reads the pod, decides on what is stored, and removes it if the stored pod is selected:
  * DELETE when stored Succeeded/Failed, eviction otherwise, tied to the stored uid and
- * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's. `pass`: the
- * pass a shard belongs to, whose own abort's trip does not stop the pods it kept before the line.
+ * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's.
  */
 export async function removeSelected(
   h: CleanupHandle,
   ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
   context?: Omit<Snapshot, 'pods'>,
-  events?: EventBudget,
-  pass?: string,
-  /** The pods a shard removes next (their namespaces: all a shard knows before reading them), reserved in the same ledger write. */
-  ahead?: () => readonly Subject[],
+  shard: InShard = {},
 ): Promise<Answer> {
+  const { events, pass, ahead } = shard;
+  const told = tellerOf(shard);
   const pod = keyOf(ref);
   await h.ready();
   const stored = await getPod(h.reader.core, ref);
@@ -127,7 +137,7 @@ export async function removeSelected(
   const again = await decideOne(h, stored, context);
   // This pod joining its owner's newest may push older ones out of what retention keeps: no
   // event comes for them, so this one removes them (as listed, tied to their uid and resourceVersion).
-  const older = () => (again.older && again.group ? removeOlder(h, again.older, again.group, events, pass) : Promise.resolve(undefined));
+  const older = () => (again.older && again.group ? removeOlder(h, again.older, again.group, told, events, pass) : Promise.resolve(undefined));
   if (!again.decision) {
     // The event described a state the pod is no longer in (or never was): say so.
     const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
@@ -146,7 +156,7 @@ export async function removeSelected(
   const taken = await brakes.take(brakeSetOf(h.policy()), subjectOf(stored), ahead, pass);
   if ('deferred' in taken) {
     await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
-    podDecided(again.decision, { ...resultOf(again.decision, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why }, originOf(pass), pass);
+    told(again.decision, { ...resultOf(again.decision, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
   }
   let result;
@@ -156,7 +166,7 @@ export async function removeSelected(
     // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
     brakes.done(taken.ticket, result === undefined || charged(result));
   }
-  podDecided(again.decision, result, originOf(pass), pass);
+  told(again.decision, result);
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
 }
@@ -166,6 +176,7 @@ async function removeOlder(
   h: CleanupHandle,
   due: readonly Decision[],
   group: readonly Stored<Pod>[],
+  told: Teller,
   events?: EventBudget,
   pass?: string,
 ): Promise<ActResult[]> {
@@ -179,7 +190,7 @@ async function removeOlder(
     if ('deferred' in taken) {
       await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
       results.push({ ...resultOf(d, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
-      podDecided(d, results.at(-1)!, originOf(pass), pass);
+      told(d, results.at(-1)!);
       break;
     }
     let result: ActResult | undefined;
@@ -188,14 +199,16 @@ async function removeOlder(
     } finally {
       brakes.done(taken.ticket, result === undefined || charged(result));
     }
-    podDecided(d, result, originOf(pass), pass);
+    told(d, result);
     results.push(result);
   }
   return results;
 }
 
-/** Where a one-pod removal comes from, for its CloudEvent: a shard of a pass names its pass. */
-const originOf = (pass: string | undefined) => (pass ? 'shard' : 'event');
+type Teller = (d: Decision, r: ActResult) => void;
+
+/** Each decision out as a CloudEvent: into the shard's batches, or one event each (the event path, a shard without them). */
+const tellerOf = ({ out, pass }: InShard): Teller => (out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(d, r, pass ? 'shard' : 'event', pass));
 
 /** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
 function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {

@@ -22,6 +22,7 @@ import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { storePlan } from './shard-plan.js';
 import { removeSelected } from './one-pod.js';
+import { passEvents } from '../../notify/pods.js';
 
 /** The broker (or any CloudEvents endpoint delivering to sweep), or a Pub/Sub topic. */
 export type ShardSink = { url: string } | PubSubTarget;
@@ -128,13 +129,20 @@ async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTall
   const needs = snapshotNeeds(h.policy());
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(h, needs)).snapshot : {};
   const events = recordEvents && !dryRun ? new EventBudget(eventsPerPass) : undefined;
+  // Its decisions out as CloudEvents as a pass sends them: the first few one each, the rest in batches, then its summary.
+  const out = passEvents('shard', shard.pass, eventsPerPass);
   const { results, started: acted } = await inOrder(
     shard.pods,
     concurrency,
     () => h.now() > deadline,
     (pod, i) =>
       // The shard's next pods are reserved with this one: one ledger write per AHEAD removals, as a pass.
-      removeSelected(h, pod, context, events, shard.pass, () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace }))),
+      removeSelected(h, pod, context, {
+        ...(events ? { events } : {}),
+        pass: shard.pass,
+        ahead: () => shard.pods.slice(i + 1, i + 1 + AHEAD).map((p) => ({ namespace: p.namespace })),
+        ...(out ? { out } : {}),
+      }),
   );
   const outcomes: Record<string, number> = {};
   const failures = { transient: shard.pods.length - acted, refused: 0 };
@@ -146,6 +154,13 @@ async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTall
   }
   await events?.flush(h.writer(), `${shard.pass}-${shard.index}`);
   const complete = failures.transient + failures.refused === 0;
+  out?.completed({
+    dryRun,
+    outcome: complete ? 'complete' : 'incomplete',
+    durationMs: h.now() - started,
+    failures,
+    counts: { shard: shard.index, of: shard.of, pods: shard.pods.length, started: acted, outcomes, requests: tally.sent },
+  });
   return {
     outcome: complete ? 'shard-done' : 'shard-incomplete',
     shard: { pass: shard.pass, index: shard.index, of: shard.of, pods: shard.pods.length, started: acted },

@@ -18,7 +18,7 @@ import type { Runtime } from '../../../shared/runtime/runtime.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { core, failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
-import { knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
+import { broker, knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
 
 const swept = testNamespace('events-out');
 const other = testNamespace('events-out-ev');
@@ -118,11 +118,20 @@ describe('decisions as CloudEvents, to a real receiver', () => {
       }
     }
     const ofPass = decisions.filter((d) => d.pass === pass);
-    // Exactly the pass's decisions, as its answer lists them, in the policy's order.
-    expect(ofPass.map((d) => [d.name, d.outcome, d.origin])).toEqual(results.map((r) => [r.name, r.outcome, 'sweep']));
-    // The first two one event each, the rest in batches of 2.
-    expect(ofPass.slice(0, 2).every((d) => d.type !== 'dev.kube-tidy.pods.decided.v1')).toBe(true);
-    expect(ofPass.slice(2).every((d) => d.type === 'dev.kube-tidy.pods.decided.v1')).toBe(true);
+    // Exactly the pass's decisions, as its answer lists them. The outbox keeps each pod's events
+    // in order, not the order across pods (a few sends are in flight at once): compared as sets.
+    const key = (x: { name: string; outcome: string }) => `${x.name} ${x.outcome}`;
+    expect(ofPass.map(key).sort()).toEqual(results.map(key).sort());
+    expect(ofPass.every((d) => d.origin === 'sweep')).toBe(true);
+    // The first two in the policy's order one event each, the rest in batches of 2.
+    const single = ofPass.filter((d) => d.type !== 'dev.kube-tidy.pods.decided.v1').map(key);
+    expect(single.sort()).toEqual(results.slice(0, 2).map(key).sort());
+    expect(
+      ofPass
+        .filter((d) => d.type === 'dev.kube-tidy.pods.decided.v1')
+        .map(key)
+        .sort(),
+    ).toEqual(results.slice(2).map(key).sort());
     // One pass.completed, after every decision of the pass, with its counts.
     const completed = sink.events.filter((e) => e.type === 'dev.kube-tidy.pass.completed.v1');
     expect(completed).toHaveLength(1);
@@ -150,6 +159,51 @@ describe('decisions as CloudEvents, to a real receiver', () => {
     expect(deleted.dataschema).toBe('https://kube-tidy.dev/schemas/events/pod-decision.v1.json');
   });
 });
+
+describe('a shard taken by another instance', () => {
+  const ns = testNamespace('events-out-shard');
+  let sink: Awaited<ReturnType<typeof receiver>>;
+  beforeAll(async () => {
+    sink = await receiver();
+    configureEvents({ EVENTS_SINK: sink.url, EVENTS_BATCH_SIZE: '2' });
+  });
+  afterAll(() => sink.close());
+
+  it('sends its decisions as a pass does (the first one each, the rest in batches), then its own pass.completed', async () => {
+    await makePods(ns.name, range('sh', 7), { exitCode: 137 });
+    const b = await broker();
+    try {
+      const env = { SWEEP_SHARD_SINK: b.url, SWEEP_SHARD_SIZE: '3', SWEEP_PLAN_NAMESPACE: ns.name, SWEEP_EVENTS_PER_PASS: '1' };
+      const planned = await send(serve(sweep, await start(failedPolicy([ns.name]), env)), pingRequest());
+      expect(planned.body.summary.fannedOut).toMatchObject({ shards: 2, pods: 4 });
+      const pass = planned.body.summary.pass as string;
+      const shard = b.taken.find((m) => (JSON.parse(m.body) as { index: number }).index === 1)!;
+      const taken = await send(serve(sweep, await start(failedPolicy([ns.name]), env)), shard);
+      expect(taken.body).toMatchObject({ outcome: 'shard-done', outcomes: { deleted: 3 } });
+      const names = (JSON.parse(shard.body) as { pods: { name: string }[] }).pods.map((p) => p.name);
+      const completed = () => sink.events.filter((e) => e.type === 'dev.kube-tidy.pass.completed.v1' && (e.data as PassSummaryData).kind === 'shard');
+      await waitFor('the shard’s pass.completed', async () => completed().length === 1 || undefined);
+      const ofShard = sink.events.filter(
+        (e) => e.source === 'kube-tidy/sweep' && e.type !== 'dev.kube-tidy.pass.completed.v1' && names.includes(podsOf(e)[0]!),
+      );
+      // A shard acts on its pods concurrently: each decision goes out as its write ends (each pod's own in order), so the shard's order is not kept.
+      expect(ofShard.map((e) => [e.type, podsOf(e).length])).toEqual([
+        ['dev.kube-tidy.pod.deleted.v1', 1],
+        ['dev.kube-tidy.pods.decided.v1', 2],
+      ]);
+      expect(ofShard.flatMap(podsOf).sort()).toEqual([...names].sort());
+      expect((ofShard[0]!.data as PodDecision).origin).toBe('shard');
+      expect(completed()[0]!.data).toMatchObject({ kind: 'shard', pass, decisions: { single: 1, batched: 2, batches: 1 }, counts: { shard: 1, pods: 3 } });
+      for (const e of sink.events) expect(schemas.check(e.dataschema!, e.data), `${e.type} ${JSON.stringify(e.data)}`).toEqual([]);
+    } finally {
+      b.close();
+    }
+  });
+});
+
+/** The pods an event is about: one for a pod event, several for a batch. */
+const podsOf = (e: CloudEventV1<unknown>): string[] =>
+  e.type === 'dev.kube-tidy.pods.decided.v1' ? (e.data as PodsDecided).decisions.map((d) => d.name) : [(e.data as PodDecision).name];
 
 /** The exposition's kube_tidy_events_out_total, summed per result. */
 async function eventsOut(): Promise<Record<string, number>> {
