@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { flushEvents } from '../../notify/process.js';
 import { parseArgs } from 'node:util';
 import { PolicyError } from '../../policy/errors.js';
 import { toDeschedulerPolicy } from '../../policy/normalize.js';
@@ -245,7 +246,9 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
     },
     // --timeout bounds the command as its user sees it: loading the program counts too.
     performance.timeOrigin,
-  ).then((code) => {
+  ).then(async (code) => {
+    // With EVENTS_SINK set, the pass's CloudEvents still queued go out (for at most EVENTS_FLUSH_MS).
+    await flushEvents();
     process.exitCode = code;
     // The answer is given: whatever is still being stopped (an aborted request's socket, a
     // credential plugin's process group) does not hold the process past --timeout's margin.
