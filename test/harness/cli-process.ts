@@ -13,6 +13,14 @@ export interface Ran {
   ms: number;
 }
 
+/** The CLI's JSON lines on stdout, parsed. */
+export const jsonLines = (r: Ran): Record<string, unknown>[] =>
+  r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 export function runCli(args: readonly string[], o: { killAfterMs?: number } = {}): Promise<Ran> {
   const started = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: o.killAfterMs !== undefined });

@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { Policy } from '../../policy/policy.js';
 import { ANNOTATIONS, OPENREPORTS, reportLabels, reportName } from './names.js';
-import type { Report, ReportResult, ReportSummary, ResultSeverity, ResultStatus } from './report.js';
+import type { ObjectReference, Report, ReportResult, ReportSummary, ResultSeverity, ResultStatus } from './report.js';
 
 export const SOURCE = 'kube-tidy';
 export const CATEGORY = 'cleanup';
@@ -149,45 +149,43 @@ export interface BuildContext {
 
 const cut = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
 
-function selectedResult(g: ReportGroup, r: SelectedPod, c: BuildContext, timestamp: ReportResult['timestamp']): ReportResult {
+/** One result about one pod: what every result shares (source, policy, rule, severity, its stable id). */
+function result(
+  g: ReportGroup,
+  strategy: string,
+  pod: ObjectReference,
+  status: 'fail' | 'error' | 'skip',
+  message: string,
+  properties: Record<string, string>,
+  timestamp: ReportResult['timestamp'],
+): ReportResult {
   return {
     source: SOURCE,
     policy: g.profile,
-    rule: r.strategy,
+    rule: strategy,
     category: CATEGORY,
-    result: statusOf(r.outcome),
-    severity: SEVERITY[statusOf(r.outcome) as 'fail' | 'error'],
-    scored: true,
+    result: status,
+    severity: SEVERITY[status],
+    // A kept pod is not a finding: it does not count against the policy.
+    scored: status !== 'skip',
     timestamp,
-    resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: r.namespace, name: r.name, uid: r.uid }],
-    // The strategy's reason, then what came of it when the API server (or a brake) said more.
-    message: cut(r.message ? `${r.reason} (${r.outcome}: ${r.message})` : r.reason),
-    properties: {
-      resultID: resultId(g.profile, r.strategy, r, statusOf(r.outcome)),
-      action: r.action,
-      outcome: r.outcome,
-      dryRun: String(r.dryRun),
-      pass: c.pass,
-      mode: c.mode,
-    },
+    resources: [pod],
+    message: cut(message),
+    properties: { resultID: resultId(g.profile, strategy, pod, status), ...properties },
   };
 }
 
+function selectedResult(g: ReportGroup, r: SelectedPod, c: BuildContext, timestamp: ReportResult['timestamp']): ReportResult {
+  const pod = { apiVersion: 'v1', kind: 'Pod', namespace: r.namespace, name: r.name, uid: r.uid };
+  // The strategy's reason, then what came of it when the API server (or a brake) said more.
+  const message = r.message ? `${r.reason} (${r.outcome}: ${r.message})` : r.reason;
+  const properties = { action: r.action, outcome: r.outcome, dryRun: String(r.dryRun), pass: c.pass, mode: c.mode };
+  return result(g, r.strategy, pod, statusOf(r.outcome) as 'fail' | 'error', message, properties, timestamp);
+}
+
 function keptResult(g: ReportGroup, k: KeptPod, c: BuildContext, timestamp: ReportResult['timestamp']): ReportResult {
-  return {
-    source: SOURCE,
-    policy: g.profile,
-    rule: k.strategy,
-    category: CATEGORY,
-    result: 'skip',
-    severity: SEVERITY.skip,
-    // Not a finding: a kept pod does not count against the policy.
-    scored: false,
-    timestamp,
-    resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: k.namespace, name: k.name, ...(k.uid ? { uid: k.uid } : {}) }],
-    message: cut(`kept: ${k.reason}`),
-    properties: { resultID: resultId(g.profile, k.strategy, k, 'skip'), kept: 'true', pass: c.pass, mode: c.mode },
-  };
+  const pod = { apiVersion: 'v1', kind: 'Pod', namespace: k.namespace, name: k.name, ...(k.uid ? { uid: k.uid } : {}) };
+  return result(g, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
 }
 
 /** One Report per collected (namespace, profile): selected pods first, then kept ones, within the caps. */

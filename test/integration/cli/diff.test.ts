@@ -2,7 +2,7 @@
 // it: the CLI as a child process against the shared real cluster. Checked against the pods
 // themselves (exact lists), the gate's exit code, and the API server's audit log: a diff
 // sends no write at all, not even a dry run.
-import { runCli, type Ran } from '../../harness/cli-process.js';
+import { jsonLines, runCli } from '../../harness/cli-process.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -50,12 +50,7 @@ function file(name: string, content: string): string {
   writeFileSync(path, content);
   return path;
 }
-const lines = (r: Ran) =>
-  r.stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = jsonLines;
 const ours = () => [a.name, b.name, DEPLOYED.namespace];
 const resourceVersions = async () =>
   Object.fromEntries(

@@ -1,7 +1,7 @@
 // `kube-tidy plan --kubeconfig` and `kube-tidy run` as a person runs them: the CLI as a child
 // process with a kubeconfig file for the shared real cluster, checked against the cluster
 // itself and the API server's audit log (what was sent), not against the CLI's own words.
-import { runCli, type Ran } from '../../harness/cli-process.js';
+import { jsonLines, runCli, type Ran } from '../../harness/cli-process.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,12 +57,7 @@ async function inProcess(...args: string[]): Promise<Ran> {
   return { code, stdout, stderr, ms: Date.now() - started };
 }
 
-const lines = (r: Ran) =>
-  r.stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = jsonLines;
 const writesHere = (writes: AuditWrite[]) => writes.filter((w) => w.namespace === ns.name);
 const podsLeft = async () =>
   (await core().listNamespacedPod({ namespace: ns.name })).items
