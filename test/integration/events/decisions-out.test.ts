@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { HTTP, type CloudEventV1 } from 'cloudevents';
+import type { CloudEventV1 } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
@@ -17,6 +17,7 @@ import type { PassSummaryData, PodDecision, PodsDecided } from '../../../shared/
 import type { Runtime } from '../../../shared/runtime/runtime.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
+import { receiver } from '../../fixtures/events/receiver.js';
 import { core, failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
 import { broker, knativeRequest, pingRequest, runtimeFor, send, serve } from '../functions/setup.js';
 
@@ -25,27 +26,6 @@ const other = testNamespace('events-out-ev');
 const down = testNamespace('events-out-down');
 const runtimes: Runtime[] = [];
 const schemas = outSchemas();
-
-/** A CloudEvents receiver: every request parsed by the SDK, kept in arrival order, answered 202. */
-async function receiver(): Promise<{ url: string; events: CloudEventV1<unknown>[]; bad: string[]; close(): void }> {
-  const events: CloudEventV1<unknown>[] = [];
-  const bad: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      try {
-        events.push(HTTP.toEvent({ headers: req.headers, body }) as CloudEventV1<unknown>);
-        res.writeHead(202).end();
-      } catch (e) {
-        bad.push((e as Error).message);
-        res.writeHead(400).end();
-      }
-    });
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, events, bad, close: () => void server.close() };
-}
 
 /** A rate brake of `max` removals per namespace, in a window with room left for the test (windows are aligned to the epoch). */
 function rateBrake(max: number): Record<string, unknown> {

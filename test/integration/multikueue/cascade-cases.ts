@@ -1,6 +1,10 @@
 // jobDeleted over HTTP: a Knative resource.delete CloudEvent for the manager's Job in, the
 // copies in both workers deleted with propagation, no pod left behind.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureEvents } from '../../../shared/notify/process.js';
+import type { CascadeData } from '../../../shared/notify/types.js';
+import { outSchemas } from '../../fixtures/events/out-schemas.js';
+import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { jobDeleted } from '../../../functions/job-deleted.js';
 import { ORIGIN_LABEL } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
@@ -12,6 +16,17 @@ import { namespaceEverywhere } from './ns.js';
 
 export function cascadeTests(env: () => Env): void {
   describe('jobDeleted (the event path)', () => {
+    // Every decision out as a CloudEvent (issue 26): a real receiver for this block's cascades.
+    let sink: Receiver;
+    const schemas = outSchemas();
+    beforeAll(async () => {
+      sink = await receiver();
+      configureEvents({ EVENTS_SINK: sink.url });
+    });
+    afterAll(() => {
+      configureEvents({});
+      sink.close();
+    });
     for (const mode of ['binary', 'structured'] as HttpMode[]) {
       it(`a manager Job's deletion (${mode} CloudEvent) leaves no pod behind in either worker, Running or Completed`, async () => {
         const e = env();
@@ -40,6 +55,25 @@ export function cascadeTests(env: () => Env): void {
         expect(again.status).toBe(200);
         expect(again.body.workers.map((w: { outcome: string }) => w.outcome)).toEqual(['gone', 'gone']);
         expect(again.body.workers.map((w: { requests: number }) => w.requests)).toEqual([1, 1]);
+        // Each worker's cascade went out as a CloudEvent, as the answers said, valid against its schema.
+        const cascades = () => sink.events.filter((c) => c.type === 'dev.kube-tidy.multikueue.cascade.v1' && (c.data as CascadeData).namespace === ns);
+        await waitFor('the four cascade events', async () => cascades().length === 4 || undefined);
+        expect(cascades().map((c) => [(c.data as CascadeData).worker, (c.data as CascadeData).outcome, c.subject, c.source])).toEqual(
+          expect.arrayContaining([
+            ['worker-1', 'deleted', `namespaces/${ns}/jobs/train`, 'kube-tidy/jobDeleted'],
+            ['worker-2', 'deleted', `namespaces/${ns}/jobs/train`, 'kube-tidy/jobDeleted'],
+            ['worker-1', 'gone', `namespaces/${ns}/jobs/train`, 'kube-tidy/jobDeleted'],
+            ['worker-2', 'gone', `namespaces/${ns}/jobs/train`, 'kube-tidy/jobDeleted'],
+          ]),
+        );
+        for (const c of cascades()) expect(schemas.check(c.dataschema!, c.data)).toEqual([]);
+        // Each worker's own in order: deleted, then gone.
+        for (const w of ['worker-1', 'worker-2'])
+          expect(
+            cascades()
+              .filter((c) => (c.data as CascadeData).worker === w)
+              .map((c) => (c.data as CascadeData).outcome),
+          ).toEqual(['deleted', 'gone']);
       });
     }
 
