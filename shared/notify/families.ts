@@ -76,6 +76,27 @@ export function evacuationWritten(w: StateWrite): void {
   );
 }
 
+/**
+ * An evacuation that ended with its pod gone (the VM moved, the pod deleted): no state is
+ * written on a pod that is gone, so the end is told when its slot is given back (once).
+ */
+export function evacuationEndedGone(e: { namespace: string; name: string; uid: string; outcome: string; why: string; dryRun: boolean }): void {
+  if (!eventsOn()) return;
+  const outcome = e.outcome === 'timedout' ? 'TimedOut' : `${e.outcome.charAt(0).toUpperCase()}${e.outcome.slice(1)}`;
+  emit(
+    evacuationEvent(stamp(), {
+      namespace: e.namespace,
+      name: e.name,
+      uid: e.uid,
+      from: 'Started',
+      to: 'Idle',
+      reason: `${outcome}: ${e.why}`,
+      dryRun: e.dryRun,
+    }),
+    { keys: [`namespaces/${e.namespace}/pods/${e.name}`] },
+  );
+}
+
 /** A defragmentation step, as its report says (the plan's moves only counted). */
 export function defragStepped(
   r: {

@@ -13,7 +13,7 @@ import { withAnnotations } from '../core/pod-view.js';
 import type { EvacuationDeps } from './deps.js';
 import { deleteEvictionRequest, EVICTIONS, requestEviction, withdrawEvictionRequest } from './eviction-request.js';
 import { createMigration, deleteMigration, evacuationMark } from './kubevirt.js';
-import { evacuationWritten } from '../../notify/families.js';
+import { evacuationEndedGone, evacuationWritten } from '../../notify/families.js';
 
 /** What the effects act on: one pod (namespace/name), as read, and for the responder the Eviction as read. */
 export interface Target {
@@ -61,6 +61,7 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
   const queue = [...effects];
   let driven: Driven | undefined;
   let carried: Stored<Pod> | undefined;
+  let endedGone: string | undefined;
   for (let e = queue.shift(); e; e = queue.shift()) {
     switch (e.do) {
       case 'take-slot': {
@@ -105,7 +106,9 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
       case 'release-slot': {
         const { uid, byPod } = e;
         const key = `${namespace}/${t.name}`;
-        await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
+        const freed = await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
+        // The pod is gone, so no state is written on it: the slot given back is the end, once.
+        if (!t.pod) endedGone = freed[0]?.uid;
         break;
       }
       case 'event':
@@ -129,7 +132,10 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         return { end: 'again', ...(carried ? { carried } : {}) };
       case 'answer': {
         const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
-        if ('outcome' in e) return { end: 'answer', outcome: e.outcome, why: e.why, info };
+        if ('outcome' in e) {
+          if (endedGone) evacuationEndedGone({ namespace, name: t.name, uid: endedGone, outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
+          return { end: 'answer', outcome: e.outcome, why: e.why, info };
+        }
         if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');
         return { end: 'answer', outcome: driven.outcome, why: e.why ? `${e.why}; ${driven.why}` : driven.why, info };
       }

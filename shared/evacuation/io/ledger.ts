@@ -82,7 +82,8 @@ export class Ledger {
   }
 
   /** Give back the slots `which` picks (none held is fine): one read, one write. */
-  async release(which: (slot: Slot) => boolean): Promise<void> {
+  /** Gives back the slots `which` picks; answers those it freed. */
+  async release(which: (slot: Slot) => boolean): Promise<Slot[]> {
     const freed = await this.store.update(({ value: stored }) => {
       const freed = this.held(stored).filter(which);
       if (freed.length === 0) return { answer: freed };
@@ -96,5 +97,6 @@ export class Ledger {
         this.freed.add(s.uid);
       }
     }
+    return freed;
   }
 }

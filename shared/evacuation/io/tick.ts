@@ -1,6 +1,7 @@
 // A poll tick: every pod with an evacuation requested or under way, carried as far as it goes
 // now, and slots nobody holds any more given back. Events start evacuations promptly; ticks
 // move them on (a migration's progress produces no pod event) and catch missed events.
+import { evacuationEndedGone } from '../../notify/families.js';
 import { getPod } from '../../kube/get.js';
 import { listPods } from '../../kube/list.js';
 import type { Stored } from '../../model/identity.js';
@@ -51,12 +52,21 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   const mine = (await d.ledger.slots()).filter((s) => !scope || s.pod.startsWith(`${scope}/`));
   const free = stale(mine, inFlight, d.now(), SLOT_GRACE_MS);
   // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
+  const gone = new Set<string>();
   for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
     const [namespace = '', name = ''] = s.pod.split('/');
     const pod = await getPod(d.core, { namespace, name });
-    if (!pod || pod.metadata.uid !== s.uid) free.push(s);
+    if (!pod || pod.metadata.uid !== s.uid) {
+      free.push(s);
+      gone.add(s.uid);
+    }
   }
-  if (free.length) await d.ledger.release((s) => free.some((f) => f.uid === s.uid));
+  const freed = free.length ? await d.ledger.release((s) => free.some((f) => f.uid === s.uid)) : [];
+  // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
+  for (const s of freed.filter((f) => gone.has(f.uid))) {
+    const [namespace = '', name = ''] = s.pod.split('/');
+    evacuationEndedGone({ namespace, name, uid: s.uid, outcome: 'succeeded', why: 'the pod is gone', dryRun: d.writer.dryRun });
+  }
   // Pods just listed are there (a request of one gone since waits for the next tick).
   const collected = d.evictionRequests ? await collectRequests(d, d.evictionRequests.requester, scope, new Set(pods.map((p) => p.metadata.uid!))) : undefined;
   return { pods: pods.length, results, freedSlots: free.length, ...(collected === undefined ? {} : { requestsCollected: collected }) };

@@ -1,4 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { configureEvents } from '../../../shared/notify/process.js';
+import type { EvacuationChange } from '../../../shared/notify/types.js';
+import { outSchemas } from '../../fixtures/events/out-schemas.js';
+import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
@@ -14,11 +18,19 @@ let webhook: Webhook;
 let controller: MigrationController;
 let fn: Awaited<ReturnType<typeof serveEvacuation>>;
 
+// Every state change out as a CloudEvent (issue 26): a real receiver for the whole file.
+let sink: Receiver;
+const schemas = outSchemas();
+
 beforeAll(async () => {
   ({ webhook, controller } = await startKubevirtStandIns(ns.name));
   fn = await serveEvacuation(ns.name);
+  sink = await receiver();
+  configureEvents({ EVENTS_SINK: sink.url });
 });
 afterAll(async () => {
+  configureEvents({});
+  sink?.close();
   await controller?.stop();
   await webhook?.stop();
 });
@@ -77,6 +89,17 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     });
     expect(seen).toContain('Backoff');
     expect((await ofVm('flaky')).map((m) => m.status?.phase).sort()).toEqual(['Failed', 'Succeeded']);
+    // Each state change went out as a CloudEvent, in order, valid against its schema.
+    const changes = () =>
+      sink.events.filter((e) => e.type === 'dev.kube-tidy.evacuation.changed.v1' && e.subject === `namespaces/${ns.name}/pods/${launcher('flaky')}`);
+    // The pod is gone: a tick (or its delete event) ends the evacuation by giving its slot back, and says so.
+    await fn.tick();
+    await waitFor('the evacuation’s end as an event', async () => changes().some((e) => (e.data as EvacuationChange).to === 'Idle') || undefined);
+    const steps = changes().map((e) => e.data as EvacuationChange);
+    expect(steps.map((c) => `${c.from}>${c.to}`)).toEqual(['Idle>Started', 'Started>Backoff', 'Backoff>Started', 'Started>Idle']);
+    expect(steps.map((c) => c.attempt)).toEqual([1, 1, 2, undefined]);
+    expect(steps.at(-1)!.reason).toMatch(/^Succeeded/);
+    for (const e of changes()) expect(schemas.check(e.dataschema!, e.data)).toEqual([]);
   });
 
   it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
