@@ -35,6 +35,10 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'fuzz' ? { fuzz: () => runFuzzBench() } : {}),
   // Not in the default run either (tens of minutes): `npm run bench scale -- 20000,50000`.
   ...(only === 'scale' ? { scale: () => runScaleBench((process.argv[3] ?? '20000').split(',').map(Number)) } : {}),
+  // In-process, no control plane: where the sweep's planner spends memory (issue 27). `npm run bench planner-memory -- 20000,150000`.
+  ...(only === 'planner-memory'
+    ? { 'planner-memory': async () => (await import('./planner-memory.js')).runPlannerMemoryBench((process.argv[3] ?? '20000').split(',').map(Number)) }
+    : {}),
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };

@@ -207,10 +207,21 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
   const recording = h.settings.recordEvents && !writer.dryRun;
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
-  const done: ActResult[] = [];
+  // Each result is counted as it comes and then let go: the answer lists the first maxResults
+  // (in the policy's order), and onResult gets every one in that order, so only those finished
+  // ahead of one still in flight wait here. Nothing per removed pod outlives its write.
+  const first: ActResult[] = [];
+  const waiting = new Map<number, ActResult>();
   let emitted = 0;
   // Every decision out as a CloudEvent, in the policy's order (nothing built when no sink is set).
   const out = passEvents(opts.origin ?? 'cli', id, opts.eventsPerPass);
+  const count = (result: ActResult) => {
+    s.selected++;
+    s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
+    const f = failuresOf([result]);
+    s.failures.transient += f.transient;
+    s.failures.refused += f.refused;
+  };
   const acted = await inOrder(
     own,
     h.settings.concurrency,
@@ -223,20 +234,26 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
       else if ('error' in taken)
         result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
       else {
+        const target = targets.get(decision.uid)!;
+        targets.delete(decision.uid);
         try {
-          result = await act(writer, targets.get(decision.uid)!, decision, events);
+          result = await act(writer, target, decision, events);
         } finally {
           brakes.done(taken.ticket, result);
         }
       }
+      count(result!);
+      if (i < maxResults) first[i] = result!;
       // Handed on in the policy's order: each as soon as every one before it is done.
-      done[i] = result!;
-      // (Not `onResult?.(done[emitted++])`: optional chaining would skip the increment too.)
-      for (; done[emitted]; emitted++) {
-        opts.onResult?.(done[emitted]!, own[emitted]!);
-        out?.decided(own[emitted]!, done[emitted]!);
+      if (opts.onResult || out) {
+        waiting.set(i, result!);
+        for (let next; (next = waiting.get(emitted)) !== undefined; emitted++) {
+          waiting.delete(emitted);
+          opts.onResult?.(next, own[emitted]!);
+          out?.decided(own[emitted]!, next);
+        }
       }
-      return result!;
+      return true;
     },
   );
   // A cluster budget that held back any removal stopped the pass, even when every write had already started.
@@ -246,15 +263,8 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   // Not started because the ledger failed: work left undone, as a transient failure (503, the scheduler retries).
   if (brakes.ledgerFailed) s.failures.transient += own.length - acted.started;
   if (brakes.summary.aborted) s.stoppedBy = 'abort';
-  for (const result of acted.results) {
-    if (!result) continue;
-    s.selected++;
-    s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
-    const f = failuresOf([result]);
-    s.failures.transient += f.transient;
-    s.failures.refused += f.refused;
-    if (s.results.length < maxResults) s.results.push(result);
-  }
+  // Started in order, so the started ones are the first: every one of them has its result.
+  for (const result of first) if (result) s.results.push(result);
   if (events) {
     s.eventsSummarised = events.summarised;
     await events.flush(writer, id);
