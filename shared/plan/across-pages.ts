@@ -11,7 +11,9 @@ import { RetentionIndex, ruleFor, type JobOwners } from './retention.js';
 // limits (the gate still applies), keeps the decisions (not the pods) with where each stands
 // in the policy's order (Plan.order), and only then puts them in order and applies the
 // limits: the same decisions, in the same order, as one decide over every page's pods.
-// Memory grows with the pods selected, not the pods seen.
+// Memory grows with the pods selected, not the pods seen: per selected pod, its decision and
+// its sort key (no wrapper object), the strings many decisions share (namespace, node, reason)
+// kept once (issue 27: a few hundred bytes a pod, at 37,500 selected pods, is the plan).
 //
 // kubeTidy.retention is over every page too: an owner's newest pods may be on any page. With
 // retention rules, each page's finished pods leave a few fields each (plan/retention.ts,
@@ -19,18 +21,34 @@ import { RetentionIndex, ruleFor, type JobOwners } from './retention.js';
 // undecided (decide's retention 'defer'), and finish keeps the newest of each owner before it
 // applies the limits, in the same order as one decide over every page.
 
-interface Entry {
-  decision: Decision;
-  key: number;
-  seq: number;
+/** One strategy run's decisions in the order the pages brought them, and each one's sort key. */
+interface Run {
+  decisions: Decision[];
+  keys: number[];
 }
+
+/** The same string kept once, up to `max` distinct ones (past that, as they come): bounded whatever the pods. */
+function interner(max: number): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const known = seen.get(s);
+    if (known !== undefined) return known;
+    if (seen.size < max) seen.set(s, s);
+    return s;
+  };
+}
+
+const INTERNED = 4096;
 
 export class AcrossPages {
   /** Give this to decide for every page: it remembers decided pods, and sets no limits. */
   readonly session: DecideSession;
   /** Per strategy run, in the policy's order. */
-  private readonly runs: Entry[][] = [];
-  private seq = 0;
+  private readonly runs: Run[] = [];
+  private readonly namespaces = interner(INTERNED);
+  private readonly nodes = interner(INTERNED);
+  /** A strategy's reason is mostly the same few words ("PodLifeTime: phase Failed"), built anew for each pod. */
+  private readonly reasons = interner(INTERNED);
   /** The finished pods of every page, when the policy keeps some per owner. */
   private readonly retained: RetentionIndex | undefined;
 
@@ -51,8 +69,14 @@ export class AcrossPages {
   /** One page's plan, decided with `options`; `pods`: the page's pods (all of them: a pod no strategy selects still counts among its owner's newest). */
   add(plan: Plan, pods: readonly Pod[] = []): void {
     if (this.retained) for (const pod of pods) this.retained.see(pod);
-    plan.decisions.forEach((decision, i) => {
-      (this.runs[plan.order.run[i]!] ??= []).push({ decision, key: plan.order.key[i]!, seq: this.seq++ });
+    plan.decisions.forEach((d, i) => {
+      // The plan is this pass's to keep: its strings are swapped for equal ones kept once.
+      d.namespace = this.namespaces(d.namespace);
+      if (d.node !== undefined) d.node = this.nodes(d.node);
+      d.reason = this.reasons(d.reason);
+      const run = (this.runs[plan.order.run[i]!] ??= { decisions: [], keys: [] });
+      run.decisions.push(d);
+      run.keys.push(plan.order.key[i]!);
     });
   }
 
@@ -66,8 +90,11 @@ export class AcrossPages {
     const taken = this.retained ? new Set<string>() : undefined;
     for (const run of this.runs) {
       if (!run) continue; // a strategy no page selected anything for
-      run.sort((a, b) => byKey(a.key, b.key, a.seq, b.seq));
-      for (const { decision: d } of run) {
+      // Equal keys in the order the pages brought them (positions, as decide sorts: no object per pod).
+      const { keys } = run;
+      const order = Array.from(keys.keys()).sort((a, b) => byKey(keys[a]!, keys[b]!, a, b));
+      for (const o of order) {
+        const d = run.decisions[o]!;
         if (taken?.has(d.uid)) continue;
         const why = this.retained?.keeps(ruleFor(this.policy.retention, d.profile, d.strategy), d.uid);
         const hit = why === undefined ? limiter.take(d.namespace, d.node) : undefined;
