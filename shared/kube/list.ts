@@ -43,5 +43,8 @@ export async function* listPods(core: PodLister, opts: ListPodsOptions = {}): As
   for await (const p of pages(fetch, { what, limit, onExpired: 'continue-inconsistent' })) {
     const { page, inconsistent, remainingItemCount } = p;
     yield { items: p.items.map(toPod), page, inconsistent, ...(remainingItemCount === undefined ? {} : { remainingItemCount }) };
+    // The consumer has its own array and asks for the next page: this generator's hold on the
+    // pods (its loop variable lives on while the next page is read) is let go (issue 27).
+    p.items.length = 0;
   }
 }

@@ -183,6 +183,9 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
         podsSeen: s.podsSeen,
         ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
       });
+      // Everything kept of this page is copied out (targets, decisions, due soon): the pods go
+      // now, not once the next page has replaced this one in the loop's variable (issue 27).
+      page.items.length = 0;
       if (h.now() > deadline) {
         s.stoppedBy = 'time-budget';
         break outer;
