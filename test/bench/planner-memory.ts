@@ -162,7 +162,8 @@ function serve(total: number): Promise<number> {
     const del = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'DELETE' && del) {
       req.resume();
-      res.end(JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name: del[2], namespace: del[1], uid: 'x' }, status: { phase: 'Failed' } }));
+      // As the API server: the pod as stored (a terminal pod bound to a node no kubelet runs is gone at once).
+      res.end(JSON.stringify({ kind: 'Pod', apiVersion: 'v1', ...storedPod(Number(del[2]!.slice('p-1-'.length))) }));
       return;
     }
     res.statusCode = 404;
