@@ -200,7 +200,7 @@ export interface PlannerMemory {
   /** Sampled (every 10 ms and at each page) while reading and deciding pages, then while acting. */
   listing: { peakHeapUsedMiB: number; peakRssMiB: number };
   acting: { peakHeapUsedMiB: number; peakRssMiB: number };
-  /** Heap after a full GC once the pass returned, minus before it: what its answer holds. */
+  /** Heap after a full GC once the pass returned, minus before it: what its answer holds (an upper bound: V8 may not have swept every page yet). */
   afterPassHeapMiB: number;
   /** V8's heap spaces (used) when heapUsed peaked. */
   spacesAtPeakMiB: string[];
