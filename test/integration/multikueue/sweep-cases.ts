@@ -6,6 +6,10 @@ import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
+import { configureEvents } from '../../../shared/notify/process.js';
+import type { OrphanData } from '../../../shared/notify/types.js';
+import { outSchemas } from '../../fixtures/events/out-schemas.js';
+import { receiver } from '../../fixtures/events/receiver.js';
 import { serve } from '../functions/setup.js';
 import { KUEUE_NS, type Apis, type Env } from './env.js';
 import { copyJob, exists, managerJob, noPodsLeft, podsOf, post, tick } from './fixtures.js';
@@ -86,10 +90,29 @@ export function sweepTests(env: () => Env): void {
       await managerJob(e.manager, ns, 'kept');
       await copyJob(w2, ns, 'kept');
       await copyJob(w2, ns, 'lost', { state: 'Completed' });
-      const res = await post(serve(orphanSweep, await e.runtime()), tick());
+      // Every decision out as a CloudEvent (issue 26): a real receiver for this sweep.
+      const sink = await receiver();
+      configureEvents({ EVENTS_SINK: sink.url });
+      let res;
+      try {
+        res = await post(serve(orphanSweep, await e.runtime()), tick());
+        await waitFor('the orphan sweep’s pass.completed', async () => sink.events.some((c) => c.type === 'dev.kube-tidy.pass.completed.v1') || undefined);
+      } finally {
+        configureEvents({});
+        sink.close();
+      }
       expect(res.status).toBe(200);
       const mine = res.body.workers[1].decisions.filter((d: { namespace: string }) => d.namespace === ns);
       expect(mine).toMatchObject([{ kind: 'Job', name: 'lost', action: 'delete', result: 'deleted' }]);
+      // The orphan it deleted, as an event like its answer's decision, then its summary (kind orphan-sweep) after every decision.
+      const orphans = sink.events.filter((c) => c.type === 'dev.kube-tidy.multikueue.orphan.v1' && (c.data as OrphanData).namespace === ns);
+      expect(orphans.map((c) => c.data)).toMatchObject([{ worker: 'worker-2', kind: 'Job', name: 'lost', action: 'delete', result: 'deleted', dryRun: false }]);
+      expect(orphans[0]!.subject).toBe(`namespaces/${ns}/jobs/lost`);
+      const completed = sink.events.findIndex((c) => c.type === 'dev.kube-tidy.pass.completed.v1');
+      expect(sink.events[completed]!.data).toMatchObject({ kind: 'orphan-sweep', outcome: 'swept' });
+      expect(completed).toBe(sink.events.length - 1);
+      const schemas = outSchemas();
+      for (const c of sink.events) expect(schemas.check(c.dataschema!, c.data), c.type).toEqual([]);
       await noPodsLeft(w2, ns, 'lost');
       expect(await exists(w2, ns, 'kept')).toBe(true);
       expect(await podsOf(w2, ns, 'kept')).toHaveLength(2);
