@@ -21,9 +21,13 @@ export const jsonLines = (r: Ran): Record<string, unknown>[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-export function runCli(args: readonly string[], o: { killAfterMs?: number } = {}): Promise<Ran> {
+export function runCli(args: readonly string[], o: { killAfterMs?: number; env?: Record<string, string> } = {}): Promise<Ran> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: o.killAfterMs !== undefined });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: o.killAfterMs !== undefined,
+    ...(o.env ? { env: { ...process.env, ...o.env } } : {}),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

@@ -1,6 +1,8 @@
 // `kube-tidy plan --kubeconfig` and `kube-tidy run` as a person runs them: the CLI as a child
 // process with a kubeconfig file for the shared real cluster, checked against the cluster
 // itself and the API server's audit log (what was sent), not against the CLI's own words.
+import type { PodDecision } from '../../../shared/notify/types.js';
+import { receiver } from '../../fixtures/events/receiver.js';
 import { jsonLines, runCli, type Ran } from '../../harness/cli-process.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,6 +124,22 @@ describe('kube-tidy plan --kubeconfig', () => {
     expect(rows).toHaveLength(6);
     expect(rows.find((l) => l.startsWith(`${ns.name}/failed-0 `))).toMatch(/PodLifeTime\s+delete\s+would delete\s+PodLifeTime: /);
     expect(rows.find((l) => l.startsWith(`${ns.name}/guarded `))).toMatch(/evict\s+blocked: .*disruption budget/i);
+  });
+
+  it('with EVENTS_SINK set, sends each decision and the pass’s summary as CloudEvents (origin cli, dry run), all delivered by the time it exits', async () => {
+    const sink = await receiver();
+    try {
+      const r = await runCli(['plan', ...base], { env: { EVENTS_SINK: sink.url } });
+      expect(r.code, r.stderr).toBe(0);
+      const rows = lines(r);
+      // Sent before the process exited: nothing is awaited here.
+      const pods = sink.events.filter((e) => e.type.startsWith('dev.kube-tidy.pod.'));
+      expect(pods.map((e) => (e.data as PodDecision).name).sort()).toEqual(rows.map((x) => x.name as string).sort());
+      expect(pods.every((e) => e.source === 'kube-tidy/cli' && e.dryrun === 'true' && (e.data as PodDecision).origin === 'cli')).toBe(true);
+      expect(sink.events.at(-1)).toMatchObject({ type: 'dev.kube-tidy.pass.completed.v1', data: { kind: 'cli', dryRun: true } });
+    } finally {
+      sink.close();
+    }
   });
 
   it('reads the policy from a ConfigMap when told which', async () => {
