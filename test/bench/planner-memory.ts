@@ -25,7 +25,7 @@ import { cliHandle } from '../../shared/hosts/cli/handle.js';
 import { kubeClients } from '../../shared/kube/clients.js';
 import { createLogger } from '../../shared/log.js';
 import { loadPolicy } from '../../shared/policy/load.js';
-import { NAMESPACES, NODES } from './scale/populate.js';
+import { NAMESPACES, NODES, SCALE_POLICY } from './scale/populate.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
@@ -174,20 +174,7 @@ function serve(total: number): Promise<number> {
 
 // ---- the planner's side: the production pass, its memory watched ----
 
-const POLICY = {
-  apiVersion: 'descheduler/v1alpha2',
-  kind: 'DeschedulerPolicy',
-  profiles: [
-    {
-      name: 'scale',
-      pluginConfig: [
-        { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
-        { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } },
-      ],
-      plugins: { deschedule: { enabled: ['PodLifeTime'] } },
-    },
-  ],
-};
+const POLICY = SCALE_POLICY;
 
 export interface PlannerMemory {
   pods: number;

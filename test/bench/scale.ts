@@ -31,7 +31,7 @@ import { withCluster } from './cluster.js';
 import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-process.js';
 import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
 import { KubeConfig as KC, Watch } from '@kubernetes/client-node';
-import { countPhase, populate, prepareCluster, unthrottled } from './scale/populate.js';
+import { countPhase, populate, prepareCluster, SCALE_POLICY, unthrottled } from './scale/populate.js';
 import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
 import { startServer } from '../../infra/bundle/serving.js';
@@ -60,25 +60,7 @@ export const NON_BINDING_BRAKES = {
 function writeScalePolicy(extra: object = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-scale-'));
   const file = join(dir, 'policy.json');
-  // The policy: PodLifeTime over Succeeded and Failed; bare Failed pods allowed.
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'descheduler/v1alpha2',
-      kind: 'DeschedulerPolicy',
-      profiles: [
-        {
-          name: 'scale',
-          pluginConfig: [
-            { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
-            { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } },
-          ],
-          plugins: { deschedule: { enabled: ['PodLifeTime'] } },
-        },
-      ],
-      ...extra,
-    }),
-  );
+  writeFileSync(file, JSON.stringify({ ...SCALE_POLICY, ...extra }));
   return file;
 }
 

@@ -8,6 +8,22 @@ import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/cl
 import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 
 const IMAGE = 'registry.k8s.io/pause:3.10';
+/** The issue's policy for every scale run: PodLifeTime over Succeeded and Failed pods; bare Failed pods allowed. */
+export const SCALE_POLICY = {
+  apiVersion: 'descheduler/v1alpha2',
+  kind: 'DeschedulerPolicy',
+  profiles: [
+    {
+      name: 'scale',
+      pluginConfig: [
+        { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
+        { name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } },
+      ],
+      plugins: { deschedule: { enabled: ['PodLifeTime'] } },
+    },
+  ],
+};
+
 export const NAMESPACES = 20;
 export const NODES = 50;
 const WIDTH = 96;
