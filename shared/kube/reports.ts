@@ -14,6 +14,7 @@ import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kuberne
 import type { ObjectId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
 import { classifyKubeError, toKubeError } from './errors.js';
+import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
 import { noted, noteWriteRefusal } from './write-refusals.js';
 
@@ -31,9 +32,8 @@ export interface ReportBody {
   metadata: { name: string; namespace: string };
 }
 
-interface Listed {
-  items?: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } }[];
-  metadata?: { continue?: string };
+interface ListedReport {
+  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
 export class ReportWriter {
@@ -65,34 +65,27 @@ export class ReportWriter {
     }
   }
 
-  /** The reports `labelSelector` finds: in each of `namespaces`, or in every namespace. Paged. */
+  /**
+   * The reports `labelSelector` finds: in each of `namespaces`, or in every namespace. Through
+   * the one pager, as a consistent snapshot (an expired token restarts the list): what is
+   * deleted is decided from it.
+   */
   async list(labelSelector: string, namespaces?: readonly string[]): Promise<ObjectId[]> {
     const out: ObjectId[] = [];
     for (const namespace of namespaces?.length ? namespaces : [undefined]) {
-      let _continue: string | undefined;
-      do {
-        const what = `list reports${namespace ? ` in ${namespace}` : ''} (${labelSelector})`;
-        let page: Listed;
-        try {
-          const params = { ...REPORTS, labelSelector, limit: 500, ...(_continue ? { _continue } : {}) };
-          page = (
-            namespace ? await this.custom.listNamespacedCustomObject({ ...params, namespace }) : await this.custom.listCustomObjectForAllNamespaces(params)
-          ) as Listed;
-        } catch (e) {
-          throw toKubeError(e, what);
-        }
-        for (const i of page.items ?? []) {
-          const m = i.metadata ?? {};
-          if (m.name && m.namespace)
-            out.push({
-              namespace: m.namespace,
-              name: m.name,
-              ...(m.uid ? { uid: m.uid } : {}),
-              ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
-            });
-        }
-        _continue = page.metadata?.continue || undefined;
-      } while (_continue);
+      const fetch: FetchPage<ListedReport> = (page) =>
+        (namespace
+          ? this.custom.listNamespacedCustomObject({ ...REPORTS, labelSelector, namespace, ...page })
+          : this.custom.listCustomObjectForAllNamespaces({ ...REPORTS, labelSelector, ...page })) as Promise<RawList<ListedReport>>;
+      const { items } = await listEverything(fetch, { what: `list reports${namespace ? ` in ${namespace}` : ''} (${labelSelector})` });
+      for (const { metadata: m = {} } of items)
+        if (m.name && m.namespace)
+          out.push({
+            namespace: m.namespace,
+            name: m.name,
+            ...(m.uid ? { uid: m.uid } : {}),
+            ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+          });
     }
     return out;
   }
