@@ -77,6 +77,9 @@ export const invoke = defineTarget({
       if (body.confirm !== true) throw new BadRequestError(400, 'running deletes and evicts pods: repeat the request with "confirm": true');
     } else if (body.override)
       throw new BadRequestError(400, 'body.override: resuming what an abort stopped is a run: set "mode": "run" and "confirm": true, with the token');
+    // A report replaces what a profile reported in each namespace: a label-selected pass sees only some pods, and would replace the whole with that part.
+    if (body.report && body.labelSelector !== undefined)
+      throw new BadRequestError(400, 'body.report: a report covers every pod of its namespaces; drop "labelSelector" (or "report")');
     const opts = { allowUnsupported: body.allowUnsupported };
     const policy =
       body.policy === undefined ? h.policy() : (typeof body.policy === 'string' ? loadPolicyText(body.policy, opts) : loadPolicy(body.policy, opts)).policy;

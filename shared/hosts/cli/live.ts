@@ -121,6 +121,8 @@ export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean
   if (mode === 'plan' && v.yes) problems.push('--yes is for "kube-tidy run"; a plan never changes the cluster');
   const diff = liveDiffFlags(mode, v, { newPolicyConfigMap: configMap, deployedRef: DEFAULT_POLICY_CONFIGMAP }, problems);
   if (v.report && diff) problems.push('--report writes the reports of a plan or a run, not of a comparison: drop --against or --report');
+  if (v.report && v['label-selector'] !== undefined)
+    problems.push('--report: a report covers every pod of its namespaces (it replaces what was reported there): drop --label-selector or --report');
   let format: ReturnType<typeof chooseFormat> = 'json';
   try {
     format = chooseFormat(v.output, stdoutIsTTY);

@@ -14,4 +14,8 @@ describe('--report of plan and run against a cluster', () => {
   it('is refused with --against: a comparison writes nothing', () => {
     expect(() => parse('plan', ['--kubeconfig', 'k', '--policy', 'new.yaml', '--against', 'old.yaml', '--report'], false)).toThrow(/--report .*--against/);
   });
+
+  it('is refused with --label-selector: a report replaces what its namespace reported, and would hold only the selected pods', () => {
+    expect(() => parse('plan', ['--kubeconfig', 'k', '-l', 'app=x', '--report'], false)).toThrow(/--report: .*--label-selector/);
+  });
 });

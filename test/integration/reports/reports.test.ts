@@ -179,6 +179,14 @@ describe('invoke with "report": true', () => {
     expect(await reportsOf(`${profile}-off`)).toEqual([]);
   });
 
+  it('a labelSelector with "report" is refused (400) before anything is read: a report would replace its namespace’s with a part of it', async () => {
+    const agent = serve(invoke, await runtimeFor(policy(`${profile}-label`, [a.name])));
+    const res = await agent.post('/').send({ mode: 'plan', report: true, labelSelector: 'app=x' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/body\.report: .*labelSelector/);
+    expect(await reportsOf(`${profile}-label`)).toEqual([]);
+  });
+
   it('writes reports under DRY_RUN too (they change no workload), and never in a protected namespace', async () => {
     const p = `${profile}-dry`;
     await runPod(core(), d.name, 'd1', { exitCode: 2 });
