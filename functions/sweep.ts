@@ -1,4 +1,4 @@
-import { actShard, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
+import { actShard, Carry, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { PassReports } from '../shared/reports/index.js';
@@ -19,6 +19,11 @@ import { defineTarget } from '../shared/serve/target.js';
  * (forged, altered, or replayed after its plan aged past the hour) is answered 422
  * (not 409, which Knative retries) and no pod is read or written.
  *
+ * Where the order cannot change what is removed (no limits, retention, brakes or fan-out), the
+ * pass writes each page's deletes while it reads the next, and a tick cut by its budget hands
+ * what it did not start to this instance's next tick, which writes it without listing (README
+ * "Scale"; plan/early.ts, cleanup/io/carry.ts).
+ *
  * A pass also lists in the due list (shared/due) the pods it saw that time alone brings in
  * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod
  * that produced no event is not left to the next sweep (README "Events, sweeps and time").
@@ -26,12 +31,14 @@ import { defineTarget } from '../shared/serve/target.js';
 interface SweepParts extends CleanupParts {
   due: Due;
   dueWithinMs: number;
+  /** What a tick cut by its budget did not get to, for this instance's next tick (cleanup/io/carry.ts). */
+  carry: Carry;
 }
 
 const sweepParts = (rt: Runtime): SweepParts => {
   const parts = cleanupParts(rt);
   const config = readDueConfig(rt.env);
-  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000 };
+  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000, carry: new Carry() };
 };
 
 export const sweep = defineTarget({
@@ -44,7 +51,7 @@ export const sweep = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: sweepParts,
-  async handle(input, { config, handle: h, due, dueWithinMs }) {
+  async handle(input, { config, handle: h, due, dueWithinMs, carry }) {
     const { budgetMs, eventsPerPass } = h.settings;
     const audit = config.SWEEP_MODE === 'audit';
     // An audit plans through the API server's dry run, whatever DRY_RUN says.
@@ -67,7 +74,8 @@ export const sweep = defineTarget({
       dryRun,
       budgetMs,
       eventsPerPass,
-      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : { dueWithinMs, ...(fanOut ? { fanOut } : {}) }),
+      // An audit's reports keep the policy's order (a report's cap keeps its first results): no early writes, nothing carried.
+      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : { dueWithinMs, early: true, carry, ...(fanOut ? { fanOut } : {}) }),
     });
     const { results, keptPods, failures: passFailures, dueSoon, ...counts } = summary;
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.

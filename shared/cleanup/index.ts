@@ -8,6 +8,7 @@ import { handleOf, type CleanupHandle } from './handle.js';
 
 export { decideOne, removeSelected } from './io/one-pod.js';
 export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
+export { Carry } from './io/carry.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
 export { unplannedShard } from './io/shard-plan.js';

@@ -19,6 +19,10 @@ import { postShards, type FanOut, type Posted } from './shards.js';
 import type { CleanupHandle } from '../handle.js';
 import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
 import { passEvents } from '../../notify/pods.js';
+import { asTheyCome } from '../../kube/as-they-come.js';
+import { carriesOn, splitEarly, writesEarly } from '../../plan/early.js';
+import { hasBrakes } from '../../brakes/io/brakes.js';
+import type { Carry, CarriedWrite } from './carry.js';
 
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
 // runs on request. It reads the pods a page at a time and decides each page as it comes, but
@@ -60,6 +64,14 @@ export interface PassOptions {
    * at the next sweep. Off by default (invoke, the CLI).
    */
   dueWithinMs?: number;
+  /**
+   * Write deletes as their page is decided, where the order cannot change what is removed
+   * (plan/early.ts): the sweep's, so writing starts with the first page instead of after the
+   * last. Results then come in the order they were written, not the policy's.
+   */
+  early?: boolean;
+  /** The sweep's plan held from one tick to the next in this instance (carry.ts): what a tick did not get to, the next writes without listing. */
+  carry?: Carry;
 }
 
 /** At most this many pods due soon are collected by one pass (~100 bytes each; the due list takes fewer). */
@@ -82,8 +94,16 @@ export interface PassSummary {
    */
   requests: number;
   durationMs: number;
-  /** Of which reading and deciding every page (the rest is acting). */
+  /** Of which reading and deciding every page (the rest is acting; early writes go on meanwhile). 0 for a carried plan. */
   listMs: number;
+  /** Of listMs, in the core deciding (pages and the final ordering). */
+  decideMs: number;
+  /** From the pass's start to its first write (none: no write). */
+  firstWriteMs?: number;
+  /** Where the plan came from: a LIST of the cluster, or what the last tick of this instance did not get to (carry.ts). */
+  planFrom: 'listed' | 'carried';
+  /** Decisions this pass did not start and handed to its next tick (carry.ts). */
+  carriedOn?: number;
   /**
    * time-budget: out of time; limit-total: the pass's own maxNoOfPodsToEvictTotal (one cycle);
    * budget: a cluster-wide budget of the shared ledger ran out; abort: the percentage abort cut it.
@@ -118,25 +138,25 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const started = h.now();
   const deadline = started + opts.budgetMs;
   const maxResults = opts.maxResults ?? 200;
-  const context = await fetchContext(h, snapshotNeeds(opts.policy));
-  // kubeTidy.retention groups a CronJob's Jobs' pods: which Job is whose, one paged LIST of Jobs.
-  const pass = new AcrossPages(opts.policy, opts.policy.retention?.length ? await jobOwnersIn(h, opts.namespaces) : undefined);
+  const needs = snapshotNeeds(opts.policy);
   // The brakes of the configured policy hold whatever policy a pass runs (invoke may bring its own).
   const brakes = new PassBrakes(h.brakes({ dryRun: opts.dryRun }), h.policy(), opts.overrideAbort === true);
-  const fieldSelector = brakes.countsEveryPod ? undefined : phaseFieldSelector(opts.policy);
-  // With every pod in the context, the index does not depend on the page: build it once.
-  const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
   const writer = h.writer({ dryRun: opts.dryRun });
-  // What each selected pod was when listed: the write is tied to exactly that (uid,
-  // resourceVersion, phase, request-evict-only mark). Held for the selected pods only, not the pages.
-  const targets = new Map<string, RemovalTarget>();
+  // Where the order cannot change what is removed, deletes go out as their page is decided, and
+  // what a tick did not get to is the next tick's without a LIST (plan/early.ts says when).
+  const conditions = { brakes: hasBrakes(brakes.set), fanOut: opts.fanOut !== undefined };
+  const early = opts.early === true && writesEarly(opts.policy, conditions);
+  const carry = opts.carry && carriesOn(opts.policy, conditions, needs) ? opts.carry : undefined;
+  const carried = carry?.take(opts.policy, writer.dryRun, started);
   const id = passId(started);
   const throttle = h.reader.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
-  const dueSoon: Eligible[] | undefined = opts.dueWithinMs === undefined ? undefined : [];
+  const dueSoon: Eligible[] | undefined = opts.dueWithinMs === undefined || carried ? undefined : [];
   const s: PassSummary = {
     pass: id,
+    planFrom: carried ? 'carried' : 'listed',
     listMs: 0,
+    decideMs: 0,
     eventsSummarised: 0,
     throttled: 0,
     throttleWaitMs: 0,
@@ -148,7 +168,6 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     outcomes: {},
     requests: 0,
     durationMs: 0,
-    fieldSelector,
     failures: { transient: 0, refused: 0 },
     results: [],
     keptPods: [],
@@ -158,46 +177,131 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     if (kept.length) opts.onKept?.(kept);
     for (const k of kept) if (s.keptPods.length < maxResults) s.keptPods.push({ namespace: k.namespace, name: k.name, strategy: k.strategy, reason: k.reason });
   };
+  // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
+  const recording = h.settings.recordEvents && !writer.dryRun;
+  const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
+  // Every decision out as a CloudEvent (nothing built when no sink is set).
+  const out = passEvents(opts.origin ?? 'cli', id, opts.eventsPerPass);
+  const count = (result: ActResult) => {
+    s.selected++;
+    s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
+    const f = failuresOf([result]);
+    s.failures.transient += f.transient;
+    s.failures.refused += f.refused;
+  };
+  /** One removal with its unit of every brake taken: every way it can end is a result. */
+  const removal = async (decision: Decision, target: RemovalTarget, taken: Awaited<ReturnType<PassBrakes['take']>>): Promise<ActResult> => {
+    const base = resultOf(decision, writer.dryRun);
+    if ('deferred' in taken) return { ...base, outcome: 'deferred', message: taken.deferred.why };
+    if ('error' in taken)
+      return { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
+    s.firstWriteMs ??= h.now() - started;
+    let result: ActResult | undefined;
+    try {
+      result = await act(writer, target, decision, events);
+    } finally {
+      brakes.done(taken.ticket, result);
+    }
+    return result;
+  };
 
-  // Read and decide every page first: the order and the limits are over all of them.
-  const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
-  outer: for (const namespace of scopes) {
-    for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
-      s.pages++;
-      s.podsSeen += page.items.length;
-      const decidedAt = h.now();
-      const plan = decide(opts.policy, { ...context.snapshot, pods: page.items }, decidedAt, {
-        ...pass.options,
-        protectedNamespaces: h.settings.protectedNamespaces,
-        ...(index ? { index } : {}),
-        ...(dueSoon ? { eligibleAt: true } : {}),
-      });
-      if (dueSoon && plan.eligible) for (const e of plan.eligible) if (e.at - decidedAt <= opts.dueWithinMs! && dueSoon.length < MAX_DUE_SOON) dueSoon.push(e);
-      const chosen = new Set(plan.decisions.map((d) => d.uid));
-      if (plan.decisions.length) for (const pod of page.items) if (chosen.has(pod.metadata.uid!)) targets.set(pod.metadata.uid!, removalTarget(pod));
-      brakes.see(page.items, chosen);
-      keep(plan.kept);
-      pass.add(plan, page.items);
-      opts.onPage?.({
-        pages: s.pages,
-        podsSeen: s.podsSeen,
-        ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
-      });
-      // Everything kept of this page is copied out (targets, decisions, due soon): the pods go
-      // now, not once the next page has replaced this one in the loop's variable (issue 27).
-      page.items.length = 0;
-      if (h.now() > deadline) {
-        s.stoppedBy = 'time-budget';
-        break outer;
+  // Early writes: started as they come (in the order the pages bring them), each result handed
+  // on as it ends. No brakes apply to them (writesEarly), so taking a unit sends nothing.
+  const firstEarly: ActResult[] = [];
+  // A listing that fails stops them too: the pass answers its error, and the next tick decides again.
+  let abandoned = false;
+  const fed =
+    early || carried
+      ? asTheyCome<CarriedWrite>(
+          h.settings.concurrency,
+          () => abandoned || h.now() > deadline,
+          async ({ decision, target }) => {
+            const result = await removal(decision, target, await brakes.take([decision], 0));
+            count(result);
+            if (firstEarly.length < maxResults) firstEarly.push(result);
+            opts.onResult?.(result, decision);
+            out?.decided(decision, result);
+          },
+        )
+      : undefined;
+
+  // Read and decide every page first: the order and the limits are over all of them (bar the early deletes).
+  let listed: Awaited<ReturnType<typeof listAndDecide>> | undefined;
+  try {
+    if (carried) for (const w of carried.writes) fed!.push(w);
+    else listed = await listAndDecide();
+  } catch (e) {
+    abandoned = true;
+    fed?.close();
+    await fed?.done.catch(() => undefined);
+    throw e;
+  }
+  fed?.close();
+  const earlyDone = fed ? await fed.done : { started: 0, left: [] };
+  if (earlyDone.left.length) s.stoppedBy = 'time-budget';
+
+  async function listAndDecide() {
+    const context = await fetchContext(h, needs);
+    // kubeTidy.retention groups a CronJob's Jobs' pods: which Job is whose, one paged LIST of Jobs.
+    const pass = new AcrossPages(opts.policy, opts.policy.retention?.length ? await jobOwnersIn(h, opts.namespaces) : undefined);
+    const fieldSelector = brakes.countsEveryPod ? undefined : phaseFieldSelector(opts.policy);
+    s.fieldSelector = fieldSelector;
+    // With every pod in the context, the index does not depend on the page: build it once.
+    const index = context.snapshot.contextPods ? indexSnapshot({ ...context.snapshot, pods: [] }) : undefined;
+    // What each selected pod was when listed: the write is tied to exactly that (uid,
+    // resourceVersion, phase, request-evict-only mark). Held for the selected pods only, not the pages.
+    const targets = new Map<string, RemovalTarget>();
+    const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
+    outer: for (const namespace of scopes) {
+      for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
+        s.pages++;
+        s.podsSeen += page.items.length;
+        const decidedAt = h.now();
+        const whole = decide(opts.policy, { ...context.snapshot, pods: page.items }, decidedAt, {
+          ...pass.options,
+          protectedNamespaces: h.settings.protectedNamespaces,
+          ...(index ? { index } : {}),
+          ...(dueSoon ? { eligibleAt: true } : {}),
+        });
+        s.decideMs += h.now() - decidedAt;
+        if (dueSoon && whole.eligible)
+          for (const e of whole.eligible) if (e.at - decidedAt <= opts.dueWithinMs! && dueSoon.length < MAX_DUE_SOON) dueSoon.push(e);
+        const chosen = new Set(whole.decisions.map((d) => d.uid));
+        const { early: now, rest: plan } = early ? splitEarly(whole) : { early: [], rest: whole };
+        const writeNow = new Map(now.map((d) => [d.uid, d]));
+        if (whole.decisions.length)
+          for (const pod of page.items) {
+            const uid = pod.metadata.uid!;
+            const decision = writeNow.get(uid);
+            if (decision) fed!.push({ decision, target: removalTarget(pod) });
+            else if (chosen.has(uid)) targets.set(uid, removalTarget(pod));
+          }
+        brakes.see(page.items, chosen);
+        keep(plan.kept);
+        pass.add(plan, page.items);
+        opts.onPage?.({
+          pages: s.pages,
+          podsSeen: s.podsSeen,
+          ...(page.remainingItemCount === undefined ? {} : { remainingItemCount: page.remainingItemCount }),
+        });
+        // Everything kept of this page is copied out (targets, decisions, due soon): the pods go
+        // now, not once the next page has replaced this one in the loop's variable (issue 27).
+        page.items.length = 0;
+        if (h.now() > deadline) {
+          s.stoppedBy = 'time-budget';
+          break outer;
+        }
       }
     }
+    s.listMs = h.now() - started;
+    const finishing = h.now();
+    const finished = pass.finish();
+    s.decideMs += h.now() - finishing;
+    keep(finished.kept);
+    return { finished, targets };
   }
-
-  s.listMs = h.now() - started;
-  const finished = pass.finish();
-  keep(finished.kept);
-  const { totalReached } = finished;
-  const gated = await brakes.gate(finished.decisions, id, h.now());
+  const totalReached = listed?.finished.totalReached ?? false;
+  const gated = await brakes.gate(listed?.finished.decisions ?? [], id, h.now());
   keep(gated.kept);
   const decisions = gated.decisions;
   let own = decisions;
@@ -207,49 +311,27 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     // Pods in shards nobody took: work left undone that the next sweep picks up.
     s.failures.transient += s.fannedOut.notPosted;
   }
-  // Events are recorded only for real removals with RECORD_EVENTS on: only then is there a budget.
-  const recording = h.settings.recordEvents && !writer.dryRun;
-  const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
+  const targets = listed?.targets ?? new Map<string, RemovalTarget>();
   // Each result is counted as it comes and then let go: the answer lists the first maxResults
   // (in the policy's order), and onResult gets every one in that order, so only those finished
   // ahead of one still in flight wait here. Nothing per removed pod outlives its write.
   const first: ActResult[] = [];
   const waiting = new Map<number, ActResult>();
   let emitted = 0;
-  // Every decision out as a CloudEvent, in the policy's order (nothing built when no sink is set).
-  const out = passEvents(opts.origin ?? 'cli', id, opts.eventsPerPass);
-  const count = (result: ActResult) => {
-    s.selected++;
-    s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;
-    const f = failuresOf([result]);
-    s.failures.transient += f.transient;
-    s.failures.refused += f.refused;
-  };
   const acted = await inOrder(
     own,
     h.settings.concurrency,
     () => h.now() > deadline || brakes.stopped,
     async (decision, i) => {
       const taken = await brakes.take(own, i);
-      let result: ActResult | undefined;
-      const base = resultOf(decision, writer.dryRun);
-      if ('deferred' in taken) result = { ...base, outcome: 'deferred', message: taken.deferred.why };
-      else if ('error' in taken)
-        result = { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
-      else {
-        const target = targets.get(decision.uid)!;
-        targets.delete(decision.uid);
-        try {
-          result = await act(writer, target, decision, events);
-        } finally {
-          brakes.done(taken.ticket, result);
-        }
-      }
-      count(result!);
-      if (i < maxResults) first[i] = result!;
+      const target = targets.get(decision.uid)!;
+      targets.delete(decision.uid);
+      const result = await removal(decision, target, taken);
+      count(result);
+      if (i < maxResults) first[i] = result;
       // Handed on in the policy's order: each as soon as every one before it is done.
       if (opts.onResult || out) {
-        waiting.set(i, result!);
+        waiting.set(i, result);
         for (let next; (next = waiting.get(emitted)) !== undefined; emitted++) {
           waiting.delete(emitted);
           opts.onResult?.(next, own[emitted]!);
@@ -266,8 +348,14 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   // Not started because the ledger failed: work left undone, as a transient failure (503, the scheduler retries).
   if (brakes.ledgerFailed) s.failures.transient += own.length - acted.started;
   if (brakes.summary.aborted) s.stoppedBy = 'abort';
-  // Started in order, so the started ones are the first: every one of them has its result.
-  for (const result of first) if (result) s.results.push(result);
+  // The early writes first (they went first), then the ordered ones: started in order, so the started ones are the first.
+  for (const result of [...firstEarly, ...first]) if (result && s.results.length < maxResults) s.results.push(result);
+  // What this tick did not start is the next one's, if it may be (carry.ts).
+  if (carry) {
+    const left = [...earlyDone.left, ...own.slice(acted.started).map((decision) => ({ decision, target: targets.get(decision.uid)! }))];
+    carry.hold(opts.policy, writer.dryRun, { writes: left, at: carried?.at ?? started });
+    if (left.length) s.carriedOn = left.length;
+  }
   if (events) {
     s.eventsSummarised = events.summarised;
     await events.flush(writer, id);
