@@ -85,4 +85,38 @@ describe('asTheyCome', () => {
     await expect(fed.done).rejects.toThrow('bug');
     expect(seen).toEqual([0, 1, 2]);
   });
+
+  it('below(n): a producer waits until at most n wait to be started, and is let go when writing stops', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const fed = asTheyCome<number>(
+      1,
+      () => false,
+      async () => gate,
+    );
+    for (let i = 0; i < 10; i++) fed.push(i);
+    expect(fed.pending).toBe(9); // one started at once
+    let woke = false;
+    const waiting = fed.below(3).then(() => (woke = true));
+    await tick();
+    expect(woke).toBe(false);
+    release(); // every write now ends at once: the queue drains
+    await waiting;
+    expect(fed.pending).toBeLessThanOrEqual(3);
+    fed.close();
+    await fed.done;
+
+    let stopped = false;
+    const halting = asTheyCome<number>(
+      1,
+      () => stopped,
+      async () => tick(),
+    );
+    for (let i = 0; i < 10; i++) halting.push(i);
+    const wait = halting.below(0);
+    stopped = true;
+    await wait; // released although 9 were never started
+    halting.close();
+    expect((await halting.done).left.length).toBeGreaterThan(0);
+  });
 });

@@ -9,6 +9,10 @@ export interface Fed<T> {
   push(item: T): void;
   /** No more items: `done` settles once the last one started has ended. */
   close(): void;
+  /** Items pushed and not yet started. */
+  readonly pending: number;
+  /** Resolves once at most `n` items wait to be started, or none ever will be (stopped, or a failure): a producer's back-pressure. */
+  below(n: number): Promise<void>;
   /** How many were started, and the items never started (in their order); rejects with the first exception `each` threw (a bug, not a cluster answer). */
   readonly done: Promise<{ started: number; left: T[] }>;
 }
@@ -21,6 +25,14 @@ export function asTheyCome<T>(concurrency: number, stop: () => boolean, each: (i
   let halted = false;
   let closed = false;
   let failure: { error: unknown } | undefined;
+  const waiters: { n: number; wake: () => void }[] = [];
+  const wakeWaiters = () => {
+    for (let i = waiters.length - 1; i >= 0; i--)
+      if (halted || queue.length - head <= waiters[i]!.n) {
+        waiters[i]!.wake();
+        waiters.splice(i, 1);
+      }
+  };
   let settle!: (v: { started: number; left: T[] }) => void;
   let fail!: (e: unknown) => void;
   const done = new Promise<{ started: number; left: T[] }>((resolve, reject) => ((settle = resolve), (fail = reject)));
@@ -42,6 +54,7 @@ export function asTheyCome<T>(concurrency: number, stop: () => boolean, each: (i
         const item = queue[head] as T;
         queue[head++] = undefined; // let the item go once started
         started++;
+        if (waiters.length) wakeWaiters();
         // What was started is dropped from the front now and then: the queue holds the not-yet-started only.
         if (head >= 1024 && head * 2 >= queue.length) {
           queue.splice(0, head);
@@ -54,6 +67,7 @@ export function asTheyCome<T>(concurrency: number, stop: () => boolean, each: (i
       failure ??= { error: e };
     } finally {
       running--;
+      wakeWaiters();
       finishIfDone();
     }
   };
@@ -66,6 +80,13 @@ export function asTheyCome<T>(concurrency: number, stop: () => boolean, each: (i
     close() {
       closed = true;
       finishIfDone();
+    },
+    get pending() {
+      return queue.length - head;
+    },
+    below(n) {
+      if (halted || queue.length - head <= n) return Promise.resolve();
+      return new Promise<void>((wake) => waiters.push({ n, wake }));
     },
     done,
   };

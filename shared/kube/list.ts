@@ -17,6 +17,8 @@ export interface ListPodsOptions {
   fieldSelector?: string;
   /** Page size; default 500 (kubectl's). */
   limit?: number;
+  /** Go on from this continue token, with the same selectors (pager.ts). */
+  from?: string;
 }
 
 export interface PodPage {
@@ -28,21 +30,29 @@ export interface PodPage {
   inconsistent: boolean;
   /** The server's estimate of items still to come, when it gives one. */
   remainingItemCount?: number;
+  /** The continue token of the next page (none: this was the last). */
+  next?: string;
 }
 
 export type PodLister = Pick<CoreV1Api, 'listNamespacedPod' | 'listPodForAllNamespaces'>;
 
 /** Always yields at least one page (possibly empty): an empty list is a page too. */
 export async function* listPods(core: PodLister, opts: ListPodsOptions = {}): AsyncGenerator<PodPage, void, undefined> {
-  const { namespace, labelSelector, fieldSelector, limit } = opts;
+  const { namespace, labelSelector, fieldSelector, limit, from } = opts;
   const fetch = (page: { limit?: number; _continue?: string }) =>
     namespace
       ? core.listNamespacedPod({ namespace, labelSelector, fieldSelector, ...page })
       : core.listPodForAllNamespaces({ labelSelector, fieldSelector, ...page });
   const what = `list pods ${namespace ? `in ${namespace}` : 'in all namespaces'}`;
-  for await (const p of pages(fetch, { what, limit, onExpired: 'continue-inconsistent' })) {
-    const { page, inconsistent, remainingItemCount } = p;
-    yield { items: p.items.map(toPod), page, inconsistent, ...(remainingItemCount === undefined ? {} : { remainingItemCount }) };
+  for await (const p of pages(fetch, { what, limit, onExpired: 'continue-inconsistent', ...(from ? { from } : {}) })) {
+    const { page, inconsistent, remainingItemCount, next } = p;
+    yield {
+      items: p.items.map(toPod),
+      page,
+      inconsistent,
+      ...(remainingItemCount === undefined ? {} : { remainingItemCount }),
+      ...(next ? { next } : {}),
+    };
     // The consumer has its own array and asks for the next page: this generator's hold on the
     // pods (its loop variable lives on while the next page is read) is let go (issue 27).
     p.items.length = 0;

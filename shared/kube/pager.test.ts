@@ -59,6 +59,24 @@ afterAll(async () => {
   await new Promise((ok) => server.close(ok));
 });
 
+describe('a list resumed from a continue token (a sweep going on where its last tick stopped)', () => {
+  it('starts from the token, says each page’s next token, and an expired one goes on inconsistent as any page would', async () => {
+    script([list(['c'], 't3'), list(['d'])]);
+    const got = [];
+    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) got.push([p.items[0]?.metadata.name, p.next]);
+    expect(got).toEqual([
+      ['c', 't3'],
+      ['d', undefined],
+    ]);
+    expect(seen.map((s) => s.continue)).toEqual(['t2', 't3']);
+
+    script([expired('t2-inconsistent'), list(['c'])]);
+    const after = [];
+    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) after.push([p.items[0]?.metadata.name, p.inconsistent]);
+    expect(after).toEqual([['c', true]]);
+  });
+});
+
 function script(r: Reply[]) {
   replies = r;
   seen.length = 0;

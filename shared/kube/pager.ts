@@ -34,6 +34,8 @@ export interface PagerOptions {
   /** Page size; default 500 (kubectl's). */
   limit?: number;
   onExpired: OnExpired;
+  /** Go on from this continue token (a sweep resuming the list an earlier tick did not finish, cleanup/io/carry.ts) rather than from the start. */
+  from?: string;
 }
 
 export interface Page<T> {
@@ -48,6 +50,8 @@ export interface Page<T> {
   remainingItemCount?: number;
   /** The list's resourceVersion as this page gives it (a watch of what was listed starts there). */
   resourceVersion?: string;
+  /** The continue token of the page after this one (none: this was the last). */
+  next?: string;
 }
 
 /** A 410 answered three times in a row with a fresh inconsistent token: the server is not well. */
@@ -56,7 +60,7 @@ const EXPIRED_IN_A_ROW = 3;
 /** Always yields at least one page (possibly empty): an empty list is a page too. */
 export async function* pages<T>(fetch: FetchPage<T>, opts: PagerOptions): AsyncGenerator<Page<T>, void, undefined> {
   const { what, limit = 500, onExpired } = opts;
-  let token: string | undefined;
+  let token: string | undefined = opts.from;
   let page = 0;
   let inconsistent = false;
   let restarted = false;
@@ -99,6 +103,7 @@ export async function* pages<T>(fetch: FetchPage<T>, opts: PagerOptions): AsyncG
       restarted,
       ...(remaining === undefined ? {} : { remainingItemCount: remaining }),
       ...(rv ? { resourceVersion: rv } : {}),
+      ...(token ? { next: token } : {}),
     };
     if (!token) return;
   }

@@ -1,6 +1,7 @@
 import type { Policy } from '../policy/policy.js';
 import type { SnapshotNeeds } from './needs.js';
 import type { Decision, Plan } from './decision.js';
+import { selectsOnlyFinished } from './field-selector.js';
 
 // When a pass may write a decision before it has read every page, and when what it did not
 // get to may be handed to its next tick without listing again (issue 27). A pass orders its
@@ -25,6 +26,16 @@ import type { Decision, Plan } from './decision.js';
 // (uid and resourceVersion) then say the pod is as it was decided on, and time only ever
 // brings pods in (every strategy's age and TTL rules are lower bounds).
 
+// Read in steps (`readsInSteps`), when it carries on and every decision is a delete (the
+// policy selects only stored Succeeded or Failed pods): the next page is read only once fewer
+// than two pages' worth of deletes wait to be started (earlyAhead), so a pass holds about that many decisions
+// whatever the cluster's size, and a tick cut by its budget hands on, with what it did not
+// start, the continue token of the page it did not read: the next tick goes on from there
+// instead of listing from the start.
+
+/** Deletes waiting to be started before the next page is read, when a pass reads in steps: two pages' worth (1,000 at the default 500), a page is read long before they are written. */
+export const earlyAhead = (pageSize: number): number => 2 * pageSize;
+
 export interface EarlyConditions {
   /** The configured policy has brakes (README "Brakes"). */
   brakes: boolean;
@@ -41,6 +52,11 @@ export function writesEarly(policy: Policy, c: EarlyConditions): boolean {
 /** Whether what this pass did not get to may be handed to its next tick (writesEarly, and decisions on the pod alone). */
 export function carriesOn(policy: Policy, c: EarlyConditions, needs: SnapshotNeeds): boolean {
   return writesEarly(policy, c) && !Object.values(needs).some(Boolean);
+}
+
+/** Whether this pass reads its pages in steps, as its writes go (carriesOn, and every decision a delete). */
+export function readsInSteps(policy: Policy, c: EarlyConditions, needs: SnapshotNeeds): boolean {
+  return carriesOn(policy, c, needs) && selectsOnlyFinished(policy);
 }
 
 /** A page's plan split: the deletes to write now, and the rest (evictions) with their places in the policy's order. */

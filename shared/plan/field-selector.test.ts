@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { phaseFieldSelector } from './field-selector.js';
+import { phaseFieldSelector, selectsOnlyFinished } from './field-selector.js';
 import { decide } from './decide.js';
 import { policyOf } from '../../test/fixtures/policy.js';
 import { NOW, pod } from '../../test/fixtures/pods.js';
@@ -44,5 +44,18 @@ describe('the phase field selector for sweeps', () => {
       const phase = pods.find((p) => p.metadata.uid === d.uid)!.status!.phase!;
       expect(excluded).not.toContain(phase);
     }
+  });
+});
+
+describe('selectsOnlyFinished: every decision a delete', () => {
+  it.each([
+    { plugins: [{ name: 'RemoveFailedPods' }], want: true },
+    { plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'Failed'] } }], want: true },
+    { plugins: [{ name: 'PodLifeTime', args: { states: ['Failed', 'Running'] } }], want: false },
+    { plugins: [{ name: 'PodLifeTime', args: { states: ['Succeeded', 'OOMKilled'] } }], want: false },
+    { plugins: [{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 60 } }], want: false },
+    { plugins: [{ name: 'RemovePodsHavingTooManyRestarts', args: { podRestartThreshold: 3 } }], want: false },
+  ])('$plugins.0.name $plugins.0.args: $want', ({ plugins, want }) => {
+    expect(selectsOnlyFinished(policyOf(plugins))).toBe(want);
   });
 });

@@ -29,6 +29,12 @@ describe('Carry: what one tick did not get to, for the next tick of this instanc
     expect(c.take(policy, false, CARRY_MAX_MS)?.writes).toHaveLength(2);
   });
 
+  it('a list to go on with is held even with nothing left to write', () => {
+    const c = new Carry();
+    c.hold(policy, false, { writes: [], at: 0, resume: 'token' });
+    expect(c.take(policy, false, 1)).toEqual({ writes: [], at: 0, resume: 'token' });
+  });
+
   it('holding nothing clears what was held', () => {
     const c = new Carry();
     c.hold(policy, false, { writes: writes(2), at: 0 });

@@ -25,6 +25,8 @@ export const CARRY_MAX_MS = 10 * 60_000;
 
 export interface Carried {
   writes: CarriedWrite[];
+  /** The continue token of the first page the last tick did not read (a pass reading in steps, plan/early.ts): the next tick goes on from there. */
+  resume?: string;
   /** When its decisions were made (the listing they came from): its age counts from there, across ticks. */
   at: number;
 }
@@ -36,13 +38,13 @@ export class Carry {
   take(policy: Policy, dryRun: boolean, now: number): Carried | undefined {
     const h = this.held;
     this.held = undefined;
-    if (!h || h.policy !== policy || h.dryRun !== dryRun || now - h.at > CARRY_MAX_MS || h.writes.length === 0) return undefined;
-    return { writes: h.writes, at: h.at };
+    if (!h || h.policy !== policy || h.dryRun !== dryRun || now - h.at > CARRY_MAX_MS || (h.writes.length === 0 && !h.resume)) return undefined;
+    return { writes: h.writes, at: h.at, ...(h.resume ? { resume: h.resume } : {}) };
   }
 
-  /** Replaces whatever was held (nothing when `writes` is empty). */
+  /** Replaces whatever was held (nothing when there is nothing to write and no list to go on with). */
   hold(policy: Policy, dryRun: boolean, carried: Carried): void {
-    this.held = carried.writes.length ? { ...carried, policy, dryRun } : undefined;
+    this.held = carried.writes.length || carried.resume ? { ...carried, policy, dryRun } : undefined;
   }
 
   /** Pods held for the next tick. */

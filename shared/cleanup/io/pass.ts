@@ -20,7 +20,7 @@ import type { CleanupHandle } from '../handle.js';
 import { PassBrakes, type PassBrakesSummary } from './pass-brakes.js';
 import { passEvents } from '../../notify/pods.js';
 import { asTheyCome } from '../../kube/as-they-come.js';
-import { carriesOn, splitEarly, writesEarly } from '../../plan/early.js';
+import { carriesOn, earlyAhead, readsInSteps, splitEarly, writesEarly } from '../../plan/early.js';
 import { hasBrakes } from '../../brakes/io/brakes.js';
 import type { Carry, CarriedWrite } from './carry.js';
 
@@ -100,10 +100,17 @@ export interface PassSummary {
   decideMs: number;
   /** From the pass's start to its first write (none: no write). */
   firstWriteMs?: number;
-  /** Where the plan came from: a LIST of the cluster, or what the last tick of this instance did not get to (carry.ts). */
-  planFrom: 'listed' | 'carried';
+  /**
+   * Where the plan came from: a LIST of the cluster; what the last tick of this instance did not
+   * get to (carry.ts); or that and the rest of the list it did not read, from where it stopped.
+   */
+  planFrom: 'listed' | 'carried' | 'resumed';
+  /** Of listMs, waiting for the writers before reading the next page (reading in steps, plan/early.ts). */
+  listWaitMs: number;
   /** Decisions this pass did not start and handed to its next tick (carry.ts). */
   carriedOn?: number;
+  /** Pages this pass did not read, handed to its next tick (it goes on from there). */
+  resumesList?: true;
   /**
    * time-budget: out of time; limit-total: the pass's own maxNoOfPodsToEvictTotal (one cycle);
    * budget: a cluster-wide budget of the shared ledger ran out; abort: the percentage abort cut it.
@@ -147,16 +154,21 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const conditions = { brakes: hasBrakes(brakes.set), fanOut: opts.fanOut !== undefined };
   const early = opts.early === true && writesEarly(opts.policy, conditions);
   const carry = opts.carry && carriesOn(opts.policy, conditions, needs) ? opts.carry : undefined;
+  // Every decision a delete, one scope: pages are read as the writes go, and a tick's unread pages are the next tick's.
+  const inSteps = carry !== undefined && early && !opts.namespaces?.length && !opts.labelSelector && readsInSteps(opts.policy, conditions, needs);
   const carried = carry?.take(opts.policy, writer.dryRun, started);
   const id = passId(started);
   const throttle = h.reader.throttle;
   const before = { throttled: throttle.throttled, waited: throttle.waitedMs };
-  const dueSoon: Eligible[] | undefined = opts.dueWithinMs === undefined || carried ? undefined : [];
+  // Only a pass that reads pages sees pods due soon.
+  const lists = !carried || carried.resume !== undefined;
+  const dueSoon: Eligible[] | undefined = opts.dueWithinMs === undefined || !lists ? undefined : [];
   const s: PassSummary = {
     pass: id,
-    planFrom: carried ? 'carried' : 'listed',
+    planFrom: carried ? (carried.resume ? 'resumed' : 'carried') : 'listed',
     listMs: 0,
     decideMs: 0,
+    listWaitMs: 0,
     eventsSummarised: 0,
     throttled: 0,
     throttleWaitMs: 0,
@@ -229,7 +241,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   let listed: Awaited<ReturnType<typeof listAndDecide>> | undefined;
   try {
     if (carried) for (const w of carried.writes) fed!.push(w);
-    else listed = await listAndDecide();
+    if (lists) listed = await listAndDecide(carried?.resume);
   } catch (e) {
     abandoned = true;
     fed?.close();
@@ -240,7 +252,8 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const earlyDone = fed ? await fed.done : { started: 0, left: [] };
   if (earlyDone.left.length) s.stoppedBy = 'time-budget';
 
-  async function listAndDecide() {
+  /** `from`: the continue token an earlier tick stopped at (reading in steps). */
+  async function listAndDecide(from?: string) {
     const context = await fetchContext(h, needs);
     // kubeTidy.retention groups a CronJob's Jobs' pods: which Job is whose, one paged LIST of Jobs.
     const pass = new AcrossPages(opts.policy, opts.policy.retention?.length ? await jobOwnersIn(h, opts.namespaces) : undefined);
@@ -251,9 +264,11 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     // What each selected pod was when listed: the write is tied to exactly that (uid,
     // resourceVersion, phase, request-evict-only mark). Held for the selected pods only, not the pages.
     const targets = new Map<string, RemovalTarget>();
+    let resume: string | undefined;
     const scopes = opts.namespaces?.length ? opts.namespaces : [undefined];
     outer: for (const namespace of scopes) {
-      for await (const page of listPods(h.reader.core, { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize })) {
+      const query = { namespace, labelSelector: opts.labelSelector, fieldSelector, limit: h.settings.pageSize, ...(from ? { from } : {}) };
+      for await (const page of listPods(h.reader.core, query)) {
         s.pages++;
         s.podsSeen += page.items.length;
         const decidedAt = h.now();
@@ -287,8 +302,15 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
         // Everything kept of this page is copied out (targets, decisions, due soon): the pods go
         // now, not once the next page has replaced this one in the loop's variable (issue 27).
         page.items.length = 0;
+        // Reading in steps: the next page once the writers are close to done with what waits.
+        if (inSteps && page.next && fed!.pending > earlyAhead(h.settings.pageSize)) {
+          const waited = h.now();
+          await fed!.below(earlyAhead(h.settings.pageSize));
+          s.listWaitMs += h.now() - waited;
+        }
         if (h.now() > deadline) {
           s.stoppedBy = 'time-budget';
+          if (inSteps && page.next) resume = page.next;
           break outer;
         }
       }
@@ -298,7 +320,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
     const finished = pass.finish();
     s.decideMs += h.now() - finishing;
     keep(finished.kept);
-    return { finished, targets };
+    return { finished, targets, resume };
   }
   const totalReached = listed?.finished.totalReached ?? false;
   const gated = await brakes.gate(listed?.finished.decisions ?? [], id, h.now());
@@ -353,8 +375,10 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   // What this tick did not start is the next one's, if it may be (carry.ts).
   if (carry) {
     const left = [...earlyDone.left, ...own.slice(acted.started).map((decision) => ({ decision, target: targets.get(decision.uid)! }))];
-    carry.hold(opts.policy, writer.dryRun, { writes: left, at: carried?.at ?? started });
+    const resume = listed?.resume;
+    carry.hold(opts.policy, writer.dryRun, { writes: left, at: carried?.at ?? started, ...(resume ? { resume } : {}) });
     if (left.length) s.carriedOn = left.length;
+    if (resume) s.resumesList = true;
   }
   if (events) {
     s.eventsSummarised = events.summarised;

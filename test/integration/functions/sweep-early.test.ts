@@ -107,6 +107,25 @@ describe('early writes', () => {
   }, 120_000);
 });
 
+describe('early writes select what the ordered pass selects', () => {
+  const ns = testNamespace('sweep-early-same');
+
+  it('over the same pods (dry run, pages of 2), the early pass and the ordered one act on the same pods with the same strategies', async () => {
+    await makePods(ns.name, range('kill', 7), { exitCode: 137 });
+    await makePods(ns.name, range('fail', 3), { exitCode: 1 }); // Failed, but not with the policy's exit code
+    await makePods(ns.name, range('run', 2));
+    const { h } = await slowPages(failedPolicy([ns.name]), 0);
+    const pass = async (early: boolean) => {
+      const s = await runPass(h, { policy: h.policy(), namespaces: [ns.name], dryRun: true, budgetMs: 60_000, early });
+      return s.results.map((r) => `${r.name} ${r.strategy} ${r.action} ${r.outcome}`).sort();
+    };
+    const [ordered, early] = [await pass(false), await pass(true)];
+    expect(early).toEqual(ordered);
+    expect(early).toEqual(range('kill', 7).map((n) => `${n} RemoveFailedPods delete deleted`));
+    expect(await podNames(ns.name)).toHaveLength(12);
+  }, 120_000);
+});
+
 describe('a sweep cut by its time budget hands the rest to its next tick', () => {
   const ns = testNamespace('sweep-carry');
 
@@ -179,3 +198,42 @@ async function waitGone(namespace: string, name: string): Promise<void> {
   }
   throw new Error(`${namespace}/${name} still there`);
 }
+
+describe('a sweep reading in steps goes on with the list where its last tick stopped', () => {
+  const ns = testNamespace('sweep-steps');
+
+  it('pages are read as the writes go, and the ticks together read the list once, not once each', async () => {
+    await makePods(ns.name, range('s', 40), { exitCode: 137 });
+    // Pages of 2 (so 4 deletes wait at most before the next page is read), a slow client and a one-second budget.
+    const rt = await runtimeFor(failedPolicy([ns.name]), {
+      SWEEP_TIME_BUDGET_SECONDS: '1',
+      SWEEP_CONCURRENCY: '2',
+      SWEEP_PAGE_SIZE: '2',
+      KUBE_CLIENT_QPS: '10',
+      KUBE_CLIENT_BURST: '1',
+      RECORD_EVENTS: 'false',
+    });
+    open.push({ rt });
+    // Every Failed pod of the cluster is on the sweep's list (other files' too): one whole list is this many pages.
+    const failedNow = (await core().listPodForAllNamespaces({ fieldSelector: 'status.phase=Failed' })).items.length;
+    const agent = serve(sweep, rt);
+    type Summary = { planFrom: string; pages: number; resumesList?: boolean; carriedOn?: number; listWaitMs: number };
+    const ticks: Summary[] = [];
+    for (let i = 0; i < 40 && (await podNames(ns.name)).length > 0; i++) {
+      const res = await send(agent, pingRequest());
+      expect([200, 503]).toContain(res.status);
+      ticks.push(res.body.summary as Summary);
+    }
+    expect(await podNames(ns.name)).toEqual([]);
+    expect(ticks[0]).toMatchObject({ planFrom: 'listed', resumesList: true });
+    expect(ticks.slice(1).some((t) => t.planFrom === 'resumed')).toBe(true);
+    // Up to the tick that read the last page, the ticks read one list between them (a few pages
+    // more at most: other files' Failed pods come and go), where listing from the start each
+    // tick would read it again every time.
+    const whole = Math.ceil(failedNow / 2) + 1;
+    const last = ticks.findIndex((t, i) => i > 0 && t.planFrom !== 'listed' && !t.resumesList);
+    const read = ticks.slice(0, last + 1).reduce((n, t) => n + t.pages, 0);
+    expect(last).toBeGreaterThan(0);
+    expect(read).toBeLessThanOrEqual(whole + 3);
+  }, 180_000);
+});
