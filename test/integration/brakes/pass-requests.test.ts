@@ -13,6 +13,7 @@ import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { failedPolicy, makePods, podNames, range, windowWithRoom } from './helpers.js';
+import { before } from '../../fixtures/client-spy.js';
 
 const a = testNamespace('pass-requests-a');
 const b = testNamespace('pass-requests-b');
@@ -52,17 +53,9 @@ describe('two passes at once in one process', () => {
     let arrived = 0;
     let release!: () => void;
     const bothListing = new Promise<void>((resolve) => (release = resolve));
-    const real = clients.core;
-    const core = new Proxy(real, {
-      get(target, key) {
-        const value: unknown = Reflect.get(target, key);
-        if (key !== 'listNamespacedPod' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-        return async (...args: unknown[]) => {
-          if (++arrived === 2) release();
-          await bothListing;
-          return (value as (...p: unknown[]) => Promise<unknown>).apply(target, args);
-        };
-      },
+    const core = before(clients.core, 'listNamespacedPod', async () => {
+      if (++arrived === 2) release();
+      await bothListing;
     });
     const h: CleanupHandle = { ...handle, reader: { ...handle.reader, core } };
     const pass = (namespace: string) => runPass(h, { policy: h.policy(), namespaces: [namespace], dryRun: false, budgetMs: 60_000 });

@@ -16,6 +16,7 @@ import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { core, failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
 import { pingRequest, runtimeFor, send, serve } from './setup.js';
+import { before } from '../../fixtures/client-spy.js';
 
 const open: { rt?: Runtime; clients?: KubeClients }[] = [];
 afterAll(() => {
@@ -38,17 +39,9 @@ async function slowPages(policy: object, delayMs: number) {
   open.push({ rt, clients });
   const handle = cleanupParts(rt).handle;
   const asked: number[] = [];
-  const real = clients.core;
-  const core = new Proxy(real, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (key !== 'listNamespacedPod' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-      return async (...args: unknown[]) => {
-        asked.push(performance.now());
-        if (asked.length > 1) await new Promise((r) => setTimeout(r, delayMs));
-        return (value as (...p: unknown[]) => Promise<unknown>).apply(target, args);
-      };
-    },
+  const core = before(clients.core, 'listNamespacedPod', async () => {
+    asked.push(performance.now());
+    if (asked.length > 1) await new Promise((r) => setTimeout(r, delayMs));
   });
   const h: CleanupHandle = { ...handle, reader: { ...handle.reader, core } };
   return { h, asked };
