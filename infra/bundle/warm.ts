@@ -61,7 +61,8 @@ function firstRequests(target: string): RequestInit[] {
 
 async function warmOne(entry: string, target: string, files: { policy: string; kubeconfig: string }): Promise<void> {
   const server = startServer(process.execPath, [entry], {
-    // NODE_OPTIONS passes on: V8 rejects a cache written under other flags (a heap limit, say).
+    // NODE_OPTIONS passes on: V8 rejects a cache written under other flags, a heap limit
+    // included (the image's ENV NODE_OPTIONS, infra/bundle/heap.ts, which the manifests repeat).
     ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
     NODE_ENV: 'production',
     PORT: '0',

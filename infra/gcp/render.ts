@@ -5,6 +5,7 @@
 // PROJECT_ID and REGION stay as ${...} placeholders that deploy.sh fills in with envsubst.
 import { kebab, type Declaration, type FunctionDecl } from '../declaration/declaration.js';
 import { functionEnv } from '../knative/render.js';
+import { IMAGE_NODE_OPTIONS } from '../bundle/heap.js';
 import { googleSenderAuthEnv, SA, serviceUrl } from './sender-auth.js';
 
 type Obj = Record<string, unknown>;
@@ -36,7 +37,10 @@ function service(decl: Declaration, target: string, f: FunctionDecl): Obj {
       { name: 'KUBECONFIG', value: `${KUBECONFIG_MOUNT}/kubeconfig` },
     ])
     .concat(shards ? [{ name: 'SWEEP_SHARD_TOPIC', value: topicPath(shardTopicFor(target)) }] : [])
-    .concat(google ? Object.entries(googleSenderAuthEnv(target, f)).map(([name, value]) => ({ name, value })) : []);
+    .concat(google ? Object.entries(googleSenderAuthEnv(target, f)).map(([name, value]) => ({ name, value })) : [])
+    // The image's heap flag (infra/bundle/heap.ts), sized for 256Mi: 60% of 512Mi would be another
+    // V8 flag, and V8 would then refuse the code cache warmed into the image and compile every cold start.
+    .concat([{ name: 'NODE_OPTIONS', value: IMAGE_NODE_OPTIONS }]);
   return {
     apiVersion: 'serving.knative.dev/v1',
     kind: 'Service',

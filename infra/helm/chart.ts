@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
+import { HEAP_PERCENT } from '../bundle/heap.js';
 import { REPO_ROOT, type Declaration } from '../declaration/declaration.js';
 import { knativeDefaults, knativeTemplates } from './chart-knative.js';
 import { standaloneRbacTemplate } from './chart-standalone.js';
@@ -89,6 +90,9 @@ ${block('functions', functions)
   resources:
     requests: { cpu: 50m, memory: 128Mi }
     limits: { memory: 384Mi }
+  # V8's old space (NODE_OPTIONS=--max-old-space-size) as a percent of limits.memory: the rest
+  # is for code, buffers and the young generation (infra/bundle/heap.ts). 0: the image's default.
+  heapPercent: ${HEAP_PERCENT}
 
 # Prometheus Operator and Grafana objects; each needs its CRDs or sidecar. Off by default.
 observability:

@@ -7,6 +7,7 @@ import { kebab, REPO_ROOT, triggerName, type Declaration, type FunctionDecl, typ
 export type { RenderOptions } from '../declaration/declaration.js';
 import { policyConfigMap, renderRbac } from './rbac.js';
 import { knativeAudience, knativeSenderAuthEnv } from './sender-auth.js';
+import { FUNCTION_MEMORY_LIMIT, IMAGE_NODE_OPTIONS } from '../bundle/heap.js';
 
 type Obj = Record<string, unknown>;
 export const BROKER = 'kube-tidy';
@@ -30,7 +31,7 @@ function container(image: string, env: Obj[]): Obj {
   return {
     image,
     env,
-    resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+    resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: FUNCTION_MEMORY_LIMIT } },
     securityContext: {
       runAsNonRoot: true,
       allowPrivilegeEscalation: false,
@@ -96,7 +97,14 @@ function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: R
           containerConcurrency: f.scaling.concurrency,
           timeoutSeconds: f.timeout,
           // Every decision out as a CloudEvent (README "Decisions as CloudEvents"), to the broker: a Trigger on a dev.kube-tidy.* type routes them on.
-          containers: [container(o.image, [...functionEnv(decl, target, f, o, { eventsSink: brokerUrl(o.namespace) }), ...senderAuthEnv(decl, target, f, o)])],
+          containers: [
+            container(o.image, [
+              ...functionEnv(decl, target, f, o, { eventsSink: brokerUrl(o.namespace) }),
+              ...senderAuthEnv(decl, target, f, o),
+              // V8's old space under the container's limit (infra/bundle/heap.ts): the image's own default, under which its code cache was warmed.
+              { name: 'NODE_OPTIONS', value: IMAGE_NODE_OPTIONS },
+            ]),
+          ],
         },
       },
     },

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
+import { IMAGE_NODE_OPTIONS } from '../../../infra/bundle/heap.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
 import { TARGETS } from '../../../shared/serve/register.js';
@@ -33,8 +34,13 @@ const state = { user: '', cmd: [] as string[], env: {} as Record<string, string>
 /** The .dockerignore beside the Dockerfile: an allow-list plus test files out. */
 const ignored = (src: string) => basename(src).endsWith('.test.ts');
 
+/** `ENV A=1 B=x=y`: a value may hold `=` (NODE_OPTIONS=--max-old-space-size=153). */
+const envPairs = (args: string) => Object.fromEntries(args.split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+
 function replay(stage: Instr[], root: string, isFinal: boolean) {
   let wd = root;
+  // ENV applies to the RUN lines after it, as in a real build (warm.cjs passes NODE_OPTIONS on).
+  let env: Record<string, string> = {};
   for (const { op, args } of stage.slice(1)) {
     if (op === 'WORKDIR') mkdirSync((wd = join(root, args)), { recursive: true });
     else if (op === 'COPY') {
@@ -49,12 +55,15 @@ function replay(stage: Instr[], root: string, isFinal: boolean) {
     } else if (op === 'RUN') {
       if (args.startsWith('npm ci')) symlinkSync(join(REPO_ROOT, 'node_modules'), join(wd, 'node_modules'));
       // On the image's Node (22), as the RUN line would be.
-      else execSync(args, { cwd: wd, stdio: 'pipe', timeout: 120_000, env: { ...process.env, PATH: `${dirname(node22())}:${process.env.PATH}` } });
-    } else if (isFinal && op === 'USER') state.user = args;
+      else execSync(args, { cwd: wd, stdio: 'pipe', timeout: 120_000, env: { ...process.env, ...env, PATH: `${dirname(node22())}:${process.env.PATH}` } });
+    } else if (op === 'ENV') env = { ...env, ...envPairs(args) };
+    else if (isFinal && op === 'USER') state.user = args;
     else if (isFinal && op === 'CMD') state.cmd = JSON.parse(args) as string[];
-    else if (isFinal && op === 'ENV') for (const kv of args.split(/\s+/)) state.env[kv.split('=')[0]!] = kv.split('=')[1]!;
   }
-  if (isFinal) state.workdir = wd;
+  if (isFinal) {
+    state.workdir = wd;
+    state.env = env;
+  }
 }
 
 beforeAll(() => {
@@ -105,8 +114,9 @@ describe('infra/docker/Dockerfile', () => {
     expect(res.status).toBe(200);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    // Warmed by the image's own Node, so V8 takes it.
+    // Warmed by the image's own Node under the image's own heap flag, so V8 takes it.
     expect(codeCache).toEqual({ app: 'accepted' });
+    expect(state.env.NODE_OPTIONS).toBe(IMAGE_NODE_OPTIONS);
   });
 
   it('keeps test files out of the build context, as its .dockerignore says', () => {

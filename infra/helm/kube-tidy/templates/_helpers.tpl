@@ -71,3 +71,17 @@ serving.knative.dev/v1/Service eventing.knative.dev/v1/Broker eventing.knative.d
 {{- fail (printf "events.sink is %q: use broker, none or an http(s) URL" $sink) -}}
 {{- end -}}
 {{- end }}
+
+{{/* NODE_OPTIONS of the standalone process: V8's old space at standalone.heapPercent of
+     standalone.resources.limits.memory (Mi or Gi; infra/bundle/heap.ts says why), so a raised
+     limit raises the heap with it. No limit, or one in other units: empty (V8 sizes its heap from
+     the node's memory). */}}
+{{- define "kube-tidy.standalone.nodeOptions" -}}
+{{- $s := .Values.standalone -}}
+{{- $limit := toString (dig "limits" "memory" "" ($s.resources | default dict)) -}}
+{{- $mib := 0 -}}
+{{- if regexMatch "^[0-9]+Mi$" $limit }}{{ $mib = trimSuffix "Mi" $limit | atoi }}
+{{- else if regexMatch "^[0-9]+Gi$" $limit }}{{ $mib = mul (trimSuffix "Gi" $limit | atoi) 1024 }}
+{{- end -}}
+{{- if and $mib $s.heapPercent -}}--max-old-space-size={{ div (mul $mib $s.heapPercent) 100 }}{{- end -}}
+{{- end }}
