@@ -59,24 +59,6 @@ afterAll(async () => {
   await new Promise((ok) => server.close(ok));
 });
 
-describe('a list resumed from a continue token (a sweep going on where its last tick stopped)', () => {
-  it('starts from the token, says each page’s next token, and an expired one goes on inconsistent as any page would', async () => {
-    script([list(['c'], 't3'), list(['d'])]);
-    const got = [];
-    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) got.push([p.items[0]?.metadata.name, p.next]);
-    expect(got).toEqual([
-      ['c', 't3'],
-      ['d', undefined],
-    ]);
-    expect(seen.map((s) => s.continue)).toEqual(['t2', 't3']);
-
-    script([expired('t2-inconsistent'), list(['c'])]);
-    const after = [];
-    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) after.push([p.items[0]?.metadata.name, p.inconsistent]);
-    expect(after).toEqual([['c', true]]);
-  });
-});
-
 function script(r: Reply[]) {
   replies = r;
   seen.length = 0;
@@ -103,6 +85,19 @@ describe('an expired continue token', () => {
     expect(got.resourceVersion).toBe('42');
   });
 
+  it('keeps what `keep` maps each item to, page by page (undefined: left out), and drops what it kept before a restart', async () => {
+    script([list(['a', 'skip'], 't1'), list(['b'], 't2'), expired('t2-inconsistent'), list(['a', 'skip', 'c'])]);
+    const seenNames: string[] = [];
+    const keep = (o: { metadata?: { name?: string } }) => {
+      seenNames.push(o.metadata?.name ?? '');
+      return o.metadata?.name === 'skip' ? undefined : o.metadata!.name!.toUpperCase();
+    };
+    const got = await listEverything((page) => clients.core.listNamespace(page), { what: 'list namespaces', limit: 2 }, keep);
+    expect(got.items).toEqual(['A', 'C']);
+    expect(seenNames).toEqual(['a', 'skip', 'b', 'a', 'skip', 'c']);
+    expect(got.requests).toBe(4);
+  });
+
   it('fails a collecting list as transient when the full list expires too', async () => {
     script([list(['a'], 't1'), expired('x'), expired()]);
     await expect(listAll(clients, BATCH_JOB, undefined, 1)).rejects.toThrow(TransientKubeError);
@@ -121,5 +116,23 @@ describe('an expired continue token', () => {
       ['b', 2, 3, true],
     ]);
     expect(seen.map((s) => s.continue)).toEqual([null, 't1', 't1-inconsistent']);
+  });
+});
+
+describe('a list resumed from a continue token (a sweep going on where its last tick stopped)', () => {
+  it('starts from the token, says each page’s next token, and an expired one goes on inconsistent as any page would', async () => {
+    script([list(['c'], 't3'), list(['d'])]);
+    const got = [];
+    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) got.push([p.items[0]?.metadata.name, p.next]);
+    expect(got).toEqual([
+      ['c', 't3'],
+      ['d', undefined],
+    ]);
+    expect(seen.map((s) => s.continue)).toEqual(['t2', 't3']);
+
+    script([expired('t2-inconsistent'), list(['c'])]);
+    const after = [];
+    for await (const p of listPods(clients.core, { namespace: 'ns', limit: 1, from: 't2' })) after.push([p.items[0]?.metadata.name, p.inconsistent]);
+    expect(after).toEqual([['c', true]]);
   });
 });

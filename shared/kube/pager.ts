@@ -112,20 +112,37 @@ export async function* pages<T>(fetch: FetchPage<T>, opts: PagerOptions): AsyncG
 /**
  * Every item, 'restart-full' on an expired token: a consistent snapshot or an error.
  * `requests`: those the list sent to the API server (its own tally), retries included.
+ * `keep`: what to hold of each item, applied page by page as the pages come, so a caller that
+ * needs a few fields of every object never holds the objects themselves (issue 27: the orphan
+ * sweep lists every Job of a worker); an item it maps to undefined is left out.
  */
-export function listEverything<T>(
+export function listEverything<T>(fetch: FetchPage<T>, opts: Omit<PagerOptions, 'onExpired'>): Promise<Everything<T>>;
+export function listEverything<T, R>(fetch: FetchPage<T>, opts: Omit<PagerOptions, 'onExpired'>, keep: (item: T) => R | undefined): Promise<Everything<R>>;
+export function listEverything<T, R>(
   fetch: FetchPage<T>,
   opts: Omit<PagerOptions, 'onExpired'>,
-): Promise<{ items: T[]; requests: number; resourceVersion?: string }> {
+  keep: (item: T) => R | undefined = (item) => item as unknown as R,
+): Promise<Everything<R>> {
   return tallied(async (tally) => {
-    let items: T[] = [];
+    let items: R[] = [];
     let resourceVersion: string | undefined;
     for await (const p of pages(fetch, { ...opts, onExpired: 'restart-full' })) {
       if (p.page === 1) items = [];
-      items.push(...p.items);
+      for (const item of p.items) {
+        const kept = keep(item);
+        if (kept !== undefined) items.push(kept);
+      }
+      // The pager's hold on this page (its last answer, while the next is read) is let go too.
+      p.items.length = 0;
       // The last page's: with a consistent snapshot every page says the same; after a restart, the full list's.
       resourceVersion = p.resourceVersion ?? resourceVersion;
     }
     return { items, requests: tally.sent, ...(resourceVersion ? { resourceVersion } : {}) };
   });
+}
+
+export interface Everything<T> {
+  items: T[];
+  requests: number;
+  resourceVersion?: string;
 }

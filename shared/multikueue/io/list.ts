@@ -6,19 +6,33 @@ import type { KubeClients } from '../../kube/clients.js';
 import { listEverything, type RawList } from '../../kube/pager.js';
 import type { JobKind } from '../core/kinds.js';
 import type { RemoteObject } from '../core/remote-object.js';
+import { compactRemote } from './compact.js';
 
-export interface Listed {
-  items: RemoteObject[];
+export interface Listed<T = RemoteObject> {
+  items: T[];
   requests: number;
 }
 
 /**
  * Every object of a kind (all namespaces), one consistent snapshot: an expired continue token
- * restarts with a full list (kube/pager.ts), since a missing object means "gone" here. Throws TransientKubeError / KubeRequestError; a
- * 404 (the kind is not installed there) as KubeRequestError kind not-found.
+ * restarts with a full list (kube/pager.ts), since a missing object means "gone" here. Each
+ * object is kept as `keep` maps it, page by page (undefined: left out), never whole: a worker
+ * may hold 150,000 Jobs. Throws TransientKubeError / KubeRequestError; a 404 (the kind is not
+ * installed there) as KubeRequestError kind not-found.
  */
-export async function listAll(api: Pick<KubeClients, 'custom'>, k: JobKind, labelSelector?: string, limit = 500): Promise<Listed> {
+export function listEach<T>(
+  api: Pick<KubeClients, 'custom'>,
+  k: JobKind,
+  keep: (o: RemoteObject) => T | undefined,
+  labelSelector?: string,
+  limit = 500,
+): Promise<Listed<T>> {
   const fetch = (page: { limit?: number; _continue?: string }): Promise<RawList<RemoteObject>> =>
     api.custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector, ...page });
-  return listEverything(fetch, { what: `list ${k.plural}.${k.group}`, limit });
+  return listEverything(fetch, { what: `list ${k.plural}.${k.group}`, limit }, keep);
+}
+
+/** Every object of a kind, each as the orphan sweep reads it (io/compact.ts). */
+export function listAll(api: Pick<KubeClients, 'custom'>, k: JobKind, labelSelector?: string, limit = 500): Promise<Listed> {
+  return listEach(api, k, compactRemote, labelSelector, limit);
 }

@@ -11,9 +11,11 @@ import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { BATCH_JOB, isBatchJob, WORKLOAD, type JobKind } from '../core/kinds.js';
 import { JOB_UID_LABEL, ORIGIN_LABEL } from '../core/labels.js';
-import { keyOf, kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
+import { kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
 import { deleteRemote } from './cascade.js';
-import { listAll } from './list.js';
+import type { RemoteObject } from '../core/remote-object.js';
+import { flatKeyOf, keepCopy, keepJobPod, type CopyContext } from './compact.js';
+import { listEach } from './list.js';
 import { readWitness, updateWitness } from './witness.js';
 import type { Worker } from './workers.js';
 import type { KubeClients } from '../../kube/clients.js';
@@ -54,9 +56,12 @@ export function readManager(manager: Pick<KubeClients, 'custom'>, kinds: JobKind
     const listed = new Set<string>();
     for (const kind of [...kinds, WORKLOAD]) {
       try {
-        const page = await listAll(manager, kind);
+        // Only the key of each object that is not being deleted, taken page by page.
+        const keys = await listEach(manager, kind, (o) =>
+          o.metadata.deletionTimestamp ? undefined : flatKeyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''),
+        );
         listed.add(kindKey(kind));
-        for (const o of page.items) if (!o.metadata.deletionTimestamp) live.add(keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+        for (const key of keys.items) live.add(key);
       } catch (e) {
         if (!notInstalled(e)) throw e;
       }
@@ -82,8 +87,9 @@ async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager:
   if (!worker.api || !writer) return { ...report, outcome: worker.error?.transient ? 'unreachable' : 'failed', error: worker.error?.message };
   const api = worker.api;
   try {
-    const { pods, ...snapshot } = await readWorker(api, opts);
+    // The witness record first: what the core would only confirm is not kept (io/compact.ts keepCopy).
     const witness = await readWitness(api, opts.kueueNamespace, opts.origin);
+    const { pods, ...snapshot } = await readWorker(api, opts, { origin: opts.origin, manager, witnessed: witness.uids });
     const plan = orphans({ ...snapshot, witnessed: witness.uids }, manager, { origin: opts.origin, limit: opts.limit });
     // Writes in flight at once, in the plan's order (the clients' rate limit still applies).
     const { results } = await inOrder(
@@ -111,26 +117,43 @@ async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager:
   return report;
 }
 
-async function readWorker(api: KubeClients, opts: SweepOptions): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
+/**
+ * What the sweep reads in one worker, page by page, keeping only what the core could act on or
+ * learn from (io/compact.ts), judged against `known`: the manager and the witness record as read.
+ * Exported for `npm run bench orphan-memory`.
+ */
+export async function readWorker(
+  api: KubeClients,
+  opts: SweepOptions,
+  known: CopyContext,
+): Promise<Omit<WorkerSnapshot, 'witnessed'> & { pods: Map<string, Stored<Pod>> }> {
   const copies: WorkerSnapshot['copies'] = [];
   const selector = `${ORIGIN_LABEL}=${opts.origin}`;
-  // Every batch Job (not only ours): a pod's Job is "gone" only if no Job has its uid.
-  const jobs = await listAll(api, BATCH_JOB);
-  const liveJobUids = new Set(jobs.items.map((j) => j.metadata.uid ?? ''));
+  const batchCopies = opts.kinds.some(isBatchJob);
+  // Every batch Job (not only ours): a pod's Job is "gone" only if no Job has its uid. Of each
+  // only its uid is kept, or the copy itself when the core needs it.
+  const jobs = await listEach(api, BATCH_JOB, (j) => (batchCopies && keepCopy(BATCH_JOB, j, known)) || (j.metadata.uid ?? ''));
+  const liveJobUids = new Set(jobs.items.map((j) => (typeof j === 'string' ? j : (j.metadata.uid ?? ''))));
+  const ourJobs = jobs.items.filter((j): j is RemoteObject => typeof j !== 'string');
   for (const kind of [...opts.kinds, WORKLOAD]) {
     if (isBatchJob(kind)) {
-      copies.push({ kind, items: jobs.items.filter((j) => j.metadata.labels?.[ORIGIN_LABEL] === opts.origin) });
+      copies.push({ kind, items: ourJobs });
       continue;
     }
     try {
-      const page = await listAll(api, kind, selector);
+      const page = await listEach(api, kind, (o) => keepCopy(kind, o, known), selector);
       copies.push({ kind, items: page.items });
     } catch (e) {
       if (!notInstalled(e)) throw e; // a kind not installed in this worker has no copies there
     }
   }
+  // Page by page, only the pods the core could act on or learn from, as it reads them (io/compact.ts).
   const jobPods: Stored<Pod>[] = [];
-  for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL })) jobPods.push(...page.items);
+  for await (const page of listPods(api.core, { labelSelector: JOB_UID_LABEL }))
+    for (const p of page.items) {
+      const kept = keepJobPod(p, liveJobUids);
+      if (kept) jobPods.push(kept);
+    }
   return { copies, liveJobUids, jobPods, pods: new Map(jobPods.map((p) => [p.metadata.uid ?? '', p])) };
 }
 
