@@ -11,10 +11,13 @@
 // server and the production bundle (`npm run bench scale`).
 //
 // `npm run bench planner-memory -- 20000,150000`; PLANNER_HEAP_SNAPSHOT=1 adds the summary.
+// PLANNER_VIA=cli-json or cli-table: the planner process runs the CLI's live plan instead
+// (`kube-tidy plan --kubeconfig ... --policy ... -o json|table`, liveCommand as main.ts calls
+// it, its output counted and dropped), for the same peaks.
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +25,7 @@ import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'no
 import { KubeConfig } from '@kubernetes/client-node';
 import { runPass } from '../../shared/cleanup/index.js';
 import { cliHandle } from '../../shared/hosts/cli/handle.js';
+import { liveCommand } from '../../shared/hosts/cli/live.js';
 import { kubeClients } from '../../shared/kube/clients.js';
 import { createLogger } from '../../shared/log.js';
 import { loadPolicy } from '../../shared/policy/load.js';
@@ -281,6 +285,65 @@ async function plan(port: number, mode: 'peak' | 'retained'): Promise<PlannerMem
   };
 }
 
+/** What the CLI's live plan costs: its peaks while planning every pod the server lists. */
+export interface CliPlanMemory {
+  pods: number;
+  format: 'json' | 'table';
+  exitCode: number;
+  /** What it printed on stdout (one line per selected pod in json), and the summary line on stderr. */
+  outBytes: number;
+  summary: string;
+  durationMs: number;
+  peakRssMiB: number;
+  peakHeapUsedMiB: number;
+  /** Heap after a full GC once the command answered, minus before it. */
+  afterHeapMiB: number;
+  snapshot?: string;
+  heapSnapshotTop?: string[];
+}
+
+async function cliPlan(port: number, format: 'json' | 'table'): Promise<Omit<CliPlanMemory, 'pods'>> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const dir = mkdtempSync(join(tmpdir(), 'planner-cli-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: b, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\nusers: [{name: b, user: {}}]\ncontexts: [{name: b, context: {cluster: b, user: b}}]\ncurrent-context: b\n`,
+  );
+  const policy = join(dir, 'policy.json');
+  writeFileSync(policy, JSON.stringify(POLICY));
+  let outBytes = 0;
+  let summary = '';
+  gc?.();
+  const baseHeap = process.memoryUsage().heapUsed;
+  let peakHeap = 0;
+  const timer = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 10);
+  const started = Date.now();
+  const exitCode = await liveCommand('plan', ['--kubeconfig', kubeconfig, '--policy', policy, '-o', format, '--timeout', '30m'], {
+    out: (t) => void (outBytes += t.length),
+    // The summary line kept; a problem (exit code not 0) shown as it comes.
+    err: (t) => void (t.startsWith('plan') ? (summary = t.trim()) : t.startsWith('listing') ? undefined : process.stderr.write(t)),
+    stdoutIsTTY: false,
+  });
+  const durationMs = Date.now() - started;
+  clearInterval(timer);
+  gc?.();
+  rmSync(dir, { recursive: true, force: true });
+  // PLANNER_HEAP_SNAPSHOT=1: what is still held once the command answered, by constructor.
+  const snapshot = process.env.PLANNER_HEAP_SNAPSHOT ? writeHeapSnapshot(join(tmpdir(), `planner-cli-${process.pid}.heapsnapshot`)) : undefined;
+  return {
+    ...(snapshot ? { snapshot } : {}),
+    format,
+    exitCode,
+    outBytes,
+    summary,
+    durationMs,
+    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    peakHeapUsedMiB: MiB(peakHeap),
+    afterHeapMiB: MiB(process.memoryUsage().heapUsed - baseHeap),
+  };
+}
+
 /** The biggest constructors by self size in a heap snapshot (strings, arrays and objects by name). */
 export function summariseSnapshot(file: string, n = 15): string[] {
   const snap = JSON.parse(readFileSync(file, 'utf8')) as {
@@ -328,7 +391,27 @@ async function oneRun(total: number, mode: 'peak' | 'retained'): Promise<Planner
   return { ...result, pods: total };
 }
 
-export async function runPlannerMemoryBench(sizes: number[]): Promise<Record<string, PlannerMemory>> {
+async function oneCliRun(total: number, format: 'json' | 'table'): Promise<CliPlanMemory> {
+  const server = child(['server', String(total)]);
+  const [port] = (await once(server, 'message')) as [number];
+  const planner = child(['cli', String(port), format], (process.env.PLANNER_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+  const [result] = (await once(planner, 'message')) as [Omit<CliPlanMemory, 'pods'>];
+  server.kill();
+  if (result.snapshot) {
+    result.heapSnapshotTop = summariseSnapshot(result.snapshot);
+    rmSync(result.snapshot);
+    delete result.snapshot;
+  }
+  return { pods: total, ...result };
+}
+
+export async function runPlannerMemoryBench(sizes: number[]): Promise<Record<string, PlannerMemory | CliPlanMemory>> {
+  const via = process.env.PLANNER_VIA;
+  if (via === 'cli-json' || via === 'cli-table') {
+    const cli: Record<string, CliPlanMemory> = {};
+    for (const total of sizes) cli[`cli${total}`] = await oneCliRun(total, via === 'cli-json' ? 'json' : 'table');
+    return cli;
+  }
   const out: Record<string, PlannerMemory> = {};
   for (const total of sizes) {
     const peak = await oneRun(total, 'peak');
@@ -344,11 +427,14 @@ const pick = (r: PlannerMemory) => ({
   ...(r.heapSnapshotTop ? { heapSnapshotTop: r.heapSnapshotTop } : {}),
 });
 
-// As a child process: `server <total>` or `planner <port> <mode>`.
+// As a child process: `server <total>`, `planner <port> <mode>` or `cli <port> <format>`.
 if (process.argv[1] === SELF && process.send) {
   const [role, a, b] = process.argv.slice(2);
   if (role === 'server') process.send(await serve(Number(a)));
-  else if (role === 'planner') {
+  else if (role === 'cli') {
+    const result = await cliPlan(Number(a), b as 'json' | 'table');
+    process.send(result, () => process.exit(0));
+  } else if (role === 'planner') {
     const result = await plan(Number(a), b as 'peak' | 'retained');
     process.send(result, () => process.exit(0));
   }
