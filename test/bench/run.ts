@@ -39,6 +39,14 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'planner-memory'
     ? { 'planner-memory': async () => (await import('./planner-memory.js')).runPlannerMemoryBench((process.argv[3] ?? '20000').split(',').map(Number)) }
     : {}),
+  // In-process, no control plane: the heap the orphan sweep keeps for what it lists (issue 27). `npm run bench orphan-memory -- 20000,150000`.
+  ...(only === 'orphan-memory'
+    ? { 'orphan-memory': async () => (await import('./orphan-memory.js')).runOrphanMemoryBench((process.argv[3] ?? '20000').split(',').map(Number)) }
+    : {}),
+  // Not in the default run (minutes, 30+ for 150,000 pods the first time; the population is cached as an etcd snapshot): `npm run bench scale-snapshot -- 20000,150000`.
+  ...(only === 'scale-snapshot'
+    ? { 'scale-snapshot': async () => (await import('./scale-snapshot.js')).runScaleSnapshotBench((process.argv[3] ?? '20000').split(',').map(Number)) }
+    : {}),
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };

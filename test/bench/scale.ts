@@ -32,6 +32,7 @@ import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-proc
 import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
 import { KubeConfig as KC, Watch } from '@kubernetes/client-node';
 import { countPhase, populate, prepareCluster, SCALE_POLICY, unthrottled } from './scale/populate.js';
+import type { KubeClients } from '../../shared/kube/clients.js';
 import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
 import { startServer } from '../../infra/bundle/serving.js';
@@ -71,7 +72,7 @@ interface Policies {
 }
 
 /** VmHWM: the peak resident set so far; VmRSS: now. */
-const procMiB = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
+export const procMiB = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
   try {
     const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Math.round(Number(kb) / 1024) : 0;
@@ -79,7 +80,7 @@ const procMiB = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
     return 0;
   }
 };
-const peakRssMiB = (pid: number) => procMiB(pid, 'VmHWM');
+export const peakRssMiB = (pid: number) => procMiB(pid, 'VmHWM');
 
 interface SweepAnswer {
   status: number;
@@ -248,8 +249,8 @@ async function oneInstance(cluster: Cluster, ids: FunctionIdentities, policy: st
 }
 
 /** A sweep process as the image runs it: the production bundle on Node 22 (its RSS is what a function instance holds). */
-async function bundled(env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const p = startServer(node22(), [BUNDLE_FILE], { FUNCTION_TARGET: 'sweep', PORT: '0', ...env }, dirname(BUNDLE_FILE));
+export async function bundled(env: Record<string, string>, file = BUNDLE_FILE): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const p = startServer(node22(), [file], { FUNCTION_TARGET: 'sweep', PORT: '0', ...env }, dirname(file));
   const { port } = await p.serving;
   return { url: `http://127.0.0.1:${port}/`, pid: p.child.pid!, stop: async () => void (p.child.kill('SIGTERM'), await p.exited) };
 }
@@ -337,20 +338,36 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   }
 }
 
+/** The ceiling's targets: every Failed pod of the population, in pages of 5000 (`pages` LISTs). */
+export async function ceilingTargets(core: KubeClients['core']) {
+  const pods: { namespace: string; name: string; uid: string }[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const list = await core.listPodForAllNamespaces({ fieldSelector: 'status.phase=Failed', labelSelector: 'bench=scale', limit: 5000, _continue: token });
+    pages++;
+    for (const p of list.items) pods.push({ namespace: p.metadata!.namespace!, name: p.metadata!.name!, uid: p.metadata!.uid! });
+    token = list.metadata?._continue || undefined;
+  } while (token);
+  return { pods, pages };
+}
+
 /** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit. */
-async function ceiling(ids: FunctionIdentities) {
+export async function ceiling(ids: FunctionIdentities) {
   // As the sweep's own account: the same API Priority and Fairness level kube-tidy gets.
   const as = new KC();
   as.loadFromFile(ids.kubeconfig('sweep'));
   const { core, close } = unthrottled(as);
-  const pods: { namespace: string; name: string; uid: string }[] = [];
-  let token: string | undefined;
-  do {
-    const list = await core.listPodForAllNamespaces({ fieldSelector: 'status.phase=Failed', labelSelector: 'bench=scale', limit: 5000, _continue: token });
-    for (const p of list.items) pods.push({ namespace: p.metadata!.namespace!, name: p.metadata!.name!, uid: p.metadata!.uid! });
-    token = list.metadata?._continue || undefined;
-  } while (token);
+  const { pods } = await ceilingTargets(core);
   const t0 = performance.now();
+  await ceilingDeletes(core, pods);
+  const s = (performance.now() - t0) / 1000;
+  close();
+  return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
+}
+
+/** The ceiling's writes: 32 DELETEs in flight, each with its pod's uid as precondition. */
+export async function ceilingDeletes(core: KubeClients['core'], pods: { namespace: string; name: string; uid: string }[]): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
@@ -360,9 +377,6 @@ async function ceiling(ids: FunctionIdentities) {
       }
     }),
   );
-  const s = (performance.now() - t0) / 1000;
-  close();
-  return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
 }
 
 async function oneSize(size: number, policies: Policies, only: string[] | undefined) {

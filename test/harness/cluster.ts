@@ -2,7 +2,7 @@
 // free loopback ports, ready when /readyz answers, the kwok nodes are Ready and the default
 // ServiceAccount exists. stop() (or the process ending, however it ends) removes it all.
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,13 @@ export interface ClusterOptions {
    * gate on. Default true; false for a cluster as v1.37 runs by default (the group absent).
    */
   evictionRequestApi?: boolean;
+  /**
+   * A stopped etcd's data directory (a snapshot of a cluster made by this harness), copied into
+   * <dir>/etcd before etcd starts: the cluster comes back with every object it had. Credentials,
+   * certificates and ports are new (ServiceAccount tokens must be minted again); etcd keeps the
+   * member it had, which for a one-member cluster only means its old peer URL stays on record.
+   */
+  etcdDataFrom?: string;
 }
 
 export interface Cluster {
@@ -95,6 +102,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const ports = { etcdClient, etcdPeer, apiserver };
     const creds = writeCredentials(dir);
     const audit = options.audit ? auditArgs(dir) : undefined;
+    if (options.etcdDataFrom) cpSync(options.etcdDataFrom, join(dir, 'etcd'), { recursive: true });
     spawnComponent(dir, 'etcd', binPath('etcd'), etcdArgs(dir, ports), persistent);
     spawnComponent(
       dir,
