@@ -43,25 +43,16 @@ interface TickSummary {
   pages: number;
   decideMs?: number;
   firstWriteMs?: number;
-  planFrom?: 'listed' | 'carried';
+  planFrom?: 'listed' | 'carried' | 'resumed';
   stoppedBy?: string;
 }
 
-interface Tick {
+interface Tick extends Omit<TickSummary, 'outcomes'> {
   status: number;
   /** Seconds from the first tick's start. */
   startS: number;
   endS: number;
   deleted: number;
-  listMs: number;
-  durationMs: number;
-  requests: number;
-  podsSeen: number;
-  pages: number;
-  decideMs?: number;
-  firstWriteMs?: number;
-  planFrom?: string;
-  stoppedBy?: string;
 }
 
 async function tick(url: string): Promise<{ status: number; summary: TickSummary }> {
