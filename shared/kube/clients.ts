@@ -50,8 +50,13 @@ export interface KubeClientOptions {
   burst?: number;
   /** How many times a request the API server throttled (429 from its own filters) is sent again. Default 8. */
   throttledRetries?: number;
-  /** Aborts every request still waiting or in flight (the CLI's --timeout): no request outlives it. */
-  signal?: AbortSignal;
+  /**
+   * The CLI's --timeout (ms since the epoch): no request is sent after it, and one in flight is
+   * cut off at it (its own timeout never outlasts what is left). An instant, not a signal: a
+   * signal combined with each request's timeout (AbortSignal.any) kept every request's signals
+   * alive with the long-lived one, ~1.7 KB a request (issue 27: the CLI's live plan grew with it).
+   */
+  endsAt?: number;
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
@@ -62,7 +67,7 @@ function middleware(
   onRequest: KubeClientOptions['onRequest'],
   throttle: Throttle,
   server: string,
-  signal?: AbortSignal,
+  endsAt?: number,
 ): Middleware {
   return {
     pre: async (context: RequestContext) => {
@@ -74,7 +79,8 @@ function middleware(
       countRequestSent();
       onRequest?.(context.getHttpMethod(), context.getUrl());
       observeApiRequest(context.getHttpMethod(), server);
-      context.setSignal(signal ? AbortSignal.any([AbortSignal.timeout(ms), signal]) : AbortSignal.timeout(ms));
+      const left = endsAt === undefined ? ms : Math.min(ms, Math.floor(endsAt - Date.now()));
+      context.setSignal(left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)')));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
@@ -120,7 +126,7 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
  */
 export function clientConfiguration(
   kc: KubeConfig,
-  { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, signal }: KubeClientOptions = {},
+  { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, endsAt }: KubeClientOptions = {},
 ) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -129,7 +135,7 @@ export function clientConfiguration(
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, signal)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, endsAt)],
   });
   return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
 }

@@ -181,7 +181,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
     server = describeKubeConfig(kubeConfig).server;
     plugins = execCredentials(kubeConfig, deadline.signal);
-    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, signal: deadline.signal });
+    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, endsAt });
     const work = pass(mode, o, quiet, { clients, fromFile, plugins, endsAt, seen });
     // race() handles a rejection that comes after the deadline answered.
     const result = await Promise.race([work, new Promise<'timeout'>((r) => deadline.signal.addEventListener('abort', () => r('timeout')))]);
