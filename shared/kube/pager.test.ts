@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAll } from '../multikueue/io/list.js';
+import { listEach } from '../multikueue/io/list.js';
+import { compactRemote } from '../multikueue/io/compact.js';
 import { BATCH_JOB } from '../multikueue/core/kinds.js';
 import { kubeClients, type KubeClients } from './clients.js';
 import { TransientKubeError } from './errors.js';
@@ -67,7 +68,7 @@ function script(r: Reply[]) {
 describe('an expired continue token', () => {
   it('restarts a collecting list (MultiKueue) with one full list: the pages before it are dropped', async () => {
     script([list(['a'], 't1'), list(['b'], 't2'), expired('t2-inconsistent'), list(['a', 'c'])]);
-    const got = await listAll(clients, BATCH_JOB, undefined, 1);
+    const got = await listEach(clients, BATCH_JOB, compactRemote, undefined, 1);
     expect(got.items.map((o) => o.metadata.name)).toEqual(['a', 'c']);
     expect(got.requests).toBe(4);
     expect(seen).toEqual([
@@ -100,7 +101,7 @@ describe('an expired continue token', () => {
 
   it('fails a collecting list as transient when the full list expires too', async () => {
     script([list(['a'], 't1'), expired('x'), expired()]);
-    await expect(listAll(clients, BATCH_JOB, undefined, 1)).rejects.toThrow(TransientKubeError);
+    await expect(listEach(clients, BATCH_JOB, compactRemote, undefined, 1)).rejects.toThrow(TransientKubeError);
   });
 
   it('goes on with the inconsistent token in a page-by-page list (pods), marking the pages after it', async () => {

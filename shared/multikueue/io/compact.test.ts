@@ -3,7 +3,7 @@ import { BATCH_JOB, WORKLOAD, type JobKind } from '../core/kinds.js';
 import { JOB_NAME_LABEL, JOB_UID_LABEL, KUEUE_PODSET_LABEL, ORIGIN_LABEL } from '../core/labels.js';
 import { keyOf, kindKey, orphans, type ManagerSnapshot, type WorkerSnapshot } from '../core/orphans.js';
 import type { RemoteObject } from '../core/remote-object.js';
-import { compactRemote, flatKeyOf, keepCopy, keepJobPod } from './compact.js';
+import { compactRemote, keepCopy, keepJobPod } from './compact.js';
 
 // What a LIST gives besides what the core reads: managedFields, a template, annotations,
 // other labels, owners that are not the controller.
@@ -145,6 +145,6 @@ describe('compactRemote', () => {
       [WORKLOAD, 'team-a', 'job-train-1a2b3'],
       [{ group: 'jobset.x-k8s.io', version: 'v1alpha2', kind: 'JobSet', plural: 'jobsets' }, 'x', 'y.z'],
     ] as const)
-      expect(flatKeyOf(kind, ns, name)).toBe(keyOf(kind, ns, name));
+      expect(keyOf(kind, ns, name)).toBe(`${kindKey(kind)}/${ns}/${name}`);
   });
 });

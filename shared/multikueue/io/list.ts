@@ -6,7 +6,6 @@ import type { KubeClients } from '../../kube/clients.js';
 import { listEverything, type RawList } from '../../kube/pager.js';
 import type { JobKind } from '../core/kinds.js';
 import type { RemoteObject } from '../core/remote-object.js';
-import { compactRemote } from './compact.js';
 
 export interface Listed<T = RemoteObject> {
   items: T[];
@@ -30,9 +29,4 @@ export function listEach<T>(
   const fetch = (page: { limit?: number; _continue?: string }): Promise<RawList<RemoteObject>> =>
     api.custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector, ...page });
   return listEverything(fetch, { what: `list ${k.plural}.${k.group}`, limit }, keep);
-}
-
-/** Every object of a kind, each as the orphan sweep reads it (io/compact.ts). */
-export function listAll(api: Pick<KubeClients, 'custom'>, k: JobKind, labelSelector?: string, limit = 500): Promise<Listed> {
-  return listEach(api, k, compactRemote, labelSelector, limit);
 }

@@ -11,10 +11,10 @@ import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { BATCH_JOB, isBatchJob, WORKLOAD, type JobKind } from '../core/kinds.js';
 import { JOB_UID_LABEL, ORIGIN_LABEL } from '../core/labels.js';
-import { kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
+import { keyOf, kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
 import { deleteRemote } from './cascade.js';
 import type { RemoteObject } from '../core/remote-object.js';
-import { flatKeyOf, keepCopy, keepJobPod, type CopyContext } from './compact.js';
+import { keepCopy, keepJobPod, type CopyContext } from './compact.js';
 import { listEach } from './list.js';
 import { readWitness, updateWitness } from './witness.js';
 import type { Worker } from './workers.js';
@@ -58,7 +58,7 @@ export function readManager(manager: Pick<KubeClients, 'custom'>, kinds: JobKind
       try {
         // Only the key of each object that is not being deleted, taken page by page.
         const keys = await listEach(manager, kind, (o) =>
-          o.metadata.deletionTimestamp ? undefined : flatKeyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''),
+          o.metadata.deletionTimestamp ? undefined : keyOf(kind, o.metadata.namespace ?? '', o.metadata.name ?? ''),
         );
         listed.add(kindKey(kind));
         for (const key of keys.items) live.add(key);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { kubeClients } from '../../../shared/kube/clients.js';
 import { BATCH_JOB } from '../../../shared/multikueue/core/kinds.js';
-import { listAll } from '../../../shared/multikueue/io/list.js';
+import { listEach } from '../../../shared/multikueue/io/list.js';
+import { compactRemote } from '../../../shared/multikueue/io/compact.js';
 
 const ns = testNamespace('kube-pager');
 const kc = sharedCluster().kubeConfig();
@@ -28,13 +29,13 @@ beforeAll(async () => {
 });
 afterAll(() => clients.close());
 
-describe('listAll through the pager', () => {
+describe('listEach through the pager', () => {
   for (const row of [
     { sentence: 'limit 1 over 3 Jobs collects all 3, one request per page', limit: 1 },
     { sentence: 'the default limit collects all 3 in one request', limit: 500 },
   ])
     it(row.sentence, async () => {
-      const got = await listAll(clients, BATCH_JOB, `set=${ns.name}`, row.limit);
+      const got = await listEach(clients, BATCH_JOB, compactRemote, `set=${ns.name}`, row.limit);
       expect(got.items.map((j) => `${j.metadata.namespace}/${j.metadata.name}`).sort()).toEqual(names.map((n) => `${ns.name}/${n}`));
       // With a selector the server may end on an empty page: at least one request per item.
       if (row.limit === 1) expect(got.requests).toBeGreaterThanOrEqual(3);
