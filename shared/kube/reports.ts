@@ -77,15 +77,21 @@ export class ReportWriter {
         (namespace
           ? this.custom.listNamespacedCustomObject({ ...REPORTS, labelSelector, namespace, ...page })
           : this.custom.listCustomObjectForAllNamespaces({ ...REPORTS, labelSelector, ...page })) as Promise<RawList<ListedReport>>;
-      const { items } = await listEverything(fetch, { what: `list reports${namespace ? ` in ${namespace}` : ''} (${labelSelector})` });
-      for (const { metadata: m = {} } of items)
-        if (m.name && m.namespace)
-          out.push({
-            namespace: m.namespace,
-            name: m.name,
-            ...(m.uid ? { uid: m.uid } : {}),
-            ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
-          });
+      // Each report's identity only, page by page (listEverything's keep): the report bodies go with their page.
+      const { items } = await listEverything(
+        fetch,
+        { what: `list reports${namespace ? ` in ${namespace}` : ''} (${labelSelector})` },
+        ({ metadata: m = {} }) =>
+          m.name && m.namespace
+            ? {
+                namespace: m.namespace,
+                name: m.name,
+                ...(m.uid ? { uid: m.uid } : {}),
+                ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+              }
+            : undefined,
+      );
+      out.push(...items);
     }
     return out;
   }
