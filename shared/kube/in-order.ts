@@ -2,6 +2,8 @@
 // policy's order means: items are started strictly in order (the oldest pod first, as the
 // descheduler does), at most `concurrency` at a time, and once `stop()` says time is up no
 // further item is started. What was never started is reported as such, not guessed at.
+// The pool is as-they-come.ts's, with every item known at once.
+import { asTheyCome } from './as-they-come.js';
 
 export interface InOrderResult<R> {
   /** results[i] for every started item; undefined for the ones never started. */
@@ -16,24 +18,11 @@ export async function inOrder<T, R>(
   each: (item: T, index: number) => Promise<R>,
 ): Promise<InOrderResult<R>> {
   const results = new Array<R | undefined>(items.length);
-  let next = 0;
-  let halted = false;
-  const worker = async () => {
-    while (!halted && next < items.length) {
-      if (stop()) {
-        halted = true;
-        return;
-      }
-      const i = next++;
-      try {
-        results[i] = await each(items[i]!, i);
-      } catch (e) {
-        // A bug, not a cluster answer (those are results): stop starting work and surface it.
-        halted = true;
-        throw e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
-  return { results, started: next };
+  // Indices, not items: each result lands in its item's place. A throw from `each` is a bug,
+  // not a cluster answer (those are results): nothing more is started and it surfaces here.
+  const fed = asTheyCome<number>(Math.max(1, concurrency), stop, async (i) => void (results[i] = await each(items[i]!, i)));
+  for (let i = 0; i < items.length; i++) fed.push(i);
+  fed.close();
+  const { started } = await fed.done;
+  return { results, started };
 }
