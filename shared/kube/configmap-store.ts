@@ -1,10 +1,13 @@
 // THE ONE CONFIGMAP JSON STORE: kube-tidy's own shared state kept as JSON in a ConfigMap
-// (the brakes' ledger, the sweep plans, the evacuation slots). Read (404: absent), parsed
-// with a zod schema (what fails it was mangled by hand and counts as absent, so a bad edit
-// never stops kube-tidy), written only at the resourceVersion it was read at,
+// (the brakes' ledger, the sweep plans, the evacuation slots, the due list). Read (404:
+// absent), parsed with a zod schema, written only at the resourceVersion it was read at,
 // through the writer (DRY_RUN, protected namespaces), created when missing. Two instances
 // never both write on the same copy: the loser meets a conflict, reads again and decides
 // again (`update`, through retryOnConflict).
+// What fails the schema (a bad restore, a botched `kubectl edit`, another tool) is never
+// quietly taken as empty: a read says what could not be read (`unreadable`), and each store's
+// owner decides what that stops (the brakes stop the removals that need them; README "What
+// kube-tidy keeps in the cluster").
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { contended, retryOnConflict } from './conflict.js';
@@ -14,42 +17,72 @@ import type { ClusterWriter } from './writer.js';
 
 export type ConfigMapReader = Pick<CoreV1Api, 'readNamespacedConfigMap'>;
 
+/** A key of the ConfigMap that is not what its owner wrote: which, why, and the start of what it holds. */
+export interface Unreadable {
+  key: string;
+  why: string;
+  /** The first characters of the text, for the person who mends it. */
+  excerpt: string;
+}
+
+/** A ConfigMap's data read: the value made of what could be read, and what could not. */
+export interface Decoded<T> {
+  value: T;
+  unreadable: Unreadable[];
+}
+
 /** A value <-> a ConfigMap's data. `decode(undefined)`: no ConfigMap yet. */
 export interface ConfigMapCodec<T> {
-  decode(data: Readonly<Record<string, string>> | undefined): T;
+  decode(data: Readonly<Record<string, string>> | undefined): Decoded<T>;
   encode(value: T): Record<string, string>;
 }
 
-const parsed = <T>(schema: z.ZodType<T>, raw: string): T | undefined => {
+const EXCERPT = 200;
+
+const parsed = <T>(schema: z.ZodType<T>, key: string, raw: string): { value: T } | { unreadable: Unreadable } => {
+  const bad = (why: string) => ({ unreadable: { key, why, excerpt: raw.slice(0, EXCERPT) } });
+  let json: unknown;
   try {
-    const r = schema.safeParse(JSON.parse(raw));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
+    json = JSON.parse(raw);
+  } catch (e) {
+    return bad(`not JSON: ${(e as Error).message}`);
   }
+  const r = schema.safeParse(json);
+  if (r.success) return { value: r.data };
+  const issue = r.error.issues[0]!;
+  return bad(`${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
 };
 
-/** One JSON document under `key` (ConfigMap keys cannot hold every character a map key may). */
+/**
+ * One JSON document under `key` (ConfigMap keys cannot hold every character a map key may).
+ * No ConfigMap: `empty()`. A ConfigMap without the key, or with one that fails the schema:
+ * `empty()` too, with the key unreadable.
+ */
 export function jsonDocument<T>(key: string, schema: z.ZodType<T>, empty: () => T): ConfigMapCodec<T> {
   return {
     decode: (data) => {
-      const raw = data?.[key];
-      return (raw === undefined ? undefined : parsed(schema, raw)) ?? empty();
+      if (data === undefined) return { value: empty(), unreadable: [] };
+      const raw = data[key];
+      const got = raw === undefined ? { unreadable: { key, why: 'missing', excerpt: '' } } : parsed(schema, key, raw);
+      return 'value' in got ? { value: got.value, unreadable: [] } : { value: empty(), unreadable: [got.unreadable] };
     },
     encode: (value) => ({ [key]: JSON.stringify(value) }),
   };
 }
 
-/** One JSON entry per key, each checked on its own: an entry that fails the schema is left out. */
+/** One JSON entry per key, each checked on its own: an entry that fails the schema is left out of the value and said unreadable. */
 export function jsonEntries<T>(schema: z.ZodType<T>): ConfigMapCodec<Map<string, T>> {
   return {
-    decode: (data) =>
-      new Map(
-        Object.entries(data ?? {}).flatMap(([k, raw]) => {
-          const v = parsed(schema, raw);
-          return v === undefined ? [] : [[k, v] as const];
-        }),
-      ),
+    decode: (data) => {
+      const value = new Map<string, T>();
+      const unreadable: Unreadable[] = [];
+      for (const [k, raw] of Object.entries(data ?? {})) {
+        const got = parsed(schema, k, raw);
+        if ('value' in got) value.set(k, got.value);
+        else unreadable.push(got.unreadable);
+      }
+      return { value, unreadable };
+    },
     encode: (entries) => Object.fromEntries([...entries].map(([k, v]) => [k, JSON.stringify(v)])),
   };
 }
@@ -58,6 +91,8 @@ export interface Seen<T> {
   value: T;
   /** The ConfigMap as read (its resourceVersion is the next write's precondition); absent: none yet. */
   cm: V1ConfigMap | undefined;
+  /** What the ConfigMap holds that is not what kube-tidy wrote (left out of `value`). */
+  unreadable: Unreadable[];
 }
 
 export interface ConfigMapStoreOptions<T> {
@@ -74,7 +109,7 @@ export interface ConfigMapStoreOptions<T> {
 export async function readStored<T>(core: ConfigMapReader, o: Pick<ConfigMapStoreOptions<T>, 'namespace' | 'name' | 'codec'>): Promise<Seen<T>> {
   const { namespace, name } = o;
   const cm = await readOrAbsent(`read configmap ${namespace}/${name}`, () => core.readNamespacedConfigMap({ namespace, name }));
-  return { value: o.codec.decode(cm?.data), cm };
+  return { ...o.codec.decode(cm?.data), cm };
 }
 
 export class ConfigMapStore<T> {

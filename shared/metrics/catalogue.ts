@@ -109,6 +109,12 @@ export const METRICS = {
     help: 'Pods not scheduled to be acted on at their time because a bound was reached, by reason: list-full (their due list shard held DUE_SHARD_CAPACITY entries), timers-full (the instance had DUE_TIMERS timers armed). Nothing is lost: the next sweep covers them; a steady rate says the bounds are too small for the cluster.',
     labels: ['reason'],
   },
+  stateUnreadable: {
+    name: 'kube_tidy_state_unreadable_total',
+    kind: 'counter',
+    help: "Times kube-tidy found state it keeps in the cluster not as it wrote it, by store (brakes-ledger, due-list, evacuation-slots) and found (unreadable: it fails its schema; deleted; replaced: another object under its name). Never taken as empty: the brakes' ledger is rebuilt blind (the windows under way count as spent, trips unknown until a person resumes), unreadable due-list entries are left to the next sweep, unreadable evacuation slots stay held until a tick frees them.",
+    labels: ['store', 'found'],
+  },
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',

@@ -36,6 +36,11 @@ export function observeDueRefused(reason: 'list-full' | 'timers-full', n = 1): v
   if (n > 0) record('dueRefused', n, { reason });
 }
 
+/** State kube-tidy keeps in the cluster found not as it wrote it (catalogue: stateUnreadable). */
+export function observeStateUnreadable(store: 'brakes-ledger' | 'due-list' | 'evacuation-slots', found: 'unreadable' | 'deleted' | 'replaced', n = 1): void {
+  if (n > 0) record('stateUnreadable', n, { store, found });
+}
+
 /** A pass the percentage abort stopped. */
 export function observeAbort(scope: string): void {
   record('budgetAborted', 1, { scope });

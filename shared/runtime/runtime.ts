@@ -140,7 +140,7 @@ export async function startRuntime(
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
-    new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now });
+    new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now, log });
   return {
     config,
     env,

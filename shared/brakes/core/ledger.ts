@@ -8,9 +8,14 @@
 //   what it removed into counts and gives the rest back) with its next write. A hold whose
 //   holder stopped writing (killed, frozen) is charged in full when it expires: nothing is
 //   double-spent, and at most that one reservation is lost;
-// - trips: scopes a percentage abort stopped (abort.ts); they stay until resumed.
+// - trips: scopes a percentage abort stopped (abort.ts); they stay until resumed;
+// - blind: set when the ledger was found unreadable, deleted or replaced and rebuilt
+//   (brakes/io/brakes.ts). What was spent before then is unknown, so every window that had
+//   begun by then counts as spent until it ends, and trips are unknown: under a policy with
+//   abort rules nothing is removed until a person resumes (the etcd rule: state that cannot be
+//   read as itself is never taken as empty).
 import type { AbortRule, BrakeScope } from '../../policy/brakes.js';
-import { counterEnd, counterOf, type Meter, type Subject } from './meters.js';
+import { counterEnd, counterOf, counterStart, type Meter, type Subject } from './meters.js';
 
 export interface Hold {
   /** Until when (ms) the holder may settle it; past that it is charged in full. */
@@ -31,10 +36,22 @@ export interface Trip {
   considered: number;
 }
 
+/** The ledger was rebuilt at `at` from a copy that could not be trusted: what it held then is unknown. */
+export interface Blind {
+  at: number;
+  /** What was found: "unreadable (ledger.json: not JSON ...)", "deleted", "replaced". */
+  why: string;
+  /** Trips are unknown too, until a person resumes (invoke's override). */
+  trips: boolean;
+  /** The start of what could not be read, kept for the person who looks. */
+  excerpt?: string;
+}
+
 export interface LedgerState {
   counts: Record<string, number>;
   holds: Record<string, Hold>;
   trips: Record<string, Trip>;
+  blind?: Blind;
 }
 
 export const emptyLedger = (): LedgerState => ({ counts: {}, holds: {}, trips: {} });
@@ -72,11 +89,24 @@ export function normalize(state: LedgerState, now: number): LedgerState {
     if (hold.until > now) holds[holder] = { until: hold.until, grants: Object.fromEntries(Object.entries(hold.grants).filter(([c, n]) => live(c) && n > 0)) };
     else for (const [c, n] of Object.entries(hold.grants)) if (live(c)) add(counts, c, n);
   }
-  return { counts, holds, trips: { ...state.trips } };
+  return { counts, holds, trips: { ...state.trips }, ...(state.blind ? { blind: { ...state.blind } } : {}) };
 }
 
-/** Counted as spent: confirmed removals plus every unit anyone holds. */
+/**
+ * The ledger rebuilt at `at` from a copy that cannot be trusted: an unreadable one starts from
+ * nothing, a replaced one keeps what it holds; either way blind to what was spent before `at`,
+ * with trips unknown until a person resumes.
+ */
+export function rebuiltBlind(base: LedgerState, why: string, at: number, excerpt?: string): LedgerState {
+  return { counts: { ...base.counts }, holds: { ...base.holds }, trips: { ...base.trips }, blind: { at, why, trips: true, ...(excerpt ? { excerpt } : {}) } };
+}
+
+/** Whether the counter's window had begun when the ledger was rebuilt blind: its spending is unknown. */
+export const blindTo = (state: LedgerState, counter: string): boolean => state.blind !== undefined && counterStart(counter) <= state.blind.at;
+
+/** Counted as spent: confirmed removals plus every unit anyone holds; all of it in a window the ledger is blind to. */
 export function used(state: LedgerState, counter: string): number {
+  if (blindTo(state, counter)) return Number.POSITIVE_INFINITY;
   let n = state.counts[counter] ?? 0;
   for (const h of Object.values(state.holds)) n += h.grants[counter] ?? 0;
   return n;

@@ -77,6 +77,11 @@ export function counterOf(m: Meter, s: Subject, now: number): string | undefined
   return key === undefined ? undefined : `${m.scope}|${m.windowMs}|${windowStart(now, m.windowMs)}|${key}`;
 }
 
+/** When a counter's window began (ms), or NaN for a key that is not a counter. */
+export function counterStart(counter: string): number {
+  return Number(counter.split('|', 3)[2]);
+}
+
 /** When a counter's window ends (ms), or NaN for a key that is not a counter. */
 export function counterEnd(counter: string): number {
   const [, w, start] = counter.split('|', 3);

@@ -24,9 +24,11 @@ import type { AbortRule } from '../../policy/brakes.js';
 import type { Policy } from '../../policy/policy.js';
 import { DEFAULT_BRAKES } from '../../policy/brakes.js';
 import { observeBudgets } from '../../metrics/observe.js';
-import { chargesOf, reserve, tripId, tripOf, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
+import { chargesOf, rebuiltBlind, reserve, tripId, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
 import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
-import { budgetDeferral, tripDeferral, type Deferral } from '../core/deferral.js';
+import { budgetDeferral, chargeDeferral, stopOf, tripDeferral, type Deferral } from '../core/deferral.js';
+import type { Logger } from '../../log.js';
+import { lostWhy, rebuildSaid } from './lost.js';
 
 export { budgetDeferral, tripDeferral, type Deferral };
 import { BRAKES_NAME, ledgerStore, type Reader } from './store.js';
@@ -62,6 +64,8 @@ export interface BrakesOptions {
   idleMs?: number;
   /** A cached ledger older than this is read again before deferring on it or checking trips. */
   staleMs?: number;
+  /** Where a ledger found unreadable, deleted or replaced is said (besides its Event and metric). */
+  log?: Logger;
 }
 
 const ROUNDS = 20;
@@ -116,10 +120,43 @@ export class Brakes {
     return run;
   }
 
+  /** The uid of the ledger this process last read or wrote: none, or another, means it was deleted or replaced since. */
+  private known: string | undefined;
+  /** A dry run's rebuild, which it never writes: the same one for every later read of the same bad copy. */
+  private dryBlind: { rv: string | undefined; state: LedgerState } | undefined;
+
+  /**
+   * Reads the ledger. One that cannot be trusted (unreadable, or deleted or replaced since this
+   * process saw it) is never taken as it reads: it is rebuilt blind (core/ledger.ts) and written
+   * back at the resourceVersion read, so every instance defers what it guards until its windows
+   * end; said once by whoever rebuilt it (lost.ts). A dry run keeps its rebuild here.
+   */
   private async read(): Promise<void> {
-    const { cm, value } = await this.store.read();
-    this.stored = { cm, state: this.o.dryRun ? this.withDry(value) : value, at: this.o.now() };
-    this.seen(value, this.stored.at);
+    for (let round = 0; round < ROUNDS; round++) {
+      const seen = await this.store.read();
+      const now = this.o.now();
+      const lost = lostWhy(seen, this.known);
+      if (lost === undefined) return this.keep(seen.cm, seen.value, now);
+      const rv = seen.cm?.metadata?.resourceVersion;
+      if (this.o.dryRun) {
+        const kept = this.dryBlind && this.dryBlind.rv === rv ? this.dryBlind : { rv, state: rebuiltBlind(seen.value, lost.why, now, lost.excerpt) };
+        this.dryBlind = kept;
+        return this.keep(seen.cm, kept.state, now);
+      }
+      const state = rebuiltBlind(seen.value, lost.why, now, lost.excerpt);
+      const written = await this.store.write(seen.cm, state);
+      if (written === false) continue;
+      this.keep(written, state, now);
+      await rebuildSaid(this.o.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, found: lost.found, why: lost.why, at: now });
+      return;
+    }
+    throw contended(`${this.o.namespace}/${BRAKES_NAME}`, ROUNDS, 'brakes ledger contended');
+  }
+
+  private keep(cm: V1ConfigMap | undefined, value: LedgerState, at: number): void {
+    this.known = cm?.metadata?.uid ?? this.known;
+    this.stored = { cm, state: this.o.dryRun ? this.withDry(value) : value, at };
+    this.seen(value, at);
   }
 
   /** A dry run's own spending and hold, which the stored ledger never saw, laid over each read. */
@@ -129,7 +166,7 @@ export class Brakes {
     for (const [c, n] of Object.entries(this.dryCounts)) counts[c] = (counts[c] ?? 0) + n;
     const holds = { ...state.holds };
     if (Object.keys(this.grants).length > 0) holds[this.holder] = { until: this.until, grants: { ...this.grants } };
-    return { counts, holds, trips: { ...state.trips } };
+    return { counts, holds, trips: { ...state.trips }, ...(state.blind ? { blind: state.blind } : {}) };
   }
 
   /** The ledger as the API server has it, just read or written: the budget gauge. */
@@ -168,8 +205,8 @@ export class Brakes {
     if (quick) return this.grant(charges);
     return this.exclusive(async () => {
       if (set.aborts.length > 0) {
-        const trip = tripOf(await this.fresh(), set.aborts, s, pass);
-        if (trip) return { deferred: tripDeferral(trip) };
+        const stop = stopOf(await this.fresh(), set.aborts, s, pass);
+        if (stop) return { deferred: stop };
       }
       const needed = this.needs(charges);
       if (needed.length === 0 && !this.renewing()) return this.grant(charges);
@@ -183,10 +220,10 @@ export class Brakes {
         await this.read();
         full = over();
       }
-      if (full) return { deferred: budgetDeferral(full, s) };
+      if (full) return { deferred: chargeDeferral(this.stored!.state, full, s) };
       const want = needed.length ? [needed, ...ahead().map((a) => chargesOf(set.meters, a, this.o.now()))] : [];
       const blocked = (await this.write(want, this.chunk))[0];
-      if (needed.length && blocked) return { deferred: budgetDeferral(blocked, s) };
+      if (needed.length && blocked) return { deferred: chargeDeferral(this.stored!.state, blocked, s) };
       return this.grant(charges);
     });
   }
@@ -322,14 +359,20 @@ export class Brakes {
   /**
    * Lifts trips: every one (a person's override), or those no current rule stands behind (the
    * percent was raised or the rule removed: the scope resumed, and lowering the rule later must
-   * not stop it again on an old trip). How many were lifted; no write when none.
+   * not stop it again on an old trip). `unknown`: also the trips a blind rebuild made unknown
+   * (only a person's override). How many were lifted; no write when none.
    */
-  async resume(which: (t: Trip) => boolean = () => true): Promise<number> {
+  async resume(which: (t: Trip) => boolean = () => true, unknown = false): Promise<number> {
     const state = await this.state();
-    if (!Object.values(state.trips).some(which)) return 0;
+    const blindTrips = unknown && state.blind?.trips === true;
+    if (!blindTrips && !Object.values(state.trips).some(which)) return 0;
     let n = 0;
     await this.mutate((s) => {
       n = 0;
+      if (unknown && s.blind?.trips) {
+        s.blind.trips = false;
+        n++;
+      }
       for (const [id, t] of Object.entries(s.trips)) {
         if (!which(t)) continue;
         delete s.trips[id];

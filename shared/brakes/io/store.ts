@@ -10,19 +10,40 @@ import { ConfigMapStore, jsonDocument, type ConfigMapReader } from '../../kube/c
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
 import { BRAKES_NAME } from '../../kube/names.js';
+import { BRAKE_SCOPES } from '../../policy/brakes.js';
 
 export { BRAKES_NAME };
 const KEY = 'ledger.json';
 
 export type Reader = ConfigMapReader;
 
-// Each part on its own: a part someone mangled by hand starts afresh, the others are kept; a
-// document that is not one at all starts counting afresh rather than stop forever.
-const part = z.record(z.string(), z.unknown()).catch(() => ({}));
-const ledgerSchema = z.object({ counts: part, holds: part, trips: part }) as unknown as z.ZodType<LedgerState>;
+// Strict, field by field: a ledger that fails it is unreadable, never read as an empty one
+// (a truncated document would otherwise reset every budget and trip). What then: brakes.ts.
+const unit = z.number().int().nonnegative();
+const ledgerSchema = z.object({
+  counts: z.record(z.string(), unit),
+  holds: z.record(z.string(), z.object({ until: z.number(), grants: z.record(z.string(), unit) })),
+  trips: z.record(
+    z.string(),
+    z.object({
+      scope: z.enum(BRAKE_SCOPES),
+      key: z.string(),
+      percent: z.number(),
+      at: z.number(),
+      pass: z.string(),
+      selected: z.number(),
+      considered: z.number(),
+    }),
+  ),
+  blind: z.object({ at: z.number(), why: z.string(), trips: z.boolean(), excerpt: z.string().optional() }).optional(),
+}) as unknown as z.ZodType<LedgerState>;
 const codec = jsonDocument(KEY, ledgerSchema, emptyLedger);
 
-export const stateOf = (cm: V1ConfigMap | undefined): LedgerState => codec.decode(cm?.data);
+/** The ledger a ConfigMap holds, or undefined when it cannot be read as one. */
+export const stateOf = (cm: V1ConfigMap | undefined): LedgerState | undefined => {
+  const got = codec.decode(cm?.data);
+  return got.unreadable.length ? undefined : got.value;
+};
 
 /**
  * The ledger's store: written only if still as read (false when someone wrote first, or

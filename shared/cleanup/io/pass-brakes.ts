@@ -5,7 +5,8 @@
 // every budget from the shared ledger (reserved a batch at a time), and a cluster-wide budget
 // that runs out stops new writes (`stoppedBy: budget`).
 import { abortCut, consideredIn } from '../../brakes/core/abort.js';
-import { standing, tripOf } from '../../brakes/core/ledger.js';
+import { stopOf } from '../../brakes/core/deferral.js';
+import { standing } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
 import { tallied } from '../../kube/request-tally.js';
@@ -97,7 +98,7 @@ export class PassBrakes {
     if (!hasBrakes(this.set)) return { decisions, kept: [] };
     this.pass = pass;
     // A person's override lifts every trip; otherwise trips no rule stands behind any more are lifted for good.
-    const lifted = await this.ledger(() => this.brakes.resume(this.override ? () => true : (t) => !standing(t, this.set.aborts)));
+    const lifted = await this.ledger(() => this.brakes.resume(this.override ? () => true : (t) => !standing(t, this.set.aborts), this.override));
     if (lifted) this.summary.resumed = lifted;
     if (this.set.aborts.length === 0 || this.override) return { decisions, kept: [] };
     const kept: Kept[] = [];
@@ -106,9 +107,8 @@ export class PassBrakes {
     const state = await this.ledger(() => this.brakes.state());
     const open: Decision[] = [];
     for (const d of decisions) {
-      const trip = tripOf(state, this.set.aborts, this.subject(d));
-      if (trip) {
-        const deferral = tripDeferral(trip);
+      const deferral = stopOf(state, this.set.aborts, this.subject(d));
+      if (deferral) {
         this.count(deferral);
         keep(d, deferral.why);
       } else open.push(d);

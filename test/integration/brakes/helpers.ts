@@ -65,12 +65,14 @@ export function failedPolicy(namespaces: string[], top: Record<string, unknown> 
   });
 }
 
-/** The ledger as stored (empty when the ConfigMap is not there). */
+/** The ledger as stored (empty when the ConfigMap is not there; the test fails when it cannot be read as one). */
 export async function storedLedger(namespace: string): Promise<LedgerState> {
   const cm = await core()
     .readNamespacedConfigMap({ namespace, name: BRAKES_NAME })
     .catch(() => undefined);
-  return stateOf(cm);
+  const state = stateOf(cm);
+  if (!state) throw new Error(`the ledger ${namespace}/${BRAKES_NAME} cannot be read as one: ${JSON.stringify(cm?.data)}`);
+  return state;
 }
 
 /** Units counted as spent for `counter` as any instance would see them at `now` (expired holds charged). */
