@@ -6,6 +6,7 @@ import { DueList } from './list.js';
 import { counterValue } from '../../../test/fixtures/metrics/counter.js';
 
 const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
+const unreadableCount = () => counterValue('kube_tidy_state_unreadable_total', { store: 'due-list', found: 'unreadable' });
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 
@@ -14,6 +15,7 @@ function fakeCluster() {
   const stored = new Map<string, V1ConfigMap>();
   let rv = 0;
   const counts = { reads: 0, writes: 0, conflicts: 0 };
+  const events: { reason: string; note: string }[] = [];
   const core = {
     readNamespacedConfigMap: async ({ name }: { name: string }) => {
       counts.reads++;
@@ -36,8 +38,10 @@ function fakeCluster() {
       stored.set(name, next);
       return structuredClone(next);
     },
+    dryRun: false,
+    recordNamespaceEvent: async (_ns: string, e: { reason: string; note: string }) => void events.push(e),
   } as unknown as ClusterWriter;
-  return { core, writer, counts, stored };
+  return { core, writer, counts, stored, events };
 }
 
 const uid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -75,5 +79,32 @@ describe('DueList', () => {
     c.counts.writes = 0;
     expect(await list.remove([uid(99)])).toBe(0);
     expect(c.counts.writes).toBe(0);
+  });
+
+  it('drops an entry it cannot read (a hint lost, never a removal), says so once, and keeps the rest', async () => {
+    const c = fakeCluster();
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10 });
+    await list.put({ namespace: 'ml', name: 'a', uid: uid(1), at: T0 });
+    await list.put({ namespace: 'ml', name: 'b', uid: uid(2), at: T0 });
+    const cm = c.stored.get('kube-tidy-due-0')!;
+    cm.data![uid(2)] = '{"namespace": "ml", "na';
+    cm.metadata!.resourceVersion = '100';
+    const before = await unreadableCount();
+    expect((await list.read()).map((e) => e.uid)).toEqual([uid(1)]);
+    expect(Object.keys(c.stored.get('kube-tidy-due-0')!.data!)).toEqual([uid(1)]);
+    expect((await unreadableCount()) - before).toBe(1);
+    expect(c.events).toEqual([expect.objectContaining({ reason: 'DueListUnreadable', note: expect.stringContaining(`${uid(2)} (not JSON`) })]);
+    // Said once: the next read finds nothing to drop.
+    await list.read();
+    expect(c.events).toHaveLength(1);
+  });
+
+  it('a deleted shard reads as no entries: their pods wait for the next sweep', async () => {
+    const c = fakeCluster();
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10 });
+    await list.put({ namespace: 'ml', name: 'a', uid: uid(1), at: T0 });
+    c.stored.delete('kube-tidy-due-0');
+    expect(await list.read()).toEqual([]);
+    expect(c.events).toEqual([]);
   });
 });

@@ -5,8 +5,14 @@
 // Read and written through the one ConfigMap store (kube/configmap-store.ts: zod-checked, at
 // the resourceVersion read, created when missing); a shard holds at most DUE_SHARD_CAPACITY
 // entries, one more is refused and counted.
-import { observeDueRefused } from '../../metrics/observe.js';
-import { ConfigMapStore, jsonEntries, type ConfigMapReader } from '../../kube/configmap-store.js';
+// An entry that cannot be read (a botched edit, another tool) is only a hint lost, never a
+// removal: a timer or a tick acts through removeSelected, which reads the stored pod and
+// decides again, and the next sweep lists every pod and schedules again those due soon. So the
+// reader drops it from its shard (one write at the resourceVersion read) and says so once: a
+// counter and a Warning Event in the due list's namespace. A deleted shard is the same: its
+// entries wait for the next sweep.
+import { observeDueRefused, observeStateUnreadable } from '../../metrics/observe.js';
+import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
 import { dueName } from '../../kube/names.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, admitAll, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
@@ -117,9 +123,34 @@ export class DueList {
     }, ATTEMPTS);
   }
 
-  /** Every entry: one GET per shard, never a pod LIST. */
+  /** Every entry: one GET per shard, never a pod LIST (and a write for a shard that holds unreadable entries). */
   async read(): Promise<DueEntry[]> {
     const shards = await Promise.all(Array.from({ length: this.o.shards }, (_, s) => this.store(s).read()));
+    await Promise.all(shards.map((seen, s) => (seen.unreadable.length ? this.dropUnreadable(s, seen) : undefined)));
     return shards.flatMap((seen) => entriesOf(seen.value));
+  }
+
+  /** Writes the shard without the entries that cannot be read; said by the reader whose write did it. */
+  private async dropUnreadable(shard: number, seen: Seen<DueShard>): Promise<void> {
+    const writer = this.writer();
+    if (writer.dryRun) return;
+    const store = this.store(shard);
+    const written = await store.write(seen.cm, seen.value).catch(() => false as const);
+    if (written === false) return; // someone wrote first: they, or the next read, drop them
+    const n = seen.unreadable.length;
+    observeStateUnreadable('due-list', 'unreadable', n);
+    const keys = seen.unreadable.map((u) => `${u.key} (${u.why})`).join(', ');
+    await writer
+      .recordNamespaceEvent(this.o.namespace, {
+        reason: 'DueListUnreadable',
+        action: 'Drop',
+        type: 'Warning',
+        note: `kube-tidy: due list ${store.ref}: ${n} entr${n === 1 ? 'y' : 'ies'} could not be read and ${n === 1 ? 'was' : 'were'} dropped: ${keys}`.slice(
+          0,
+          1000,
+        ),
+        once: `due-unreadable-${shard}-${seen.cm?.metadata?.resourceVersion ?? ''}`,
+      })
+      .catch(() => undefined);
   }
 }
