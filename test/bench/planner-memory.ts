@@ -223,6 +223,7 @@ async function plan(port: number, mode: 'peak' | 'retained'): Promise<PlannerMem
     dryRun: false,
     chunkSize: 500,
     protectedNamespaces: ['kube-system'],
+    ledgerNamespace: 'kube-tidy',
     budgetMs: 600_000,
     log: createLogger({ level: 'silent' }),
   });

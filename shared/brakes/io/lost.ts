@@ -39,5 +39,7 @@ export async function rebuildSaid(
   observeStateUnreadable('brakes-ledger', o.found);
   const note = `kube-tidy: the brakes' ledger ${o.namespace}/${o.name} was ${o.why}; rebuilt at ${new Date(o.at).toISOString()}: removals under a limit wait for the windows under way to end, and under abort rules for a person's resume (invoke's override)`;
   log?.error({ ledger: `${o.namespace}/${o.name}`, found: o.found }, note);
-  await writer.recordNamespaceEvent(o.namespace, { reason: 'LedgerRebuilt', action: 'Rebuild', type: 'Warning', note, once: `ledger-rebuilt-${o.at}` }).catch(() => undefined);
+  await writer
+    .recordNamespaceEvent(o.namespace, { reason: 'LedgerRebuilt', action: 'Rebuild', type: 'Warning', note, once: `ledger-rebuilt-${o.at}` })
+    .catch(() => undefined);
 }

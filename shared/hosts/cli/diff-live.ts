@@ -20,6 +20,7 @@ import { indexSnapshot } from '../../plan/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
 import { printDiff } from './diff-output.js';
 import { cliHandle } from './handle.js';
+import { DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
 import type { Format } from './output.js';
 
 export interface LiveDiff {
@@ -52,6 +53,8 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     dryRun: true,
     chunkSize: o.chunkSize,
     protectedNamespaces: o.protectedNamespaces,
+    // A comparison applies no brakes (diff-offline.ts): no ledger is charged or read.
+    ledgerNamespace: DEFAULT_LEDGER_NAMESPACE,
     budgetMs: o.budgetMs,
     log,
   });

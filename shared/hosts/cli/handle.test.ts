@@ -17,7 +17,16 @@ const log = createLogger({ destination: { write: () => {} }, level: 'silent' });
 function handleFor(mode: 'plan' | 'run', ...flags: string[]) {
   const o = parse(mode, ['--kubeconfig', '/nonexistent', ...flags], false);
   if (o === 'help') throw new Error('unexpected help');
-  return cliHandle({ clients, policy, dryRun: mode === 'plan', chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces, budgetMs: 1000, log });
+  return cliHandle({
+    clients,
+    policy,
+    dryRun: mode === 'plan',
+    chunkSize: o.chunkSize,
+    protectedNamespaces: o.protectedNamespaces,
+    ledgerNamespace: 'ops',
+    budgetMs: 1000,
+    log,
+  });
 }
 
 afterEach(() => vi.unstubAllEnvs());
@@ -55,5 +64,12 @@ describe("the CLI's cleanup handle", () => {
     const h = handleFor('run', '--yes');
     expect(h.brakes()).toBe(h.brakes());
     expect(h.brakes({ dryRun: true })).not.toBe(h.brakes());
+  });
+
+  it('charges the ledger in the namespace the command chose, whatever BRAKES_NAMESPACE says', () => {
+    vi.stubEnv('BRAKES_NAMESPACE', 'elsewhere');
+    const h = handleFor('run', '--yes');
+    expect(h.brakes().namespace).toBe('ops');
+    expect(h.brakes({ dryRun: true }).namespace).toBe('ops');
   });
 });

@@ -1,7 +1,8 @@
 // The CLI's pod-cleanup handle, built from its flags: no environment is read. The writer is the
 // one writer (kube/writer.ts) with the dry run of a plan, the protected namespaces of
 // --protected-namespaces and the policy's grace period; the brakes are the cluster's ledger
-// (ConfigMap kube-tidy-brakes in namespace kube-tidy), as a deployed kube-tidy's by default.
+// (ConfigMap kube-tidy-brakes in the namespace the command chose: the deployed kube-tidy's,
+// ledger.ts), so a person's run and the deployment share one set of limits.
 import { Brakes } from '../../brakes/io/brakes.js';
 import { DEFAULT_SWEEP_CONCURRENCY } from '../../cleanup/config.js';
 import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
@@ -10,8 +11,6 @@ import { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import type { Policy } from '../../policy/policy.js';
 
-/** Where the brakes' ledger is when nothing names it (BRAKES_NAMESPACE's default). */
-const LEDGER_NAMESPACE = 'kube-tidy';
 const HOLD_MS = 60_000;
 
 export interface CliHandleOptions {
@@ -22,6 +21,8 @@ export interface CliHandleOptions {
   /** --chunk-size: pods per LIST page. */
   chunkSize: number;
   protectedNamespaces: readonly string[];
+  /** Where the brakes' ledger is (ledger.ts chooseLedger). */
+  ledgerNamespace: string;
   /** What is left of --timeout. */
   budgetMs: number;
   log: Logger;
@@ -48,7 +49,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
       ...(o.policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: o.policy.gracePeriodSeconds }),
     });
   const newBrakes = (dryRun: boolean) =>
-    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: LEDGER_NAMESPACE, holdMs: HOLD_MS, dryRun, now });
+    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: o.ledgerNamespace, holdMs: HOLD_MS, dryRun, now, log: o.log });
   let brakes: Brakes | undefined;
   return {
     settings,

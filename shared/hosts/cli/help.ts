@@ -102,6 +102,10 @@ const LIVE_OPTIONS = `Options:
                                 --protected-namespaces=-kube-system (a warning says so).
   --allow-unsupported           Skip unsupported plugins with a warning instead of failing.
   --chunk-size N                Pods per LIST page, 1-5000 (default: 500, as kubectl's).
+  --brakes-namespace NS         Where the brakes' ledger (ConfigMap kube-tidy-brakes) is charged.
+                                Default: the deployed kube-tidy's, the one such ConfigMap in the
+                                cluster; with none yet, the policy ConfigMap's namespace (or
+                                kube-tidy); with several, name one. Said on stderr.
   --timeout DURATION            Stop after this long, e.g. 90s (default: 10m); exit 1. Bounds the
                                 whole command: the kubeconfig's credential plugin (stopped, with
                                 what it started) and every request to the API server.

@@ -19,6 +19,9 @@ import type { LoadedPolicy } from '../../policy/policy.js';
 import { setWriteRefusalLog } from '../../kube/write-refusals.js';
 import { execCredentials, type ExecCredentials } from './exec-credential.js';
 import { cliHandle } from './handle.js';
+import { chooseLedger, DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
+import { brakeSetOf, hasBrakes } from '../../brakes/io/brakes.js';
+import { BRAKES_NAME } from '../../brakes/io/store.js';
 import { LIVE_PLAN_HELP, RUN_HELP } from './help.js';
 import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unprotectedWarning } from './input.js';
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
@@ -41,6 +44,7 @@ const OPTIONS = {
   'protected-namespaces': { type: 'string' },
   'allow-unsupported': { type: 'boolean' },
   'chunk-size': { type: 'string' },
+  'brakes-namespace': { type: 'string' },
   timeout: { type: 'string' },
   output: { type: 'string', short: 'o' },
   explain: { type: 'boolean' },
@@ -108,6 +112,8 @@ export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean
   if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(configMap)) problems.push(`--policy-configmap "${configMap}": expected NAMESPACE/NAME`);
   if (v.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v.namespace))
     problems.push(`--namespace "${v.namespace}" is not a namespace name`);
+  if (v['brakes-namespace'] !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v['brakes-namespace']))
+    problems.push(`--brakes-namespace "${v['brakes-namespace']}" is not a namespace name`);
   if (v['label-selector'] !== undefined) {
     const sel = parseSelectorString(v['label-selector']);
     if (typeof sel === 'string') problems.push(`--label-selector: ${sel}`);
@@ -140,6 +146,7 @@ export function parse(mode: 'plan' | 'run', args: string[], stdoutIsTTY: boolean
     labelSelector: v['label-selector'],
     policyFile: v.policy,
     policyConfigMap: configMap,
+    brakesNamespace: v['brakes-namespace'],
     allowUnsupported: v['allow-unsupported'] === true,
     protectedNamespaces,
     unprotected,
@@ -234,6 +241,10 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       const onPage = (pages: number) => void (seen.pages = pages);
       return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
     }
+    const ledger = hasBrakes(brakeSetOf(policy))
+      ? await chooseLedger(clients.core, { flag: o.brakesNamespace, policyNamespace: fromFile ? undefined : o.policyConfigMap.split('/')[0] })
+      : undefined;
+    if (ledger) io.err(`brakes: charging the ledger ${ledger.namespace}/${BRAKES_NAME} (${ledger.why})\n`);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     // Refused writes are logged on stderr, never in the output.
     setWriteRefusalLog(log);
@@ -244,6 +255,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       dryRun,
       chunkSize: o.chunkSize,
       protectedNamespaces: o.protectedNamespaces,
+      ledgerNamespace: ledger?.namespace ?? DEFAULT_LEDGER_NAMESPACE,
       // What is left of --timeout: the plugin and the policy read came out of it.
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
