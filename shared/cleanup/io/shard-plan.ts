@@ -57,8 +57,13 @@ export async function storePlan(
  * it is still stored (no later planner wrote to drop it).
  */
 export async function unplannedShard(core: ConfigMapReader, namespace: string, shard: SweepShard, now: number): Promise<string | undefined> {
-  const record = (await readStored(core, where(namespace))).value.get(shard.pass);
+  const seen = await readStored(core, where(namespace));
+  const record = seen.value.get(shard.pass);
   const id = `sweep shard ${shard.pass}-${shard.index}`;
+  // A record someone mangled is no plan: refused as one never stored, and said as what it is.
+  const mangled = seen.unreadable.find((u) => u.key === shard.pass);
+  if (mangled)
+    return `${id}: the plan of pass ${shard.pass} in ${namespace}/${PLANS_NAME} cannot be read (${mangled.why}): nothing done; the next sweep plans again`;
   if (!record) return `${id}: no plan of pass ${shard.pass} is stored in ${namespace}/${PLANS_NAME} (never planned, or older than an hour): nothing done`;
   if (record.at <= now - PLAN_TTL_MS)
     return `${id}: the plan of pass ${shard.pass} is older than an hour (stored ${new Date(record.at).toISOString()}): nothing done; the next sweep plans again`;

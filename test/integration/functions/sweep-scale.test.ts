@@ -135,6 +135,24 @@ describe('sweep fanned out into shards across instances', () => {
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
   });
 
+  it('a shard whose plan record cannot be read is refused (422) as no plan, and nothing is removed', async () => {
+    const planned = JSON.parse(b.taken[0]!.body) as SweepShard;
+    const stored = await core().readNamespacedConfigMap({ namespace: idNs.name, name: PLANS_NAME });
+    const keep = stored.data![planned.pass]!;
+    const mangle = (value: string) =>
+      core().patchNamespacedConfigMap({ namespace: idNs.name, name: PLANS_NAME, body: [{ op: 'replace', path: `/data/${planned.pass}`, value }] });
+    await mangle('{"at": 17');
+    try {
+      const before = await names(ns.name);
+      const res = await send(serve(sweep, await runtimeFor(policyFor(ns.name, 100), asSweep())), b.taken[0]!);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatch(new RegExp(`the plan of pass ${planned.pass} .* cannot be read \\(not JSON`));
+      expect(await names(ns.name)).toEqual(before);
+    } finally {
+      await mangle(keep);
+    }
+  });
+
   it('a shard the broker does not take is work left undone: the planner answers 503 and acts on its own shard', async () => {
     await agedGroups(ns.name, ['more'], 4);
     const env = { ...asSweep(), SWEEP_SHARD_SINK: 'http://127.0.0.1:9/', SWEEP_SHARD_SIZE: '3' };
