@@ -337,6 +337,7 @@ export class Brakes {
           const written = await this.store.write(cm, state);
           if (written === false) return false;
           cm = written;
+          this.known = written.metadata?.uid ?? this.known;
           this.seen(state, now);
         }
         this.stored = { cm, state, at: now };

@@ -34,7 +34,7 @@ export async function tellDeferral(writer: ClusterWriter, log: Logger, brakes: B
   log.warn({ budget: d.budget, scope: d.scope, key: d.key, limit: d.limit, freesAt: d.freesAt, path }, `brakes: ${d.why}`);
   await writer
     .recordNamespaceEvent(brakes.namespace, {
-      reason: d.kind === 'abort' ? 'PassAborted' : d.kind === 'ledger' ? 'LedgerRebuilt' : 'BudgetExhausted',
+      reason: d.kind === 'abort' ? 'PassAborted' : d.kind === 'ledger' ? 'BudgetUnknown' : 'BudgetExhausted',
       action: 'Defer',
       type: 'Warning',
       note: `kube-tidy: ${d.why}`,

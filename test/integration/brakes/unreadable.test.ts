@@ -39,8 +39,11 @@ async function instance(policy: unknown, home: string) {
 }
 const event = (agent: ReturnType<typeof serve>, name: string) => send(agent, knativeRequest('binary', 'update', pods.get(name)!));
 const left = async (prefix: string) => (await podNames(ns.name)).filter((n) => n.startsWith(`${prefix}-`));
+/** Writes `text` as the ledger's value, as another tool would (created if no removal needed one yet). */
 const setLedger = (home: string, text: string) =>
-  core().patchNamespacedConfigMap({ namespace: home, name: BRAKES_NAME, body: [{ op: 'replace', path: '/data', value: { 'ledger.json': text } }] });
+  core()
+    .patchNamespacedConfigMap({ namespace: home, name: BRAKES_NAME, body: [{ op: 'replace', path: '/data', value: { 'ledger.json': text } }] })
+    .catch(() => core().createNamespacedConfigMap({ namespace: home, body: { metadata: { name: BRAKES_NAME }, data: { 'ledger.json': text } } }));
 const rebuiltEvents = async (home: string) =>
   (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home })).items.filter((e) => e.reason === 'LedgerRebuilt');
 
