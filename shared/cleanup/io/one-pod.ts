@@ -89,8 +89,13 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
   }
   const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
   const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
-  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
-  const at = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid)?.at;
+  const eligible = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid);
+  const at = eligible?.at;
+  // Nothing selects it now, but time will: saying only "no strategy selects it" hid the schedule.
+  const unselected = eligible
+    ? `no strategy selects it yet: time alone brings it in, ${eligible.profile}/${eligible.strategy} at ${new Date(eligible.at).toISOString()}`
+    : 'no strategy selects it';
+  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : unselected);
   return {
     ...(decision ? { decision } : {}),
     kept,

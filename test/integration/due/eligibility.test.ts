@@ -67,6 +67,8 @@ describe('acting at eligibleAt', () => {
       const eligibleAt = Date.parse(res.body.eligibleAt);
       expect(eligibleAt).toBe(new Date(pod.metadata!.creationTimestamp!).getTime() + AGE_S * 1000);
       expect(res.body).toMatchObject({ outcome: 'nothing-to-do', scheduled: res.body.eligibleAt });
+      // The words say it too: not just "no strategy selects it".
+      expect(res.body.why).toBe(`no strategy selects it yet: time alone brings it in, test/RemoveFailedPods at ${res.body.eligibleAt}`);
       const gone = await goneAt('timed', eligibleAt);
       expect(gone - eligibleAt).toBeLessThan(30_000);
       expect(await deletedEvent(sink, 'timed')).toMatchObject({ origin: 'event', due: { at: res.body.eligibleAt, by: 'timer' } });
