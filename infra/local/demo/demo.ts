@@ -54,8 +54,8 @@ function onFunctionLog(entry: Record<string, unknown>): void {
   if (told || (goneNames.has(entry.pod) && outcome !== 'deleted' && outcome !== 'evicted')) return;
   if (lastSaid.get(entry.pod) === `${outcome} ${why}`) return;
   lastSaid.set(entry.pod, `${outcome} ${why}`);
-  // Only time stands in the way: say when it goes, which is the news here.
-  if (scheduled) event('scheduled', entry.pod, `for ${clock(scheduled)}, its eligibility time: ${why}`);
+  // Only time stands in the way: when it goes is the news (the why, in the table, repeats the time).
+  if (scheduled) event('scheduled', entry.pod, `for ${clock(scheduled)}, its eligibility time`);
   else event(outcome, entry.pod, why);
 }
 
