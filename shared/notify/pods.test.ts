@@ -47,6 +47,16 @@ describe("a pass's decisions", () => {
     ]);
   });
 
+  it('a removal at eligibility says so: the time it was scheduled for and what acted, origin still event', async () => {
+    podDecided(d('a'), done, 'event', undefined, { at: '2026-11-28T12:00:20.000Z', by: 'timer' });
+    podDecided(d('b'), done, 'event');
+    await flushEvents(1_000);
+    expect(sent.map((e) => [e.extensions?.origin, (e.data as { due?: unknown }).due])).toEqual([
+      ['event', { at: '2026-11-28T12:00:20.000Z', by: 'timer' }],
+      ['event', undefined],
+    ]);
+  });
+
   it('with no sink, nothing is built, sent or counted', async () => {
     configureEvents({});
     expect(eventsOn()).toBe(false);

@@ -6,7 +6,7 @@
 import type { Decision } from '../plan/decision.js';
 import { podDecisionEvent, podsDecidedEvent, passCompletedEvent, podSubject } from './build.js';
 import { emit, eventsOn, eventsSettings, stamp } from './process.js';
-import type { Origin, PassSummaryData, PodDecision, PodOutcome } from './types.js';
+import type { DueAct, Origin, PassSummaryData, PodDecision, PodOutcome } from './types.js';
 
 /** What came of a decision (cleanup/io/act.ts ActResult, by shape: notify imports nothing of cleanup). */
 export interface Outcome {
@@ -16,7 +16,7 @@ export interface Outcome {
   message?: string;
 }
 
-export function podDecision(d: Decision, r: Outcome, origin: Origin, pass?: string): PodDecision {
+export function podDecision(d: Decision, r: Outcome, origin: Origin, pass?: string, due?: DueAct): PodDecision {
   return {
     namespace: d.namespace,
     name: d.name,
@@ -31,13 +31,14 @@ export function podDecision(d: Decision, r: Outcome, origin: Origin, pass?: stri
     ...(r.message ? { message: r.message } : {}),
     origin,
     ...(pass ? { pass } : {}),
+    ...(due ? { due } : {}),
   };
 }
 
-/** One decision on the event path (or a shard's), as its own event. */
-export function podDecided(d: Decision, r: Outcome, origin: Origin, pass?: string): void {
+/** One decision on the event path (its due timer or tick: `due`) or a shard's, as its own event. */
+export function podDecided(d: Decision, r: Outcome, origin: Origin, pass?: string, due?: DueAct): void {
   if (!eventsOn()) return;
-  emit(podDecisionEvent(stamp(), podDecision(d, r, origin, pass)), { keys: [podSubject(d.namespace, d.name)] });
+  emit(podDecisionEvent(stamp(), podDecision(d, r, origin, pass, due)), { keys: [podSubject(d.namespace, d.name)] });
 }
 
 /** A pass's decisions, handed over in the policy's order. */

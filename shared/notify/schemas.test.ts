@@ -56,6 +56,8 @@ describe('the event schemas', () => {
         'event',
       );
     podDecided(decision('s', { node: undefined, action: 'evict' }), { action: 'evict', outcome: 'evicted', dryRun: true }, 'shard', 'pass-1');
+    // One a due tick acted on at its eligibility.
+    podDecided(decision('t'), { action: 'delete', outcome: 'deleted', dryRun: false }, 'event', undefined, { at: '2026-11-28T12:00:20.000Z', by: 'tick' });
     // A pass: 1 single, then batches of 2, then its summary.
     const pass = passEvents('sweep', 'pass-2', 1)!;
     for (const n of ['a', 'b', 'c', 'd']) pass.decided(decision(n), { action: 'delete', outcome: 'deleted', dryRun: false });

@@ -14,6 +14,18 @@ export type PodOutcome = (typeof POD_OUTCOMES)[number];
 
 /** Where a pod decision was made: a pod event (or its due timer), a pass, a shard of a pass, the CLI. */
 export type Origin = 'event' | 'sweep' | 'invoke' | 'shard' | 'cli';
+
+/**
+ * A decision made at a pod's eligibility (shared/due) rather than on an event: the time it was
+ * scheduled for and what acted then. A field, not another origin: `origin` stays `event` for a
+ * receiver that filters on it, and a new optional field is a compatible change to a `.v1`.
+ */
+export interface DueAct {
+  /** The eligibility time it was scheduled for (RFC 3339). */
+  at: string;
+  /** timer: the instance that saw the pod's event; tick: any instance reading the due list. */
+  by: 'timer' | 'tick';
+}
 /** Whose pass a pass.completed sums up. */
 export type PassKind = 'sweep' | 'invoke' | 'shard' | 'cli' | 'orphan-sweep';
 
@@ -58,6 +70,8 @@ export interface PodDecision {
   origin: Origin;
   /** The pass it belongs to (a sweep, invoke or shard), when in one. */
   pass?: string;
+  /** Acted on at its eligibility by a due timer or tick, not on an event. */
+  due?: DueAct;
 }
 
 /** Many decisions of one pass in one event, in the policy's order: past the pass's per-pod events. */

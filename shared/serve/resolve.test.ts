@@ -98,6 +98,20 @@ describe('the resolver, without any HTTP object', () => {
   });
 });
 
+describe('the handled line', () => {
+  it('says when a pod that only waits on time was scheduled for, beside its outcome', async () => {
+    const { rt, lines } = runtime();
+    const at = '2026-11-28T12:00:20.000Z';
+    const r = resolver(
+      probe(async () => ({ outcome: 'nothing-to-do', pod: 'ml/a', why: 'w', eligibleAt: at, scheduled: at, kept: [] })),
+      {},
+      rt,
+    );
+    expect((await r.event(pod('ml'))).status).toBe(200);
+    expect(lines.filter((l) => l.msg === 'handled')).toMatchObject([{ outcome: 'nothing-to-do', pod: 'ml/a', eligibleAt: at, scheduled: at }]);
+  });
+});
+
 describe('4xx answers are logged as a sample', () => {
   it(`a flood of 4xx logs at most ${LOG_4XX_PER_WINDOW} lines per status a minute, then one summary`, async () => {
     vi.useFakeTimers();

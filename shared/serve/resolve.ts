@@ -201,6 +201,8 @@ function mapError(e: unknown): [number, Record<string, unknown>] {
 function summaryOf(body: Record<string, unknown>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   // `result` (an act's uid, strategy, action, dryRun): a pod's story can be told by uid (the demo's story.ts).
-  for (const key of ['outcome', 'pod', 'why', 'result', 'summary', 'failures'] as const) if (body[key] !== undefined) picked[key] = body[key];
+  // `eligibleAt`, `scheduled`: a pod only time stands in the way of says when it goes, not just "nothing to do".
+  for (const key of ['outcome', 'pod', 'why', 'result', 'eligibleAt', 'scheduled', 'summary', 'failures'] as const)
+    if (body[key] !== undefined) picked[key] = body[key];
   return picked;
 }

@@ -1,7 +1,9 @@
 // `npm run demo`: the real event path end to end on a local control plane. A cluster starts,
 // the podTerminated and sweep functions start as their own processes, the bridge turns watch
 // events into Knative ApiServerSource CloudEvents, a workload runs, and every pod's fate is
-// shown as it happens, with a summary table at the end. Everything it starts, it stops.
+// shown as it happens, with a summary table at the end. Everything it starts, it stops. What
+// kube-tidy did is heard where a user would hear it: the functions' answers in their logs, and
+// their decision CloudEvents at a sink the demo runs (decisions.ts), for what answers no request.
 import { fileURLToPath } from 'node:url';
 import { AppsV1Api, BatchV1Api, CoreV1Api, PolicyV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import { startCluster } from '../../../test/harness/cluster.js';
@@ -11,7 +13,8 @@ import { startFunction, type FunctionProcess } from './functions.js';
 import { EXPECTED, NS, crashLoop, createBeforeBridge, createNamespaces, createWorkload, type Apis } from './workload.js';
 import { demoMetrics } from './metrics-summary.js';
 import { event, median, say, seconds, table } from './report.js';
-import { endedToGone, tell, type Observation, type PodStory } from './story.js';
+import { clock, eligibleToGone, endedToGone, summaryLine, tell, type AnswerSeen, type Observation, type PodStory } from './story.js';
+import { decisionSink } from './decisions.js';
 
 const POLICY = fileURLToPath(new URL('./policy.yaml', import.meta.url));
 const WATCHED = new Set<string>([...Object.values(NS), 'kube-system']);
@@ -32,6 +35,7 @@ function onFunctionLog(entry: Record<string, unknown>): void {
   const result = entry.result as { uid?: string; strategy?: string; dryRun?: boolean } | undefined;
   const outcome = String(entry.outcome);
   const why = String(entry.why ?? '');
+  const scheduled = typeof entry.scheduled === 'string' ? entry.scheduled : undefined;
   observations.push({
     kind: 'answer',
     at: Date.now(),
@@ -43,13 +47,25 @@ function onFunctionLog(entry: Record<string, unknown>): void {
     ...(result?.uid ? { uid: result.uid } : {}),
     ...(result?.strategy ? { strategy: result.strategy } : {}),
     ...(result?.dryRun === undefined ? {} : { dryRun: result.dryRun }),
+    ...(scheduled ? { scheduled } : {}),
   });
   // Live lines: each new thing a function says, including a removal answered after the watch
   // saw the pod gone (that answer is why it went); not the echoes about a pod already gone.
   if (told || (goneNames.has(entry.pod) && outcome !== 'deleted' && outcome !== 'evicted')) return;
   if (lastSaid.get(entry.pod) === `${outcome} ${why}`) return;
   lastSaid.set(entry.pod, `${outcome} ${why}`);
-  event(outcome, entry.pod, why);
+  // Only time stands in the way: when it goes is the news (the why, in the table, repeats the time).
+  if (scheduled) event('scheduled', entry.pod, `for ${clock(scheduled)}, its eligibility time`);
+  else event(outcome, entry.pod, why);
+}
+
+/** A removal at a pod's eligibility, heard from its decision CloudEvent (no request answered it). */
+function onDueDecision(a: AnswerSeen): void {
+  if (!WATCHED.has(a.namespace)) return;
+  observations.push(a);
+  if (told || !a.due) return;
+  const by = a.due.by === 'tick' ? 'a due-list tick' : 'the timer';
+  event(a.outcome, `${a.namespace}/${a.name}`, `by ${by} at eligibility, ${clock(a.due.at)}: ${a.why}`);
 }
 
 function watchPods(cluster: { kubeConfig(): import('@kubernetes/client-node').KubeConfig }): Promise<AbortController> {
@@ -121,7 +137,15 @@ async function main(): Promise<void> {
 
     const metrics = await demoMetrics();
     stops.push(() => metrics.close());
-    const env = { POLICY_FILE: POLICY, KUBECONFIG: cluster.kubeconfigPath, PROTECTED_NAMESPACES: `kube-system,${NS.protected}`, ...metrics.env };
+    const decisions = await decisionSink(onDueDecision);
+    stops.push(async () => decisions.close());
+    const env = {
+      POLICY_FILE: POLICY,
+      KUBECONFIG: cluster.kubeconfigPath,
+      PROTECTED_NAMESPACES: `kube-system,${NS.protected}`,
+      ...metrics.env,
+      ...decisions.env,
+    };
     const fns: FunctionProcess[] = [];
     for (const target of ['podTerminated', 'sweep']) fns.push(await startFunction(target, env, onFunctionLog));
     stops.unshift(...fns.map((f) => () => f.stop()));
@@ -175,9 +199,12 @@ async function main(): Promise<void> {
     const ok = done(stories);
     told = true;
     process.stdout.write(`\n${table(stories)}\n\n`);
-    const eventPath = stories.filter((r) => r.by === 'podTerminated' && r.result === 'deleted').flatMap((r) => endedToGone(r) ?? []);
+    // The event path's own removals, then those at eligibility (their pods waited on purpose).
+    const eventPath = stories.filter((r) => r.by === 'podTerminated' && r.result === 'deleted' && !r.due).flatMap((r) => endedToGone(r) ?? []);
     say(`terminal -> gone through bridge + podTerminated: median ${seconds(median(eventPath))} over ${eventPath.length} pods`);
-    for (const e of EXPECTED) say(`${e.expect.padEnd(8)} ${e.namespace}/${e.prefix}*: ${e.story}`);
+    const onTime = stories.flatMap((r) => eligibleToGone(r) ?? []);
+    say(`eligible -> gone by podTerminated's timer (no sweep): median ${seconds(median(onTime))} over ${onTime.length} pods`);
+    for (const e of EXPECTED) say(summaryLine(e, stories));
     process.stdout.write(`\n${metrics.summary()}\n`);
     if (!ok) {
       say('not every expected outcome was seen in time (see the table)');

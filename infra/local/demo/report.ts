@@ -1,6 +1,6 @@
 // What the demo shows: a line per thing that happens, as it happens, and a table at the end.
 
-import { endedToGone, type PodStory } from './story.js';
+import { eligibleToGone, endedToGone, type PodStory } from './story.js';
 
 const t0 = Date.now();
 const stamp = () => `+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s`;
@@ -22,13 +22,15 @@ export function table(stories: PodStory[]): string {
   const rows = stories.map((r) => [
     `${r.namespace}/${r.name}`,
     r.result,
-    r.by ?? '',
+    // A removal at eligibility names what acted: podTerminated's timer, or a tick.
+    `${r.by ?? ''}${r.due ? ` ${r.due.by}` : ''}`,
     r.strategy ?? '',
     r.phase ? `${r.phase}${r.exitCode === undefined ? '' : ` (exit ${r.exitCode})`}` : '',
     seconds(endedToGone(r)),
+    seconds(eligibleToGone(r)),
     r.why.slice(0, 90),
   ]);
-  const head = ['POD', 'RESULT', 'BY', 'STRATEGY', 'PHASE', 'ENDED->GONE', 'WHY'];
+  const head = ['POD', 'RESULT', 'BY', 'STRATEGY', 'PHASE', 'ENDED->GONE', 'ELIGIBLE->GONE', 'WHY'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -11,7 +11,8 @@ export interface Expectation {
   /** Pod name prefix. */
   prefix: string;
   namespace: string;
-  expect: 'deleted' | 'kept' | 'blocked' | 'swept';
+  /** How its pods end (story.ts fateOf): on-time is removed at its eligibility by podTerminated's timer. */
+  expect: 'deleted' | 'kept' | 'blocked' | 'swept' | 'on-time';
   story: string;
 }
 
@@ -20,7 +21,12 @@ export const EXPECTED: Expectation[] = [
   { prefix: 'oom', namespace: NS.batch, expect: 'deleted', story: 'OOMKilled, exit 137: removed at once' },
   { prefix: 'sigterm', namespace: NS.batch, expect: 'deleted', story: 'exit 143 (SIGTERM): removed at once' },
   { prefix: 'flaky', namespace: NS.batch, expect: 'kept', story: 'exit 1: kept for debugging' },
-  { prefix: 'trainer', namespace: NS.batch, expect: 'swept', story: 'Succeeded: kept 20 s, then swept' },
+  {
+    prefix: 'trainer',
+    namespace: NS.batch,
+    expect: 'on-time',
+    story: "Succeeded: kept 20 s, scheduled for that time when it ended, then deleted by podTerminated's timer at eligibility (not left to the sweep)",
+  },
   { prefix: 'old-report', namespace: NS.batch, expect: 'swept', story: 'Succeeded before the bridge started: only the sweep sees it' },
   { prefix: 'web', namespace: NS.web, expect: 'blocked', story: 'crash-looping under a PodDisruptionBudget: eviction refused, never deleted' },
   { prefix: 'audit', namespace: NS.protected, expect: 'kept', story: 'exit 3 in a protected namespace: never touched' },

@@ -18,6 +18,7 @@ import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
+import type { DueAct } from '../../notify/types.js';
 
 /**
  * An event removes at most this many older pods of the pod's owner (kubeTidy.retention's window
@@ -88,8 +89,13 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
   }
   const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
   const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
-  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : 'no strategy selects it');
-  const at = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid)?.at;
+  const eligible = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid);
+  const at = eligible?.at;
+  // Nothing selects it now, but time will: saying only "no strategy selects it" hid the schedule.
+  const unselected = eligible
+    ? `no strategy selects it yet: time alone brings it in, ${eligible.profile}/${eligible.strategy} at ${new Date(eligible.at).toISOString()}`
+    : 'no strategy selects it';
+  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : unselected);
   return {
     ...(decision ? { decision } : {}),
     kept,
@@ -101,8 +107,12 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
   };
 }
 
-/** A removal that is part of a pass's shard (shards.ts); none of it on the event path. */
-export interface InShard {
+/**
+ * What a removal is part of besides its pod: a pass's shard (shards.ts: every field but `due`),
+ * or a due timer or tick acting at the pod's eligibility (shared/due: `due` only). None of it on
+ * an event's own removal.
+ */
+export interface RemovalScope {
   /** The pass's Kubernetes Event budget. */
   events?: EventBudget;
   /** The pass a shard belongs to, whose own abort's trip does not stop the pods it kept before the line. */
@@ -111,6 +121,8 @@ export interface InShard {
   ahead?: () => readonly Subject[];
   /** The shard's CloudEvents, batched as a pass's (notify/pods.ts); absent: one event per decision. */
   out?: PassEvents;
+  /** Acting at eligibility: its decision's CloudEvent says so (the event path's own says nothing of time). */
+  due?: DueAct;
 }
 
 /**
@@ -122,7 +134,7 @@ export async function removeSelected(
   h: CleanupHandle,
   ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
   context?: Omit<Snapshot, 'pods'>,
-  shard: InShard = {},
+  shard: RemovalScope = {},
 ): Promise<Answer> {
   const { events, pass, ahead } = shard;
   const told = tellerOf(shard);
@@ -207,8 +219,9 @@ async function removeOlder(
 
 type Teller = (d: Decision, r: ActResult) => void;
 
-/** Each decision out as a CloudEvent: into the shard's batches, or one event each (the event path, a shard without them). */
-const tellerOf = ({ out, pass }: InShard): Teller => (out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(d, r, pass ? 'shard' : 'event', pass));
+/** Each decision out as a CloudEvent: into the shard's batches, or one event each (the event path and its due acts, a shard without them). */
+const tellerOf = ({ out, pass, due }: RemovalScope): Teller =>
+  out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(d, r, pass ? 'shard' : 'event', pass, due);
 
 /** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
 function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {

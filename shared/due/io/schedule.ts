@@ -29,6 +29,9 @@ export interface DueSettings {
 }
 
 export const DEFAULT_LOOK_AHEAD_MS = 60_000;
+
+/** So the decision's CloudEvent says the pod went at its time, and what acted: a receiver cannot tell it from the event path otherwise. */
+const dueScope = (e: DueEntry, by: 'timer' | 'tick') => ({ due: { at: new Date(e.at).toISOString(), by } });
 export const DEFAULT_MARGIN_MS = 3_000;
 
 export class Due {
@@ -123,7 +126,7 @@ export class Due {
 
   /** A timer fired: decide again on the stored pod and act; the entry goes once it has served. */
   async act(entry: DueEntry): Promise<Answer> {
-    const answer = await removeSelected(this.h, { namespace: entry.namespace, name: entry.name, uid: entry.uid });
+    const answer = await removeSelected(this.h, { namespace: entry.namespace, name: entry.name, uid: entry.uid }, undefined, dueScope(entry, 'timer'));
     this.h.log.info(
       { pod: `${entry.namespace}/${entry.name}`, uid: entry.uid, dueAt: new Date(entry.at).toISOString(), outcome: answer.outcome, why: answer.why },
       'due: acted at eligibleAt',
@@ -187,7 +190,7 @@ export class Due {
     if (wait > 0) await this.sleep(wait);
     let answer: Answer;
     try {
-      answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid });
+      answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid }, undefined, dueScope(e, 'tick'));
     } catch (err) {
       this.h.log.warn({ pod: `${e.namespace}/${e.name}`, err: (err as Error)?.message ?? String(err) }, 'due: the timed action failed');
       answer = { outcome: 'failed', failures: { transient: 1, refused: 0 } };

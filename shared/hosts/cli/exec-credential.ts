@@ -17,7 +17,12 @@ const PROVIDER = 'kube-tidy-exec';
 const MAX_OUTPUT = 1 << 20;
 const KILL_GRACE_MS = 500;
 
-export class CredentialPluginError extends KubeConfigError {
+/**
+ * The plugin could not be run or did not give a credential: kube-tidy could not authenticate to
+ * the cluster (exit 1, as any cluster that cannot be read), not a kubeconfig it could not read
+ * (KubeConfigError, exit 2: malformed, a missing context, an exec entry without a command).
+ */
+export class CredentialPluginError extends Error {
   override name = 'CredentialPluginError';
   constructor(
     readonly command: string,

@@ -121,9 +121,9 @@ Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome"
 outcome is the API server's answer: deleted/evicted (in a plan: would be), blocked (a
 PodDisruptionBudget or a webhook said not now; message says which), gone, stale (changed since
 listed), failed (transient), refused. Progress on long lists and a summary line go to stderr.
-Exit codes: 0 done, 2 invalid input (with the field path) or a kubeconfig whose credential plugin
-failed, 1 the cluster could not be read, the command hit --timeout, or a selected pod failed or
-was refused.
+Exit codes: 0 done, 2 invalid input (with the field path), 1 the cluster could not be read (a
+credential plugin that could not be run or failed included), the command hit --timeout, or a
+selected pod failed or was refused.
 `;
 
 export const LIVE_PLAN_HELP = `Usage: kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]

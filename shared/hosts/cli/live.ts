@@ -17,7 +17,7 @@ import { PolicyError } from '../../policy/errors.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
 import type { LoadedPolicy } from '../../policy/policy.js';
 import { setWriteRefusalLog } from '../../kube/write-refusals.js';
-import { execCredentials, type ExecCredentials } from './exec-credential.js';
+import { CredentialPluginError, execCredentials, type ExecCredentials } from './exec-credential.js';
 import { cliHandle } from './handle.js';
 import { chooseLedger, DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
 import { brakeSetOf, hasBrakes } from '../../brakes/io/brakes.js';
@@ -83,6 +83,11 @@ export async function liveCommand(mode: 'plan' | 'run', args: string[], io: Out,
     }
     if (e instanceof KubeError) {
       io.err(`kube-tidy: ${e.message}\n`);
+      return 1;
+    }
+    // No credential: the cluster could not be read, the input was fine.
+    if (e instanceof CredentialPluginError) {
+      io.err(`kube-tidy: could not authenticate to the cluster: ${e.message}\n`);
       return 1;
     }
     io.err(`kube-tidy: unexpected error: ${(e as Error).stack ?? String(e)}\n`);

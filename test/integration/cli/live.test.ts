@@ -4,7 +4,7 @@
 import type { PodDecision } from '../../../shared/notify/types.js';
 import { receiver } from '../../fixtures/events/receiver.js';
 import { jsonLines, runCli, type Ran } from '../../harness/cli-process.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
@@ -43,10 +43,28 @@ const policy = (namespace: string) => ({
   ],
 });
 
-function file(name: string, content: string): string {
+function file(name: string, content: string, mode = 0o644): string {
   const path = join(dir, name);
   writeFileSync(path, content);
+  chmodSync(path, mode);
   return path;
+}
+
+/** A kubeconfig for the shared cluster whose user is a credential plugin that fails as one does when not logged in. */
+function failingPluginKubeconfig(): string {
+  const command = file('not-logged-in.sh', '#!/bin/sh\necho "error: not logged in" >&2\nexit 1\n', 0o755);
+  const c = cluster.kubeConfig().getCurrentCluster()!;
+  return file(
+    'plugin-fails.yaml',
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: c.server, 'certificate-authority-data': c.caData } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command, interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c',
+    }),
+  );
 }
 
 const cli = (...args: string[]): Promise<Ran> => runCli(args);
@@ -225,6 +243,12 @@ describe('kube-tidy plan/run: bad input exits 2 naming it, a cluster that cannot
       message: 'profiles[0].pluginConfig[0].args.states[0]',
     },
     {
+      name: 'a kubeconfig that is not YAML',
+      args: () => ['plan', '--kubeconfig', file('garbled.yaml', 'clusters: [\n  - {name: c\n'), '--policy', policyFile],
+      code: 2,
+      message: 'garbled.yaml: not a readable kubeconfig',
+    },
+    {
       name: 'an unknown context',
       args: () => ['plan', '--kubeconfig', cluster.kubeconfigPath, '--context', 'prod', '--policy', policyFile],
       code: 2,
@@ -266,10 +290,24 @@ describe('kube-tidy plan/run: bad input exits 2 naming it, a cluster that cannot
       code: 1,
       message: 'list pods',
     },
+    {
+      // The input is fine: without a credential the cluster could not be read (it exited 2 before).
+      name: 'a credential plugin that fails',
+      args: () => ['plan', '--kubeconfig', failingPluginKubeconfig(), '--policy', policyFile],
+      code: 1,
+      message: 'could not authenticate to the cluster: the credential plugin',
+    },
   ])('$name', async ({ args, code, message }) => {
     const r = await inProcess(...args());
     expect(r.code, r.stderr).toBe(code);
     expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('the program exits 1 for a credential plugin that fails as a process too, naming the plugin and what it said', async () => {
+    const r = await cli('plan', '--kubeconfig', failingPluginKubeconfig(), '--policy', policyFile);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/could not authenticate to the cluster: the credential plugin ".*not-logged-in\.sh" failed: error: not logged in \(exit code 1\)/);
     expect(r.stdout).toBe('');
   });
 

@@ -6,11 +6,16 @@
 // at its next look at the list. Each fails with its mechanism off: no timer, no entry in the
 // list, or a tick that looks only once, leaves the pod where it is. (iv) A pod no event told
 // anyone about is listed by a sweep that saw it due soon, and a tick acts on it at its time.
-// (v) A Reference-mode event, which carries no object, schedules from the stored pod.
+// (v) A Reference-mode event, which carries no object, schedules from the stored pod. The
+// removal's decision CloudEvent says it was acted on at its eligibility, and by what (issue 33:
+// without it a receiver, the demo included, cannot tell a timer's removal from an event's).
 import { CoreV1Api } from '@kubernetes/client-node';
 import { CloudEvent } from 'cloudevents';
 import { httpMessage } from '../../../shared/cloudevents/encode.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureEvents } from '../../../shared/notify/process.js';
+import type { PodDecision } from '../../../shared/notify/types.js';
+import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { policyDoc } from '../../fixtures/policy.js';
@@ -33,7 +38,24 @@ async function goneAt(name: string, eligibleAt: number): Promise<number> {
   return Date.now();
 }
 
+/** The decision CloudEvent a real receiver got for `name`'s removal. */
+async function deletedEvent(sink: Receiver, name: string): Promise<PodDecision> {
+  const of = () => sink.events.find((e) => e.type === 'dev.kube-tidy.pod.deleted.v1' && e.subject === `namespaces/${ns.name}/pods/${name}`);
+  await waitFor(`the pod.deleted event of ${name}`, async () => of() !== undefined || undefined, { timeoutMs: 10_000 });
+  return of()!.data as PodDecision;
+}
+
 describe('acting at eligibleAt', () => {
+  let sink: Receiver;
+  beforeAll(async () => {
+    sink = await receiver();
+    configureEvents({ EVENTS_SINK: sink.url });
+  });
+  afterAll(() => {
+    configureEvents({});
+    sink.close();
+  });
+
   it('(i) the instance that saw the event acts at eligibleAt by its own timer, with nothing else running and no pod LIST', async () => {
     const { rt, requests } = await countedRuntime(POLICY, { DUE_NAMESPACE: `${ns.name}-list` });
     const parts = await podTerminated.setup(rt);
@@ -45,8 +67,11 @@ describe('acting at eligibleAt', () => {
       const eligibleAt = Date.parse(res.body.eligibleAt);
       expect(eligibleAt).toBe(new Date(pod.metadata!.creationTimestamp!).getTime() + AGE_S * 1000);
       expect(res.body).toMatchObject({ outcome: 'nothing-to-do', scheduled: res.body.eligibleAt });
+      // The words say it too: not just "no strategy selects it".
+      expect(res.body.why).toBe(`no strategy selects it yet: time alone brings it in, test/RemoveFailedPods at ${res.body.eligibleAt}`);
       const gone = await goneAt('timed', eligibleAt);
       expect(gone - eligibleAt).toBeLessThan(30_000);
+      expect(await deletedEvent(sink, 'timed')).toMatchObject({ origin: 'event', due: { at: res.body.eligibleAt, by: 'timer' } });
       expect(requests.filter(isPodList)).toEqual([]);
       // A GET of the pod, not a list, found it; and the entry was taken out of the list afterwards.
       expect(requests.some((r) => r.method === 'GET' && r.path === `/api/v1/namespaces/${ns.name}/pods/timed`)).toBe(true);
@@ -80,6 +105,7 @@ describe('acting at eligibleAt', () => {
     expect(tick.status).toBe(200);
     expect(tick.body).toMatchObject({ outcome: 'ticked', due: 1, outcomes: { deleted: 1 }, removed: 1 });
     expect(gone - eligibleAt).toBeLessThan(30_000);
+    expect(await deletedEvent(sink, 'listed')).toMatchObject({ origin: 'event', due: { at: res.body.eligibleAt, by: 'tick' } });
     expect(fresh.requests.filter(isPodList)).toEqual([]);
     expect(first.requests.filter(isPodList)).toEqual([]);
     // The tick read the due list (a GET per shard each time it looked, every 10 s while it held, and one to take the entry out), nothing more of it.

@@ -189,7 +189,8 @@ describe('kube-tidy plan --kubeconfig: --timeout bounds the whole command', () =
   );
 });
 
-describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, exit 2', () => {
+// Exit 1, not 2 (issue: the input was fine; without a credential the cluster could not be read).
+describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, exit 1', () => {
   const ok = (status: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     `echo '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status, ...extra })}'`;
   it.each([
@@ -238,8 +239,8 @@ describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, 
         '--timeout',
         '20s',
       );
-      expect(r.stderr).toBe(`kube-tidy: the credential plugin "${command}" failed: ${says}\n`);
-      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`kube-tidy: could not authenticate to the cluster: the credential plugin "${command}" failed: ${says}\n`);
+      expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
     },
     15_000,
@@ -253,8 +254,10 @@ describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, 
       '--policy',
       policyFile,
     );
-    expect(r.stderr).toBe('kube-tidy: the credential plugin "kube-tidy-no-such-plugin" failed: no such command (install it with: brew install example)\n');
-    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'kube-tidy: could not authenticate to the cluster: the credential plugin "kube-tidy-no-such-plugin" failed: no such command (install it with: brew install example)\n',
+    );
+    expect(r.code).toBe(1);
   });
 
   it('a plugin that needs a terminal (interactiveMode Always) is refused before it runs', async () => {
@@ -267,8 +270,10 @@ describe('kube-tidy plan --kubeconfig: a credential plugin that fails is named, 
       '--policy',
       policyFile,
     );
-    expect(r.stderr).toBe(`kube-tidy: the credential plugin "${command}" failed: its interactiveMode is Always, and kube-tidy runs it without a terminal\n`);
-    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `kube-tidy: could not authenticate to the cluster: the credential plugin "${command}" failed: its interactiveMode is Always, and kube-tidy runs it without a terminal\n`,
+    );
+    expect(r.code).toBe(1);
     expect(existsSync(ran)).toBe(false);
   });
 });

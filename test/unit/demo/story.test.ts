@@ -1,5 +1,11 @@
+import { HTTP, type CloudEventV1 } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import { tell, type Observation } from '../../../infra/local/demo/story.js';
+import { dueAnswerOf } from '../../../infra/local/demo/decisions.js';
+import { eligibleToGone, fateOf, summaryLine, tell, type Observation } from '../../../infra/local/demo/story.js';
+import { podDecisionEvent } from '../../../shared/notify/build.js';
+import { podDecision } from '../../../shared/notify/pods.js';
+import { httpRequestOf } from '../../../shared/notify/sink.js';
+import type { DueAct, Origin } from '../../../shared/notify/types.js';
 
 // The demo's final table is told from every observation, whatever order they arrived in: the
 // bug this guards against printed "nothing-to-do / no strategy selects it" for a pod that
@@ -113,5 +119,86 @@ describe('the demo story', () => {
     { name: 'a pod no function spoke about is untouched', obs: [watch(1, 'quiet', 'q', { phase: 'Running' })], expected: { result: 'untouched' } },
   ])('$name', ({ obs, expected }) => {
     expect(tell(obs)[0]).toMatchObject(expected);
+  });
+});
+
+// Issue 33: the two trainer pods (Succeeded, 20 s to live) were deleted by podTerminated's timer
+// 0.6 s after they became eligible, and the demo said "no strategy selects it", then "gone,
+// removed, but not by kube-tidy", and "swept": the timer's act answers no request, so the demo
+// never heard of it. It hears it now from the decision CloudEvent, built and sent here as the
+// product builds and sends it, and received as the demo's sink receives it.
+
+const ELIGIBLE = '2026-11-28T12:00:20.000Z';
+const T = Date.parse(ELIGIBLE);
+
+/** The decision CloudEvent the product sends for a removal, as a receiver parses it off the wire. */
+async function decisionOnTheWire(name: string, uid: string, origin: Origin, due?: DueAct): Promise<CloudEventV1<unknown>> {
+  const d = {
+    namespace: NS,
+    name,
+    uid,
+    profile: 'finished',
+    strategy: 'PodLifeTime',
+    action: 'delete' as const,
+    reason: 'PodLifeTime: phase Succeeded; age 20s > 20s',
+  };
+  const out = podDecisionEvent(
+    { id: `id-${name}`, time: T + 600, source: 'kube-tidy' },
+    podDecision(d, { action: 'delete', outcome: 'deleted', dryRun: false }, origin, undefined, due),
+  );
+  return HTTP.toEvent(await httpRequestOf(out)) as CloudEventV1<unknown>;
+}
+
+/** A trainer pod: it succeeds, podTerminated schedules it for its eligibility, it goes 0.6 s after. */
+function trainer(name: string, uid: string): Observation[] {
+  return [
+    watch(T - 20_000, name, uid, { phase: 'Running' }),
+    answer(T - 19_990, name, 'nothing-to-do', 'no strategy selects it'),
+    watch(T - 19_500, name, uid, { phase: 'Succeeded', exitCode: 0 }),
+    answer(T - 19_450, name, 'nothing-to-do', `no strategy selects it yet: time alone brings it in, finished/PodLifeTime at ${ELIGIBLE}`, {
+      scheduled: ELIGIBLE,
+    }),
+    watch(T + 600, name, uid, { phase: 'Succeeded', deleted: true }),
+  ];
+}
+
+describe('a pod removed at its eligibility (issue 33)', () => {
+  it('is told as deleted by podTerminated’s timer at eligibility, on time, not "gone, but not by kube-tidy" nor swept', async () => {
+    const heard = dueAnswerOf(await decisionOnTheWire('trainer-a', 'ta', 'event', { at: ELIGIBLE, by: 'timer' }), T + 650);
+    expect(heard).toBeDefined();
+    const [story] = tell([...trainer('trainer-a', 'ta'), heard!]);
+    expect(story).toMatchObject({
+      result: 'deleted',
+      by: 'podTerminated',
+      strategy: 'PodLifeTime',
+      due: { at: ELIGIBLE, by: 'timer' },
+      scheduled: ELIGIBLE,
+      why: 'at eligibility (12:00:20), by its timer: PodLifeTime: phase Succeeded; age 20s > 20s',
+    });
+    expect(fateOf(story!)).toBe('on-time');
+    expect(eligibleToGone(story!)).toBe(600);
+    expect(story!.result).not.toBe('gone');
+  });
+
+  it('before its time it is told as scheduled for its eligibility, not "no strategy selects it"', () => {
+    const [story] = tell(trainer('trainer-a', 'ta').slice(0, 4));
+    expect(story).toMatchObject({ result: 'scheduled', scheduled: ELIGIBLE });
+    expect(story!.why).toMatch(/^for 12:00:20: /);
+  });
+
+  it('the summary counts what happened: on time by the timer, or swept when the sweep got there first', async () => {
+    const timer = dueAnswerOf(await decisionOnTheWire('trainer-a', 'ta', 'event', { at: ELIGIBLE, by: 'timer' }), T + 650)!;
+    const swept = answer(T + 300, 'trainer-b', 'deleted', 'PodLifeTime: phase Succeeded; age 20s > 20s', { by: 'sweep', uid: 'tb', dryRun: false });
+    const stories = tell([...trainer('trainer-a', 'ta'), timer, ...trainer('trainer-b', 'tb'), swept]);
+    const e = { prefix: 'trainer', namespace: NS, expect: 'on-time', story: 'on time' };
+    expect(summaryLine(e, stories)).toBe(`on-time  ${NS}/trainer*: 1 of 2 (1 swept): on time`);
+    expect(summaryLine(e, stories.slice(0, 1))).toBe(`on-time  ${NS}/trainer*: 1 of 1: on time`);
+  });
+
+  it('hears only decisions made at eligibility: the event path’s and the sweep’s are heard as their answers', async () => {
+    expect(dueAnswerOf(await decisionOnTheWire('x', 'x', 'event'), 1)).toBeUndefined();
+    expect(dueAnswerOf(await decisionOnTheWire('y', 'y', 'sweep'), 1)).toBeUndefined();
+    const tick = dueAnswerOf(await decisionOnTheWire('z', 'z', 'event', { at: ELIGIBLE, by: 'tick' }), 1);
+    expect(tick).toMatchObject({ by: 'podTerminated', uid: 'z', outcome: 'deleted', due: { by: 'tick' } });
   });
 });
