@@ -90,7 +90,9 @@ export function observeBudgets(meters: readonly Meter[], state: LedgerState, now
     for (const m of meters) {
       const used = current.get(prefixOf(m))!;
       const left = new Map<string, number>();
-      const set = (key: string, n: number) => left.set(key, Math.min(left.get(key) ?? Infinity, Math.max(0, m.max - n)));
+      // A window the ledger was rebuilt blind in is spent whatever it counts (brakes/core/ledger.ts).
+      const blind = state.blind !== undefined && windowStart(now, m.windowMs) <= state.blind.at;
+      const set = (key: string, n: number) => left.set(key, blind ? 0 : Math.min(left.get(key) ?? Infinity, Math.max(0, m.max - n)));
       if (m.scope === 'cluster') set('', used.get('') ?? 0);
       else {
         for (const [raw, n] of used) {
@@ -103,11 +105,11 @@ export function observeBudgets(meters: readonly Meter[], state: LedgerState, now
         }
       }
       const before = shown.get(`${m.name}\0${m.scope}`);
-      for (const key of before?.keys() ?? []) if (!left.has(key)) left.set(key, m.max);
+      for (const key of before?.keys() ?? []) if (!left.has(key)) left.set(key, blind ? 0 : m.max);
       for (const [key, n] of left) if (before?.get(key) !== n) record('budgetRemaining', n, { budget: m.name, scope: m.scope, key });
     }
   } catch {
-    // A ledger someone mangled by hand: the gauge waits for the next read, the brakes go on.
+    // Never expected (the ledger is read strictly, brakes/io/store.ts); the gauge waits for the next read.
   }
 }
 

@@ -40,8 +40,9 @@ function fakeCluster() {
       return structuredClone(store(data));
     },
     createNamespace: async () => 'exists',
+    recordNamespaceEvent: async () => undefined,
   } as unknown as ClusterWriter;
-  return { core, writer, calls };
+  return { core, writer, calls, store };
 }
 
 // maxNoOfPodsToEvictTotal 10 and ...PerNamespace 3 per 15 minutes, and at most 2 per hour per owner.
@@ -123,6 +124,23 @@ describe('the budget gauge, from the ledger', () => {
     expect(text).toContain('kube_tidy_budget_deferred_total{budget="maxNoOfPodsToEvictPerNamespace",scope="namespace",path="event"} 1');
     a.close();
     b.close();
+  });
+
+  it('a ledger found unreadable: its budgets show 0 until the window under way ends, each meter by its own window', async () => {
+    const cluster = fakeCluster();
+    cluster.store({ 'ledger.json': '{"windows": [1,2,' });
+    let now = T0 + 3 * M;
+    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+    const held = await a.take(set, bare);
+    expect('deferred' in held && held.deferred.kind).toBe('ledger');
+    expect((await remaining())['maxNoOfPodsToEvictTotal cluster ']).toBe(0);
+    // The 15-minute window ended; the owner's hour has not: a bare pod goes, an owned one waits.
+    now = T0 + 15 * M;
+    ticket(await a.take(set, bare));
+    expect((await remaining())['maxNoOfPodsToEvictTotal cluster ']).toBeGreaterThan(0);
+    const owned = await a.take(set, web);
+    expect('deferred' in owned && owned.deferred).toMatchObject({ kind: 'ledger', budget: 'kubeTidy.brakes.rates[0]' });
+    a.close();
   });
 
   it('a key goes back to its full max when its window rolled over; each meter rolls with its own window', async () => {
