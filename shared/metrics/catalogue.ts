@@ -112,7 +112,7 @@ export const METRICS = {
   stateUnreadable: {
     name: 'kube_tidy_state_unreadable_total',
     kind: 'counter',
-    help: "Times kube-tidy found state it keeps in the cluster not as it wrote it, by store (brakes-ledger, due-list, evacuation-slots) and found (unreadable: it fails its schema; deleted; replaced: another object under its name). Never taken as empty: the brakes' ledger is rebuilt blind (the windows under way count as spent, trips unknown until a person resumes), unreadable due-list entries are left to the next sweep, unreadable evacuation slots stay held until a tick frees them.",
+    help: "Times kube-tidy found state it keeps in the cluster not as it wrote it, by store (brakes-ledger, due-list, evacuation-slots, lease) and found (unreadable: it fails its schema; deleted; replaced: another object under its name). Never taken as empty: the brakes' ledger is rebuilt blind (the windows under way count as spent, trips unknown until a person resumes), unreadable due-list entries are left to the next sweep, unreadable evacuation slots stay held (on no known node) until a tick frees them or writes them again from their pod, and slots of evacuations in flight missing from a deleted or emptied ConfigMap are written again by the tick from the pods' Started state (found deleted); a standalone leader that finds its Lease deleted or naming no holder stops writing until it holds it again, and a follower does not take such a Lease before the claim it last saw, or the duration it states, could have ended.",
     labels: ['store', 'found'],
   },
   budgetDeferred: {

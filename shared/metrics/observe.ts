@@ -37,7 +37,11 @@ export function observeDueRefused(reason: 'list-full' | 'timers-full', n = 1): v
 }
 
 /** State kube-tidy keeps in the cluster found not as it wrote it (catalogue: stateUnreadable). */
-export function observeStateUnreadable(store: 'brakes-ledger' | 'due-list' | 'evacuation-slots', found: 'unreadable' | 'deleted' | 'replaced', n = 1): void {
+export function observeStateUnreadable(
+  store: 'brakes-ledger' | 'due-list' | 'evacuation-slots' | 'lease',
+  found: 'unreadable' | 'deleted' | 'replaced',
+  n = 1,
+): void {
   if (n > 0) record('stateUnreadable', n, { store, found });
 }
 

@@ -15,6 +15,11 @@ export interface Slot {
   node: string;
   /** When taken (ms): a slot of a pod that never got its Started state is dropped after a grace. */
   at: number;
+  /**
+   * Set when the ledger's entry for the pod could not be read (why): the slot is held, on no
+   * known node (only the cluster-wide limit counts it), taken at an unknown time (`at` 0).
+   */
+  unreadable?: string;
 }
 
 export type Admission = { ok: true; held: boolean } | { ok: false; why: string };
@@ -23,7 +28,7 @@ export function admit(slots: readonly Slot[], uid: string, node: string, limits:
   // Idempotent: the pod (a retry, or a second instance on the same pod) already holds one.
   if (slots.some((s) => s.uid === uid)) return { ok: true, held: true };
   if (slots.length >= limits.perCluster) return { ok: false, why: `${slots.length} evacuations in flight in the cluster (limit ${limits.perCluster})` };
-  const onNode = slots.filter((s) => s.node === node).length;
+  const onNode = slots.filter((s) => s.node === node && s.unreadable === undefined).length;
   if (onNode >= limits.perNode) return { ok: false, why: `${onNode} evacuations in flight from node ${node} (limit ${limits.perNode})` };
   return { ok: true, held: false };
 }
@@ -31,7 +36,9 @@ export function admit(slots: readonly Slot[], uid: string, node: string, limits:
 /**
  * Slots nobody holds any more: the pod is not in flight (its evacuation ended, or it is gone)
  * and the slot is older than the grace (a slot is taken just before the pod's Started state
- * is written, so a young slot without it may be an instance between the two writes).
+ * is written, so a young slot without it may be an instance between the two writes). An
+ * unreadable slot's age is unknown: it is stale as soon as its pod is not in flight (should an
+ * instance write Started after that, the tick restores the slot from the pod).
  */
 export function stale(slots: readonly Slot[], inFlight: ReadonlySet<string>, now: number, graceMs: number): Slot[] {
   return slots.filter((s) => !inFlight.has(s.uid) && now - s.at > graceMs);

@@ -49,13 +49,39 @@ describe('the slots on the wire', () => {
 
   it('no ConfigMap holds no slot', async () => expect(await listSlots(cluster(undefined).core, 'ns')).toEqual([]));
 
-  const rows: { sentence: string; raw: string; want: { pod: string; node: string; at: number } | undefined }[] = [
-    { sentence: 'text that is not JSON holds no slot', raw: '{oops', want: undefined },
-    { sentence: 'JSON null holds no slot', raw: 'null', want: undefined },
-    { sentence: 'any other JSON holds a slot, as it always did (the tick frees it as stale)', raw: '5', want: { pod: 'undefined', node: 'undefined', at: 0 } },
-    { sentence: 'an object with odd fields holds a slot, the fields as they come', raw: '{"pod":1,"at":"x"}', want: { pod: '1', node: 'undefined', at: 0 } },
+  // Issue 33: an entry that cannot be read is no evidence its pod is not in flight. It holds a
+  // slot on no known node (the cluster-wide limit counts it) until a tick frees it as stale.
+  const rows: { sentence: string; raw: string }[] = [
+    { sentence: 'text that is not JSON (a truncated entry)', raw: '{"pod":"ml/virt-launcher-a","no' },
+    { sentence: 'JSON null', raw: 'null' },
+    { sentence: 'JSON that is no object', raw: '5' },
+    { sentence: 'an object with odd fields (a hand edit)', raw: '{"pod":1,"at":"x"}' },
+    { sentence: 'an object with a field missing', raw: '{"pod":"ml/a","at":5}' },
   ];
-  for (const row of rows) it(row.sentence, () => expect(slotsCodec.decode({ u: row.raw }).value.get('u')).toEqual(row.want));
+  for (const row of rows)
+    it(`${row.sentence} holds a slot on no known node, said unreadable`, () => {
+      const slot = slotsCodec.decode({ u: row.raw }).value.get('u');
+      expect(slot).toMatchObject({ raw: row.raw, why: expect.any(String) });
+    });
+
+  it('an unreadable entry is written back as it was when another slot is taken or freed', async () => {
+    const c = cluster({ ...OLD, bad: '{oops' });
+    const ledger = new Ledger(c.core, c.writer, 'ns');
+    await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, { perCluster: 5, perNode: 5 });
+    await ledger.release((s) => s.uid === 'uid-a');
+    expect(c.stored()).toEqual({ bad: '{oops', b: '{"pod":"ns/b","node":"n2","at":5}' });
+  });
+
+  it("an unreadable entry counts against the cluster-wide limit, not a node's, and the refusal says so", async () => {
+    const c = cluster({ ...OLD, bad: 'null' });
+    const ledger = new Ledger(c.core, c.writer, 'ns');
+    expect(await listSlots(c.core, 'ns')).toContainEqual({ uid: 'bad', pod: '', node: '', at: 0, unreadable: expect.any(String) });
+    expect(await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, limits)).toEqual({
+      ok: false,
+      why: "2 evacuations in flight in the cluster (limit 2); 1 of them unreadable entries of the slots' ConfigMap, held until a tick frees them",
+    });
+    expect(await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, { perCluster: 3, perNode: 1 })).toEqual({ ok: true, held: false });
+  });
 });
 
 describe('Ledger', () => {
@@ -104,5 +130,20 @@ describe('Ledger', () => {
     await ledger.release((s) => s.uid === 'uid-a');
     expect((await ledger.slots()).map((s) => s.uid)).toEqual(['b']);
     expect(c.stored()).toEqual(OLD);
+  });
+
+  it('settles in one write: frees what is picked, writes the slots of pods in flight it holds no readable entry for', async () => {
+    const c = cluster({ ...OLD, bad: '{oops', gone: '{"pod":"ns/gone","node":"n1","at":5}' });
+    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const done = await ledger.settle((s) => s.uid === 'gone', [slot('bad', 'n2'), slot('uid-a', 'n9'), slot('new', 'n3')]);
+    expect(done).toMatchObject({ absent: false, freed: [{ uid: 'gone' }], restored: [{ uid: 'bad' }, { uid: 'new' }] });
+    expect(c.stored()).toEqual({ ...OLD, bad: '{"pod":"ns/bad","node":"n2","at":5}', new: '{"pod":"ns/new","node":"n3","at":5}' });
+    expect(c.writes).toHaveLength(1);
+  });
+
+  it('settling with no ConfigMap creates it with the slots restored, and says it was absent', async () => {
+    const c = cluster(undefined);
+    expect(await new Ledger(c.core, c.writer, 'ns').settle(() => false, [slot('a', 'n1')])).toMatchObject({ absent: true, restored: [{ uid: 'a' }] });
+    expect(c.stored()).toEqual({ a: '{"pod":"ns/a","node":"n1","at":5}' });
   });
 });

@@ -8,7 +8,7 @@
 // have taken and given back: the next pod of the same tick is admitted against them, and a
 // dry-run answer says what a real tick would do within the limits.
 import { z } from 'zod';
-import { ConfigMapStore, jsonEntries, readStored, type ConfigMapReader } from '../../kube/configmap-store.js';
+import { ConfigMapStore, jsonEntries, readStored, type ConfigMapCodec, type ConfigMapReader } from '../../kube/configmap-store.js';
 import { EVACUATION_LEDGER_NAME } from '../../kube/names.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, type Admission, type Limits, type Slot } from '../core/limits.js';
@@ -17,29 +17,47 @@ export { EVACUATION_LEDGER_NAME as LEDGER_NAME };
 const ROUNDS = 10;
 
 type Reader = ConfigMapReader;
-type Held = Map<string, Omit<Slot, 'uid'>>;
+/** An entry that is not what kube-tidy wrote: kept as it is (a write never drops it), held, node unknown. */
+interface Kept {
+  raw: string;
+  why: string;
+}
+type Entry = Omit<Slot, 'uid'> | Kept;
+type Held = Map<string, Entry>;
 
-// As lenient as the ledger always read: any JSON value but null holds a slot, its fields taken
-// as they come (a hand-edited one is then freed as stale by the tick); text that is not JSON,
-// or null, holds none (and is dropped by the next write).
-const entry = z
-  .custom<Record<string, unknown>>((v) => v !== null && v !== undefined)
-  .transform((s) => ({
-    pod: String(s.pod),
-    node: String(s.node),
-    at: Number(s.at) || 0,
-  }));
+// Exactly what kube-tidy writes. What else an entry holds (not JSON, null, a hand edit) is not
+// a slot kube-tidy can read, but its key still names a pod that may be in flight: it holds a
+// slot on no known node (the cluster-wide limit counts it) until a tick, which knows from the
+// pods' Started state what is in flight, frees it or writes it again from its pod (tick.ts).
+const entry = z.object({ pod: z.string(), node: z.string(), at: z.number() });
+const readable = jsonEntries(entry);
 
-/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at}). */
-export const slotsCodec = jsonEntries(entry);
+/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at}), unreadable entries kept as they are. */
+export const slotsCodec: ConfigMapCodec<Held> = {
+  decode: (data) => {
+    const { value, unreadable } = readable.decode(data);
+    const held: Held = new Map(value);
+    for (const u of unreadable) held.set(u.key, { raw: data![u.key]!, why: u.why });
+    return { value: held, unreadable };
+  },
+  encode: (held) => Object.fromEntries([...held].map(([k, e]) => [k, 'raw' in e ? e.raw : JSON.stringify(e)])),
+};
 
 const where = (namespace: string) => ({ namespace, name: EVACUATION_LEDGER_NAME, codec: slotsCodec });
 
-const slotsOf = (held: Held): Slot[] => [...held].map(([uid, s]) => ({ uid, ...s }));
+const slotsOf = (held: Held): Slot[] => [...held].map(([uid, e]) => ('raw' in e ? { uid, pod: '', node: '', at: 0, unreadable: e.why } : { uid, ...e }));
 
-/** The slots as stored; no writer needed (tests, the tick's look at what is held). */
+/** The slots as stored, unreadable ones too (`unreadable` set); no writer needed (tests, the tick's look at what is held). */
 export async function listSlots(core: Reader, namespace: string): Promise<Slot[]> {
   return slotsOf((await readStored(core, where(namespace))).value);
+}
+
+/** What one `settle` wrote: the slots it freed and restored, and whether it found no ConfigMap. */
+export interface Settled {
+  freed: Slot[];
+  restored: Slot[];
+  /** No ConfigMap was there (deleted, or never written). */
+  absent: boolean;
 }
 
 export class Ledger {
@@ -70,8 +88,9 @@ export class Ledger {
   async acquire(slot: Slot, limits: Limits): Promise<Admission> {
     const { uid, ...value } = slot;
     const { verdict, wrote } = await this.store.update(({ value: stored }) => {
-      const verdict = admit(this.held(stored), uid, slot.node, limits);
-      if (!verdict.ok || verdict.held) return { answer: { verdict, wrote: false } };
+      const held = this.held(stored);
+      const verdict = admit(held, uid, slot.node, limits);
+      if (!verdict.ok || verdict.held) return { answer: { verdict: withUnreadable(verdict, held), wrote: false } };
       return { next: new Map(stored).set(uid, value), answer: { verdict, wrote: true } };
     }, ROUNDS);
     if (wrote && this.writer.dryRun) {
@@ -81,22 +100,41 @@ export class Ledger {
     return verdict;
   }
 
-  /** Give back the slots `which` picks (none held is fine): one read, one write. */
-  /** Gives back the slots `which` picks; answers those it freed. */
+  /** Gives back the slots `which` picks (none held is fine): one read, one write; answers those it freed. */
   async release(which: (slot: Slot) => boolean): Promise<Slot[]> {
-    const freed = await this.store.update(({ value: stored }) => {
-      const freed = this.held(stored).filter(which);
-      if (freed.length === 0) return { answer: freed };
-      const next = new Map(stored);
+    return (await this.settle(which, [])).freed;
+  }
+
+  /**
+   * One read, one write: gives back the slots `free` picks, and writes `restore` (slots of pods
+   * in flight) where the ConfigMap as read holds no readable entry for their pod.
+   */
+  async settle(free: (slot: Slot) => boolean, restore: readonly Slot[]): Promise<Settled> {
+    const done = await this.store.update((seen) => {
+      const held = this.held(seen.value);
+      const freed = held.filter(free);
+      const restored = restore.filter((r) => !held.some((s) => s.uid === r.uid && s.unreadable === undefined));
+      const answer = { freed, restored, absent: seen.cm === undefined };
+      if (freed.length === 0 && restored.length === 0) return { answer };
+      const next = new Map(seen.value);
       for (const s of freed) next.delete(s.uid);
-      return { next, answer: freed };
+      for (const { uid, ...value } of restored) next.set(uid, value);
+      return { next, answer };
     }, ROUNDS);
     if (this.writer.dryRun) {
-      for (const s of freed) {
+      for (const s of done.freed) {
         this.taken.delete(s.uid);
         this.freed.add(s.uid);
       }
+      for (const s of done.restored) this.taken.set(s.uid, s);
     }
-    return freed;
+    return done;
   }
+}
+
+/** A refusal that counted unreadable entries says so: the person reading it finds what to mend. */
+function withUnreadable(verdict: Admission, held: readonly Slot[]): Admission {
+  const n = held.filter((s) => s.unreadable !== undefined).length;
+  if (verdict.ok || n === 0) return verdict;
+  return { ok: false, why: `${verdict.why}; ${n} of them unreadable entries of the slots' ConfigMap, held until a tick frees them` };
 }

@@ -1,19 +1,15 @@
 // A poll tick: every pod with an evacuation requested or under way, carried as far as it goes
 // now, and slots nobody holds any more given back. Events start evacuations promptly; ticks
 // move them on (a migration's progress produces no pod event) and catch missed events.
-import { evacuationEndedGone } from '../../notify/families.js';
 import { getPod } from '../../kube/get.js';
 import { listPods } from '../../kube/list.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import { ANNOTATIONS } from '../core/annotations.js';
-import { stale } from '../core/limits.js';
 import { requestLeftBehind, type Eviction } from '../core/eviction-request.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
 import { deleteEvictionRequest, evictionsIn, ownEvictionRequests } from './eviction-request.js';
-
-/** A slot younger than this may belong to an instance between taking it and writing Started. */
-const SLOT_GRACE_MS = 60_000;
+import { settleSlots } from './slots.js';
 
 export interface TickSummary {
   pods: number;
@@ -34,10 +30,13 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   const started = d.now();
   const scope = d.config.scope;
   const pods: Stored<Pod>[] = [];
+  const listed = new Set<string>();
   // Annotations cannot be selected on: one paginated LIST (as the sweep does), filtered here.
   for await (const page of listPods(d.core, scope ? { namespace: scope } : {})) {
-    for (const p of page.items)
+    for (const p of page.items) {
+      listed.add(p.metadata.uid!);
       if (p.metadata.annotations?.[ANNOTATIONS.request] !== undefined || p.metadata.annotations?.[ANNOTATIONS.state] !== undefined) pods.push(p);
+    }
   }
   pods.sort((a, b) => rank(a) - rank(b) || String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
   const results: PassResult[] = [];
@@ -46,30 +45,17 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
     results.push(await evacuate(d, { namespace: p.metadata.namespace!, name: p.metadata.name! }, { initial: p }));
   }
   // Only pods whose state says Started hold slots; crashes between "ended" and "released" leave the rest.
-  const inFlight = new Set(pods.filter((p) => p.metadata.annotations?.[ANNOTATIONS.state] === 'Started').map((p) => p.metadata.uid!));
-  for (const r of results) if (r.outcome === 'started') inFlight.add(pods.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === r.pod)!.metadata.uid!);
-  // A tick scoped to one namespace only knows whether that namespace's slots are held.
-  const mine = (await d.ledger.slots()).filter((s) => !scope || s.pod.startsWith(`${scope}/`));
-  const free = stale(mine, inFlight, d.now(), SLOT_GRACE_MS);
-  // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
-  const gone = new Set<string>();
-  for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
-    const [namespace = '', name = ''] = s.pod.split('/');
-    const pod = await getPod(d.core, { namespace, name });
-    if (!pod || pod.metadata.uid !== s.uid) {
-      free.push(s);
-      gone.add(s.uid);
-    }
+  const inFlight = new Map<string, { namespace: string; name: string }>();
+  const ref = (p: Stored<Pod>) => ({ namespace: p.metadata.namespace!, name: p.metadata.name! });
+  for (const p of pods) if (p.metadata.annotations?.[ANNOTATIONS.state] === 'Started') inFlight.set(p.metadata.uid!, ref(p));
+  for (const r of results) {
+    const p = r.outcome === 'started' && pods.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === r.pod);
+    if (p) inFlight.set(p.metadata.uid!, ref(p));
   }
-  const freed = free.length ? await d.ledger.release((s) => free.some((f) => f.uid === s.uid)) : [];
-  // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
-  for (const s of freed.filter((f) => gone.has(f.uid))) {
-    const [namespace = '', name = ''] = s.pod.split('/');
-    evacuationEndedGone({ namespace, name, uid: s.uid, outcome: 'succeeded', why: 'the pod is gone', dryRun: d.writer.dryRun });
-  }
+  const freedSlots = await settleSlots(d, { scope, listed, inFlight });
   // Pods just listed are there (a request of one gone since waits for the next tick).
   const collected = d.evictionRequests ? await collectRequests(d, d.evictionRequests.requester, scope, new Set(pods.map((p) => p.metadata.uid!))) : undefined;
-  return { pods: pods.length, results, freedSlots: free.length, ...(collected === undefined ? {} : { requestsCollected: collected }) };
+  return { pods: pods.length, results, freedSlots, ...(collected === undefined ? {} : { requestsCollected: collected }) };
 }
 
 /**

@@ -4,10 +4,15 @@
 // dispatch asks (core/fence.ts): it reads the monotonic clock itself, so it is shut the moment
 // the deadline passes, even when the loop has not run (a process paused by SIGSTOP, a blocked
 // event loop); what the Lease then says is the loop's next round to find out.
+// A leader that finds its Lease deleted, or no longer naming a holder (issue 33), shuts its
+// fence at once: its memory of leading is no claim anyone else can see. It writes again only
+// once a create or an update at the resourceVersion read succeeds; if another replica's does
+// first, it has lost.
 import { performance } from 'node:perf_hooks';
 import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
 import type { Logger } from '../../log.js';
-import { decideLease, releasedLease } from './core/election.js';
+import { observeStateUnreadable } from '../../metrics/observe.js';
+import { decideLease, releasedLease, type ElectionStep, type LeaseSpec } from './core/election.js';
 import { fenceOpen } from './core/fence.js';
 
 export interface ElectorOptions {
@@ -39,6 +44,16 @@ export interface Elector {
   stop(): Promise<void>;
 }
 
+/** A Lease deleted while this replica led or waited on a claim, or naming no holder when no release wrote it: said, once per change. */
+function notAsWritten(spec: LeaseSpec | undefined, c: { leading: boolean; waited: boolean; me: string; log: Logger }): void {
+  const released = spec && !spec.holderIdentity && spec.leaseDurationSeconds === 1 && spec.renewTime;
+  const found = !spec ? (c.leading || c.waited ? 'deleted' : undefined) : !spec.holderIdentity && (c.leading || !released) ? 'unreadable' : undefined;
+  if (!found) return;
+  observeStateUnreadable('lease', found);
+  const then = c.leading ? 'this replica led: fenced until it holds the Lease again' : 'not taken before the last claim seen could have ended';
+  c.log.error({ identity: c.me, found, ...(spec ? { spec } : {}) }, `the Lease was ${found === 'deleted' ? 'deleted' : 'found naming no holder'}: ${then}`);
+}
+
 export function startElector(o: ElectorOptions): Elector {
   const now = o.now ?? Date.now;
   const mono = o.mono ?? (() => performance.now());
@@ -50,16 +65,24 @@ export function startElector(o: ElectorOptions): Elector {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let lastClaim: Extract<ElectionStep, { action: 'wait' }> | undefined;
 
   const round = async () => {
     const current = await o.lease.read();
     const key = JSON.stringify(current?.spec ?? null);
-    if (seen?.key !== key) seen = { key, at: now() };
-    const step = decideLease({ lease: current?.spec, observedAt: seen.at, me: o.me, now: now(), leaseDurationSeconds: o.leaseDurationSeconds });
+    if (seen?.key !== key) {
+      seen = { key, at: now() };
+      notAsWritten(current?.spec, { leading, waited: lastClaim !== undefined, me: o.me, log: o.log });
+    }
+    const { leaseDurationSeconds, me } = o;
+    const step = decideLease({ lease: current?.spec, observedAt: seen.at, me, now: now(), leaseDurationSeconds, leading, lastClaim });
     if (step.action === 'wait') {
-      if (leading) lose(`the Lease is held by ${step.holder}`);
+      lastClaim = step;
+      if (leading) lose(step.holder ? `the Lease is held by ${step.holder}` : 'the Lease names no holder');
       return;
     }
+    // Not renewing its own Lease: a leader's claim is no longer visible to anyone, so nothing is sent until this write succeeds.
+    if (step.action !== 'renew') renewSentAt = -Infinity;
     const sentAt = mono();
     const w = step.action === 'create' ? await o.lease.create(step.spec) : await o.lease.update(step.spec, current!.resourceVersion);
     if (!w.ok) {
@@ -71,10 +94,8 @@ export function startElector(o: ElectorOptions): Elector {
     seen = { key: JSON.stringify(w.lease.spec), at: now() };
     if (!leading) {
       leading = true;
-      o.log.info(
-        { identity: o.me, action: step.action, ...(step.action === 'acquire' ? { from: step.from || '(released)' } : {}) },
-        'leading: this replica acts',
-      );
+      const from = step.action === 'acquire' ? { from: step.from || '(released)' } : {};
+      o.log.info({ identity: o.me, action: step.action, ...from }, 'leading: this replica acts');
       o.onStarted();
     }
   };

@@ -30,14 +30,76 @@ describe('lease decisions (client-go leaderelection rules)', () => {
       want: { action: 'acquire', from: 'other', spec: { holderIdentity: 'me', leaseTransitions: 4 } },
     },
     {
-      sentence: 'a released Lease: take it at once',
+      sentence: 'a released Lease (no holder for 1 s, as a release writes it): taken once that second has passed',
+      lease: { ...held(null, 1), leaseDurationSeconds: 1 },
+      observedAt: T,
+      now: T + 1_000,
+      want: { action: 'acquire', from: '', spec: { holderIdentity: 'me', leaseTransitions: 2 } },
+    },
+    // Issue 33: a Lease that cannot be read as a claim is not free at once.
+    {
+      sentence: 'a Lease naming no holder that states 10 s (a hand edit, a bad restore, not a release): wait 10 s from when it was seen',
+      lease: held(null, 1),
+      observedAt: T,
+      now: T + 9_000,
+      want: { action: 'wait', holder: '', expiresAt: T + 10_000 },
+    },
+    {
+      sentence: 'a Lease naming no holder and stating no duration: wait our full duration',
+      lease: { holderIdentity: null, renewTime: null, leaseTransitions: 1 },
+      observedAt: T,
+      now: T + 9_999,
+      want: { action: 'wait', holder: '', expiresAt: T + 10_000 },
+    },
+    {
+      sentence: 'a Lease naming no holder, seen while the last claim seen (of other) lasts longer: wait for that claim',
+      lease: held(null, 1),
+      observedAt: T,
+      now: T + 10_000,
+      lastClaim: { holder: 'other', expiresAt: T + 12_000 },
+      want: { action: 'wait', holder: '', expiresAt: T + 12_000 },
+    },
+    {
+      sentence: 'deleted while another held it (its claim seen lasting 4 s more): wait, do not create',
+      lease: undefined,
+      observedAt: T,
+      now: T + 6_000,
+      lastClaim: { holder: 'other', expiresAt: T + 10_000 },
+      want: { action: 'wait', holder: 'other', expiresAt: T + 10_000 },
+    },
+    {
+      sentence: 'deleted, and the last claim seen could have ended: create it',
+      lease: undefined,
+      observedAt: T,
+      now: T + 10_000,
+      lastClaim: { holder: 'other', expiresAt: T + 10_000 },
+      want: { action: 'create' },
+    },
+    {
+      sentence: 'the leader finds its Lease deleted: it creates it again at once (the create is what the API server orders)',
+      lease: undefined,
+      observedAt: T,
+      now: T + 1,
+      leading: true,
+      want: { action: 'create' },
+    },
+    {
+      sentence: 'the leader finds its Lease naming no holder: it takes it back at once, by an update at the resourceVersion read',
       lease: held(null, 1),
       observedAt: T,
       now: T + 1,
-      want: { action: 'acquire', from: '', spec: { holderIdentity: 'me', leaseTransitions: 2 } },
+      leading: true,
+      want: { action: 'acquire', from: '', spec: { holderIdentity: 'me' } },
     },
-  ])('$sentence', ({ lease, observedAt, now, want }) => {
-    expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10 })).toMatchObject(want);
+    {
+      sentence: "another's Lease with a renewTime long past and no duration: its claim is timed from when it was seen, for our full duration",
+      lease: { holderIdentity: 'other', renewTime: '2000-01-01T00:00:00.000000Z', leaseTransitions: 0 },
+      observedAt: T,
+      now: T + 9_999,
+      want: { action: 'wait', holder: 'other', expiresAt: T + 10_000 },
+    },
+  ])('$sentence', ({ lease, observedAt, now, want, ...rest }) => {
+    expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10, ...rest })).toMatchObject(want);
   });
 
   it('writes MicroTime-shaped times and gives the Lease up with no holder', () => {

@@ -2,7 +2,14 @@
 // as last read, when this process last saw it change, and the time, what to write. The
 // rules are client-go's leaderelection: a holder's claim lasts leaseDurationSeconds from the
 // moment *we observed* its last renewal (our own clock, never the holder's renewTime, so
-// clock skew between nodes cannot shorten it); an empty holderIdentity means released.
+// clock skew between nodes cannot shorten it).
+// A Lease that cannot be read as a claim is never taken as free at once (issue 33): one with
+// no holder is free only once the duration it states (ours when it states none) has passed
+// since it was seen, so a release (1 s, as client-go and releasedLease write it) costs a second
+// and a hand edit or a bad restore costs a full claim; a Lease deleted while another held it
+// is created only once that holder's claim, as last seen, could have ended. The leader itself
+// takes either back at once, but only by a write the API server orders (create, or an update
+// at the resourceVersion read), with its fence shut until that write succeeds (leader.ts).
 
 import type { LeaseSpec } from '../../../model/lease.js';
 
@@ -16,6 +23,10 @@ export interface ElectionInput {
   me: string;
   now: number;
   leaseDurationSeconds: number;
+  /** Whether this process leads (it wrote the Lease last, as far as it knows). */
+  leading?: boolean;
+  /** Another holder's claim this process last saw (its last `wait`): a Lease deleted since cannot end it sooner. */
+  lastClaim?: { holder: string; expiresAt: number };
 }
 
 export type ElectionStep =
@@ -35,17 +46,22 @@ export function decideLease(i: ElectionInput): ElectionStep {
     renewTime: now,
     leaseTransitions: transitions,
   });
-  if (!i.lease) return { action: 'create', spec: fresh(0) };
+  const claimed = !i.leading && i.lastClaim && i.now < i.lastClaim.expiresAt ? i.lastClaim : undefined;
+  if (!i.lease) return claimed ? { action: 'wait', ...claimed } : { action: 'create', spec: fresh(0) };
   const holder = i.lease.holderIdentity ?? '';
   if (holder === i.me) return { action: 'renew', spec: { ...i.lease, leaseDurationSeconds: i.leaseDurationSeconds, renewTime: now } };
   const transitions = (i.lease.leaseTransitions ?? 0) + 1;
-  if (holder === '') return { action: 'acquire', spec: fresh(transitions), from: '' };
   const expiresAt = i.observedAt + (i.lease.leaseDurationSeconds ?? i.leaseDurationSeconds) * 1000;
+  if (holder === '' && !i.leading) {
+    const until = Math.max(expiresAt, claimed?.expiresAt ?? -Infinity);
+    if (i.now < until) return { action: 'wait', holder: '', expiresAt: until };
+  }
+  if (holder === '') return { action: 'acquire', spec: fresh(transitions), from: '' };
   if (i.now < expiresAt) return { action: 'wait', holder, expiresAt };
   return { action: 'acquire', spec: fresh(transitions), from: holder };
 }
 
-/** The spec that gives the Lease up at shutdown: no holder, so a waiting replica takes it at once. */
+/** The spec that gives the Lease up at shutdown: no holder for 1 s, so a waiting replica takes it within a second. */
 export function releasedLease(held: LeaseSpec, now: number): LeaseSpec {
   return { ...held, holderIdentity: null, leaseDurationSeconds: 1, renewTime: iso(now) };
 }
