@@ -27,6 +27,8 @@ export interface DueSettings {
   marginMs: number;
   /** How often a tick reads the due list again while it holds (DUE_POLL_SECONDS). */
   pollMs: number;
+  /** The senders whose ticks are taken (DUE_TICK_SENDERS); unset: any the process lets through. */
+  tickSenders?: readonly string[];
 }
 
 export const DEFAULT_LOOK_AHEAD_MS = 60_000;
@@ -137,6 +139,16 @@ export class Due {
     );
     await this.settle(entry.uid, answer);
     return answer;
+  }
+
+  /**
+   * Why a tick from `sender` is not taken (DUE_TICK_SENDERS), or undefined. No sender: a tick of
+   * the process's own schedule (standalone), which no request brought.
+   */
+  tickRefused(sender: string | undefined): string | undefined {
+    const allowed = this.s.tickSenders;
+    if (!allowed || sender === undefined || allowed.includes(sender)) return undefined;
+    return `sender ${JSON.stringify(sender)} may not tick podTerminated (DUE_TICK_SENDERS names ${allowed.join(', ')}): nothing was read or done`;
   }
 
   /**
