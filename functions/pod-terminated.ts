@@ -1,3 +1,4 @@
+import { BadRequestError } from '../shared/serve/handle.js';
 import { defineTarget, type Answer, type Input } from '../shared/serve/target.js';
 import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueParts, type Due } from '../shared/due/index.js';
@@ -25,7 +26,8 @@ const podTerminatedParts = (rt: Runtime): PodTerminatedParts => {
  *
  * A pod only time stands in the way of is scheduled (shared/due): this instance's timer acts
  * at its eligibleAt, and its entry in the due list lets any instance's tick act then if this
- * one scaled to zero or died. The tick (a PingSource every minute) reads only the due list.
+ * one scaled to zero or died. The tick (a PingSource every minute) reads only the due list;
+ * one tick loop runs per process (others join it), and DUE_TICK_SENDERS names who may tick.
  */
 export const podTerminated = defineTarget({
   name: 'podTerminated',
@@ -35,7 +37,12 @@ export const podTerminated = defineTarget({
   needs: { policy: true, cluster: 'on-demand' },
   setup: podTerminatedParts,
   async handle(input: Input, { handle: h, due }, call) {
-    if (input.type === 'tick') return due.tick(call.deadline);
+    if (input.type === 'tick') {
+      // Before anything is read: a tick holds a request and reads the due list (DUE_TICK_SENDERS).
+      const refused = due.tickRefused(input.sender);
+      if (refused) throw new BadRequestError(403, refused);
+      return due.tick(call.deadline);
+    }
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only pod events and ticks');
     const pod = `${input.namespace}/${input.name}`;
     const uid = input.type === 'object' ? input.event.object.metadata.uid : undefined;

@@ -6,6 +6,7 @@
 // SIGNATURE_REMOVED_BY_GOOGLE before the container sees it (Cloud Run troubleshooting,
 // "signature-removed"), so nothing could be verified here.
 import { kebab, type FunctionDecl } from '../declaration/declaration.js';
+import { tickSenders } from '../knative/sender-auth.js';
 
 /** A Google service account of the deployment, with the ${PROJECT_ID} placeholder deploy.sh fills. */
 export const SA = (name: string) => `kube-tidy-${name}@\${PROJECT_ID}.iam.gserviceaccount.com`;
@@ -27,5 +28,7 @@ export function googleSenderAuthEnv(target: string, f: FunctionDecl): Record<str
     // With and without the trailing slash: callers differ in how they write the URL.
     SENDER_AUTH_AUDIENCE: `${url},${url.slice(0, -1)}`,
     SENDER_AUTH_SUBJECTS: callersOf(f).map(SA).join(','),
+    // Only Cloud Scheduler's account ticks podTerminated, not Eventarc's (DUE_TICK_SENDERS).
+    ...(tickSenders(f, () => SA('scheduler')).length ? { DUE_TICK_SENDERS: SA('scheduler') } : {}),
   };
 }

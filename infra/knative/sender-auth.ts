@@ -11,7 +11,7 @@
 //    (pkg/auth/serviceaccount.go): the plain concatenation while it fits in 63 characters.
 //  - The audience follows Knative's own format `<group>/<kind>/<namespace>/<name>`, lowercased
 //    (pkg/auth/audience.go); any string would do as long as Trigger and Service agree.
-import { kebab, triggerName, type FunctionDecl } from '../declaration/declaration.js';
+import { kebab, triggerName, type EventDecl, type FunctionDecl } from '../declaration/declaration.js';
 
 const TRIGGER_ACCOUNT_SUFFIX = '-oidc-eventing.knative.dev-trigger';
 /** The account a person mints a token of to call a function over HTTP (invoke, defrag's plan). */
@@ -38,9 +38,22 @@ export function knativeSenderAuthEnv(namespace: string, target: string, f: Funct
     const trigger = triggerName(target, e, i);
     return trigger ? [triggerSender(namespace, trigger)] : [`system:serviceaccount:${namespace}:${INVOKER}`];
   });
+  const tickers = tickSenders(f, (e, i) => triggerSender(namespace, triggerName(target, e, i)!));
   return {
     SENDER_AUTH: 'kubernetes',
     SENDER_AUTH_AUDIENCE: knativeAudience(namespace, target),
     SENDER_AUTH_SUBJECTS: [...new Set(senders)].join(','),
+    ...(tickers.length ? { DUE_TICK_SENDERS: tickers.join(',') } : {}),
   };
+}
+
+/**
+ * The senders of the due list's tick (DUE_TICK_SENDERS): a function that takes pod events and
+ * a ping tick (podTerminated, whose plain POST is a pod) would otherwise take a tick from any
+ * of its senders, and a tick holds a request and reads the due list. Other targets do not
+ * read the variable, so none is rendered for them.
+ */
+export function tickSenders(f: FunctionDecl, senderOf: (e: EventDecl, index: number) => string): string[] {
+  if (!f.events.some((e) => 'cloudEvent' in e)) return [];
+  return [...new Set(f.events.flatMap((e, i) => ('schedule' in e && e.schedule.as === 'ping' ? [senderOf(e, i)] : [])))];
 }

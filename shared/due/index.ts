@@ -37,7 +37,13 @@ export function dueOf(h: CleanupHandle, config: DueConfig, clock?: TimerClock): 
     h,
     timers,
     list,
-    { horizonMs, lookAheadMs: DEFAULT_LOOK_AHEAD_MS, marginMs: DEFAULT_MARGIN_MS, pollMs: config.DUE_POLL_SECONDS * 1000 },
+    {
+      horizonMs,
+      lookAheadMs: DEFAULT_LOOK_AHEAD_MS,
+      marginMs: DEFAULT_MARGIN_MS,
+      pollMs: config.DUE_POLL_SECONDS * 1000,
+      ...(config.DUE_TICK_SENDERS ? { tickSenders: config.DUE_TICK_SENDERS } : {}),
+    },
     undefined,
     config.DUE_TIMERS_MAX,
   );

@@ -13,7 +13,7 @@ import { refusalSink, type RefusalSink } from './refusals.js';
 /** What a sender told to retry waits, as the wrapper's own 503s say. */
 export const RETRY_AFTER_SECONDS = '10';
 
-/** Set on a request the front has authenticated, so the wrapper does not verify it twice. */
+/** Set on a request the front has authenticated, to its sender's subject: the wrapper does not verify it twice, and knows who sent it. */
 export const SENDER_VERIFIED = Symbol('kube-tidy.senderVerified');
 
 export interface FrontOptions {
@@ -40,7 +40,7 @@ function senderChecked(app: RequestListener, auth: SenderAuth, refused: RefusalS
     auth.authenticate(req.headers).then(
       (verdict) => {
         if (verdict.ok) {
-          (req as unknown as Record<symbol, boolean>)[SENDER_VERIFIED] = true;
+          (req as unknown as Record<symbol, string>)[SENDER_VERIFIED] = verdict.subject;
           return app(req, res);
         }
         refused({

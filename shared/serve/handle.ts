@@ -7,7 +7,7 @@ import type { HttpFunction } from '@google-cloud/functions-framework';
 import type { Request } from 'express';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SenderAuth } from './auth.js';
-import { methodRefused, senderRefused } from './http-checks.js';
+import { checkSender, methodRefused } from './http-checks.js';
 import { bodyTooLarge } from './limits.js';
 import { BadRequestError, resolver } from './resolve.js';
 import { senderAuthOf } from './senders.js';
@@ -24,25 +24,30 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, auth:
   const resolve = resolver(spec, parts, rt);
   return async (req, res) => {
     const started = Date.now();
-    let refused: unknown;
+    let checked: { subject: string } | { refused: unknown };
     try {
-      refused = await refusedByHttp(req, rt, auth);
+      checked = await checkedByHttp(req, rt, auth);
     } catch (e) {
-      refused = e;
+      checked = { refused: e };
     }
-    const out = refused === undefined ? await resolve.request(req, started) : await resolve.refuse(refused, started);
+    const out =
+      'refused' in checked
+        ? await resolve.refuse(checked.refused, started)
+        : await resolve.request({ headers: req.headers, body: req.body as unknown, sender: checked.subject }, started);
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value);
     res.status(out.status).json(out.body);
   };
 }
 
-/** Why HTTP refuses the request before it is decoded, or undefined. */
-async function refusedByHttp(req: Request, rt: Runtime, auth: SenderAuth): Promise<BadRequestError | undefined> {
-  const refused = methodRefused(req.method) ?? (await senderRefused(req, auth));
-  if (refused) return refused;
+/** Who sent the request, or why HTTP refuses it before it is decoded. */
+async function checkedByHttp(req: Request, rt: Runtime, auth: SenderAuth): Promise<{ subject: string } | { refused: BadRequestError }> {
+  const method = methodRefused(req.method);
+  if (method) return { refused: method };
+  const sender = await checkSender(req, auth);
+  if ('refused' in sender) return sender;
   const tooLarge = bodyTooLarge(req as { rawBody?: Buffer }, rt.config.MAX_BODY_BYTES);
-  return tooLarge ? new BadRequestError(413, tooLarge) : undefined;
+  return tooLarge ? { refused: new BadRequestError(413, tooLarge) } : sender;
 }
 
 /** `spec` as a functions-framework HTTP function, its parts set up on first use (tests, benches). */

@@ -15,11 +15,16 @@ export function methodRefused(method: string | undefined): BadRequestError | und
   return new BadRequestError(405, `${method} is not accepted: POST an event or a request body`, { Allow: 'POST' });
 }
 
-/** A 401 or 503 when the sender is not let through, or undefined. Throws what the check threw. */
-export async function senderRefused(req: { headers: IncomingHttpHeaders }, auth: SenderAuth): Promise<BadRequestError | undefined> {
+/**
+ * Who sent the request, as the sender check names it (`anonymous` with SENDER_AUTH=none): a
+ * target may narrow who may send what (podTerminated's DUE_TICK_SENDERS). A 401 or 503 when
+ * the sender is not let through. Throws what the check threw.
+ */
+export async function checkSender(req: { headers: IncomingHttpHeaders }, auth: SenderAuth): Promise<{ subject: string } | { refused: BadRequestError }> {
   // The production server's front has checked already; a process started by
   // functions-framework's main has not.
-  if ((req as unknown as Record<symbol, boolean>)[SENDER_VERIFIED]) return undefined;
+  const verified = (req as unknown as Record<symbol, unknown>)[SENDER_VERIFIED];
+  if (typeof verified === 'string') return { subject: verified };
   const sender = await auth.authenticate(req.headers);
-  return sender.ok ? undefined : new BadRequestError(sender.status, sender.why, { 'WWW-Authenticate': sender.challenge });
+  return sender.ok ? { subject: sender.subject } : { refused: new BadRequestError(sender.status, sender.why, { 'WWW-Authenticate': sender.challenge }) };
 }

@@ -9,7 +9,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Runtime } from '../runtime/runtime.js';
 import type { SenderAuth } from './auth.js';
-import { methodRefused, senderRefused } from './http-checks.js';
+import { checkSender, methodRefused } from './http-checks.js';
 import { refuseBeforeReading } from './limits.js';
 import { parseBody, planBody } from './parse-body.js';
 import { BadRequestError, resolver, type Resolved } from './resolve.js';
@@ -32,14 +32,16 @@ export function nodeHttpTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, op
     const started = Date.now();
     const refuse = async (e: unknown) => write(res, await resolve.refuse(e, started));
     let body: unknown;
+    let sender: string;
     // In the framework's order: a path no route takes, a path that does not decode, then the
     // body read and parsed (a broken one is a 4xx whatever the path or method), then the
     // ignored paths, then the method.
     const path = pathOf(req.url);
     if (path === undefined) return notFound(res);
     try {
-      const sender = await senderRefused(req, opts.auth);
-      if (sender) return refuse(sender);
+      const checked = await checkSender(req, opts.auth);
+      if ('refused' in checked) return refuse(checked.refused);
+      sender = checked.subject;
       if (!decodes(path)) return refuse(new BadRequestError(400, `the path ${JSON.stringify(path.slice(0, 200))} does not decode (a malformed %-escape)`));
       // What the front refuses on headers (server.ts), refused here too when the adapter stands alone.
       const unread = refuseBeforeReading(req, opts.maxBytes);
@@ -59,7 +61,7 @@ export function nodeHttpTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, op
     if (ignored(path)) return notFound(res);
     const method = methodRefused(req.method);
     if (method) return refuse(method);
-    write(res, await resolve.request({ headers: req.headers, body }, started));
+    write(res, await resolve.request({ headers: req.headers, body, sender }, started));
   };
   return (req, res) => {
     answer(req, res).catch((e: unknown) => {

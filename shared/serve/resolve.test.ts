@@ -112,6 +112,31 @@ describe('the handled line', () => {
   });
 });
 
+describe('a tick says who sent it', () => {
+  const ticker = (seen: Input[]) =>
+    defineTarget({
+      name: 'ticker',
+      accepts: { ticks: true, hint: 'ticks' },
+      needs: { policy: false, cluster: 'on-demand' },
+      setup: () => ({}),
+      handle: async (input: Input) => (seen.push(input), { outcome: 'ticked' }),
+    });
+  const ping = {
+    headers: { 'ce-id': '1', 'ce-source': '/apis/v1/namespaces/kube-tidy/pingsources/p', 'ce-type': 'dev.knative.sources.ping', 'ce-specversion': '1.0' },
+    body: '',
+  };
+
+  it('a request’s tick carries the sender check’s subject, anonymous when the transport named none; the process’s own tick none', async () => {
+    const { rt } = runtime();
+    const seen: Input[] = [];
+    const r = resolver(ticker(seen), {}, rt);
+    await r.request({ ...ping, sender: 'system:serviceaccount:kube-tidy:tick' });
+    await r.request(ping);
+    await r.event(tick);
+    expect(seen.map((i) => (i.type === 'tick' ? (i.sender ?? 'none') : i.type))).toEqual(['system:serviceaccount:kube-tidy:tick', 'anonymous', 'none']);
+  });
+});
+
 describe('4xx answers are logged as a sample', () => {
   it(`a flood of 4xx logs at most ${LOG_4XX_PER_WINDOW} lines per status a minute, then one summary`, async () => {
     vi.useFakeTimers();

@@ -47,6 +47,8 @@ export interface Resolved {
 export interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** Who sent it, as the transport's sender check named it; none is taken as `anonymous` (a tick's sender may be checked). */
+  sender?: string;
 }
 
 export interface Resolver {
@@ -109,7 +111,9 @@ export function resolver<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Resolve
     request: (req, started = Date.now()) =>
       settle(() => {
         const decoded = decode(spec, req);
-        return 'input' in decoded ? decoded.input : accept(spec, parts, decoded.event);
+        const input = 'input' in decoded ? decoded.input : accept(spec, parts, decoded.event);
+        // A request's tick says who sent it; one of the process's own schedule (`event`) has no sender.
+        return input.type === 'tick' ? { ...input, sender: req.sender ?? 'anonymous' } : input;
       }, started),
     event: (event, started = Date.now()) => settle(() => accept(spec, parts, event), started),
     input: (input, started = Date.now()) => settle(() => input, started),

@@ -13,7 +13,11 @@ export type { Answer } from './answer.js';
 export type Input =
   | { type: 'object'; event: ObjectEvent; namespace: string; name: string }
   | { type: 'reference'; event: ReferenceEvent; namespace: string; name: string }
-  | { type: 'tick'; event?: TickEvent }
+  /**
+   * `sender`: who sent a tick that came as a request (the sender check's subject, `anonymous`
+   * with SENDER_AUTH=none); absent for a tick of the process's own schedule (standalone).
+   */
+  | { type: 'tick'; event?: TickEvent; sender?: string }
   | { type: 'shard'; shard: SweepShard }
   | { type: 'body'; body: unknown; headers: Record<string, string | string[] | undefined> };
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { CleanupHandle } from '../../cleanup/index.js';
@@ -81,5 +82,65 @@ describe('Due.onDecision: the event path schedules', () => {
     expect(await d.onDecision(pod, at(20_000))).toEqual({ scheduled: at(20_000), listed: 'full' });
     await d.onDecision(pod, at(20_000));
     expect(calls).toEqual(['put u-1 20000', 'put u-1 20000']);
+  });
+});
+
+describe('Due.tick: one tick loop per process (issue 33)', () => {
+  /** A Due on the real clock with a short window (300 ms ahead, a look every 100 ms) and a list that counts its reads. */
+  function ticking() {
+    const log = pino({ level: 'silent' });
+    const h = { settings: { dryRun: false }, now: () => Date.now(), ready: async () => undefined, log } as unknown as CleanupHandle;
+    const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log });
+    // Which tick a read was made for: the loop runs in the async context of the tick that started it.
+    const by = new AsyncLocalStorage<string>();
+    const reads: { at: number; by?: string }[] = [];
+    const list = { read: async () => (reads.push({ at: Date.now(), by: by.getStore() }), []), remove: async () => 0 } as unknown as DueList;
+    const d = new Due(h, timers, list, { horizonMs: 30 * MIN, lookAheadMs: 300, marginMs: 0, pollMs: 100 });
+    return { d, reads, by };
+  }
+  const far = () => Date.now() + MIN;
+
+  it('50 ticks at once read the list as often as one: one loop answers, the other 49 join it at once', async () => {
+    const one = ticking();
+    const alone = await one.d.tick(far());
+    expect(alone).toMatchObject({ outcome: 'ticked' });
+
+    const many = ticking();
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => many.d.tick(far())));
+    const joined = answers.filter((a) => a.outcome === 'joined');
+    expect(answers.filter((a) => a.outcome === 'ticked')).toHaveLength(1);
+    expect(joined).toHaveLength(49);
+    expect(joined[0]).toMatchObject({ reads: 0, due: 0, joined: { until: expect.any(String) } });
+    expect(many.reads.length).toBe(one.reads.length);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a tick whose window outlasts the running loop waits for it to end and then runs its own: loops never overlap', async () => {
+    const { d, reads, by } = ticking();
+    const first = by.run('first', () => d.tick(far()));
+    await new Promise((r) => setTimeout(r, 150));
+    const second = await by.run('second', () => d.tick(far()));
+    expect((await first).outcome).toBe('ticked');
+    // Not joined: the first loop ended 150 ms before this tick's window did.
+    expect(second.outcome).toBe('ticked');
+    expect(second.reads).toBeGreaterThan(0);
+    // Every read of the first loop before any of the second's.
+    const who = reads.map((r) => r.by);
+    expect(who).toEqual([...who.filter((w) => w === 'first'), ...who.filter((w) => w === 'second')]);
+    expect(who.filter((w) => w === 'second')).toHaveLength(second.reads);
+  });
+
+  it('a loop that failed (its tick answers 503) leaves none running: the next tick starts afresh', async () => {
+    const { d, reads } = ticking();
+    const list = (d as unknown as { list: { read: () => Promise<unknown[]> } }).list;
+    const read = list.read;
+    list.read = async () => {
+      list.read = read;
+      throw new Error('API server unreachable');
+    };
+    await expect(d.tick(far())).rejects.toThrow('API server unreachable');
+    expect(await d.tick(far())).toMatchObject({ outcome: 'ticked' });
+    expect(reads.length).toBeGreaterThan(0);
   });
 });

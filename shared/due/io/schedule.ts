@@ -7,6 +7,7 @@ import { removeSelected, type CleanupHandle } from '../../cleanup/index.js';
 import type { Answer } from '../../serve/answer.js';
 import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
+import { OneLoop } from './one-loop.js';
 import type { DueTimers } from './timers.js';
 
 /**
@@ -26,6 +27,8 @@ export interface DueSettings {
   marginMs: number;
   /** How often a tick reads the due list again while it holds (DUE_POLL_SECONDS). */
   pollMs: number;
+  /** The senders whose ticks are taken (DUE_TICK_SENDERS); unset: any the process lets through. */
+  tickSenders?: readonly string[];
 }
 
 export const DEFAULT_LOOK_AHEAD_MS = 60_000;
@@ -34,9 +37,13 @@ export const DEFAULT_LOOK_AHEAD_MS = 60_000;
 const dueScope = (e: DueEntry, by: 'timer' | 'tick') => ({ due: { at: new Date(e.at).toISOString(), by } });
 export const DEFAULT_MARGIN_MS = 3_000;
 
+export type TickAnswer = Answer & { due: number; waiting: number; outcomes: Record<string, number>; removed: number; reads: number };
+
 export class Due {
   /** The pods this instance put in the due list, at their time: an event that changes nothing writes nothing. */
   private readonly listed = new Map<string, number>();
+  /** The process's one tick loop: concurrent ticks join it instead of each reading the list. */
+  private readonly flight: OneLoop<TickAnswer>;
 
   constructor(
     private readonly h: CleanupHandle,
@@ -45,7 +52,9 @@ export class Due {
     private readonly s: DueSettings,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
     private readonly maxListed = 10_000,
-  ) {}
+  ) {
+    this.flight = new OneLoop(s.pollMs, () => h.now());
+  }
 
   /**
    * After an event's decision for a pod: `eligibleAt` arms its timer and (within the horizon,
@@ -136,15 +145,46 @@ export class Due {
   }
 
   /**
-   * A tick: holds its request until the next tick is due (at most to `deadline`), reading the
-   * due list every `pollMs` (a GET per shard, never a pod LIST), and acts on each entry due by
-   * then at its time. So an entry written after the tick began (an instance that scheduled a pod
-   * and then died) waits at most `pollMs` past its time. Entries it acted on, found gone or no
-   * longer due, or overdue past the horizon are removed.
+   * Why a tick from `sender` is not taken (DUE_TICK_SENDERS), or undefined. No sender: a tick of
+   * the process's own schedule (standalone), which no request brought.
    */
-  async tick(deadline: number): Promise<Answer & { due: number; waiting: number; outcomes: Record<string, number>; removed: number; reads: number }> {
-    await this.h.ready();
+  tickRefused(sender: string | undefined): string | undefined {
+    const allowed = this.s.tickSenders;
+    if (!allowed || sender === undefined || allowed.includes(sender)) return undefined;
+    return `sender ${JSON.stringify(sender)} may not tick podTerminated (DUE_TICK_SENDERS names ${allowed.join(', ')}): nothing was read or done`;
+  }
+
+  /**
+   * A tick: the process's one tick loop (OneLoop), or joined to the one running when that loop
+   * looks far enough ahead, answered at once as `joined` with the running loop's window. Ticks
+   * at once (a retry, a forged flood) then cost the API server what one tick does.
+   */
+  async tick(deadline: number): Promise<TickAnswer> {
     const until = Math.min(this.h.now() + this.s.lookAheadMs, deadline - this.s.marginMs);
+    const flight = await this.flight.run(until, (u) => this.loop(u));
+    if (!flight.joined) return flight.answer;
+    const window = { since: new Date(flight.since).toISOString(), until: new Date(flight.until).toISOString() };
+    return {
+      outcome: 'joined',
+      why: `a tick already running in this process acts on what is due until ${window.until}`,
+      joined: window,
+      due: 0,
+      waiting: 0,
+      outcomes: {},
+      removed: 0,
+      reads: 0,
+    };
+  }
+
+  /**
+   * The tick loop: holds its request until `until` (the next tick), reading the due list every
+   * `pollMs` (a GET per shard, never a pod LIST), and acts on each entry due by then at its
+   * time. So an entry written after the loop began (an instance that scheduled a pod and then
+   * died) waits at most `pollMs` past its time. Entries it acted on, found gone or no longer
+   * due, or overdue past the horizon are removed.
+   */
+  private async loop(until: number): Promise<TickAnswer> {
+    await this.h.ready();
     const outcomes: Record<string, number> = {};
     const failures = { transient: 0, refused: 0 };
     const taking = new Map<string, Promise<void>>();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
+import { readDueConfig } from '../../../shared/due/config.js';
 import { readSenderAuthConfig } from '../../../shared/serve/auth.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML
@@ -20,6 +21,10 @@ const knativeDir = join(REPO_ROOT, decl.deployment.targets.knative);
 const objects = (): Any[] => readdirSync(knativeDir).flatMap((f) => parseAllDocuments(readFileSync(join(knativeDir, f), 'utf8')).map((d) => d.toJS()));
 const envOf = (svc: Any): Record<string, string> =>
   Object.fromEntries(svc.spec.template.spec.containers[0].env.filter((e: Any) => 'value' in e).map((e: Any) => [e.name, e.value]));
+
+/** Takes cluster events and a ping tick, the due list's (podTerminated): DUE_TICK_SENDERS names who may tick. */
+const dueTicked = (f: (typeof decl.functions)[string]) =>
+  f.events.some((e) => 'cloudEvent' in e) && f.events.some((e) => 'schedule' in e && e.schedule.as === 'ping');
 
 /** Every way the Knative manifests can disagree with Knative's sender identity, as sentences. */
 function knativeProblems(all: Any[]): string[] {
@@ -45,8 +50,13 @@ function knativeProblems(all: Any[]): string[] {
     if (JSON.stringify([...subjects].sort()) !== JSON.stringify(expected.sort()))
       out.push(`${target}: senders ${subjects.join(' ')}, not ${expected.join(' ')}`);
     for (const s of subjects) if (s.split(':').pop()!.length > 63) out.push(`${target}: ${s} is longer than a ServiceAccount name can be`);
+    // The due list's tick (cluster events and a ping tick: podTerminated) only from its PingSource's Trigger (issue 33).
+    const pings = mine.filter((t) => t.spec.filter?.attributes?.type === 'dev.knative.sources.ping');
+    const tickers = dueTicked(f) ? pings.map((t) => `system:serviceaccount:${ns}:${t.metadata.name}-oidc-eventing.knative.dev-trigger`) : [];
+    if ((env.DUE_TICK_SENDERS ?? '') !== tickers.join(',')) out.push(`${target}: DUE_TICK_SENDERS ${env.DUE_TICK_SENDERS}, not ${tickers.join(',')}`);
     try {
       readSenderAuthConfig(env);
+      readDueConfig(env);
     } catch (e) {
       out.push(`${target}: ${(e as Error).message}`);
     }
@@ -73,6 +83,15 @@ describe('Knative sender identity in the generated manifests', () => {
         o.metadata.name === 'sweep' &&
         (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'SENDER_AUTH_SUBJECTS').value += ',system:serviceaccount:default:default'),
       /sweep: senders/,
+    ],
+    [
+      "a pod-events Trigger's account allowed to tick podTerminated is caught",
+      (o: Any) =>
+        o.kind === 'Service' &&
+        o.metadata.name === 'pod-terminated' &&
+        (o.spec.template.spec.containers[0].env.find((e: Any) => e.name === 'DUE_TICK_SENDERS').value +=
+          `,system:serviceaccount:${ns}:pod-terminated-pod-add-oidc-eventing.knative.dev-trigger`),
+      /podTerminated: DUE_TICK_SENDERS/,
     ],
     [
       'a Service with sender authentication off is caught',
@@ -108,6 +127,10 @@ describe('Google sender authentication in the generated Cloud Run services', () 
       // Shards come back through Eventarc on GCP, like cluster events.
       const callers = new Set(f.events.map((e) => ('schedule' in e ? 'scheduler' : 'cloudEvent' in e || 'shards' in e ? 'eventarc' : 'caller')));
       expect(config.subjects.sort()).toEqual([...callers].map((c) => `kube-tidy-${c}@\${PROJECT_ID}.iam.gserviceaccount.com`).sort());
+      // The due list's tick (podTerminated): only the scheduler's account (issue 33).
+      const ticked = dueTicked(f);
+      expect(env.DUE_TICK_SENDERS).toBe(ticked ? `kube-tidy-scheduler@\${PROJECT_ID}.iam.gserviceaccount.com` : undefined);
+      if (ticked) expect(readDueConfig(env).DUE_TICK_SENDERS).toHaveLength(1);
     });
   }
 
