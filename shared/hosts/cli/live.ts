@@ -246,10 +246,6 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       const onPage = (pages: number) => void (seen.pages = pages);
       return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
     }
-    const ledger = hasBrakes(brakeSetOf(policy))
-      ? await chooseLedger(clients.core, { flag: o.brakesNamespace, policyNamespace: fromFile ? undefined : o.policyConfigMap.split('/')[0] })
-      : undefined;
-    if (ledger) io.err(`brakes: charging the ledger ${ledger.namespace}/${BRAKES_NAME} (${ledger.why})\n`);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     // Refused writes are logged on stderr, never in the output.
     setWriteRefusalLog(log);
@@ -260,7 +256,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       dryRun,
       chunkSize: o.chunkSize,
       protectedNamespaces: o.protectedNamespaces,
-      ledgerNamespace: ledger?.namespace ?? DEFAULT_LEDGER_NAMESPACE,
+      ledgerNamespace: await ledgerOf(clients, policy, o, fromFile === undefined, io),
       // What is left of --timeout: the plugin and the policy read came out of it.
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
@@ -321,6 +317,15 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
   } finally {
     clients.close();
   }
+}
+
+/** The brakes' ledger the pass charges (ledger.ts), said on stderr; none to find for a policy without brakes. */
+async function ledgerOf(clients: KubeClients, policy: LoadedPolicy['policy'], o: LiveOptions, deployedPolicy: boolean, io: Out): Promise<string> {
+  if (!hasBrakes(brakeSetOf(policy))) return DEFAULT_LEDGER_NAMESPACE;
+  const policyNamespace = deployedPolicy ? o.policyConfigMap.split('/')[0] : undefined;
+  const ledger = await chooseLedger(clients.core, { flag: o.brakesNamespace, policyNamespace });
+  io.err(`brakes: charging the ledger ${ledger.namespace}/${BRAKES_NAME} (${ledger.why})\n`);
+  return ledger.namespace;
 }
 
 const resultTable = (rows: ActResult[]) =>
