@@ -19,6 +19,9 @@ const other = testNamespace('cli-ledger-other');
 const runtimes: Runtime[] = [];
 let pods: V1Pod[];
 
+/** The deployed policy, this file's namespace, JSON lines. */
+const deployed = () => ['--kubeconfig', sharedCluster().kubeconfigPath, '--policy-configmap', `${ops.name}/kube-tidy-policy`, '-n', ns.name, '-o', 'json'];
+
 async function cli(...args: string[]) {
   let stdout = '';
   let stderr = '';
@@ -47,18 +50,7 @@ describe("the ledger a person's run charges", () => {
     for (const p of pods.slice(0, 3)) expect((await send(agent, knativeRequest('binary', 'update', p))).body.outcome).toBe('deleted');
     await rt.brakes().settle();
 
-    const ran = await cli(
-      'run',
-      '--yes',
-      '--kubeconfig',
-      sharedCluster().kubeconfigPath,
-      '--policy-configmap',
-      `${ops.name}/kube-tidy-policy`,
-      '-n',
-      ns.name,
-      '-o',
-      'json',
-    );
+    const ran = await cli('run', '--yes', ...deployed());
     expect(ran.stderr).toMatch(new RegExp(`brakes: charging the ledger ${ops.name}/kube-tidy-brakes \\((the one in the cluster|beside the policy)`));
     const outcomes = ran.stdout
       .trim()
@@ -74,19 +66,7 @@ describe("the ledger a person's run charges", () => {
   });
 
   it('is the one --brakes-namespace names, said on stderr; a plan writes none', async () => {
-    const plan = await cli(
-      'plan',
-      '--kubeconfig',
-      sharedCluster().kubeconfigPath,
-      '--policy-configmap',
-      `${ops.name}/kube-tidy-policy`,
-      '-n',
-      ns.name,
-      '--brakes-namespace',
-      other.name,
-      '-o',
-      'json',
-    );
+    const plan = await cli('plan', ...deployed(), '--brakes-namespace', other.name);
     expect(plan.code).toBe(0);
     expect(plan.stderr).toContain(`brakes: charging the ledger ${other.name}/kube-tidy-brakes (--brakes-namespace)`);
     // A fresh ledger: the plan would remove up to the cap, and writes no ledger.
