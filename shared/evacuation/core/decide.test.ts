@@ -104,7 +104,7 @@ describe('one pass decided as effects, in order', () => {
     expect(decide(o, { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
       { do: 'delete-migration', name },
       { do: 'annotate', set: ended(`TimedOut at ${iso(NOW)}: ${why}`), gone: 'go-on' },
-      { do: 'release-slot', uid: UID, byPod: true },
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
       { do: 'event', reason: 'EvacuationTimedOut', type: 'Warning', note: why },
       { do: 'answer', outcome: 'timedout', why, attempt: 1, migration: name },
     ]);
@@ -121,7 +121,7 @@ describe('one pass decided as effects, in order', () => {
     const why = 'the request was withdrawn';
     expect(then({})).toEqual<Effect[]>([
       { do: 'annotate', set: ended(`Cancelled at ${iso(NOW)}: ${why}`), gone: 'go-on' },
-      { do: 'release-slot', uid: UID, byPod: true },
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
       { do: 'event', reason: 'EvacuationCancelled', type: 'Normal', note: why },
       { do: 'answer', outcome: 'cancelled', why, attempt: 1, migration: 'm1' },
     ]);
@@ -146,8 +146,16 @@ describe('one pass decided as effects, in order', () => {
 
   it('the pod gone: nothing to write, the slot given back by its name', () => {
     expect(decide({ now: NOW }, S, H)).toEqual<Effect[]>([
-      { do: 'release-slot', byPod: true },
+      { do: 'release-slot', byPod: true, ends: true },
       { do: 'answer', outcome: 'succeeded', why: 'the pod is gone' },
+    ]);
+  });
+
+  it('the pod terminating: nothing written on it, the slot given back as the end (the release tells it)', () => {
+    const o = obs({ ...req, ...started() });
+    expect(decide({ ...o, pod: { ...o.pod!, deleting: true } }, S, H)).toEqual<Effect[]>([
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
+      { do: 'answer', outcome: 'succeeded', why: 'the pod is terminating', attempt: 1 },
     ]);
   });
 

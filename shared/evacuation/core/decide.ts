@@ -66,7 +66,7 @@ function end(o: Observation, step: Extract<Step, { do: 'end' }>, s: Settings, ho
             } as const,
           ]
         : []),
-      { do: 'release-slot', ...(pod ? { uid: pod.uid } : {}), byPod: true },
+      { do: 'release-slot', ...(pod ? { uid: pod.uid } : {}), byPod: true, ends: true },
       ...(write ? [{ do: 'event', reason: `Evacuation${step.outcome}`, type, note: why } as const] : []),
       { do: 'answer', outcome: step.outcome.toLowerCase() as PassOutcome, why, ...info },
     ];

@@ -50,8 +50,12 @@ export type Effect =
   | { do: 'delete-request'; name: string }
   /** Delete a migration: how KubeVirt aborts one (already gone: fine). */
   | { do: 'delete-migration'; name: string }
-  /** Give back the slot held by this uid, and (`byPod`) any held under the pod's namespace/name. */
-  | { do: 'release-slot'; uid?: string; byPod: boolean }
+  /**
+   * Give back the slot held by this uid, and (`byPod`) any held under the pod's namespace/name.
+   * `ends`: the evacuation ends here; when no state write on the pod said so (the pod gone,
+   * terminating, or gone before the write), the slot given back is what tells the end, once.
+   */
+  | { do: 'release-slot'; uid?: string; byPod: boolean; ends?: true }
   /** An Event on the pod. */
   | { do: 'event'; reason: string; type: 'Normal' | 'Warning'; note: string }
   /** Read the VMI's evacuation mark now (after the effects before it), and go on with what `then` makes of it. */

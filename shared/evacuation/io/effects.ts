@@ -62,6 +62,8 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
   let driven: Driven | undefined;
   let carried: Stored<Pod> | undefined;
   let endedGone: string | undefined;
+  // Whether a state write on the pod told this list's change (evacuationWritten).
+  let told = false;
   for (let e = queue.shift(); e; e = queue.shift()) {
     switch (e.do) {
       case 'take-slot': {
@@ -74,8 +76,10 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return { end: 'again' };
         if (w.outcome === 'written' && d.writer.dryRun) carried = withAnnotations(podOf(t), e.set);
         const pod = podOf(t);
-        if (w.outcome === 'written')
+        if (w.outcome === 'written') {
           evacuationWritten({ namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
+          told = true;
+        }
         break;
       }
       case 'request-eviction': {
@@ -107,8 +111,9 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         const { uid, byPod } = e;
         const key = `${namespace}/${t.name}`;
         const freed = await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
-        // The pod is gone, so no state is written on it: the slot given back is the end, once.
-        if (!t.pod) endedGone = freed[0]?.uid;
+        // No state written on the pod (gone, terminating, or gone before the write: a pass that
+        // sees it terminating writes nothing): the slot given back is the end, said once.
+        if (e.ends && !told) endedGone = freed[0]?.uid;
         break;
       }
       case 'event':

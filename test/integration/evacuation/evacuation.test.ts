@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureEvents } from '../../../shared/notify/process.js';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { configureEvents, flushEvents } from '../../../shared/notify/process.js';
 import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
@@ -42,6 +43,9 @@ afterEach(async () => {
 });
 
 const launcher = (vm: string) => `virt-launcher-${vm}`;
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** A finalizer of the test's own: it keeps a deleted pod terminating until the test removes it. */
+const HOLD = 'test.kube-tidy.dev/hold';
 const ofVm = async (vm: string) => (await migrations(ns.name)).filter((m) => m.spec.vmiName === vm);
 const annotations = async (vm: string) => (await readPod(ns.name, launcher(vm)))?.metadata?.annotations ?? {};
 const markersCleared = (a: Record<string, string>) =>
@@ -100,6 +104,33 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     expect(steps.map((c) => c.attempt)).toEqual([1, 1, 2, undefined]);
     expect(steps.at(-1)!.reason).toMatch(/^Succeeded/);
     for (const e of changes()) expect(schemas.check(e.dataschema!, e.data)).toEqual([]);
+  });
+
+  // Issue 33: a pass that meets the pod terminating (KubeVirt deleted it; kwok has not removed
+  // it yet, which under load can last) ends the evacuation without writing on the pod. A finalizer
+  // holds the pod in that state here, so the pass meets it every time, not only under load.
+  it('tells the end of an evacuation whose pod is terminating, once, when its slot is given back', async () => {
+    const pod = await createVm(ns.name, 'leaving', { request: true, behaviour: 'hang' });
+    expect(await fn.event(pod)).toMatchObject({ outcome: 'started' });
+    await core().patchNamespacedPod({ namespace: ns.name, name: launcher('leaving'), body: { metadata: { finalizers: [HOLD] } } }, merge);
+    await core().deleteNamespacedPod({ namespace: ns.name, name: launcher('leaving') });
+    try {
+      const r = await fn.tick();
+      expect(r.results.find((x) => x.pod === `${ns.name}/${launcher('leaving')}`)).toMatchObject({ outcome: 'succeeded', why: 'the pod is terminating' });
+      expect(await listSlots(core(), ns.name)).toEqual([]);
+      const changes = () =>
+        sink.events.filter((e) => e.type === 'dev.kube-tidy.evacuation.changed.v1' && e.subject === `namespaces/${ns.name}/pods/${launcher('leaving')}`);
+      await waitFor('the evacuation’s end as an event', async () => changes().some((e) => (e.data as EvacuationChange).to === 'Idle') || undefined);
+      // Another pass over the terminating pod, and its delete event, find no slot: said once.
+      await fn.tick();
+      expect(await fn.event(pod, 'delete')).toMatchObject({ outcome: 'succeeded' });
+      await flushEvents(10_000);
+      const steps = changes().map((e) => e.data as EvacuationChange);
+      expect(steps.map((c) => `${c.from}>${c.to}`)).toEqual(['Idle>Started', 'Started>Idle']);
+      expect(steps.at(-1)!.reason).toMatch(/^Succeeded/);
+    } finally {
+      await core().patchNamespacedPod({ namespace: ns.name, name: launcher('leaving'), body: { metadata: { finalizers: null } } }, merge);
+    }
   });
 
   it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
