@@ -51,15 +51,16 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   // A tick scoped to one namespace only knows whether that namespace's slots are held.
   const mine = (await d.ledger.slots()).filter((s) => !scope || s.pod.startsWith(`${scope}/`));
   const free = stale(mine, inFlight, d.now(), SLOT_GRACE_MS);
-  // Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come.
+  // Slots of pods that are gone (or replaced) are free at once, young ones too: no pod, no start
+  // to come. Old ones are looked at as well: an evacuation that outlived the grace (a live
+  // migration takes minutes) and whose pod went is an end to tell, not only a stale slot.
   const gone = new Set<string>();
-  for (const s of mine.filter((x) => !inFlight.has(x.uid) && !free.includes(x))) {
+  for (const s of mine.filter((x) => !inFlight.has(x.uid))) {
     const [namespace = '', name = ''] = s.pod.split('/');
     const pod = await getPod(d.core, { namespace, name });
-    if (!pod || pod.metadata.uid !== s.uid) {
-      free.push(s);
-      gone.add(s.uid);
-    }
+    if (pod && pod.metadata.uid === s.uid) continue;
+    gone.add(s.uid);
+    if (!free.includes(s)) free.push(s);
   }
   const freed = free.length ? await d.ledger.release((s) => free.some((f) => f.uid === s.uid)) : [];
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.

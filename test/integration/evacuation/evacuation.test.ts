@@ -5,7 +5,7 @@ import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { LEDGER_NAME, listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { MARK_KEPT, type MigrationController } from './controller.js';
 import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
@@ -131,6 +131,25 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     } finally {
       await core().patchNamespacedPod({ namespace: ns.name, name: launcher('leaving'), body: { metadata: { finalizers: null } } }, merge);
     }
+  });
+
+  // A slot past the grace whose pod went while no pass or delete event saw it (a live migration
+  // can take longer than the grace): freed as stale, and its evacuation's end told as well.
+  it('tells the end when a tick frees the slot of a pod that went after the slot’s grace', async () => {
+    const uid = '0d0e0a0d-0000-4000-8000-000000000033';
+    const slot = { pod: `${ns.name}/${launcher('long-gone')}`, node: 'kwok-node-0', at: Date.now() - 3_600_000 };
+    const data = { [uid]: JSON.stringify(slot) };
+    const cm = await core()
+      .readNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME })
+      .catch(() => undefined);
+    if (cm) await core().patchNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME, body: { data } }, merge);
+    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: LEDGER_NAME }, data } });
+    await fn.tick();
+    expect(await listSlots(core(), ns.name)).toEqual([]);
+    const ends = () =>
+      sink.events.filter((e) => e.type === 'dev.kube-tidy.evacuation.changed.v1' && e.subject === `namespaces/${slot.pod.replace('/', '/pods/')}`);
+    await waitFor('the evacuation’s end as an event', async () => ends().length > 0 || undefined);
+    expect(ends().map((e) => e.data)).toEqual([expect.objectContaining({ uid, from: 'Started', to: 'Idle', reason: 'Succeeded: the pod is gone' })]);
   });
 
   it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
