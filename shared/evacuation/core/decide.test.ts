@@ -28,7 +28,7 @@ describe('one pass decided as effects, in order', () => {
   it('a request starts through the Eviction API: slot, Started state, evict, the answer from the eviction', () => {
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs } as const;
     expect(decide(obs(req), S, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'evict' },
       { do: 'answer', driven: true, why: '', attempt: 1 },
@@ -44,7 +44,7 @@ describe('one pass decided as effects, in order', () => {
     const name = migrationName(UID, 1);
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, migration: name } as const;
     expect(decide(obs(req, { vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'create-migration', name, vmi: 'vm1', labels: { [POD_UID_LABEL]: UID } },
       { do: 'answer', driven: true, why: '', attempt: 1, migration: name },
@@ -55,7 +55,7 @@ describe('one pass decided as effects, in order', () => {
     const name = evictionRequestName(UID, 1);
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, evictionRequest: name } as const;
     expect(decide(obs(req, { evictionRequests: true, vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'request-eviction', name, uid: UID },
       { do: 'answer', driven: true, why: '', attempt: 1 },

@@ -32,7 +32,7 @@ export type KubevirtMark = { node?: string } | { unknown: string };
 export type Effect =
   // ---- the pod's evacuation (the pod is the one the pass read; its uid and resourceVersion tie every pod write to it)
   /** Take a slot in the ledger within the limits (held already: fine). Refused: the pass answers `queued` with the ledger's reason. */
-  | { do: 'take-slot'; uid: string; node: string; at: number }
+  | { do: 'take-slot'; uid: string; node: string; at: number; attempt: number }
   /**
    * Merge these annotations (null removes) into the pod as read. 409: read and decide again.
    * The pod gone: `gone` says whether to decide again or go on with the list.

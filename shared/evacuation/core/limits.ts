@@ -15,6 +15,8 @@ export interface Slot {
   node: string;
   /** When taken (ms): a slot of a pod that never got its Started state is dropped after a grace. */
   at: number;
+  /** The attempt that took it: the end told when the slot is given back says which attempt ended (the pod may be gone). */
+  attempt?: number;
 }
 
 export type Admission = { ok: true; held: boolean } | { ok: false; why: string };

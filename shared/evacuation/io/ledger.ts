@@ -28,9 +28,11 @@ const entry = z
     pod: String(s.pod),
     node: String(s.node),
     at: Number(s.at) || 0,
+    // Kept since issue 33; a slot without it (taken before) ends without saying its attempt.
+    ...(Number.isInteger(s.attempt) && (s.attempt as number) > 0 ? { attempt: s.attempt as number } : {}),
   }));
 
-/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at}). */
+/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at, attempt}). */
 export const slotsCodec = jsonEntries(entry);
 
 const where = (namespace: string) => ({ namespace, name: EVACUATION_LEDGER_NAME, codec: slotsCodec });

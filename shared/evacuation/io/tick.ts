@@ -66,7 +66,15 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
   for (const s of freed.filter((f) => gone.has(f.uid))) {
     const [namespace = '', name = ''] = s.pod.split('/');
-    evacuationEndedGone({ namespace, name, uid: s.uid, outcome: 'succeeded', why: 'the pod is gone', dryRun: d.writer.dryRun });
+    evacuationEndedGone({
+      namespace,
+      name,
+      uid: s.uid,
+      ...(s.attempt ? { attempt: s.attempt } : {}),
+      outcome: 'succeeded',
+      why: 'the pod is gone',
+      dryRun: d.writer.dryRun,
+    });
   }
   // Pods just listed are there (a request of one gone since waits for the next tick).
   const collected = d.evictionRequests ? await collectRequests(d, d.evictionRequests.requester, scope, new Set(pods.map((p) => p.metadata.uid!))) : undefined;
