@@ -80,7 +80,15 @@ export function evacuationWritten(w: StateWrite): void {
  * An evacuation that ended with its pod gone (the VM moved, the pod deleted): no state is
  * written on a pod that is gone, so the end is told when its slot is given back (once).
  */
-export function evacuationEndedGone(e: { namespace: string; name: string; uid: string; outcome: string; why: string; dryRun: boolean }): void {
+export function evacuationEndedGone(e: {
+  namespace: string;
+  name: string;
+  uid: string;
+  attempt?: number;
+  outcome: string;
+  why: string;
+  dryRun: boolean;
+}): void {
   if (!eventsOn()) return;
   const outcome = e.outcome === 'timedout' ? 'TimedOut' : `${e.outcome.charAt(0).toUpperCase()}${e.outcome.slice(1)}`;
   emit(
@@ -90,6 +98,7 @@ export function evacuationEndedGone(e: { namespace: string; name: string; uid: s
       uid: e.uid,
       from: 'Started',
       to: 'Idle',
+      ...(e.attempt ? { attempt: e.attempt } : {}),
       reason: `${outcome}: ${e.why}`,
       dryRun: e.dryRun,
     }),

@@ -28,7 +28,7 @@ describe('one pass decided as effects, in order', () => {
   it('a request starts through the Eviction API: slot, Started state, evict, the answer from the eviction', () => {
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs } as const;
     expect(decide(obs(req), S, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'evict' },
       { do: 'answer', driven: true, why: '', attempt: 1 },
@@ -44,7 +44,7 @@ describe('one pass decided as effects, in order', () => {
     const name = migrationName(UID, 1);
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, migration: name } as const;
     expect(decide(obs(req, { vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'create-migration', name, vmi: 'vm1', labels: { [POD_UID_LABEL]: UID } },
       { do: 'answer', driven: true, why: '', attempt: 1, migration: name },
@@ -55,7 +55,7 @@ describe('one pass decided as effects, in order', () => {
     const name = evictionRequestName(UID, 1);
     const next = { state: 'Started', attempt: 1, startedAt: NOW, deadline: NOW + S.timeoutMs, evictionRequest: name } as const;
     expect(decide(obs(req, { evictionRequests: true, vmi: 'vm1' }), { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
-      { do: 'take-slot', uid: UID, node: 'n1', at: NOW },
+      { do: 'take-slot', uid: UID, node: 'n1', at: NOW, attempt: 1 },
       { do: 'annotate', set: writeState(next, H), gone: 'decide-again' },
       { do: 'request-eviction', name, uid: UID },
       { do: 'answer', driven: true, why: '', attempt: 1 },
@@ -104,7 +104,7 @@ describe('one pass decided as effects, in order', () => {
     expect(decide(o, { ...S, kubevirtMethod: 'migration' }, H)).toEqual<Effect[]>([
       { do: 'delete-migration', name },
       { do: 'annotate', set: ended(`TimedOut at ${iso(NOW)}: ${why}`), gone: 'go-on' },
-      { do: 'release-slot', uid: UID, byPod: true },
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
       { do: 'event', reason: 'EvacuationTimedOut', type: 'Warning', note: why },
       { do: 'answer', outcome: 'timedout', why, attempt: 1, migration: name },
     ]);
@@ -121,7 +121,7 @@ describe('one pass decided as effects, in order', () => {
     const why = 'the request was withdrawn';
     expect(then({})).toEqual<Effect[]>([
       { do: 'annotate', set: ended(`Cancelled at ${iso(NOW)}: ${why}`), gone: 'go-on' },
-      { do: 'release-slot', uid: UID, byPod: true },
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
       { do: 'event', reason: 'EvacuationCancelled', type: 'Normal', note: why },
       { do: 'answer', outcome: 'cancelled', why, attempt: 1, migration: 'm1' },
     ]);
@@ -146,8 +146,16 @@ describe('one pass decided as effects, in order', () => {
 
   it('the pod gone: nothing to write, the slot given back by its name', () => {
     expect(decide({ now: NOW }, S, H)).toEqual<Effect[]>([
-      { do: 'release-slot', byPod: true },
+      { do: 'release-slot', byPod: true, ends: true },
       { do: 'answer', outcome: 'succeeded', why: 'the pod is gone' },
+    ]);
+  });
+
+  it('the pod terminating: nothing written on it, the slot given back as the end (the release tells it)', () => {
+    const o = obs({ ...req, ...started() });
+    expect(decide({ ...o, pod: { ...o.pod!, deleting: true } }, S, H)).toEqual<Effect[]>([
+      { do: 'release-slot', uid: UID, byPod: true, ends: true },
+      { do: 'answer', outcome: 'succeeded', why: 'the pod is terminating', attempt: 1 },
     ]);
   });
 

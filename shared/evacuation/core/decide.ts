@@ -66,7 +66,7 @@ function end(o: Observation, step: Extract<Step, { do: 'end' }>, s: Settings, ho
             } as const,
           ]
         : []),
-      { do: 'release-slot', ...(pod ? { uid: pod.uid } : {}), byPod: true },
+      { do: 'release-slot', ...(pod ? { uid: pod.uid } : {}), byPod: true, ends: true },
       ...(write ? [{ do: 'event', reason: `Evacuation${step.outcome}`, type, note: why } as const] : []),
       { do: 'answer', outcome: step.outcome.toLowerCase() as PassOutcome, why, ...info },
     ];
@@ -90,7 +90,7 @@ export function decide(o: Observation, s: Settings, holder: string): Effect[] {
       // The slot first: a pod that holds one and has no Started state yet is an instance between the two writes.
       const request: Record<string, string> = pod!.annotations[ANNOTATIONS.request] ? {} : { [ANNOTATIONS.request]: step.requestedBy };
       return [
-        { do: 'take-slot', uid: pod!.uid, node: pod!.node ?? '', at: o.now },
+        { do: 'take-slot', uid: pod!.uid, node: pod!.node ?? '', at: o.now, attempt: step.next.attempt },
         { do: 'annotate', set: { ...writeState(step.next, holder), ...request }, gone: 'decide-again' },
         drive(pod!, step.next, s),
         { do: 'answer', driven: true, why: '', ...attemptOf(step.next) },

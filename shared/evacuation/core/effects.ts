@@ -32,7 +32,7 @@ export type KubevirtMark = { node?: string } | { unknown: string };
 export type Effect =
   // ---- the pod's evacuation (the pod is the one the pass read; its uid and resourceVersion tie every pod write to it)
   /** Take a slot in the ledger within the limits (held already: fine). Refused: the pass answers `queued` with the ledger's reason. */
-  | { do: 'take-slot'; uid: string; node: string; at: number }
+  | { do: 'take-slot'; uid: string; node: string; at: number; attempt: number }
   /**
    * Merge these annotations (null removes) into the pod as read. 409: read and decide again.
    * The pod gone: `gone` says whether to decide again or go on with the list.
@@ -50,8 +50,12 @@ export type Effect =
   | { do: 'delete-request'; name: string }
   /** Delete a migration: how KubeVirt aborts one (already gone: fine). */
   | { do: 'delete-migration'; name: string }
-  /** Give back the slot held by this uid, and (`byPod`) any held under the pod's namespace/name. */
-  | { do: 'release-slot'; uid?: string; byPod: boolean }
+  /**
+   * Give back the slot held by this uid, and (`byPod`) any held under the pod's namespace/name.
+   * `ends`: the evacuation ends here; when no state write on the pod said so (the pod gone,
+   * terminating, or gone before the write), the slot given back is what tells the end, once.
+   */
+  | { do: 'release-slot'; uid?: string; byPod: boolean; ends?: true }
   /** An Event on the pod. */
   | { do: 'event'; reason: string; type: 'Normal' | 'Warning'; note: string }
   /** Read the VMI's evacuation mark now (after the effects before it), and go on with what `then` makes of it. */

@@ -20,6 +20,8 @@ export interface Slot {
    * known node (only the cluster-wide limit counts it), taken at an unknown time (`at` 0).
    */
   unreadable?: string;
+  /** The attempt that took it: the end told when the slot is given back says which attempt ended (the pod may be gone). */
+  attempt?: number;
 }
 
 export type Admission = { ok: true; held: boolean } | { ok: false; why: string };

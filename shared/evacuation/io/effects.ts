@@ -9,6 +9,8 @@ import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import type { Driven, Effect, Info, KubevirtMark, PassOutcome, ResponderAction } from '../core/effects.js';
 import { requesterName, type Eviction } from '../core/eviction-request.js';
+import { readState } from '../core/annotations.js';
+import type { Slot } from '../core/limits.js';
 import { withAnnotations } from '../core/pod-view.js';
 import type { EvacuationDeps } from './deps.js';
 import { deleteEvictionRequest, EVICTIONS, requestEviction, withdrawEvictionRequest } from './eviction-request.js';
@@ -30,6 +32,13 @@ export type Applied =
   | { end: 'reply'; step: ResponderAction; why: string };
 
 const STARTED = /Eviction triggered evacuation|Evacuation in progress/;
+
+/** Which evacuation a released slot ends: its attempt from the slot, or from the pod when a slot taken before slots kept it. */
+function endedOf(slot: Slot, pod: Stored<Pod> | undefined): { uid: string; attempt?: number } {
+  const run = pod && readState(pod.metadata.annotations);
+  const attempt = slot.attempt ?? (run && run.state !== 'Idle' ? run.attempt : undefined);
+  return { uid: slot.uid, ...(attempt === undefined ? {} : { attempt }) };
+}
 
 /** The pod of the pass: every effect that writes to it needs it. */
 function podOf(t: Target): Stored<Pod> {
@@ -61,11 +70,13 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
   const queue = [...effects];
   let driven: Driven | undefined;
   let carried: Stored<Pod> | undefined;
-  let endedGone: string | undefined;
+  let endedGone: Slot | undefined;
+  // Whether a state write on the pod told this list's change (evacuationWritten).
+  let told = false;
   for (let e = queue.shift(); e; e = queue.shift()) {
     switch (e.do) {
       case 'take-slot': {
-        const admitted = await d.ledger.acquire({ uid: e.uid, pod: `${namespace}/${t.name}`, node: e.node, at: e.at }, d.config.limits);
+        const admitted = await d.ledger.acquire({ uid: e.uid, pod: `${namespace}/${t.name}`, node: e.node, at: e.at, attempt: e.attempt }, d.config.limits);
         if (!admitted.ok) return { end: 'answer', outcome: 'queued', why: admitted.why, info: {} };
         break;
       }
@@ -74,8 +85,10 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return { end: 'again' };
         if (w.outcome === 'written' && d.writer.dryRun) carried = withAnnotations(podOf(t), e.set);
         const pod = podOf(t);
-        if (w.outcome === 'written')
+        if (w.outcome === 'written') {
           evacuationWritten({ namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
+          told = true;
+        }
         break;
       }
       case 'request-eviction': {
@@ -107,8 +120,9 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         const { uid, byPod } = e;
         const key = `${namespace}/${t.name}`;
         const freed = await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
-        // The pod is gone, so no state is written on it: the slot given back is the end, once.
-        if (!t.pod) endedGone = freed[0]?.uid;
+        // No state written on the pod (gone, terminating, or gone before the write: a pass that
+        // sees it terminating writes nothing): the slot given back is the end, said once.
+        if (e.ends && !told) endedGone = freed[0];
         break;
       }
       case 'event':
@@ -133,7 +147,8 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
       case 'answer': {
         const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
         if ('outcome' in e) {
-          if (endedGone) evacuationEndedGone({ namespace, name: t.name, uid: endedGone, outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
+          if (endedGone)
+            evacuationEndedGone({ namespace, name: t.name, ...endedOf(endedGone, t.pod), outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
           return { end: 'answer', outcome: e.outcome, why: e.why, info };
         }
         if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');

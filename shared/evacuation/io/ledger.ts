@@ -29,10 +29,11 @@ type Held = Map<string, Entry>;
 // a slot kube-tidy can read, but its key still names a pod that may be in flight: it holds a
 // slot on no known node (the cluster-wide limit counts it) until a tick, which knows from the
 // pods' Started state what is in flight, frees it or writes it again from its pod (tick.ts).
-const entry = z.object({ pod: z.string(), node: z.string(), at: z.number() });
+// `attempt`: the attempt that took it (kept since issue 33; a slot taken before ends without saying it).
+const entry = z.object({ pod: z.string(), node: z.string(), at: z.number(), attempt: z.number().int().positive().optional() });
 const readable = jsonEntries(entry);
 
-/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at}), unreadable entries kept as they are. */
+/** The ConfigMap's data <-> the slots (pod uid -> {pod, node, at, attempt?}), unreadable entries kept as they are. */
 export const slotsCodec: ConfigMapCodec<Held> = {
   decode: (data) => {
     const { value, unreadable } = readable.decode(data);

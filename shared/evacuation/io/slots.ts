@@ -36,27 +36,37 @@ export async function settleSlots(d: EvacuationDeps, v: TickView): Promise<numbe
   // only one whose pod the tick listed is its to judge (an unscoped tick judges every one).
   const mine = slots.filter((s) => !v.scope || (s.unreadable === undefined ? s.pod.startsWith(`${v.scope}/`) : v.listed.has(s.uid)));
   const free = stale(mine, new Set(v.inFlight.keys()), d.now(), SLOT_GRACE_MS);
-  const gone = await goneYoung(d, mine, v.inFlight, free);
+  const gone = await goneOf(d, mine, v.inFlight, free);
   const restore = await toRestore(d, slots, v.inFlight);
   if (free.length === 0 && restore.length === 0) return 0;
   const done = await d.ledger.settle((s) => free.some((f) => f.uid === s.uid), restore);
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
   for (const s of done.freed.filter((f) => gone.has(f.uid))) {
-    evacuationEndedGone({ ...split(s.pod), uid: s.uid, outcome: 'succeeded', why: 'the pod is gone', dryRun: d.writer.dryRun });
+    evacuationEndedGone({
+      ...split(s.pod),
+      uid: s.uid,
+      ...(s.attempt ? { attempt: s.attempt } : {}),
+      outcome: 'succeeded',
+      why: 'the pod is gone',
+      dryRun: d.writer.dryRun,
+    });
   }
   if (!d.writer.dryRun) await mended(d, done, new Set(slots.filter((s) => s.unreadable !== undefined).map((s) => s.uid)));
   return free.length;
 }
 
-/** Young slots of pods that are gone (or replaced) are free at once: no pod, no start to come. Adds them to `free`. */
-async function goneYoung(d: EvacuationDeps, mine: readonly Slot[], inFlight: TickView['inFlight'], free: Slot[]): Promise<Set<string>> {
+/**
+ * Slots of pods that are gone (or replaced) are free at once, young ones too: no pod, no start to
+ * come. Old ones are looked at as well: an evacuation that outlived the grace (a live migration
+ * takes minutes) and whose pod went is an end to tell, not only a stale slot. Adds them to `free`.
+ */
+async function goneOf(d: EvacuationDeps, mine: readonly Slot[], inFlight: TickView['inFlight'], free: Slot[]): Promise<Set<string>> {
   const gone = new Set<string>();
-  for (const s of mine.filter((x) => x.unreadable === undefined && !inFlight.has(x.uid) && !free.includes(x))) {
+  for (const s of mine.filter((x) => x.unreadable === undefined && !inFlight.has(x.uid))) {
     const pod = await getPod(d.core, split(s.pod));
-    if (!pod || pod.metadata.uid !== s.uid) {
-      free.push(s);
-      gone.add(s.uid);
-    }
+    if (pod && pod.metadata.uid === s.uid) continue;
+    gone.add(s.uid);
+    if (!free.includes(s)) free.push(s);
   }
   return gone;
 }
@@ -71,7 +81,14 @@ async function toRestore(d: EvacuationDeps, slots: readonly Slot[], inFlight: Ti
     if (slots.some((s) => s.uid === uid && s.unreadable === undefined)) continue;
     const pod = await getPod(d.core, ref);
     if (pod?.metadata.uid !== uid || pod.metadata.annotations?.[ANNOTATIONS.state] !== 'Started') continue;
-    out.push({ uid, pod: `${ref.namespace}/${ref.name}`, node: pod.spec?.nodeName ?? '', at: d.now() });
+    const attempt = Number(pod.metadata.annotations?.[ANNOTATIONS.attempt]);
+    out.push({
+      uid,
+      pod: `${ref.namespace}/${ref.name}`,
+      node: pod.spec?.nodeName ?? '',
+      at: d.now(),
+      ...(Number.isInteger(attempt) && attempt > 0 ? { attempt } : {}),
+    });
   }
   return out;
 }

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureEvents } from '../../../shared/notify/process.js';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { configureEvents, flushEvents } from '../../../shared/notify/process.js';
 import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { LEDGER_NAME, listSlots } from '../../../shared/evacuation/io/ledger.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { MARK_KEPT, type MigrationController } from './controller.js';
 import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
@@ -42,6 +43,9 @@ afterEach(async () => {
 });
 
 const launcher = (vm: string) => `virt-launcher-${vm}`;
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** A finalizer of the test's own: it keeps a deleted pod terminating until the test removes it. */
+const HOLD = 'test.kube-tidy.dev/hold';
 const ofVm = async (vm: string) => (await migrations(ns.name)).filter((m) => m.spec.vmiName === vm);
 const annotations = async (vm: string) => (await readPod(ns.name, launcher(vm)))?.metadata?.annotations ?? {};
 const markersCleared = (a: Record<string, string>) =>
@@ -97,9 +101,59 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     await waitFor('the evacuation’s end as an event', async () => changes().some((e) => (e.data as EvacuationChange).to === 'Idle') || undefined);
     const steps = changes().map((e) => e.data as EvacuationChange);
     expect(steps.map((c) => `${c.from}>${c.to}`)).toEqual(['Idle>Started', 'Started>Backoff', 'Backoff>Started', 'Started>Idle']);
-    expect(steps.map((c) => c.attempt)).toEqual([1, 1, 2, undefined]);
+    // The end says which attempt ended, whether a pass wrote it on the pod or the slot given back told it.
+    expect(steps.map((c) => c.attempt)).toEqual([1, 1, 2, 2]);
     expect(steps.at(-1)!.reason).toMatch(/^Succeeded/);
     for (const e of changes()) expect(schemas.check(e.dataschema!, e.data)).toEqual([]);
+  });
+
+  // Issue 33: a pass that meets the pod terminating (KubeVirt deleted it; kwok has not removed
+  // it yet, which under load can last) ends the evacuation without writing on the pod. A finalizer
+  // holds the pod in that state here, so the pass meets it every time, not only under load.
+  it('tells the end of an evacuation whose pod is terminating, once, when its slot is given back', async () => {
+    const pod = await createVm(ns.name, 'leaving', { request: true, behaviour: 'hang' });
+    expect(await fn.event(pod)).toMatchObject({ outcome: 'started' });
+    await core().patchNamespacedPod({ namespace: ns.name, name: launcher('leaving'), body: { metadata: { finalizers: [HOLD] } } }, merge);
+    await core().deleteNamespacedPod({ namespace: ns.name, name: launcher('leaving') });
+    try {
+      const r = await fn.tick();
+      expect(r.results.find((x) => x.pod === `${ns.name}/${launcher('leaving')}`)).toMatchObject({ outcome: 'succeeded', why: 'the pod is terminating' });
+      expect(await listSlots(core(), ns.name)).toEqual([]);
+      const changes = () =>
+        sink.events.filter((e) => e.type === 'dev.kube-tidy.evacuation.changed.v1' && e.subject === `namespaces/${ns.name}/pods/${launcher('leaving')}`);
+      await waitFor('the evacuation’s end as an event', async () => changes().some((e) => (e.data as EvacuationChange).to === 'Idle') || undefined);
+      // Another pass over the terminating pod, and its delete event, find no slot: said once.
+      await fn.tick();
+      expect(await fn.event(pod, 'delete')).toMatchObject({ outcome: 'succeeded' });
+      await flushEvents(10_000);
+      const steps = changes().map((e) => e.data as EvacuationChange);
+      expect(steps.map((c) => `${c.from}>${c.to}`)).toEqual(['Idle>Started', 'Started>Idle']);
+      expect(steps.map((c) => c.attempt)).toEqual([1, 1]);
+      expect(steps.at(-1)!.reason).toMatch(/^Succeeded/);
+    } finally {
+      await core().patchNamespacedPod({ namespace: ns.name, name: launcher('leaving'), body: { metadata: { finalizers: null } } }, merge);
+    }
+  });
+
+  // A slot past the grace whose pod went while no pass or delete event saw it (a live migration
+  // can take longer than the grace): freed as stale, and its evacuation's end told as well.
+  it('tells the end when a tick frees the slot of a pod that went after the slot’s grace', async () => {
+    const uid = '0d0e0a0d-0000-4000-8000-000000000033';
+    const slot = { pod: `${ns.name}/${launcher('long-gone')}`, node: 'kwok-node-0', at: Date.now() - 3_600_000, attempt: 3 };
+    const data = { [uid]: JSON.stringify(slot) };
+    const cm = await core()
+      .readNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME })
+      .catch(() => undefined);
+    if (cm) await core().patchNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME, body: { data } }, merge);
+    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: LEDGER_NAME }, data } });
+    await fn.tick();
+    expect(await listSlots(core(), ns.name)).toEqual([]);
+    const ends = () =>
+      sink.events.filter((e) => e.type === 'dev.kube-tidy.evacuation.changed.v1' && e.subject === `namespaces/${slot.pod.replace('/', '/pods/')}`);
+    await waitFor('the evacuation’s end as an event', async () => ends().length > 0 || undefined);
+    expect(ends().map((e) => e.data)).toEqual([
+      expect.objectContaining({ uid, from: 'Started', to: 'Idle', attempt: 3, reason: 'Succeeded: the pod is gone' }),
+    ]);
   });
 
   it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
