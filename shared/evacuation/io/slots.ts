@@ -80,7 +80,7 @@ async function toRestore(d: EvacuationDeps, slots: readonly Slot[], inFlight: Ti
   for (const [uid, ref] of inFlight) {
     if (slots.some((s) => s.uid === uid && s.unreadable === undefined)) continue;
     const pod = await getPod(d.core, ref);
-    if (pod?.metadata.uid !== uid || pod.metadata.annotations?.[ANNOTATIONS.state] !== 'Started') continue;
+    if (pod?.metadata.uid !== uid || pod.metadata.annotations?.[ANNOTATIONS.state] !== 'Started' || pod.metadata.deletionTimestamp) continue;
     const attempt = Number(pod.metadata.annotations?.[ANNOTATIONS.attempt]);
     out.push({
       uid,

@@ -47,7 +47,8 @@ export async function tick(d: EvacuationDeps, opts: { budgetMs?: number } = {}):
   // Only pods whose state says Started hold slots; crashes between "ended" and "released" leave the rest.
   const inFlight = new Map<string, { namespace: string; name: string }>();
   const ref = (p: Stored<Pod>) => ({ namespace: p.metadata.namespace!, name: p.metadata.name! });
-  for (const p of pods) if (p.metadata.annotations?.[ANNOTATIONS.state] === 'Started') inFlight.set(p.metadata.uid!, ref(p));
+  // A pod being deleted is not: its evacuation ended with it (the machine's rule), told by the release of its slot.
+  for (const p of pods) if (p.metadata.annotations?.[ANNOTATIONS.state] === 'Started' && !p.metadata.deletionTimestamp) inFlight.set(p.metadata.uid!, ref(p));
   for (const r of results) {
     const p = r.outcome === 'started' && pods.find((x) => `${x.metadata.namespace}/${x.metadata.name}` === r.pod);
     if (p) inFlight.set(p.metadata.uid!, ref(p));

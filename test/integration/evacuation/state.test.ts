@@ -79,7 +79,7 @@ describe("the evacuation slots' ConfigMap found not as kube-tidy wrote it", () =
     await fn.tick();
     expect(await state('virt-launcher-next')).toBeUndefined();
     expect(await listSlots(core(), ns.name)).toEqual([
-      { uid: uid(running), pod: `${ns.name}/virt-launcher-running`, node: running.spec!.nodeName!, at: expect.any(Number) },
+      { uid: uid(running), pod: `${ns.name}/virt-launcher-running`, node: running.spec!.nodeName!, at: expect.any(Number), attempt: 1 },
     ]);
     await withdraw(fn, 'virt-launcher-next', 'virt-launcher-running');
   });
