@@ -118,7 +118,7 @@ export const METRICS = {
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',
-    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass): deferred to a later pass or event, never an error.',
+    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step): deferred to a later pass, event or step, never an error.',
     labels: ['budget', 'scope', 'path'],
   },
   budgetAborted: {
