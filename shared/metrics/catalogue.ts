@@ -94,7 +94,7 @@ export const METRICS = {
   defragSteps: {
     name: 'kube_tidy_defrag_steps_total',
     kind: 'counter',
-    help: 'Defragmentation steps, by outcome (planned, evicted, evacuation-requested, waiting, blocked, stale, converged).',
+    help: 'Defragmentation steps, by outcome (planned, evicted, evacuation-requested, deferred: a budget of the brakes held the move back, waiting, blocked, stale, converged).',
     labels: ['outcome'],
   },
   writesRefused: {
