@@ -60,6 +60,9 @@ describe("defragmentation's parts, from a handle alone", () => {
       writer: () => {
         throw new Error('not written here');
       },
+      admission: () => {
+        throw new Error('not admitted here');
+      },
       now: () => 0,
     });
     expect(defragPartsOf(h(true)).dryRun).toBe(true);

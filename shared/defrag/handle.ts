@@ -1,7 +1,10 @@
 // What defragmentation's parts (index.ts) take instead of the whole process: what a step reads,
-// the writer, the clock, the configured policy and its settings in the units its code wants.
+// the writer, the admission port its evictions ask, the clock, the configured policy and its
+// settings in the units its code wants.
 // The runtime's target builds it with `defragHandle`; nothing else of the process reaches the
 // family, so a host that has no Runtime (a CLI) can build one from what it has.
+import { brakesAdmission } from '../brakes/io/admission.js';
+import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Policy } from '../policy/policy.js';
@@ -28,6 +31,11 @@ export interface DefragHandle {
   readonly reader: DefragReader;
   /** The one writer (kube/writer.ts): the settings' dry run unless `dryRun` says more. */
   writer(opts: { dryRun: boolean }): ClusterWriter;
+  /**
+   * What every eviction asks first and settles after (kube/admission.ts). `dryRun`: one that
+   * writes nothing and defers within the process, as pod cleanup's dry run does.
+   */
+  admission(opts: { dryRun: boolean }): Admission;
   now(): number;
 }
 
@@ -42,6 +50,10 @@ export function defragHandle(rt: Runtime): DefragHandle {
       return rt.clients;
     },
     writer: (opts) => rt.writer(opts),
+    // The process's one Brakes (rt.brakes): defrag's evictions spend the same ledger and
+    // reservations as pod cleanup's removals; a plan-only call gets a Brakes that writes nothing.
+    admission: ({ dryRun }) =>
+      brakesAdmission({ brakes: rt.brakes({ dryRun }), policy: () => policyOf(rt), writer: rt.writer({ dryRun }), log: rt.log, path: 'defrag' }),
     now: () => rt.now(),
   };
 }

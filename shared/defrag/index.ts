@@ -2,7 +2,7 @@
 // step (see README "Defragmentation"). The pure part is core/ (the planner: build, search,
 // bounds, budgets, affinity; the node marks); its I/O io/ (read the cluster, write marks,
 // the step); its configuration config.ts; what it takes from the process handle.ts. Every
-// write goes through the handle's writer.
+// write goes through the handle's writer, and every eviction asks the handle's admission port.
 import { compileGate } from '../evictor/gate.js';
 import { indexSnapshot } from '../plan/snapshot.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -51,7 +51,11 @@ export function defragPartsOf(h: DefragHandle): DefragParts {
             return (pod) => check(pod, 'evict', now);
           }
         : undefined;
-      return defragStep({ clients: h.reader, writer: h.writer({ dryRun }) }, { now, limits: policy.limits, gate, ...config });
+      // The limits within one plan (limits) shape the plan; the admission port holds them across steps.
+      return defragStep(
+        { clients: h.reader, writer: h.writer({ dryRun }), admission: h.admission({ dryRun }) },
+        { now, limits: policy.limits, gate, ...config },
+      );
     },
   };
 }

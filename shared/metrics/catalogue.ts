@@ -94,7 +94,7 @@ export const METRICS = {
   defragSteps: {
     name: 'kube_tidy_defrag_steps_total',
     kind: 'counter',
-    help: 'Defragmentation steps, by outcome (planned, evicted, evacuation-requested, waiting, blocked, stale, converged).',
+    help: 'Defragmentation steps, by outcome (planned, evicted, evacuation-requested, deferred: a budget of the brakes held the move back, waiting, blocked, stale, converged).',
     labels: ['outcome'],
   },
   writesRefused: {
@@ -118,7 +118,7 @@ export const METRICS = {
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',
-    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass): deferred to a later pass or event, never an error.',
+    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step): deferred to a later pass, event or step, never an error.',
     labels: ['budget', 'scope', 'path'],
   },
   budgetAborted: {

@@ -26,8 +26,11 @@ export function observeRemoval(
   });
 }
 
-/** A pod a brake held back (cleanup/io/brakes.ts): on the event path, or in a pass. */
-export function observeDeferral(d: { budget: string; scope: string }, path: 'event' | 'pass', n = 1): void {
+/** Where a brake held a pod back: pod cleanup's event path or a pass, or a defrag step (through the admission port). */
+export type DeferralPath = 'event' | 'pass' | 'defrag';
+
+/** A pod a brake held back (brakes/io/tell.ts). */
+export function observeDeferral(d: { budget: string; scope: string }, path: DeferralPath, n = 1): void {
   record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
 }
 

@@ -4,21 +4,9 @@
 import type { AbortRule } from '../../policy/brakes.js';
 import { blindTo, tripOf, type Blind, type Charge, type LedgerState, type Trip } from './ledger.js';
 import { counterEnd, describeMeter, formatWindow, type Subject } from './meters.js';
+import type { Deferral } from '../../model/removal.js';
 
-/** Why a pod was held back, and when that budget frees. */
-export interface Deferral {
-  /** `ledger`: the ledger was rebuilt blind (unreadable, deleted or replaced), so what it guards counts as spent. */
-  kind: 'budget' | 'abort' | 'ledger';
-  /** The setting: maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort. */
-  budget: string;
-  scope: string;
-  key?: string;
-  limit?: number;
-  window?: string;
-  /** When the window ends (RFC 3339); an abort has none: resuming is a deliberate act. */
-  freesAt?: string;
-  why: string;
-}
+export type { Deferral };
 
 /** The charge that did not fit, told as the ledger stands: a spent budget, or a window the ledger is blind to. */
 export function chargeDeferral(state: LedgerState, ch: Charge, s: Subject): Deferral {

@@ -3,20 +3,14 @@
 // the same scope and window length read the same counters: the descheduler's
 // maxNoOfPodsToEvictTotal and a cluster rate of the same window count the same removals, so
 // editing a policy (reordering its rates, changing a max) never resets what was spent.
-import type { Pod } from '../../model/objects.js';
+import type { Subject } from '../../model/removal.js';
 import { DEFAULT_BRAKES, type BrakeScope } from '../../policy/brakes.js';
 import type { Policy } from '../../policy/policy.js';
 
-export type MeterScope = BrakeScope | 'node';
+// The subject's type and how a pod's is read are the model's (model/removal.ts), shared with the admission port.
+export { subjectOf, type Subject } from '../../model/removal.js';
 
-/** What a removal is charged against: where the pod is and what controls it. */
-export interface Subject {
-  namespace: string;
-  /** Unscheduled pods belong to no node: no node meter applies to them (as the descheduler's limiter). */
-  node?: string;
-  /** `namespace/Kind/name` of the pod's controller (ownerReferences[controller=true]); none for a bare pod. */
-  owner?: string;
-}
+export type MeterScope = BrakeScope | 'node';
 
 export interface Meter {
   scope: MeterScope;
@@ -24,18 +18,6 @@ export interface Meter {
   windowMs: number;
   /** The setting it comes from, as the user wrote it: said in every deferral. */
   name: string;
-}
-
-/** The pod's subject, from the stored object. */
-export function subjectOf(pod: Pod): Subject {
-  const m = pod.metadata;
-  const namespace = m.namespace ?? '';
-  const ctl = m.ownerReferences?.find((o) => o.controller === true);
-  return {
-    namespace,
-    ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
-    ...(ctl ? { owner: `${namespace}/${ctl.kind}/${ctl.name}` } : {}),
-  };
 }
 
 /** Every meter of a policy: the descheduler's limits over `brakes.window`, then its rates. */

@@ -29,6 +29,7 @@ import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.
 import { budgetDeferral, chargeDeferral, stopOf, tripDeferral, type Deferral } from '../core/deferral.js';
 import type { Logger } from '../../log.js';
 import { lostWhy, rebuildSaid } from './lost.js';
+import type { Ticket } from '../../model/removal.js';
 
 export { budgetDeferral, tripDeferral, type Deferral };
 import { BRAKES_NAME, ledgerStore, type Reader } from './store.js';
@@ -42,9 +43,7 @@ export interface BrakeSet {
 export const brakeSetOf = (policy: Policy): BrakeSet => ({ meters: metersOf(policy), aborts: (policy.brakes ?? DEFAULT_BRAKES).abort });
 export const hasBrakes = (set: BrakeSet): boolean => set.meters.length > 0 || set.aborts.length > 0;
 
-export interface Ticket {
-  counters: string[];
-}
+export type { Ticket };
 
 export type Take = { ticket: Ticket } | { deferred: Deferral };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
+import type { Admission } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
 import { ClusterWriter } from '../../kube/writer.js';
@@ -15,6 +16,9 @@ import { defragStep, type StepReport } from './step.js';
 // is what its tally saw, compared with the calls the fake received.
 
 const SETTLE_MS = 120_000;
+
+/** No limits here (the policy's are the brakes', tested with them): every eviction admitted. */
+const ADMIT_ALL: Admission = { admit: async () => ({ ticket: { counters: [] } }), settle: () => undefined };
 
 function cluster(nodes: Node[], pods: Pod[]) {
   const state = { nodes: structuredClone(nodes), pods: structuredClone(pods) };
@@ -67,7 +71,7 @@ function cluster(nodes: Node[], pods: Pod[]) {
   /** One step at `now`; answers its report with the calls it made. */
   const step = async (now: number): Promise<{ report: StepReport; calls: string[] }> => {
     const before = calls.length;
-    const report = await defragStep({ clients, writer }, { now, settleTimeoutMs: SETTLE_MS, pageSize: 500 });
+    const report = await defragStep({ clients, writer, admission: ADMIT_ALL }, { now, settleTimeoutMs: SETTLE_MS, pageSize: 500 });
     return { report, calls: calls.slice(before) };
   };
   return { state, podNamed, step };

@@ -9,12 +9,17 @@
 // A pod its owner marked request-evict-only is not evicted: the move asks for its evacuation
 // (the descheduler's EvictionsInBackground contract, kube/evict-only.ts) and is followed as
 // any move in flight, until the pod has left and its replacement runs.
+// The one eviction (or evacuation request) asks the admission port first (kube/admission.ts,
+// the brakes behind it): the policy's maxNoOfPodsToEvict* and rates then hold across steps,
+// instances and pod cleanup's removals, not only within one plan (core/plan-limits.ts).
+import { removalCharged, type Admission, type AdmissionDeferral } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { removalTarget } from '../../kube/evict-only.js';
 import { tallied } from '../../kube/request-tally.js';
 import { WriteRefusedError, type ClusterWriter } from '../../kube/writer.js';
 import type { EvictionLimits } from '../../evictor/limits.js';
 import { isTerminal } from '../../model/pod.js';
+import { subjectOf } from '../../model/removal.js';
 import { inFlightOf, markOf, ownerPods, type InFlight } from '../core/marks.js';
 import { planDefrag } from '../core/plan.js';
 import type { DefragPlan, Move, MoveGate } from '../core/types.js';
@@ -25,6 +30,8 @@ export interface StepIo {
   clients: Pick<KubeClients, 'core' | 'policy'>;
   /** Every change goes through it; its dryRun decides whether the step evicts or only plans. */
   writer: ClusterWriter;
+  /** Asked before the step's one eviction, told the API server's answer after (kube/admission.ts): the limits that hold across steps, families and instances. */
+  admission: Admission;
 }
 
 export interface StepOptions {
@@ -46,11 +53,16 @@ export interface Verified {
 }
 
 export interface StepReport {
-  /** `evacuation-requested`: the move's pod is marked request-evict-only; its evacuation was asked for instead of an eviction, and is in flight as an eviction would be. */
-  outcome: 'planned' | 'evicted' | 'evacuation-requested' | 'waiting' | 'blocked' | 'stale' | 'converged';
+  /**
+   * `evacuation-requested`: the move's pod is marked request-evict-only; its evacuation was asked for instead of an eviction, and is in flight as an eviction would be.
+   * `deferred`: the admission port held the move back (a budget of the policy is spent for this window, across steps, families and instances): nothing was written.
+   */
+  outcome: 'planned' | 'evicted' | 'evacuation-requested' | 'deferred' | 'waiting' | 'blocked' | 'stale' | 'converged';
   verified?: Verified;
   move?: Move;
   message?: string;
+  /** Why the move was held back, and when its budget frees (`deferred`). */
+  deferred?: AdmissionDeferral;
   plan?: Pick<DefragPlan, 'summary' | 'freed' | 'notFreed' | 'lowerBound' | 'maxFreeable' | 'occupied'> & { moves: Move[] | number };
   /** Requests sent to the API server for this step, retries after throttling and Events included (counted as they are sent: kube/request-tally.ts). */
   requests: number;
@@ -67,43 +79,13 @@ export function defragStep(io: StepIo, opts: StepOptions): Promise<StepReport> {
   });
 }
 
-async function step({ clients, writer }: StepIo, opts: StepOptions): Promise<Omit<StepReport, 'requests'>> {
+async function step(io: StepIo, opts: StepOptions): Promise<Omit<StepReport, 'requests'>> {
+  const { clients, writer } = io;
   const dryRun = writer.dryRun;
   const cluster = await readCluster(clients, opts.pageSize);
-  const nodeNamed = (name: string) => cluster.nodes.find((n) => n.metadata.name === name)!;
-  let verified: Verified | undefined;
-
-  for (const node of cluster.nodes) {
-    const f = inFlightOf(node);
-    if (!f) continue;
-    // A live-migrated VM's source pod completes (Succeeded) rather than being deleted: after an
-    // evacuation, a pod still there but terminal has left.
-    const stillThere = cluster.pods.some((p) => p.metadata.uid === f.move.pod.uid && !p.metadata.deletionTimestamp && !(f.evacuation && isTerminal(p)));
-    const running = ownerPods(cluster.pods, f.move.owner.uid).filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName);
-    const replacement = running.find((p) => !f.ownerUids.includes(p.metadata.uid ?? ''));
-    const settled = running.length >= f.ownerUids.length && replacement !== undefined;
-    // An eviction acts at once (a pod still there was not evicted: nothing to wait for); an
-    // evacuation takes its time, and is waited for until the pod has left and its replacement runs.
-    const pending = f.evacuation ? stillThere || !settled : !stillThere && !settled;
-    if (pending && opts.now - f.at < opts.settleTimeoutMs) {
-      const what = f.evacuation ? `evacuation of ${f.move.pod.name} under way` : `replacement of ${f.move.pod.name} not running yet`;
-      return { outcome: 'waiting', move: f.move, message: what };
-    }
-    const landed = replacement?.spec?.nodeName;
-    const asPlanned = landed === f.move.to;
-    verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
-    if (!asPlanned)
-      verified.drift = stillThere
-        ? f.evacuation
-          ? 'its evacuation did not move the pod in time: re-planned'
-          : 'the pod was not evicted'
-        : landed
-          ? `landed on ${landed}, not ${f.move.to}: re-planned`
-          : 'no replacement ran in time: re-planned';
-    await markNode(writer, node, { inFlight: null });
-    // The swap's held spot is released now that the blocker runs elsewhere.
-    if (f.move.reserveFor) await markNode(writer, nodeNamed(f.move.from), { mark: null, cordon: false });
-  }
+  const checked = await verifyMoves(writer, cluster, opts);
+  if ('waiting' in checked) return checked.waiting;
+  const { verified } = checked;
 
   const targets = cluster.nodes.filter((n) => markOf(n) === 'target').map((n) => n.metadata.name!);
   const plan = planDefrag(cluster, { gate: opts.gate?.(cluster), limits: opts.limits, preferTargets: targets });
@@ -124,38 +106,117 @@ async function step({ clients, writer }: StepIo, opts: StepOptions): Promise<Omi
   for (const t of dryRun ? [] : targets) {
     // Done, or no longer freeable after drift: mark it freed, or give the node back.
     if (!occupiedNow.has(t)) {
-      await markNode(writer, nodeNamed(t), { mark: 'freed' });
+      await markNode(writer, nodeNamed(cluster, t), { mark: 'freed' });
       nodesFreed++;
-    } else if (stuck.has(t)) await markNode(writer, nodeNamed(t), { mark: null, cordon: false });
+    } else if (stuck.has(t)) await markNode(writer, nodeNamed(cluster, t), { mark: null, cordon: false });
   }
   const freed = nodesFreed ? { nodesFreed } : {};
   const move = plan.moves[0];
   if (!move) return { outcome: 'converged', verified, plan: report(0), ...freed };
-  if (dryRun) return { outcome: 'planned', verified, plan: report(plan.moves) };
+  if (dryRun) return { ...(await planned(io.admission, cluster, move)), verified, plan: report(plan.moves) };
+  return { ...(await makeMove(io, cluster, move, targets, opts.now)), verified, plan: report(plan.moves.length), ...freed };
+}
 
-  if (!targets.includes(move.frees)) await markNode(writer, nodeNamed(move.frees), { mark: 'target', cordon: true });
-  if (move.reserveFor) await markNode(writer, nodeNamed(move.from), { mark: 'reserved', cordon: true });
-  const pod = cluster.pods.find((p) => p.metadata.uid === move.pod.uid)!;
-  const ownerUids = ownerPods(cluster.pods, move.owner.uid).map((p) => p.metadata.uid ?? '');
-  const result = await evict(writer, pod, move);
+const nodeNamed = (cluster: Cluster, name: string) => cluster.nodes.find((n) => n.metadata.name === name)!;
+const podOf = (cluster: Cluster, move: Move) => cluster.pods.find((p) => p.metadata.uid === move.pod.uid)!;
+
+/**
+ * The moves in flight (one per node marked), each verified once its replacement runs or its
+ * time is up, and its record cleared; or, while one is still under way, the step waits.
+ */
+async function verifyMoves(
+  writer: ClusterWriter,
+  cluster: Cluster,
+  opts: StepOptions,
+): Promise<{ waiting: Omit<StepReport, 'requests'> } | { verified?: Verified }> {
+  let verified: Verified | undefined;
+  for (const node of cluster.nodes) {
+    const f = inFlightOf(node);
+    if (!f) continue;
+    // A live-migrated VM's source pod completes (Succeeded) rather than being deleted: after an
+    // evacuation, a pod still there but terminal has left.
+    const stillThere = cluster.pods.some((p) => p.metadata.uid === f.move.pod.uid && !p.metadata.deletionTimestamp && !(f.evacuation && isTerminal(p)));
+    const running = ownerPods(cluster.pods, f.move.owner.uid).filter((p) => p.status?.phase === 'Running' && p.spec?.nodeName);
+    const replacement = running.find((p) => !f.ownerUids.includes(p.metadata.uid ?? ''));
+    const settled = running.length >= f.ownerUids.length && replacement !== undefined;
+    // An eviction acts at once (a pod still there was not evicted: nothing to wait for); an
+    // evacuation takes its time, and is waited for until the pod has left and its replacement runs.
+    const pending = f.evacuation ? stillThere || !settled : !stillThere && !settled;
+    if (pending && opts.now - f.at < opts.settleTimeoutMs) {
+      const what = f.evacuation ? `evacuation of ${f.move.pod.name} under way` : `replacement of ${f.move.pod.name} not running yet`;
+      return { waiting: { outcome: 'waiting', move: f.move, message: what } };
+    }
+    const landed = replacement?.spec?.nodeName;
+    const asPlanned = landed === f.move.to;
+    verified = { pod: `${f.move.pod.namespace}/${f.move.pod.name}`, expected: f.move.to, landed, asPlanned };
+    if (!asPlanned)
+      verified.drift = stillThere
+        ? f.evacuation
+          ? 'its evacuation did not move the pod in time: re-planned'
+          : 'the pod was not evicted'
+        : landed
+          ? `landed on ${landed}, not ${f.move.to}: re-planned`
+          : 'no replacement ran in time: re-planned';
+    await markNode(writer, node, { inFlight: null });
+    // The swap's held spot is released now that the blocker runs elsewhere.
+    if (f.move.reserveFor) await markNode(writer, nodeNamed(cluster, f.move.from), { mark: null, cordon: false });
+  }
+  return { verified };
+}
+
+/**
+ * A dry run's answer: the move a run would make, unless the limits would hold it back. Asked of
+ * the port as a run would be (a dry run's brakes write nothing, and keep what they would have
+ * charged in the process, as pod cleanup's dry run does), so a plan defers what a run would.
+ */
+async function planned(admission: Admission, cluster: Cluster, move: Move): Promise<Pick<StepReport, 'outcome' | 'move' | 'message' | 'deferred'>> {
+  const admitted = await admission.admit(subjectOf(podOf(cluster, move)));
+  if ('deferred' in admitted) return { outcome: 'deferred', move, message: admitted.deferred.why, deferred: admitted.deferred };
+  admission.settle(admitted.ticket, true);
+  return { outcome: 'planned' };
+}
+
+/**
+ * The move made: admitted by the port before anything of it is written (a deferred move
+ * cordons nothing: the node would sit empty of new work until the window frees), the nodes
+ * marked, the one eviction (or evacuation request) sent and settled on the API server's answer,
+ * and the move recorded in flight for the next step to verify.
+ */
+async function makeMove(
+  io: StepIo,
+  cluster: Cluster,
+  move: Move,
+  targets: string[],
+  now: number,
+): Promise<Pick<StepReport, 'outcome' | 'move' | 'message' | 'deferred'>> {
+  const { writer, admission } = io;
+  const pod = podOf(cluster, move);
+  const admitted = await admission.admit(subjectOf(pod));
+  // Deferred is an answer, not a failure (2xx): the next tick after the window frees makes the move.
+  if ('deferred' in admitted) return { outcome: 'deferred', move, message: admitted.deferred.why, deferred: admitted.deferred };
+  let sent = false;
+  let result: Awaited<ReturnType<typeof evict>> | undefined;
+  try {
+    if (!targets.includes(move.frees)) await markNode(writer, nodeNamed(cluster, move.frees), { mark: 'target', cordon: true });
+    if (move.reserveFor) await markNode(writer, nodeNamed(cluster, move.from), { mark: 'reserved', cordon: true });
+    sent = true;
+    result = await evict(writer, pod, move);
+  } finally {
+    // A mark that failed sent no eviction: nothing spent. An eviction that threw may have happened: charged.
+    admission.settle(admitted.ticket, sent && removalCharged(result));
+  }
   // The pod's evacuation asked for (request-evict-only): the pod leaves that way, so the move is
   // under way as after an eviction, and the next step verifies it the same way.
   const evacuation = result.outcome === 'evacuation-requested';
   if (result.outcome !== 'evicted' && !evacuation) {
-    if (move.reserveFor) await markNode(writer, nodeNamed(move.from), { mark: null, cordon: false });
-    return {
-      outcome: result.outcome === 'blocked' ? 'blocked' : 'stale',
-      verified,
-      move,
-      message: result.message,
-      plan: report(plan.moves.length),
-      ...freed,
-    };
+    if (move.reserveFor) await markNode(writer, nodeNamed(cluster, move.from), { mark: null, cordon: false });
+    return { outcome: result.outcome === 'blocked' ? 'blocked' : 'stale', move, message: result.message };
   }
-  const inFlight: InFlight = { move, ownerUids, at: opts.now, ...(evacuation ? { evacuation: true as const } : {}) };
-  await markNode(writer, nodeNamed(move.frees), { inFlight });
-  if (evacuation) return { outcome: 'evacuation-requested', verified, move, message: result.message, plan: report(plan.moves.length), ...freed };
-  return { outcome: 'evicted', verified, move, plan: report(plan.moves.length), ...freed };
+  const ownerUids = ownerPods(cluster.pods, move.owner.uid).map((p) => p.metadata.uid ?? '');
+  const inFlight: InFlight = { move, ownerUids, at: now, ...(evacuation ? { evacuation: true as const } : {}) };
+  await markNode(writer, nodeNamed(cluster, move.frees), { inFlight });
+  if (evacuation) return { outcome: 'evacuation-requested', move, message: result.message };
+  return { outcome: 'evicted', move };
 }
 
 /** Who asks, as the evacuation request of a marked pod names it (the annotation's value says who asks). */
