@@ -16,7 +16,8 @@ export { planDefrag } from './core/plan.js';
 export { defragStep, type StepIo, type StepOptions, type StepReport, type Verified } from './io/step.js';
 export { readDefragConfig, type DefragConfig } from './config.js';
 export { defragHandle, type DefragHandle, type DefragReader, type DefragSettings } from './handle.js';
-export { MARK, IN_FLIGHT, CORDONED, type Mark, type InFlight } from './core/marks.js';
+export { type Mark, type InFlight } from './core/marks.js';
+export { DEFRAG_MARK as MARK, DEFRAG_IN_FLIGHT as IN_FLIGHT, DEFRAG_CORDONED as CORDONED } from '../model/keys.js';
 export type * from './core/types.js';
 
 export interface DefragParts {

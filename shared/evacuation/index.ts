@@ -9,14 +9,14 @@ import { decideOne } from '../cleanup/io/one-pod.js';
 import type { Pod } from '../model/objects.js';
 import type { Snapshot } from '../plan/snapshot.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { ANNOTATIONS } from './core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import type { EvacuationConfig } from './config.js';
 import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import type { EvacuationDeps } from './io/evacuate.js';
-import { requesterName } from './core/eviction-request.js';
+import { requesterName } from '../model/keys.js';
 import { Ledger } from './io/ledger.js';
 
-export { ANNOTATIONS } from './core/annotations.js';
+export { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
 export { tick, type TickSummary } from './io/tick.js';
 export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';

@@ -20,8 +20,6 @@ export interface CheckContext {
 
 export type Check = (pod: Pod, ctx: CheckContext) => string | undefined;
 
-export const ANNOTATION_EVICT = 'descheduler.alpha.kubernetes.io/evict';
-export const ANNOTATION_PREFER_NO_EVICTION = 'descheduler.alpha.kubernetes.io/prefer-no-eviction';
 const ANNOTATION_MIRROR = 'kubernetes.io/config.mirror';
 const ANNOTATION_CONFIG_SOURCE = 'kubernetes.io/config.source';
 

@@ -2,6 +2,7 @@ import type { Pod } from '../model/objects.js';
 import type { SnapshotIndex } from '../plan/snapshot.js';
 import { effectiveProtections, type DefaultEvictorArgs } from './schema.js';
 import * as c from './checks.js';
+import { ANNOTATION_EVICT, ANNOTATION_PREFER_NO_EVICTION } from '../model/keys.js';
 
 export interface GateOptions {
   /** kube-tidy's own guard: namespaces never touched whatever the policy says. */
@@ -66,8 +67,8 @@ export function compileGate(args: DefaultEvictorArgs, index: SnapshotIndex, opti
     const why = first(always, pod);
     if (why) return why;
     const annotations = pod.metadata.annotations;
-    if (annotations?.[c.ANNOTATION_EVICT] === undefined) {
-      if (mandatoryNoEviction && annotations?.[c.ANNOTATION_PREFER_NO_EVICTION] !== undefined) {
+    if (annotations?.[ANNOTATION_EVICT] === undefined) {
+      if (mandatoryNoEviction && annotations?.[ANNOTATION_PREFER_NO_EVICTION] !== undefined) {
         return 'pod asks not to be evicted and noEvictionPolicy is Mandatory';
       }
       const filtered = first(filter, pod);

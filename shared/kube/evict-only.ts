@@ -3,7 +3,7 @@
 // while it runs; an eviction of it is answered by starting an evacuation (KubeVirt: a live
 // migration). kube-tidy's evacuation family is that evacuation: asking it is writing its
 // request annotation on the pod (evacuation/core/annotations.ts), which it follows from there.
-import { ANNOTATIONS } from '../evacuation/core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import type { Stored, StoredPodId } from '../model/identity.js';
 import type { Pod } from '../model/objects.js';
 import { storedPodId } from './from-client.js';

@@ -9,7 +9,7 @@ import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@
 import type { LeaseSpec } from '../model/lease.js';
 import { clientConfiguration } from './clients.js';
 import { classifyKubeError } from './errors.js';
-import { PART_OF_LABELS } from './names.js';
+import { PART_OF_LABELS } from '../model/keys.js';
 import { readOrAbsent } from './read.js';
 
 export interface LeaseRef {

@@ -5,7 +5,7 @@ import { V1MicroTime, type EventsV1Api, type EventsV1Event } from '@kubernetes/c
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { classifyKubeError, type KubeFailure } from './errors.js';
-import { REPORTING_CONTROLLER } from './names.js';
+import { REPORTING_CONTROLLER } from '../model/keys.js';
 
 export { REPORTING_CONTROLLER };
 

@@ -2,7 +2,7 @@
 // known: a MultiKueue cascade per worker (multikueue/io/cascade.ts), an orphan the sweep acted
 // on or reported (multikueue/io/sweep.ts), an evacuation's state written on its pod
 // (evacuation/io/effects.ts), a defragmentation step (defrag/io/step.ts), an orphan sweep's summary.
-import { ANNOTATIONS } from '../evacuation/core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import { cascadeEvent, defragEvent, evacuationEvent, orphanEvent, passCompletedEvent } from './build.js';
 import { emit, eventsOn, stamp } from './process.js';
 import type { CascadeData, DefragStepData, OrphanData, PassSummaryData } from './types.js';

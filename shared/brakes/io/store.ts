@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ConfigMapStore, jsonDocument, type ConfigMapReader } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
-import { BRAKES_NAME } from '../../kube/names.js';
+import { BRAKES_NAME } from '../../model/keys.js';
 import { BRAKE_SCOPES } from '../../policy/brakes.js';
 
 export { BRAKES_NAME };

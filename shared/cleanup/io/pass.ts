@@ -1,6 +1,6 @@
 import { removalTarget, type RemovalTarget } from '../../kube/evict-only.js';
 import { listPods } from '../../kube/list.js';
-import { sweepSource } from '../../kube/names.js';
+import { sweepSource } from '../../model/keys.js';
 import { AcrossPages } from '../../plan/across-pages.js';
 import { decide } from '../../plan/decide.js';
 import type { Decision, Eligible, Kept } from '../../plan/decision.js';

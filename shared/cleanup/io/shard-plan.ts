@@ -19,7 +19,7 @@ import { shardDigest, type SweepShard } from '../../cloudevents/index.js';
 import { ConfigMapStore, jsonEntries, readStored, type ConfigMapReader } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 
-import { PLANS_NAME } from '../../kube/names.js';
+import { PLANS_NAME } from '../../model/keys.js';
 
 export { PLANS_NAME };
 export const PLAN_TTL_MS = 60 * 60 * 1000;

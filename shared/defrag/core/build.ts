@@ -1,4 +1,4 @@
-import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import type { Pod } from '../../model/objects.js';
 import { podRequests } from '../../evictor/node-fit.js';
 import { isTerminal } from '../../model/pod.js';

@@ -2,15 +2,10 @@
 // next step (nothing lives in a process), read and changed. io/cluster.ts writes them.
 import type { Node, Pod } from '../../model/objects.js';
 import type { Move } from './types.js';
+import { DEFRAG_CORDONED as CORDONED, DEFRAG_IN_FLIGHT as IN_FLIGHT, DEFRAG_MARK as MARK } from '../../model/keys.js';
 
-export const MARK = 'kube-tidy.dev/defrag';
-/** On the node being freed: the move whose replacement has not been verified yet. */
-export const IN_FLIGHT = 'kube-tidy.dev/defrag-in-flight';
-/**
- * On a node kube-tidy cordoned itself. Only such a node is uncordoned when kube-tidy gives it
- * back: one that was already cordoned (an operator's maintenance, a drain) stays cordoned.
- */
-export const CORDONED = 'kube-tidy.dev/defrag-cordoned';
+// The marks' keys are names kube-tidy owns (model/keys.ts, beside the others).
+export { CORDONED, IN_FLIGHT, MARK };
 
 /** target: being freed (cordoned); freed: done (left cordoned for scale-down); reserved: a swap's held spot. */
 export type Mark = 'target' | 'freed' | 'reserved';

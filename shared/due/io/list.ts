@@ -13,7 +13,7 @@
 // entries wait for the next sweep.
 import { observeDueRefused, observeStateUnreadable } from '../../metrics/observe.js';
 import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
-import { dueName } from '../../kube/names.js';
+import { dueName } from '../../model/keys.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, admitAll, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
 

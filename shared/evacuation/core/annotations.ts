@@ -1,50 +1,9 @@
 // Everything an evacuation knows lives in the pod's annotations, so any instance can pick it
 // up after a crash: nothing is kept in a process. Reading and writing them is pure.
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS, EVACUATION_MARKERS as MARKERS } from '../../model/keys.js';
 
-const P = 'evacuation.kube-tidy.dev/';
-
-/** Every annotation an evacuation reads or writes on a pod, by what it says. */
-export const ANNOTATIONS = {
-  /** The request: set by a person or a tool (value: who asks). Removing it withdraws it. */
-  request: `${P}request`,
-  /** Started | Backoff while an evacuation runs; absent otherwise. */
-  state: `${P}state`,
-  attempt: `${P}attempt`,
-  /** When the current attempt started, and by when it must be confirmed done (RFC 3339). */
-  startedAt: `${P}started-at`,
-  deadline: `${P}deadline`,
-  /** The VirtualMachineInstanceMigration of the current attempt, once known. */
-  migration: `${P}migration`,
-  /** The EvictionRequest (lifecycle.k8s.io) of the current attempt, when it goes through that API. */
-  evictionRequest: `${P}eviction-request`,
-  /**
-   * Why this evacuation left the EvictionRequest path for the direct one (no controller
-   * answered in time). Kept through backoff, so no later attempt asks through a request again;
-   * cleared with the rest at the end.
-   */
-  fallback: `${P}fallback`,
-  /** Backoff: when the next attempt may start. */
-  retryAt: `${P}retry-at`,
-  /** The last evacuation's end, for people: "Succeeded|Failed|TimedOut|Cancelled at <t>: <why>". */
-  result: `${P}result`,
-  /** The descheduler's contract (EvictionsInBackground): other tools see work in progress. */
-  inProgress: 'descheduler.alpha.kubernetes.io/eviction-in-progress',
-  /** The descheduler's contract: the owner asks that evictions of this pod start an evacuation. */
-  requestEvictOnly: 'descheduler.alpha.kubernetes.io/request-evict-only',
-} as const;
-
-/** The annotations kube-tidy itself writes while an evacuation runs (cleared at its end). */
-export const MARKERS = [
-  ANNOTATIONS.state,
-  ANNOTATIONS.attempt,
-  ANNOTATIONS.startedAt,
-  ANNOTATIONS.deadline,
-  ANNOTATIONS.migration,
-  ANNOTATIONS.evictionRequest,
-  ANNOTATIONS.fallback,
-  ANNOTATIONS.retryAt,
-  ANNOTATIONS.inProgress,
-] as const;
+// The keys live in model/keys.ts, with every name kube-tidy owns (kube/ and other families read them).
+export { ANNOTATIONS, MARKERS };
 
 export type RunState =
   | { state: 'Idle' }

@@ -2,9 +2,10 @@
 // says how it is carried out, in order, with each write's precondition and what a refusal
 // means (core/effects.ts). io/effects.ts applies the list; io/evacuate.ts reads, decides and
 // applies until an answer comes out.
-import { ANNOTATIONS, readState, writeState, type RunState } from './annotations.js';
+import { readState, writeState, type RunState } from './annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import type { Effect, Info, KubevirtMark, PassOutcome } from './effects.js';
-import { POD_UID_LABEL } from './eviction-request.js';
+import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
 import { isDirect, next, type Observation, type PodView, type Settings, type Step } from './machine.js';
 
 type Started = Extract<RunState, { state: 'Started' }>;

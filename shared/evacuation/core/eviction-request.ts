@@ -5,16 +5,14 @@
 // group, so what is read is checked with zod here instead of trusted.
 import { z } from 'zod';
 import type { MigrationView } from './views.js';
+import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
 
 export const LIFECYCLE = { group: 'lifecycle.k8s.io', version: 'v1alpha1' } as const;
 export const API_VERSION = `${LIFECYCLE.group}/${LIFECYCLE.version}`;
 
-/** spec.requester and spec.evictionResponders[].name must be domain-prefixed keys ("acme.io/foo"). */
-export const PREFIX = 'kube-tidy.dev/';
-export const requesterName = (fn: string): string => `${PREFIX}${fn}`;
-
-/** Labels kube-tidy puts on its EvictionRequests: which pod (so a gone pod's requests are found). */
-export const POD_UID_LABEL = 'evacuation.kube-tidy.dev/pod-uid';
+// The requester prefix and the pod's uid label are keys kube-tidy owns (model/keys.ts).
+export { EVICTION_REQUESTER_PREFIX as PREFIX, requesterName } from '../../model/keys.js';
+export { POD_UID_LABEL };
 
 /**
  * One EvictionRequest per pod and attempt, named before it exists (as the direct migration is):

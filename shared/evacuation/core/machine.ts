@@ -1,7 +1,8 @@
 // The evacuation state machine: what is stored on the pod, plus what was observed of the pod
 // and its migration, plus `now` -> the one next step. Pure: decide.ts turns the step into the
 // effects that carry it out, io/effects.ts applies them. Every step is safe to repeat.
-import { ANNOTATIONS, migrationName, readState, type RunState } from './annotations.js';
+import { migrationName, readState, type RunState } from './annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import type { Outcome } from './effects.js';
 import { evictionRequestName } from './eviction-request.js';
 import type { MigrationView, PodView } from './views.js';

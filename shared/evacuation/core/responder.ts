@@ -7,7 +7,7 @@
 // step as the effects that carry it out (core/effects.ts), which io/effects.ts applies.
 import type { Effect } from './effects.js';
 import type { Eviction, ResponderStatus } from './eviction-request.js';
-import { PREFIX } from './eviction-request.js';
+import { EVICTION_REQUESTER_PREFIX as PREFIX, EVICTION_UID_LABEL } from '../../model/keys.js';
 
 /** The responder names kube-tidy answers to. */
 export const KUBEVIRT_RESPONDER = `${PREFIX}kubevirt`;
@@ -91,8 +91,8 @@ export function respondersAfter(e: Eviction, name: string, step: Extract<Respond
   );
 }
 
-/** The label on a migration the responder made: which Eviction it is for. */
-export const EVICTION_UID_LABEL = 'evacuation.kube-tidy.dev/eviction-uid';
+// The label on a migration the responder made (which Eviction it is for) is a key kube-tidy owns.
+export { EVICTION_UID_LABEL };
 
 /**
  * The step as effects: the migration started or aborted, then this responder's status written

@@ -10,15 +10,8 @@ import { groupVersionServed } from '../../kube/clients.js';
 import { toKubeError } from '../../kube/index.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
-import {
-  evictionRequestBody,
-  EvictionRequestSchema,
-  EvictionSchema,
-  LIFECYCLE,
-  POD_UID_LABEL,
-  type Eviction,
-  type EvictionRequest,
-} from '../core/eviction-request.js';
+import { evictionRequestBody, EvictionRequestSchema, EvictionSchema, LIFECYCLE, type Eviction, type EvictionRequest } from '../core/eviction-request.js';
+import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
 
 export const EVICTION_REQUEST_GROUP = LIFECYCLE.group;
 export const EVICTION_REQUESTS: Gvr = { ...LIFECYCLE, plural: 'evictionrequests' };

@@ -9,7 +9,7 @@
 // dry-run answer says what a real tick would do within the limits.
 import { z } from 'zod';
 import { ConfigMapStore, jsonEntries, readStored, type ConfigMapCodec, type ConfigMapReader } from '../../kube/configmap-store.js';
-import { EVACUATION_LEDGER_NAME } from '../../kube/names.js';
+import { EVACUATION_LEDGER_NAME } from '../../model/keys.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, type Admission, type Limits, type Slot } from '../core/limits.js';
 

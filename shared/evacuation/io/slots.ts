@@ -8,7 +8,7 @@
 import { getPod } from '../../kube/get.js';
 import { observeStateUnreadable } from '../../metrics/observe.js';
 import { evacuationEndedGone } from '../../notify/families.js';
-import { ANNOTATIONS } from '../core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import { stale, type Slot } from '../core/limits.js';
 import type { EvacuationDeps } from './deps.js';
 import { LEDGER_NAME, type Settled } from './ledger.js';

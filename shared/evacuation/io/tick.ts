@@ -5,7 +5,7 @@ import { getPod } from '../../kube/get.js';
 import { listPods } from '../../kube/list.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
-import { ANNOTATIONS } from '../core/annotations.js';
+import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import { requestLeftBehind, type Eviction } from '../core/eviction-request.js';
 import { evacuate, type EvacuationDeps, type PassResult } from './evacuate.js';
 import { deleteEvictionRequest, evictionsIn, ownEvictionRequests } from './eviction-request.js';

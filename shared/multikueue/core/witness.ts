@@ -5,7 +5,8 @@
 // says "MultiKueue copy" any more; the Job-controller labels only name a uid. The record is
 // what turns that uid back into proof. Entries of other origins are kept as they are.
 
-export const WITNESS_CONFIGMAP = 'kube-tidy-multikueue-witness';
+// The record's name is a name kube-tidy owns (model/keys.ts).
+export { WITNESS_CONFIGMAP } from '../../model/keys.js';
 
 /** uid -> "namespace/name", for our origin only. */
 export function witnessedUids(raw: Readonly<Record<string, string>>, origin: string): Map<string, string> {

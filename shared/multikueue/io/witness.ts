@@ -6,7 +6,8 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClients } from '../../kube/clients.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import { changedWitness, WITNESS_CONFIGMAP, witnessedUids } from '../core/witness.js';
+import { changedWitness, witnessedUids } from '../core/witness.js';
+import { WITNESS_CONFIGMAP } from '../../model/keys.js';
 
 export { WITNESS_CONFIGMAP };
 
