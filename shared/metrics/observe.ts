@@ -3,7 +3,7 @@
 // said. Each function reads a result the edge already has; none changes it.
 import type { LedgerState } from '../brakes/core/ledger.js';
 import { windowStart, type Meter } from '../brakes/core/meters.js';
-import type { Answer } from '../serve/answer.js';
+import type { Answer } from '../model/answer.js';
 import { MAX_LENGTH, MAX_VALUES, OTHER } from './bound.js';
 import { afterRequest, gaugeSeries, record } from './record.js';
 import { flushEvents } from '../notify/process.js';

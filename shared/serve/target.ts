@@ -5,9 +5,9 @@
 // this" (functions/*.ts).
 import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent, Verb } from '../cloudevents/index.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Answer } from './answer.js';
+import type { Answer } from '../model/answer.js';
 
-export type { Answer } from './answer.js';
+export type { Answer } from '../model/answer.js';
 
 /** What reached the handler, already decoded and checked against `accepts`. */
 export type Input =

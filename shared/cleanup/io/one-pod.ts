@@ -10,7 +10,7 @@ import { snapshotNeeds } from '../../plan/needs.js';
 import { RetentionIndex, ruleCovers, ruleFor } from '../../plan/retention.js';
 import type { Snapshot } from '../../plan/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
-import type { Answer } from '../../serve/target.js';
+import type { Answer } from '../../model/answer.js';
 import { brakeSetOf } from '../../brakes/io/brakes.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { act, failuresOf, resultOf, type ActResult } from './act.js';

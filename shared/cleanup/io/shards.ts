@@ -14,7 +14,7 @@ import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { CleanupHandle } from '../handle.js';
-import type { Answer } from '../../serve/target.js';
+import type { Answer } from '../../model/answer.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../kube/in-order.js';

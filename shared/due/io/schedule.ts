@@ -4,7 +4,7 @@
 // on one pod (a timer and another instance's tick) is harmless: the write is tied to the stored
 // pod, and a pod already gone answers `gone`.
 import { removeSelected, type CleanupHandle } from '../../cleanup/index.js';
-import type { Answer } from '../../serve/answer.js';
+import type { Answer } from '../../model/answer.js';
 import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import { OneLoop } from './one-loop.js';

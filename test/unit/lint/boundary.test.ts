@@ -101,7 +101,7 @@ describe('rooms import downward only: no import cycle, type imports included', (
 
   it('a dynamic import() closes a cycle too', async () => {
     const found = (
-      await problems('shared/serve/answer.ts', "export const later = () => import('./handle.js');\nexport interface Answer { outcome: string }")
+      await problems('shared/model/answer.ts', "export const later = () => import('../serve/handle.js');\nexport interface Answer { outcome: string }")
     ).join('\n');
     expect(found).toContain('kube-tidy/no-import-cycle');
   });

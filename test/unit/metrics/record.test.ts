@@ -10,7 +10,7 @@ import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
 import { afterRequest, record, resetForTests } from '../../../shared/metrics/record.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
-import type { Answer } from '../../../shared/serve/answer.js';
+import type { Answer } from '../../../shared/model/answer.js';
 
 // The instrumentation without a cluster: what each result becomes, the bound on labels, the
 // queue before the SDK loads, and the push at the end of a request.

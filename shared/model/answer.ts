@@ -1,5 +1,6 @@
-// What every target answers, in a file of its own that imports nothing: metrics and each
-// family's observe read it without reaching the target contract (and through it the runtime).
+// What every target answers, in a leaf that imports nothing: metrics, pod cleanup's I/O, the due
+// list and each family's observe read it without reaching up to the target contract in serve/
+// (and through it the runtime); infra/lint/floors.js keeps them from reaching up.
 /** What a handler answers; the wrapper adds `target`, `dryRun` and `policyWarning`. */
 export interface Answer {
   outcome: string;
