@@ -5,8 +5,7 @@ import type { LedgerState } from '../brakes/core/ledger.js';
 import { windowStart, type Meter } from '../brakes/core/meters.js';
 import type { Answer } from '../model/answer.js';
 import { MAX_LENGTH, MAX_VALUES, OTHER } from './bound.js';
-import { afterRequest, gaugeSeries, record } from './record.js';
-import { flushEvents } from '../notify/process.js';
+import { gaugeSeries, record } from './record.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
 export function observeRemoval(
@@ -162,25 +161,6 @@ export function observeRequest<A extends Answer>(
   record('requestDuration', seconds, { target, code });
   if (tick && answer) record('loopDuration', seconds, { target });
   if (answer) family?.(answer);
-}
-
-/** observeRequest, then the CloudEvents still queued (notify/process.ts), then the push when this process pushes (record.ts). Never throws. */
-export async function requestDone<A extends Answer>(
-  target: string,
-  status: number,
-  startedMs: number,
-  answer: A | undefined,
-  tick: boolean,
-  family?: (answer: A) => void,
-): Promise<void> {
-  try {
-    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick, family);
-  } catch {
-    // An answer of an unexpected shape: its metrics are lost, never the answer.
-  }
-  // The decisions' CloudEvents first (at most EVENTS_FLUSH_MS, not while the sink is down or slow), so the push counts them.
-  await flushEvents();
-  await afterRequest();
 }
 
 /** A Kubernetes API request as it is sent (kube/clients.ts's middleware); `server`: the cluster's URL. */

@@ -5,7 +5,7 @@
 // kept: a full queue drops the new event, a failed send drops that event and opens a short "sink
 // down" period in which every event (queued or new) is dropped at once, so a sink that is down
 // or black-holed costs a counter, not time or memory. `flush(maxMs)` is awaited at the end of
-// every request (metrics/observe.ts requestDone), so a serverless instance sends before it is
+// every request (serve/request-done.ts requestDone), so a serverless instance sends before it is
 // frozen, for at most maxMs, and not at all while the sink is down; a flush that used its whole
 // cap (a slow sink) makes the next ones return at once for the sink-down period (the sends go on
 // in the background), so a slow sink delays one answer per period, not every answer.

@@ -12,11 +12,11 @@ import { MAX_JSON_DEPTH, tooDeep } from '../cloudevents/body.js';
 import { isCloudEventRequest } from '../cloudevents/http.js';
 // errors.ts, not the index: the index loads the Kubernetes client, which may not be needed.
 import { KubeError, TransientKubeError } from '../kube/errors.js';
-import { requestDone } from '../metrics/observe.js';
 import { logSampler } from '../metrics/sampled-log.js';
 import { PolicyError } from '../policy/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Answer, Input, TargetSpec } from './target.js';
+import { requestDone } from './request-done.js';
 
 /** An input error found by a handler itself, or by a transport's adapter (not by the event decoder). */
 export class BadRequestError extends Error {

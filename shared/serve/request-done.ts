@@ -1,0 +1,27 @@
+// The end of one request the resolver answered: its metrics, then what the process still has to
+// send before a serverless instance may be frozen. Here in serve/, the one caller, because it
+// joins two rooms: the recorder (metrics/) stands below the outbox (notify/), which counts its
+// drops with it, so the recorder may not reach up to flush the outbox (infra/lint/floors.js).
+import type { Answer } from '../model/answer.js';
+import { observeRequest } from '../metrics/observe.js';
+import { afterRequest } from '../metrics/record.js';
+import { flushEvents } from '../notify/process.js';
+
+/** observeRequest, then the CloudEvents still queued (notify/process.ts), then the push when this process pushes (record.ts). Never throws. */
+export async function requestDone<A extends Answer>(
+  target: string,
+  status: number,
+  startedMs: number,
+  answer: A | undefined,
+  tick: boolean,
+  family?: (answer: A) => void,
+): Promise<void> {
+  try {
+    observeRequest(target, status, (Date.now() - startedMs) / 1000, answer, tick, family);
+  } catch {
+    // An answer of an unexpected shape: its metrics are lost, never the answer.
+  }
+  // The decisions' CloudEvents first (at most EVENTS_FLUSH_MS, not while the sink is down or slow), so the push counts them.
+  await flushEvents();
+  await afterRequest();
+}
