@@ -13,7 +13,7 @@
 // (kube/request-tally.ts; cleanup/io/pass-brakes.ts): one object serves every pass and event
 // of the process at once, so a count kept here could not say whose requests they were.
 // After each ledger read or write, the budget gauge is set from the ledger as the API server
-// has it (metrics/observe.ts), and again when a window ends without one (no request: what was
+// has it (budget-gauge.ts), and again when a window ends without one (no request: what was
 // last seen, minus the windows that ended); a dry run's would-be reservations are not shown.
 import { hostname } from 'node:os';
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -23,7 +23,7 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import type { AbortRule } from '../../policy/brakes.js';
 import type { Policy } from '../../policy/policy.js';
 import { DEFAULT_BRAKES } from '../../policy/brakes.js';
-import { observeBudgets } from '../../metrics/observe.js';
+import { observeBudgets } from './budget-gauge.js';
 import { chargesOf, rebuiltBlind, reserve, tripId, used, type Charge, type LedgerState, type Trip } from '../core/ledger.js';
 import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
 import { budgetDeferral, chargeDeferral, stopOf, tripDeferral, type Deferral } from '../core/deferral.js';

@@ -6,7 +6,8 @@ import { Brakes, brakeSetOf, type Take } from '../../../shared/brakes/io/brakes.
 import type { ClusterWriter } from '../../../shared/kube/writer.js';
 import { MAX_VALUES, OTHER } from '../../../shared/metrics/bound.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
-import { observeBudgets, observeDeferral } from '../../../shared/metrics/observe.js';
+import { observeBudgets } from '../../../shared/brakes/io/budget-gauge.js';
+import { observeDeferral } from '../../../shared/metrics/observe.js';
 import { afterRequest, resetForTests } from '../../../shared/metrics/record.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
 import { startOtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
