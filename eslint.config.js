@@ -1,9 +1,11 @@
-// Flat config: recommended type-aware-free rules keep lint fast on 2 cores, plus the two
-// boundaries the design depends on (ARCHITECTURE.md): the pure core stays pure, and only the
-// writer in shared/kube changes a cluster.
+// Flat config: recommended type-aware-free rules keep lint fast on 2 cores, plus the boundaries
+// the design depends on (ARCHITECTURE.md): the pure core stays pure, rooms import downward only
+// (infra/lint/floors.js), the hosts stand apart, and only the writer in shared/kube changes a
+// cluster.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importCycles from './infra/lint/import-cycles.js';
+import floorOrder from './infra/lint/floor-order.js';
 import prettier from 'eslint-config-prettier';
 
 /** Folders whose modules decide: no client, no logger, no runtime, no I/O, no clock. */
@@ -86,8 +88,14 @@ export default tseslint.config(
   {
     // Rooms import downward only: a cycle, even through a type, is refused (infra/lint/import-cycles.js).
     files: ['**/*.ts'],
-    plugins: { 'kube-tidy': { rules: { 'no-import-cycle': importCycles } } },
+    plugins: { 'kube-tidy': { rules: { 'no-import-cycle': importCycles, 'floor-order': floorOrder } } },
     rules: { 'kube-tidy/no-import-cycle': 'error' },
+  },
+  {
+    // Rooms import downward only: the floors of infra/lint/floors.js, type imports included.
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'kube-tidy/floor-order': 'error' },
   },
   {
     rules: {

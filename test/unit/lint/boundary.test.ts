@@ -110,3 +110,47 @@ describe('rooms import downward only: no import cycle, type imports included', (
     expect(await problems('shared/metrics/observe.ts', readFileSync(`${ROOT}shared/metrics/observe.ts`, 'utf8'))).toEqual([]);
   });
 });
+
+describe('rooms import downward only: the floors of infra/lint/floors.js', () => {
+  const RULE = 'kube-tidy/floor-order';
+
+  it.each([
+    ['a value import', 'shared/kube/boundary-probe.ts', "import { ANNOTATIONS } from '../evacuation/core/annotations.js';\nexport const x = ANNOTATIONS;"],
+    ['a type-only import', 'shared/metrics/boundary-probe.ts', "import type { OutEvent } from '../notify/types.js';\nexport type X = OutEvent;"],
+    ['a re-export', 'shared/kube/boundary-probe.ts', "export { MARK } from '../defrag/core/marks.js';"],
+    ['a dynamic import()', 'shared/kube/boundary-probe.ts', "export const later = () => import('../runtime/runtime.js');"],
+    ["an import('...') type", 'shared/model/boundary-probe.ts', "export type X = import('../serve/target.js').TargetSpec;"],
+    [
+      'a function reaching a host-side program',
+      'functions/boundary-probe.ts',
+      "import { setupTargets } from '../shared/serve/setup.js';\nexport const x = setupTargets;",
+    ],
+  ])('%s that runs up a floor fails lint, naming both rooms and floors', async (_what, file, code) => {
+    const found = (await problems(file, code)).filter((p) => p.startsWith(RULE));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^kube-tidy\/floor-order: (shared\/\S+|functions) \(floor \d+, [a-z ]+\) imports \S+ \(floor \d+, [a-z ]+\)/);
+  });
+
+  it('the message says which rooms and floors (kube/ reading a family core, as kube/names.ts did)', async () => {
+    const found = await problems('shared/kube/boundary-probe.ts', "import { MARK } from '../defrag/core/marks.js';\nexport const x = MARK;");
+    expect(found.join('\n')).toContain('shared/kube (floor 3, kube) imports shared/defrag/core (floor 6, family cores) from shared/defrag/core/marks.ts');
+  });
+
+  it('downward imports, and imports within one floor, pass', async () => {
+    const down =
+      "import { MARK } from '../model/keys.js';\nimport type { Answer } from '../model/answer.js';\nimport { record } from '../metrics/record.js';\nexport const x = [MARK, record] as const;\nexport type A = Answer;";
+    expect(await problems('shared/kube/boundary-probe.ts', down)).toEqual([]);
+    const sameFloor = "import { readState } from '../../evacuation/core/annotations.js';\nexport const x = readState;";
+    expect(await problems('shared/defrag/core/boundary-probe.ts', sameFloor)).toEqual([]);
+  });
+
+  it("a host's core is the host's floor, not a pure core's: it may import the library", async () => {
+    expect(await problems('shared/hosts/standalone/core/boundary-probe.ts', "import { MARK } from '../../../model/keys.js';\nexport const x = MARK;")).toEqual(
+      [],
+    );
+  });
+
+  it('a module of shared/ in no room of floors.js fails lint', async () => {
+    expect((await problems('shared/newroom/boundary-probe.ts', 'export const x = 1;')).join('\n')).toContain('is in no room of infra/lint/floors.js');
+  });
+});

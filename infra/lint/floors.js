@@ -1,0 +1,87 @@
+// The floors of kube-tidy's library, lowest first: a module may import its own floor and the
+// floors below it, never one above (infra/lint/floor-order.js enforces it; ARCHITECTURE.md
+// "The boundaries" lists the same floors and test/unit/lint/floors-doc.test.ts keeps the two
+// equal). Kept as data in one place so the rule, the doc and a reader agree on one order.
+//
+// A file's room is the first glob that matches, read from the top floor down: a host's core
+// (shared/hosts/*/core) is the host's, not a pure core of the library. Within a floor any
+// import is allowed; cycles are refused apart (infra/lint/import-cycles.js).
+
+/** @type {{ name: string, why: string, rooms: string[] }[]} */
+export const FLOORS = [
+  {
+    name: 'leaves',
+    why: 'the wire types, the keys kube-tidy owns, configuration reading and the logger: they import nothing of the project above them',
+    rooms: ['shared/model/**', 'shared/config/**', 'shared/log.ts'],
+  },
+  {
+    name: 'pure cores',
+    why: 'the decisions every family shares (the policy and its strategies, the evictor gate, the planner), the bridge formats, and the pure halves of the brakes and the reports',
+    rooms: [
+      'shared/policy/**',
+      'shared/strategies/**',
+      'shared/evictor/**',
+      'shared/plan/**',
+      'shared/cloudevents/**',
+      'shared/brakes/core/**',
+      'shared/reports/core/**',
+    ],
+  },
+  {
+    name: 'metrics',
+    why: 'the recorder: the client middleware in kube/ counts every request with it, so it stands below kube and imports only what is below',
+    rooms: ['shared/metrics/**'],
+  },
+  {
+    name: 'kube',
+    why: 'the one typed Kubernetes edge and the one writer',
+    rooms: ['shared/kube/**'],
+  },
+  {
+    name: 'shared edges',
+    why: 'what every family uses beside the writer: the brakes, CloudEvents out, the reports written, Pub/Sub',
+    rooms: ['shared/brakes/io/**', 'shared/notify/**', 'shared/reports/io/**', 'shared/gcp/**'],
+  },
+  {
+    name: 'runtime',
+    why: "the process: configuration, policy source, clients, the writer factory; a family's handle is built from it",
+    rooms: ['shared/runtime/**'],
+  },
+  {
+    name: 'family cores',
+    why: "pure, but each its family's own: only its family reads it (a key another room needs lives in model/keys.ts)",
+    rooms: ['shared/{defrag,due,evacuation,multikueue}/core/**'],
+  },
+  {
+    name: 'families',
+    why: "each family's entry, handle, configuration and I/O (pod cleanup, the due list, MultiKueue, evacuation, defrag, reports' entry)",
+    rooms: ['shared/cleanup/**', 'shared/{due,defrag,evacuation,multikueue,reports}/*.ts', 'shared/{due,defrag,evacuation,multikueue}/io/**'],
+  },
+  {
+    name: 'serve',
+    why: 'the transport-free target contract, the one resolver and the HTTP adapters',
+    rooms: ['shared/serve/**'],
+  },
+  {
+    name: 'functions',
+    why: 'the targets, declared as data',
+    rooms: ['functions/**'],
+  },
+  {
+    name: 'serve programs',
+    why: 'the production server and the framework entry read the list of targets, so they stand above functions (issue 34 moves them among the hosts)',
+    rooms: ['shared/serve/server.ts', 'shared/serve/register.ts', 'shared/serve/setup.ts', 'shared/serve/framework-entry.ts'],
+  },
+  {
+    name: 'hosts',
+    why: 'the programs that run the library (the CLI, the standalone program, the bridge they share)',
+    rooms: ['shared/hosts/**'],
+  },
+];
+
+/**
+ * Imports allowed to run up a floor, each by importing and imported file with why. Empty: every
+ * upward import found when the rule came in was fixed by moving a key or a type down.
+ * @type {{ from: string, to: string, why: string }[]}
+ */
+export const EXCEPTIONS = [];
