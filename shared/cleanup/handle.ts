@@ -1,9 +1,11 @@
 // What pod cleanup's I/O (io/one-pod.ts, io/pass.ts, io/shards.ts, io/context.ts) takes instead
-// of the whole process: what it reads, the writer, the brakes, the clock, the logger and its
-// settings in the units the code wants. The runtime's targets build it with `handleOf` (from
+// of the whole process: what it reads, the writer, the brakes and the admission port every
+// removal asks, the clock, the logger and its settings in the units the code wants. The runtime's targets build it with `handleOf` (from
 // pod cleanup's configuration, config.ts, and the process's); the CLI builds it from its flags
 // (hosts/cli/handle.ts).
+import { brakesAdmission } from '../brakes/io/admission.js';
 import type { Brakes } from '../brakes/io/brakes.js';
+import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
@@ -43,10 +45,33 @@ export interface CleanupHandle {
   readonly reader: CleanupReader;
   /** The one writer (kube/writer.ts); the settings' dry run unless `dryRun` says more. */
   writer(opts?: { dryRun?: boolean }): ClusterWriter;
-  /** This process's side of the brakes' ledger; `dryRun` gets one that writes nothing. */
+  /**
+   * This process's side of the brakes' ledger; `dryRun` gets one that writes nothing. What is
+   * not one removal asks it directly (a pass's abort gate, resume and trip, its settling).
+   */
   brakes(opts?: { dryRun?: boolean }): Brakes;
+  /** What every removal asks before it is sent and settles after (kube/admission.ts): `cleanupAdmission`. */
+  admission(o: CleanupAdmissionOptions): Admission;
   now(): number;
   log: Logger;
+}
+
+export interface CleanupAdmissionOptions {
+  /** The side of the ledger it charges: the pass's or the event's `brakes()` (a dry run's is its own object). */
+  brakes: Brakes;
+  /** `event` (one pod, a shard's, a due act's) or `pass`, which counts and tells its deferrals itself, once at its end. */
+  path: 'event' | 'pass';
+  /** The limits, by default the policy as it is now; a pass pins the one it began with. */
+  policy?: () => Policy;
+}
+
+/**
+ * Pod cleanup's admission port over `o.brakes`: the brakes' adapter (brakes/io/admission.ts), the
+ * one place a removal becomes a ticket for every family. Shared by both handles (this one and
+ * the CLI's) so they cannot differ in how a removal is admitted or a deferral told.
+ */
+export function cleanupAdmission(h: Pick<CleanupHandle, 'policy' | 'writer' | 'log'>, o: CleanupAdmissionOptions): Admission {
+  return brakesAdmission({ brakes: o.brakes, policy: o.policy ?? h.policy, writer: h.writer(), log: h.log, path: o.path, tells: o.path !== 'pass' });
 }
 
 /**
@@ -56,7 +81,7 @@ export interface CleanupHandle {
  */
 export function handleOf(rt: Runtime, sweep: SweepSettings): CleanupHandle {
   const c = rt.config;
-  return {
+  const h: CleanupHandle = {
     settings: {
       pageSize: sweep.pageSize,
       concurrency: sweep.concurrency,
@@ -73,7 +98,9 @@ export function handleOf(rt: Runtime, sweep: SweepSettings): CleanupHandle {
     },
     writer: (opts) => rt.writer(opts),
     brakes: (opts) => rt.brakes(opts),
+    admission: (o) => cleanupAdmission(h, o),
     now: () => rt.now(),
     log: rt.log,
   };
+  return h;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveInt, readEnv } from '../config/env.js';
+import { bool, positiveInt, readEnv } from '../config/env.js';
 import type { Limits } from './core/limits.js';
 import type { Settings } from './core/machine.js';
 import type { ResponderSettings } from './core/responder.js';
@@ -20,6 +20,13 @@ const EvacuationEnv = z
     EVACUATION_MAX_PER_NODE: positiveInt.default(2),
     /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
     EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
+    /**
+     * Whether an evacuation's start is charged to the policy's limits (maxNoOfPodsToEvict*,
+     * rates, aborts) through the admission port, and deferred when they are spent. Off by
+     * default: an explicit request is a person's or a controller's decision (draining a node),
+     * paced by the slots above, not by what pod cleanup may remove (README "Evacuation").
+     */
+    EVACUATION_CHARGE_BUDGETS: bool.default(false),
     /** Where the ledger of slots (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
     EVACUATION_NAMESPACE: z
       .string()
@@ -96,6 +103,7 @@ export function readEvacuationConfig(env: NodeJS.ProcessEnv = process.env): Evac
       maxBackoffMs: e.EVACUATION_MAX_BACKOFF_SECONDS * 1000,
       kubevirtMethod: e.EVACUATION_KUBEVIRT_METHOD,
       requestAnswerMs: (e.EVACUATION_EVICTION_REQUEST_ANSWER_SECONDS ?? Math.min(DEFAULT_REQUEST_ANSWER_SECONDS, e.EVACUATION_TIMEOUT_SECONDS / 2)) * 1000,
+      chargeBudgets: e.EVACUATION_CHARGE_BUDGETS,
     },
     limits: { perCluster: e.EVACUATION_MAX_PER_CLUSTER, perNode: e.EVACUATION_MAX_PER_NODE },
     namespace: e.EVACUATION_NAMESPACE,

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { policyDoc } from '../../test/fixtures/policy.js';
 import type { KubeClients } from '../kube/clients.js';
+import type { Admission } from '../kube/admission.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { loadPolicy } from '../policy/load.js';
 import { fixedPolicySource } from '../runtime/policy-source.js';
@@ -65,6 +66,7 @@ describe("evacuation's parts, from a handle alone", () => {
   const core = { name: 'core' } as unknown as KubeClients['core'];
   const custom = { name: 'custom' } as unknown as KubeClients['custom'];
   const writer = { dryRun: false } as unknown as ClusterWriter;
+  const port = { name: 'admission' } as unknown as Admission;
   const handle = (env: NodeJS.ProcessEnv, served: boolean): EvacuationHandle & { asked: number } => {
     const h = {
       asked: 0,
@@ -72,6 +74,7 @@ describe("evacuation's parts, from a handle alone", () => {
       reader: { core, custom },
       evictionRequestsServed: async () => (h.asked++, served),
       writer: () => writer,
+      admission: () => port,
       cleanup: undefined as unknown as EvacuationHandle['cleanup'],
       now: () => 99,
       log,
@@ -87,6 +90,12 @@ describe("evacuation's parts, from a handle alone", () => {
     expect(deps.now()).toBe(99);
     expect(deps.config.tickBudgetMs).toBe(7000);
     expect(deps.evictionRequests).toBeUndefined();
+    // Not charged to the policy's limits unless the operator says so.
+    expect(deps.admission).toBeUndefined();
+  });
+
+  it("asks the handle's admission port with EVACUATION_CHARGE_BUDGETS=true", async () => {
+    expect((await evacuationPartsOf(handle({ EVACUATION_CHARGE_BUDGETS: 'true' }, false)).deps()).admission).toBe(port);
   });
 
   it('asks through EvictionRequests when the handle says the API is served, and never asks with EVACUATION_EVICTION_REQUESTS=off', async () => {

@@ -1,14 +1,16 @@
 // What evacuation's parts (index.ts) take instead of the whole process: what it reads, whether
-// the cluster serves EvictionRequests, the writer, the clock, the logger, its own configuration
+// the cluster serves EvictionRequests, the writer, the admission port, the clock, the logger, its own configuration
 // (in ms and counts: config.ts) and pod cleanup's handle for a strategy's second look. The
 // runtime's target builds it with `evacuationHandle`; nothing else of the process reaches the
 // family, so a host that has no Runtime (a CLI) can build one from what it has.
+import { brakesAdmission } from '../brakes/io/admission.js';
 import { readPassConfig, sweepSettingsOf } from '../cleanup/config.js';
 import { handleOf, type CleanupHandle } from '../cleanup/handle.js';
+import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import { evictionRequestApiInstalled } from './io/eviction-request.js';
 
@@ -23,6 +25,11 @@ export interface EvacuationHandle {
   evictionRequestsServed(): Promise<boolean>;
   /** The one writer (kube/writer.ts): the process's dry run and protected namespaces. */
   writer(): ClusterWriter;
+  /**
+   * The admission port (kube/admission.ts) an evacuation's first start asks when
+   * `config.chargeBudgets`: the policy's limits over the brakes' shared ledger.
+   */
+  admission(): Admission;
   /** Pod cleanup's view (its policy, reader and clock) for a strategy's request on a request-evict-only pod. */
   cleanup: CleanupHandle;
   now(): number;
@@ -43,6 +50,9 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
     },
     evictionRequestsServed: () => evictionRequestApiInstalled(rt.kubeConfig, discoveryTimeoutMs),
     writer: () => rt.writer(),
+    // The process's one Brakes (rt.brakes: the process's dry run), so an evacuation spends the
+    // same ledger and reservations as pod cleanup's and defrag's removals.
+    admission: () => brakesAdmission({ brakes: rt.brakes(), policy: () => policyOf(rt), writer: rt.writer(), log: rt.log, path: 'evacuation' }),
     // Pod cleanup's paging (its context's LISTs) as a pass has it; no Events of its own: a
     // strategy's look at one pod decides, it removes nothing.
     cleanup: handleOf(rt, { ...sweepSettingsOf(readPassConfig(rt.env)), eventsPerPass: 0 }),

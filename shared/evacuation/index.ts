@@ -53,6 +53,8 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
     // Discovery once per process (cached); `off` never asks.
     const served = config.evictionRequests === 'auto' && (await h.evictionRequestsServed());
     const via = served ? { evictionRequests: { requester: requesterName('evacuation') } } : {};
+    // Charged to the policy's limits only when the operator said so (config.ts EVACUATION_CHARGE_BUDGETS).
+    const admission = config.settings.chargeBudgets ? { admission: h.admission() } : {};
     const { core, custom } = h.reader;
     return {
       core,
@@ -63,6 +65,7 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
       now: () => h.now(),
       log: h.log,
       ...via,
+      ...admission,
     };
   };
 

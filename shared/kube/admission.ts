@@ -3,9 +3,8 @@
 // writer, so a family that removes pods is held to the limits by whatever implements it,
 // without knowing what that is: the brakes do (brakes/io/admission.ts, over their shared
 // ledger), and the dependency runs downward (the brakes import this file, never the reverse).
-// Today defrag's eviction asks it (defrag/io/step.ts). Pod cleanup still asks the brakes
-// directly (cleanup/io/one-pod.ts, pass-brakes.ts) and evacuation asks nothing: moving them is
-// the rest of issue 34; `ahead` and `pass` are here so pod cleanup's asks fit unchanged.
+// Defrag's eviction asks it (defrag/io/step.ts), pod cleanup's removals too (cleanup/io/one-pod.ts,
+// pass-brakes.ts, through cleanup/handle.ts `cleanupAdmission`): `ahead` and `pass` are theirs.
 import type { Deferral, Subject, Ticket } from '../model/removal.js';
 
 export type { Deferral as AdmissionDeferral, Subject as AdmissionSubject, Ticket as AdmissionTicket };
@@ -32,7 +31,7 @@ export interface Admission {
  * after sending: a timeout, a 5xx; `undefined`, the call threw), or its evacuation was asked
  * for instead (the disruption is started, only slower, as the descheduler counts evictions in
  * the background). A refusal, a failed precondition, a 404, or an evacuation already under way
- * (charged when it was asked for) spends nothing. Pod cleanup's rule is the same (cleanup/io/brakes.ts `charged`).
+ * (charged when it was asked for) spends nothing. The one rule: every family settles with it.
  */
 export const removalCharged = (r: { outcome: string } | undefined): boolean =>
   r === undefined || r.outcome === 'deleted' || r.outcome === 'evicted' || r.outcome === 'evacuation-requested' || r.outcome === 'failed';

@@ -88,7 +88,7 @@ export const METRICS = {
   evacuations: {
     name: 'kube_tidy_evacuations_total',
     kind: 'counter',
-    help: 'Evacuation passes over one pod, by the state they left it in (started, waiting, queued, blocked, backoff, succeeded, failed, timedout, cancelled, nothing-to-do).',
+    help: 'Evacuation passes over one pod, by the state they left it in (started, waiting, queued, deferred, blocked, backoff, succeeded, failed, timedout, cancelled, nothing-to-do).',
     labels: ['state'],
   },
   defragSteps: {
@@ -118,7 +118,7 @@ export const METRICS = {
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',
-    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step): deferred to a later pass, event or step, never an error.',
+    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step; evacuation: the start of an evacuation, with EVACUATION_CHARGE_BUDGETS): deferred to a later pass, event or step, never an error.',
     labels: ['budget', 'scope', 'path'],
   },
   budgetAborted: {

@@ -24,7 +24,19 @@ export async function kubectl(cluster: { kubeconfigPath: string }, args: string[
 
 export async function installCrds(cluster: { kubeconfigPath: string }, dir: string): Promise<void> {
   await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
-  await kubectl(cluster, ['wait', '--for=condition=Established', '--timeout=60s', '-f', dir]);
+  // `kubectl wait` gives up at once ("status.conditions accessor error: <nil>") on a CRD whose
+  // status the API server has not written yet, which a busy machine makes likely: asked again
+  // until the same 60 s are up.
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await kubectl(cluster, ['wait', '--for=condition=Established', `--timeout=${Math.max(1, Math.ceil((until - Date.now()) / 1000))}s`, '-f', dir]);
+      return;
+    } catch (e) {
+      if (!/accessor error/.test(String((e as { stderr?: string }).stderr ?? e)) || Date.now() >= until) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import { Brakes } from './brakes.js';
 const NOW = Date.UTC(2026, 10, 28, 12, 1);
 const subject = (namespace: string) => ({ namespace, node: 'n1', owner: `${namespace}/ReplicaSet/web` });
 
-function admission(policy: Policy) {
+function admission(policy: Policy, tells?: boolean) {
   const reads: string[] = [];
   const events: string[] = [];
   const core = {
@@ -31,7 +31,14 @@ function admission(policy: Policy) {
     recordNamespaceEvent: async (_ns: string, e: { once: string; reason: string }) => (events.push(e.reason), { recorded: true, name: e.once }),
   } as unknown as ClusterWriter;
   const brakes = new Brakes({ core, writer, namespace: 'kube-tidy', dryRun: true, now: () => NOW, holder: 'test' });
-  const port: Admission = brakesAdmission({ brakes, policy: () => policy, writer, log: pino({ level: 'silent' }), path: 'defrag' });
+  const port: Admission = brakesAdmission({
+    brakes,
+    policy: () => policy,
+    writer,
+    log: pino({ level: 'silent' }),
+    path: 'defrag',
+    ...(tells === undefined ? {} : { tells }),
+  });
   return { port, reads, events, close: () => brakes.close() };
 }
 
@@ -64,6 +71,14 @@ describe('the brakes as the admission port', () => {
     expect('ticket' in (await remove(port, subject('a'), false))).toBe(true);
     expect('ticket' in (await remove(port, subject('a'), true))).toBe(true);
     expect(await remove(port, subject('a'))).toHaveProperty('deferred');
+    close();
+  });
+
+  it('tells nothing when its caller tells its own deferrals (a pass, once at its end): still deferred', async () => {
+    const { port, events, close } = admission(limited({ maxNoOfPodsToEvictPerNamespace: 1 }), false);
+    expect('ticket' in (await remove(port, subject('quiet')))).toBe(true);
+    expect(await remove(port, subject('quiet'))).toMatchObject({ deferred: { budget: 'maxNoOfPodsToEvictPerNamespace', key: 'quiet' } });
+    expect(events).toEqual([]);
     close();
   });
 

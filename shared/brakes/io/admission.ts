@@ -3,7 +3,8 @@
 // shared ledger (`Brakes.take`), and settled on the API server's answer (`Brakes.done`), so
 // what one family removes is spent for every family and instance in the same window. A
 // deferral is counted and told here (tell.ts), the same for every family, so a caller cannot
-// forget to. Built per handle by whoever builds the family's handle (defrag/handle.ts), from
+// forget to (a pass counts and tells its own, batched: `tells`). Built per handle by whoever builds the
+// family's handle (defrag/handle.ts, cleanup/handle.ts `cleanupAdmission`), from
 // the process's one `Brakes` (a plan's own, writing nothing, in a dry run).
 import type { Admission } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
@@ -22,13 +23,19 @@ export interface BrakesAdmissionOptions {
   log: Logger;
   /** Who asks, as kube_tidy_budget_deferred_total's `path` says it. */
   path: DeferralPath;
+  /**
+   * `false`: the caller tells its deferrals itself. A pass does, once at its end per budget
+   * with their count (cleanup/io/pass-brakes.ts `finish`), so a pass that defers thousands of
+   * pods writes its Event after its ledger requests, not among them.
+   */
+  tells?: boolean;
 }
 
 export function brakesAdmission(o: BrakesAdmissionOptions): Admission {
   return {
     async admit(subject, { ahead, pass } = {}) {
       const taken = await o.brakes.take(brakeSetOf(o.policy()), subject, ahead, pass);
-      if ('deferred' in taken) await tellDeferral(o.writer, o.log, o.brakes, taken.deferred, o.path);
+      if ('deferred' in taken && o.tells !== false) await tellDeferral(o.writer, o.log, o.brakes, taken.deferred, o.path);
       return taken;
     },
     settle: (ticket, charged) => o.brakes.done(ticket, charged),

@@ -11,10 +11,9 @@ import { RetentionIndex, ruleCovers, ruleFor } from '../../plan/retention.js';
 import type { Snapshot } from '../../plan/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../model/answer.js';
-import { brakeSetOf } from '../../brakes/io/brakes.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
+import { removalCharged } from '../../kube/admission.js';
 import { act, failuresOf, resultOf, type ActResult } from './act.js';
-import { charged, tellDeferral } from './brakes.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
@@ -162,12 +161,11 @@ export async function removeSelected(
     const waiting = again.eligibleAt ? { eligibleAt: again.eligibleAt, uid: stored.metadata.uid } : {};
     return withOlder({ outcome, pod, why, kept: again.kept, ...waiting }, await older());
   }
-  // The brakes: a unit of every budget, or the pod waits (2xx: nothing is wrong, and a retry
-  // would only be deferred again); a later event or pass takes it.
-  const brakes = h.brakes();
-  const taken = await brakes.take(brakeSetOf(h.policy()), subjectOf(stored), ahead, pass);
+  // The admission port (the brakes): a unit of every budget, or the pod waits (2xx: nothing is
+  // wrong, and a retry would only be deferred again; the port told it); a later event or pass takes it.
+  const admission = h.admission({ brakes: h.brakes(), path: 'event' });
+  const taken = await admission.admit(subjectOf(stored), { ahead, pass });
   if ('deferred' in taken) {
-    await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
     told(again.decision, { ...resultOf(again.decision, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
     return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
   }
@@ -175,15 +173,15 @@ export async function removeSelected(
   try {
     result = await act(h.writer(), removalTarget(stored), again.decision, events);
   } finally {
-    // An exception is a bug or an unclassified failure: charged, as a removal that may have happened.
-    brakes.done(taken.ticket, result === undefined || charged(result));
+    // An exception (no result) is a bug or an unclassified failure: charged, as a removal that may have happened.
+    admission.settle(taken.ticket, removalCharged(result));
   }
   told(again.decision, result);
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
 }
 
-/** Removes `due` (decisions on the owner's other pods as listed in `group`), in order, each through the brakes; a deferral stops the rest (a later event or pass takes them). */
+/** Removes `due` (decisions on the owner's other pods as listed in `group`), in order, each through the admission port; a deferral stops the rest (a later event or pass takes them). */
 async function removeOlder(
   h: CleanupHandle,
   due: readonly Decision[],
@@ -192,15 +190,15 @@ async function removeOlder(
   events?: EventBudget,
   pass?: string,
 ): Promise<ActResult[]> {
+  // One policy for the whole group, as it was when the group was decided.
   const policy = h.policy();
   const byUid = new Map(group.map((p) => [p.metadata.uid, p]));
   const results: ActResult[] = [];
-  const brakes = h.brakes();
+  const admission = h.admission({ brakes: h.brakes(), path: 'event', policy: () => policy });
   for (const d of due) {
     const pod = byUid.get(d.uid)!;
-    const taken = await brakes.take(brakeSetOf(policy), subjectOf(pod), undefined, pass);
+    const taken = await admission.admit(subjectOf(pod), { pass });
     if ('deferred' in taken) {
-      await tellDeferral(h.writer(), h.log, brakes, taken.deferred, 'event');
       results.push({ ...resultOf(d, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
       told(d, results.at(-1)!);
       break;
@@ -209,7 +207,7 @@ async function removeOlder(
     try {
       result = await act(h.writer(), removalTarget(pod), d, events);
     } finally {
-      brakes.done(taken.ticket, result === undefined || charged(result));
+      admission.settle(taken.ticket, removalCharged(result));
     }
     told(d, result);
     results.push(result);

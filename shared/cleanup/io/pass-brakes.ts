@@ -1,7 +1,8 @@
 // A pass's brakes (README "Brakes"): the descheduler's limits were applied to the pass's plan
 // as one cycle (plan/across-pages.ts); these are what hold across passes, events and
 // instances. Before acting: scopes a percentage abort stopped are left alone, and the plan is
-// cut where it would cross an abort's percent. While acting: each removal takes a unit of
+// cut where it would cross an abort's percent (the brakes themselves: a pass's, not a removal's).
+// While acting: each removal asks the admission port (kube/admission.ts), which takes a unit of
 // every budget from the shared ledger (reserved a batch at a time), and a cluster-wide budget
 // that runs out stops new writes (`stoppedBy: budget`).
 import { abortCut, consideredIn } from '../../brakes/core/abort.js';
@@ -9,6 +10,7 @@ import { stopOf } from '../../brakes/core/deferral.js';
 import { standing } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
+import { removalCharged, type Admission } from '../../kube/admission.js';
 import { tallied } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
@@ -17,7 +19,7 @@ import type { Pod } from '../../model/objects.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import type { Policy } from '../../policy/policy.js';
 import type { ActResult } from './act.js';
-import { charged, tellDeferral } from './brakes.js';
+import { tellDeferral } from './brakes.js';
 
 /** Pods reserved in one ledger write when a pass needs units: one write per this many removals. */
 const AHEAD = 256;
@@ -54,6 +56,8 @@ export class PassBrakes {
 
   constructor(
     readonly brakes: Brakes,
+    /** The port over `brakes` every removal asks, with this pass's limits; it tells no deferral (`finish` does). */
+    private readonly admission: Admission,
     policy: Policy,
     /** invoke's explicit override: lift every trip and do not judge this pass's percentages. */
     private readonly override: boolean,
@@ -139,7 +143,7 @@ export class PassBrakes {
     let taken: Take;
     try {
       taken = await this.ledger(() =>
-        this.brakes.take(this.set, this.subject(own[i]!), () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), this.pass),
+        this.admission.admit(this.subject(own[i]!), { ahead: () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), pass: this.pass }),
       );
     } catch (e) {
       this.stopped = true;
@@ -154,7 +158,7 @@ export class PassBrakes {
   }
 
   done(ticket: Ticket, result: ActResult | undefined): void {
-    this.brakes.done(ticket, result === undefined || charged(result));
+    this.admission.settle(ticket, removalCharged(result));
   }
 
   /** Pods never started because a cluster budget stopped the pass. */

@@ -147,7 +147,10 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const maxResults = opts.maxResults ?? 200;
   const needs = snapshotNeeds(opts.policy);
   // The brakes of the configured policy hold whatever policy a pass runs (invoke may bring its own).
-  const brakes = new PassBrakes(h.brakes({ dryRun: opts.dryRun }), h.policy(), opts.overrideAbort === true);
+  const configured = h.policy();
+  const ledger = h.brakes({ dryRun: opts.dryRun });
+  const admission = h.admission({ brakes: ledger, path: 'pass', policy: () => configured });
+  const brakes = new PassBrakes(ledger, admission, configured, opts.overrideAbort === true);
   const writer = h.writer({ dryRun: opts.dryRun });
   // Where the order cannot change what is removed, deletes go out as their page is decided, and
   // what a tick did not get to is the next tick's without a LIST (plan/early.ts says when).

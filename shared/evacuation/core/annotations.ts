@@ -79,3 +79,11 @@ export function writeState(s: RunState, holder: string): Record<string, string |
 export function migrationName(podUid: string, attempt: number): string {
   return `kube-tidy-${podUid}-${attempt}`;
 }
+
+/**
+ * Whether a request was written by kube-tidy's own writer for a removal it already charged to
+ * the policy's limits: pod cleanup's (`strategy:<name>`, cleanup/io/act.ts) and defrag's
+ * (`defrag`, defrag/io/step.ts) count a request-evict-only pod's evacuation request as spent
+ * when they ask (kube/admission.ts `removalCharged`), so its start must not be charged again.
+ */
+export const chargedWhenRequested = (requester: string | undefined): boolean => requester === 'defrag' || (requester?.startsWith('strategy:') ?? false);

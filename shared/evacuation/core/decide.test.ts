@@ -35,6 +35,19 @@ describe('one pass decided as effects, in order', () => {
     ]);
   });
 
+  it("charged to the policy's limits (EVACUATION_CHARGE_BUDGETS), the first start asks the admission port before the slot", () => {
+    const charged = { ...S, chargeBudgets: true };
+    expect(decide(obs(req), charged, H).map((e) => e.do)).toEqual(['admit', 'take-slot', 'annotate', 'evict', 'answer']);
+    // A later attempt retries the same evacuation, charged once already.
+    const backedOff = stored({ state: 'Backoff', attempt: 1, retryAt: NOW - 1 });
+    expect(decide(obs({ ...req, ...backedOff }), charged, H).map((e) => e.do)).toEqual(['take-slot', 'annotate', 'evict', 'answer']);
+    // Pod cleanup's and defrag's requests were charged when they asked for them.
+    for (const by of ['strategy:PodLifeTime', 'defrag'])
+      expect(decide(obs({ [ANNOTATIONS.request]: by }), charged, H).map((e) => e.do)).toEqual(['take-slot', 'annotate', 'evict', 'answer']);
+    // Not charged by default.
+    expect(decide(obs(req), S, H).map((e) => e.do)).not.toContain('admit');
+  });
+
   it('a strategy’s request on a request-evict-only pod is written as the request with the Started state', () => {
     const effects = decide(obs({ [ANNOTATIONS.requestEvictOnly]: '' }, { strategyRequest: 'strategy:PodLifeTime' }), S, H);
     expect(effects[1]).toMatchObject({ do: 'annotate', set: { [ANNOTATIONS.request]: 'strategy:PodLifeTime', [ANNOTATIONS.state]: 'Started' } });

@@ -2,7 +2,7 @@
 // says how it is carried out, in order, with each write's precondition and what a refusal
 // means (core/effects.ts). io/effects.ts applies the list; io/evacuate.ts reads, decides and
 // applies until an answer comes out.
-import { readState, writeState, type RunState } from './annotations.js';
+import { chargedWhenRequested, readState, writeState, type RunState } from './annotations.js';
 import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import type { Effect, Info, KubevirtMark, PassOutcome } from './effects.js';
 import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
@@ -90,7 +90,14 @@ export function decide(o: Observation, s: Settings, holder: string): Effect[] {
     case 'start': {
       // The slot first: a pod that holds one and has no Started state yet is an instance between the two writes.
       const request: Record<string, string> = pod!.annotations[ANNOTATIONS.request] ? {} : { [ANNOTATIONS.request]: step.requestedBy };
+      // Charged (s.chargeBudgets) once, as pod cleanup charges a removal once: at its first
+      // start (later attempts retry the same evacuation), and never when the pod cleanup or
+      // defrag request that started it was charged already. Before the slot: a deferred start
+      // writes nothing, not even the slot ledger.
+      const charged = s.chargeBudgets === true && step.next.attempt === 1 && !chargedWhenRequested(pod!.annotations[ANNOTATIONS.request]);
+      const admit: Effect[] = charged ? [{ do: 'admit' }] : [];
       return [
+        ...admit,
         { do: 'take-slot', uid: pod!.uid, node: pod!.node ?? '', at: o.now, attempt: step.next.attempt },
         { do: 'annotate', set: { ...writeState(step.next, holder), ...request }, gone: 'decide-again' },
         drive(pod!, step.next, s),

@@ -4,12 +4,13 @@
 // as read (its resourceVersion) that meets 409 stops the list, and the object is read and
 // decided on again. A new path adds an effect here and a case there, not a branch per step.
 // Imported by the machine, the responder and the interpreter; it imports only a type.
+import type { Deferral } from '../../model/removal.js';
 import type { ResponderStatus } from './eviction-request.js';
 
 export type Outcome = 'Succeeded' | 'Failed' | 'TimedOut' | 'Cancelled';
 
 /** What one pass over a pod answers. */
-export type PassOutcome = 'nothing-to-do' | 'waiting' | 'queued' | 'started' | 'blocked' | 'backoff' | Lowercase<Outcome>;
+export type PassOutcome = 'nothing-to-do' | 'waiting' | 'queued' | 'deferred' | 'started' | 'blocked' | 'backoff' | Lowercase<Outcome>;
 
 /** What the responder did with one Eviction (core/responder.ts ResponderStep['do']). */
 export type ResponderAction = 'none' | 'start' | 'heartbeat' | 'complete' | 'abort';
@@ -18,6 +19,8 @@ export type ResponderAction = 'none' | 'start' | 'heartbeat' | 'complete' | 'abo
 export interface Info {
   attempt?: number;
   migration?: string;
+  /** `deferred`: the budget that held the start back, and when it frees. */
+  deferred?: Deferral;
 }
 
 /** What a start effect reports: how the pass went, and why (io/effects.ts says it). */
@@ -31,6 +34,13 @@ export type KubevirtMark = { node?: string } | { unknown: string };
 
 export type Effect =
   // ---- the pod's evacuation (the pod is the one the pass read; its uid and resourceVersion tie every pod write to it)
+  /**
+   * Ask the admission port (kube/admission.ts) for the removal this evacuation's start makes,
+   * when evacuation is charged to the policy's limits (EVACUATION_CHARGE_BUDGETS; otherwise let
+   * through). Deferred: the pass answers `deferred` with the budget, nothing written (the pod
+   * stays Requested). Admitted: the ticket is settled once the start effect answered.
+   */
+  | { do: 'admit' }
   /** Take a slot in the ledger within the limits (held already: fine). Refused: the pass answers `queued` with the ledger's reason. */
   | { do: 'take-slot'; uid: string; node: string; at: number; attempt: number }
   /**

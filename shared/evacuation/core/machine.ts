@@ -25,6 +25,11 @@ export interface Settings {
    * path instead, once per evacuation. Undefined: it waits until the deadline.
    */
   requestAnswerMs?: number;
+  /**
+   * An evacuation's first start asks the admission port (the policy's limits) before anything is
+   * written (EVACUATION_CHARGE_BUDGETS). Off: its slots alone pace it.
+   */
+  chargeBudgets?: boolean;
 }
 
 export interface Observation {

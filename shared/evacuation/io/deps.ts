@@ -1,6 +1,7 @@
 // What evacuation's I/O works with, in a file of its own so the pass, the responder and the
 // interpreter they share import it downward only.
 import type { CoreV1Api } from '@kubernetes/client-node';
+import type { Admission } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import type { EvacuationConfig } from '../config.js';
@@ -16,6 +17,11 @@ export interface EvacuationDeps {
   /** Every write: annotations, evictions, migrations, the ledger, Events. */
   writer: ClusterWriter;
   ledger: Ledger;
+  /**
+   * What an evacuation's first start asks before it is sent (kube/admission.ts), when evacuation
+   * is charged to the policy's limits (EVACUATION_CHARGE_BUDGETS); absent: its slots alone pace it.
+   */
+  admission?: Admission;
   config: EvacuationConfig;
   /** Set when lifecycle.k8s.io is served (and not turned off): new attempts ask through an EvictionRequest. */
   evictionRequests?: { requester: string };

@@ -7,6 +7,7 @@
 import { storedPodId } from '../../kube/from-client.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
+import { subjectOf, type Ticket } from '../../model/removal.js';
 import type { Driven, Effect, Info, KubevirtMark, PassOutcome, ResponderAction } from '../core/effects.js';
 import type { Eviction } from '../core/eviction-request.js';
 import { requesterName } from '../../model/keys.js';
@@ -66,14 +67,94 @@ async function mark(d: EvacuationDeps, namespace: string, vmi: string): Promise<
   }
 }
 
-export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effect[]): Promise<Applied> {
+/** One of the start effects: the request, the migration or the eviction that empties the pod. */
+function startBy(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'request-eviction' | 'create-migration' | 'evict' }>): Promise<Driven> {
   const { namespace } = t;
-  const queue = [...effects];
-  let driven: Driven | undefined;
-  let carried: Stored<Pod> | undefined;
-  let endedGone: Slot | undefined;
-  // Whether a state write on the pod told this list's change (evacuationWritten).
-  let told = false;
+  switch (e.do) {
+    case 'request-eviction': {
+      // The attempt keeps the path it started on, whatever discovery says now.
+      const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
+      return requestEviction(d, { namespace, name: e.name, pod: { name: podOf(t).metadata.name!, uid: e.uid }, requester }).then((r) => {
+        const how = r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there';
+        return { outcome: 'started', why: `EvictionRequest ${e.name} (requester ${requester}) ${how}` };
+      });
+    }
+    case 'create-migration':
+      return createMigration(d.writer, namespace, e.name, e.vmi, e.labels).then((r) => ({
+        outcome: 'started',
+        why: `migration ${e.name} ${r === 'created' ? 'created' : 'already there'}`,
+      }));
+    case 'evict':
+      return evict(d, podOf(t));
+  }
+}
+
+/**
+ * Whether an admitted start spent its unit. Not sent (the slot refused, the state write met a
+ * newer pod): nothing. Sent: spent unless the pod was found gone or changed (`waiting`); a start
+ * that threw may have happened; a refused eviction (`blocked`) too, since the attempt stays
+ * Started and is driven again until its deadline without asking again.
+ */
+const startCharged = (sent: boolean, driven: Driven | undefined): boolean => sent && driven?.outcome !== 'waiting';
+
+/** The pass's answer: as the effect says, or as the start effect before it went; an end whose slot told it says so. */
+function answerOf(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'answer' }>, driven: Driven | undefined, endedGone: Slot | undefined): Applied {
+  const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
+  if ('outcome' in e) {
+    if (endedGone)
+      evacuationEndedGone({ namespace: t.namespace, name: t.name, ...endedOf(endedGone, t.pod), outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
+    return { end: 'answer', outcome: e.outcome, why: e.why, info };
+  }
+  if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');
+  return { end: 'answer', outcome: driven.outcome, why: e.why ? `${e.why}; ${driven.why}` : driven.why, info };
+}
+
+/** What one list's effects have found so far: the start's answer and ticket, the end a slot told, a dry run's own write. */
+interface Run {
+  driven?: Driven;
+  carried?: Stored<Pod>;
+  endedGone?: Slot;
+  /** Whether a state write on the pod told this list's change (evacuationWritten). */
+  told: boolean;
+  /** The start's ticket from the admission port, and whether its start effect was sent. */
+  admitted?: Ticket;
+  sent: boolean;
+}
+
+/** Merges the annotations into the pod as read: 'again' when the list stops there (409, or the pod gone when that means decide again). */
+async function annotate(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'annotate' }>, run: Run): Promise<'again' | undefined> {
+  const pod = podOf(t);
+  const w = await d.writer.annotatePod(storedPodId(pod), e.set);
+  if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return 'again';
+  if (w.outcome !== 'written') return undefined;
+  if (d.writer.dryRun) run.carried = withAnnotations(pod, e.set);
+  evacuationWritten({ namespace: t.namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
+  run.told = true;
+  return undefined;
+}
+
+/** Writes status.responders of the Eviction as read: an answer when the list stops there. */
+async function writeResponders(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'write-responders' }>): Promise<Applied | undefined> {
+  const ev = t.eviction!;
+  const id = { namespace: t.namespace, name: ev.metadata.name, ...(ev.metadata.resourceVersion ? { resourceVersion: ev.metadata.resourceVersion } : {}) };
+  const w = await d.writer.patchObject(EVICTIONS, id, { status: { responders: e.responders } }, { status: true });
+  if (w === 'conflict') return { end: 'again' }; // someone else wrote: look again
+  if (w === 'gone') return { end: 'reply', step: 'none', why: 'the Eviction is gone' };
+  return undefined;
+}
+
+export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effect[]): Promise<Applied> {
+  const run: Run = { told: false, sent: false };
+  try {
+    return await applyAll(d, t, [...effects], run);
+  } finally {
+    // However the list ended (an answer, decide again, a throw), an admitted start is settled once.
+    if (run.admitted) d.admission!.settle(run.admitted, startCharged(run.sent, run.driven));
+  }
+}
+
+async function applyAll(d: EvacuationDeps, t: Target, queue: Effect[], run: Run): Promise<Applied> {
+  const { namespace } = t;
   for (let e = queue.shift(); e; e = queue.shift()) {
     switch (e.do) {
       case 'take-slot': {
@@ -81,32 +162,23 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         if (!admitted.ok) return { end: 'answer', outcome: 'queued', why: admitted.why, info: {} };
         break;
       }
-      case 'annotate': {
-        const w = await d.writer.annotatePod(storedPodId(podOf(t)), e.set);
-        if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return { end: 'again' };
-        if (w.outcome === 'written' && d.writer.dryRun) carried = withAnnotations(podOf(t), e.set);
-        const pod = podOf(t);
-        if (w.outcome === 'written') {
-          evacuationWritten({ namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
-          told = true;
-        }
+      case 'annotate':
+        if ((await annotate(d, t, e, run)) === 'again') return { end: 'again' };
+        break;
+      case 'admit': {
+        // Asked only when charged (settings.chargeBudgets), and then the parts give the port
+        // (index.ts); deps built without one (a test's) let the start through.
+        if (!d.admission) break;
+        const a = await d.admission.admit(subjectOf(podOf(t)));
+        if ('deferred' in a) return { end: 'answer', outcome: 'deferred', why: a.deferred.why, info: { deferred: a.deferred } };
+        run.admitted = a.ticket;
         break;
       }
-      case 'request-eviction': {
-        // The attempt keeps the path it started on, whatever discovery says now.
-        const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
-        const r = await requestEviction(d, { namespace, name: e.name, pod: { name: podOf(t).metadata.name!, uid: e.uid }, requester });
-        const how = r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there';
-        driven = { outcome: 'started', why: `EvictionRequest ${e.name} (requester ${requester}) ${how}` };
-        break;
-      }
-      case 'create-migration': {
-        const r = await createMigration(d.writer, namespace, e.name, e.vmi, e.labels);
-        driven = { outcome: 'started', why: `migration ${e.name} ${r === 'created' ? 'created' : 'already there'}` };
-        break;
-      }
+      case 'request-eviction':
+      case 'create-migration':
       case 'evict':
-        driven = await evict(d, podOf(t));
+        run.sent = true;
+        run.driven = await startBy(d, t, e);
         break;
       case 'withdraw-request':
         await withdrawEvictionRequest(d.writer, namespace, e.name);
@@ -123,7 +195,7 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         const freed = await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
         // No state written on the pod (gone, terminating, or gone before the write: a pass that
         // sees it terminating writes nothing): the slot given back is the end, said once.
-        if (e.ends && !told) endedGone = freed[0];
+        if (e.ends && !run.told) run.endedGone = freed[0];
         break;
       }
       case 'event':
@@ -136,25 +208,14 @@ export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effe
         queue.unshift(...e.then(await mark(d, namespace, e.vmi)));
         break;
       case 'write-responders': {
-        const ev = t.eviction!;
-        const id = { namespace, name: ev.metadata.name, ...(ev.metadata.resourceVersion ? { resourceVersion: ev.metadata.resourceVersion } : {}) };
-        const w = await d.writer.patchObject(EVICTIONS, id, { status: { responders: e.responders } }, { status: true });
-        if (w === 'conflict') return { end: 'again' }; // someone else wrote: look again
-        if (w === 'gone') return { end: 'reply', step: 'none', why: 'the Eviction is gone' };
+        const stop = await writeResponders(d, t, e);
+        if (stop) return stop;
         break;
       }
       case 'decide-again':
-        return { end: 'again', ...(carried ? { carried } : {}) };
-      case 'answer': {
-        const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
-        if ('outcome' in e) {
-          if (endedGone)
-            evacuationEndedGone({ namespace, name: t.name, ...endedOf(endedGone, t.pod), outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
-          return { end: 'answer', outcome: e.outcome, why: e.why, info };
-        }
-        if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');
-        return { end: 'answer', outcome: driven.outcome, why: e.why ? `${e.why}; ${driven.why}` : driven.why, info };
-      }
+        return { end: 'again', ...(run.carried ? { carried: run.carried } : {}) };
+      case 'answer':
+        return answerOf(d, t, e, run.driven, run.endedGone);
       case 'reply':
         return { end: 'reply', step: e.step, why: e.why };
       default: {

@@ -8,6 +8,7 @@
 import { retryOnConflict } from '../../kube/conflict.js';
 import { getPod } from '../../kube/get.js';
 import type { Stored } from '../../model/identity.js';
+import type { Deferral } from '../../model/removal.js';
 import type { Pod } from '../../model/objects.js';
 import { readState } from '../core/annotations.js';
 import { decide } from '../core/decide.js';
@@ -29,6 +30,8 @@ export interface PassResult {
   why: string;
   attempt?: number;
   migration?: string;
+  /** `deferred`: the policy's budget that held the start back (EVACUATION_CHARGE_BUDGETS), and when it frees. */
+  deferred?: Deferral;
   /** Nothing was written: `why` says what a real pass would have done. */
   dryRun?: true;
 }

@@ -5,6 +5,7 @@
 // ledger.ts), so a person's run and the deployment share one set of limits.
 import { Brakes } from '../../brakes/io/brakes.js';
 import { DEFAULT_SWEEP_CONCURRENCY } from '../../cleanup/config.js';
+import { cleanupAdmission } from '../../cleanup/handle.js';
 import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { ClusterWriter } from '../../kube/writer.js';
@@ -51,7 +52,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
   const newBrakes = (dryRun: boolean) =>
     new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: o.ledgerNamespace, holdMs: HOLD_MS, dryRun, now, log: o.log });
   let brakes: Brakes | undefined;
-  return {
+  const h: CleanupHandle = {
     settings,
     policy: () => o.policy,
     ready: () => Promise.resolve(),
@@ -59,7 +60,10 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     writer,
     // One for the command; a dry run asked of a run gets its own that writes nothing (as the runtime's).
     brakes: (opts = {}) => (opts.dryRun && !settings.dryRun ? newBrakes(true) : (brakes ??= newBrakes(settings.dryRun))),
+    // Removals are admitted as the functions' are (cleanup/handle.ts): the same port over these brakes.
+    admission: (a) => cleanupAdmission(h, a),
     now,
     log: o.log,
   };
+  return h;
 }

@@ -105,7 +105,8 @@ const LIVE_OPTIONS = `Options:
   --brakes-namespace NS         Where the brakes' ledger (ConfigMap kube-tidy-brakes) is charged.
                                 Default: the deployed kube-tidy's, the one such ConfigMap in the
                                 cluster; with none yet, the policy ConfigMap's namespace (or
-                                kube-tidy); with several, name one. Said on stderr.
+                                kube-tidy); with several, the one beside the policy, else
+                                kube-tidy's, else name one. Said on stderr.
   --timeout DURATION            Stop after this long, e.g. 90s (default: 10m); exit 1. Bounds the
                                 whole command: the kubeconfig's credential plugin (stopped, with
                                 what it started) and every request to the API server.

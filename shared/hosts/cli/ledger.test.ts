@@ -37,6 +37,12 @@ describe('the ledger a CLI run charges', () => {
       want: 'ops',
       why: /beside the policy \(ledgers also in a\)/,
     },
+    {
+      sentence: 'several, none beside the policy: the one in kube-tidy',
+      found: ['a', 'kube-tidy'],
+      want: 'kube-tidy',
+      why: /the default namespace's \(ledgers also in a\)/,
+    },
     { sentence: 'may not list: beside the policy, and says so', found: 'forbidden', policyNamespace: 'ops', want: 'ops', why: /may not list ConfigMaps/ },
   ];
   for (const r of rows)

@@ -5,7 +5,8 @@
 // when given; else the one ConfigMap named kube-tidy-brakes in the cluster (a deployment writes
 // it on its first removal, wherever BRAKES_NAMESPACE / KUBE_TIDY_NAMESPACE put it); else, with
 // none yet, the namespace of the policy's ConfigMap (where the chart installs kube-tidy), or
-// kube-tidy. More than one and none of them beside the policy: the person names one.
+// kube-tidy. More than one: the one beside the policy, else the one in kube-tidy, else the
+// person names one (a run must not guess whose limits it spends).
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { BRAKES_NAME } from '../../brakes/io/store.js';
 import { classifyKubeError, toKubeError } from '../../kube/errors.js';
@@ -44,6 +45,12 @@ export async function chooseLedger(core: Pick<CoreV1Api, 'listConfigMapForAllNam
   if (found.length === 0) return { namespace: fallback, why: `none in the cluster yet: ${beside}, created with the first removal` };
   if (hints.policyNamespace !== undefined && found.includes(hints.policyNamespace))
     return { namespace: hints.policyNamespace, why: `beside the policy (ledgers also in ${found.filter((n) => n !== hints.policyNamespace).join(', ')})` };
+  // Where the chart installs by default, and where the CLI charged before it looked.
+  if (found.includes(DEFAULT_LEDGER_NAMESPACE))
+    return {
+      namespace: DEFAULT_LEDGER_NAMESPACE,
+      why: `the default namespace's (ledgers also in ${found.filter((n) => n !== DEFAULT_LEDGER_NAMESPACE).join(', ')})`,
+    };
   throw new InputError('--brakes-namespace', [
     { path: '', message: `the cluster has ${found.length} brakes' ledgers (in ${found.join(', ')}): name the one to charge` },
   ]);

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defrag } from '../../../functions/defrag.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
+import { sweep } from '../../../functions/sweep.js';
 import { normalize, used } from '../../../shared/brakes/core/ledger.js';
 import { counterOf, type Meter } from '../../../shared/brakes/core/meters.js';
 import { BRAKES_NAME, stateOf } from '../../../shared/brakes/io/store.js';
@@ -21,7 +22,7 @@ import { cordon, createNodes, deployment, MOST_ALLOCATED_PROFILES, runningPods, 
 // Defrag's evictions are charged to the brakes' shared ledger through the admission port, as
 // pod cleanup's removals are: the policy's maxNoOfPodsToEvictTotal holds across invocations
 // and instances (a schedule's ticks used to each get the whole cap), and defrag and pod cleanup
-// spend one budget. Four kwok nodes of 8 cpu with one single-replica Deployment each: a plan
+// spend one budget, a sweep included. Four kwok nodes of 8 cpu with one single-replica Deployment each: a plan
 // frees three of them, one eviction per step. Each case has a control plane of its own (defrag
 // plans over the whole cluster) and functions over HTTP with their own runtimes (instances).
 
@@ -141,37 +142,46 @@ describe('defrag and pod cleanup at once', () => {
   });
   afterAll(async () => cluster?.stop());
 
-  it('share one budget: their removals together never exceed the cap, and the ledger counts both', async () => {
+  it('share one budget with a sweep too: their removals together never exceed the cap, and the ledger counts every one', async () => {
     const kc = cluster.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const { top, windowMs } = windowWithRoom(5 * 60_000);
     const policy = failedPolicy(['jobs'], { ...top, maxNoOfPodsToEvictTotal: 3 });
     await core.createNamespace({ body: { metadata: { name: 'jobs' } } });
     const failed: V1Pod[] = [];
-    for (let i = 0; i < 4; i++) failed.push(await runPod(core, 'jobs', `oom-${i}`, { exitCode: 137 }));
+    for (let i = 0; i < 6; i++) failed.push(await runPod(core, 'jobs', `oom-${i}`, { exitCode: 137 }));
     const server = kc.getCurrentCluster()!.server;
-    const [d, p] = [serve(defrag, await runtimeOn(cluster, policy)), serve(podTerminated, await runtimeOn(cluster, policy))];
+    const [d, p, s] = [
+      serve(defrag, await runtimeOn(cluster, policy)),
+      serve(podTerminated, await runtimeOn(cluster, policy)),
+      serve(sweep, await runtimeOn(cluster, policy)),
+    ];
 
-    // One defrag tick and four pod events, at once, on two instances.
-    const [tick, ...events] = await Promise.all([
+    // One defrag tick, a sweep and four pod events, at once, on three instances.
+    const [tick, swept, ...events] = await Promise.all([
       send(d, pingRequest('defrag')),
-      ...failed.map((pod) =>
-        send(p, httpMessage(toApiServerSourceEvent('update', JSON.parse(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod })), server), 'binary')),
-      ),
+      send(s, pingRequest()),
+      ...failed
+        .slice(0, 4)
+        .map((pod) =>
+          send(p, httpMessage(toApiServerSourceEvent('update', JSON.parse(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod })), server), 'binary')),
+        ),
     ]);
-    for (const r of [tick!, ...events]) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    for (const r of [tick!, swept!, ...events]) expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(['evicted', 'deferred']).toContain(tick!.body.outcome);
-    for (const e of events) expect(['deleted', 'deferred']).toContain(e.body.outcome);
+    for (const e of events) expect(['deleted', 'deferred', 'gone', 'stale']).toContain(e.body.outcome);
     const deferrals = [tick!, ...events].filter((r) => r.body.outcome === 'deferred').map((r) => r.body.deferred?.budget);
     expect(deferrals.every((b) => b === 'maxNoOfPodsToEvictTotal')).toBe(true);
 
-    const removals = (tick!.body.outcome === 'evicted' ? 1 : 0) + events.filter((e) => e.body.outcome === 'deleted').length;
+    // What the cluster says was removed: the Failed pods gone (by an event or the sweep), and defrag's eviction.
+    const left = (await core.listNamespacedPod({ namespace: 'jobs' })).items.filter((x) => !x.metadata?.deletionTimestamp);
+    const removals = (tick!.body.outcome === 'evicted' ? 1 : 0) + (6 - left.length);
     expect(removals).toBeGreaterThan(0);
     expect(removals).toBeLessThanOrEqual(3);
-    // The cluster agrees with the answers: the Failed pods deleted are gone.
-    const left = (await core.listNamespacedPod({ namespace: 'jobs' })).items.filter((x) => !x.metadata?.deletionTimestamp);
-    expect(left).toHaveLength(4 - events.filter((e) => e.body.outcome === 'deleted').length);
-    // Every removal, of either family, spent a unit of the one ledger.
+    // The answers agree with the cluster: each Failed pod gone was deleted by exactly one of the event path and the sweep.
+    const deleted = events.filter((e) => e.body.outcome === 'deleted').length + (swept!.body.summary.outcomes.deleted ?? 0);
+    expect(deleted).toBe(6 - left.length);
+    // Every removal, of any family and path, spent a unit of the one ledger.
     const ledger = await spentInLedger(cluster, { scope: 'cluster', max: 3, windowMs, name: 'maxNoOfPodsToEvictTotal' }, removals);
     expect(ledger.spent, ledger.ledger).toBe(removals);
   });

@@ -299,7 +299,21 @@ describe('kube-tidy plan --kubeconfig … --report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-rep-'));
     const file = join(dir, 'policy.json');
     writeFileSync(file, JSON.stringify(policy(profile, [cliNs.name], 5)));
-    const ran = await runCli(['plan', '--kubeconfig', sharedCluster().kubeconfigPath, '--policy', file, '-n', cliNs.name, '--report', '-o', 'json']);
+    // The shared cluster holds many tests' ledgers: this plan names its own (a plan defers what a run would).
+    const ran = await runCli([
+      'plan',
+      '--kubeconfig',
+      sharedCluster().kubeconfigPath,
+      '--policy',
+      file,
+      '-n',
+      cliNs.name,
+      '--brakes-namespace',
+      cliNs.name,
+      '--report',
+      '-o',
+      'json',
+    ]);
     expect(ran.stderr).toMatch(/reports: 1 written, 0 deleted/);
     expect(ran.code).toBe(0);
     const r = await read(cliNs.name, profile);
@@ -312,7 +326,19 @@ describe('kube-tidy plan --kubeconfig … --report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-rep-'));
     const file = join(dir, 'policy.json');
     writeFileSync(file, JSON.stringify(policy(`${profile}-off`, [cliNs.name], 5)));
-    const ran = await runCli(['plan', '--kubeconfig', sharedCluster().kubeconfigPath, '--policy', file, '-n', cliNs.name, '-o', 'json']);
+    const ran = await runCli([
+      'plan',
+      '--kubeconfig',
+      sharedCluster().kubeconfigPath,
+      '--policy',
+      file,
+      '-n',
+      cliNs.name,
+      '--brakes-namespace',
+      cliNs.name,
+      '-o',
+      'json',
+    ]);
     expect(ran.code).toBe(0);
     expect(await reportsOf(`${profile}-off`)).toEqual([]);
   });
