@@ -17,7 +17,7 @@ import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../model/answer.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
-import { inOrder } from '../../kube/in-order.js';
+import { inOrder } from '../../pool/in-order.js';
 import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { storePlan } from './shard-plan.js';

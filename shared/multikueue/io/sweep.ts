@@ -19,7 +19,7 @@ import { listEach } from './list.js';
 import { readWitness, updateWitness } from './witness.js';
 import type { Worker } from './workers.js';
 import type { KubeClients } from '../../kube/clients.js';
-import { inOrder } from '../../kube/in-order.js';
+import { inOrder } from '../../pool/in-order.js';
 import { orphanDone } from '../../notify/families.js';
 
 export interface SweepOptions {
