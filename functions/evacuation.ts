@@ -10,7 +10,7 @@ import {
 } from '../shared/evacuation/index.js';
 import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
-import { BadRequestError } from '../shared/serve/handle.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
 import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 

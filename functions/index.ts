@@ -1,7 +1,7 @@
 // Every function kube-tidy serves: name -> its declaration (shared/serve/target.ts). Loaded
 // one at a time, so a process serving podTerminated never evaluates the MultiKueue,
-// evacuation or defrag code. The processes that serve them: shared/serve/server.ts (the
-// image) and shared/serve/framework-entry.ts (functions-framework's --source, development).
+// evacuation or defrag code. The processes that serve them: shared/hosts/server/server.ts (the
+// image) and shared/hosts/server/framework-entry.ts (functions-framework's --source, development).
 // serverless.yml declares each of these (test/unit/deploy/declaration.test.ts checks it).
 import type { TargetSpec } from '../shared/serve/target.js';
 

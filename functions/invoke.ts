@@ -6,8 +6,8 @@ import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
 import { PassReports } from '../shared/reports/index.js';
-import { readSenderAuthConfig } from '../shared/serve/auth.js';
-import { BadRequestError } from '../shared/serve/handle.js';
+import { readSenderAuthConfig } from '../shared/serve/http/auth.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 // `invoke`: a person asks over HTTP. By default it plans: the whole pass through the API

@@ -1,5 +1,5 @@
 import { cascadeDelete, matchKind, multiKueueParts, type CascadeResult } from '../shared/multikueue/index.js';
-import { BadRequestError } from '../shared/serve/handle.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
 import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 

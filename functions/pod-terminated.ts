@@ -1,4 +1,4 @@
-import { BadRequestError } from '../shared/serve/handle.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget, type Answer, type Input } from '../shared/serve/target.js';
 import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueParts, type Due } from '../shared/due/index.js';

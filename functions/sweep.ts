@@ -2,7 +2,7 @@ import { actShard, Carry, cleanupParts, runPass, unplannedShard, type CleanupPar
 import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { PassReports } from '../shared/reports/index.js';
-import { BadRequestError } from '../shared/serve/handle.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**

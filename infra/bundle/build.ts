@@ -1,4 +1,4 @@
-// The production bundle: shared/serve/server.ts and everything it imports, as CommonJS for Node 22,
+// The production bundle: shared/hosts/server/server.ts and everything it imports, as CommonJS for Node 22,
 // so the image needs no node_modules and a cold start resolves no packages. app.cjs holds all
 // but the Kubernetes client, which is client.cjs, read when first required (podTerminated's
 // common event never needs it). Beside them: the entry (server.cjs, from loader.cjs), which
@@ -64,7 +64,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const [result] = await Promise.all([
     build({
       ...common,
-      entryPoints: [join(ROOT, 'shared', 'serve', 'server.ts')],
+      entryPoints: [join(ROOT, 'shared', 'hosts', 'server', 'server.ts')],
       outfile: app,
       external: Object.keys(SEPARATE),
       // For mapping a production stack trace back to the source by hand: the image does not

@@ -9,7 +9,7 @@
 // Kubernetes client and fails fast (the kubeconfig points nowhere). That second one costs the
 // common first event about 7 ms of cache to read and saves a first delete about 40 ms of
 // compiling (figures in the issue 8 note). The other targets load the client at start and
-// always need the cluster, so they get a GET, which the server's method check (serve/node-http.ts)
+// always need the cluster, so they get a GET, which the server's method check (serve/http/node-http.ts)
 // answers with 405. Either way the start path, the HTTP adapter and the policy code are compiled.
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

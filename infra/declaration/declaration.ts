@@ -84,7 +84,7 @@ export const DeclarationSchema = z.strictObject({
     }),
     deadLetter: z.strictObject({ image: z.string() }),
     /**
-     * Who may call the functions (shared/serve/auth.ts): per platform, the kind of sender
+     * Who may call the functions (shared/serve/http/auth.ts): per platform, the kind of sender
      * token checked; the generator fills in each function's audience and allowed senders.
      */
     senderAuth: z.strictObject({ knative: z.enum(['kubernetes', 'none']), gcp: z.enum(['google', 'none']) }),

@@ -1,4 +1,4 @@
-// Google-signed ID tokens on Cloud Run (shared/serve/auth.ts, platform `google`): each service
+// Google-signed ID tokens on Cloud Run (shared/serve/http/auth.ts, platform `google`): each service
 // accepts tokens for its own URL from the Google service accounts that call it — Cloud
 // Scheduler's for schedules, Eventarc's for cluster events (Pub/Sub push), and `caller`, the
 // account people impersonate for HTTP calls. Cloud Run's own invoker IAM check is turned off

@@ -61,7 +61,7 @@ export const FLOORS = [
   },
   {
     name: 'serve',
-    why: 'the transport-free target contract, the one resolver and the HTTP adapters',
+    why: 'the transport-free target contract and the one resolver, with the HTTP adapters in serve/http/',
     rooms: ['shared/serve/**'],
   },
   {
@@ -70,13 +70,10 @@ export const FLOORS = [
     rooms: ['functions/**'],
   },
   {
-    name: 'serve programs',
-    why: 'the production server and the framework entry read the list of targets, so they stand above functions (issue 34 moves them among the hosts)',
-    rooms: ['shared/serve/server.ts', 'shared/serve/register.ts', 'shared/serve/setup.ts', 'shared/serve/framework-entry.ts'],
-  },
-  {
     name: 'hosts',
-    why: 'the programs that run the library (the CLI, the standalone program, the bridge they share)',
+    why: 'the programs that run the library (the CLI, the standalone program, the bridge they share, the production server and the functions-framework entry)',
+    // The production server and the framework entry (shared/hosts/server/) read the list of
+    // targets in functions/, so they stand above it: among the programs, not in serve/.
     rooms: ['shared/hosts/**'],
   },
 ];

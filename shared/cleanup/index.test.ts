@@ -5,7 +5,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { cleanupParts } from './index.js';
 
 // The targets podTerminated, sweep and invoke are set up with these parts when the process
-// starts (serve/setup.ts): the pass's settings come from pod cleanup's own variables, and a
+// starts (hosts/server/setup.ts): the pass's settings come from pod cleanup's own variables, and a
 // bad one stops the start naming it.
 
 const log = createLogger({ destination: { write: () => {} }, level: 'silent' });

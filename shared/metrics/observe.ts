@@ -51,7 +51,7 @@ export function observeAbort(scope: string): void {
 
 /**
  * The wrapper's own refusals, by reason: the same fixed names the production server's front
- * counts its refusals with (serve/refusals.ts), so one series shows a sender refused wherever.
+ * counts its refusals with (serve/http/refusals.ts), so one series shows a sender refused wherever.
  */
 const REFUSAL_REASONS: Record<number, string> = {
   400: 'bad-input',
@@ -64,7 +64,7 @@ const REFUSAL_REASONS: Record<number, string> = {
 };
 
 /**
- * One request the wrapper answered (serve/handle.ts). `tick`: a scheduled full pass. `family`:
+ * One request the wrapper answered (serve/http/functions-framework.ts). `tick`: a scheduled full pass. `family`:
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
  */
 export function observeRequest<A extends Answer>(

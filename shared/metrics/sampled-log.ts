@@ -2,7 +2,7 @@
 // in a window get a line each; the rest are only counted, and said in one summary line when
 // the window ends (by a timer that never keeps the process up) or when the next window opens,
 // whichever comes first. Metrics count every occurrence; this only decides what is written.
-// Used by the front's refusals (serve/refusals.ts) and the writer's (kube/write-refusals.ts).
+// Used by the front's refusals (serve/http/refusals.ts) and the writer's (kube/write-refusals.ts).
 
 export interface SampleOptions<K> {
   perWindow: number;

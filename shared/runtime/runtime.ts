@@ -21,7 +21,7 @@ export interface Runtime {
   /**
    * Loads the Kubernetes client and connects, once; resolves at once when already done. A
    * caller arriving while a load is under way waits for that load; a failed load is not kept,
-   * so the next caller tries again. The HTTP entries' warm-up at start (serve/warm.ts) is a
+   * so the next caller tries again. The HTTP entries' warm-up at start (hosts/server/warm.ts) is a
    * call to this, beside the sender check's keys.
    */
   kubeReady(): Promise<void>;

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { startRuntime } from '../runtime/runtime.js';
-import { httpFunction } from './handle.js';
+import { httpFunction } from './http/functions-framework.js';
 import { defineTarget, type Answer } from './target.js';
 import { offlineKubeconfig } from '../../test/fixtures/offline.js';
 

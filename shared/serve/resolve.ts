@@ -4,7 +4,7 @@
 // event bridge: 2xx handled; 4xx the input is wrong, a retry will not help, and nothing was
 // written; 5xx try again, which is safe because every write is tied to stored state. What
 // only HTTP has (the method, the sender's token, the body's size) is checked by its adapter,
-// handle.ts; the standalone program hands its watch's events and its ticks to `event`
+// http/node-http.ts or http/functions-framework.ts; the standalone program hands its watch's events and its ticks to `event`
 // (standalone/dispatch.ts). Every answer is counted (kube_tidy_requests_total) and logged
 // the same way whichever way it came; 4xx lines are sampled, as the front's refusals are.
 import { BadEventError, decodeEvent, isEventRequest, type InternalEvent } from '../cloudevents/index.js';

@@ -1,5 +1,5 @@
 // A function target, declared as data: what it accepts, what it needs, how its family is
-// wired, and the handler. One wrapper (handle.ts) does everything else the same way for
+// wired, and the handler. One wrapper (resolve.ts, with its HTTP adapters in http/) does everything else the same way for
 // every target: method, sender authentication, decoding, refusals, the common answer fields
 // and the status code. A target file is then only "given this input and these parts, do
 // this" (functions/*.ts).

@@ -113,7 +113,7 @@ export async function runColdStartBench(): Promise<object> {
       },
       {
         name: 'kube-tidy tsc build via functions-framework',
-        args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/shared/serve/framework-entry.js')}`],
+        args: (p) => [FRAMEWORK, '--target=podTerminated', `--port=${p}`, `--source=${join(ROOT, 'dist/shared/hosts/server/framework-entry.js')}`],
         env,
         request: event(),
       },

@@ -1,8 +1,8 @@
-// What shared/serve/framework-entry.ts serves, plus a trace on stdout (one JSON line each) of every API
+// What shared/hosts/server/framework-entry.ts serves, plus a trace on stdout (one JSON line each) of every API
 // request as it is sent, every pod DELETE as it is answered, and every answer to the
 // caller, with timestamps comparable across processes. Loaded by functions-framework with
 // --source; the handlers, runtime and clients are the production ones.
-import { httpFunction } from '../../shared/serve/handle.js';
+import { httpFunction } from '../../shared/serve/http/functions-framework.js';
 import type { TargetSpec } from '../../shared/serve/target.js';
 import { http, type HttpFunction } from '@google-cloud/functions-framework';
 import { invoke } from '../../functions/invoke.js';

@@ -41,7 +41,7 @@ export async function runFunctionsBench(): Promise<object> {
     const env = { POLICY_FILE: writePolicy(), KUBECONFIG: cluster.kubeconfigPath };
 
     const out = await withFunction('podTerminated', FUNCTIONS_ENTRY, env, async (fn) => {
-      const out: Record<string, unknown> = { process: 'functions-framework child process, shared/serve/framework-entry.ts through tsx, LOG_LEVEL info' };
+      const out: Record<string, unknown> = { process: 'functions-framework child process, shared/hosts/server/framework-entry.ts through tsx, LOG_LEVEL info' };
       const idle = events(running, cluster.server);
       await drive(fn.url, idle, WARMUP_EVENTS, 8);
       for (const c of CONCURRENCY) out[`nothingToDo_c${c}`] = figures(await drive(fn.url, idle, NOTHING_EVENTS, c));

@@ -10,7 +10,7 @@ import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import supertest from 'supertest';
 import { jobDeleted } from '../../functions/job-deleted.js';
-import { serveTarget } from '../../shared/serve/handle.js';
+import { serveTarget } from '../../shared/serve/http/functions-framework.js';
 import { JOB_NAME_LABEL, multiKueueParts } from '../../shared/multikueue/index.js';
 import { startEnv } from '../integration/multikueue/env.js';
 import { copyJob, deleteEvent, managerJob, post } from '../integration/multikueue/fixtures.js';

@@ -12,14 +12,14 @@ import { freePorts } from './ports.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
 /** The functions-framework entry point from its source (package.json "main" is its build). */
-export const FUNCTIONS_SOURCE = `${ROOT}shared/serve/framework-entry.ts`;
+export const FUNCTIONS_SOURCE = `${ROOT}shared/hosts/server/framework-entry.ts`;
 /** The same, built (`npm run build`): what a user runs. */
-export const FUNCTIONS_BUILT = `${ROOT}dist/shared/serve/framework-entry.js`;
+export const FUNCTIONS_BUILT = `${ROOT}dist/shared/hosts/server/framework-entry.js`;
 /**
  * The production entry (the image's command): FUNCTION_TARGET and PORT from the environment,
- * the sender check, body limits and graceful shutdown in front of the node:http adapter (serve/node-http.ts).
+ * the sender check, body limits and graceful shutdown in front of the node:http adapter (serve/http/node-http.ts).
  */
-export const SERVER_ENTRY = `${ROOT}shared/serve/server.ts`;
+export const SERVER_ENTRY = `${ROOT}shared/hosts/server/server.ts`;
 
 export interface FunctionProcess {
   target: string;

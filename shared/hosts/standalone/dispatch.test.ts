@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../cloudevents/index.js';
 import { createLogger } from '../../log.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { Served } from '../../serve/setup.js';
+import type { Served } from '../server/setup.js';
 import { defineTarget, type Input } from '../../serve/target.js';
 import { inProcessDispatch } from './dispatch.js';
 import { routesOf } from './routing.js';

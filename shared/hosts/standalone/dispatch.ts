@@ -16,7 +16,7 @@ import { BadEventError } from '../../cloudevents/index.js';
 import { decodeResourceEvent } from '../../cloudevents/knative.js';
 import type { Logger } from '../../log.js';
 import { resolver, type Resolver } from '../../serve/resolve.js';
-import type { Served } from '../../serve/setup.js';
+import type { Served } from '../server/setup.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { targetsFor, type Routes } from './routing.js';
 

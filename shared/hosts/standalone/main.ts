@@ -12,7 +12,7 @@ import { isTarget, TARGETS } from '../../../functions/index.js';
 import { startBridge, type Bridge } from '../bridge/bridge.js';
 import { leaseClient } from '../../kube/lease.js';
 import { createLogger } from '../../log.js';
-import { setupTargets } from '../../serve/setup.js';
+import { setupTargets } from '../server/setup.js';
 import { readStandaloneConfig, type StandaloneConfig } from './config.js';
 import { selectorString } from './core/selector.js';
 import { inProcessDispatch } from './dispatch.js';

@@ -6,7 +6,7 @@
 import { KINDS } from '../bridge/kinds.js';
 import type { Verb } from '../../cloudevents/index.js';
 import { acceptedKinds } from '../../serve/resolve.js';
-import type { Served } from '../../serve/setup.js';
+import type { Served } from '../server/setup.js';
 
 /** A target that takes a kind's events: of these verbs only, when it names them. */
 export interface Route {

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import supertest from 'supertest';
 import { kubeClients } from '../../../shared/kube/index.js';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
-import { serveTarget } from '../../../shared/serve/handle.js';
+import { serveTarget } from '../../../shared/serve/http/functions-framework.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { sharedCluster } from '../../harness/index.js';
 

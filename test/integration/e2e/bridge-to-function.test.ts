@@ -1,4 +1,4 @@
-import { httpFunction } from '../../../shared/serve/handle.js';
+import { httpFunction } from '../../../shared/serve/http/functions-framework.js';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { getTestServer } from '@google-cloud/functions-framework/testing';

@@ -11,7 +11,7 @@ import { CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
 import supertest from 'supertest';
 import { pino, type Logger } from 'pino';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
-import { httpFunction } from '../../../shared/serve/handle.js';
+import { httpFunction } from '../../../shared/serve/http/functions-framework.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { sharedCluster, waitFor, EXIT_CODE_ANNOTATION } from '../../harness/index.js';
 import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode } from '../../../shared/cloudevents/index.js';

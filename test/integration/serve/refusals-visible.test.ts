@@ -1,8 +1,8 @@
 // Issue 23 ("refusals leave no trace"): every request the production server's front
-// (shared/serve/front.ts) refuses before the wrapper sees it is counted in
+// (shared/serve/http/front.ts) refuses before the wrapper sees it is counted in
 // kube_tidy_requests_total by reason and logged, sampled, with the sender's subject when the
 // verifier knew it and never the token; its 503s say when to retry, as the wrapper's do. The
-// front stands before the production server's own adapter (shared/serve/node-http.ts), as in
+// front stands before the production server's own adapter (shared/serve/http/node-http.ts), as in
 // server.ts.
 import type { RequestListener } from 'node:http';
 import { http } from '@google-cloud/functions-framework';
@@ -13,11 +13,11 @@ import { TARGETS } from '../../../functions/index.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { resetForTests } from '../../../shared/metrics/record.js';
-import { front } from '../../../shared/serve/front.js';
-import { httpFunction } from '../../../shared/serve/handle.js';
-import { nodeHttpTarget } from '../../../shared/serve/node-http.js';
-import { LOG_PER_WINDOW } from '../../../shared/serve/refusals.js';
-import { senderAuthOf } from '../../../shared/serve/senders.js';
+import { front } from '../../../shared/serve/http/front.js';
+import { httpFunction } from '../../../shared/serve/http/functions-framework.js';
+import { nodeHttpTarget } from '../../../shared/serve/http/node-http.js';
+import { LOG_PER_WINDOW } from '../../../shared/serve/http/refusals.js';
+import { senderAuthOf } from '../../../shared/serve/http/senders.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
 import { runtimeFor } from '../functions/setup.js';
@@ -135,7 +135,7 @@ describe('the front counts and logs every refusal', () => {
 const adapters: Record<string, (spec: TargetSpec<unknown>, rt: Awaited<ReturnType<typeof runtimeFor>>) => Promise<RequestListener>> = {
   'the production server’s adapter (node-http.ts)': async (spec, rt) =>
     nodeHttpTarget(spec, await spec.setup(rt), rt, { auth: senderAuthOf(rt), maxBytes: rt.config.MAX_BODY_BYTES }),
-  'functions-framework’s (handle.ts)': async (spec, rt) => {
+  'functions-framework’s (functions-framework.ts)': async (spec, rt) => {
     http('vis-wrapper', httpFunction(spec, rt));
     return getTestServer('vis-wrapper').listeners('request')[0] as RequestListener;
   },

@@ -5,7 +5,7 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
-import { senderAuthFromEnv, type SenderAuth } from '../../../shared/serve/auth.js';
+import { senderAuthFromEnv, type SenderAuth } from '../../../shared/serve/http/auth.js';
 
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/pod-terminated';
 // The harness's --service-account-issuer (test/harness/components.ts).

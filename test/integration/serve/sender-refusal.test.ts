@@ -1,5 +1,5 @@
 // Sender authentication in front of every target, as the production server serves it
-// (shared/serve/front.ts before its node:http adapter, shared/serve/node-http.ts): with
+// (shared/serve/http/front.ts before its node:http adapter, shared/serve/http/node-http.ts): with
 // SENDER_AUTH on, a request without a valid token is answered 401 before its body is read (a
 // body that is not even JSON gets 401, not 400), and a valid token lets the request through to
 // decoding. Without the front, each HTTP adapter checks the sender itself.
@@ -8,10 +8,10 @@ import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { front } from '../../../shared/serve/front.js';
-import { httpFunction } from '../../../shared/serve/handle.js';
-import { nodeHttpTarget } from '../../../shared/serve/node-http.js';
-import { senderAuthOf } from '../../../shared/serve/senders.js';
+import { front } from '../../../shared/serve/http/front.js';
+import { httpFunction } from '../../../shared/serve/http/functions-framework.js';
+import { nodeHttpTarget } from '../../../shared/serve/http/node-http.js';
+import { senderAuthOf } from '../../../shared/serve/http/senders.js';
 import { TARGETS, type TargetName } from '../../../functions/index.js';
 import type { TargetSpec } from '../../../shared/serve/target.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
@@ -75,7 +75,7 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
 });
 
 const unfronted: Record<string, (spec: TargetSpec<unknown>, rt: Awaited<ReturnType<typeof runtimeFor>>) => Promise<RequestListener>> = {
-  'functions-framework’s own main (handle.ts)': async (spec, rt) => {
+  'functions-framework’s own main (functions-framework.ts)': async (spec, rt) => {
     http('auth-no-front', httpFunction(spec, rt));
     return getTestServer('auth-no-front').listeners('request')[0] as RequestListener;
   },

@@ -16,8 +16,8 @@ import { sharedCluster, waitFor } from '../../harness/index.js';
 import { startIssuer, type LocalIssuer } from '../../fixtures/oidc-issuer.js';
 import { knativeRequest } from '../functions/setup.js';
 import { startRuntime } from '../../../shared/runtime/runtime.js';
-import { senderAuthOf } from '../../../shared/serve/senders.js';
-import { warmUp } from '../../../shared/serve/warm.js';
+import { senderAuthOf } from '../../../shared/serve/http/senders.js';
+import { warmUp } from '../../../shared/hosts/server/warm.js';
 
 const AUDIENCE = 'serving.knative.dev/service/kube-tidy/pod-terminated';
 const SENDER = 'system:serviceaccount:kube-tidy:oidc-apiserversource';

@@ -11,7 +11,7 @@ import { bundle, warmCodeCache } from '../../../infra/bundle/build.js';
 import { nodeBinary } from '../../../infra/bundle/node-binary.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
-import { TARGETS } from '../../../shared/serve/register.js';
+import { TARGETS } from '../../../shared/hosts/server/register.js';
 import { httpMessage, toApiServerSourceEvent } from '../../../shared/cloudevents/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.

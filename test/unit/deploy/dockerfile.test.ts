@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { IMAGE_NODE_OPTIONS } from '../../../infra/bundle/heap.js';
 import { node22 } from '../../../infra/bundle/node22.js';
 import { startServer } from '../../../infra/bundle/serving.js';
-import { TARGETS } from '../../../shared/serve/register.js';
+import { TARGETS } from '../../../shared/hosts/server/register.js';
 import { httpMessage, toApiServerSourceEvent } from '../../../shared/cloudevents/index.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
@@ -121,7 +121,7 @@ describe('infra/docker/Dockerfile', () => {
 
   it('keeps test files out of the build context, as its .dockerignore says', () => {
     const build = roots[0]!;
-    expect(existsSync(join(build, 'src', 'shared', 'serve', 'server.ts'))).toBe(true);
+    expect(existsSync(join(build, 'src', 'shared', 'hosts', 'server', 'server.ts'))).toBe(true);
     expect(readFileSync(`${DOCKERFILE}.dockerignore`, 'utf8')).toMatch(/^\*\*\/\*\.test\.ts$/m);
     const tests = execSync(`find ${build}/src -name '*.test.ts' -not -path '*/node_modules/*' | wc -l`, { encoding: 'utf8' }).trim();
     expect(tests).toBe('0');

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { gracefulServer } from '../../../shared/serve/graceful.js';
+import { gracefulServer } from '../../../shared/hosts/server/graceful.js';
 
 // Real processes start slowly when the whole suite runs in parallel on two cores.
 vi.setConfig({ testTimeout: 30_000 });

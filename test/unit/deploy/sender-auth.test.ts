@@ -3,14 +3,14 @@
 // deliver to it (and the `invoker` account where people call it over HTTP), every such
 // Trigger asks for that Service's audience, and every Cloud Run service accepts its own URL
 // from the Google accounts that call it. Each environment is a valid configuration of
-// shared/serve/auth.ts.
+// shared/serve/http/auth.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { readDueConfig } from '../../../shared/due/config.js';
-import { readSenderAuthConfig } from '../../../shared/serve/auth.js';
+import { readSenderAuthConfig } from '../../../shared/serve/http/auth.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML
 type Any = any;

@@ -101,7 +101,10 @@ describe('rooms import downward only: no import cycle, type imports included', (
 
   it('a dynamic import() closes a cycle too', async () => {
     const found = (
-      await problems('shared/model/answer.ts', "export const later = () => import('../serve/handle.js');\nexport interface Answer { outcome: string }")
+      await problems(
+        'shared/model/answer.ts',
+        "export const later = () => import('../serve/http/functions-framework.js');\nexport interface Answer { outcome: string }",
+      )
     ).join('\n');
     expect(found).toContain('kube-tidy/no-import-cycle');
   });
@@ -123,7 +126,7 @@ describe('rooms import downward only: the floors of infra/lint/floors.js', () =>
     [
       'a function reaching a host-side program',
       'functions/boundary-probe.ts',
-      "import { setupTargets } from '../shared/serve/setup.js';\nexport const x = setupTargets;",
+      "import { setupTargets } from '../shared/hosts/server/setup.js';\nexport const x = setupTargets;",
     ],
   ])('%s that runs up a floor fails lint, naming both rooms and floors', async (_what, file, code) => {
     const found = (await problems(file, code)).filter((p) => p.startsWith(RULE));

@@ -1,4 +1,4 @@
-// The production server's body limits (shared/serve/limits.ts), in front of functions-
+// The production server's body limits (shared/serve/http/limits.ts), in front of functions-
 // framework's own app with its real parsers, over real HTTP on loopback.
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gracefulServer } from '../../../shared/serve/graceful.js';
-import { withBodyLimits } from '../../../shared/serve/limits.js';
+import { gracefulServer } from '../../../shared/hosts/server/graceful.js';
+import { withBodyLimits } from '../../../shared/serve/http/limits.js';
 
 const MAX = 64 * 1024;
 let server: Server;

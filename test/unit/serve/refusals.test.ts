@@ -1,8 +1,8 @@
-// The refusal log's sampler (shared/serve/refusals.ts): the first few per reason per minute,
+// The refusal log's sampler (shared/serve/http/refusals.ts): the first few per reason per minute,
 // then one summary line, whether or not the flood goes on into the next minute.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../shared/log.js';
-import { LOG_PER_WINDOW, refusalSink } from '../../../shared/serve/refusals.js';
+import { LOG_PER_WINDOW, refusalSink } from '../../../shared/serve/http/refusals.js';
 
 afterEach(() => vi.useRealTimers());
 

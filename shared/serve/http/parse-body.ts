@@ -5,7 +5,7 @@
 // text/plain, the fields of a form, and bytes for any other valid media type. A request with
 // no body, or whose Content-Type does not parse, has none (`undefined`): the decoders then
 // answer as they did. Pure: the caller reads the bytes (bounded) and writes the answer.
-import { BadRequestError } from './resolve.js';
+import { BadRequestError } from '../resolve.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 

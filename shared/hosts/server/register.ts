@@ -1,14 +1,14 @@
 import { http } from '@google-cloud/functions-framework';
-import { isTarget, TARGETS } from '../../functions/index.js';
-import type { StartOptions } from '../runtime/runtime.js';
-import { serveTarget } from './handle.js';
+import { isTarget, TARGETS } from '../../../functions/index.js';
+import type { StartOptions } from '../../runtime/runtime.js';
+import { serveTarget } from '../../serve/http/functions-framework.js';
 import { setupTargets, type Setup } from './setup.js';
 
 // How a process started by functions-framework registers the target it serves (every target
 // when none is chosen, for development): the targets are set up (setup.ts: the runtime as
 // their needs say, the sender check, each target's parts; a bad setup exits 2 before anything
-// listens), and each is wrapped by the one wrapper's functions-framework adapter (handle.ts).
-// The production server (server.ts) serves without the framework (node-http.ts).
+// listens), and each is wrapped by the one wrapper's functions-framework adapter (serve/http/functions-framework.ts).
+// The production server (server.ts) serves without the framework (serve/http/node-http.ts).
 
 export { isTarget, TARGETS };
 

@@ -1,22 +1,22 @@
-// The node:http adapter of the one wrapper (resolve.ts decides every request for every
-// target): the production server's (server.ts) own request handling, with no framework in
+// The node:http adapter of the one wrapper (serve/resolve.ts decides every request for every
+// target): the production server's (hosts/server/server.ts) own request handling, with no framework in
 // between. What only HTTP has is checked here — who sent it (headers only), its encoding and
-// declared length (the front, front.ts, has checked those in server.ts; they are checked again
+// declared length (the front, front.ts, has checked those in hosts/server/server.ts; they are checked again
 // for the adapter alone), the body's size while it is read, its parsing (parse-body.ts,
 // the forms the framework's parsers gave), the framework's ignored paths, the method — then
 // the resolver decides and its answer is written, as the functions-framework adapter
-// (handle.ts) writes it.
+// (functions-framework.ts) writes it.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { SenderAuth } from './auth.js';
 import { checkSender, methodRefused } from './http-checks.js';
 import { refuseBeforeReading } from './limits.js';
 import { parseBody, planBody } from './parse-body.js';
-import { BadRequestError, resolver, type Resolved } from './resolve.js';
-import type { TargetSpec } from './target.js';
+import { BadRequestError, resolver, type Resolved } from '../resolve.js';
+import type { TargetSpec } from '../target.js';
 
 export interface NodeHttpOptions {
-  /** The process's sender check (setup.ts); skipped for a request the front has let through. */
+  /** The process's sender check (hosts/server/setup.ts); skipped for a request the front has let through. */
   auth: SenderAuth;
   /** The most body bytes read; past it (declared or streamed), 413 and the connection closes. */
   maxBytes: number;
@@ -43,7 +43,7 @@ export function nodeHttpTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, op
       if ('refused' in checked) return refuse(checked.refused);
       sender = checked.subject;
       if (!decodes(path)) return refuse(new BadRequestError(400, `the path ${JSON.stringify(path.slice(0, 200))} does not decode (a malformed %-escape)`));
-      // What the front refuses on headers (server.ts), refused here too when the adapter stands alone.
+      // What the front refuses on headers (hosts/server/server.ts), refused here too when the adapter stands alone.
       const unread = refuseBeforeReading(req, opts.maxBytes);
       if (unread) return refuse(new BadRequestError(unread.status, unread.why, { connection: 'close' }));
       const plan = planBody(req.headers);
@@ -65,7 +65,7 @@ export function nodeHttpTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, op
   };
   return (req, res) => {
     answer(req, res).catch((e: unknown) => {
-      // resolve.ts answers every error itself; this is a fault in writing the answer.
+      // serve/resolve.ts answers every error itself; this is a fault in writing the answer.
       rt.log.error({ target: spec.name, err: (e as Error)?.message ?? String(e) }, 'not answered');
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ target: spec.name, error: 'internal error' }));

@@ -1,5 +1,5 @@
-import type { Runtime } from '../runtime/runtime.js';
-import type { SenderAuth } from './auth.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { SenderAuth } from '../../serve/http/auth.js';
 
 // The warm-up at start of a serving process (issue 23, item 4): what the first request would
 // otherwise pay for, started once the entry listens (WARM_AT_START): the sender check's issuer

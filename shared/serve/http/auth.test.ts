@@ -1,6 +1,6 @@
 import { exportSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeKey, part, startIssuer, type IssuerKey, type LocalIssuer } from '../../test/fixtures/oidc-issuer.js';
+import { makeKey, part, startIssuer, type IssuerKey, type LocalIssuer } from '../../../test/fixtures/oidc-issuer.js';
 import { senderAuthFromEnv, type AuthResult, type SenderAuth } from './auth.js';
 
 // The verifier against a local issuer (keys generated here, JWKS on 127.0.0.1): one valid

@@ -4,9 +4,9 @@
 // the token). The log is sampled: the first LOG_PER_WINDOW refusals per reason per minute get
 // a line each; the rest are counted and said in one summary line when the next window opens,
 // so a flood of bad requests cannot fill the log. The counter counts every one.
-import type { Logger } from '../log.js';
-import { record } from '../metrics/record.js';
-import { logSampler } from '../metrics/sampled-log.js';
+import type { Logger } from '../../log.js';
+import { record } from '../../metrics/record.js';
+import { logSampler } from '../../metrics/sampled-log.js';
 
 /** The fixed reasons, by status: the `outcome` label of a refusal. */
 export type RefusalReason = 'unauthenticated' | 'sender-check-unavailable' | 'too-large' | 'encoding';

@@ -1,11 +1,11 @@
-// What the production server (server.ts) puts in front of its node:http adapter
+// What the production server (hosts/server/server.ts) puts in front of its node:http adapter
 // (node-http.ts): the checks that must happen before any body is read. First who sent it
 // (sender authentication, headers only), then how much it may send (limits.ts: the
 // encoding and the declared length refused on headers, a chunked body cut off once it passes
-// the bound). The adapters repeat both where nothing stands in front: handle.ts for processes
+// the bound). The adapters repeat both where nothing stands in front: functions-framework.ts for processes
 // started by functions-framework's own main (development), node-http.ts when used alone.
 import type { RequestListener } from 'node:http';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger } from '../../log.js';
 import type { SenderAuth } from './auth.js';
 import { withBodyLimits } from './limits.js';
 import { refusalSink, type RefusalSink } from './refusals.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_FORM_FIELDS, parseBody, parseMediaType, planBody } from './parse-body.js';
-import { BadRequestError } from './resolve.js';
+import { BadRequestError } from '../resolve.js';
 
 // The body as the production server parses it (node-http.test.ts compares whole answers with
 // functions-framework's); here the parts no answer shows.

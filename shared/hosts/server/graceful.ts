@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
 // Serving with a drain. functions-framework's own main exits on SIGTERM at once (its issue
 // #704), cutting off a delete or eviction half done and making the bridge resend it. Here a

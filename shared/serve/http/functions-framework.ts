@@ -1,24 +1,24 @@
-// The functions-framework adapter of the one wrapper (resolve.ts decides every request for
+// The functions-framework adapter of the one wrapper (serve/resolve.ts decides every request for
 // every target): what only HTTP has is checked here, before the body is decoded — the method,
 // who sent it (headers only), the size the framework read — and the resolved answer is
-// written back. It serves processes started by `functions-framework --target` (framework-entry.ts);
+// written back. It serves processes started by `functions-framework --target` (hosts/server/framework-entry.ts);
 // the production server reads bodies itself (node-http.ts).
 import type { HttpFunction } from '@google-cloud/functions-framework';
 import type { Request } from 'express';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { SenderAuth } from './auth.js';
 import { checkSender, methodRefused } from './http-checks.js';
 import { bodyTooLarge } from './limits.js';
-import { BadRequestError, resolver } from './resolve.js';
+import { BadRequestError, resolver } from '../resolve.js';
 import { senderAuthOf } from './senders.js';
-import type { TargetSpec } from './target.js';
+import type { TargetSpec } from '../target.js';
 
 // Handlers import it from here (functions/*.ts).
-export { BadRequestError } from './resolve.js';
+export { BadRequestError } from '../resolve.js';
 
 /**
  * `spec` with its parts as a functions-framework HTTP function. `auth`: the process's sender
- * check (setup.ts); tests and benches that pass none get one from `rt`'s environment.
+ * check (hosts/server/setup.ts); tests and benches that pass none get one from `rt`'s environment.
  */
 export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, auth: SenderAuth = senderAuthOf(rt)): HttpFunction {
   const resolve = resolver(spec, parts, rt);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, describeIssues } from '../../config/env.js';
+import { ConfigError, describeIssues } from '../../../config/env.js';
 
 // Sender authentication, configured from the environment and checked once at start: every
 // problem is reported at once, each with its variable name, before any request is taken.

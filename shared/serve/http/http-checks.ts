@@ -1,11 +1,11 @@
-// What only HTTP has, checked the same way by both HTTP adapters (handle.ts for
+// What only HTTP has, checked the same way by both HTTP adapters (functions-framework.ts for
 // functions-framework's Express, node-http.ts for the production server) before a body is
 // decoded: the method, and who sent it (headers only). Each adapter checks the body's size
 // the way its transport reads the body.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SenderAuth } from './auth.js';
 import { SENDER_VERIFIED } from './front.js';
-import { BadRequestError } from './resolve.js';
+import { BadRequestError } from '../resolve.js';
 
 /** A 405 for anything but a POST, or undefined. */
 export function methodRefused(method: string | undefined): BadRequestError | undefined {

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { isTarget, TARGETS } from '../../functions/index.js';
-import { describeIssues } from '../config/env.js';
-import { MaxBodyBytes, RequestDeadlineSeconds } from '../runtime/config.js';
-import { front } from './front.js';
-import { createLogger } from '../log.js';
+import { isTarget, TARGETS } from '../../../functions/index.js';
+import { describeIssues } from '../../config/env.js';
+import { MaxBodyBytes, RequestDeadlineSeconds } from '../../runtime/config.js';
+import { front } from '../../serve/http/front.js';
+import { createLogger } from '../../log.js';
 import { serveUntilSignal } from './graceful.js';
-import { nodeHttpTarget } from './node-http.js';
+import { nodeHttpTarget } from '../../serve/http/node-http.js';
 import { setupTargets } from './setup.js';
 
 // The production entry point (the image's command, the bundle's entry): one target per
 // process, chosen by FUNCTION_TARGET as functions-framework does, served over node:http by
-// kube-tidy's own adapter (node-http.ts: it reads and parses the body itself, as the
+// kube-tidy's own adapter (serve/http/node-http.ts: it reads and parses the body itself, as the
 // framework's parsers did, and answers what the framework's app answered) behind the front
 // and a server that drains on SIGTERM. No framework, no Express: functions-framework serves
 // only processes started by its own main (framework-entry.ts).

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { startRuntime } from '../runtime/runtime.js';
+import { startRuntime } from '../../runtime/runtime.js';
 import { senderAuthOf } from './senders.js';
-import { offlineKubeconfig, offlinePolicy } from '../../test/fixtures/offline.js';
+import { offlineKubeconfig, offlinePolicy } from '../../../test/fixtures/offline.js';
 
 // The sender check a serving process builds from its environment, beside a runtime that stays lazy.
 

@@ -1,5 +1,5 @@
 // The production server's own node:http adapter (node-http.ts) answers every request as
-// functions-framework's app answered it through the framework adapter (handle.ts): the same
+// functions-framework's app answered it through the framework adapter (functions-framework.ts): the same
 // status for every request, and for every JSON answer the same body and headers. Each case is
 // sent, byte for byte, to both; the framework's own error pages (an HTML page for a body its
 // parsers refused, an empty 404) are compared by status, and the adapter's own answer there
@@ -13,14 +13,14 @@ import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpMessage, pubSubMessage, toApiServerSourceEvent } from '../cloudevents/encode.js';
-import { startRuntime, type Runtime } from '../runtime/runtime.js';
+import { httpMessage, pubSubMessage, toApiServerSourceEvent } from '../../cloudevents/encode.js';
+import { startRuntime, type Runtime } from '../../runtime/runtime.js';
 import { front } from './front.js';
-import { httpFunction } from './handle.js';
+import { httpFunction } from './functions-framework.js';
 import { nodeHttpTarget } from './node-http.js';
 import { senderAuthOf } from './senders.js';
-import { defineTarget, type Input, type TargetSpec } from './target.js';
-import { offlineKubeconfig } from '../../test/fixtures/offline.js';
+import { defineTarget, type Input, type TargetSpec } from '../target.js';
+import { offlineKubeconfig } from '../../../test/fixtures/offline.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-node-http-'));
 // Parsed, never dialled.

@@ -1,10 +1,10 @@
-import { TARGETS, type TargetName } from '../../functions/index.js';
-import { ConfigError } from '../config/env.js';
-import { PolicyError } from '../policy/errors.js';
-import { startRuntime, type Runtime, type StartOptions } from '../runtime/runtime.js';
-import type { SenderAuth } from './auth.js';
-import { senderAuthOf } from './senders.js';
-import type { TargetSpec } from './target.js';
+import { TARGETS, type TargetName } from '../../../functions/index.js';
+import { ConfigError } from '../../config/env.js';
+import { PolicyError } from '../../policy/errors.js';
+import { startRuntime, type Runtime, type StartOptions } from '../../runtime/runtime.js';
+import type { SenderAuth } from '../../serve/http/auth.js';
+import { senderAuthOf } from '../../serve/http/senders.js';
+import type { TargetSpec } from '../../serve/target.js';
 import { warmUp } from './warm.js';
 
 // A process's targets set up, with no transport: the runtime started as their needs say, each
@@ -23,7 +23,7 @@ export interface Served<P = unknown> {
 export interface Setup {
   rt: Runtime;
   served: Served[];
-  /** Who may send this process requests (senders.ts): the HTTP adapters and the front check it. */
+  /** Who may send this process requests (serve/http/senders.ts): the HTTP adapters and the front check it. */
   auth: SenderAuth;
   /** The warm-up at start (warm.ts): the HTTP entries call it once they listen (WARM_AT_START). */
   warm(): Promise<void>;

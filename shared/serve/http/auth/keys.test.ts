@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeKey, startIssuer, type LocalIssuer } from '../../../test/fixtures/oidc-issuer.js';
+import { makeKey, startIssuer, type LocalIssuer } from '../../../../test/fixtures/oidc-issuer.js';
 import { senderAuthFromEnv, type SenderAuth } from '../auth.js';
 
 // The issuer's keys over time: rotation is picked up, lookups for unknown kids are

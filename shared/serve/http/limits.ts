@@ -1,8 +1,8 @@
 // Bounded work per request, before the body is read. functions-framework's own parsers take
 // up to 1 GiB and inflate gzip/deflate bodies without a bound of their own, so a 200 KB
-// request can become 200 MB of JSON. The production server (server.ts) applies these checks
+// request can become 200 MB of JSON. The production server (hosts/server/server.ts) applies these checks
 // in its front (front.ts), before its adapter reads the body (node-http.ts, which bounds what
-// it reads too); handle.ts checks again what the framework read, for processes started by
+// it reads too); functions-framework.ts checks again what the framework read, for processes started by
 // functions-framework's own main (development).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
