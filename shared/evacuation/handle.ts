@@ -14,7 +14,7 @@ import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import { evictionRequestApiInstalled } from './io/eviction-request.js';
 
-/** What evacuation reads: pods and the ledger ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
+/** What evacuation reads: pods and the slot store's ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
 export type EvacuationReader = Pick<KubeClients, 'core' | 'custom'>;
 
 export interface EvacuationHandle {

@@ -1,7 +1,7 @@
 // Evacuation, wired: long-running evictions (KubeVirt live migration) started, polled,
 // finished, timed out or cancelled, the state kept on the pod. The pure part is core/ (the
 // state machine, the annotations that store its state, the limits, a pod as the machine sees
-// it); its I/O io/ (one pass over a pod, a tick over all of them, the ledger ConfigMap, every
+// it); its I/O io/ (one pass over a pod, a tick over all of them, the slot store's ConfigMap, every
 // KubeVirt call, EvictionRequest discovery); its configuration config.ts; what it takes from the
 // process handle.ts. Every write goes through the handle's ClusterWriter: DRY_RUN, protected
 // namespaces, Events.
@@ -14,7 +14,7 @@ import type { EvacuationConfig } from './config.js';
 import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import type { EvacuationDeps } from './io/evacuate.js';
 import { requesterName } from '../model/keys.js';
-import { Ledger } from './io/ledger.js';
+import { SlotStore } from './io/slot-store.js';
 
 export { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
@@ -22,14 +22,14 @@ export { tick, type TickSummary } from './io/tick.js';
 export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';
 export { respondAll, respondTo, respondToStored, type ResponderResult } from './io/responder.js';
 export { KUBEVIRT_RESPONDER } from './core/responder.js';
-export { Ledger, listSlots, LEDGER_NAME } from './io/ledger.js';
+export { SlotStore, listSlots, SLOT_STORE_NAME } from './io/slot-store.js';
 export { readEvacuationConfig, type EvacuationConfig } from './config.js';
 export { evacuationHandle, type EvacuationHandle, type EvacuationReader } from './handle.js';
 
 export interface EvacuationParts {
   config: EvacuationConfig;
   /**
-   * What one request works with: a writer and a ledger of its own (a dry run's slots live only
+   * What one request works with: a writer and a slot store of its own (a dry run's slots live only
    * there), and whether new attempts ask through an EvictionRequest (lifecycle.k8s.io served).
    */
   deps(): Promise<EvacuationDeps>;
@@ -60,7 +60,7 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
       core,
       custom,
       writer,
-      ledger: new Ledger(core, writer, config.namespace),
+      slotStore: new SlotStore(core, writer, config.namespace),
       config,
       now: () => h.now(),
       log: h.log,

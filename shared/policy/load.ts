@@ -3,7 +3,7 @@ import { DefaultEvictorArgsSchema } from '../evictor/schema.js';
 import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '../strategies/registry.js';
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
-import { KubeTidySectionSchema } from './brakes.js';
+import { KubeTidySectionSchema } from './brakes-schema.js';
 import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, type ProfileEnvelope } from './schema.js';
 
 export interface LoadOptions {

@@ -1,4 +1,4 @@
-import { DEFAULT_BRAKES, type Brakes } from './brakes.js';
+import { DEFAULT_BRAKES, type BrakesPolicy } from './brakes-schema.js';
 import type { Policy } from './policy.js';
 
 /**
@@ -35,6 +35,6 @@ const duration = (ms: number): string => {
   return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${rest || (!h && !m) ? `${rest}s` : ''}`;
 };
 
-function brakesOut(b: Brakes): Record<string, unknown> {
+function brakesOut(b: BrakesPolicy): Record<string, unknown> {
   return { window: duration(b.window), rates: b.rates.map((r) => ({ ...r, per: duration(r.per) })), abort: b.abort };
 }

@@ -1,6 +1,6 @@
 import type { DefaultEvictorArgs } from '../evictor/schema.js';
 import type { EvictionLimits } from '../evictor/limits.js';
-import type { Brakes } from './brakes.js';
+import type { BrakesPolicy } from './brakes-schema.js';
 import type { RetentionRule } from './retention.js';
 import type { StrategyName } from '../strategies/registry.js';
 
@@ -8,8 +8,8 @@ import type { StrategyName } from '../strategies/registry.js';
 export interface Policy {
   nodeSelector?: string;
   limits: EvictionLimits;
-  /** kube-tidy's brakes across passes and events (policy/brakes.ts); absent: DEFAULT_BRAKES. */
-  brakes?: Brakes;
+  /** kube-tidy's brakes across passes and events (policy/brakes-schema.ts); absent: DEFAULT_BRAKES. */
+  brakes?: BrakesPolicy;
   /** kube-tidy's "keep the newest N per owner" (policy/retention.ts, plan/retention.ts); absent: none. */
   retention?: RetentionRule[];
   gracePeriodSeconds?: number;

@@ -1,5 +1,5 @@
 // kube-tidy's "keep the last N per owner", beside the brakes in the top-level `kubeTidy`
-// section of the DeschedulerPolicy file (the descheduler ignores the section: brakes.ts).
+// section of the DeschedulerPolicy file (the descheduler ignores the section: brakes-schema.ts).
 //
 //   kubeTidy:
 //     retention:

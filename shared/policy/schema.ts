@@ -44,7 +44,7 @@ export const PolicyEnvelopeSchema = z.strictObject({
   maxNoOfPodsToEvictPerNamespace: Count.optional(),
   maxNoOfPodsToEvictTotal: Count.optional(),
   gracePeriodSeconds: Count.optional(),
-  // kube-tidy's own section (policy/brakes.ts), validated there with its field paths; the
+  // kube-tidy's own section (policy/brakes-schema.ts), validated there with its field paths; the
   // descheduler ignores it.
   kubeTidy: z.unknown().optional(),
   // Descheduler settings with no meaning for kube-tidy: accepted so a policy file is shared

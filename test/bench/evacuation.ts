@@ -8,7 +8,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { ANNOTATIONS } from '../../shared/evacuation/core/annotations.js';
 import { readEvacuationConfig } from '../../shared/evacuation/config.js';
-import { Ledger, tick, type EvacuationDeps } from '../../shared/evacuation/index.js';
+import { SlotStore, tick, type EvacuationDeps } from '../../shared/evacuation/index.js';
 import { kubeClients } from '../../shared/kube/index.js';
 import { ClusterWriter } from '../../shared/kube/writer.js';
 import { installCrds, waitFor } from '../harness/index.js';
@@ -79,7 +79,7 @@ export async function runEvacuationBench(): Promise<object> {
         core: clients.core,
         custom: clients.custom,
         writer,
-        ledger: new Ledger(clients.core, writer, config.namespace),
+        slotStore: new SlotStore(clients.core, writer, config.namespace),
         config,
         now: Date.now,
         log: pino({ level: 'silent' }),

@@ -3,7 +3,7 @@
 // would cross the line on, and the scope stays stopped (ledger.ts Trip) until the rule is
 // raised or a person resumes it. A pass knows its whole plan before it acts (the policy's
 // order is over every page), so the cut is exact, not a race.
-import type { AbortRule, BrakeScope } from '../../policy/brakes.js';
+import type { AbortRule, BrakeScope } from '../../policy/brakes-schema.js';
 import type { Trip } from './ledger.js';
 import { scopeKey, type Subject } from './meters.js';
 

@@ -1,7 +1,7 @@
 // What a held-back pod is told, pure: which budget, its scope and limit, and when it frees (a
 // budget: its window's end; an abort: never by itself, resuming is a person's act; a ledger
 // rebuilt blind: the window's end for a budget, a person's resume for unknown trips).
-import type { AbortRule } from '../../policy/brakes.js';
+import type { AbortRule } from '../../policy/brakes-schema.js';
 import { blindTo, tripOf, type Blind, type Charge, type LedgerState, type Trip } from './ledger.js';
 import { counterEnd, describeMeter, formatWindow, type Subject } from './meters.js';
 import type { Deferral } from '../../model/removal.js';

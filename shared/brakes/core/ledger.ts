@@ -14,7 +14,7 @@
 //   begun by then counts as spent until it ends, and trips are unknown: under a policy with
 //   abort rules nothing is removed until a person resumes (the etcd rule: state that cannot be
 //   read as itself is never taken as empty).
-import type { AbortRule, BrakeScope } from '../../policy/brakes.js';
+import type { AbortRule, BrakeScope } from '../../policy/brakes-schema.js';
 import { counterEnd, counterOf, counterStart, type Meter, type Subject } from './meters.js';
 
 export interface Hold {

@@ -4,7 +4,7 @@
 // maxNoOfPodsToEvictTotal and a cluster rate of the same window count the same removals, so
 // editing a policy (reordering its rates, changing a max) never resets what was spent.
 import type { Subject } from '../../model/removal.js';
-import { DEFAULT_BRAKES, type BrakeScope } from '../../policy/brakes.js';
+import { DEFAULT_BRAKES, type BrakeScope } from '../../policy/brakes-schema.js';
 import type { Policy } from '../../policy/policy.js';
 
 // The subject's type and how a pod's is read are the model's (model/removal.ts), shared with the admission port.

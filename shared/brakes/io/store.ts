@@ -10,7 +10,7 @@ import { ConfigMapStore, jsonDocument, type ConfigMapReader } from '../../kube/c
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
 import { BRAKES_NAME } from '../../model/keys.js';
-import { BRAKE_SCOPES } from '../../policy/brakes.js';
+import { BRAKE_SCOPES } from '../../policy/brakes-schema.js';
 
 export { BRAKES_NAME };
 const KEY = 'ledger.json';

@@ -19,7 +19,7 @@ import type { Pod } from '../../model/objects.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import type { Policy } from '../../policy/policy.js';
 import type { ActResult } from './act.js';
-import { tellDeferral } from './brakes.js';
+import { tellDeferral } from '../../brakes/io/tell.js';
 
 /** Pods reserved in one ledger write when a pass needs units: one write per this many removals. */
 const AHEAD = 256;

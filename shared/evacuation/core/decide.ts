@@ -93,7 +93,7 @@ export function decide(o: Observation, s: Settings, holder: string): Effect[] {
       // Charged (s.chargeBudgets) once, as pod cleanup charges a removal once: at its first
       // start (later attempts retry the same evacuation), and never when the pod cleanup or
       // defrag request that started it was charged already. Before the slot: a deferred start
-      // writes nothing, not even the slot ledger.
+      // writes nothing, not even the slot store.
       const charged = s.chargeBudgets === true && step.next.attempt === 1 && !chargedWhenRequested(pod!.annotations[ANNOTATIONS.request]);
       const admit: Effect[] = charged ? [{ do: 'admit' }] : [];
       return [

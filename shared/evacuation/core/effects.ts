@@ -41,7 +41,7 @@ export type Effect =
    * stays Requested). Admitted: the ticket is settled once the start effect answered.
    */
   | { do: 'admit' }
-  /** Take a slot in the ledger within the limits (held already: fine). Refused: the pass answers `queued` with the ledger's reason. */
+  /** Take a slot in the slot store within the limits (held already: fine). Refused: the pass answers `queued` with the slot store's reason. */
   | { do: 'take-slot'; uid: string; node: string; at: number; attempt: number }
   /**
    * Merge these annotations (null removes) into the pod as read. 409: read and decide again.

@@ -1,7 +1,7 @@
 // Limits on evacuations in flight, per cluster and per node (KubeVirt's own defaults for
-// migrations are 5 and 2). The slots live in one ledger object that is only ever written with
+// migrations are 5 and 2). The slots live in one slot store object that is only ever written with
 // its resourceVersion as precondition, so concurrent instances cannot both take the last slot.
-// These are the pure rules; ledger.ts does the reads and conditional writes.
+// These are the pure rules; slot-store.ts does the reads and conditional writes.
 
 export interface Limits {
   perCluster: number;
@@ -10,13 +10,13 @@ export interface Limits {
 
 export interface Slot {
   uid: string;
-  /** namespace/name, for people reading the ledger. */
+  /** namespace/name, for people reading the slot store. */
   pod: string;
   node: string;
   /** When taken (ms): a slot of a pod that never got its Started state is dropped after a grace. */
   at: number;
   /**
-   * Set when the ledger's entry for the pod could not be read (why): the slot is held, on no
+   * Set when the slot store's entry for the pod could not be read (why): the slot is held, on no
    * known node (only the cluster-wide limit counts it), taken at an unknown time (`at` 0).
    */
   unreadable?: string;

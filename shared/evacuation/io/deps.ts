@@ -7,16 +7,16 @@ import type { Logger } from '../../log.js';
 import type { EvacuationConfig } from '../config.js';
 import type { LifecycleReader } from './eviction-request.js';
 import type { KubeVirtReader } from './kubevirt.js';
-import type { Ledger } from './ledger.js';
+import type { SlotStore } from './slot-store.js';
 
 export interface EvacuationDeps {
-  /** Reads: pods, the ledger. */
+  /** Reads: pods, the slot store. */
   core: Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedPod' | 'listPodForAllNamespaces' | 'readNamespacedConfigMap'>;
   /** Reads of KubeVirt objects, and of lifecycle.k8s.io's. */
   custom: KubeVirtReader & LifecycleReader;
-  /** Every write: annotations, evictions, migrations, the ledger, Events. */
+  /** Every write: annotations, evictions, migrations, the slot store, Events. */
   writer: ClusterWriter;
-  ledger: Ledger;
+  slotStore: SlotStore;
   /**
    * What an evacuation's first start asks before it is sent (kube/admission.ts), when evacuation
    * is charged to the policy's limits (EVACUATION_CHARGE_BUDGETS); absent: its slots alone pace it.

@@ -1,8 +1,8 @@
 // The one interpreter: a decision's effects (core/effects.ts), applied in order. The one rule
 // for conflicts: a write tied to the object as read (the pod's or the Eviction's
 // resourceVersion) that meets 409 stops the list, and the caller reads the object again and
-// decides again; every other write is idempotent (AlreadyExists, NotFound: done). The ledger
-// keeps its own conditional writes (ledger.ts, on the ConfigMap store). Every write goes
+// decides again; every other write is idempotent (AlreadyExists, NotFound: done). The slot store
+// keeps its own conditional writes (slot-store.ts, on the ConfigMap store). Every write goes
 // through the ClusterWriter.
 import { storedPodId } from '../../kube/from-client.js';
 import type { Stored } from '../../model/identity.js';
@@ -158,7 +158,7 @@ async function applyAll(d: EvacuationDeps, t: Target, queue: Effect[], run: Run)
   for (let e = queue.shift(); e; e = queue.shift()) {
     switch (e.do) {
       case 'take-slot': {
-        const admitted = await d.ledger.acquire({ uid: e.uid, pod: `${namespace}/${t.name}`, node: e.node, at: e.at, attempt: e.attempt }, d.config.limits);
+        const admitted = await d.slotStore.acquire({ uid: e.uid, pod: `${namespace}/${t.name}`, node: e.node, at: e.at, attempt: e.attempt }, d.config.limits);
         if (!admitted.ok) return { end: 'answer', outcome: 'queued', why: admitted.why, info: {} };
         break;
       }
@@ -192,7 +192,7 @@ async function applyAll(d: EvacuationDeps, t: Target, queue: Effect[], run: Run)
       case 'release-slot': {
         const { uid, byPod } = e;
         const key = `${namespace}/${t.name}`;
-        const freed = await d.ledger.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
+        const freed = await d.slotStore.release((s) => (byPod && s.pod === key) || (uid !== undefined && s.uid === uid));
         // No state written on the pod (gone, terminating, or gone before the write: a pass that
         // sees it terminating writes nothing): the slot given back is the end, said once.
         if (e.ends && !run.told) run.endedGone = freed[0];

@@ -52,7 +52,7 @@ function deps(o: { evictionReads?: (n: number) => Eviction | undefined; podGone?
       annotatePod: async () => (calls.annotations++, { outcome: 'conflict' }),
       patchObject: async () => (calls.statusWrites++, 'conflict'),
     },
-    ledger: { acquire: async () => ({ ok: true, held: false }) },
+    slotStore: { acquire: async () => ({ ok: true, held: false }) },
     config: readEvacuationConfig({ EVACUATION_NAMESPACE: 'kube-tidy' }),
     now: () => NOW,
     log: { debug() {}, warn() {} },

@@ -1,7 +1,7 @@
 // What a tick does with the slots once its pods are carried on: the pods' Started state is the
-// authority on what is in flight, the ledger only its bookkeeping. So the tick frees slots no
+// authority on what is in flight, the slot store only its bookkeeping. So the tick frees slots no
 // evacuation holds (stale, or their pod gone), frees unreadable entries of pods it knows are
-// not in flight, and writes again the slot of every pod in flight the ledger has no readable
+// not in flight, and writes again the slot of every pod in flight the slot store has no readable
 // entry for (the ConfigMap deleted or emptied, an entry lost or garbled): without that, the
 // limits would admit new evacuations as if those were not running. What it mended is said once,
 // by the write that mended it: an error line, kube_tidy_state_unreadable_total, a Warning Event.
@@ -11,7 +11,7 @@ import { evacuationEndedGone } from '../../notify/families.js';
 import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../../model/keys.js';
 import { stale, type Slot } from '../core/limits.js';
 import type { EvacuationDeps } from './deps.js';
-import { LEDGER_NAME, type Settled } from './ledger.js';
+import { SLOT_STORE_NAME, type Settled } from './slot-store.js';
 
 /** A slot younger than this may belong to an instance between taking it and writing Started. */
 const SLOT_GRACE_MS = 60_000;
@@ -31,7 +31,7 @@ const split = (pod: string) => {
 
 /** Frees what no evacuation holds and restores what one does; answers how many it freed. */
 export async function settleSlots(d: EvacuationDeps, v: TickView): Promise<number> {
-  const slots = await d.ledger.slots();
+  const slots = await d.slotStore.slots();
   // A scoped tick only knows its namespace's pods; an unreadable entry names no namespace, so
   // only one whose pod the tick listed is its to judge (an unscoped tick judges every one).
   const mine = slots.filter((s) => !v.scope || (s.unreadable === undefined ? s.pod.startsWith(`${v.scope}/`) : v.listed.has(s.uid)));
@@ -39,7 +39,7 @@ export async function settleSlots(d: EvacuationDeps, v: TickView): Promise<numbe
   const gone = await goneOf(d, mine, v.inFlight, free);
   const restore = await toRestore(d, slots, v.inFlight);
   if (free.length === 0 && restore.length === 0) return 0;
-  const done = await d.ledger.settle((s) => free.some((f) => f.uid === s.uid), restore);
+  const done = await d.slotStore.settle((s) => free.some((f) => f.uid === s.uid), restore);
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
   for (const s of done.freed.filter((f) => gone.has(f.uid))) {
     evacuationEndedGone({
@@ -72,7 +72,7 @@ async function goneOf(d: EvacuationDeps, mine: readonly Slot[], inFlight: TickVi
 }
 
 /**
- * Slots of pods in flight the ledger holds no readable entry for, each pod read again first: one
+ * Slots of pods in flight the slot store holds no readable entry for, each pod read again first: one
  * whose evacuation ended since it was listed (this tick's pass, another instance) gets none.
  */
 async function toRestore(d: EvacuationDeps, slots: readonly Slot[], inFlight: TickView['inFlight']): Promise<Slot[]> {
@@ -93,14 +93,14 @@ async function toRestore(d: EvacuationDeps, slots: readonly Slot[], inFlight: Ti
   return out;
 }
 
-/** Said once, by the instance whose write mended the ledger. */
+/** Said once, by the instance whose write mended the slot store. */
 async function mended(d: EvacuationDeps, done: Settled, wasUnreadable: ReadonlySet<string>): Promise<void> {
   const unreadable = [...done.freed, ...done.restored].filter((s) => wasUnreadable.has(s.uid));
   const lost = done.restored.filter((s) => !wasUnreadable.has(s.uid));
   if (unreadable.length === 0 && lost.length === 0) return;
   observeStateUnreadable('evacuation-slots', 'unreadable', unreadable.length);
   observeStateUnreadable('evacuation-slots', 'deleted', lost.length);
-  const ref = `${d.ledger.namespace}/${LEDGER_NAME}`;
+  const ref = `${d.slotStore.namespace}/${SLOT_STORE_NAME}`;
   const parts = [
     ...(unreadable.length
       ? [`${unreadable.length} unreadable entries (${unreadable.map((s) => s.uid).join(', ')}) freed or written again from their pods`]
@@ -114,7 +114,7 @@ async function mended(d: EvacuationDeps, done: Settled, wasUnreadable: ReadonlyS
   const note = `kube-tidy: the evacuation slots' ConfigMap ${ref}: ${parts.join('; ')}. New evacuations are admitted within the limits again.`.slice(0, 1000);
   d.log.error({ ledger: ref, unreadable: unreadable.map((s) => s.uid), restored: lost.map((s) => s.pod), absent: done.absent }, note);
   await d.writer
-    .recordNamespaceEvent(d.ledger.namespace, {
+    .recordNamespaceEvent(d.slotStore.namespace, {
       reason: 'EvacuationSlotsMended',
       action: 'Rebuild',
       type: 'Warning',

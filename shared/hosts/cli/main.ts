@@ -5,7 +5,7 @@ import { PolicyError } from '../../policy/errors.js';
 import { toDeschedulerPolicy } from '../../policy/normalize.js';
 import { abortCut, consideredIn } from '../../brakes/core/abort.js';
 import { formatWindow, metersOf, subjectOf } from '../../brakes/core/meters.js';
-import { DEFAULT_BRAKES, type Brakes } from '../../policy/brakes.js';
+import { DEFAULT_BRAKES, type BrakesPolicy } from '../../policy/brakes-schema.js';
 import type { Decision } from '../../plan/decision.js';
 import type { Pod } from '../../model/objects.js';
 import type { Policy } from '../../policy/policy.js';
@@ -215,7 +215,7 @@ function offlineDiffFlags(values: Parsed['values']): { file: string; gate: NewSe
  * already spent lives in the cluster's ledger, which a dump does not have.
  */
 function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[], io: Out): Decision[] {
-  const brakes: Brakes = policy.brakes ?? DEFAULT_BRAKES;
+  const brakes: BrakesPolicy = policy.brakes ?? DEFAULT_BRAKES;
   const meters = metersOf(policy);
   if (meters.length === 0 && brakes.abort.length === 0) return decisions;
   const held = meters.map((m) => `${m.name} ${m.max} per ${formatWindow(m.windowMs)} (${m.scope})`);

@@ -4,7 +4,7 @@
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { BRAKES_NAME, stateOf } from '../../../shared/brakes/io/store.js';
 import { normalize, used, type LedgerState } from '../../../shared/brakes/core/ledger.js';
-import { DEFAULT_WINDOW_MS } from '../../../shared/policy/brakes.js';
+import { DEFAULT_WINDOW_MS } from '../../../shared/policy/brakes-schema.js';
 import { EXIT_CODE_ANNOTATION, sharedCluster, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 

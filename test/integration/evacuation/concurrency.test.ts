@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import type { MigrationController } from './controller.js';
 import { annotate, core, createVm, kwokNodes, migrations, readPod, serveEvacuation, startKubevirtStandIns } from './fixtures.js';

@@ -5,7 +5,7 @@ import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { LEDGER_NAME, listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { MARK_KEPT, type MigrationController } from './controller.js';
 import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
@@ -142,10 +142,10 @@ describe('evacuation of a KubeVirt launcher pod', () => {
     const slot = { pod: `${ns.name}/${launcher('long-gone')}`, node: 'kwok-node-0', at: Date.now() - 3_600_000, attempt: 3 };
     const data = { [uid]: JSON.stringify(slot) };
     const cm = await core()
-      .readNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME })
+      .readNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME })
       .catch(() => undefined);
-    if (cm) await core().patchNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME, body: { data } }, merge);
-    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: LEDGER_NAME }, data } });
+    if (cm) await core().patchNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME, body: { data } }, merge);
+    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: SLOT_STORE_NAME }, data } });
     await fn.tick();
     expect(await listSlots(core(), ns.name)).toEqual([]);
     const ends = () =>

@@ -2,7 +2,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { sharedAudit, testNamespace, waitFor, type AuditMark } from '../../harness/index.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';
 import { core, createVm, custom, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';

@@ -5,7 +5,7 @@ import { httpMessage } from '../../../shared/cloudevents/index.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
 import { responderMigrationName } from '../../../shared/evacuation/core/responder.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { sharedAudit, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 import { BEHAVIOUR, type MigrationController } from './controller.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { evictionRequestName } from '../../../shared/evacuation/core/eviction-request.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { describeWrite, sharedAudit, sharedCluster, testNamespace, waitFor, type AuditMark } from '../../harness/index.js';
 import { FUNCTIONS_SOURCE, startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
 import { knativeRequest, pingRequest } from '../functions/setup.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { FUNCTIONS_SOURCE, startFunctionProcess, type FunctionProcess } from '../../harness/function-process.js';
 import { knativeRequest, pingRequest } from '../functions/setup.js';

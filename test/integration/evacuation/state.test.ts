@@ -6,7 +6,7 @@
 import { EventsV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { LEDGER_NAME, listSlots } from '../../../shared/evacuation/io/ledger.js';
+import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { testNamespace } from '../../harness/index.js';
 import type { MigrationController } from './controller.js';
@@ -30,14 +30,14 @@ const state = async (name: string) => (await readPod(ns.name, name))?.metadata?.
 const ledgerData = async () =>
   (
     await core()
-      .readNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME })
+      .readNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME })
       .catch(() => undefined)
   )?.data;
 /** Writes one entry of the slots' ConfigMap as another tool would (creates the ConfigMap if needed). */
 async function writeEntry(key: string, raw: string): Promise<void> {
   const data = await ledgerData();
-  if (data === undefined) await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: LEDGER_NAME }, data: { [key]: raw } } });
-  else await core().patchNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME, body: [{ op: 'add', path: `/data/${key}`, value: raw }] });
+  if (data === undefined) await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: SLOT_STORE_NAME }, data: { [key]: raw } } });
+  else await core().patchNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME, body: [{ op: 'add', path: `/data/${key}`, value: raw }] });
 }
 const mendedEvents = async () =>
   (await kc().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name })).items.filter((e) => e.reason === 'EvacuationSlotsMended');
@@ -92,8 +92,8 @@ describe("the evacuation slots' ConfigMap found not as kube-tidy wrote it", () =
       expect((await Promise.all([fn.event(a), fn.event(b)])).map((x) => x.outcome)).toEqual(['started', 'started']);
       const earlier = new Set((await mendedEvents()).map((e) => e.metadata!.name));
       const before = await unreadableTotal('deleted');
-      if (how === 'deleted') await core().deleteNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME });
-      else await core().replaceNamespacedConfigMap({ namespace: ns.name, name: LEDGER_NAME, body: { metadata: { name: LEDGER_NAME }, data: {} } });
+      if (how === 'deleted') await core().deleteNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME });
+      else await core().replaceNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME, body: { metadata: { name: SLOT_STORE_NAME }, data: {} } });
 
       await fn.tick();
       expect((await listSlots(core(), ns.name)).map((s) => s.pod).sort()).toEqual([`${ns.name}/virt-launcher-${how}-a`, `${ns.name}/virt-launcher-${how}-b`]);

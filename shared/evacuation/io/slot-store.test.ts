@@ -1,16 +1,16 @@
-// The slot ledger on the one ConfigMap store: what the old code wrote reads the same, and the
+// The slot store on the one ConfigMap store: what the old code wrote reads the same, and the
 // conflict and dry-run rules hold. (Against an API server: test/integration/evacuation.)
 import { ApiException, type V1ConfigMap } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { TransientKubeError } from '../../kube/errors.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import { Ledger, LEDGER_NAME, listSlots, slotsCodec } from './ledger.js';
+import { SlotStore, SLOT_STORE_NAME, listSlots, slotsCodec } from './slot-store.js';
 
 const limits = { perCluster: 2, perNode: 1 };
 
 /** One ConfigMap as the API server keeps it; each write meets `conflicts` 409s first. */
 function cluster(data: Record<string, string> | undefined, o: { conflicts?: number; dryRun?: boolean } = {}) {
-  let cm: V1ConfigMap | undefined = data && { metadata: { name: LEDGER_NAME, namespace: 'ns', resourceVersion: '1' }, data };
+  let cm: V1ConfigMap | undefined = data && { metadata: { name: SLOT_STORE_NAME, namespace: 'ns', resourceVersion: '1' }, data };
   let conflicts = o.conflicts ?? 0;
   const writes: Record<string, string>[] = [];
   let reads = 0;
@@ -35,7 +35,7 @@ function cluster(data: Record<string, string> | undefined, o: { conflicts?: numb
   return { core, writer, writes, stored: () => cm?.data, reads: () => reads };
 }
 
-// What the ledger wrote before it moved onto the store: JSON.stringify({ pod, node, at }) per uid.
+// What the slot store wrote before it moved onto the store: JSON.stringify({ pod, node, at }) per uid.
 const OLD = { 'uid-a': '{"pod":"ml/virt-launcher-a","node":"n1","at":1700000000000}' };
 
 describe('the slots on the wire', () => {
@@ -66,7 +66,7 @@ describe('the slots on the wire', () => {
 
   it('an unreadable entry is written back as it was when another slot is taken or freed', async () => {
     const c = cluster({ ...OLD, bad: '{oops' });
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, { perCluster: 5, perNode: 5 });
     await ledger.release((s) => s.uid === 'uid-a');
     expect(c.stored()).toEqual({ bad: '{oops', b: '{"pod":"ns/b","node":"n2","at":5}' });
@@ -74,7 +74,7 @@ describe('the slots on the wire', () => {
 
   it("an unreadable entry counts against the cluster-wide limit, not a node's, and the refusal says so", async () => {
     const c = cluster({ ...OLD, bad: 'null' });
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     expect(await listSlots(c.core, 'ns')).toContainEqual({ uid: 'bad', pod: '', node: '', at: 0, unreadable: expect.any(String) });
     expect(await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, limits)).toEqual({
       ok: false,
@@ -84,31 +84,31 @@ describe('the slots on the wire', () => {
   });
 });
 
-describe('Ledger', () => {
+describe('SlotStore', () => {
   const slot = (uid: string, node: string) => ({ uid, pod: `ns/${uid}`, node, at: 5 });
 
   it('takes a slot next to the ones held, in the same shape', async () => {
     const c = cluster(OLD);
-    expect(await new Ledger(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
+    expect(await new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
     expect(c.stored()).toEqual({ ...OLD, b: '{"pod":"ns/b","node":"n2","at":5}' });
   });
 
   it('reads again and decides again after a conflict', async () => {
     const c = cluster(OLD, { conflicts: 2 });
-    expect(await new Ledger(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
+    expect(await new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
     expect(c.reads()).toBe(3);
   });
 
   it('is a transient error after 10 contended rounds, as before', async () => {
     const c = cluster(OLD, { conflicts: 10 });
-    const got = new Ledger(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits);
+    const got = new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits);
     await expect(got).rejects.toThrow(TransientKubeError);
-    await expect(got).rejects.toThrow(`ns/${LEDGER_NAME}: still contended after 10 rounds`);
+    await expect(got).rejects.toThrow(`ns/${SLOT_STORE_NAME}: still contended after 10 rounds`);
   });
 
   it('writes nothing when the limits say no, or the pod holds one', async () => {
     const c = cluster(OLD);
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     expect(await ledger.acquire(slot('b', 'n1'), limits)).toMatchObject({ ok: false });
     expect(await ledger.acquire(slot('uid-a', 'n1'), limits)).toEqual({ ok: true, held: true });
     expect(c.writes).toEqual([]);
@@ -116,7 +116,7 @@ describe('Ledger', () => {
 
   it('gives back the slots picked, and writes nothing when none is held', async () => {
     const c = cluster({ ...OLD, b: '{"pod":"ns/b","node":"n2","at":5}' });
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     await ledger.release((s) => s.uid === 'b');
     expect(c.stored()).toEqual(OLD);
     await ledger.release((s) => s.uid === 'b');
@@ -125,7 +125,7 @@ describe('Ledger', () => {
 
   it('in a dry run, keeps what it would have taken and given back, and stores nothing', async () => {
     const c = cluster(OLD, { dryRun: true });
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     await ledger.acquire(slot('b', 'n2'), limits);
     await ledger.release((s) => s.uid === 'uid-a');
     expect((await ledger.slots()).map((s) => s.uid)).toEqual(['b']);
@@ -134,7 +134,7 @@ describe('Ledger', () => {
 
   it('settles in one write: frees what is picked, writes the slots of pods in flight it holds no readable entry for', async () => {
     const c = cluster({ ...OLD, bad: '{oops', gone: '{"pod":"ns/gone","node":"n1","at":5}' });
-    const ledger = new Ledger(c.core, c.writer, 'ns');
+    const ledger = new SlotStore(c.core, c.writer, 'ns');
     const done = await ledger.settle((s) => s.uid === 'gone', [slot('bad', 'n2'), slot('uid-a', 'n9'), slot('new', 'n3')]);
     expect(done).toMatchObject({ absent: false, freed: [{ uid: 'gone' }], restored: [{ uid: 'bad' }, { uid: 'new' }] });
     expect(c.stored()).toEqual({ ...OLD, bad: '{"pod":"ns/bad","node":"n2","at":5}', new: '{"pod":"ns/new","node":"n3","at":5}' });
@@ -143,7 +143,7 @@ describe('Ledger', () => {
 
   it('settling with no ConfigMap creates it with the slots restored, and says it was absent', async () => {
     const c = cluster(undefined);
-    expect(await new Ledger(c.core, c.writer, 'ns').settle(() => false, [slot('a', 'n1')])).toMatchObject({ absent: true, restored: [{ uid: 'a' }] });
+    expect(await new SlotStore(c.core, c.writer, 'ns').settle(() => false, [slot('a', 'n1')])).toMatchObject({ absent: true, restored: [{ uid: 'a' }] });
     expect(c.stored()).toEqual({ a: '{"pod":"ns/a","node":"n1","at":5}' });
   });
 });

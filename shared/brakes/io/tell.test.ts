@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import type { Brakes } from '../../brakes/io/brakes.js';
+import type { Brakes } from './brakes.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import { budgetDeferral } from '../../brakes/core/deferral.js';
-import { chargesOf } from '../../brakes/core/ledger.js';
-import { tellDeferral } from './brakes.js';
+import { budgetDeferral } from '../core/deferral.js';
+import { chargesOf } from '../core/ledger.js';
+import { tellDeferral } from './tell.js';
 
 describe('a storm of deferrals', () => {
   it('is one log line and one Event per budget and window, whatever the number of pods', async () => {

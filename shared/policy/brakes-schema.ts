@@ -52,12 +52,13 @@ export const BrakesSchema = z.strictObject({
   abort: z.array(AbortSchema).max(8).default([]),
 });
 
-export type Brakes = z.output<typeof BrakesSchema>;
-export type RateBudget = Brakes['rates'][number];
-export type AbortRule = Brakes['abort'][number];
+/** What the policy says of the brakes; `Brakes` (brakes/io/brakes.ts) is the process's ledger client that applies it. */
+export type BrakesPolicy = z.output<typeof BrakesSchema>;
+export type RateBudget = BrakesPolicy['rates'][number];
+export type AbortRule = BrakesPolicy['abort'][number];
 
 /** Brakes when the policy has no kubeTidy section: the descheduler's limits, per default window. */
-export const DEFAULT_BRAKES: Brakes = { window: DEFAULT_WINDOW_MS, rates: [], abort: [] };
+export const DEFAULT_BRAKES: BrakesPolicy = { window: DEFAULT_WINDOW_MS, rates: [], abort: [] };
 
 /** The whole `kubeTidy` section: the brakes, and how many pods of each owner to keep (retention.ts). */
 export const KubeTidySectionSchema = z.strictObject({ brakes: BrakesSchema.default(DEFAULT_BRAKES), retention: RetentionSchema.default([]) });

@@ -4,16 +4,16 @@
 // ClusterWriter), so the API server serialises every change and two instances cannot both take
 // the last slot: the loser gets 409, reads again and decides again.
 //
-// In a dry run nothing is stored, so a Ledger (one per request) also keeps the slots it would
+// In a dry run nothing is stored, so a SlotStore (one per request) also keeps the slots it would
 // have taken and given back: the next pod of the same tick is admitted against them, and a
 // dry-run answer says what a real tick would do within the limits.
 import { z } from 'zod';
 import { ConfigMapStore, jsonEntries, readStored, type ConfigMapCodec, type ConfigMapReader } from '../../kube/configmap-store.js';
-import { EVACUATION_LEDGER_NAME } from '../../model/keys.js';
+import { EVACUATION_SLOTS_NAME } from '../../model/keys.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { admit, type Admission, type Limits, type Slot } from '../core/limits.js';
 
-export { EVACUATION_LEDGER_NAME as LEDGER_NAME };
+export { EVACUATION_SLOTS_NAME as SLOT_STORE_NAME };
 const ROUNDS = 10;
 
 type Reader = ConfigMapReader;
@@ -44,7 +44,7 @@ export const slotsCodec: ConfigMapCodec<Held> = {
   encode: (held) => Object.fromEntries([...held].map(([k, e]) => [k, 'raw' in e ? e.raw : JSON.stringify(e)])),
 };
 
-const where = (namespace: string) => ({ namespace, name: EVACUATION_LEDGER_NAME, codec: slotsCodec });
+const where = (namespace: string) => ({ namespace, name: EVACUATION_SLOTS_NAME, codec: slotsCodec });
 
 const slotsOf = (held: Held): Slot[] => [...held].map(([uid, e]) => ('raw' in e ? { uid, pod: '', node: '', at: 0, unreadable: e.why } : { uid, ...e }));
 
@@ -61,7 +61,7 @@ export interface Settled {
   absent: boolean;
 }
 
-export class Ledger {
+export class SlotStore {
   /** A dry run's own changes, which the API server did not keep. */
   private readonly taken = new Map<string, Slot>();
   private readonly freed = new Set<string>();
