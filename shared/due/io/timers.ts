@@ -13,13 +13,13 @@ import { armOf, type DueEntry } from '../core/due.js';
 export interface TimerClock {
   now(): number;
   set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
+  clear(timer: unknown): void;
 }
 
 export const systemClock: TimerClock = {
   now: () => Date.now(),
   set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
 export interface DueTimersOptions {
@@ -35,7 +35,7 @@ export interface DueTimersOptions {
 
 interface Armed {
   entry: DueEntry;
-  handle: unknown;
+  timer: unknown;
 }
 
 export class DueTimers {
@@ -74,7 +74,7 @@ export class DueTimers {
         );
       return 'full';
     }
-    if (had) this.clock.clear(had.handle);
+    if (had) this.clock.clear(had.timer);
     this.schedule(entry);
     return 'armed';
   }
@@ -83,7 +83,7 @@ export class DueTimers {
   clear(uid: string): boolean {
     const had = this.armed.get(uid);
     if (!had) return false;
-    this.clock.clear(had.handle);
+    this.clock.clear(had.timer);
     this.armed.delete(uid);
     return true;
   }
@@ -100,14 +100,14 @@ export class DueTimers {
   /** Clears every timer; none is armed afterwards. */
   stop(): void {
     this.stopped = true;
-    for (const { handle } of this.armed.values()) this.clock.clear(handle);
+    for (const { timer } of this.armed.values()) this.clock.clear(timer);
     this.armed.clear();
   }
 
   private schedule(entry: DueEntry): void {
     const { delayMs, acts } = armOf(entry.at, this.clock.now(), this.o.horizonMs);
-    const armed: Armed = { entry, handle: undefined };
-    armed.handle = this.clock.set(() => {
+    const armed: Armed = { entry, timer: undefined };
+    armed.timer = this.clock.set(() => {
       // Replaced or cleared since: that timer is not this one.
       if (this.armed.get(entry.uid) !== armed) return;
       if (!acts) return this.schedule(entry);

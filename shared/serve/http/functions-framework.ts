@@ -13,9 +13,6 @@ import { BadRequestError, resolver } from '../resolve.js';
 import { senderAuthOf } from './senders.js';
 import type { TargetSpec } from '../target.js';
 
-// Handlers import it from here (functions/*.ts).
-export { BadRequestError } from '../resolve.js';
-
 /**
  * `spec` with its parts as a functions-framework HTTP function. `auth`: the process's sender
  * check (hosts/server/setup.ts); tests and benches that pass none get one from `rt`'s environment.
