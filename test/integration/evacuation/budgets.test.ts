@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { evacuation } from '../../../functions/evacuation.js';
 import { DEFAULT_WINDOW_MS } from '../../../shared/policy/brakes-schema.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
@@ -12,9 +12,7 @@ import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { pingRequest } from '../../fixtures/events/requests.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { knativeRequest, send, serve } from '../functions/setup.js';
-import { annotate, core, createVm, evacuationEnv, POLICY, readPod, startKubevirtStandIns } from './fixtures.js';
-import type { MigrationController } from './controller.js';
-import type { Webhook } from './webhook.js';
+import { annotate, core, createVm, evacuationEnv, POLICY, readPod, useKubevirtStandIns } from './fixtures.js';
 
 // An explicit evacuation request is charged to the policy's limits only when the operator says
 // so (EVACUATION_CHARGE_BUDGETS=true): then its start asks the admission port, as pod cleanup's
@@ -23,18 +21,12 @@ import type { Webhook } from './webhook.js';
 // runtime's clock is the test's, so "the window ends" is a step of the clock, not a wait.
 
 const ns = testNamespace('evac-budgets');
-let webhook: Webhook;
-let controller: MigrationController;
 const runtimes: Runtime[] = [];
 let ledgers = 0;
 
-beforeAll(async () => {
-  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
-});
-afterAll(async () => {
+useKubevirtStandIns(ns);
+afterAll(() => {
   for (const rt of runtimes) rt.brakes().close();
-  await controller?.stop();
-  await webhook?.stop();
 });
 
 /** The function over HTTP with its own runtime on `clock`, the policy's cluster cap 1 (its default window). */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll } from 'vitest';
 import { evacuation } from '../../../functions/evacuation.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { installCrds, kubectl, sharedCluster, waitFor } from '../../harness/index.js';
@@ -44,6 +45,18 @@ export async function startKubevirtStandIns(ns: string): Promise<{ webhook: Webh
     return webhook.calls > 0;
   });
   return { webhook, controller };
+}
+
+/** The stand-ins started before the file's tests and stopped after them (for files that only need them running). */
+export function useKubevirtStandIns(ns: { name: string }): void {
+  let running: Awaited<ReturnType<typeof startKubevirtStandIns>> | undefined;
+  beforeAll(async () => {
+    running = await startKubevirtStandIns(ns.name);
+  });
+  afterAll(async () => {
+    await running?.controller.stop();
+    await running?.webhook.stop();
+  });
 }
 
 export async function kwokNodes(): Promise<string[]> {

@@ -4,26 +4,16 @@
 // it again from its pod; a ConfigMap deleted or emptied while evacuations run is written again
 // by the tick from the Started pods, so the limits hold again; said once (log, metric, Event).
 import { EventsV1Api, type V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { testNamespace } from '../../harness/index.js';
-import type { MigrationController } from './controller.js';
-import { annotate, core, createVm, kc, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
-import type { Webhook } from './webhook.js';
+import { annotate, core, createVm, kc, readPod, serveEvacuation, useKubevirtStandIns, tickUntil } from './fixtures.js';
 
 const ns = testNamespace('evac-state');
-let webhook: Webhook;
-let controller: MigrationController;
 
-beforeAll(async () => {
-  ({ webhook, controller } = await startKubevirtStandIns(ns.name));
-});
-afterAll(async () => {
-  await controller?.stop();
-  await webhook?.stop();
-});
+useKubevirtStandIns(ns);
 
 const uid = (p: V1Pod) => p.metadata!.uid!;
 const state = async (name: string) => (await readPod(ns.name, name))?.metadata?.annotations?.[ANNOTATIONS.state];

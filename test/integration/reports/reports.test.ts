@@ -292,15 +292,9 @@ describe('the size cap on the real API server', () => {
 
 describe('kube-tidy plan --kubeconfig … --report', () => {
   const cliNs = testNamespace('rep-cli');
-  const profile = `cli-${process.pid}`;
-
-  it('writes the reports of the plan and changes nothing else', async () => {
-    await runPod(core(), cliNs.name, 'x1', { exitCode: 2 });
-    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-rep-'));
-    const file = join(dir, 'policy.json');
-    writeFileSync(file, JSON.stringify(policy(profile, [cliNs.name], 5)));
-    // The shared cluster holds many tests' ledgers: this plan names its own (a plan defers what a run would).
-    const ran = await runCli([
+  /** `kube-tidy plan` of `file` in the CLI's namespace, JSON lines. The shared cluster holds many tests' ledgers: it names its own (a plan defers what a run would). */
+  const planIn = (file: string, ...extra: string[]) =>
+    runCli([
       'plan',
       '--kubeconfig',
       sharedCluster().kubeconfigPath,
@@ -310,10 +304,18 @@ describe('kube-tidy plan --kubeconfig … --report', () => {
       cliNs.name,
       '--brakes-namespace',
       cliNs.name,
-      '--report',
+      ...extra,
       '-o',
       'json',
     ]);
+  const profile = `cli-${process.pid}`;
+
+  it('writes the reports of the plan and changes nothing else', async () => {
+    await runPod(core(), cliNs.name, 'x1', { exitCode: 2 });
+    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-rep-'));
+    const file = join(dir, 'policy.json');
+    writeFileSync(file, JSON.stringify(policy(profile, [cliNs.name], 5)));
+    const ran = await planIn(file, '--report');
     expect(ran.stderr).toMatch(/reports: 1 written, 0 deleted/);
     expect(ran.code).toBe(0);
     const r = await read(cliNs.name, profile);
@@ -326,19 +328,7 @@ describe('kube-tidy plan --kubeconfig … --report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-rep-'));
     const file = join(dir, 'policy.json');
     writeFileSync(file, JSON.stringify(policy(`${profile}-off`, [cliNs.name], 5)));
-    const ran = await runCli([
-      'plan',
-      '--kubeconfig',
-      sharedCluster().kubeconfigPath,
-      '--policy',
-      file,
-      '-n',
-      cliNs.name,
-      '--brakes-namespace',
-      cliNs.name,
-      '-o',
-      'json',
-    ]);
+    const ran = await planIn(file);
     expect(ran.code).toBe(0);
     expect(await reportsOf(`${profile}-off`)).toEqual([]);
   });
