@@ -295,7 +295,11 @@ describe('evacuation through the EvictionRequest API (lifecycle.k8s.io/v1alpha1 
     const pod = await createVm(ns.name, 'early', { request: true, responders: RESPONDERS, behaviour: 'hold' });
     const fn = await serveEvacuation(ns.name, AUTO);
     await fn.event(pod);
-    const ev = await waitFor('the Eviction', () => evictionOf(pod.metadata!.uid!));
+    // Its responders are written on its status after it is created: on a busy machine, later.
+    const ev = await waitFor('the Eviction with an Active responder', async () => {
+      const e = await evictionOf(pod.metadata!.uid!);
+      return e?.status?.targetResponders?.some((t) => t.state === 'Active') ? e : undefined;
+    });
     const full = (await custom().getNamespacedCustomObject({
       ...L,
       plural: 'evictions',
