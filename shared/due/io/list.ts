@@ -135,8 +135,10 @@ export class DueList {
     const writer = this.writer();
     if (writer.dryRun) return;
     const store = this.store(shard);
+    // Someone wrote first (false), or the write failed (transient, or RBAC): the entries stay
+    // unreadable and left out of what is read, and the next read tries again; never the tick's error.
     const written = await store.write(seen.cm, seen.value).catch(() => false as const);
-    if (written === false) return; // someone wrote first: they, or the next read, drop them
+    if (written === false) return;
     const n = seen.unreadable.length;
     observeStateUnreadable('due-list', 'unreadable', n);
     const keys = seen.unreadable.map((u) => `${u.key} (${u.why})`).join(', ');

@@ -44,8 +44,9 @@ const setLedger = (home: string, text: string) =>
   core()
     .patchNamespacedConfigMap({ namespace: home, name: BRAKES_NAME, body: [{ op: 'replace', path: '/data', value: { 'ledger.json': text } }] })
     .catch(() => core().createNamespacedConfigMap({ namespace: home, body: { metadata: { name: BRAKES_NAME }, data: { 'ledger.json': text } } }));
-const rebuiltEvents = async (home: string) =>
-  (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home })).items.filter((e) => e.reason === 'LedgerRebuilt');
+const eventsOf = async (home: string, reason: string) =>
+  (await sharedCluster().kubeConfig().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: home })).items.filter((e) => e.reason === reason);
+const rebuiltEvents = (home: string) => eventsOf(home, 'LedgerRebuilt');
 
 beforeAll(async () => {
   const [made, labelled] = await Promise.all([
@@ -86,6 +87,17 @@ describe('a ledger whose value is not a ledger', () => {
     expect(said).toHaveLength(1);
     expect(said[0]!.type).toBe('Warning');
     expect(said[0]!.note).toMatch(/kube-tidy-brakes was unreadable/);
+    // The deferrals themselves are said once per budget and window, as a blind window's, not a spent one's.
+    const deferredSaid = await waitFor(
+      'the BudgetUnknown Event',
+      async () => ((await eventsOf(home, 'BudgetUnknown')).length > 0 ? eventsOf(home, 'BudgetUnknown') : undefined),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      },
+    );
+    expect(deferredSaid[0]!.note).toMatch(/ledger was unreadable .* counts as spent/);
+    expect(await eventsOf(home, 'BudgetExhausted')).toEqual([]);
   });
 });
 
