@@ -4,4 +4,4 @@ export { installCrds, installOpenReportsCrds, kubectl, sharedCrdsDir } from './c
 export { sharedAudit, sharedCluster, testNamespace, type SharedCluster, type TestNamespace } from './shared.js';
 export { waitFor } from './wait.js';
 export { EXIT_CODE_ANNOTATION, REASON_ANNOTATION } from './kwok-annotations.js';
-export { AuditLog, describeWrite, type AuditMark, type AuditWrite } from './audit.js';
+export { AuditLog, describeWrite, notControlPlane, type AuditMark, type AuditWrite } from './audit.js';

@@ -11,7 +11,7 @@ import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAsync } from '../../../shared/hosts/cli/main.js';
-import { sharedAudit, sharedCluster, testNamespace, waitFor, type AuditWrite } from '../../harness/index.js';
+import { notControlPlane, sharedAudit, sharedCluster, testNamespace, waitFor, type AuditWrite } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 
 const ns = testNamespace('cli-live');
@@ -78,7 +78,7 @@ async function inProcess(...args: string[]): Promise<Ran> {
 }
 
 const lines = jsonLines;
-const writesHere = (writes: AuditWrite[]) => writes.filter((w) => w.namespace === ns.name);
+const writesHere = (writes: AuditWrite[]) => writes.filter((w) => w.namespace === ns.name && notControlPlane(w));
 const podsLeft = async () =>
   (await core().listNamespacedPod({ namespace: ns.name })).items
     .filter((p) => !p.metadata?.deletionTimestamp)
