@@ -37,6 +37,11 @@ describe("evacuation's handle, from the runtime", () => {
     expect(h.config.limits.perNode).toBe(4);
   });
 
+  it("keeps the slots in the brakes' ledger: BRAKES_NAMESPACE, else KUBE_TIDY_NAMESPACE, wherever EVACUATION_NAMESPACE (the old store's) is", async () => {
+    expect(evacuationHandle(await runtime({ BRAKES_NAMESPACE: 'ledger', EVACUATION_NAMESPACE: 'old' })).ledgerNamespace).toBe('ledger');
+    expect(evacuationHandle(await runtime({ KUBE_TIDY_NAMESPACE: 'ops' })).ledgerNamespace).toBe('ops');
+  });
+
   it("keeps a deployment's tuned sweep budget as its tick budget when it has none of its own", async () => {
     const h = evacuationHandle(await runtime({ SWEEP_TIME_BUDGET_SECONDS: '30' }));
     expect(h.config.tickBudgetMs).toBe(30_000);
@@ -71,6 +76,7 @@ describe("evacuation's parts, from a handle alone", () => {
     const h = {
       asked: 0,
       config: readEvacuationConfig(env),
+      ledgerNamespace: 'brakes-home',
       reader: { core, custom },
       evictionRequestsServed: async () => (h.asked++, served),
       writer: () => writer,
@@ -89,6 +95,8 @@ describe("evacuation's parts, from a handle alone", () => {
     expect(deps.writer).toBe(writer);
     expect(deps.now()).toBe(99);
     expect(deps.config.tickBudgetMs).toBe(7000);
+    // The slots are kept in the brakes' ledger, wherever the handle says it is.
+    expect(deps.slotStore.namespace).toBe('brakes-home');
     expect(deps.evictionRequests).toBeUndefined();
     // Not charged to the policy's limits unless the operator says so.
     expect(deps.admission).toBeUndefined();

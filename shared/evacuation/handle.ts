@@ -14,12 +14,14 @@ import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import { evictionRequestApiInstalled } from './io/eviction-request.js';
 
-/** What evacuation reads: pods and the slot store's ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
+/** What evacuation reads: pods and the brakes' ledger and the old slots' ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
 export type EvacuationReader = Pick<KubeClients, 'core' | 'custom'>;
 
 export interface EvacuationHandle {
   /** EVACUATION_*: the machine's settings, the slot limits, the tick's budget, all in ms and counts. */
   config: EvacuationConfig;
+  /** Where the brakes' ledger is (BRAKES_NAMESPACE): the slots are kept there (io/slot-store.ts). */
+  ledgerNamespace: string;
   readonly reader: EvacuationReader;
   /** Whether lifecycle.k8s.io (KEP-4563) is served: API discovery, asked once per cluster and kept. */
   evictionRequestsServed(): Promise<boolean>;
@@ -44,6 +46,7 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
   const discoveryTimeoutMs = rt.config.REQUEST_TIMEOUT_SECONDS * 1000;
   return {
     config: readEvacuationConfig(rt.env),
+    ledgerNamespace: rt.config.BRAKES_NAMESPACE,
     // Read on use: the runtime's clients are there once the cluster is (kubeReady).
     get reader() {
       return rt.clients;

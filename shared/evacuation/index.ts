@@ -14,7 +14,7 @@ import type { EvacuationConfig } from './config.js';
 import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import type { EvacuationDeps } from './io/evacuate.js';
 import { requesterName } from '../model/keys.js';
-import { SlotStore } from './io/slot-store.js';
+import { SlotStore, type SlotMemo } from './io/slot-store.js';
 
 export { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
@@ -22,7 +22,7 @@ export { tick, type TickSummary } from './io/tick.js';
 export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';
 export { respondAll, respondTo, respondToStored, type ResponderResult } from './io/responder.js';
 export { KUBEVIRT_RESPONDER } from './core/responder.js';
-export { SlotStore, listSlots, SLOT_STORE_NAME } from './io/slot-store.js';
+export { SlotStore, listSlots, SLOT_STORE_NAME, type SlotMemo } from './io/slot-store.js';
 export { readEvacuationConfig, type EvacuationConfig } from './config.js';
 export { evacuationHandle, type EvacuationHandle, type EvacuationReader } from './handle.js';
 
@@ -48,6 +48,9 @@ export function evacuationParts(rt: Runtime): EvacuationParts {
 /** Evacuation's parts from a handle, however it was built. */
 export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
   const config = h.config;
+  // The process's side of its slot stores (one per request): the ledger it last saw (a deleted
+  // or replaced one is rebuilt blind), and whether the previous release's slots are carried.
+  const memo: SlotMemo = {};
   const deps = async (): Promise<EvacuationDeps> => {
     const writer = h.writer();
     // Discovery once per process (cached); `off` never asks.
@@ -60,7 +63,7 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
       core,
       custom,
       writer,
-      slotStore: new SlotStore(core, writer, config.namespace),
+      slotStore: new SlotStore(core, writer, { namespace: h.ledgerNamespace, legacyNamespace: config.namespace, memo, now: () => h.now(), log: h.log }),
       config,
       now: () => h.now(),
       log: h.log,

@@ -303,6 +303,26 @@ export class ClusterWriter {
     }
   }
 
+  /**
+   * Delete a ConfigMap only if it is still what was read (`seen`: its uid and resourceVersion):
+   * `stale` when someone wrote it since, `gone` when it is already gone. For a store kube-tidy
+   * retired once its content was carried elsewhere (evacuation/io/legacy-slots.ts).
+   */
+  async deleteConfigMap(namespace: string, name: string, seen: V1ConfigMap): Promise<'deleted' | 'gone' | 'stale'> {
+    const what = `delete configmap ${namespace}/${name}`;
+    this.guard(what, namespace, 'delete');
+    const preconditions = { uid: seen.metadata?.uid, resourceVersion: seen.metadata?.resourceVersion };
+    try {
+      await this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: { preconditions } }));
+      return 'deleted';
+    } catch (e) {
+      const kind = classifyKubeError(e).kind;
+      if (kind === 'not-found') return 'gone';
+      if (kind === 'conflict') return 'stale';
+      throw noted('delete', what, toKubeError(e, what));
+    }
+  }
+
   /** Create a namespace (kube-tidy's own, for its ledger); one that exists is fine. */
   async createNamespace(name: string): Promise<'created' | 'exists'> {
     try {

@@ -79,7 +79,7 @@ export async function runEvacuationBench(): Promise<object> {
         core: clients.core,
         custom: clients.custom,
         writer,
-        slotStore: new SlotStore(clients.core, writer, config.namespace),
+        slotStore: new SlotStore(clients.core, writer, { namespace: config.namespace, legacyNamespace: config.namespace, now: Date.now }),
         config,
         now: Date.now,
         log: pino({ level: 'silent' }),

@@ -13,7 +13,10 @@
 //   (brakes/io/brakes.ts). What was spent before then is unknown, so every window that had
 //   begun by then counts as spent until it ends, and trips are unknown: under a policy with
 //   abort rules nothing is removed until a person resumes (the etcd rule: state that cannot be
-//   read as itself is never taken as empty).
+//   read as itself is never taken as empty);
+// - slots: the units of the concurrency meters (evacuations in flight), held per evacuation
+//   until it ends, not per window (slots.ts); `slotsMended`: when a tick last wrote them back
+//   from the pods, which a blind rebuild needs before any new slot is taken.
 import type { AbortRule, BrakeScope } from '../../policy/brakes-schema.js';
 import { counterEnd, counterOf, counterStart, type Meter, type Subject } from './meters.js';
 
@@ -47,12 +50,43 @@ export interface Blind {
   excerpt?: string;
 }
 
+/** One slot of a concurrency meter, as its evacuation holds it (slots.ts). */
+export interface Slot {
+  /** The pod's uid: the slot's key in the ledger. */
+  uid: string;
+  /** namespace/name, for people reading the ledger. */
+  pod: string;
+  node: string;
+  /** When taken (ms): a slot of a pod that never got its Started state is dropped after a grace. */
+  at: number;
+  /**
+   * Set when the entry could not be read (why): the slot is held, on no known node (only the
+   * cluster-wide meter counts it), taken at an unknown time (`at` 0).
+   */
+  unreadable?: string;
+  /** The attempt that took it: the end told when the slot is given back says which attempt ended (the pod may be gone). */
+  attempt?: number;
+}
+
+/** A slot as the ledger stores it, under its uid. */
+export type SlotEntry = Omit<Slot, 'uid'>;
+
 export interface LedgerState {
   counts: Record<string, number>;
   holds: Record<string, Hold>;
   trips: Record<string, Trip>;
   blind?: Blind;
+  /** Evacuations in flight, by pod uid (slots.ts); absent in a ledger no evacuation wrote. */
+  slots?: Record<string, SlotEntry>;
+  /** When (ms) evacuation's tick last wrote the slots back from the pods (slots.ts `slotsUnknown`). */
+  slotsMended?: number;
 }
+
+/** What a write carries over as it was: the slots are evacuation's, settled only by its store. */
+const slotsPart = (state: LedgerState): Pick<LedgerState, 'slots' | 'slotsMended'> => ({
+  ...(state.slots ? { slots: { ...state.slots } } : {}),
+  ...(state.slotsMended !== undefined ? { slotsMended: state.slotsMended } : {}),
+});
 
 export const emptyLedger = (): LedgerState => ({ counts: {}, holds: {}, trips: {} });
 
@@ -89,16 +123,22 @@ export function normalize(state: LedgerState, now: number): LedgerState {
     if (hold.until > now) holds[holder] = { until: hold.until, grants: Object.fromEntries(Object.entries(hold.grants).filter(([c, n]) => live(c) && n > 0)) };
     else for (const [c, n] of Object.entries(hold.grants)) if (live(c)) add(counts, c, n);
   }
-  return { counts, holds, trips: { ...state.trips }, ...(state.blind ? { blind: { ...state.blind } } : {}) };
+  return { counts, holds, trips: { ...state.trips }, ...(state.blind ? { blind: { ...state.blind } } : {}), ...slotsPart(state) };
 }
 
 /**
  * The ledger rebuilt at `at` from a copy that cannot be trusted: an unreadable one starts from
  * nothing, a replaced one keeps what it holds; either way blind to what was spent before `at`,
- * with trips unknown until a person resumes.
+ * with trips unknown until a person resumes, and slots unknown until a tick mends them (slots.ts).
  */
 export function rebuiltBlind(base: LedgerState, why: string, at: number, excerpt?: string): LedgerState {
-  return { counts: { ...base.counts }, holds: { ...base.holds }, trips: { ...base.trips }, blind: { at, why, trips: true, ...(excerpt ? { excerpt } : {}) } };
+  return {
+    counts: { ...base.counts },
+    holds: { ...base.holds },
+    trips: { ...base.trips },
+    blind: { at, why, trips: true, ...(excerpt ? { excerpt } : {}) },
+    ...(base.slots ? { slots: { ...base.slots } } : {}),
+  };
 }
 
 /** Whether the counter's window had begun when the ledger was rebuilt blind: its spending is unknown. */

@@ -1,12 +1,14 @@
 // Where the ledger lives: one ConfigMap, `kube-tidy-brakes` in kube-tidy's namespace, its state
-// as JSON under one key (ConfigMap keys cannot hold a counter's `|`). Written only at the
-// resourceVersion it was read at, through the writer, so the API server serialises every
-// change: two instances never both take the last unit, the loser re-reads (409). A ConfigMap
+// as JSON under one key (ConfigMap keys cannot hold a counter's `|`): the brakes' counts, holds
+// and trips, and evacuation's slots (evacuation/io/slot-store.ts writes those through this
+// store). Written only at the resourceVersion it was read at, through the writer, so the API
+// server serialises every change: two instances never both take the last unit, the loser
+// re-reads (409). A ConfigMap
 // rather than a Lease: the state is a small document, and a Lease's spec has no place for it.
 // Read and written through the one ConfigMap store (kube/configmap-store.ts).
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { ConfigMapStore, jsonDocument, type ConfigMapReader } from '../../kube/configmap-store.js';
+import { ConfigMapStore, jsonDocument, readStored, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
 import { BRAKES_NAME } from '../../model/keys.js';
@@ -36,6 +38,14 @@ const ledgerSchema = z.object({
     }),
   ),
   blind: z.object({ at: z.number(), why: z.string(), trips: z.boolean(), excerpt: z.string().optional() }).optional(),
+  // Evacuation's slots (core/slots.ts); optional: a ledger written before they moved here has none.
+  slots: z
+    .record(
+      z.string(),
+      z.object({ pod: z.string(), node: z.string(), at: z.number(), unreadable: z.string().optional(), attempt: z.number().int().positive().optional() }),
+    )
+    .optional(),
+  slotsMended: z.number().optional(),
 }) as unknown as z.ZodType<LedgerState>;
 const codec = jsonDocument(KEY, ledgerSchema, emptyLedger);
 
@@ -53,3 +63,6 @@ export const stateOf = (cm: V1ConfigMap | undefined): LedgerState | undefined =>
  */
 export const ledgerStore = (core: Reader, writer: ClusterWriter, namespace: string): ConfigMapStore<LedgerState> =>
   new ConfigMapStore(core, writer, { namespace, name: BRAKES_NAME, codec, createNamespaceFor: "the brakes' ledger" });
+
+/** The ledger as stored, read without a writer (a look at what it holds: evacuation's slots in tests and tools). */
+export const readLedger = (core: Reader, namespace: string): Promise<Seen<LedgerState>> => readStored(core, { namespace, name: BRAKES_NAME, codec });

@@ -1,149 +1,240 @@
-// The slot store on the one ConfigMap store: what the old code wrote reads the same, and the
-// conflict and dry-run rules hold. (Against an API server: test/integration/evacuation.)
+// The slot store on the brakes' ledger: the conflict and dry-run rules hold, a ledger that
+// cannot be trusted holds every slot until a tick mends them, and the previous release's
+// ConfigMap is carried in and removed. (Against an API server: test/integration/evacuation.)
 import { ApiException, type V1ConfigMap } from '@kubernetes/client-node';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { TransientKubeError } from '../../kube/errors.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import { SlotStore, SLOT_STORE_NAME, listSlots, slotsCodec } from './slot-store.js';
+import { LEGACY_SLOTS_NAME, legacySlotsCodec } from './legacy-slots.js';
+import { SlotStore, SLOT_STORE_NAME, listSlots, type SlotMemo } from './slot-store.js';
 
 const limits = { perCluster: 2, perNode: 1 };
+const T = 1_800_000_000_000;
+const log = pino({ level: 'silent' });
 
-/** One ConfigMap as the API server keeps it; each write meets `conflicts` 409s first. */
-function cluster(data: Record<string, string> | undefined, o: { conflicts?: number; dryRun?: boolean } = {}) {
-  let cm: V1ConfigMap | undefined = data && { metadata: { name: SLOT_STORE_NAME, namespace: 'ns', resourceVersion: '1' }, data };
+/** ConfigMaps of namespace `ns` as the API server keeps them; each write meets `conflicts` 409s first. */
+function cluster(initial: Record<string, Record<string, string>>, o: { conflicts?: number; dryRun?: boolean } = {}) {
+  const cms = new Map<string, V1ConfigMap>();
+  let rv = 1;
+  let uid = 0;
+  const put = (name: string, data: Record<string, string>) =>
+    cms.set(name, { metadata: { name, namespace: 'ns', uid: `uid-${name}-${++uid}`, resourceVersion: String(++rv) }, data });
+  for (const [name, data] of Object.entries(initial)) put(name, data);
   let conflicts = o.conflicts ?? 0;
-  const writes: Record<string, string>[] = [];
+  const writes: string[] = [];
+  const events: string[] = [];
   let reads = 0;
   const core = {
-    readNamespacedConfigMap: async () => {
+    readNamespacedConfigMap: async ({ name }: { name: string }) => {
       reads++;
+      const cm = cms.get(name);
       if (!cm) throw new ApiException(404, 'Not Found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {});
       return structuredClone(cm);
     },
   };
   const writer = {
     dryRun: o.dryRun ?? false,
-    writeConfigMap: async (namespace: string, name: string, seen: V1ConfigMap | undefined, d: Record<string, string>) => {
-      writes.push(d);
+    writeConfigMap: async (_ns: string, name: string, seen: V1ConfigMap | undefined, d: Record<string, string>) => {
+      writes.push(`write ${name}`);
       if (conflicts > 0) return (conflicts--, false);
-      if (seen?.metadata?.resourceVersion !== cm?.metadata?.resourceVersion) return false;
-      const next = { metadata: { name, namespace, resourceVersion: String(Number(cm?.metadata?.resourceVersion ?? 0) + 1) }, data: d };
-      if (!o.dryRun) cm = next;
+      if (seen?.metadata?.resourceVersion !== cms.get(name)?.metadata?.resourceVersion) return false;
+      const old = cms.get(name)?.metadata;
+      const next = { metadata: { name, namespace: 'ns', uid: old?.uid ?? `uid-${name}-${++uid}`, resourceVersion: String(++rv) }, data: d };
+      if (!o.dryRun) cms.set(name, next);
       return next;
     },
+    deleteConfigMap: async (_ns: string, name: string, seen: V1ConfigMap) => {
+      writes.push(`delete ${name}`);
+      const cm = cms.get(name);
+      if (!cm) return 'gone';
+      if (cm.metadata?.resourceVersion !== seen.metadata?.resourceVersion) return 'stale';
+      cms.delete(name);
+      return 'deleted';
+    },
+    recordNamespaceEvent: async (_ns: string, e: { reason: string }) => void events.push(e.reason),
   } as unknown as ClusterWriter;
-  return { core, writer, writes, stored: () => cm?.data, reads: () => reads };
+  const ledger = () => (cms.has(SLOT_STORE_NAME) ? JSON.parse(cms.get(SLOT_STORE_NAME)!.data!['ledger.json']!) : undefined);
+  return { core, writer, writes, events, cms, put, ledger, reads: () => reads };
 }
 
-// What the slot store wrote before it moved onto the store: JSON.stringify({ pod, node, at }) per uid.
-const OLD = { 'uid-a': '{"pod":"ml/virt-launcher-a","node":"n1","at":1700000000000}' };
+const store = (c: ReturnType<typeof cluster>, memo: SlotMemo = {}) =>
+  new SlotStore(c.core, c.writer, { namespace: 'ns', legacyNamespace: 'ns', memo, now: () => T, log });
+const slot = (uid: string, node: string) => ({ uid, pod: `ns/${uid}`, node, at: 5 });
+const ledgerOf = (slots: Record<string, object>, more: object = {}) => ({
+  'ledger.json': JSON.stringify({ counts: {}, holds: {}, trips: {}, slots, ...more }),
+});
+const A = { 'uid-a': { pod: 'ml/virt-launcher-a', node: 'n1', at: 1700000000000 } };
 
-describe('the slots on the wire', () => {
-  it('an entry in the old shape reads as the same slot', async () => {
-    expect(await listSlots(cluster(OLD).core, 'ns')).toEqual([{ uid: 'uid-a', pod: 'ml/virt-launcher-a', node: 'n1', at: 1700000000000 }]);
+// What the previous release wrote (its slotsCodec): JSON.stringify({ pod, node, at, attempt? }) per uid.
+const OLD = {
+  'uid-a': '{"pod":"ml/virt-launcher-a","node":"n1","at":1700000000000}',
+  'uid-b': '{"pod":"ml/virt-launcher-b","node":"n2","at":1700000000001,"attempt":2}',
+};
+
+describe("the previous release's slots", () => {
+  it('read as the same slots, in the shape it wrote', () => {
+    expect(legacySlotsCodec.encode(legacySlotsCodec.decode(OLD).value)).toEqual(OLD);
   });
 
-  it('is written in the old shape, one JSON entry per pod uid', () => {
-    expect(slotsCodec.encode(slotsCodec.decode(OLD).value)).toEqual(OLD);
+  it('are carried into the ledger, and the old ConfigMap is deleted at the resourceVersion read', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD, [SLOT_STORE_NAME]: ledgerOf({}, { counts: { 'cluster|60000|0|': 1 } }) });
+    const slots = await store(c).slots();
+    expect(slots.map((s) => s.uid)).toEqual(['uid-a', 'uid-b']);
+    expect(c.ledger().slots['uid-b']).toEqual({ pod: 'ml/virt-launcher-b', node: 'n2', at: 1700000000001, attempt: 2 });
+    expect(c.ledger().counts).toEqual({ 'cluster|60000|0|': 1 });
+    expect(c.cms.has(LEGACY_SLOTS_NAME)).toBe(false);
   });
 
-  it('no ConfigMap holds no slot', async () => expect(await listSlots(cluster(undefined).core, 'ns')).toEqual([]));
-
-  // Issue 33: an entry that cannot be read is no evidence its pod is not in flight. It holds a
-  // slot on no known node (the cluster-wide limit counts it) until a tick frees it as stale.
-  const rows: { sentence: string; raw: string }[] = [
-    { sentence: 'text that is not JSON (a truncated entry)', raw: '{"pod":"ml/virt-launcher-a","no' },
-    { sentence: 'JSON null', raw: 'null' },
-    { sentence: 'JSON that is no object', raw: '5' },
-    { sentence: 'an object with odd fields (a hand edit)', raw: '{"pod":1,"at":"x"}' },
-    { sentence: 'an object with a field missing', raw: '{"pod":"ml/a","at":5}' },
-  ];
-  for (const row of rows)
-    it(`${row.sentence} holds a slot on no known node, said unreadable`, () => {
-      const slot = slotsCodec.decode({ u: row.raw }).value.get('u');
-      expect(slot).toMatchObject({ raw: row.raw, why: expect.any(String) });
-    });
-
-  it('an unreadable entry is written back as it was when another slot is taken or freed', async () => {
-    const c = cluster({ ...OLD, bad: '{oops' });
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, { perCluster: 5, perNode: 5 });
-    await ledger.release((s) => s.uid === 'uid-a');
-    expect(c.stored()).toEqual({ bad: '{oops', b: '{"pod":"ns/b","node":"n2","at":5}' });
+  it('keep their slots against the limits across the upgrade: the next pod waits', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD });
+    expect(await store(c).acquire(slot('new', 'n3'), limits)).toEqual({ ok: false, why: '2 evacuations in flight in the cluster (limit 2)' });
   });
 
-  it("an unreadable entry counts against the cluster-wide limit, not a node's, and the refusal says so", async () => {
-    const c = cluster({ ...OLD, bad: 'null' });
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    expect(await listSlots(c.core, 'ns')).toContainEqual({ uid: 'bad', pod: '', node: '', at: 0, unreadable: expect.any(String) });
-    expect(await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, limits)).toEqual({
+  it('are carried once per process; an entry the ledger already has is kept as the ledger has it', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD, [SLOT_STORE_NAME]: ledgerOf({ 'uid-a': { pod: 'ml/virt-launcher-a', node: 'n1', at: 7, attempt: 3 } }) });
+    const memo: SlotMemo = {};
+    await store(c, memo).slots();
+    expect(c.ledger().slots['uid-a'].attempt).toBe(3);
+    const reads = c.reads();
+    await store(c, memo).slots();
+    expect(c.reads()).toBe(reads + 1);
+  });
+
+  it('written again since they were read (an old instance of a rolling upgrade): carried again, then deleted', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD });
+    const s = store(c);
+    let once = true;
+    const write = c.writer.writeConfigMap.bind(c.writer);
+    c.writer.writeConfigMap = async (...args) => {
+      const done = await write(...args);
+      if (once) {
+        once = false;
+        c.put(LEGACY_SLOTS_NAME, { ...OLD, 'uid-c': '{"pod":"ml/c","node":"n3","at":9}' });
+      }
+      return done;
+    };
+    expect((await s.slots()).map((x) => x.uid)).toEqual(['uid-a', 'uid-b', 'uid-c']);
+    expect(c.cms.has(LEGACY_SLOTS_NAME)).toBe(false);
+  });
+
+  it('carried by two instances at once: each slot once, the second delete finds it gone', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD });
+    const [one, two] = await Promise.all([store(c).slots(), store(c).slots()]);
+    expect(one.map((s) => s.uid)).toEqual(['uid-a', 'uid-b']);
+    expect(two.map((s) => s.uid)).toEqual(['uid-a', 'uid-b']);
+    expect(Object.keys(c.ledger().slots)).toEqual(['uid-a', 'uid-b']);
+    expect(c.cms.has(LEGACY_SLOTS_NAME)).toBe(false);
+  });
+
+  it('an entry the old format cannot read is carried as an unreadable slot: held against the cluster-wide limit, the refusal says so', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: { 'uid-a': OLD['uid-a'], bad: '{"pod":"ml/x","no' } });
+    expect((await listSlots(c.core, 'ns')).length).toBe(0);
+    expect(await store(c).acquire(slot('new', 'n3'), limits)).toEqual({
       ok: false,
-      why: "2 evacuations in flight in the cluster (limit 2); 1 of them unreadable entries of the slots' ConfigMap, held until a tick frees them",
+      why: "2 evacuations in flight in the cluster (limit 2); 1 of them unreadable entries carried from the previous release's slots, held until a tick frees them",
     });
-    expect(await ledger.acquire({ uid: 'b', pod: 'ns/b', node: 'n2', at: 5 }, { perCluster: 3, perNode: 1 })).toEqual({ ok: true, held: false });
+    expect(await listSlots(c.core, 'ns')).toContainEqual({ uid: 'bad', pod: '', node: '', at: 0, unreadable: expect.stringContaining(LEGACY_SLOTS_NAME) });
+  });
+
+  it('in a dry run: seen over the ledger, nothing written, the old ConfigMap left', async () => {
+    const c = cluster({ [LEGACY_SLOTS_NAME]: OLD }, { dryRun: true });
+    const s = store(c);
+    expect(await s.acquire(slot('new', 'n3'), limits)).toMatchObject({ ok: false });
+    expect((await s.slots()).map((x) => x.uid)).toEqual(['uid-a', 'uid-b']);
+    expect(c.cms.has(LEGACY_SLOTS_NAME)).toBe(true);
+    expect(c.cms.has(SLOT_STORE_NAME)).toBe(false);
   });
 });
 
 describe('SlotStore', () => {
-  const slot = (uid: string, node: string) => ({ uid, pod: `ns/${uid}`, node, at: 5 });
-
-  it('takes a slot next to the ones held, in the same shape', async () => {
-    const c = cluster(OLD);
-    expect(await new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
-    expect(c.stored()).toEqual({ ...OLD, b: '{"pod":"ns/b","node":"n2","at":5}' });
+  it("takes a slot next to the ones held, leaving the brakes' part as it was", async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A, { counts: { 'cluster|60000|0|': 1 } }) });
+    expect(await store(c).acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
+    expect(c.ledger()).toEqual({ counts: { 'cluster|60000|0|': 1 }, holds: {}, trips: {}, slots: { ...A, b: { pod: 'ns/b', node: 'n2', at: 5 } } });
   });
 
   it('reads again and decides again after a conflict', async () => {
-    const c = cluster(OLD, { conflicts: 2 });
-    expect(await new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A) }, { conflicts: 2 });
+    expect(await store(c, { carried: true }).acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
     expect(c.reads()).toBe(3);
   });
 
-  it('is a transient error after 10 contended rounds, as before', async () => {
-    const c = cluster(OLD, { conflicts: 10 });
-    const got = new SlotStore(c.core, c.writer, 'ns').acquire(slot('b', 'n2'), limits);
+  it('is a transient error after 10 contended rounds', async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A) }, { conflicts: 10 });
+    const got = store(c, { carried: true }).acquire(slot('b', 'n2'), limits);
     await expect(got).rejects.toThrow(TransientKubeError);
     await expect(got).rejects.toThrow(`ns/${SLOT_STORE_NAME}: still contended after 10 rounds`);
   });
 
   it('writes nothing when the limits say no, or the pod holds one', async () => {
-    const c = cluster(OLD);
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    expect(await ledger.acquire(slot('b', 'n1'), limits)).toMatchObject({ ok: false });
-    expect(await ledger.acquire(slot('uid-a', 'n1'), limits)).toEqual({ ok: true, held: true });
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A) });
+    const s = store(c);
+    expect(await s.acquire(slot('b', 'n1'), limits)).toMatchObject({ ok: false });
+    expect(await s.acquire(slot('uid-a', 'n1'), limits)).toEqual({ ok: true, held: true });
     expect(c.writes).toEqual([]);
   });
 
   it('gives back the slots picked, and writes nothing when none is held', async () => {
-    const c = cluster({ ...OLD, b: '{"pod":"ns/b","node":"n2","at":5}' });
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    await ledger.release((s) => s.uid === 'b');
-    expect(c.stored()).toEqual(OLD);
-    await ledger.release((s) => s.uid === 'b');
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf({ ...A, b: { pod: 'ns/b', node: 'n2', at: 5 } }) });
+    const s = store(c);
+    await s.release((x) => x.uid === 'b');
+    expect(c.ledger().slots).toEqual(A);
+    await s.release((x) => x.uid === 'b');
     expect(c.writes).toHaveLength(1);
   });
 
   it('in a dry run, keeps what it would have taken and given back, and stores nothing', async () => {
-    const c = cluster(OLD, { dryRun: true });
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    await ledger.acquire(slot('b', 'n2'), limits);
-    await ledger.release((s) => s.uid === 'uid-a');
-    expect((await ledger.slots()).map((s) => s.uid)).toEqual(['b']);
-    expect(c.stored()).toEqual(OLD);
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A) }, { dryRun: true });
+    const s = store(c);
+    await s.acquire(slot('b', 'n2'), limits);
+    await s.release((x) => x.uid === 'uid-a');
+    expect((await s.slots()).map((x) => x.uid)).toEqual(['b']);
+    expect(c.ledger().slots).toEqual(A);
   });
 
-  it('settles in one write: frees what is picked, writes the slots of pods in flight it holds no readable entry for', async () => {
-    const c = cluster({ ...OLD, bad: '{oops', gone: '{"pod":"ns/gone","node":"n1","at":5}' });
-    const ledger = new SlotStore(c.core, c.writer, 'ns');
-    const done = await ledger.settle((s) => s.uid === 'gone', [slot('bad', 'n2'), slot('uid-a', 'n9'), slot('new', 'n3')]);
-    expect(done).toMatchObject({ absent: false, freed: [{ uid: 'gone' }], restored: [{ uid: 'bad' }, { uid: 'new' }] });
-    expect(c.stored()).toEqual({ ...OLD, bad: '{"pod":"ns/bad","node":"n2","at":5}', new: '{"pod":"ns/new","node":"n3","at":5}' });
+  it('settles in one write: frees what is picked, writes the slots of pods in flight it holds no entry for', async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf({ ...A, gone: { pod: 'ns/gone', node: 'n1', at: 5 } }) });
+    const done = await store(c, { carried: true }).settle((x) => x.uid === 'gone', [slot('uid-a', 'n9'), slot('new', 'n3')]);
+    expect(done).toMatchObject({ absent: false, freed: [{ uid: 'gone' }], restored: [{ uid: 'new' }] });
+    expect(c.ledger().slots).toEqual({ ...A, new: { pod: 'ns/new', node: 'n3', at: 5 } });
     expect(c.writes).toHaveLength(1);
   });
 
-  it('settling with no ConfigMap creates it with the slots restored, and says it was absent', async () => {
-    const c = cluster(undefined);
-    expect(await new SlotStore(c.core, c.writer, 'ns').settle(() => false, [slot('a', 'n1')])).toMatchObject({ absent: true, restored: [{ uid: 'a' }] });
-    expect(c.stored()).toEqual({ a: '{"pod":"ns/a","node":"n1","at":5}' });
+  it('settling with no ledger creates it with the slots restored, and says it was absent', async () => {
+    const c = cluster({});
+    expect(await store(c).settle(() => false, [slot('a', 'n1')])).toMatchObject({ absent: true, restored: [{ uid: 'a' }] });
+    expect(c.ledger().slots).toEqual({ a: { pod: 'ns/a', node: 'n1', at: 5 } });
+  });
+});
+
+describe('a ledger that cannot be trusted', () => {
+  it('unreadable: rebuilt blind and said (LedgerRebuilt), no slot taken until a tick mends the slots from the pods', async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: { 'ledger.json': '{"counts":{},"slots":{"uid-a":' } });
+    const got = await store(c).acquire(slot('b', 'n2'), limits);
+    expect(got).toMatchObject({ ok: false, why: expect.stringMatching(/ledger was unreadable .*evacuations in flight are unknown until a tick/) });
+    expect(c.ledger().blind).toMatchObject({ why: expect.stringMatching(/^unreadable/), at: T });
+    expect(c.events).toEqual(['LedgerRebuilt']);
+    const done = await store(c).settle(() => false, [slot('a', 'n1')]);
+    expect(done).toMatchObject({ restored: [{ uid: 'a' }], unknown: expect.stringMatching(/^unreadable/) });
+    expect(await store(c).acquire(slot('b', 'n2'), limits)).toEqual({ ok: true, held: false });
+    expect(c.events).toEqual(['LedgerRebuilt']);
+  });
+
+  it('a tick with nothing to restore still makes the slots known again', async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: { 'ledger.json': 'null' } });
+    expect((await store(c).view()).unknown).toBeDefined();
+    await store(c).settle(() => false, []);
+    expect((await store(c).view()).unknown).toBeUndefined();
+  });
+
+  it('deleted since this process saw it: rebuilt blind, its slots unknown; a release is not a mend', async () => {
+    const c = cluster({ [SLOT_STORE_NAME]: ledgerOf(A) });
+    const memo: SlotMemo = {};
+    await store(c, memo).slots();
+    c.cms.delete(SLOT_STORE_NAME);
+    await store(c, memo).release(() => true);
+    expect((await store(c, memo).view()).unknown).toMatchObject({ why: 'deleted' });
+    expect(await store(c, memo).acquire(slot('b', 'n2'), limits)).toMatchObject({ ok: false });
   });
 });

@@ -1,10 +1,12 @@
 // What a tick does with the slots once its pods are carried on: the pods' Started state is the
-// authority on what is in flight, the slot store only its bookkeeping. So the tick frees slots no
-// evacuation holds (stale, or their pod gone), frees unreadable entries of pods it knows are
-// not in flight, and writes again the slot of every pod in flight the slot store has no readable
-// entry for (the ConfigMap deleted or emptied, an entry lost or garbled): without that, the
-// limits would admit new evacuations as if those were not running. What it mended is said once,
-// by the write that mended it: an error line, kube_tidy_state_unreadable_total, a Warning Event.
+// authority on what is in flight, the ledger's slots only its bookkeeping. So the tick frees
+// slots no evacuation holds (stale, or their pod gone), frees unreadable entries of pods it knows
+// are not in flight, and writes again the slot of every pod in flight the ledger has no readable
+// entry for (the ledger deleted, emptied or rebuilt blind, an entry lost, or dropped by a write of
+// a release that did not know slots): without that, the limits would admit new evacuations as if
+// those were not running. A ledger whose slots are unknown (rebuilt blind) admits none until a
+// tick has done this. What it mended is said once, by the write that mended it: an error line,
+// kube_tidy_state_unreadable_total, a Warning Event.
 import { getPod } from '../../kube/get.js';
 import { observeStateUnreadable } from '../../metrics/observe.js';
 import { evacuationEndedGone } from '../../notify/families.js';
@@ -31,14 +33,14 @@ const split = (pod: string) => {
 
 /** Frees what no evacuation holds and restores what one does; answers how many it freed. */
 export async function settleSlots(d: EvacuationDeps, v: TickView): Promise<number> {
-  const slots = await d.slotStore.slots();
+  const { slots, unknown } = await d.slotStore.view();
   // A scoped tick only knows its namespace's pods; an unreadable entry names no namespace, so
   // only one whose pod the tick listed is its to judge (an unscoped tick judges every one).
   const mine = slots.filter((s) => !v.scope || (s.unreadable === undefined ? s.pod.startsWith(`${v.scope}/`) : v.listed.has(s.uid)));
   const free = stale(mine, new Set(v.inFlight.keys()), d.now(), SLOT_GRACE_MS);
   const gone = await goneOf(d, mine, v.inFlight, free);
   const restore = await toRestore(d, slots, v.inFlight);
-  if (free.length === 0 && restore.length === 0) return 0;
+  if (free.length === 0 && restore.length === 0 && !unknown) return 0;
   const done = await d.slotStore.settle((s) => free.some((f) => f.uid === s.uid), restore);
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
   for (const s of done.freed.filter((f) => gone.has(f.uid))) {
@@ -101,18 +103,20 @@ async function mended(d: EvacuationDeps, done: Settled, wasUnreadable: ReadonlyS
   observeStateUnreadable('evacuation-slots', 'unreadable', unreadable.length);
   observeStateUnreadable('evacuation-slots', 'deleted', lost.length);
   const ref = `${d.slotStore.namespace}/${SLOT_STORE_NAME}`;
+  const lostWhy = done.absent ? 'it was missing' : done.unknown ? `it was ${done.unknown} and rebuilt blind, and held no slot` : 'it held no entry';
   const parts = [
     ...(unreadable.length
       ? [`${unreadable.length} unreadable entries (${unreadable.map((s) => s.uid).join(', ')}) freed or written again from their pods`]
       : []),
     ...(lost.length
-      ? [
-          `${done.absent ? 'it was missing' : 'it held no entry'} for ${lost.length} evacuations in flight (${lost.map((s) => s.pod).join(', ')}): their slots written again from the pods' Started state`,
-        ]
+      ? [`${lostWhy} for ${lost.length} evacuations in flight (${lost.map((s) => s.pod).join(', ')}): their slots written again from the pods' Started state`]
       : []),
   ];
-  const note = `kube-tidy: the evacuation slots' ConfigMap ${ref}: ${parts.join('; ')}. New evacuations are admitted within the limits again.`.slice(0, 1000);
-  d.log.error({ ledger: ref, unreadable: unreadable.map((s) => s.uid), restored: lost.map((s) => s.pod), absent: done.absent }, note);
+  const note = `kube-tidy: the evacuation slots in the brakes' ledger ${ref}: ${parts.join('; ')}. New evacuations are admitted within the limits again.`.slice(
+    0,
+    1000,
+  );
+  d.log.error({ ledger: ref, unreadable: unreadable.map((s) => s.uid), restored: lost.map((s) => s.pod), absent: done.absent, unknown: done.unknown }, note);
   await d.writer
     .recordNamespaceEvent(d.slotStore.namespace, {
       reason: 'EvacuationSlotsMended',
