@@ -31,6 +31,7 @@ afterAll(() => {
 
 /** The function over HTTP with its own runtime on `clock`, the policy's cluster cap 1 (its default window). */
 async function serveCharged(clock: { now: number }, env: Record<string, string>) {
+  const ledger = `evac-budgets-${process.pid}-${++ledgers}`;
   const file = join(mkdtempSync(join(tmpdir(), 'kube-tidy-evac-budgets-')), 'policy.json');
   writeFileSync(file, JSON.stringify({ ...POLICY, maxNoOfPodsToEvictTotal: 1 }));
   const rt = await startRuntime(
@@ -38,15 +39,16 @@ async function serveCharged(clock: { now: number }, env: Record<string, string>)
     {
       POLICY_FILE: file,
       KUBECONFIG: sharedCluster().kubeconfigPath,
-      // A ledger of its own: no other test's removals spend this cap.
-      BRAKES_NAMESPACE: `evac-budgets-${process.pid}-${++ledgers}`,
       ...evacuationEnv(ns.name, { EVACUATION_TIMEOUT_SECONDS: '7200', ...env }),
+      // A ledger of its own (its slots too): no other test's removals spend this cap.
+      BRAKES_NAMESPACE: ledger,
     },
     { log: pino({ level: 'silent' }), now: () => clock.now },
   );
   runtimes.push(rt);
   const agent = serve(evacuation, rt);
   return {
+    ledger,
     event: async (pod: V1Pod) =>
       (await send(agent, knativeRequest('binary', 'update', { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
     tick: async () => (await send(agent, pingRequest())).body as { results: { pod: string; outcome: string; why: string }[] },
@@ -56,10 +58,10 @@ async function serveCharged(clock: { now: number }, env: Record<string, string>)
 /** A clock one second into a window of the policy's default length: both requests fall in it. */
 const windowStart = (): { now: number } => ({ now: Math.floor(Date.now() / DEFAULT_WINDOW_MS) * DEFAULT_WINDOW_MS + 1000 });
 
-const withdrawAll = async (prefix: string, fn: { event: (p: V1Pod) => Promise<unknown> }) => {
+const withdrawAll = async (prefix: string, fn: { ledger: string; event: (p: V1Pod) => Promise<unknown> }) => {
   for (const p of (await core().listNamespacedPod({ namespace: ns.name })).items.filter((x) => x.metadata!.name!.startsWith(`virt-launcher-${prefix}`)))
     await fn.event(await annotate(ns.name, p.metadata!.name!, { [ANNOTATIONS.request]: null }));
-  expect(await listSlots(core(), ns.name)).toEqual([]);
+  expect(await listSlots(core(), fn.ledger)).toEqual([]);
 };
 
 describe("evacuation and the policy's limits", () => {
@@ -75,7 +77,7 @@ describe("evacuation and the policy's limits", () => {
     const held = (await readPod(ns.name, b.metadata!.name!))!;
     expect(held.metadata!.annotations?.[ANNOTATIONS.request]).toBeDefined();
     expect(held.metadata!.annotations?.[ANNOTATIONS.state]).toBeUndefined();
-    expect((await listSlots(core(), ns.name)).map((s) => s.pod)).toEqual([`${ns.name}/${a.metadata!.name}`]);
+    expect((await listSlots(core(), fn.ledger)).map((s) => s.pod)).toEqual([`${ns.name}/${a.metadata!.name}`]);
     // Still the same window: a tick leaves it waiting, with the same answer.
     const key = `${ns.name}/${b.metadata!.name}`;
     expect((await fn.tick()).results.find((r) => r.pod === key)).toMatchObject({ outcome: 'deferred' });
@@ -92,7 +94,7 @@ describe("evacuation and the policy's limits", () => {
     const b = await createVm(ns.name, 'free-b', { request: true, behaviour: 'hang' });
     expect(await fn.event(a)).toMatchObject({ outcome: 'started' });
     expect(await fn.event(b)).toMatchObject({ outcome: 'started' });
-    expect((await listSlots(core(), ns.name)).filter((s) => s.pod.startsWith(`${ns.name}/virt-launcher-free-`))).toHaveLength(2);
+    expect((await listSlots(core(), fn.ledger)).filter((s) => s.pod.startsWith(`${ns.name}/virt-launcher-free-`))).toHaveLength(2);
     await withdrawAll('free-', fn);
   });
 });

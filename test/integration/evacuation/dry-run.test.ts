@@ -51,7 +51,7 @@ describe('evacuation with DRY_RUN=true', () => {
     // New: "fresh" is requested and nothing has started.
     const fresh = await createVm(ns.name, 'fresh', { request: true });
     const before = await stored();
-    expect(Object.keys(before).filter((k) => k.startsWith('configmap/kube-tidy-evacuations'))).toHaveLength(1);
+    expect(Object.keys(before).filter((k) => k.startsWith('configmap/kube-tidy-brakes'))).toHaveLength(1);
 
     const dry = await serveEvacuation(ns.name, { DRY_RUN: 'true', RECORD_EVENTS: 'true' });
     const started = await dry.event(fresh);

@@ -5,10 +5,10 @@ import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
+import { listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
 import { MARK_KEPT, type MigrationController } from './controller.js';
-import { annotate, core, createVm, migrations, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
+import { annotate, core, createVm, migrations, putLedgerSlot, readPod, serveEvacuation, startKubevirtStandIns, tickUntil } from './fixtures.js';
 import type { Webhook } from './webhook.js';
 
 // The evacuation function against the real control plane: KubeVirt's CRDs, a real admission
@@ -140,12 +140,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
   it('tells the end when a tick frees the slot of a pod that went after the slot’s grace', async () => {
     const uid = '0d0e0a0d-0000-4000-8000-000000000033';
     const slot = { pod: `${ns.name}/${launcher('long-gone')}`, node: 'kwok-node-0', at: Date.now() - 3_600_000, attempt: 3 };
-    const data = { [uid]: JSON.stringify(slot) };
-    const cm = await core()
-      .readNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME })
-      .catch(() => undefined);
-    if (cm) await core().patchNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME, body: { data } }, merge);
-    else await core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: SLOT_STORE_NAME }, data } });
+    await putLedgerSlot(ns.name, uid, slot);
     await fn.tick();
     expect(await listSlots(core(), ns.name)).toEqual([]);
     const ends = () =>

@@ -8,6 +8,7 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type Kube
 import { afterAll, beforeAll } from 'vitest';
 import { evacuation } from '../../../functions/evacuation.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
+import { SLOT_STORE_NAME } from '../../../shared/evacuation/io/slot-store.js';
 import { installCrds, kubectl, sharedCluster, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { knativeRequest, pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';
@@ -139,8 +140,17 @@ export async function migrations(ns: string): Promise<{ metadata: { name: string
 
 // The shared cluster serves lifecycle.k8s.io (EvictionRequestAPI on): the direct path's tests
 // turn it off; eviction-request.test.ts passes `auto`; no-group.test.ts runs without the group.
+// The slots are kept in the brakes' ledger: each test namespace has its own (BRAKES_NAMESPACE),
+// which is also where the previous release's slots would be (EVACUATION_NAMESPACE).
 export function evacuationEnv(ns: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { EVACUATION_NAMESPACE: ns, EVACUATION_SCOPE_NAMESPACE: ns, EVACUATION_BACKOFF_SECONDS: '0.2', EVACUATION_EVICTION_REQUESTS: 'off', ...extra };
+  return {
+    EVACUATION_NAMESPACE: ns,
+    BRAKES_NAMESPACE: ns,
+    EVACUATION_SCOPE_NAMESPACE: ns,
+    EVACUATION_BACKOFF_SECONDS: '0.2',
+    EVACUATION_EVICTION_REQUESTS: 'off',
+    ...extra,
+  };
 }
 
 /** The function in this process over HTTP: `event(pod)` sends a pod update, `tick()` a PingSource tick. */
@@ -177,4 +187,24 @@ export async function tickUntil(
     },
     { timeoutMs, intervalMs: 150 },
   );
+}
+
+/**
+ * Puts one slot into the brakes' ledger in `ns` (ConfigMap kube-tidy-brakes, key ledger.json) as
+ * another instance's write would leave it, at the resourceVersion read (created if missing).
+ */
+export async function putLedgerSlot(ns: string, uid: string, slot: { pod: string; node: string; at: number; attempt?: number }): Promise<void> {
+  const cm = await core()
+    .readNamespacedConfigMap({ namespace: ns, name: SLOT_STORE_NAME })
+    .catch(() => undefined);
+  const state = cm?.data?.['ledger.json'] ? JSON.parse(cm.data['ledger.json']) : { counts: {}, holds: {}, trips: {} };
+  state.slots = { ...state.slots, [uid]: slot };
+  const data = { 'ledger.json': JSON.stringify(state) };
+  if (cm)
+    await core().replaceNamespacedConfigMap({
+      namespace: ns,
+      name: SLOT_STORE_NAME,
+      body: { metadata: { name: SLOT_STORE_NAME, resourceVersion: cm.metadata!.resourceVersion }, data },
+    });
+  else await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: SLOT_STORE_NAME }, data } });
 }
