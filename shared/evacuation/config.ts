@@ -27,7 +27,7 @@ const EvacuationEnv = z
      * paced by the slots above, not by what pod cleanup may remove (README "Evacuation").
      */
     EVACUATION_CHARGE_BUDGETS: bool.default(false),
-    /** Where the slot store (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
+    /** Where the previous release kept the slots (kube-tidy-evacuations), carried from there into the brakes' ledger; default KUBE_TIDY_NAMESPACE, then kube-tidy. */
     EVACUATION_NAMESPACE: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')

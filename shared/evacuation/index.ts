@@ -1,7 +1,7 @@
 // Evacuation, wired: long-running evictions (KubeVirt live migration) started, polled,
 // finished, timed out or cancelled, the state kept on the pod. The pure part is core/ (the
 // state machine, the annotations that store its state, the limits, a pod as the machine sees
-// it); its I/O io/ (one pass over a pod, a tick over all of them, the slot store's ConfigMap, every
+// it); its I/O io/ (one pass over a pod, a tick over all of them, the slots in the brakes' ledger, every
 // KubeVirt call, EvictionRequest discovery); its configuration config.ts; what it takes from the
 // process handle.ts. Every write goes through the handle's ClusterWriter: DRY_RUN, protected
 // namespaces, Events.

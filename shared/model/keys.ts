@@ -23,7 +23,7 @@ export const PART_OF_LABELS: Readonly<Record<string, string>> = { 'app.kubernete
 export const BRAKES_NAME = 'kube-tidy-brakes';
 /** ConfigMap: the digests of the shards each fanned-out pass posted (cleanup/io/shard-plan.ts). */
 export const PLANS_NAME = 'kube-tidy-sweep-plans';
-/** ConfigMap: the evacuation slots in flight (evacuation/io/slot-store.ts, which re-exports it as SLOT_STORE_NAME). */
+/** ConfigMap: where the previous release kept the evacuation slots; carried into the brakes' ledger and deleted (evacuation/io/legacy-slots.ts). */
 export const EVACUATION_SLOTS_NAME = 'kube-tidy-evacuations';
 /** ConfigMaps: the due list, one per shard (due/io/list.ts): `kube-tidy-due-0` .. `kube-tidy-due-<DUE_SHARDS - 1>`. */
 export const DUE_NAME_PREFIX = 'kube-tidy-due';

@@ -10,11 +10,11 @@ import type { KubeVirtReader } from './kubevirt.js';
 import type { SlotStore } from './slot-store.js';
 
 export interface EvacuationDeps {
-  /** Reads: pods, the slot store. */
+  /** Reads: pods, the brakes' ledger (the slots) and the previous release's slots. */
   core: Pick<CoreV1Api, 'readNamespacedPod' | 'listNamespacedPod' | 'listPodForAllNamespaces' | 'readNamespacedConfigMap'>;
   /** Reads of KubeVirt objects, and of lifecycle.k8s.io's. */
   custom: KubeVirtReader & LifecycleReader;
-  /** Every write: annotations, evictions, migrations, the slot store, Events. */
+  /** Every write: annotations, evictions, migrations, the slots, Events. */
   writer: ClusterWriter;
   slotStore: SlotStore;
   /**

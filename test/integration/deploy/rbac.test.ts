@@ -162,8 +162,11 @@ const table: Record<string, Row[]> = {
       () => ({ verb: 'delete', group: 'kubevirt.io', resource: 'virtualmachineinstancemigrations', namespace: 'default', name: 'm' }),
       true,
     ],
-    ['may update its ledger ConfigMap in its own namespace', core_('update', 'configmaps', own, 'kube-tidy-evacuations'), true],
-    ['is refused ConfigMaps in other namespaces', core_('update', 'configmaps', () => 'default', 'kube-tidy-evacuations'), false],
+    ["may update the brakes' ledger (its slots) in its own namespace", core_('update', 'configmaps', own, 'kube-tidy-brakes'), true],
+    ['is refused the ledger in other namespaces', core_('update', 'configmaps', () => 'default', 'kube-tidy-brakes'), false],
+    ["may read and delete the previous release's slots (carried into the ledger)", core_('delete', 'configmaps', own, 'kube-tidy-evacuations'), true],
+    ['is refused writing the old slots ConfigMap', core_('update', 'configmaps', own, 'kube-tidy-evacuations'), false],
+    ['is refused other ConfigMaps of its namespace', core_('update', 'configmaps', own, 'kube-tidy-due-0'), false],
     ['is refused deleting a pod', pods('delete', 'default'), false],
     [
       'may read a VirtualMachineInstance (is KubeVirt still evacuating it?)',

@@ -208,3 +208,11 @@ export async function putLedgerSlot(ns: string, uid: string, slot: { pod: string
     });
   else await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: SLOT_STORE_NAME }, data } });
 }
+
+/** Sets how the migration stand-in treats the VMI's migrations (controller.ts BEHAVIOUR): a held one then follows it. */
+export async function setMigrationBehaviour(ns: string, vmi: string, behaviour: string): Promise<void> {
+  await custom().patchNamespacedCustomObject(
+    { ...KV, plural: 'virtualmachineinstances', namespace: ns, name: vmi, body: { metadata: { labels: { [BEHAVIOUR]: behaviour } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}

@@ -4,20 +4,17 @@
 // old format, a ledger with no slots), then two upgraded instances at once. The evacuation keeps
 // its slot across the upgrade and finishes; a request beyond the limit waits for it; the old
 // slots are in the ledger and the old ConfigMap is gone.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { LEGACY_SLOTS_NAME } from '../../../shared/evacuation/io/legacy-slots.js';
 import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { testNamespace } from '../../harness/index.js';
-import { BEHAVIOUR } from './controller.js';
-import { annotate, core, createVm, kc, readPod, serveEvacuation, tickUntil, useKubevirtStandIns } from './fixtures.js';
+import { annotate, core, createVm, readPod, serveEvacuation, setMigrationBehaviour, tickUntil, useKubevirtStandIns } from './fixtures.js';
 
 const ns = testNamespace('evac-upgrade');
 
 useKubevirtStandIns(ns);
 
-const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const state = async (name: string) => (await readPod(ns.name, name))?.metadata?.annotations?.[ANNOTATIONS.state];
 const readCm = (name: string) =>
   core()
@@ -85,19 +82,7 @@ describe('an upgrade with an evacuation in flight', () => {
 
     // a's migration goes on and succeeds (KubeVirt deletes the source pod): its slot is given
     // back, and b starts in its place.
-    await kc()
-      .makeApiClient(CustomObjectsApi)
-      .patchNamespacedCustomObject(
-        {
-          group: 'kubevirt.io',
-          version: 'v1',
-          plural: 'virtualmachineinstances',
-          namespace: ns.name,
-          name: 'a',
-          body: { metadata: { labels: { [BEHAVIOUR]: 'succeed' } } },
-        },
-        merge,
-      );
+    await setMigrationBehaviour(ns.name, 'a', 'succeed');
     await tickUntil(
       one,
       'a finished and b started in its slot',
