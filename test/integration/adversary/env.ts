@@ -143,6 +143,8 @@ export async function adversary(ns: string, targets: readonly Target[], on: On =
     MULTIKUEUE_ORIGIN: `adv-${ns}`,
     MULTIKUEUE_WORKERS: `worker-1=${workerKubeconfig}`,
     EVACUATION_NAMESPACE: ns,
+    // The brakes' ledger (evacuation's slots with it) in the test's namespace, where the identities' RBAC is.
+    BRAKES_NAMESPACE: ns,
     EVACUATION_SCOPE_NAMESPACE: ns,
     EVACUATION_BACKOFF_SECONDS: '0.2',
     // The due list in the test's namespace (where the identities' RBAC is), and a tick that reads
