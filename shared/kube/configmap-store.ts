@@ -105,11 +105,18 @@ export interface ConfigMapStoreOptions<T> {
   contendedMessage?: string;
 }
 
+/**
+ * What a codec decodes from a ConfigMap as read: undefined only when there is no ConfigMap. One
+ * that exists with no `data` at all (a `kubectl edit` that removed it, another tool) is not a
+ * new store: kube-tidy never writes one without its keys, so its keys are said missing.
+ */
+export const dataOf = (cm: V1ConfigMap | undefined): Readonly<Record<string, string>> | undefined => (cm ? (cm.data ?? {}) : undefined);
+
 /** A read alone (no writer): what a reader of the state needs. */
 export async function readStored<T>(core: ConfigMapReader, o: Pick<ConfigMapStoreOptions<T>, 'namespace' | 'name' | 'codec'>): Promise<Seen<T>> {
   const { namespace, name } = o;
   const cm = await readOrAbsent(`read configmap ${namespace}/${name}`, () => core.readNamespacedConfigMap({ namespace, name }));
-  return { ...o.codec.decode(cm?.data), cm };
+  return { ...o.codec.decode(dataOf(cm)), cm };
 }
 
 export class ConfigMapStore<T> {

@@ -8,7 +8,7 @@
 // Read and written through the one ConfigMap store (kube/configmap-store.ts).
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { ConfigMapStore, jsonDocument, readStored, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
+import { ConfigMapStore, dataOf, jsonDocument, readStored, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import { emptyLedger, type LedgerState } from '../core/ledger.js';
 import { BRAKES_NAME } from '../../model/keys.js';
@@ -51,7 +51,7 @@ const codec = jsonDocument(KEY, ledgerSchema, emptyLedger);
 
 /** The ledger a ConfigMap holds, or undefined when it cannot be read as one. */
 export const stateOf = (cm: V1ConfigMap | undefined): LedgerState | undefined => {
-  const got = codec.decode(cm?.data);
+  const got = codec.decode(dataOf(cm));
   return got.unreadable.length ? undefined : got.value;
 };
 

@@ -22,6 +22,7 @@ const ns = testNamespace('brakes-unreadable');
 // Each case's ledger in a namespace of its own (testNamespace makes them around the file).
 const homes = {
   trunc: testNamespace('brakes-unreadable-trunc'),
+  empty: testNamespace('brakes-unreadable-empty'),
   gone: testNamespace('brakes-unreadable-gone'),
   swap: testNamespace('brakes-unreadable-swap'),
   abort: testNamespace('brakes-unreadable-abort'),
@@ -50,7 +51,7 @@ const rebuiltEvents = (home: string) => eventsOf(home, 'LedgerRebuilt');
 
 beforeAll(async () => {
   const [made, labelled] = await Promise.all([
-    makePods(ns.name, [...range('trunc', 22), ...range('gone', 6), ...range('swap', 6), ...range('later', 2)], { exitCode: 137 }),
+    makePods(ns.name, [...range('trunc', 22), ...range('empty', 4), ...range('gone', 6), ...range('swap', 6), ...range('later', 2)], { exitCode: 137 }),
     makePods(ns.name, range('abort', 3), { exitCode: 137, labels: ABORT_LABELS }),
   ]);
   pods = new Map([...made, ...labelled].map((p) => [p.metadata!.name!, p]));
@@ -98,6 +99,24 @@ describe('a ledger whose value is not a ledger', () => {
     );
     expect(deferredSaid[0]!.note).toMatch(/ledger was unreadable .* counts as spent/);
     expect(await eventsOf(home, 'BudgetExhausted')).toEqual([]);
+  });
+});
+
+describe('a ledger emptied (its data removed, the ConfigMap kept)', () => {
+  it('is not taken as a new ledger: rebuilt blind, the next removals deferred', async () => {
+    const { top } = windowWithRoom(120_000);
+    const home = homes.empty.name;
+    const policy = failedPolicy([ns.name], { maxNoOfPodsToEvictTotal: 5, ...top });
+    const a = await instance(policy, home);
+    for (const name of range('empty', 2)) expect((await event(a.agent, name)).body.outcome).toBe('deleted');
+    await a.rt.brakes().settle();
+    await core().patchNamespacedConfigMap({ namespace: home, name: BRAKES_NAME, body: [{ op: 'remove', path: '/data' }] });
+    const b = await instance(policy, home);
+    const answers = [(await event(b.agent, 'empty-2')).body, (await event(b.agent, 'empty-3')).body];
+    expect(answers.map((x) => x.outcome)).toEqual(['deferred', 'deferred']);
+    expect(answers[0].deferred.why).toMatch(/ledger was unreadable \(ledger\.json: missing\)/);
+    expect(await left('empty')).toEqual(range('empty', 2, 2));
+    expect((await storedLedger(home)).blind?.why).toMatch(/^unreadable/);
   });
 });
 

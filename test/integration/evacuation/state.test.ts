@@ -108,11 +108,12 @@ describe('the evacuation slots found not as kube-tidy wrote them', () => {
       expect(await fn.event(c)).toMatchObject({ outcome: 'queued', why: expect.stringContaining('2 evacuations in flight in the cluster (limit 2)') });
       await fn.tick();
       const notes = (await events('EvacuationSlotsMended')).filter((e) => !earlier.has(e.metadata!.name)).map((e) => e.note);
-      // Deleted: this process had read it, so it is rebuilt blind. Emptied (no data at all): the
-      // ledger's store reads a ConfigMap with no data as a new one, as the brakes do; either way
-      // the tick writes the slots back.
-      const was = how === 'deleted' ? 'it was deleted and rebuilt blind, and held no slot' : 'it held no entry';
-      expect(notes).toEqual([expect.stringContaining(`${was} for 2 evacuations in flight`)]);
+      // Deleted: this process had read it. Emptied (no data at all): kube-tidy never writes a
+      // ledger without its key, so it is unreadable (configmap-store.ts dataOf). Either way it
+      // is rebuilt blind and the tick writes the slots back.
+      const was = how === 'deleted' ? 'it was deleted' : 'it was unreadable (ledger.json: missing)';
+      expect(notes).toEqual([expect.stringContaining(`${was} and rebuilt blind, and held no slot for 2 evacuations in flight`)]);
+      // Either way the two slots are counted as lost ones (found="deleted"), each written back.
       expect(await unreadableTotal('deleted')).toBe(before + 2);
       await withdraw(fn, `virt-launcher-${how}-c`, `virt-launcher-${how}-a`, `virt-launcher-${how}-b`);
       expect(await listSlots(core(), ns.name)).toEqual([]);
