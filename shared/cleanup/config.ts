@@ -72,7 +72,7 @@ const Schema = PassSchema.extend({
   /**
    * `run`: a sweep removes what the policy selects. `audit`: every sweep plans through the API
    * server's dry run and writes what it found as OpenReports (one Report per namespace and
-   * profile, README "Audits as OpenReports"); it removes nothing, posts no shards (a shard that
+   * profile, docs/observing.md "Audits as OpenReports"); it removes nothing, posts no shards (a shard that
    * arrives is refused) and lists nothing in the due list.
    */
   SWEEP_MODE: z.enum(['run', 'audit']).default('run'),

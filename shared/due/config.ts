@@ -1,4 +1,4 @@
-// The due list's and the timers' settings (README "Events, sweeps and time"), read once at
+// The due list's and the timers' settings (docs/time-and-events.md), read once at
 // setup of the target that keeps them (podTerminated), so a bad one stops the process at start.
 import { z } from 'zod';
 import { list, positiveInt, readEnv } from '../config/env.js';

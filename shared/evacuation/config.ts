@@ -24,7 +24,7 @@ const EvacuationEnv = z
      * Whether an evacuation's start is charged to the policy's limits (maxNoOfPodsToEvict*,
      * rates, aborts) through the admission port, and deferred when they are spent. Off by
      * default: an explicit request is a person's or a controller's decision (draining a node),
-     * paced by the slots above, not by what pod cleanup may remove (README "Evacuation").
+     * paced by the slots above, not by what pod cleanup may remove (docs/evacuation.md).
      */
     EVACUATION_CHARGE_BUDGETS: bool.default(false),
     /** Where the slot store (a ConfigMap) lives; default KUBE_TIDY_NAMESPACE, then kube-tidy. */

@@ -1,6 +1,6 @@
 // kube-tidy's brakes, beside the descheduler's fields: a top-level `kubeTidy.brakes` section of
 // the same DeschedulerPolicy file. The descheduler ignores an unknown top-level field (its
-// decoder is not strict; README "Differences"), so one file still serves both tools.
+// decoder is not strict; docs/differences-from-descheduler.md), so one file still serves both tools.
 //
 //   kubeTidy:
 //     brakes:

@@ -51,7 +51,7 @@ const EnvSchema = z.object({
    * full (a killed instance loses at most its chunk for this long). Tests shorten it.
    */
   BRAKES_HOLD_SECONDS: positiveInt.max(3600).default(60),
-  /** Where the decisions go as CloudEvents (notify/config.ts; README "Decisions as CloudEvents"): checked here, at start. */
+  /** Where the decisions go as CloudEvents (notify/config.ts; docs/observing.md "Decisions as CloudEvents"): checked here, at start. */
   ...EventsEnv,
 });
 
