@@ -1,5 +1,5 @@
 // `npm run docs:generate`: writes docs/reference/ from the code (environment variables, the
-// CLI's help, CloudEvent types, metrics, policy fields). The pages are committed so a reader on
+// CLI's help, CloudEvent types, metrics, the dashboard and alerts, policy fields). The pages are committed so a reader on
 // GitHub sees them; test/unit/docs/reference.test.ts fails when one is stale.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliPage } from './cli.js';
 import { cloudEventsPage } from './cloudevents.js';
+import { dashboardPage } from './dashboard.js';
 import { ENV_SCANNED_DIRS, environmentPage } from './env.js';
 import { metricsPage } from './metrics.js';
 import { policyPage } from './policy.js';
@@ -27,6 +28,7 @@ export function referencePages(root: string = DOCS_ROOT): Record<string, string>
     'docs/reference/cli.md': cliPage(),
     'docs/reference/cloudevents.md': cloudEventsPage(root),
     'docs/reference/metrics.md': metricsPage(),
+    'docs/reference/dashboard.md': dashboardPage(root),
     'docs/reference/policy.md': policyPage(),
   };
 }
