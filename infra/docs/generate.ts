@@ -29,7 +29,7 @@ export function referencePages(root: string = DOCS_ROOT): Record<string, string>
     'docs/reference/cloudevents.md': cloudEventsPage(root),
     'docs/reference/metrics.md': metricsPage(),
     'docs/reference/dashboard.md': dashboardPage(root),
-    'docs/reference/policy.md': policyPage(),
+    'docs/reference/policy.md': policyPage(root),
   };
 }
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { commentText, declaredComments } from '../../../infra/docs/comments.js';
+import { commentText, declaredComments, fieldComments } from '../../../infra/docs/comments.js';
 import { accepts, defaultOf, ENV_SOURCES, undescribed } from '../../../infra/docs/env.js';
 import { DOCS_ROOT, referencePages } from '../../../infra/docs/generate.js';
 
@@ -56,5 +56,11 @@ describe('what the environment reference reads', () => {
     expect(commentText('/**\n   * Two\n   * lines.\n   */')).toBe('Two lines.');
     const c = declaredComments(join(DOCS_ROOT, 'shared/defrag/config.ts'));
     expect(c.get('DEFRAG_PAGE_SIZE')).toMatch(/Pods per LIST page/);
+  });
+
+  it("a policy field without its own comment takes the doc comment of the const it is built from, not a file's header", () => {
+    const c = fieldComments(['shared/strategies/pod-ttl/schema.ts', 'shared/policy/common.ts'].map((f) => join(DOCS_ROOT, f)));
+    expect(c.get('sources')).toMatch(/Which conventions to honour/);
+    expect(c.get('namespaces')).toMatch(/^`namespaces: \{include\|exclude\}`/);
   });
 });
