@@ -31,11 +31,11 @@ const RequestSchema = z.strictObject({
     .optional(),
   allowUnsupported: z.boolean().default(false),
   /**
-   * `abort`: resume what a percentage abort stopped (README "Brakes"): every stopped scope is
+   * `abort`: resume what a percentage abort stopped (docs/brakes.md): every stopped scope is
    * lifted and this run is not judged by the percent. Only with mode run, confirm and the token.
    */
   override: z.literal('abort').optional(),
-  /** Also write the pass's results as OpenReports, one Report per namespace and profile (README "Audits as OpenReports"). */
+  /** Also write the pass's results as OpenReports, one Report per namespace and profile (docs/observing.md "Audits as OpenReports"). */
   report: z.boolean().default(false),
 });
 

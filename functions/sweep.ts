@@ -15,18 +15,18 @@ import { defineTarget } from '../shared/serve/target.js';
  * With a shard sink (SWEEP_SHARD_SINK or Knative's K_SINK; SWEEP_SHARD_TOPIC on GCP), a pass
  * that selected more than SWEEP_SHARD_SIZE pods acts on the first shard and posts the rest;
  * the broker (or Pub/Sub and Eventarc) brings each shard back to some sweep instance, which
- * takes it here (README "Scale"), if it is one the planner stored within the hour: any other
+ * takes it here (docs/scale.md), if it is one the planner stored within the hour: any other
  * (forged, altered, or replayed after its plan aged past the hour) is answered 422
  * (not 409, which Knative retries) and no pod is read or written.
  *
  * Where the order cannot change what is removed (no limits, retention, brakes or fan-out), the
  * pass writes each page's deletes while it reads the next, and a tick cut by its budget hands
- * what it did not start to this instance's next tick, which writes it without listing (README
- * "Scale"; plan/early.ts, cleanup/io/carry.ts).
+ * what it did not start to this instance's next tick, which writes it without listing (docs/scale.md;
+ * plan/early.ts, cleanup/io/carry.ts).
  *
  * A pass also lists in the due list (shared/due) the pods it saw that time alone brings in
  * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod
- * that produced no event is not left to the next sweep (README "Events, sweeps and time").
+ * that produced no event is not left to the next sweep (docs/time-and-events.md).
  */
 interface SweepParts extends CleanupParts {
   due: Due;

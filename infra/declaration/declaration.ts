@@ -46,7 +46,7 @@ const event = z.union([
     }),
   }),
   z.strictObject({ http: z.strictObject({ method: z.literal('POST'), path: z.literal('/'), visibility: z.enum(['cluster-local', 'public']) }) }),
-  // The function's own shards (README "Scale"): it posts them to the broker, a Trigger brings
+  // The function's own shards (docs/scale.md): it posts them to the broker, a Trigger brings
   // them back to some instance of it.
   z.strictObject({ shards: z.strictObject({ type: z.literal('dev.kube-tidy.sweep.shard.v1') }) }),
 ]);

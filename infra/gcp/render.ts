@@ -12,7 +12,7 @@ type Obj = Record<string, unknown>;
 export const IMAGE = '${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy/kube-tidy';
 /** Topic per watched kind: Eventarc filters Pub/Sub only by the message type, so the topic routes. */
 export const topicFor = (kind: string) => `kube-tidy-${kind.toLowerCase()}-events`;
-/** Where a function publishes its own shards (README "Scale"): on GCP, Pub/Sub plays the broker. */
+/** Where a function publishes its own shards (docs/scale.md): on GCP, Pub/Sub plays the broker. */
 export const shardTopicFor = (target: string) => `kube-tidy-${kebab(target)}-shards`;
 const topicPath = (topic: string) => `projects/\${PROJECT_ID}/topics/${topic}`;
 export const POLICY_MOUNT = '/etc/kube-tidy/policy';

@@ -58,7 +58,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     '# GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.',
     '# Deploys kube-tidy to Cloud Run (see infra/gcp/README.md). Needs gcloud and envsubst, and',
     '# PROJECT_ID, PROJECT_NUMBER, REGION; the image pushed to ${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy;',
-    '# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see the README).',
+    '# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see docs/deploying.md).',
     'set -euo pipefail',
     ': "${PROJECT_ID:?}" "${PROJECT_NUMBER:?}" "${REGION:?}"',
     'here=$(cd "$(dirname "$0")" && pwd)',
@@ -81,7 +81,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     ...(google ? EVENTARC_AUDIENCE : []),
     '# Cluster events arrive through Pub/Sub, one topic per watched kind.',
     ...kinds.map((k) => `g pubsub topics describe ${topicFor(k)} >/dev/null 2>&1 || g pubsub topics create ${topicFor(k)}`),
-    ...(sharding.length ? ['# A big sweep publishes shards to its own topic (README "Scale"); Eventarc brings them back to it.'] : []),
+    ...(sharding.length ? ['# A big sweep publishes shards to its own topic (docs/scale.md); Eventarc brings them back to it.'] : []),
     ...sharding.flatMap((t) => [
       `g pubsub topics describe ${shardTopicFor(t)} >/dev/null 2>&1 || g pubsub topics create ${shardTopicFor(t)}`,
       `g pubsub topics add-iam-policy-binding ${shardTopicFor(t)} --member "serviceAccount:$(sa ${kebab(t)})" --role roles/pubsub.publisher >/dev/null`,

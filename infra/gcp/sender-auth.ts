@@ -16,7 +16,7 @@ export const serviceUrl = (target: string) => `https://kube-tidy-${kebab(target)
 
 /** The Google accounts that call a function: one per kind of event it takes. */
 export function callersOf(f: FunctionDecl): string[] {
-  // Shards come back through Pub/Sub and Eventarc, like cluster events (README "Scale").
+  // Shards come back through Pub/Sub and Eventarc, like cluster events (docs/scale.md).
   const callers = f.events.map((e) => ('schedule' in e ? 'scheduler' : 'cloudEvent' in e || 'shards' in e ? 'eventarc' : 'caller'));
   return [...new Set(callers)];
 }

@@ -57,7 +57,7 @@ ${block('schedules', d.schedules)}
 # follow the policy's namespace filters in either mode).
 ${block('selectors', d.selectors)}
 
-# Every decision out as a CloudEvent (README "Decisions as CloudEvents": pod removed, evicted,
+# Every decision out as a CloudEvent (docs/observing.md "Decisions as CloudEvents": pod removed, evicted,
 # blocked, deferred..., MultiKueue cascades and orphans, evacuation states, defrag steps, one
 # pass.completed per pass). sink: "broker" (knative mode: the release's Broker, where a Trigger
 # on a dev.kube-tidy.* type routes them; standalone mode: off), "none", or an http(s) URL

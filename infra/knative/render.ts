@@ -73,7 +73,7 @@ export function functionEnv(decl: Declaration, target: string, f: FunctionDecl, 
   return [...Object.entries(plain).map(([name, value]) => ({ name, value })), ...secret];
 }
 
-/** Sender authentication (README "Sender authentication"): Knative's OIDC sender identity. */
+/** Sender authentication (docs/safety.md "Sender authentication"): Knative's OIDC sender identity. */
 function senderAuthEnv(decl: Declaration, target: string, f: FunctionDecl, o: RenderOptions): Obj[] {
   if (decl.provider.senderAuth.knative === 'none') return [];
   return Object.entries(knativeSenderAuthEnv(o.namespace, target, f)).map(([name, value]) => ({ name, value }));
@@ -96,7 +96,7 @@ function knativeService(decl: Declaration, target: string, f: FunctionDecl, o: R
           serviceAccountName: kebab(target),
           containerConcurrency: f.scaling.concurrency,
           timeoutSeconds: f.timeout,
-          // Every decision out as a CloudEvent (README "Decisions as CloudEvents"), to the broker: a Trigger on a dev.kube-tidy.* type routes them on.
+          // Every decision out as a CloudEvent (docs/observing.md "Decisions as CloudEvents"), to the broker: a Trigger on a dev.kube-tidy.* type routes them on.
           containers: [
             container(o.image, [
               ...functionEnv(decl, target, f, o, { eventsSink: brokerUrl(o.namespace) }),

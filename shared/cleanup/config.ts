@@ -50,6 +50,7 @@ const Schema = PassSchema.extend({
    * Unset: no fan-out, one instance does what fits its time budget.
    */
   SWEEP_SHARD_SINK: z.url({ protocol: /^https?$/ }).optional(),
+  /** Injected by a Knative SinkBinding: where shards go when SWEEP_SHARD_SINK and SWEEP_SHARD_TOPIC are unset. */
   K_SINK: z.url({ protocol: /^https?$/ }).optional(),
   /**
    * On GCP (no broker): the Pub/Sub topic a sweep publishes its shards to, which an Eventarc
@@ -61,6 +62,7 @@ const Schema = PassSchema.extend({
     .optional(),
   /** As Google's client libraries read them: a Pub/Sub emulator, and where the metadata server is. */
   PUBSUB_EMULATOR_HOST: hostPort.optional(),
+  /** Where the metadata server is (its token authorizes the Pub/Sub publish), as Google's libraries read it. */
   GCE_METADATA_HOST: hostPort.optional(),
   /**
    * Where a sweep that fans out stores its plan (a ConfigMap per pass, io/shard-plan.ts); must
@@ -72,7 +74,7 @@ const Schema = PassSchema.extend({
   /**
    * `run`: a sweep removes what the policy selects. `audit`: every sweep plans through the API
    * server's dry run and writes what it found as OpenReports (one Report per namespace and
-   * profile, README "Audits as OpenReports"); it removes nothing, posts no shards (a shard that
+   * profile, docs/observing.md "Audits as OpenReports"); it removes nothing, posts no shards (a shard that
    * arrives is refused) and lists nothing in the due list.
    */
   SWEEP_MODE: z.enum(['run', 'audit']).default('run'),
@@ -98,3 +100,6 @@ function shardSinkOf(c: z.output<typeof Schema>): ShardSink | undefined {
   const url = c.SWEEP_SHARD_SINK ?? c.K_SINK;
   return url ? { url } : undefined;
 }
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { PassSchema as PassEnv, Schema as CleanupEnv };

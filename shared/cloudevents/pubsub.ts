@@ -16,7 +16,7 @@ import type { InternalEvent, PartialOrigin, PubSubPayload } from './types.js';
 //     the decoded data as the event data;
 //  3. no type anywhere, but Argo's {type: ADD|UPDATE|DELETE, body} shape: an Argo payload.
 // The type must be a Knative ApiServerSource type, Argo's `resource` or kube-tidy's own sweep
-// shard (published by a sweep on GCP: README "Scale"); anything else is 422.
+// shard (published by a sweep on GCP: docs/scale.md); anything else is 422.
 
 export const PUBSUB_TYPE = 'google.cloud.pubsub.topic.v1.messagePublished';
 

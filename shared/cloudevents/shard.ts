@@ -1,5 +1,5 @@
 // A sweep shard: a slice of one sweep's decisions that the planning instance hands to any
-// instance through the broker (README "Scale"). It names pods, nothing more: the instance
+// instance through the broker (docs/scale.md). It names pods, nothing more: the instance
 // that takes it reads each pod and decides again on what is stored, so a shard (forged,
 // replayed, or simply late) can never remove a pod the policy does not select as it is now;
 // and it takes only a shard whose digest the planner stored (cleanup/io/shard-plan.ts), so

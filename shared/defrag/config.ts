@@ -19,3 +19,6 @@ export function readDefragConfig(env: NodeJS.ProcessEnv): DefragConfig {
   const e = readEnv(Schema, env);
   return { settleTimeoutMs: e.DEFRAG_SETTLE_TIMEOUT_SECONDS, pageSize: e.DEFRAG_PAGE_SIZE };
 }
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { Schema as DefragEnv };

@@ -1,5 +1,5 @@
 // Defragmentation, wired: plan the moves and swaps that free whole nodes, one eviction per
-// step (see README "Defragmentation"). The pure part is core/ (the planner: build, search,
+// step (see docs/defragmentation.md). The pure part is core/ (the planner: build, search,
 // bounds, budgets, affinity; the node marks); its I/O io/ (read the cluster, write marks,
 // the step); its configuration config.ts; what it takes from the process handle.ts. Every
 // write goes through the handle's writer, and every eviction asks the handle's admission port.

@@ -1,4 +1,4 @@
-// The due list's and the timers' settings (README "Events, sweeps and time"), read once at
+// The due list's and the timers' settings (docs/time-and-events.md), read once at
 // setup of the target that keeps them (podTerminated), so a bad one stops the process at start.
 import { z } from 'zod';
 import { list, positiveInt, readEnv } from '../config/env.js';
@@ -33,6 +33,7 @@ const Schema = z
     DUE_TICK_SENDERS: list.optional(),
     // Read only to check DUE_TICK_SENDERS against them.
     SENDER_AUTH: z.string().optional(),
+    /** Read only to check DUE_TICK_SENDERS against them. */
     SENDER_AUTH_SUBJECTS: list.optional(),
   })
   .superRefine((e, ctx) => {
@@ -48,3 +49,6 @@ const Schema = z
 export type DueConfig = Omit<z.output<typeof Schema>, 'SENDER_AUTH' | 'SENDER_AUTH_SUBJECTS'>;
 
 export const readDueConfig = (env: NodeJS.ProcessEnv): DueConfig => readEnv(Schema, { DUE_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { Schema as DueEnv };

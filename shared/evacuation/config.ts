@@ -8,15 +8,20 @@ import type { ResponderSettings } from './core/responder.js';
 // (kept beside the machine so the shared schema does not grow with one function's knobs).
 // Read once when the handler is built: a bad value stops the process before it serves.
 
-const EvacuationEnv = z
+/** Exported for the generated reference (docs/reference/environment.md). */
+export const EvacuationEnv = z
   .object({
     /** Without confirmation the attempt is aborted after this long (descheduler: 10 min). */
     EVACUATION_TIMEOUT_SECONDS: positiveInt.default(600),
+    /** Attempts after which a failed migration ends the evacuation Failed. */
     EVACUATION_MAX_ATTEMPTS: positiveInt.max(20).default(3),
+    /** The wait before the next attempt after a failed one; it doubles each time. */
     EVACUATION_BACKOFF_SECONDS: z.coerce.number().positive().default(30),
+    /** ...up to this. */
     EVACUATION_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(300),
-    /** KubeVirt's defaults: parallelMigrationsPerCluster 5, parallelOutboundMigrationsPerNode 2. */
+    /** Evacuations under way at once in the cluster (KubeVirt's default parallelMigrationsPerCluster: 5). */
     EVACUATION_MAX_PER_CLUSTER: positiveInt.default(5),
+    /** ...and from one node (KubeVirt's default parallelOutboundMigrationsPerNode: 2). */
     EVACUATION_MAX_PER_NODE: positiveInt.default(2),
     /** KubeVirt launcher pods: through the Eviction API (KubeVirt's webhook), or a migration created directly. */
     EVACUATION_KUBEVIRT_METHOD: z.enum(['eviction', 'migration']).default('eviction'),
@@ -24,7 +29,7 @@ const EvacuationEnv = z
      * Whether an evacuation's start is charged to the policy's limits (maxNoOfPodsToEvict*,
      * rates, aborts) through the admission port, and deferred when they are spent. Off by
      * default: an explicit request is a person's or a controller's decision (draining a node),
-     * paced by the slots above, not by what pod cleanup may remove (README "Evacuation").
+     * paced by the slots above, not by what pod cleanup may remove (docs/evacuation.md).
      */
     EVACUATION_CHARGE_BUDGETS: bool.default(false),
     /** Where the previous release kept the slots (kube-tidy-evacuations), carried from there into the brakes' ledger; default KUBE_TIDY_NAMESPACE, then kube-tidy. */

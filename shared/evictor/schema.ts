@@ -23,9 +23,13 @@ const unique = (list: readonly string[]) => new Set(list).size === list.length;
 
 export const DefaultEvictorArgsSchema = z
   .strictObject({
+    /** Only pods on the nodes this label selector (string form) matches. */
     nodeSelector: SelectorStringSchema,
+    /** Only pods this selector matches. */
     labelSelector: LabelSelectorSchema.optional(),
+    /** Only pods in namespaces this selector matches. */
     namespaceLabelSelector: LabelSelectorSchema.optional(),
+    /** Pods at or above this priority (a value, or a PriorityClass by name) are protected, with the SystemCriticalPods protection on. */
     priorityThreshold: z
       .strictObject({
         // The descheduler refuses a threshold above system-critical (2,000,000,000) when it loads the policy.
@@ -34,8 +38,11 @@ export const DefaultEvictorArgsSchema = z
       })
       .refine((p) => !(p.value !== undefined && p.name !== undefined), { message: 'only one of value/name may be set' })
       .optional(),
+    /** A pod is evicted only if it fits another node (cpu, memory, taints, node selectors, required node affinity). */
     nodeFit: z.boolean().default(false),
+    /** Pods whose owner has fewer pods than this are protected. */
     minReplicas: z.number().int().nonnegative().default(0),
+    /** Pods younger than this Go duration are protected. */
     minPodAge: z
       .string()
       .optional()
@@ -44,7 +51,9 @@ export const DefaultEvictorArgsSchema = z
           ctx.addIssue({ code: 'custom', message: `"${s}" is not a duration such as "30m" or "1h30m"` });
         }
       }),
+    /** The annotation descheduler.alpha.kubernetes.io/prefer-no-eviction: Preferred (a preference) or Mandatory (the pod is never removed). */
     noEvictionPolicy: z.enum(['Preferred', 'Mandatory']).default('Preferred'),
+    /** The protections in force: defaultDisabled turns default ones off, extraEnabled adds others. */
     podProtections: z
       .strictObject({
         defaultDisabled: z.array(z.enum(DEFAULT_PROTECTIONS)).refine(unique, 'contains duplicate entries').default([]),
@@ -56,6 +65,7 @@ export const DefaultEvictorArgsSchema = z
           .optional(),
       })
       .default({ defaultDisabled: [], extraEnabled: [] }),
+    /** Deprecated flags from before podProtections (only `false` may stand beside it). */
     evictLocalStoragePods: z.boolean().optional(),
     evictDaemonSetPods: z.boolean().optional(),
     evictSystemCriticalPods: z.boolean().optional(),

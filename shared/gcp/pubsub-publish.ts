@@ -1,5 +1,5 @@
 // Publishing to a Pub/Sub topic over its REST API (projects.topics.publish): the one call a
-// sweep on Cloud Run needs to hand out shards (README "Scale"), so not worth a gRPC client in
+// sweep on Cloud Run needs to hand out shards (docs/scale.md), so not worth a gRPC client in
 // every function's bundle. On Cloud Run the access token comes from the metadata server, for
 // the service's own service account (which needs roles/pubsub.publisher on the topic). With
 // PUBSUB_EMULATOR_HOST set, as Google's client libraries do, it talks plain HTTP to the

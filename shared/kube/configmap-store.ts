@@ -6,7 +6,7 @@
 // again (`update`, through retryOnConflict).
 // What fails the schema (a bad restore, a botched `kubectl edit`, another tool) is never
 // quietly taken as empty: a read says what could not be read (`unreadable`), and each store's
-// owner decides what that stops (the brakes stop the removals that need them; README "What
+// owner decides what that stops (the brakes stop the removals that need them; docs/safety.md "What
 // kube-tidy keeps in the cluster").
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import type { z } from 'zod';

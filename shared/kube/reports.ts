@@ -2,7 +2,7 @@
 // objects that describe what kube-tidy decided rather than change a workload. Kept apart from
 // the writer (writer.ts) on purpose, for one reason: DRY_RUN. A report is the product of a
 // plan or an audit, so it is written for real even when every workload write goes through
-// the API server's dry run (README "Audits as OpenReports"). What holds for every write still
+// the API server's dry run (docs/observing.md "Audits as OpenReports"). What holds for every write still
 // holds here: protected namespaces are never written to, and each refusal is counted
 // (write-refusals.ts).
 //

@@ -87,7 +87,7 @@ export class Throttle {
 /** client-go's rest.Config defaults are 5/10, for controllers watching; a sweep acts in
  *  bursts, 32 writes in flight, and is held by the API server's fairness anyway: 500/1000
  *  lets one instance reach most of what an API server gives (measured: 250 capped it at half
- *  of a plain 32-in-flight loop; README "Scale"), and a 429 halves it. */
+ *  of a plain 32-in-flight loop; docs/scale.md), and a 429 halves it. */
 export const DEFAULT_QPS = 500;
 export const DEFAULT_BURST = 1000;
 

@@ -1,5 +1,5 @@
 // Every metric kube-tidy exports, as data: the instruments are made from it (sdk.ts), the
-// README's table and the dashboard/alert check (test/unit/metrics/dashboard.test.ts) read it.
+// docs/reference/metrics.md (generated) and the dashboard/alert check (test/unit/metrics/dashboard.test.ts) read it.
 // Names are the Prometheus names as scraped (counters end in _total, durations in _seconds);
 // over OTLP a counter is sent without `_total` (the Prometheus side of a collector adds it back).
 // A gauge holds the value last set per series (record.ts sets it only when it changed).
@@ -118,7 +118,7 @@ export const METRICS = {
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',
-    help: 'Pods a brake held back (README "Brakes"), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step; evacuation: the start of an evacuation, with EVACUATION_CHARGE_BUDGETS): deferred to a later pass, event or step, never an error.',
+    help: 'Pods a brake held back (docs/brakes.md), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step; evacuation: the start of an evacuation, with EVACUATION_CHARGE_BUDGETS): deferred to a later pass, event or step, never an error.',
     labels: ['budget', 'scope', 'path'],
   },
   budgetAborted: {
@@ -148,7 +148,7 @@ export const METRICS = {
   eventsOut: {
     name: 'kube_tidy_events_out_total',
     kind: 'counter',
-    help: 'CloudEvents kube-tidy sent about its own decisions (README "Decisions as CloudEvents"), by type (dev.kube-tidy.pod.deleted.v1, ...) and result: sent (the sink answered 2xx), failed (a send that errored, timed out or got a non-2xx: never retried), dropped (not sent: the outbox was full, or the sink had failed less than EVENTS_SINK_DOWN_SECONDS ago). Nothing is counted when no sink is set.',
+    help: 'CloudEvents kube-tidy sent about its own decisions (docs/observing.md "Decisions as CloudEvents"), by type (dev.kube-tidy.pod.deleted.v1, ...) and result: sent (the sink answered 2xx), failed (a send that errored, timed out or got a non-2xx: never retried), dropped (not sent: the outbox was full, or the sink had failed less than EVENTS_SINK_DOWN_SECONDS ago). Nothing is counted when no sink is set.',
     labels: ['type', 'result'],
   },
 } as const satisfies Record<string, MetricDef>;

@@ -18,10 +18,12 @@ const Schema = z.object({
   MULTIKUEUE_CONFIG: z.string().min(1).optional(),
   /** Static workers `name=/path/kubeconfig,...` instead of discovery from the manager. */
   MULTIKUEUE_WORKERS: list.pipe(z.array(z.string().regex(/^[a-z0-9.-]+=.+$/, 'expected name=/path/to/kubeconfig'))).optional(),
+  /** The kinds whose remote copies are cascaded and swept, as group/version/Kind, comma-separated. */
   MULTIKUEUE_JOB_KINDS: list
     .pipe(z.array(z.string().regex(KIND_PATTERN, 'expected group/version/Kind, e.g. batch/v1/Job')))
     .default(['batch/v1/Job'])
     .transform((kinds) => kinds.map(parseKind)),
+  /** The propagation policy of kube-tidy's deletes in the workers (a Job's pods go with it either way). */
   MULTIKUEUE_PROPAGATION: z.enum(['Background', 'Foreground']).default('Background'),
   /** Deletions (and evictions) per worker per orphan sweep; the rest are reported as deferred. */
   MULTIKUEUE_SWEEP_LIMIT: positiveInt.default(200),
@@ -32,3 +34,6 @@ const Schema = z.object({
 export type MultiKueueConfig = z.output<typeof Schema>;
 
 export const readMultiKueueConfig = (env: NodeJS.ProcessEnv): MultiKueueConfig => readEnv(Schema, env);
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { Schema as MultiKueueEnv };

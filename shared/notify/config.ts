@@ -1,4 +1,4 @@
-// Where kube-tidy's own CloudEvents go (README "Decisions as CloudEvents"), read from the
+// Where kube-tidy's own CloudEvents go (docs/observing.md "Decisions as CloudEvents"), read from the
 // environment with the process's settings (runtime/config.ts), so a bad value stops the process
 // at start. EVENTS_SINK (any URL) wins over K_SINK (what a Knative SinkBinding injects);
 // EVENTS_TOPIC publishes to Pub/Sub instead. None of them: no events, nothing counted.

@@ -1,4 +1,4 @@
-// What kube-tidy tells the world it decided, as CloudEvents (README "Decisions as CloudEvents").
+// What kube-tidy tells the world it decided, as CloudEvents (docs/observing.md "Decisions as CloudEvents").
 // Every type is under one prefix and versioned: a receiver (a Knative Trigger, a Pub/Sub
 // subscription's filter) selects by the exact type, so a pod's type names its outcome. A type's
 // data changes only compatibly (new optional fields); anything else is a `.v2` beside it.

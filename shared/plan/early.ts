@@ -37,7 +37,7 @@ import { selectsOnlyFinished } from './field-selector.js';
 export const earlyAhead = (pageSize: number): number => 2 * pageSize;
 
 export interface EarlyConditions {
-  /** The configured policy has brakes (README "Brakes"). */
+  /** The configured policy has brakes (docs/brakes.md). */
   brakes: boolean;
   /** The pass posts shards for other instances. */
   fanOut: boolean;

@@ -1,6 +1,6 @@
 // kube-tidy's brakes, beside the descheduler's fields: a top-level `kubeTidy.brakes` section of
 // the same DeschedulerPolicy file. The descheduler ignores an unknown top-level field (its
-// decoder is not strict; README "Differences"), so one file still serves both tools.
+// decoder is not strict; docs/differences-from-descheduler.md), so one file still serves both tools.
 //
 //   kubeTidy:
 //     brakes:
@@ -34,7 +34,9 @@ const Scope = z.enum(BRAKE_SCOPES);
 const RateSchema = z.strictObject({
   /** Removals allowed per window in each scope (0 stops every removal in it). */
   max: z.number().int().nonnegative(),
+  /** The rate's window (Go duration). */
   per: Duration,
+  /** Counted in the cluster, in each namespace, or per controller owner. */
   scope: Scope.default('cluster'),
 });
 
@@ -47,8 +49,11 @@ const AbortSchema = z.strictObject({
 });
 
 export const BrakesSchema = z.strictObject({
+  /** The window maxNoOfPodsToEvict* hold over (Go duration, 1s to 168h; default the generated sweep interval). */
   window: Duration.default(DEFAULT_WINDOW_MS),
+  /** At most `max` removals per `per`, in each scope. */
   rates: z.array(RateSchema).max(16).default([]),
+  /** A pass that would remove more than `percent` of the pods it considered in a scope stops, and the scope stays stopped until a person resumes it. */
   abort: z.array(AbortSchema).max(8).default([]),
 });
 

@@ -6,6 +6,7 @@ import type { LabelSelector } from '../model/objects.js';
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 
+/** A label selector (matchLabels, matchExpressions), as the API server reads one. */
 export const LabelSelectorSchema = z.strictObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
   matchExpressions: z

@@ -25,7 +25,7 @@ describe('kubeTidy.retention in the policy', () => {
     expect(toDeschedulerPolicy(loadPolicy(base).policy).kubeTidy).not.toHaveProperty('retention');
   });
 
-  it('reads the README example as YAML', () => {
+  it('reads the docs/retention.md example as YAML', () => {
     const yaml = `apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 profiles:
@@ -68,7 +68,7 @@ kubeTidy:
     ]);
   });
 
-  it('reports wrong names together with the other problems of the section (the README example)', () => {
+  it('reports wrong names together with the other problems of the section (the docs/retention.md example)', () => {
     const found = issues({ ...base, kubeTidy: { retention: [{ failed: -1 }, { profiles: ['batch'] }, { strategies: ['RemoveFailedPods'], failed: 1 }] } });
     expect(found.map((i) => `${i.path}: ${i.message}`)).toEqual([
       'kubeTidy.retention[0].failed: Too small: expected number to be >=0',

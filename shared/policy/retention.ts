@@ -20,7 +20,9 @@ const Count = z.number().int().nonnegative().max(1000);
 
 export const RetentionRuleSchema = z
   .strictObject({
+    /** The strategies the rule applies to; absent: every one. */
     strategies: Names.optional(),
+    /** The profiles the rule applies to; absent: every one. */
     profiles: Names.optional(),
     /** The newest Failed pods of each owner left alone; absent: the strategy removes every Failed pod it selects. */
     failed: Count.optional(),

@@ -29,7 +29,9 @@ const PluginsSchema = z
 
 const ProfileSchema = z.strictObject({
   name: z.string().min(1),
+  /** Each plugin's arguments, by the plugin's name. */
   pluginConfig: z.array(z.strictObject({ name: z.string().min(1), args: z.unknown().optional() })).default([]),
+  /** The plugins each extension point enables (kube-tidy's strategies run at `deschedule`). */
   plugins: PluginsSchema,
 });
 
@@ -38,11 +40,17 @@ const Count = z.number().int().nonnegative();
 export const PolicyEnvelopeSchema = z.strictObject({
   apiVersion: z.literal('descheduler/v1alpha2'),
   kind: z.literal('DeschedulerPolicy'),
+  /** Named profiles; every profile runs, each with the plugins it enables and their arguments. */
   profiles: z.array(ProfileSchema).min(1, 'at least one profile is required'),
+  /** Only pods on the nodes this label selector (string form) matches; a policy with it reads nodes. */
   nodeSelector: SelectorStringSchema,
+  /** At most this many removals per node: per pass as per descheduler cycle, and per brakes window across every pass, event and instance. */
   maxNoOfPodsToEvictPerNode: Count.optional(),
+  /** The same per namespace. */
   maxNoOfPodsToEvictPerNamespace: Count.optional(),
+  /** The same in total. */
   maxNoOfPodsToEvictTotal: Count.optional(),
+  /** The grace period each delete and eviction asks for (unset: the pod's own). */
   gracePeriodSeconds: Count.optional(),
   // kube-tidy's own section (policy/brakes-schema.ts), validated there with its field paths; the
   // descheduler ignores it.
@@ -50,8 +58,11 @@ export const PolicyEnvelopeSchema = z.strictObject({
   // Descheduler settings with no meaning for kube-tidy: accepted so a policy file is shared
   // unchanged, and named in a warning.
   evictionFailureEventNotification: z.boolean().optional(),
+  /** Accepted so one file serves both tools, and named in a warning: no meaning for kube-tidy. */
   metricsCollector: z.unknown().optional(),
+  /** Accepted so one file serves both tools, and named in a warning: no meaning for kube-tidy. */
   metricsProviders: z.unknown().optional(),
+  /** Accepted so one file serves both tools, and named in a warning: no meaning for kube-tidy. */
   prometheus: z.unknown().optional(),
 });
 

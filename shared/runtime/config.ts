@@ -17,29 +17,39 @@ export const MaxBodyBytes = positiveInt.max(64 * 1024 * 1024).default(1024 * 102
 export const RequestDeadlineSeconds = positiveInt.default(55);
 
 const EnvSchema = z.object({
+  /** The DeschedulerPolicy as a file (YAML or JSON). One of POLICY_FILE and POLICY_CONFIGMAP is required by a target that reads a policy. */
   POLICY_FILE: z.string().min(1).optional(),
-  /** `namespace/name` of a ConfigMap holding the policy; re-read when it changes. */
+  /** `namespace/name` of a ConfigMap holding the policy; watched and re-read when it changes (an invalid edit keeps the last good policy and is reported). */
   POLICY_CONFIGMAP: z
     .string()
     .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'expected namespace/name')
     .optional(),
+  /** The key of POLICY_CONFIGMAP that holds the policy. */
   POLICY_CONFIGMAP_KEY: z.string().min(1).default('policy.yaml'),
+  /** Skip the plugins kube-tidy does not implement, with a warning, instead of refusing the policy. */
   ALLOW_UNSUPPORTED_PLUGINS: bool.default(false),
+  /** Namespaces never touched, comma-separated. */
   PROTECTED_NAMESPACES: list.default([...DEFAULT_PROTECTED_NAMESPACES]),
   /** Everything through the API server's dryRun=All: validated, admitted, never persisted. */
   DRY_RUN: bool.default(false),
+  /** A Kubernetes Event per cleaned pod (a pass records them for its first SWEEP_EVENTS_PER_PASS removals, then one per namespace). */
   RECORD_EVENTS: bool.default(true),
+  /** Cluster access from these kubeconfig files; unset: the pod's service account (never ~/.kube/config). */
   KUBECONFIG: z.string().min(1).optional(),
   /** Client-side rate limit for every request, as client-go's QPS/Burst (see kube/throttle.ts). */
   KUBE_CLIENT_QPS: positiveInt.max(10_000).default(DEFAULT_QPS),
+  /** The token bucket's burst beside KUBE_CLIENT_QPS. */
   KUBE_CLIENT_BURST: positiveInt.max(20_000).default(DEFAULT_BURST),
+  /** One API request's timeout. */
   REQUEST_TIMEOUT_SECONDS: positiveInt.default(20),
   /**
    * Once listening, load the Kubernetes client and fetch the sender check's issuer and keys in
    * the background, so the first event does not pay for them (issue 23). `false`: on first need.
    */
   WARM_AT_START: bool.default(true),
+  /** Every request is answered by then: 503 if its work did not finish (a retry continues it). */
   REQUEST_DEADLINE_SECONDS: RequestDeadlineSeconds,
+  /** Larger request bodies are refused 413 before they are read; compressed bodies 415. */
   MAX_BODY_BYTES: MaxBodyBytes,
   /**
    * Where the brakes' shared ledger lives (ConfigMap kube-tidy-brakes, brakes/io/store.ts),
@@ -51,7 +61,7 @@ const EnvSchema = z.object({
    * full (a killed instance loses at most its chunk for this long). Tests shorten it.
    */
   BRAKES_HOLD_SECONDS: positiveInt.max(3600).default(60),
-  /** Where the decisions go as CloudEvents (notify/config.ts; README "Decisions as CloudEvents"): checked here, at start. */
+  /** Where the decisions go as CloudEvents (notify/config.ts; docs/observing.md "Decisions as CloudEvents"): checked here, at start. */
   ...EventsEnv,
 });
 
@@ -73,3 +83,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, { needsPolicy =
     });
   return readEnv(schema, { BRAKES_NAMESPACE: env.KUBE_TIDY_NAMESPACE, ...env });
 }
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { EnvSchema as RuntimeEnv };

@@ -5,8 +5,7 @@ import { parseSelectorString } from '../../shared/policy/selector-string.js';
 import { compileLabelSelector } from '../../shared/policy/label-selector.js';
 import type { Cluster } from './generate-cluster.js';
 
-// The documented differences from the descheduler (README, "Differences from the
-// descheduler"), each as a NAMED rule the comparison applies. A rule never skips a case:
+// The documented differences from the descheduler (docs/differences-from-descheduler.md), each as a NAMED rule the comparison applies. A rule never skips a case:
 //
 // - an EXCLUSION takes a pod out of judgement on both sides, decided from the input alone
 //   (kube-tidy: the pod stays in the context, minReplicas and nodeFit still count it, but is

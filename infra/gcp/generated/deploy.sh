@@ -2,7 +2,7 @@
 # GENERATED from serverless.yml by `npm run infra:generate`. Do not edit: edit serverless.yml.
 # Deploys kube-tidy to Cloud Run (see infra/gcp/README.md). Needs gcloud and envsubst, and
 # PROJECT_ID, PROJECT_NUMBER, REGION; the image pushed to ${REGION}-docker.pkg.dev/${PROJECT_ID}/kube-tidy;
-# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see the README).
+# Secret Manager secrets kube-tidy-kubeconfig and kube-tidy-policy (see docs/deploying.md).
 set -euo pipefail
 : "${PROJECT_ID:?}" "${PROJECT_NUMBER:?}" "${REGION:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +37,7 @@ accept_eventarc_audience() {  # service trigger accepted-audiences
 # Cluster events arrive through Pub/Sub, one topic per watched kind.
 g pubsub topics describe kube-tidy-pod-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-pod-events
 g pubsub topics describe kube-tidy-job-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-job-events
-# A big sweep publishes shards to its own topic (README "Scale"); Eventarc brings them back to it.
+# A big sweep publishes shards to its own topic (docs/scale.md); Eventarc brings them back to it.
 g pubsub topics describe kube-tidy-sweep-shards >/dev/null 2>&1 || g pubsub topics create kube-tidy-sweep-shards
 g pubsub topics add-iam-policy-binding kube-tidy-sweep-shards --member "serviceAccount:$(sa sweep)" --role roles/pubsub.publisher >/dev/null
 g run services add-iam-policy-binding kube-tidy-pod-terminated --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null

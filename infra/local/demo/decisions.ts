@@ -1,4 +1,4 @@
-// kube-tidy's decisions as CloudEvents (README "Decisions as CloudEvents"), received as any sink
+// kube-tidy's decisions as CloudEvents (docs/observing.md "Decisions as CloudEvents"), received as any sink
 // receives them: the functions are given this receiver's URL as EVENTS_SINK. The demo hears the
 // answers to its requests from the functions' logs; a removal at a pod's eligibility answers no
 // request (podTerminated's own timer acted), so its decision event is the only word of it, and

@@ -2,7 +2,7 @@
 // schema (a truncated document, a botched `kubectl edit`). Deleted or replaced: this process
 // read it before, under another uid, and what it holds now is not a blind rebuild made since.
 // A process that never read it cannot tell a deleted ledger from one never written: that is
-// the first use, as for a new install (README "What kube-tidy keeps in the cluster").
+// the first use, as for a new install (docs/safety.md "What kube-tidy keeps in the cluster").
 import type { Seen } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';

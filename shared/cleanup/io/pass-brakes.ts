@@ -1,4 +1,4 @@
-// A pass's brakes (README "Brakes"): the descheduler's limits were applied to the pass's plan
+// A pass's brakes (docs/brakes.md): the descheduler's limits were applied to the pass's plan
 // as one cycle (plan/across-pages.ts); these are what hold across passes, events and
 // instances. Before acting: scopes a percentage abort stopped are left alone, and the plan is
 // cut where it would cross an abort's percent (the brakes themselves: a pass's, not a removal's).

@@ -46,7 +46,7 @@ export interface PassOptions {
   maxResults?: number;
   /** Removals with an Event each; the rest are summed up per namespace (event-budget.ts). Also the decisions sent as a CloudEvent each (the rest in batches: notify/pods.ts). */
   eventsPerPass?: number;
-  /** Who runs the pass, for the CloudEvents it sends (README "Decisions as CloudEvents"); default `cli`. */
+  /** Who runs the pass, for the CloudEvents it sends (docs/observing.md "Decisions as CloudEvents"); default `cli`. */
   origin?: 'sweep' | 'invoke' | 'cli';
   /** Hand what is beyond the first shard to other instances (sweep only). */
   fanOut?: FanOut;
@@ -116,7 +116,7 @@ export interface PassSummary {
    * budget: a cluster-wide budget of the shared ledger ran out; abort: the percentage abort cut it.
    */
   stoppedBy?: 'time-budget' | 'limit-total' | 'budget' | 'abort';
-  /** What the brakes held back (README "Brakes"). */
+  /** What the brakes held back (docs/brakes.md). */
   brakes?: PassBrakesSummary;
   /** This pass's id: names its shards and its summary Events. */
   pass: string;

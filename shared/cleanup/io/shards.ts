@@ -1,6 +1,6 @@
 // Fan-out: a sweep that selected more pods than one instance acts on in its time budget keeps
 // the first slice (in the policy's order) and posts the rest as shards, CloudEvents of type
-// dev.kube-tidy.sweep.shard.v1, to the broker that feeds `sweep` (README "Scale"), or on GCP
+// dev.kube-tidy.sweep.shard.v1, to the broker that feeds `sweep` (docs/scale.md), or on GCP
 // to a Pub/Sub topic an Eventarc trigger delivers back to `sweep`. Any
 // instance takes a shard: it reads each pod, decides again on the stored pod and removes it
 // only if the policy still selects it, so a shard is idempotent (a pod already removed is

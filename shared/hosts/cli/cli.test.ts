@@ -133,6 +133,23 @@ describe('kube-tidy plan', () => {
     expect(all.stderr).toContain('kept batch/newer (RemoveFailedPods): limit maxNoOfPodsToEvictTotal reached');
   });
 
+  it('with --nodes, leaves pods on a NotReady node alone, as the core does whenever it has the nodes (the docs show the flag)', () => {
+    const onNode = (name: string, node: string) => pod(name).inNamespace('batch').age(9000).failed({ exitCode: 137 }).onNode(node).build();
+    const dump = file('on-nodes.json', { apiVersion: 'v1', kind: 'List', items: [onNode('on-ready', 'ready'), onNode('on-down', 'down')] });
+    const ready = (name: string, status: string) => ({ kind: 'Node', metadata: { name }, status: { conditions: [{ type: 'Ready', status }] } });
+    const nodes = file('nodes.json', { apiVersion: 'v1', kind: 'List', items: [ready('ready', 'True'), ready('down', 'False')] });
+    const names = (r: { stdout: string }) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).name);
+    expect(names(cli('plan', '--policy', policy, '--pods', dump, '--now', NOW))).toEqual(['on-ready', 'on-down']);
+    const r = cli('plan', '--policy', policy, '--pods', dump, '--nodes', nodes, '--now', NOW, '--explain');
+    expect(r.code).toBe(0);
+    expect(names(r)).toEqual(['on-ready']);
+  });
+
   it('names the brakes that hold on stderr, and stops where a percentage abort would stop a pass over the dump', () => {
     const withAbort = file(
       'abort.yaml',

@@ -210,7 +210,7 @@ function offlineDiffFlags(values: Parsed['values']): { file: string; gate: NewSe
 }
 
 /**
- * The brakes as an offline plan can show them (README "Brakes"): which hold (on stderr), and
+ * The brakes as an offline plan can show them (docs/brakes.md): which hold (on stderr), and
  * where a percentage abort would stop a pass over this dump. What other passes and events
  * already spent lives in the cluster's ledger, which a dump does not have.
  */

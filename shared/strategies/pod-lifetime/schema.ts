@@ -40,6 +40,7 @@ export const ConditionFilterSchema = z
     type: z.string().min(1).optional(),
     status: z.string().min(1).optional(),
     reason: z.string().min(1).optional(),
+    /** The condition has held at least this long. */
     minTimeSinceLastTransitionSeconds: SecondsSchema.optional(),
   })
   .refine((f) => Object.values(f).some((v) => v !== undefined), {
@@ -55,14 +56,21 @@ export const OwnerKindsSchema = z
 
 export const PodLifeTimeArgsSchema = z
   .strictObject({
+    /** Pods older than this (seconds since creation) are selected. */
     maxPodLifeTimeSeconds: SecondsSchema.optional(),
+    /** Pod phases, pod status reasons and container waiting or terminated reasons; any one matches. */
     states: z.array(z.enum(POD_LIFETIME_STATES)).optional(),
+    /** Pod conditions by type, status and reason; any one matches. */
     conditions: z.array(ConditionFilterSchema).optional(),
+    /** Containers' exit codes, or ranges such as "128-255"; any one matches. */
     exitCodes: z.array(ExitCodeSchema).optional(),
+    /** The owners' kinds to include or to exclude (one of the two). */
     ownerKinds: OwnerKindsSchema.optional(),
     namespaces: NamespacesSchema.optional(),
     labelSelector: LabelSelectorSchema.optional(),
+    /** Init containers' states and exit codes count too. */
     includingInitContainers: z.boolean().default(false),
+    /** Ephemeral containers' states count too. */
     includingEphemeralContainers: z.boolean().default(false),
   })
   .refine((a) => a.maxPodLifeTimeSeconds !== undefined || !!a.states?.length || !!a.conditions?.length || !!a.exitCodes?.length, {

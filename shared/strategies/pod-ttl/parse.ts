@@ -1,7 +1,7 @@
 import { parseGoDuration } from '../../policy/duration.js';
 
 // The TTL values people already write on pods, read as the tools that defined them read them
-// (the README's "TTL labels and annotations" says where kube-tidy differs). Pure: the pod's
+// (docs/policy.md "TTL labels and annotations" says where kube-tidy differs). Pure: the pod's
 // creation time comes in, an instant or a reason goes out, and no input throws.
 
 /** An instant (epoch ms) and how it was reached, or what is wrong with the value. */

@@ -197,7 +197,7 @@ const table: Record<string, Row[]> = {
     ['is refused watching nodes', () => ({ verb: 'watch', resource: 'nodes' }), false],
     ['is refused the policy ConfigMap', core_('get', 'configmaps', own, 'kube-tidy-policy'), false],
   ],
-  // Only an identity people mint sender tokens of (README "Sender authentication"): no rights.
+  // Only an identity people mint sender tokens of (docs/safety.md "Sender authentication"): no rights.
   invoker: [
     ['is refused getting a pod', pods('get', 'default'), false],
     ['is refused listing pods', () => ({ verb: 'list', resource: 'pods' }), false],

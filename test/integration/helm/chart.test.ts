@@ -245,7 +245,7 @@ describe('helm template, standalone mode', () => {
     });
   });
 
-  it('knative mode renders no test hook (README: why)', async () => {
+  it('knative mode renders no test hook (docs/deploying.md: why)', async () => {
     const { objects } = await template(chart, 'kube-tidy', 'kube-tidy');
     expect(objects.filter((o) => annotationsOf(o)['helm.sh/hook'])).toEqual([]);
   });

@@ -80,7 +80,7 @@ describe('kubernetes sender authentication against the real API server', () => {
     expect(await fixed.authenticate(bearer(await mint('sender', [AUDIENCE])))).toMatchObject({ ok: false, status: 401, why: 'issuer not accepted' });
   });
 
-  // A limit of verifying offline, stated in the README: the API server would refuse this
+  // A limit of verifying offline, stated in docs/safety.md: the API server would refuse this
   // token (its ServiceAccount is gone), the signature and claims are still valid until exp.
   it('still accepts a token of a deleted ServiceAccount until it expires', async () => {
     const token = await mint('short-lived', [AUDIENCE]);

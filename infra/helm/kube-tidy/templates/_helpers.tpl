@@ -56,7 +56,7 @@ app.kubernetes.io/component: standalone
 serving.knative.dev/v1/Service eventing.knative.dev/v1/Broker eventing.knative.dev/v1/Trigger sources.knative.dev/v1/ApiServerSource sources.knative.dev/v1/PingSource
 {{- end }}
 
-{{/* EVENTS_SINK (README "Decisions as CloudEvents"): where every decision goes as a CloudEvent.
+{{/* EVENTS_SINK (docs/observing.md "Decisions as CloudEvents"): where every decision goes as a CloudEvent.
      values.events.sink: "broker" (knative mode: the release's Broker, as infra/knative/manifests
      has it; standalone mode has no Broker: off), "none", or a URL (either mode). With
      values.events.brokerRef set (knative mode) it is empty: a SinkBinding injects K_SINK. */}}

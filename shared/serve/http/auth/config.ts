@@ -2,19 +2,8 @@ import { z } from 'zod';
 import { ConfigError, describeIssues } from '../../../config/env.js';
 
 // Sender authentication, configured from the environment and checked once at start: every
-// problem is reported at once, each with its variable name, before any request is taken.
-//
-//   SENDER_AUTH                 none (default: local development) | kubernetes | google | oidc
-//   SENDER_AUTH_AUDIENCE        accepted `aud` values, comma-separated (required unless none)
-//   SENDER_AUTH_ISSUER          expected `iss`; kubernetes: default the API server's own (discovered);
-//                               google: https://accounts.google.com; oidc: required
-//   SENDER_AUTH_JWKS_URL        where the keys are; kubernetes: default the API server's
-//                               /openid/v1/jwks through the cluster connection; google: Google's
-//                               certs; oidc: default from the issuer's discovery document
-//   SENDER_AUTH_SUBJECTS        allowed senders, comma-separated: `sub` (kubernetes:
-//                               system:serviceaccount:<ns>:<name>) or, for google, the verified
-//                               `email` of the service account; required for google
-//   SENDER_AUTH_CLOCK_TOLERANCE_SECONDS  slack for exp/nbf/iat, default 30
+// problem is reported at once, each with its variable name, before any request is taken. Each
+// variable's meaning is beside it in the schema below (docs/reference/environment.md reads it).
 
 export const PLATFORMS = ['none', 'kubernetes', 'google', 'oidc'] as const;
 export type Platform = (typeof PLATFORMS)[number];
@@ -47,11 +36,23 @@ export function fetchableUrl(value: string): string | undefined {
 
 const Env = z
   .object({
+    /** Who may call: `none` (the default: local development), `kubernetes`, `google` or `oidc`. */
     SENDER_AUTH: z.enum(PLATFORMS).default('none'),
+    /** Accepted `aud` values, comma-separated (required unless none). */
     SENDER_AUTH_AUDIENCE: list,
+    /** Expected `iss`; kubernetes: default the API server's own (discovered); google: https://accounts.google.com; oidc: required. */
     SENDER_AUTH_ISSUER: z.string().trim().min(1).optional(),
+    /**
+     * Where the keys are; kubernetes: default the API server's /openid/v1/jwks through the cluster
+     * connection; google: Google's certs; oidc: default from the issuer's discovery document.
+     */
     SENDER_AUTH_JWKS_URL: z.string().trim().min(1).optional(),
+    /**
+     * Allowed senders, comma-separated: `sub` (kubernetes: system:serviceaccount:<ns>:<name>) or,
+     * for google, the verified `email` of the service account; required for google.
+     */
     SENDER_AUTH_SUBJECTS: list,
+    /** Slack for exp/nbf/iat. */
     SENDER_AUTH_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   })
   .superRefine((e, ctx) => {
@@ -118,3 +119,6 @@ export function readSenderAuthConfig(env: NodeJS.ProcessEnv = process.env): Send
     clockToleranceSeconds: e.SENDER_AUTH_CLOCK_TOLERANCE_SECONDS,
   };
 }
+
+/** The schema as declared, for the generated reference (docs/reference/environment.md). */
+export { Env as SenderAuthEnv };

@@ -1,0 +1,127 @@
+// docs/reference/policy.md: every field a policy file may hold, from the schemas that validate
+// it: the DeschedulerPolicy envelope (shared/policy/schema.ts), each strategy's arguments (the
+// registry, shared/strategies/registry.ts), DefaultEvictor's (shared/evictor/schema.ts) and
+// kube-tidy's own section (shared/policy/brakes-schema.ts).
+import { z } from 'zod';
+import { DefaultEvictorArgsSchema } from '../../shared/evictor/schema.js';
+import { KubeTidySectionSchema } from '../../shared/policy/brakes-schema.js';
+import { PolicyEnvelopeSchema } from '../../shared/policy/schema.js';
+import { STRATEGIES } from '../../shared/strategies/registry.js';
+import { join } from 'node:path';
+import { fieldComments } from './comments.js';
+import { code, generatedBanner, table } from './markdown.js';
+
+type Json = {
+  type?: string;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  properties?: Record<string, Json>;
+  required?: string[];
+  items?: Json;
+  anyOf?: Json[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  additionalProperties?: Json | boolean;
+};
+
+const SAFE = 2 ** 53 - 1;
+
+function typeOf(s: Json): string {
+  if (s.enum) return s.enum.map((v) => code(String(v))).join(', ');
+  if (s.const !== undefined) return code(String(s.const));
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' or ');
+  if (s.type === 'array') return `list of ${s.items ? typeOf(s.items) : 'any'}`;
+  if (s.type === 'object' && !s.properties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
+  return s.type ?? 'any';
+}
+
+function limits(s: Json): string {
+  const out: string[] = [];
+  const low = s.minimum ?? (s.exclusiveMinimum !== undefined ? `>${s.exclusiveMinimum}` : undefined);
+  const high = s.maximum !== undefined && Math.abs(s.maximum) < SAFE ? s.maximum : undefined;
+  if ((low !== undefined && Math.abs(Number(s.minimum ?? 0)) < SAFE) || high !== undefined) out.push(`${low ?? ''}..${high ?? ''}`);
+  if (s.minItems !== undefined || s.maxItems !== undefined) out.push(`${s.minItems ?? 0}..${s.maxItems ?? ''} items`);
+  return out.join(', ');
+}
+
+/** One row per field, nested objects and lists of objects as dotted paths; the meaning is the comment where the field is declared. */
+function rows(s: Json, prefix: string, meaning: Map<string, string>): string[][] {
+  return Object.entries(s.properties ?? {}).flatMap(([name, p]) => {
+    const path = `${prefix}${name}`;
+    const inner = p.properties ? p : p.items?.properties ? p.items : undefined;
+    const row = [
+      code(path),
+      typeOf(p),
+      p.default !== undefined ? code(JSON.stringify(p.default)) : '',
+      s.required?.includes(name) ? 'yes' : '',
+      limits(p),
+      meaning.get(name) ?? '',
+    ];
+    return [row, ...(inner ? rows(inner, `${path}${inner === p ? '.' : '[].'}`, meaning) : [])];
+  });
+}
+
+const jsonOf = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Json;
+const HEAD = ['field', 'type', 'default', 'required', 'bounds', 'meaning'];
+
+/** Where the pieces every strategy shares are declared. */
+const COMMON = ['shared/policy/common.ts', 'shared/policy/label-selector.ts'];
+
+/** Each strategy's schema file, by the registry's name. */
+const STRATEGY_FILES: Record<keyof typeof STRATEGIES, string> = {
+  PodLifeTime: 'shared/strategies/pod-lifetime/schema.ts',
+  RemoveFailedPods: 'shared/strategies/remove-failed-pods/schema.ts',
+  RemovePodsHavingTooManyRestarts: 'shared/strategies/remove-pods-having-too-many-restarts/schema.ts',
+  PodTTL: 'shared/strategies/pod-ttl/schema.ts',
+};
+
+function part(root: string, title: string, intro: string, schema: z.ZodType, prefix: string, files: string[]): string[] {
+  const meaning = fieldComments([...files, ...COMMON].map((f) => join(root, f)));
+  return [`## ${title}`, '', intro, '', table(HEAD, rows(jsonOf(schema), prefix, meaning)), ''];
+}
+
+export function policyPage(root: string): string {
+  const strategies = Object.entries(STRATEGIES) as [keyof typeof STRATEGIES, (typeof STRATEGIES)[keyof typeof STRATEGIES]][];
+  return [
+    generatedBanner('the policy schemas (shared/policy/, shared/strategies/, shared/evictor/) and the comments where each field is declared'),
+    '',
+    '# Policy fields',
+    '',
+    "Every field kube-tidy reads in a `descheduler/v1alpha2` DeschedulerPolicy, with its type, default and bounds as the schemas validate them (`kube-tidy policy check` prints a policy with every default filled). More on what the fields do: [writing a policy](../policy.md), [brakes](../brakes.md), [retention](../retention.md); the descheduler's fields mean what they mean in the descheduler v0.36, apart from the [differences](../differences-from-descheduler.md). Unknown fields are refused, naming them.",
+    '',
+    ...part(
+      root,
+      'The policy',
+      "The top level. `kubeTidy` is kube-tidy's own section ([below](#kubetidy)); `profiles[].pluginConfig[].args` are the plugin's arguments, below.",
+      PolicyEnvelopeSchema,
+      '',
+      ['shared/policy/schema.ts'],
+    ),
+    ...strategies.flatMap(([name, s]) =>
+      part(root, `${name} args`, `\`pluginConfig: [{name: ${name}, args: ...}]\`, enabled under \`plugins.${s.extensionPoint}\`.`, s.schema, 'args.', [
+        STRATEGY_FILES[name],
+      ]),
+    ),
+    ...part(
+      root,
+      'DefaultEvictor args',
+      '`pluginConfig: [{name: DefaultEvictor, args: ...}]`: which pods any strategy may remove.',
+      DefaultEvictorArgsSchema,
+      'args.',
+      ['shared/evictor/schema.ts'],
+    ),
+    ...part(
+      root,
+      'kubeTidy',
+      "kube-tidy's own top-level section (the descheduler ignores it): [brakes](../brakes.md) and [retention](../retention.md).",
+      KubeTidySectionSchema,
+      'kubeTidy.',
+      ['shared/policy/brakes-schema.ts', 'shared/policy/retention.ts'],
+    ),
+  ].join('\n');
+}
