@@ -92,7 +92,7 @@ export const invoke = defineTarget({
         })
       : undefined;
     const summary = await runPass(h, {
-      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : {}),
+      ...(reports ? { observers: [reports] } : {}),
       policy,
       origin: 'invoke',
       namespaces: body.namespaces,

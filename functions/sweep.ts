@@ -75,7 +75,7 @@ export const sweep = defineTarget({
       budgetMs,
       eventsPerPass,
       // An audit's reports keep the policy's order (a report's cap keeps its first results): no early writes, nothing carried.
-      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : { dueWithinMs, early: true, carry, ...(fanOut ? { fanOut } : {}) }),
+      ...(reports ? { observers: [reports] } : { dueWithinMs, early: true, carry, ...(fanOut ? { fanOut } : {}) }),
     });
     const { results, keptPods, failures: passFailures, dueSoon, ...counts } = summary;
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.

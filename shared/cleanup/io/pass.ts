@@ -120,7 +120,14 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
     meterOf(h, tally, started),
     cloudEventsOf(opts.origin ?? 'cli', id, opts.eventsPerPass),
   ]);
-  const act = new ActStage({ writer, settle: (t, r) => brakes.done(t, r), events: events?.budget, observers, now: () => h.now(), started });
+  const act = new ActStage({
+    writer,
+    settle: (t, r) => brakes.done(t, r),
+    events: events?.budget,
+    tell: (r, d) => observers.result(r, d),
+    now: () => h.now(),
+    started,
+  });
   const deadline = started + opts.budgetMs;
   return { id, started, overdue: () => h.now() > deadline, writer, brakes, schedule, carried, lists, observers, act };
 }

@@ -10,7 +10,6 @@ import type { ClusterWriter } from '../../../kube/writer.js';
 import type { Decision } from '../../../plan/decision.js';
 import { act, failuresOf, resultOf, type ActResult } from '../act.js';
 import type { EventBudget } from '../event-budget.js';
-import type { Observers } from '../observers/observer.js';
 
 /** The admit stage's answer for one removal: let through, held back, or the brakes' ledger failed. */
 export type AdmitAnswer = Admitted | { error: Error };
@@ -55,7 +54,8 @@ export interface ActStageOptions {
   settle: Settle;
   /** Kubernetes Events' budget (observers/kube-events.ts), when Events are recorded. */
   events: EventBudget | undefined;
-  observers: Observers;
+  /** Hands a result on to the pass's observers (observers/observer.ts `Observers.result`). */
+  tell: (result: ActResult, decision: Decision) => void;
   now: () => number;
   started: number;
 }
@@ -80,7 +80,7 @@ export class ActStage {
 
   /** A result handed on to the observers, when its schedule says. */
   told(result: ActResult, decision: Decision): void {
-    this.o.observers.result(result, decision);
+    this.o.tell(result, decision);
   }
 
   /** Selected pods never started for a reason that is work left undone (a shard not posted, a failed ledger): transient failures. */
