@@ -7,7 +7,7 @@ import { readCleanupConfig, sweepSettingsOf, type CleanupConfig } from './config
 import { handleOf, type CleanupHandle } from './handle.js';
 
 export { decideOne, removeSelected } from './io/one-pod.js';
-export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
+export { runPass, type PassObserver, type PassOptions, type PassSummary } from './io/pass.js';
 export { Carry } from './io/carry.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
