@@ -10,6 +10,7 @@
 // OpenReports); each owns its summary fields. Memory holds one page of pods plus the decisions
 // (plus the context a policy asks for). A time budget stops it cleanly, while reading or acting.
 import type { RemovalTarget } from '../../kube/evict-only.js';
+import type { ClusterWriter } from '../../kube/writer.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import { earlyAhead } from '../../plan/early.js';
 import { phaseFieldSelector } from '../../plan/field-selector.js';
@@ -90,7 +91,7 @@ interface Parts {
   id: string;
   started: number;
   overdue: () => boolean;
-  writer: ReturnType<CleanupHandle['writer']>;
+  writer: ClusterWriter;
   brakes: PassBrakes;
   schedule: Schedule;
   /** What the last tick of this instance did not get to (carry.ts), when it goes on from it. */
