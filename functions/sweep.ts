@@ -1,7 +1,7 @@
 import { actShard, Carry, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
-import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
+import { dueOf, readDueConfig, type Due } from '../shared/cleanup/due/index.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
-import { PassReports } from '../shared/reports/index.js';
+import { PassReports } from '../shared/cleanup/reports/index.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -24,7 +24,7 @@ import { defineTarget } from '../shared/serve/target.js';
  * what it did not start to this instance's next tick, which writes it without listing (README
  * "Scale"; plan/early.ts, cleanup/io/carry.ts).
  *
- * A pass also lists in the due list (shared/due) the pods it saw that time alone brings in
+ * A pass also lists in the due list (shared/cleanup/due) the pods it saw that time alone brings in
  * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod
  * that produced no event is not left to the next sweep (README "Events, sweeps and time").
  */

@@ -17,7 +17,7 @@ export { POD_OUTCOMES, type PodOutcome } from '../model/pod-result.js';
 export type Origin = 'event' | 'sweep' | 'invoke' | 'shard' | 'cli';
 
 /**
- * A decision made at a pod's eligibility (shared/due) rather than on an event: the time it was
+ * A decision made at a pod's eligibility (shared/cleanup/due) rather than on an event: the time it was
  * scheduled for and what acted then. A field, not another origin: `origin` stays `event` for a
  * receiver that filters on it, and a new optional field is a compatible change to a `.v1`.
  */

@@ -109,7 +109,7 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
 
 /**
  * What a removal is part of besides its pod: a pass's shard (shards.ts: every field but `due`),
- * or a due timer or tick acting at the pod's eligibility (shared/due: `due` only). None of it on
+ * or a due timer or tick acting at the pod's eligibility (shared/cleanup/due: `due` only). None of it on
  * an event's own removal.
  */
 export interface RemovalScope {

@@ -68,7 +68,7 @@ export interface PassOptions {
   overrideAbort?: boolean;
   /**
    * Also collect the pods seen that time alone brings in within this many ms (`dueSoon`): the
-   * sweep lists them in the due list (shared/due), so each is acted on at its time rather than
+   * sweep lists them in the due list (shared/cleanup/due), so each is acted on at its time rather than
    * at the next sweep. Off by default (invoke, the CLI).
    */
   dueWithinMs?: number;

@@ -27,7 +27,7 @@ import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unpr
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
-import { PassReports } from '../../reports/index.js';
+import { PassReports } from '../../cleanup/reports/index.js';
 
 export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
 
@@ -53,7 +53,7 @@ const OPTIONS = {
   // plan --against (diff-*.ts)
   against: { type: 'string' },
   'max-new': { type: 'string' },
-  // --report (shared/reports): the pass's results as OpenReports in the cluster
+  // --report (shared/cleanup/reports): the pass's results as OpenReports in the cluster
   report: { type: 'boolean' },
 } as const;
 

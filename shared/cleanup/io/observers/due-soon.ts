@@ -1,4 +1,4 @@
-// The due list's part of a pass (shared/due): the pods seen that time alone brings in within
+// The due list's part of a pass (shared/cleanup/due): the pods seen that time alone brings in within
 // `withinMs`, so the sweep lists them and each is acted on at its time rather than at the next
 // sweep. It asks the decide stage for eligibility and owns `dueSoon`.
 import type { Eligible } from '../../../plan/decision.js';

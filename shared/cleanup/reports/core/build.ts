@@ -17,8 +17,8 @@
 // of a hash that includes the message: a reason carries the pod's age, so without it every
 // pass would be new results and every target would be told again about the same pods.
 import { createHash } from 'node:crypto';
-import type { PodResult } from '../../model/pod-result.js';
-import type { Policy } from '../../policy/policy.js';
+import type { PodResult } from '../../../model/pod-result.js';
+import type { Policy } from '../../../policy/policy.js';
 import { ANNOTATIONS, OPENREPORTS, reportLabels, reportName } from './names.js';
 import type { ObjectReference, Report, ReportResult, ReportSummary, ResultSeverity, ResultStatus } from './report.js';
 

@@ -6,12 +6,12 @@
 // How to use it with a pass: subscribe it to runPass as an observer (PassOptions.observers:
 // every selected pod and every kept one, streamed, so nothing beyond the caps is held), then
 // `write` with the pass's summary.
-import type { ActResult } from '../cleanup/io/act.js';
-import type { PassObserver, PassSummary } from '../cleanup/io/pass.js';
-import type { ReportsApi } from '../kube/reports.js';
-import { ReportWriter } from '../kube/reports.js';
-import type { Decision } from '../plan/decision.js';
-import type { Policy } from '../policy/policy.js';
+import type { ActResult } from '../io/act.js';
+import type { PassObserver, PassSummary } from '../io/pass.js';
+import type { ReportsApi } from '../../kube/reports.js';
+import { ReportWriter } from '../../kube/reports.js';
+import type { Decision } from '../../plan/decision.js';
+import type { Policy } from '../../policy/policy.js';
 import { buildReports, profileByStrategy, ReportCollector, type KeptPod, type ReportMode } from './core/build.js';
 import { replaceReports, type ReportsWritten } from './io/write.js';
 
