@@ -17,6 +17,8 @@ const PURE = [
   'shared/plan/**',
   'shared/cloudevents/**',
   'shared/*/core/**',
+  // Pod cleanup's own rooms' cores (its due list's rule, its reports' builder).
+  'shared/cleanup/*/core/**',
   // A host's own decisions (the standalone program's election, fence and schedule rules).
   'shared/hosts/*/core/**',
 ];

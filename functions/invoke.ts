@@ -5,7 +5,7 @@ import { describeIssues } from '../shared/config/env.js';
 import { namespaceName } from '../shared/model/pod-schema.js';
 import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
-import { PassReports } from '../shared/reports/index.js';
+import { PassReports } from '../shared/cleanup/reports/index.js';
 import { readSenderAuthConfig } from '../shared/serve/http/auth.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
@@ -92,7 +92,7 @@ export const invoke = defineTarget({
         })
       : undefined;
     const summary = await runPass(h, {
-      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : {}),
+      ...(reports ? { observers: [reports] } : {}),
       policy,
       origin: 'invoke',
       namespaces: body.namespaces,

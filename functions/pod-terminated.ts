@@ -1,12 +1,12 @@
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget, type Answer, type Input } from '../shared/serve/target.js';
 import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
-import { dueParts, type Due } from '../shared/due/index.js';
+import { dueParts, type Due } from '../shared/cleanup/due/index.js';
 import type { Pod } from '../shared/model/objects.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 
 export interface PodTerminatedParts extends CleanupParts {
-  /** Acting at eligibleAt (shared/due): this process's timers, the due list, the tick. */
+  /** Acting at eligibleAt (shared/cleanup/due): this process's timers, the due list, the tick. */
   due: Due;
   /** Clears every timer: a process that stops (a standalone replica without its Lease) acts no more. */
   stop(): void;
@@ -24,7 +24,7 @@ const podTerminatedParts = (rt: Runtime): PodTerminatedParts => {
  * stored pod is read and decided on again, and only that decides the write (tied to its uid
  * and resourceVersion). Repeats and stale events change nothing.
  *
- * A pod only time stands in the way of is scheduled (shared/due): this instance's timer acts
+ * A pod only time stands in the way of is scheduled (shared/cleanup/due): this instance's timer acts
  * at its eligibleAt, and its entry in the due list lets any instance's tick act then if this
  * one scaled to zero or died. The tick (a PingSource every minute) reads only the due list;
  * one tick loop runs per process (others join it), and DUE_TICK_SENDERS names who may tick.

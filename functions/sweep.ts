@@ -1,7 +1,7 @@
 import { actShard, Carry, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
-import { dueOf, readDueConfig, type Due } from '../shared/due/index.js';
+import { dueOf, readDueConfig, type Due } from '../shared/cleanup/due/index.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
-import { PassReports } from '../shared/reports/index.js';
+import { PassReports } from '../shared/cleanup/reports/index.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -24,7 +24,7 @@ import { defineTarget } from '../shared/serve/target.js';
  * what it did not start to this instance's next tick, which writes it without listing (docs/scale.md;
  * plan/early.ts, cleanup/io/carry.ts).
  *
- * A pass also lists in the due list (shared/due) the pods it saw that time alone brings in
+ * A pass also lists in the due list (shared/cleanup/due) the pods it saw that time alone brings in
  * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod
  * that produced no event is not left to the next sweep (docs/time-and-events.md).
  */
@@ -75,7 +75,7 @@ export const sweep = defineTarget({
       budgetMs,
       eventsPerPass,
       // An audit's reports keep the policy's order (a report's cap keeps its first results): no early writes, nothing carried.
-      ...(reports ? { onResult: reports.onResult, onKept: reports.onKept } : { dueWithinMs, early: true, carry, ...(fanOut ? { fanOut } : {}) }),
+      ...(reports ? { observers: [reports] } : { dueWithinMs, early: true, carry, ...(fanOut ? { fanOut } : {}) }),
     });
     const { results, keptPods, failures: passFailures, dueSoon, ...counts } = summary;
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CleanupEnv, PassEnv } from '../../shared/cleanup/config.js';
 import { DefragEnv } from '../../shared/defrag/config.js';
-import { DueEnv } from '../../shared/due/config.js';
+import { DueEnv } from '../../shared/cleanup/due/config.js';
 import { EvacuationEnv } from '../../shared/evacuation/config.js';
 import { StandaloneEnv } from '../../shared/hosts/standalone/config.js';
 import { MultiKueueEnv } from '../../shared/multikueue/config.js';
@@ -29,7 +29,7 @@ export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; read
   },
   { title: 'A pass', file: 'shared/cleanup/config.ts', schema: PassEnv, readBy: 'podTerminated, sweep, invoke, evacuation' },
   { title: 'Pod cleanup', file: 'shared/cleanup/config.ts', schema: CleanupEnv, readBy: 'podTerminated, sweep, invoke' },
-  { title: 'Time: timers and the due list', file: 'shared/due/config.ts', schema: DueEnv, readBy: 'podTerminated, sweep' },
+  { title: 'Time: timers and the due list', file: 'shared/cleanup/due/config.ts', schema: DueEnv, readBy: 'podTerminated, sweep' },
   { title: 'Evacuation', file: 'shared/evacuation/config.ts', schema: EvacuationEnv, readBy: 'evacuation' },
   { title: 'Defragmentation', file: 'shared/defrag/config.ts', schema: DefragEnv, readBy: 'defrag' },
   { title: 'MultiKueue', file: 'shared/multikueue/config.ts', schema: MultiKueueEnv, readBy: 'jobDeleted, orphanSweep' },

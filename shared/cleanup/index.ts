@@ -1,13 +1,14 @@
 // Pod cleanup, wired: the pure part is the policy, the strategies, the evictor gate and the
 // plan (shared/{policy,strategies,evictor,plan}); its I/O is io/ (fetch the context a policy
-// reads, act through the writer, a full pass); its configuration config.ts. The targets
-// podTerminated, sweep and invoke use only what is exported here.
+// reads, act through the writer, a full pass as stages and observers); its configuration
+// config.ts. Its own rooms: due/ (acting at eligibility) and reports/ (OpenReports), each with
+// its own entry. The targets podTerminated, sweep and invoke use only what is exported here.
 import type { Runtime } from '../runtime/runtime.js';
 import { readCleanupConfig, sweepSettingsOf, type CleanupConfig } from './config.js';
 import { handleOf, type CleanupHandle } from './handle.js';
 
 export { decideOne, removeSelected } from './io/one-pod.js';
-export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
+export { runPass, type PassObserver, type PassOptions, type PassSummary } from './io/pass.js';
 export { Carry } from './io/carry.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';

@@ -30,7 +30,7 @@ export function observeDeferral(d: { budget: string; scope: string }, path: Defe
   record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
 }
 
-/** Pods the due list or the timers refused because a bound was reached (shared/due/io). */
+/** Pods the due list or the timers refused because a bound was reached (shared/cleanup/due/io). */
 export function observeDueRefused(reason: 'list-full' | 'timers-full', n = 1): void {
   if (n > 0) record('dueRefused', n, { reason });
 }

@@ -6,15 +6,11 @@
 import type { Decision } from '../plan/decision.js';
 import { podDecisionEvent, podsDecidedEvent, passCompletedEvent, podSubject } from './build.js';
 import { emit, eventsOn, eventsSettings, stamp } from './process.js';
-import type { DueAct, Origin, PassSummaryData, PodDecision, PodOutcome } from './types.js';
+import type { PodResult } from '../model/pod-result.js';
+import type { DueAct, Origin, PassSummaryData, PodDecision } from './types.js';
 
-/** What came of a decision (cleanup/io/act.ts ActResult, by shape: notify imports nothing of cleanup). */
-export interface Outcome {
-  action: 'delete' | 'evict';
-  outcome: PodOutcome;
-  dryRun: boolean;
-  message?: string;
-}
+/** What came of a decision: of the one pass result (model/pod-result.ts), what the decision does not say. */
+export type Outcome = Pick<PodResult, 'action' | 'outcome' | 'dryRun' | 'message'>;
 
 export function podDecision(d: Decision, r: Outcome, origin: Origin, pass?: string, due?: DueAct): PodDecision {
   return {

@@ -5,18 +5,19 @@
 // Each data type has a JSON Schema in the repository (schemas/events/<data type>.v1.json),
 // named by the event's `dataschema`; schemas.test.ts checks every event built here against it.
 
+import type { PodOutcome, PodResult } from '../model/pod-result.js';
+
 export const EVENT_PREFIX = 'dev.kube-tidy.';
 export const SCHEMA_BASE = 'https://kube-tidy.dev/schemas/events/';
 
-/** Every way one pod's removal can end (cleanup/io/act.ts ActResult['outcome']), one event type each. */
-export const POD_OUTCOMES = ['deleted', 'evicted', 'blocked', 'gone', 'stale', 'failed', 'refused', 'deferred', 'evacuation-requested', 'evacuating'] as const;
-export type PodOutcome = (typeof POD_OUTCOMES)[number];
+/** Every way one pod's removal can end (model/pod-result.ts), one event type each. */
+export { POD_OUTCOMES, type PodOutcome } from '../model/pod-result.js';
 
 /** Where a pod decision was made: a pod event (or its due timer), a pass, a shard of a pass, the CLI. */
 export type Origin = 'event' | 'sweep' | 'invoke' | 'shard' | 'cli';
 
 /**
- * A decision made at a pod's eligibility (shared/due) rather than on an event: the time it was
+ * A decision made at a pod's eligibility (shared/cleanup/due) rather than on an event: the time it was
  * scheduled for and what acted then. A field, not another origin: `origin` stays `event` for a
  * receiver that filters on it, and a new optional field is a compatible change to a `.v1`.
  */
@@ -52,27 +53,16 @@ export const DATA_TYPES = [
 export type DataType = (typeof DATA_TYPES)[number];
 export const dataschemaOf = (t: DataType) => `${SCHEMA_BASE}${t}.v1.json`;
 
-/** One pod decision carried out (or held back), as the API server answered it. */
-export interface PodDecision {
-  namespace: string;
-  name: string;
-  uid: string;
+/** One pod decision carried out (or held back), as the API server answered it: the one pass result (model/pod-result.ts) and where it was made. */
+export type PodDecision = PodResult & {
   node?: string;
-  strategy: string;
   profile: string;
-  reason: string;
-  /** delete: a pod stored Succeeded/Failed; evict: through the Eviction API. */
-  action: 'delete' | 'evict';
-  outcome: PodOutcome;
-  dryRun: boolean;
-  /** The API server's answer (or the brake's reason, for deferred), when there is one. */
-  message?: string;
   origin: Origin;
   /** The pass it belongs to (a sweep, invoke or shard), when in one. */
   pass?: string;
   /** Acted on at its eligibility by a due timer or tick, not on an event. */
   due?: DueAct;
-}
+};
 
 /** Many decisions of one pass in one event, in the policy's order: past the pass's per-pod events. */
 export interface PodsDecided {

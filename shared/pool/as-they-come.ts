@@ -1,5 +1,5 @@
 // Writes started as their items arrive rather than once all of them are known: a pass's
-// early deletes (cleanup/io/pass.ts, issue 27) go out while later pages are still being read.
+// early deletes (cleanup/io/stages/schedules.ts, issue 27) go out while later pages are still being read.
 // Up to `concurrency` at once, started in the order they came; once `stop()` says time is up
 // none is started, and what was never started is handed back as it is, not guessed at (the
 // pass hands it on to its next tick). The queue holds only what is not yet started.

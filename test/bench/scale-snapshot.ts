@@ -253,11 +253,11 @@ async function podGcExperiment(cluster: Cluster, snapshot: Snapshot, startedAt: 
   };
 }
 
-/** The code measured: the commit and whether the pass had uncommitted changes (the sweep changes under the bench). */
+/** The code measured: the commit and whether the pass (shared/cleanup/io: its stages, schedules and observers) had uncommitted changes (the sweep changes under the bench). */
 function codeState() {
   const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
   try {
-    return { commit: git('log', '-1', '--oneline'), passUncommitted: git('status', '--porcelain', '--', 'shared/cleanup/io/pass.ts') !== '' };
+    return { commit: git('log', '-1', '--oneline'), passUncommitted: git('status', '--porcelain', '--', 'shared/cleanup/io') !== '' };
   } catch {
     return { commit: 'unknown', passUncommitted: null };
   }

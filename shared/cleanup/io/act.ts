@@ -3,30 +3,14 @@
 // way it can end is a result, never an exception, so a pass can count what did not happen.
 import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { RemovalTarget } from '../../kube/evict-only.js';
-import type { ClusterWriter, RemoveResult } from '../../kube/writer.js';
+import type { ClusterWriter } from '../../kube/writer.js';
+import type { PodResult } from '../../model/pod-result.js';
 import type { Decision } from '../../plan/decision.js';
 import { observeRemoval } from '../../metrics/observe.js';
 import type { EventBudget } from './event-budget.js';
 
-export interface ActResult {
-  namespace: string;
-  name: string;
-  uid: string;
-  strategy: string;
-  /** What was done: DELETE for a pod stored Succeeded/Failed, the Eviction API otherwise. */
-  action: Decision['action'];
-  /** deleted/evicted: done; blocked: a PodDisruptionBudget said no (try next time); gone: it
-   *  was already gone; stale: it changed since it was read (or another pod has the name);
-   *  failed: transient, a retry may succeed; refused: the cluster said no for good;
-   *  deferred: a brake held it back (nothing was sent; a later pass or event takes it);
-   *  evacuation-requested: a running pod its owner marked request-evict-only, not evicted: its
-   *  evacuation was requested (the evacuation family live-migrates it); evacuating: one was
-   *  already requested or runs, nothing was written. */
-  outcome: RemoveResult['outcome'] | 'failed' | 'refused' | 'deferred';
-  dryRun: boolean;
-  reason: string;
-  message?: string;
-}
+/** The one pass result type (model/pod-result.ts), by the name pod cleanup's callers know. */
+export type ActResult = PodResult;
 
 /** What every pod's result says about the decision, whatever came of it. */
 export const resultOf = (decision: Decision, dryRun: boolean) => ({

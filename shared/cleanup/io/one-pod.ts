@@ -12,8 +12,9 @@ import type { Snapshot } from '../../plan/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
 import type { Answer } from '../../model/answer.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
-import { removalCharged } from '../../kube/admission.js';
-import { act, failuresOf, resultOf, type ActResult } from './act.js';
+import { removalCharged, type Admission, type AdmissionDeferral, type AdmissionTicket } from '../../kube/admission.js';
+import { failuresOf, type ActResult } from './act.js';
+import { actAdmitted } from './stages/act.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
@@ -108,7 +109,7 @@ async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'po
 
 /**
  * What a removal is part of besides its pod: a pass's shard (shards.ts: every field but `due`),
- * or a due timer or tick acting at the pod's eligibility (shared/due: `due` only). None of it on
+ * or a due timer or tick acting at the pod's eligibility (shared/cleanup/due: `due` only). None of it on
  * an event's own removal.
  */
 export interface RemovalScope {
@@ -164,19 +165,9 @@ export async function removeSelected(
   // The admission port (the brakes): a unit of every budget, or the pod waits (2xx: nothing is
   // wrong, and a retry would only be deferred again; the port told it); a later event or pass takes it.
   const admission = h.admission({ brakes: h.brakes(), path: 'event' });
-  const taken = await admission.admit(subjectOf(stored), { ahead, pass });
-  if ('deferred' in taken) {
-    told(again.decision, { ...resultOf(again.decision, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
-    return { outcome: 'deferred', pod, why: taken.deferred.why, deferred: taken.deferred };
-  }
-  let result;
-  try {
-    result = await act(h.writer(), removalTarget(stored), again.decision, events);
-  } finally {
-    // An exception (no result) is a bug or an unclassified failure: charged, as a removal that may have happened.
-    admission.settle(taken.ticket, removalCharged(result));
-  }
+  const { result, deferred } = await admitThenAct(h, admission, stored, again.decision, { ahead, pass, events });
   told(again.decision, result);
+  if (deferred) return { outcome: 'deferred', pod, why: deferred.why, deferred };
   const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
   return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
 }
@@ -196,23 +187,30 @@ async function removeOlder(
   const results: ActResult[] = [];
   const admission = h.admission({ brakes: h.brakes(), path: 'event', policy: () => policy });
   for (const d of due) {
-    const pod = byUid.get(d.uid)!;
-    const taken = await admission.admit(subjectOf(pod), { pass });
-    if ('deferred' in taken) {
-      results.push({ ...resultOf(d, h.writer().dryRun), outcome: 'deferred', message: taken.deferred.why });
-      told(d, results.at(-1)!);
-      break;
-    }
-    let result: ActResult | undefined;
-    try {
-      result = await act(h.writer(), removalTarget(pod), d, events);
-    } finally {
-      admission.settle(taken.ticket, removalCharged(result));
-    }
+    const { result, deferred } = await admitThenAct(h, admission, byUid.get(d.uid)!, d, { pass, events });
     told(d, result);
     results.push(result);
+    if (deferred) break;
   }
   return results;
+}
+
+/**
+ * One stored pod through the same admit and act stages as a pass's (stages/act.ts): a unit of
+ * every budget from the admission port, or it waits (its result `deferred`, nothing sent); let
+ * through, written as listed and settled with the API server's answer. A ledger that fails throws.
+ */
+async function admitThenAct(
+  h: CleanupHandle,
+  admission: Admission,
+  pod: Stored<Pod>,
+  decision: Decision,
+  o: Pick<RemovalScope, 'ahead' | 'pass' | 'events'>,
+): Promise<{ result: ActResult; deferred?: AdmissionDeferral }> {
+  const taken = await admission.admit(subjectOf(pod), { ahead: o.ahead, pass: o.pass });
+  const settle = (ticket: AdmissionTicket, result: ActResult | undefined) => admission.settle(ticket, removalCharged(result));
+  const result = await actAdmitted(h.writer(), settle, decision, removalTarget(pod), taken, o.events);
+  return { result, ...('deferred' in taken ? { deferred: taken.deferred } : {}) };
 }
 
 type Teller = (d: Decision, r: ActResult) => void;

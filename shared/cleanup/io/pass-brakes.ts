@@ -1,4 +1,4 @@
-// A pass's brakes (docs/brakes.md): the descheduler's limits were applied to the pass's plan
+// The admit stage of a pass: its brakes (docs/brakes.md). The descheduler's limits were applied to the pass's plan
 // as one cycle (plan/across-pages.ts); these are what hold across passes, events and
 // instances. Before acting: scopes a percentage abort stopped are left alone, and the plan is
 // cut where it would cross an abort's percent (the brakes themselves: a pass's, not a removal's).
@@ -19,6 +19,7 @@ import type { Pod } from '../../model/objects.js';
 import type { Decision, Kept } from '../../plan/decision.js';
 import type { Policy } from '../../policy/policy.js';
 import type { ActResult } from './act.js';
+import type { CleanupHandle } from '../handle.js';
 import { tellDeferral } from '../../brakes/io/tell.js';
 
 /** Pods reserved in one ledger write when a pass needs units: one write per this many removals. */
@@ -38,6 +39,14 @@ export interface PassBrakesSummary {
    * and events use at the same time. Also counted in the pass's `requests`.
    */
   ledgerRequests: number;
+}
+
+/** A pass's brakes over the configured policy's limits (they hold whatever policy a pass runs: invoke may bring its own). */
+export function passBrakesOf(h: CleanupHandle, dryRun: boolean, override: boolean): PassBrakes {
+  const configured = h.policy();
+  const ledger = h.brakes({ dryRun });
+  const admission = h.admission({ brakes: ledger, path: 'pass', policy: () => configured });
+  return new PassBrakes(ledger, admission, configured, override);
 }
 
 export class PassBrakes {
@@ -159,6 +168,23 @@ export class PassBrakes {
 
   done(ticket: Ticket, result: ActResult | undefined): void {
     this.admission.settle(ticket, removalCharged(result));
+  }
+
+  /** Whether the summary says what the brakes did (they held something back, or spoke to the ledger). */
+  get reported(): boolean {
+    const s = this.summary;
+    return s.deferred > 0 || s.aborted !== undefined || (s.resumed ?? 0) > 0 || s.ledgerRequests > 0;
+  }
+
+  /**
+   * After the ordered writes, `n` never started: held back by a cluster budget, they count as
+   * deferred; not started because the ledger failed, they are work left undone (returned: transient
+   * failures, 503, the scheduler retries).
+   */
+  leftUnstarted(n: number): number {
+    if (this.ledgerFailed) return n;
+    if (this.stopped) this.notStarted(n);
+    return 0;
   }
 
   /** Pods never started because a cluster budget stopped the pass. */

@@ -27,7 +27,7 @@ import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unpr
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
-import { PassReports } from '../../reports/index.js';
+import { PassReports } from '../../cleanup/reports/index.js';
 
 export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
 
@@ -53,7 +53,7 @@ const OPTIONS = {
   // plan --against (diff-*.ts)
   against: { type: 'string' },
   'max-new': { type: 'string' },
-  // --report (shared/reports): the pass's results as OpenReports in the cluster
+  // --report (shared/cleanup/reports): the pass's results as OpenReports in the cluster
   report: { type: 'boolean' },
 } as const;
 
@@ -275,7 +275,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       dryRun,
       budgetMs: handle.settings.budgetMs,
       // Results are streamed (onResult); kept pods are held only when they will be printed or reported.
-      // With --report the kept pods are streamed to the reports (onKept), not held.
+      // With --report the kept pods are streamed to the reports (an observer of the pass), not held.
       maxResults: o.explain ? Number.MAX_SAFE_INTEGER : 0,
       onPage: (p) => {
         seen.pages = p.pages;
@@ -283,9 +283,8 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
         lastProgress = Date.now();
         io.err(`listing: ${p.podsSeen} pods in ${p.pages} pages${p.remainingItemCount === undefined ? '' : `, about ${p.remainingItemCount} to go`}\n`);
       },
-      ...(reports ? { onKept: reports.onKept } : {}),
-      onResult: (r, d) => {
-        reports?.onResult(r, d);
+      ...(reports ? { observers: [reports] } : {}),
+      onResult: (r) => {
         if (o.format === 'json') io.out(jsonLine(row(r)));
         else rows.push(r);
       },

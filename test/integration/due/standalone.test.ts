@@ -15,7 +15,7 @@ import { policyDoc } from '../../fixtures/policy.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { exists, runPod } from '../functions/setup.js';
 import { startStandalone, type Standalone } from '../helm/standalone-process.js';
-import { shardOf } from '../../../shared/due/core/due.js';
+import { shardOf } from '../../../shared/cleanup/due/core/due.js';
 import { dueEntries } from './setup.js';
 
 const ns = testNamespace('due-sa');

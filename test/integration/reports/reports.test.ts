@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { invoke } from '../../../functions/invoke.js';
 import { sweep } from '../../../functions/sweep.js';
 import { ReportWriter } from '../../../shared/kube/reports.js';
-import { ANNOTATIONS, buildReports, replaceReports, ReportCollector, reportName, reportSelector } from '../../../shared/reports/index.js';
+import { ANNOTATIONS, buildReports, replaceReports, ReportCollector, reportName, reportSelector } from '../../../shared/cleanup/reports/index.js';
 import { runCli } from '../../harness/cli-process.js';
 import { installOpenReportsCrds, sharedCluster, testNamespace } from '../../harness/index.js';
 import { pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { kebab, readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
-import { readDueConfig } from '../../../shared/due/config.js';
+import { readDueConfig } from '../../../shared/cleanup/due/config.js';
 import { readSenderAuthConfig } from '../../../shared/serve/http/auth.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML

@@ -17,7 +17,8 @@
 // of a hash that includes the message: a reason carries the pod's age, so without it every
 // pass would be new results and every target would be told again about the same pods.
 import { createHash } from 'node:crypto';
-import type { Policy } from '../../policy/policy.js';
+import type { PodResult } from '../../../model/pod-result.js';
+import type { Policy } from '../../../policy/policy.js';
 import { ANNOTATIONS, OPENREPORTS, reportLabels, reportName } from './names.js';
 import type { ObjectReference, Report, ReportResult, ReportSummary, ResultSeverity, ResultStatus } from './report.js';
 
@@ -33,19 +34,8 @@ export const MESSAGE_MAX = 1024;
 /** audit: the sweep's audit mode; plan/run: invoke or the CLI. */
 export type ReportMode = 'audit' | 'plan' | 'run';
 
-/** What the pass says of a selected pod (cleanup/io/act.ts ActResult; `profile` when the result carries it). */
-export interface SelectedPod {
-  namespace: string;
-  name: string;
-  uid: string;
-  strategy: string;
-  profile?: string;
-  action: string;
-  outcome: string;
-  dryRun: boolean;
-  reason: string;
-  message?: string;
-}
+/** What the pass says of a selected pod: the one pass result (model/pod-result.ts), with `profile` when the result carries it. */
+export type SelectedPod = PodResult & { profile?: string };
 
 /** A pod a strategy matched and kube-tidy keeps (PassSummary.keptPods; uid and profile when known). */
 export interface KeptPod {

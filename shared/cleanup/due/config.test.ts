@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/env.js';
+import { ConfigError } from '../../config/env.js';
 import { readDueConfig } from './config.js';
 
 const TICK = 'system:serviceaccount:kube-tidy:pod-terminated-tick-oidc-eventing.knative.dev-trigger';

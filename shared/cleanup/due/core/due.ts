@@ -3,7 +3,7 @@
 // the due list, or by standalone's timers rebuilt from its watch. Pure: the times come in,
 // what to do goes out; the timers and the ConfigMaps are io/.
 import { z } from 'zod';
-import { namespaceName, objectName } from '../../model/pod-schema.js';
+import { namespaceName, objectName } from '../../../model/pod-schema.js';
 
 /** One pod due at `at` (ms since the epoch), as the due list and the timers keep it. */
 export interface DueEntry {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Policy } from '../../policy/policy.js';
+import type { Policy } from '../../../policy/policy.js';
 import {
   buildReports,
   MAX_RESULT_BYTES,

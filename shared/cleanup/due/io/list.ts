@@ -11,10 +11,10 @@
 // reader drops it from its shard (one write at the resourceVersion read) and says so once: a
 // counter and a Warning Event in the due list's namespace. A deleted shard is the same: its
 // entries wait for the next sweep.
-import { observeDueRefused, observeStateUnreadable } from '../../metrics/observe.js';
-import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../kube/configmap-store.js';
-import { dueName } from '../../model/keys.js';
-import type { ClusterWriter } from '../../kube/writer.js';
+import { observeDueRefused, observeStateUnreadable } from '../../../metrics/observe.js';
+import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../../kube/configmap-store.js';
+import { dueName } from '../../../model/keys.js';
+import type { ClusterWriter } from '../../../kube/writer.js';
 import { admit, admitAll, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
 
 const codec = jsonEntries(entrySchema);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { ClusterWriter } from '../../kube/writer.js';
+import type { ClusterWriter } from '../../../kube/writer.js';
 import { shardOf } from '../core/due.js';
 import { DueList } from './list.js';
-import { counterValue } from '../../../test/fixtures/metrics/counter.js';
+import { counterValue } from '../../../../test/fixtures/metrics/counter.js';
 
 const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
 const unreadableCount = () => counterValue('kube_tidy_state_unreadable_total', { store: 'due-list', found: 'unreadable' });

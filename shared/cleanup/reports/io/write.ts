@@ -4,9 +4,9 @@
 // pass's scope (the namespaces it was asked about, or all). A report whose write failed is
 // not deleted: the previous one stays until a pass can replace it. Every failure is a
 // result: counted as transient or refused, with a few messages, never an exception.
-import { KubeError, TransientKubeError } from '../../kube/errors.js';
-import { inOrder } from '../../pool/in-order.js';
-import type { ReportWriter } from '../../kube/reports.js';
+import { KubeError, TransientKubeError } from '../../../kube/errors.js';
+import { inOrder } from '../../../pool/in-order.js';
+import type { ReportWriter } from '../../../kube/reports.js';
 import { ANNOTATIONS, reportSelector } from '../core/names.js';
 import type { Report } from '../core/report.js';
 

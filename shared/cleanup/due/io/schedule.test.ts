@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type { CleanupHandle } from '../../cleanup/index.js';
+import type { CleanupHandle } from '../../index.js';
 import type { DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import { Due } from './schedule.js';

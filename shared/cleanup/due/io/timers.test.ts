@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { DueEntry } from '../core/due.js';
 import { DueTimers, type TimerClock } from './timers.js';
-import { counterValue } from '../../../test/fixtures/metrics/counter.js';
+import { counterValue } from '../../../../test/fixtures/metrics/counter.js';
 
 const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
 

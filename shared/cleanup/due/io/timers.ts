@@ -4,9 +4,9 @@
 // `max` is refused and logged (sampled), the due list and the sweep still cover that pod.
 // Every timer is unref'd, so none keeps a process up; `stop()` clears them all (a standalone
 // replica that lost its Lease, a test's discarded instance).
-import type { Logger } from '../../log.js';
-import { observeDueRefused } from '../../metrics/observe.js';
-import { logSampler } from '../../metrics/sampled-log.js';
+import type { Logger } from '../../../log.js';
+import { observeDueRefused } from '../../../metrics/observe.js';
+import { logSampler } from '../../../metrics/sampled-log.js';
 import { armOf, type DueEntry } from '../core/due.js';
 
 /** The clock the timers run on: the process's by default, a fake one in unit tests. */

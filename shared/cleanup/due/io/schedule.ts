@@ -3,8 +3,8 @@
 // (it may have changed; the brakes apply as on any event; DRY_RUN as everywhere). Acting twice
 // on one pod (a timer and another instance's tick) is harmless: the write is tied to the stored
 // pod, and a pod already gone answers `gone`.
-import { removeSelected, type CleanupHandle } from '../../cleanup/index.js';
-import type { Answer } from '../../model/answer.js';
+import { removeSelected, type CleanupHandle } from '../../index.js';
+import type { Answer } from '../../../model/answer.js';
 import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import { OneLoop } from './one-loop.js';

@@ -3,14 +3,15 @@
 // stored with them (io/write.ts through kube/reports.ts). `invoke` with `"report": true`, the
 // sweep in audit mode (SWEEP_MODE=audit) and the CLI's `plan --report` use only this.
 //
-// How to use it with a pass: hand `onResult` to runPass (every selected pod, streamed, so
-// nothing beyond the caps is held), then `write` with the pass's summary (its kept pods).
-import type { ActResult } from '../cleanup/io/act.js';
-import type { PassSummary } from '../cleanup/io/pass.js';
-import type { ReportsApi } from '../kube/reports.js';
-import { ReportWriter } from '../kube/reports.js';
-import type { Decision } from '../plan/decision.js';
-import type { Policy } from '../policy/policy.js';
+// How to use it with a pass: subscribe it to runPass as an observer (PassOptions.observers:
+// every selected pod and every kept one, streamed, so nothing beyond the caps is held), then
+// `write` with the pass's summary.
+import type { ActResult } from '../io/act.js';
+import type { PassObserver, PassSummary } from '../io/pass.js';
+import type { ReportsApi } from '../../kube/reports.js';
+import { ReportWriter } from '../../kube/reports.js';
+import type { Decision } from '../../plan/decision.js';
+import type { Policy } from '../../policy/policy.js';
 import { buildReports, profileByStrategy, ReportCollector, type KeptPod, type ReportMode } from './core/build.js';
 import { replaceReports, type ReportsWritten } from './io/write.js';
 
@@ -27,8 +28,8 @@ export interface PassReportsOptions {
   namespaces?: readonly string[];
 }
 
-/** One pass's reports: collect while it runs, write once it is done. */
-export class PassReports {
+/** One pass's reports: collect while it runs (an observer of the pass), write once it is done. */
+export class PassReports implements PassObserver {
   private readonly collector: ReportCollector;
 
   constructor(private readonly o: PassReportsOptions) {
@@ -38,7 +39,7 @@ export class PassReports {
   /** Whether kept pods were streamed (onKept): then the summary's capped list is not read. */
   private streamedKept = false;
 
-  /** For PassOptions.onResult (chain it with another consumer's): the decision names the result's profile. */
+  /** Each selected pod's result: the decision names the result's profile. */
   readonly onResult = (r: ActResult, d?: Pick<Decision, 'profile'>): void => this.collector.selected(d ? { ...r, profile: d.profile } : r);
 
   /**

@@ -2,7 +2,7 @@
 // takes, shards, entries); its I/O is io/ (the timers, the due list, acting through pod
 // cleanup's removeSelected); its configuration config.ts. podTerminated uses only what is
 // exported here: its event path schedules, its timers and its ticks act.
-import type { CleanupHandle } from '../cleanup/index.js';
+import type { CleanupHandle } from '../index.js';
 import { readDueConfig, type DueConfig } from './config.js';
 import { DueList } from './io/list.js';
 import { DEFAULT_LOOK_AHEAD_MS, DEFAULT_MARGIN_MS, Due } from './io/schedule.js';

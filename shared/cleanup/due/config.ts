@@ -1,8 +1,8 @@
 // The due list's and the timers' settings (docs/time-and-events.md), read once at
 // setup of the target that keeps them (podTerminated), so a bad one stops the process at start.
 import { z } from 'zod';
-import { list, positiveInt, readEnv } from '../config/env.js';
-import { namespaceName } from '../model/pod-schema.js';
+import { list, positiveInt, readEnv } from '../../config/env.js';
+import { namespaceName } from '../../model/pod-schema.js';
 
 const Schema = z
   .object({
