@@ -1,6 +1,7 @@
 // docs/reference/dashboard.md: the chart's Grafana dashboard panel by panel, and its alert rules,
 // from the files the chart ships (infra/helm/kube-tidy/files/). A screenshot needs a Grafana
-// and a browser; this is what the panels show, in words and queries, kept current by the test.
+// and a browser; this is what the panels show, in words and queries, with their layout drawn
+// (dashboard-svg.ts), kept current by the test.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -52,6 +53,8 @@ export function dashboardPage(root: string): string {
     `The chart's Grafana dashboard, "${dashboard.title}", panel by panel, and its Prometheus alert rules (\`observability.dashboard.enabled\`, \`observability.prometheusRule.enabled\`: [deploying](../deploying.md#helm-either-mode)). ${dashboard.description ?? ''} The metrics they read: [metrics](metrics.md).`,
     '',
     '## Panels',
+    '',
+    "![The dashboard's panels as laid out in dashboard.json (generated; not a screenshot)](dashboard.svg)",
     '',
     ...panelLines(dashboard.panels),
     '## Alerts',

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { cliPage } from './cli.js';
 import { cloudEventsPage } from './cloudevents.js';
 import { dashboardPage } from './dashboard.js';
+import { dashboardSvg } from './dashboard-svg.js';
 import { ENV_SCANNED_DIRS, environmentPage } from './env.js';
 import { metricsPage } from './metrics.js';
 import { policyPage } from './policy.js';
@@ -29,6 +30,7 @@ export function referencePages(root: string = DOCS_ROOT): Record<string, string>
     'docs/reference/cloudevents.md': cloudEventsPage(root),
     'docs/reference/metrics.md': metricsPage(),
     'docs/reference/dashboard.md': dashboardPage(root),
+    'docs/reference/dashboard.svg': dashboardSvg(root, 'infra/helm/kube-tidy/files/dashboard.json'),
     'docs/reference/policy.md': policyPage(root),
   };
 }
