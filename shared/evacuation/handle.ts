@@ -12,7 +12,7 @@ import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
-import { evictionRequestApiInstalled } from './io/eviction-request.js';
+import { evictionRequestDiscovery } from './io/eviction-request.js';
 
 /** What evacuation reads: pods and the slot store's ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
 export type EvacuationReader = Pick<KubeClients, 'core' | 'custom'>;
@@ -42,13 +42,14 @@ export interface EvacuationHandle {
  */
 export function evacuationHandle(rt: Runtime): EvacuationHandle {
   const discoveryTimeoutMs = rt.config.REQUEST_TIMEOUT_SECONDS * 1000;
+  const served = evictionRequestDiscovery();
   return {
     config: readEvacuationConfig(rt.env),
     // Read on use: the runtime's clients are there once the cluster is (kubeReady).
     get reader() {
       return rt.clients;
     },
-    evictionRequestsServed: () => evictionRequestApiInstalled(rt.kubeConfig, discoveryTimeoutMs),
+    evictionRequestsServed: () => served(rt.kubeConfig, discoveryTimeoutMs),
     writer: () => rt.writer(),
     // The process's one Brakes (rt.brakes: the process's dry run), so an evacuation spends the
     // same ledger and reservations as pod cleanup's and defrag's removals.

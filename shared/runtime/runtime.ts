@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { delimiter } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/index.js';
+import type { WriteRefusals } from '../kube/write-refusals.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Policy } from '../policy/policy.js';
@@ -37,6 +39,8 @@ export interface Runtime {
   policy?: PolicySource;
   /** The clock, injectable for tests. */
   now(): number;
+  /** This process's name as its host knows it (HOSTNAME: the pod's name): its Events' reportingInstance and its hold's name in the ledger. */
+  instance: string;
 }
 
 export interface StartOptions {
@@ -70,6 +74,11 @@ export async function startRuntime(
 ): Promise<Runtime> {
   const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
+  const instance = overrides.instance ?? (env.HOSTNAME || hostname());
+  // What this process keeps across requests, built once here and handed down: where a refused
+  // write is logged (sampled per process) and which deferrals it has told (tell.ts).
+  let refusals: WriteRefusals | undefined;
+  const told = new Set<string>();
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
 
   let kube: { kubeConfig: KubeConfig; clients: KubeClients } | undefined =
@@ -82,10 +91,10 @@ export async function startRuntime(
     kube && Writer
       ? Promise.resolve()
       : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js'), import('../kube/write-refusals.js')])
-          .then(([k, w, refusals]) => {
+          .then(([k, w, r]) => {
             Writer = w.ClusterWriter;
             // Refused writes are logged where this process logs (the CLI: stderr, never its output).
-            refusals.setWriteRefusalLog(log);
+            refusals = new r.WriteRefusals(log);
             if (kube) return;
             const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
             kube = {
@@ -134,13 +143,25 @@ export async function startRuntime(
       dryRun: config.DRY_RUN || opts.dryRun === true,
       recordEvents: config.RECORD_EVENTS,
       protectedNamespaces: config.PROTECTED_NAMESPACES,
+      instance,
+      ...(refusals ? { refusals } : {}),
       ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
     });
   };
   let brakes: Brakes | undefined;
   const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
-    new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now, log });
+    new Brakes({
+      core: loaded().clients.core,
+      writer: w,
+      namespace: config.BRAKES_NAMESPACE,
+      holdMs: config.BRAKES_HOLD_SECONDS * 1000,
+      dryRun,
+      now,
+      log,
+      instance,
+      told,
+    });
   return {
     config,
     env,
@@ -152,6 +173,7 @@ export async function startRuntime(
       return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
     },
     now,
+    instance,
     kubeReady,
     get kubeConfig() {
       return loaded().kubeConfig;

@@ -10,6 +10,7 @@
 // shards it planned are taken.
 import type { CloudEvent } from 'cloudevents';
 import { httpMessage, pubSubMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
+import type { MetadataTokens } from '../../gcp/metadata-token.js';
 import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
@@ -33,6 +34,8 @@ export interface FanOut {
   size: number;
   /** Where the planner stores the pass's shard digests (SWEEP_PLAN_NAMESPACE). */
   planNamespace: string;
+  /** A Pub/Sub sink's token cache, kept by the target's parts (one per process). */
+  tokens?: MetadataTokens;
 }
 
 export interface Posted {
@@ -84,7 +87,7 @@ export async function postShards(
     8,
     () => false,
     async (shard) => {
-      const refused = await deliver(fanOut.sink, shardEvent(shard, source));
+      const refused = await deliver(fanOut, shardEvent(shard, source));
       if (refused === undefined) {
         out.shards++;
         out.pods += shard.pods.length;
@@ -98,10 +101,10 @@ export async function postShards(
 }
 
 /** Undefined when the sink took the shard; otherwise why not (unreachable, timed out, refused). */
-async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<string | undefined> {
+async function deliver({ sink, tokens }: Pick<FanOut, 'sink' | 'tokens'>, event: CloudEvent<SweepShard>): Promise<string | undefined> {
   try {
     if ('topic' in sink) {
-      await publish(sink, [pubSubMessage(event)]);
+      await publish(sink, [pubSubMessage(event)], tokens);
       return undefined;
     }
     const m = httpMessage(event);

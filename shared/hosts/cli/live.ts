@@ -16,7 +16,6 @@ import { parseGoDuration } from '../../policy/duration.js';
 import { PolicyError } from '../../policy/errors.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
 import type { LoadedPolicy } from '../../policy/policy.js';
-import { setWriteRefusalLog } from '../../kube/write-refusals.js';
 import { CredentialPluginError, execCredentials, type ExecCredentials } from './exec-credential.js';
 import { cliHandle } from './handle.js';
 import { chooseLedger, DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
@@ -249,8 +248,6 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
     }
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
-    // Refused writes are logged on stderr, never in the output.
-    setWriteRefusalLog(log);
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
       clients,
