@@ -10,6 +10,7 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
 import { evictionRequestDiscovery } from './io/eviction-request.js';
@@ -34,6 +35,8 @@ export interface EvacuationHandle {
   cleanup: CleanupHandle;
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts): each evacuation's state written. */
+  notifier: Notifier;
 }
 
 /**
@@ -59,5 +62,6 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
     cleanup: handleOf(rt, { ...sweepSettingsOf(readPassConfig(rt.env)), eventsPerPass: 0 }),
     now: () => rt.now(),
     log: rt.log,
+    notifier: rt.notifier,
   };
 }

@@ -64,6 +64,7 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
       config,
       now: () => h.now(),
       log: h.log,
+      notifier: h.notifier,
       ...via,
       ...admission,
     };

@@ -7,6 +7,7 @@ import type { KubeClients } from '../kube/index.js';
 import type { WriteRefusals } from '../kube/write-refusals.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
+import { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
 import { filePolicySource, type PolicySource } from './policy-source.js';
@@ -39,6 +40,12 @@ export interface Runtime {
   policy?: PolicySource;
   /** The clock, injectable for tests. */
   now(): number;
+  /**
+   * The process's CloudEvents out (notify/notifier.ts): built once at start from its
+   * environment (EVENTS_SINK, K_SINK, EVENTS_TOPIC), stamped with its clock; every family's
+   * handle carries it and the end of every request flushes it.
+   */
+  notifier: Notifier;
   /** This process's name as its host knows it (HOSTNAME: the pod's name): its Events' reportingInstance and its hold's name in the ledger. */
   instance: string;
 }
@@ -75,6 +82,8 @@ export async function startRuntime(
   const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
   const instance = overrides.instance ?? (env.HOSTNAME || hostname());
+  const now = overrides.now ?? Date.now;
+  const notifier = overrides.notifier ?? notifierOf(env, now);
   // What this process keeps across requests, built once here and handed down: where a refused
   // write is logged (sampled per process) and which deferrals it has told (tell.ts).
   let refusals: WriteRefusals | undefined;
@@ -149,7 +158,6 @@ export async function startRuntime(
     });
   };
   let brakes: Brakes | undefined;
-  const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
     new Brakes({
       core: loaded().clients.core,
@@ -173,6 +181,7 @@ export async function startRuntime(
       return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
     },
     now,
+    notifier,
     instance,
     kubeReady,
     get kubeConfig() {
@@ -182,6 +191,16 @@ export async function startRuntime(
       return loaded().clients;
     },
   };
+}
+
+/** The process's outbox from `env`; settings readConfig let through but the outbox refuses send nothing (as before a sink is set). */
+function notifierOf(env: NodeJS.ProcessEnv, now: () => number): Notifier {
+  try {
+    return Notifier.fromEnv(env, now);
+  } catch {
+    // Checked at start (config.ts): a process that got this far without valid settings sends nothing.
+    return Notifier.off();
+  }
 }
 
 /**

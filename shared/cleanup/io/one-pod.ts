@@ -16,6 +16,7 @@ import { removalCharged } from '../../kube/admission.js';
 import { act, failuresOf, resultOf, type ActResult } from './act.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
+import type { Notifier } from '../../notify/notifier.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
 import type { DueAct } from '../../notify/types.js';
 
@@ -136,7 +137,7 @@ export async function removeSelected(
   shard: RemovalScope = {},
 ): Promise<Answer> {
   const { events, pass, ahead } = shard;
-  const told = tellerOf(shard);
+  const told = tellerOf(h.notifier, shard);
   const pod = keyOf(ref);
   await h.ready();
   const stored = await getPod(h.reader.core, ref);
@@ -218,8 +219,8 @@ async function removeOlder(
 type Teller = (d: Decision, r: ActResult) => void;
 
 /** Each decision out as a CloudEvent: into the shard's batches, or one event each (the event path and its due acts, a shard without them). */
-const tellerOf = ({ out, pass, due }: RemovalScope): Teller =>
-  out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(d, r, pass ? 'shard' : 'event', pass, due);
+const tellerOf = (n: Notifier, { out, pass, due }: RemovalScope): Teller =>
+  out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(n, d, r, pass ? 'shard' : 'event', pass, due);
 
 /** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
 function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {

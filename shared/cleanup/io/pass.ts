@@ -196,7 +196,7 @@ async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally
   const recording = h.settings.recordEvents && !writer.dryRun;
   const events = recording ? new EventBudget(opts.eventsPerPass ?? Number.POSITIVE_INFINITY) : undefined;
   // Every decision out as a CloudEvent (nothing built when no sink is set).
-  const out = passEvents(opts.origin ?? 'cli', id, opts.eventsPerPass);
+  const out = passEvents(h.notifier, opts.origin ?? 'cli', id, opts.eventsPerPass);
   const count = (result: ActResult) => {
     s.selected++;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;

@@ -133,7 +133,7 @@ async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTall
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(h, needs)).snapshot : {};
   const events = recordEvents && !dryRun ? new EventBudget(eventsPerPass) : undefined;
   // Its decisions out as CloudEvents as a pass sends them: the first few one each, the rest in batches, then its summary.
-  const out = passEvents('shard', shard.pass, eventsPerPass);
+  const out = passEvents(h.notifier, 'shard', shard.pass, eventsPerPass);
   const { results, started: acted } = await inOrder(
     shard.pods,
     concurrency,

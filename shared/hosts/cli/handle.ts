@@ -11,6 +11,7 @@ import type { KubeClients } from '../../kube/clients.js';
 import { WriteRefusals } from '../../kube/write-refusals.js';
 import { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import type { Notifier } from '../../notify/notifier.js';
 import type { Policy } from '../../policy/policy.js';
 
 const HOLD_MS = 60_000;
@@ -28,6 +29,8 @@ export interface CliHandleOptions {
   /** What is left of --timeout. */
   budgetMs: number;
   log: Logger;
+  /** Where the pass's decisions go as CloudEvents (the program's, from its environment: main.ts). */
+  notifier: Notifier;
   now?: () => number;
 }
 
@@ -70,6 +73,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     admission: (a) => cleanupAdmission(h, a),
     now,
     log: o.log,
+    notifier: o.notifier,
   };
   return h;
 }
