@@ -11,6 +11,7 @@ export { runPass, type PassOptions, type PassSummary } from './io/pass.js';
 export { Carry } from './io/carry.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
+export type { Failures, OlderRemoved, OnePodResult, ShardResult } from './io/results.js';
 export { unplannedShard } from './io/shard-plan.js';
 export { handleOf, type CleanupHandle, type CleanupReader, type PassSettings, type SweepSettings } from './handle.js';
 

@@ -15,7 +15,7 @@ import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { CleanupHandle } from '../handle.js';
-import type { Answer } from '../../model/answer.js';
+import type { ShardResult } from './results.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../pool/in-order.js';
@@ -121,11 +121,11 @@ async function deliver({ sink, tokens }: Pick<FanOut, 'sink' | 'tokens'>, event:
  * Its `requests`: those sent to the API server on its behalf (as a pass's, PassSummary), not
  * the process's, which other shards and events taken at the same time share.
  */
-export function actShard(h: CleanupHandle, shard: SweepShard): Promise<Answer> {
+export function actShard(h: CleanupHandle, shard: SweepShard): Promise<ShardResult> {
   return tallied((tally) => takeShard(h, shard, tally));
 }
 
-async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTally): Promise<Answer> {
+async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTally): Promise<ShardResult> {
   const { budgetMs, eventsPerPass, concurrency, recordEvents, dryRun } = h.settings;
   const started = h.now();
   const deadline = started + budgetMs;
