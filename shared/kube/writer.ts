@@ -53,7 +53,7 @@ export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcom
   event?: RecordResult;
 };
 
-const TERMINAL = new Set(['Succeeded', 'Failed']);
+const TERMINAL: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 // KubeVirt's eviction webhook answering 429 because it started (or runs) the evacuation: the
 // answer the evacuation family asked for, not a refusal (as evacuation/io/evacuate.ts reads it).
 const EVACUATION_STARTED = /Eviction triggered evacuation|Evacuation in progress/;

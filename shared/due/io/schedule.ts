@@ -14,7 +14,7 @@ import type { DueTimers } from './timers.js';
  * failed; a later tick tries again. Any other (acted on, gone, no longer due, blocked by a
  * budget, which the sweep retries) takes the entry out.
  */
-const UNSETTLED = new Set(['deferred', 'failed', 'refused']);
+const UNSETTLED: ReadonlySet<string> = new Set(['deferred', 'failed', 'refused']);
 
 /** What the due list reads of pod cleanup's result (cleanup/io/results.ts): whether the entry has served. */
 type Acted = Pick<OnePodResult, 'outcome' | 'failures'> & { why?: string };
