@@ -6,6 +6,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importCycles from './infra/lint/import-cycles.js';
 import floorOrder from './infra/lint/floor-order.js';
+import moduleState from './infra/lint/module-state.js';
 import prettier from 'eslint-config-prettier';
 
 /** Folders whose modules decide: no client, no logger, no runtime, no I/O, no clock. */
@@ -90,7 +91,7 @@ export default tseslint.config(
   {
     // Rooms import downward only: a cycle, even through a type, is refused (infra/lint/import-cycles.js).
     files: ['**/*.ts'],
-    plugins: { 'kube-tidy': { rules: { 'no-import-cycle': importCycles, 'floor-order': floorOrder } } },
+    plugins: { 'kube-tidy': { rules: { 'no-import-cycle': importCycles, 'floor-order': floorOrder, 'module-state': moduleState } } },
     rules: { 'kube-tidy/no-import-cycle': 'error' },
   },
   {
@@ -98,6 +99,13 @@ export default tseslint.config(
     files: ['shared/**/*.ts', 'functions/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'kube-tidy/floor-order': 'error' },
+  },
+  {
+    // No process state in the library: what lives across requests is built by a host and handed
+    // down; only hosts exit the process (infra/lint/module-state.js, its named exceptions there).
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/hosts/**', '**/*.test.ts'],
+    rules: { 'kube-tidy/module-state': 'error' },
   },
   {
     rules: {

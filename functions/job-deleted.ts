@@ -31,7 +31,7 @@ export const jobDeleted = defineTarget({
     if (input.event.verb !== 'delete') return { outcome: 'nothing-to-do', job, why: `a ${input.event.verb} event; only deletions cascade` };
 
     const workers = await mk.workers.list();
-    const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION };
+    const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION, notifier: mk.notifier };
     const results: CascadeResult[] = await Promise.all(
       workers.map((w) => cascadeDelete(w, mk.writer(w), kind, { namespace: input.namespace, name: input.name }, opts)),
     );

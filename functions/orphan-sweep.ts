@@ -29,7 +29,7 @@ export const orphanSweep = defineTarget({
     const summary = Object.fromEntries(reports.map((r) => [r.worker, r.outcome === 'swept' ? r.counts : r.outcome]));
     mk.log.info({ orphanSweep: summary, dryRun: opts.dryRun }, 'orphan sweep done');
     const outcome = failures.transient || failures.refused ? 'incomplete' : 'swept';
-    orphanSweepCompleted({ dryRun: opts.dryRun, outcome, counts: { workers: summary, managerRequests: manager.requests }, failures });
+    orphanSweepCompleted(mk.notifier, { dryRun: opts.dryRun, outcome, counts: { workers: summary, managerRequests: manager.requests }, failures });
     return { outcome, summary, managerRequests: manager.requests, workers: reports, failures };
   },
   observe(answer) {

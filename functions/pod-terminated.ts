@@ -1,6 +1,6 @@
 import { BadRequestError } from '../shared/serve/resolve.js';
-import { defineTarget, type Answer, type Input } from '../shared/serve/target.js';
-import { cleanupParts, decideOne, removeSelected, type CleanupParts } from '../shared/cleanup/index.js';
+import { defineTarget, type Input } from '../shared/serve/target.js';
+import { cleanupParts, decideOne, removeSelected, type CleanupParts, type OnePodResult } from '../shared/cleanup/index.js';
 import { dueParts, type Due } from '../shared/cleanup/due/index.js';
 import type { Pod } from '../shared/model/objects.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
@@ -92,11 +92,11 @@ export const podTerminated = defineTarget({
  * with the stored uid) schedules it; anything else settles what was scheduled for it (the
  * entry has served unless the brakes deferred it or the write failed).
  */
-async function scheduleFrom(due: Due, ref: { namespace: string; name: string; uid?: string }, answer: Answer): Promise<Answer> {
+async function scheduleFrom(due: Due, ref: { namespace: string; name: string; uid?: string }, answer: OnePodResult): Promise<OnePodResult> {
   // The stored pod's uid (a reference names none; an event's must be the stored one's, or the answer is stale).
-  const uid = typeof answer.uid === 'string' ? answer.uid : ref.uid;
+  const uid = answer.uid ?? ref.uid;
   if (!uid) return answer;
-  if (typeof answer.eligibleAt === 'string') {
+  if (answer.eligibleAt !== undefined) {
     const { scheduled } = await due.onDecision({ namespace: ref.namespace, name: ref.name, uid }, answer.eligibleAt);
     return { ...answer, ...(scheduled ? { scheduled } : {}) };
   }

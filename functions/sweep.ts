@@ -1,5 +1,6 @@
 import { actShard, Carry, cleanupParts, runPass, unplannedShard, type CleanupParts } from '../shared/cleanup/index.js';
 import { dueOf, readDueConfig, type Due } from '../shared/cleanup/due/index.js';
+import { MetadataTokens } from '../shared/gcp/metadata-token.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { PassReports } from '../shared/cleanup/reports/index.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
@@ -33,12 +34,14 @@ interface SweepParts extends CleanupParts {
   dueWithinMs: number;
   /** What a tick cut by its budget did not get to, for this instance's next tick (cleanup/io/carry.ts). */
   carry: Carry;
+  /** The metadata server's token for publishing shards to Pub/Sub, kept across passes. */
+  tokens: MetadataTokens;
 }
 
 const sweepParts = (rt: Runtime): SweepParts => {
   const parts = cleanupParts(rt);
   const config = readDueConfig(rt.env);
-  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000, carry: new Carry() };
+  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000, carry: new Carry(), tokens: new MetadataTokens() };
 };
 
 export const sweep = defineTarget({
@@ -51,7 +54,7 @@ export const sweep = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: sweepParts,
-  async handle(input, { config, handle: h, due, dueWithinMs, carry }) {
+  async handle(input, { config, handle: h, due, dueWithinMs, carry, tokens }) {
     const { budgetMs, eventsPerPass } = h.settings;
     const audit = config.SWEEP_MODE === 'audit';
     // An audit plans through the API server's dry run, whatever DRY_RUN says.
@@ -64,7 +67,7 @@ export const sweep = defineTarget({
       h.log.info({ shard: answer.shard, outcomes: answer.outcomes, failures: answer.failures }, 'sweep shard done');
       return answer;
     }
-    const fanOut = config.shardSink ? { sink: config.shardSink, size: config.SWEEP_SHARD_SIZE, planNamespace: config.SWEEP_PLAN_NAMESPACE } : undefined;
+    const fanOut = config.shardSink ? { sink: config.shardSink, size: config.SWEEP_SHARD_SIZE, planNamespace: config.SWEEP_PLAN_NAMESPACE, tokens } : undefined;
     const policy = h.policy();
     // Audit: no shards (another instance would act on them) and no due list (its tick would).
     const reports = audit ? new PassReports({ policy, mode: 'audit', protectedNamespaces: h.settings.protectedNamespaces }) : undefined;

@@ -9,6 +9,7 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 
@@ -54,6 +55,8 @@ export interface CleanupHandle {
   admission(o: CleanupAdmissionOptions): Admission;
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts): every decision a pass or one pod makes. */
+  notifier: Notifier;
 }
 
 export interface CleanupAdmissionOptions {
@@ -101,6 +104,7 @@ export function handleOf(rt: Runtime, sweep: SweepSettings): CleanupHandle {
     admission: (o) => cleanupAdmission(h, o),
     now: () => rt.now(),
     log: rt.log,
+    notifier: rt.notifier,
   };
   return h;
 }

@@ -12,6 +12,7 @@ export { runPass, type PassObserver, type PassOptions, type PassSummary } from '
 export { Carry } from './io/carry.js';
 export { failuresOf, type ActResult } from './io/act.js';
 export { actShard } from './io/shards.js';
+export type { Failures, OlderRemoved, OnePodResult, ShardResult } from './io/results.js';
 export { unplannedShard } from './io/shard-plan.js';
 export { handleOf, type CleanupHandle, type CleanupReader, type PassSettings, type SweepSettings } from './handle.js';
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { policyDoc } from '../../test/fixtures/policy.js';
+import { Notifier } from '../notify/notifier.js';
 import { loadPolicy } from '../policy/load.js';
 import { fixedPolicySource } from '../runtime/policy-source.js';
 import { startRuntime } from '../runtime/runtime.js';
@@ -64,6 +65,8 @@ describe("defragmentation's parts, from a handle alone", () => {
         throw new Error('not admitted here');
       },
       now: () => 0,
+      log: pino({ level: 'silent' }),
+      notifier: Notifier.off(),
     });
     expect(defragPartsOf(h(true)).dryRun).toBe(true);
     expect(defragPartsOf(h(false)).dryRun).toBe(false);

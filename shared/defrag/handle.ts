@@ -7,6 +7,8 @@ import { brakesAdmission } from '../brakes/io/admission.js';
 import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
+import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readDefragConfig, type DefragConfig } from './config.js';
@@ -37,6 +39,9 @@ export interface DefragHandle {
    */
   admission(opts: { dryRun: boolean }): Admission;
   now(): number;
+  log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts): each step's. */
+  notifier: Notifier;
 }
 
 /** The handle of a function process: DEFRAG_* from its environment, the rest the runtime's. */
@@ -55,5 +60,7 @@ export function defragHandle(rt: Runtime): DefragHandle {
     admission: ({ dryRun }) =>
       brakesAdmission({ brakes: rt.brakes({ dryRun }), policy: () => policyOf(rt), writer: rt.writer({ dryRun }), log: rt.log, path: 'defrag' }),
     now: () => rt.now(),
+    log: rt.log,
+    notifier: rt.notifier,
   };
 }

@@ -54,7 +54,7 @@ export function defragPartsOf(h: DefragHandle): DefragParts {
         : undefined;
       // The limits within one plan (limits) shape the plan; the admission port holds them across steps.
       return defragStep(
-        { clients: h.reader, writer: h.writer({ dryRun }), admission: h.admission({ dryRun }) },
+        { clients: h.reader, writer: h.writer({ dryRun }), admission: h.admission({ dryRun }), notifier: h.notifier },
         { now, limits: policy.limits, gate, ...config },
       );
     },

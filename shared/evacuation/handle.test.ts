@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { policyDoc } from '../../test/fixtures/policy.js';
+import { Notifier } from '../notify/notifier.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { Admission } from '../kube/admission.js';
 import type { ClusterWriter } from '../kube/writer.js';
@@ -84,6 +85,7 @@ describe("evacuation's parts, from a handle alone", () => {
       cleanup: undefined as unknown as EvacuationHandle['cleanup'],
       now: () => 99,
       log,
+      notifier: Notifier.off(),
     };
     return h;
   };

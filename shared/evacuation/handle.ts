@@ -10,9 +10,10 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
-import { evictionRequestApiInstalled } from './io/eviction-request.js';
+import { evictionRequestDiscovery } from './io/eviction-request.js';
 
 /** What evacuation reads: pods and the brakes' ledger and the old slots' ConfigMap (core), KubeVirt's and lifecycle.k8s.io's objects (custom). */
 export type EvacuationReader = Pick<KubeClients, 'core' | 'custom'>;
@@ -36,6 +37,8 @@ export interface EvacuationHandle {
   cleanup: CleanupHandle;
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts): each evacuation's state written. */
+  notifier: Notifier;
 }
 
 /**
@@ -44,6 +47,7 @@ export interface EvacuationHandle {
  */
 export function evacuationHandle(rt: Runtime): EvacuationHandle {
   const discoveryTimeoutMs = rt.config.REQUEST_TIMEOUT_SECONDS * 1000;
+  const served = evictionRequestDiscovery();
   return {
     config: readEvacuationConfig(rt.env),
     ledgerNamespace: rt.config.BRAKES_NAMESPACE,
@@ -51,7 +55,7 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
     get reader() {
       return rt.clients;
     },
-    evictionRequestsServed: () => evictionRequestApiInstalled(rt.kubeConfig, discoveryTimeoutMs),
+    evictionRequestsServed: () => served(rt.kubeConfig, discoveryTimeoutMs),
     writer: () => rt.writer(),
     // The process's one Brakes (rt.brakes: the process's dry run), so an evacuation spends the
     // same ledger and reservations as pod cleanup's and defrag's removals.
@@ -61,5 +65,6 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
     cleanup: handleOf(rt, { ...sweepSettingsOf(readPassConfig(rt.env)), eventsPerPass: 0 }),
     now: () => rt.now(),
     log: rt.log,
+    notifier: rt.notifier,
   };
 }

@@ -19,7 +19,7 @@ import { SlotStore, type SlotMemo } from './io/slot-store.js';
 export { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 export { evacuate, type EvacuationDeps, type PassResult } from './io/evacuate.js';
 export { tick, type TickSummary } from './io/tick.js';
-export { EVICTION_REQUEST_GROUP, evictionRequestApiInstalled } from './io/eviction-request.js';
+export { EVICTION_REQUEST_GROUP, evictionRequestDiscovery } from './io/eviction-request.js';
 export { respondAll, respondTo, respondToStored, type ResponderResult } from './io/responder.js';
 export { KUBEVIRT_RESPONDER } from './core/responder.js';
 export { SlotStore, listSlots, SLOT_STORE_NAME, type SlotMemo } from './io/slot-store.js';
@@ -67,6 +67,7 @@ export function evacuationPartsOf(h: EvacuationHandle): EvacuationParts {
       config,
       now: () => h.now(),
       log: h.log,
+      notifier: h.notifier,
       ...via,
       ...admission,
     };

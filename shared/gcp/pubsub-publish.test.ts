@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accessToken, publish } from './pubsub-publish.js';
+import { MetadataTokens } from './metadata-token.js';
+import { publish } from './pubsub-publish.js';
 
 interface Seen {
   method: string;
@@ -53,8 +54,9 @@ describe('publishing to Pub/Sub over REST', () => {
 
   it('takes a token from the metadata server with Metadata-Flavor: Google, once while it is valid', async () => {
     const md = await local(() => [200, { access_token: 'ya29.tok', expires_in: 3599, token_type: 'Bearer' }]);
-    expect(await accessToken(md.host)).toBe('ya29.tok');
-    expect(await accessToken(md.host)).toBe('ya29.tok');
+    const tokens = new MetadataTokens();
+    expect(await tokens.token(md.host)).toBe('ya29.tok');
+    expect(await tokens.token(md.host)).toBe('ya29.tok');
     expect(md.seen).toHaveLength(1);
     expect(md.seen[0]).toMatchObject({ method: 'GET', url: '/computeMetadata/v1/instance/service-accounts/default/token' });
     expect(md.seen[0]!.headers['metadata-flavor']).toBe('Google');
@@ -62,6 +64,6 @@ describe('publishing to Pub/Sub over REST', () => {
 
   it('refuses a metadata answer without a token', async () => {
     const md = await local(() => [200, { token_type: 'Bearer' }]);
-    await expect(accessToken(md.host)).rejects.toThrow(/no access_token/);
+    await expect(new MetadataTokens().token(md.host)).rejects.toThrow(/no access_token/);
   });
 });

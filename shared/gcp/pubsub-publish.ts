@@ -5,6 +5,7 @@
 // PUBSUB_EMULATOR_HOST set, as Google's client libraries do, it talks plain HTTP to the
 // emulator and sends no token.
 import type { PubSubMessage } from '../cloudevents/index.js';
+import { MetadataTokens } from './metadata-token.js';
 
 export interface PubSubTarget {
   /** projects/<project>/topics/<topic> */
@@ -17,11 +18,14 @@ export interface PubSubTarget {
 
 const TIMEOUT_MS = 10_000;
 
-/** Publishes `messages`; resolves to the message ids, throws on anything but a 2xx. */
-export async function publish(target: PubSubTarget, messages: PubSubMessage[]): Promise<string[]> {
+/**
+ * Publishes `messages`; resolves to the message ids, throws on anything but a 2xx. `tokens`
+ * is the caller's token cache (metadata-token.ts), kept as long as the caller is.
+ */
+export async function publish(target: PubSubTarget, messages: PubSubMessage[], tokens: MetadataTokens = new MetadataTokens()): Promise<string[]> {
   const base = target.emulatorHost ? `http://${target.emulatorHost}` : 'https://pubsub.googleapis.com';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (!target.emulatorHost) headers.authorization = `Bearer ${await accessToken(target.metadataHost ?? 'metadata.google.internal')}`;
+  if (!target.emulatorHost) headers.authorization = `Bearer ${await tokens.token(target.metadataHost ?? 'metadata.google.internal')}`;
   const res = await fetch(`${base}/v1/${target.topic}:publish`, {
     method: 'POST',
     headers,
@@ -33,21 +37,4 @@ export async function publish(target: PubSubTarget, messages: PubSubMessage[]): 
   const ids = (JSON.parse(text) as { messageIds?: unknown }).messageIds;
   if (!Array.isArray(ids) || ids.length !== messages.length) throw new Error(`Pub/Sub publish to ${target.topic}: expected ${messages.length} message ids`);
   return ids.map(String);
-}
-
-// One token per process, reused until a minute before it expires (they last about an hour).
-let cached: { host: string; token: string; until: number } | undefined;
-
-export async function accessToken(host: string): Promise<string> {
-  if (cached && cached.host === host && Date.now() < cached.until) return cached.token;
-  const res = await fetch(`http://${host}/computeMetadata/v1/instance/service-accounts/default/token`, {
-    headers: { 'Metadata-Flavor': 'Google' },
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
-  if (!res.ok) throw new Error(`metadata server token: HTTP ${res.status}`);
-  const t = (await res.json()) as { access_token?: unknown; expires_in?: unknown };
-  if (typeof t.access_token !== 'string' || t.access_token === '') throw new Error('metadata server token: no access_token');
-  const ttl = typeof t.expires_in === 'number' ? t.expires_in : 300;
-  cached = { host, token: t.access_token, until: Date.now() + Math.max(0, ttl - 60) * 1000 };
-  return t.access_token;
 }

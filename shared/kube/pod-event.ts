@@ -24,6 +24,8 @@ export interface PodEvent {
 export interface RecordOptions {
   /** A dry run changed nothing, so there is nothing to tell the pod's owner. */
   dryRun?: boolean;
+  /** This process's name as its host knows it (the pod's HOSTNAME); the machine's otherwise. */
+  instance?: string;
 }
 
 export type RecordResult = { recorded: true; name: string } | { recorded: false; skipped?: 'dryRun'; error?: KubeFailure };
@@ -53,8 +55,8 @@ function eventName(pod: { name: string; uid: string }, once: string): string {
   return `${pod.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
 }
 
-function instance(): string {
-  return clip(process.env.HOSTNAME || hostname() || 'unknown', 128);
+function instance(given: string | undefined): string {
+  return clip(given || hostname() || 'unknown', 128);
 }
 
 export async function recordPodEvent(
@@ -95,7 +97,7 @@ async function recordEventAbout(
     // MicroTime: client-node's subclass serialises with the microseconds the server requires.
     eventTime: new V1MicroTime(),
     reportingController: REPORTING_CONTROLLER,
-    reportingInstance: instance(),
+    reportingInstance: instance(opts.instance),
     action: clip(event.action, 128),
     reason: clip(event.reason, 128),
     note: clip(event.note, 1024),

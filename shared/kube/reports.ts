@@ -16,7 +16,7 @@ import { keyOf } from '../model/identity.js';
 import { classifyKubeError, toKubeError } from './errors.js';
 import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
-import { noted, noteWriteRefusal } from './write-refusals.js';
+import { WriteRefusals } from './write-refusals.js';
 
 export const REPORTS_FIELD_MANAGER = 'kube-tidy';
 const REPORTS = { group: 'openreports.io', version: 'v1alpha1', plural: 'reports' } as const;
@@ -40,6 +40,8 @@ export class ReportWriter {
   constructor(
     private readonly custom: ReportsApi,
     private readonly protectedNamespaces: readonly string[],
+    /** Where a refused write is counted and logged: the process's writer's, or one of its own. */
+    private readonly refusals: WriteRefusals = new WriteRefusals(),
   ) {}
 
   /** Not a protected namespace: kube-tidy may write its reports there. */
@@ -49,7 +51,7 @@ export class ReportWriter {
 
   private guard(what: string, namespace: string, verb: 'patch' | 'delete'): void {
     if (this.writable(namespace)) return;
-    noteWriteRefusal(verb, 'protected-namespace', what);
+    this.refusals.note(verb, 'protected-namespace', what);
     throw new WriteRefusedError(what, `namespace ${namespace} is protected`);
   }
 
@@ -61,7 +63,7 @@ export class ReportWriter {
     try {
       await this.custom.patchNamespacedCustomObject({ ...REPORTS, namespace, name, body: report, fieldManager: REPORTS_FIELD_MANAGER, force: true }, apply);
     } catch (e) {
-      throw noted('patch', what, toKubeError(e, what));
+      throw this.refusals.noted('patch', what, toKubeError(e, what));
     }
   }
 
@@ -113,7 +115,7 @@ export class ReportWriter {
       const kind = classifyKubeError(e).kind;
       if (kind === 'not-found') return 'gone';
       if (kind === 'conflict') return 'stale';
-      throw noted('delete', what, toKubeError(e, what));
+      throw this.refusals.noted('delete', what, toKubeError(e, what));
     }
   }
 }

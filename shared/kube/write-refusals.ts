@@ -38,21 +38,48 @@ export type WriteRefusalReason = (typeof WRITE_REFUSAL_REASONS)[number];
 export const LOG_PER_WINDOW = 5;
 const WINDOW_MS = 60_000;
 
-let log: Logger | undefined;
-let sampled: Sampler<WriteRefusalReason> | undefined;
+/**
+ * One process's refusals seen: where they are logged (the process's logger; the CLI's is on
+ * stderr, never its output) and the sampler that keeps a flood to a few lines a minute. The
+ * runtime (or the CLI) builds one at start and gives it to every writer it makes; a writer
+ * built without one (tests) gets its own, logging on stdout.
+ */
+export class WriteRefusals {
+  private readonly sampled: Sampler<WriteRefusalReason>;
+  private log: Logger | undefined;
 
-/** The logger refusals are written to (default: the process's own, on stdout); tests read it back. */
-export function setWriteRefusalLog(l: Logger | undefined, now?: () => number): void {
-  log = l;
-  sampled = logSampler<WriteRefusalReason>({
-    perWindow: LOG_PER_WINDOW,
-    windowMs: WINDOW_MS,
-    ...(now ? { now } : {}),
-    summary: (reason, suppressed) => logger().warn({ reason, suppressed, windowSeconds: WINDOW_MS / 1000 }, 'write refusals not logged one by one'),
-  });
+  constructor(log?: Logger, now?: () => number) {
+    this.log = log;
+    this.sampled = logSampler<WriteRefusalReason>({
+      perWindow: LOG_PER_WINDOW,
+      windowMs: WINDOW_MS,
+      ...(now ? { now } : {}),
+      summary: (reason, suppressed) => this.logger().warn({ reason, suppressed, windowSeconds: WINDOW_MS / 1000 }, 'write refusals not logged one by one'),
+    });
+  }
+
+  private logger(): Logger {
+    return (this.log ??= createLogger({ name: 'kube-tidy-writer' }));
+  }
+
+  /** One refused write: counted every time, logged as sampled. Never throws. */
+  note(verb: WriteVerb, reason: WriteRefusalReason, what: string, message?: string): void {
+    try {
+      record('writesRefused', 1, { reason, verb });
+      if (this.sampled(reason)) this.logger().warn({ verb, reason, what, ...(message ? { message } : {}) }, 'write refused');
+    } catch {
+      // Seeing a refusal must never change what the write answers.
+    }
+  }
+
+  /** `error` noted when it is a refusal; returned as is, for the caller to throw. */
+  noted(verb: WriteVerb, what: string, error: unknown): unknown {
+    const reason = refusalOf(error);
+    // The classified message: scrubbed of credentials and cut (errors.ts), never the raw body.
+    if (reason) this.note(verb, reason, what, failureOf(error).message);
+    return error;
+  }
 }
-
-const logger = (): Logger => (log ??= createLogger({ name: 'kube-tidy-writer' }));
 
 /** The reason a failed write counts under, or undefined when it is no refusal (transient, or a bug). */
 export function refusalOf(error: unknown): WriteRefusalReason | undefined {
@@ -75,22 +102,3 @@ export function refusalOf(error: unknown): WriteRefusalReason | undefined {
 }
 
 const failureOf = (error: unknown) => (error instanceof KubeError ? error.failure : classifyKubeError(error));
-
-/** One refused write: counted every time, logged as sampled. Never throws. */
-export function noteWriteRefusal(verb: WriteVerb, reason: WriteRefusalReason, what: string, message?: string): void {
-  try {
-    record('writesRefused', 1, { reason, verb });
-    if (!sampled) setWriteRefusalLog(log);
-    if (sampled!(reason)) logger().warn({ verb, reason, what, ...(message ? { message } : {}) }, 'write refused');
-  } catch {
-    // Seeing a refusal must never change what the write answers.
-  }
-}
-
-/** `error` noted when it is a refusal; returned as is, for the caller to throw. */
-export function noted(verb: WriteVerb, what: string, error: unknown): unknown {
-  const reason = refusalOf(error);
-  // The classified message: scrubbed of credentials and cut (errors.ts), never the raw body.
-  if (reason) noteWriteRefusal(verb, reason, what, failureOf(error).message);
-  return error;
-}

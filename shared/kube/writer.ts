@@ -17,10 +17,10 @@ import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
 import type { KubeClients } from './clients.js';
 import { classifyKubeError, KubeRequestError, toKubeError } from './errors.js';
-import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordResult } from './pod-event.js';
+import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordOptions, type RecordResult } from './pod-event.js';
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
-import { noted, noteWriteRefusal, type WriteVerb } from './write-refusals.js';
+import { WriteRefusals, type WriteVerb } from './write-refusals.js';
 
 export interface WriterOptions {
   dryRun: boolean;
@@ -28,6 +28,10 @@ export interface WriterOptions {
   recordEvents: boolean;
   protectedNamespaces: readonly string[];
   gracePeriodSeconds?: number;
+  /** The process's refusals (one per process, from its host); a writer of its own otherwise. */
+  refusals?: WriteRefusals;
+  /** This process's name as its host knows it (the pod's HOSTNAME): its Events' reportingInstance. */
+  instance?: string;
 }
 
 /** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
@@ -49,7 +53,7 @@ export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcom
   event?: RecordResult;
 };
 
-const TERMINAL = new Set(['Succeeded', 'Failed']);
+const TERMINAL: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 // KubeVirt's eviction webhook answering 429 because it started (or runs) the evacuation: the
 // answer the evacuation family asked for, not a refusal (as evacuation/io/evacuate.ts reads it).
 const EVACUATION_STARTED = /Eviction triggered evacuation|Evacuation in progress/;
@@ -63,10 +67,20 @@ export class WriteRefusedError extends KubeRequestError {
 }
 
 export class ClusterWriter {
+  /** Where a refused write is counted and logged (write-refusals.ts). */
+  readonly refusals: WriteRefusals;
+
   constructor(
     private readonly clients: Pick<KubeClients, 'core' | 'events' | 'custom'>,
     readonly options: WriterOptions,
-  ) {}
+  ) {
+    this.refusals = options.refusals ?? new WriteRefusals();
+  }
+
+  /** How this writer's Events are recorded: none in a dry run; named for this process's instance. */
+  private eventOptions(): RecordOptions {
+    return { dryRun: this.options.dryRun, ...(this.options.instance ? { instance: this.options.instance } : {}) };
+  }
 
   get dryRun(): boolean {
     return this.options.dryRun;
@@ -87,15 +101,15 @@ export class ClusterWriter {
 
   private guard(what: string, namespace: string | undefined, verb: WriteVerb): void {
     if (!namespace || !this.options.protectedNamespaces.includes(namespace)) return;
-    noteWriteRefusal(verb, 'protected-namespace', what);
+    this.refusals.note(verb, 'protected-namespace', what);
     throw new WriteRefusedError(what, `namespace ${namespace} is protected`);
   }
 
   /** A write's outcome that says the API server refused it (a precondition, a budget), counted as such. */
   private said<R extends { outcome: string; message?: string; disruptionBudget?: boolean }>(verb: WriteVerb, what: string, r: R): R {
-    if (r.outcome === 'stale' || r.outcome === 'conflict') noteWriteRefusal(verb, 'stale', what, r.message);
+    if (r.outcome === 'stale' || r.outcome === 'conflict') this.refusals.note(verb, 'stale', what, r.message);
     else if (r.outcome === 'blocked' && !EVACUATION_STARTED.test(r.message ?? ''))
-      noteWriteRefusal(verb, r.disruptionBudget ? 'disruption-budget' : 'eviction-blocked', what, r.message);
+      this.refusals.note(verb, r.disruptionBudget ? 'disruption-budget' : 'eviction-blocked', what, r.message);
     return r;
   }
 
@@ -128,7 +142,7 @@ export class ClusterWriter {
         ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) }
         : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
     } catch (e) {
-      throw noted(verb, what, e);
+      throw this.refusals.noted(verb, what, e);
     }
     this.said(verb, what, result);
     // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
@@ -188,7 +202,7 @@ export class ClusterWriter {
         await evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
       );
     } catch (e) {
-      throw noted('evict', what, e);
+      throw this.refusals.noted('evict', what, e);
     }
   }
 
@@ -209,7 +223,7 @@ export class ClusterWriter {
       const kind = classifyKubeError(e).kind;
       if (kind === 'conflict') return this.said('patch', what, { outcome: 'conflict' as const });
       if (kind === 'not-found') return { outcome: 'gone' };
-      throw noted('patch', what, toKubeError(e, what));
+      throw this.refusals.noted('patch', what, toKubeError(e, what));
     }
   }
 
@@ -219,7 +233,7 @@ export class ClusterWriter {
     try {
       await this.clients.core.patchNode(this.dry({ name: node.name, body: { ...body, metadata } }), mergePatch);
     } catch (e) {
-      throw noted('patch', `patch node ${node.name}`, toKubeError(e, `patch node ${node.name}`));
+      throw this.refusals.noted('patch', `patch node ${node.name}`, toKubeError(e, `patch node ${node.name}`));
     }
   }
 
@@ -232,7 +246,7 @@ export class ClusterWriter {
       return 'created';
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return 'exists';
-      throw noted('create', what, toKubeError(e, what));
+      throw this.refusals.noted('create', what, toKubeError(e, what));
     }
   }
 
@@ -258,7 +272,7 @@ export class ClusterWriter {
       const kind = classifyKubeError(e).kind;
       if (kind === 'not-found') return 'gone';
       if (kind === 'conflict') return this.said('delete', what, { outcome: 'stale' as const }).outcome;
-      throw noted('delete', what, toKubeError(e, what));
+      throw this.refusals.noted('delete', what, toKubeError(e, what));
     }
   }
 
@@ -280,7 +294,7 @@ export class ClusterWriter {
       const kind = classifyKubeError(e).kind;
       if (kind === 'conflict') return this.said('patch', what, { outcome: 'conflict' as const }).outcome;
       if (kind === 'not-found') return 'gone';
-      throw noted('patch', what, toKubeError(e, what));
+      throw this.refusals.noted('patch', what, toKubeError(e, what));
     }
   }
 
@@ -299,7 +313,7 @@ export class ClusterWriter {
       );
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return false;
-      throw noted(verb, what, toKubeError(e, what));
+      throw this.refusals.noted(verb, what, toKubeError(e, what));
     }
   }
 
@@ -319,7 +333,7 @@ export class ClusterWriter {
       const kind = classifyKubeError(e).kind;
       if (kind === 'not-found') return 'gone';
       if (kind === 'conflict') return 'stale';
-      throw noted('delete', what, toKubeError(e, what));
+      throw this.refusals.noted('delete', what, toKubeError(e, what));
     }
   }
 
@@ -330,19 +344,19 @@ export class ClusterWriter {
       return 'created';
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return 'exists';
-      throw noted('create', `create namespace ${name}`, toKubeError(e, `create namespace ${name}`));
+      throw this.refusals.noted('create', `create namespace ${name}`, toKubeError(e, `create namespace ${name}`));
     }
   }
 
   /** An Event on a namespace summing up what a pass did there (not in a dry run, nor with events off). */
   async recordNamespaceEvent(namespace: string, event: PodEvent & { once: string }): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;
-    return recordNamespaceEvent(this.clients.events, namespace, event, { dryRun: this.options.dryRun });
+    return recordNamespaceEvent(this.clients.events, namespace, event, this.eventOptions());
   }
 
   /** A Kubernetes Event on the pod (not in a dry run, nor with events off). Best effort. */
   async recordEvent(pod: { namespace?: string; name: string; uid: string }, event: PodEvent): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;
-    return recordPodEvent(this.clients.events, { namespace: pod.namespace ?? '', name: pod.name, uid: pod.uid }, event, { dryRun: this.options.dryRun });
+    return recordPodEvent(this.clients.events, { namespace: pod.namespace ?? '', name: pod.name, uid: pod.uid }, event, this.eventOptions());
   }
 }

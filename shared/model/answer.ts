@@ -1,6 +1,7 @@
-// What every target answers, in a leaf that imports nothing: metrics, pod cleanup's I/O, the due
-// list and each family's observe read it without reaching up to the target contract in serve/
-// (and through it the runtime); infra/lint/floors.js keeps them from reaching up.
+// What every target answers, in a leaf that imports nothing: metrics and each family's observe
+// read it without reaching up to the target contract in serve/ (and through it the runtime);
+// infra/lint/floors.js keeps them from reaching up. A family's I/O returns its own result types
+// (pod cleanup's: cleanup/io/results.ts); a target in functions/ answers them as an Answer.
 /** What a handler answers; the wrapper adds `target`, `dryRun` and `policyWarning`. */
 export interface Answer {
   outcome: string;

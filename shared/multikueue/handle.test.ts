@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { Notifier } from '../notify/notifier.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { startRuntime } from '../runtime/runtime.js';
@@ -60,6 +61,7 @@ describe("MultiKueue's parts, from a handle alone", () => {
     writer: (clients) => (seen.push(clients), { dryRun } as unknown as ClusterWriter),
     now: () => 0,
     log,
+    notifier: Notifier.off(),
   });
 
   it("sweep with the handle's dry run and the configured limits", () => {

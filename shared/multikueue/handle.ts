@@ -6,6 +6,7 @@
 import { kubeClients, type KubeClientOptions, type KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
 
@@ -34,6 +35,8 @@ export interface MultiKueueHandle {
   writer(clients: WorkerWriteClients): ClusterWriter;
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts): each cascade and orphan. */
+  notifier: Notifier;
 }
 
 export interface MultiKueueOverrides {
@@ -64,5 +67,6 @@ export function multiKueueHandle(rt: Runtime, overrides: MultiKueueOverrides = {
     writer: (clients) => rt.writer({ clients }),
     now: () => rt.now(),
     log: rt.log,
+    notifier: rt.notifier,
   };
 }

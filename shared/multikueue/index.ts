@@ -7,6 +7,7 @@
 // protected namespaces, preconditions, Events.
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { MultiKueueConfig } from './config.js';
 import { multiKueueHandle, type ManagerReader, type MultiKueueHandle, type MultiKueueOverrides } from './handle.js';
@@ -43,6 +44,8 @@ export interface MultiKueue {
   writer(worker: Worker): ClusterWriter | undefined;
   sweepOptions(): SweepOptions;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts). */
+  notifier: Notifier;
 }
 
 /**
@@ -74,7 +77,8 @@ export function multiKueuePartsOf(h: MultiKueueHandle): MultiKueue {
     propagation: c.MULTIKUEUE_PROPAGATION,
     limit: c.MULTIKUEUE_SWEEP_LIMIT,
     dryRun: h.settings.dryRun,
+    notifier: h.notifier,
   });
   const writer = (w: Worker) => (w.api ? h.writer(w.api) : undefined);
-  return { config: c, manager, workers, kinds, writer, sweepOptions, log: h.log };
+  return { config: c, manager, workers, kinds, writer, sweepOptions, log: h.log, notifier: h.notifier };
 }

@@ -4,20 +4,20 @@
 // (evacuation/io/effects.ts), a defragmentation step (defrag/io/step.ts), an orphan sweep's summary.
 import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import { cascadeEvent, defragEvent, evacuationEvent, orphanEvent, passCompletedEvent } from './build.js';
-import { emit, eventsOn, stamp } from './process.js';
+import type { Notifier } from './notifier.js';
 import type { CascadeData, DefragStepData, OrphanData, PassSummaryData } from './types.js';
 
 /** The resource's plural for a subject: a Pod's `pods`, a kind's lower-cased plural otherwise. */
 const pluralOf = (kind: string, plural?: string) => plural ?? `${kind.toLowerCase()}s`;
 
-export function cascaded(c: CascadeData, plural: string): void {
-  if (!eventsOn()) return;
-  emit(cascadeEvent(stamp(), c, plural), { keys: [`${c.worker}/${c.namespace}/${plural}/${c.name}`] });
+export function cascaded(n: Notifier, c: CascadeData, plural: string): void {
+  if (!n.on) return;
+  n.emit(cascadeEvent(n.stamp(), c, plural), { keys: [`${c.worker}/${c.namespace}/${plural}/${c.name}`] });
 }
 
 /** One orphan as the sweep left it (`o` may carry more, as the sweep's own decision does: only the schema's fields are sent). */
-export function orphanDone(o: OrphanData, plural?: string): void {
-  if (!eventsOn()) return;
+export function orphanDone(n: Notifier, o: OrphanData, plural?: string): void {
+  if (!n.on) return;
   const p = pluralOf(o.kind, plural);
   const data: OrphanData = {
     worker: o.worker,
@@ -31,12 +31,12 @@ export function orphanDone(o: OrphanData, plural?: string): void {
     reason: o.reason,
     dryRun: o.dryRun,
   };
-  emit(orphanEvent(stamp(), data, p), { keys: [`${o.worker}/${o.namespace}/${p}/${o.name}`] });
+  n.emit(orphanEvent(n.stamp(), data, p), { keys: [`${o.worker}/${o.namespace}/${p}/${o.name}`] });
 }
 
-export function orphanSweepCompleted(summary: Omit<PassSummaryData, 'kind'>): void {
-  if (!eventsOn()) return;
-  emit(passCompletedEvent(stamp(), { ...summary, kind: 'orphan-sweep' }), { barrier: true });
+export function orphanSweepCompleted(n: Notifier, summary: Omit<PassSummaryData, 'kind'>): void {
+  if (!n.on) return;
+  n.emit(passCompletedEvent(n.stamp(), { ...summary, kind: 'orphan-sweep' }), { barrier: true });
 }
 
 /** A write of an evacuation's annotations (core/annotations.ts) on its pod. */
@@ -54,15 +54,15 @@ export interface StateWrite {
 const KEYS = { state: ANNOTATIONS.state, attempt: ANNOTATIONS.attempt, result: ANNOTATIONS.result, retryAt: ANNOTATIONS.retryAt };
 
 /** An evacuation's state written: an event when the state changed (Idle, Started, Backoff), nothing otherwise. */
-export function evacuationWritten(w: StateWrite): void {
-  if (!eventsOn() || !(KEYS.state in w.set)) return;
+export function evacuationWritten(n: Notifier, w: StateWrite): void {
+  if (!n.on || !(KEYS.state in w.set)) return;
   const from = w.before?.[KEYS.state] || 'Idle';
   const to = w.set[KEYS.state] || 'Idle';
   if (from === to) return;
   const attempt = Number(w.set[KEYS.attempt] ?? w.before?.[KEYS.attempt]);
   const reason = w.set[KEYS.result] ?? (to === 'Backoff' && w.set[KEYS.retryAt] ? `next attempt at ${w.set[KEYS.retryAt]}` : undefined);
-  emit(
-    evacuationEvent(stamp(), {
+  n.emit(
+    evacuationEvent(n.stamp(), {
       namespace: w.namespace,
       name: w.name,
       uid: w.uid,
@@ -80,19 +80,22 @@ export function evacuationWritten(w: StateWrite): void {
  * An evacuation that ended with its pod gone (the VM moved, the pod deleted): no state is
  * written on a pod that is gone, so the end is told when its slot is given back (once).
  */
-export function evacuationEndedGone(e: {
-  namespace: string;
-  name: string;
-  uid: string;
-  attempt?: number;
-  outcome: string;
-  why: string;
-  dryRun: boolean;
-}): void {
-  if (!eventsOn()) return;
+export function evacuationEndedGone(
+  n: Notifier,
+  e: {
+    namespace: string;
+    name: string;
+    uid: string;
+    attempt?: number;
+    outcome: string;
+    why: string;
+    dryRun: boolean;
+  },
+): void {
+  if (!n.on) return;
   const outcome = e.outcome === 'timedout' ? 'TimedOut' : `${e.outcome.charAt(0).toUpperCase()}${e.outcome.slice(1)}`;
-  emit(
-    evacuationEvent(stamp(), {
+  n.emit(
+    evacuationEvent(n.stamp(), {
       namespace: e.namespace,
       name: e.name,
       uid: e.uid,
@@ -108,6 +111,7 @@ export function evacuationEndedGone(e: {
 
 /** A defragmentation step, as its report says (the plan's moves only counted). */
 export function defragStepped(
+  n: Notifier,
   r: {
     outcome: string;
     move?: DefragStepData['move'] & object;
@@ -118,11 +122,11 @@ export function defragStepped(
   },
   dryRun: boolean,
 ): void {
-  if (!eventsOn()) return;
+  if (!n.on) return;
   const m = r.move;
   const moves = r.plan?.moves;
-  emit(
-    defragEvent(stamp(), {
+  n.emit(
+    defragEvent(n.stamp(), {
       outcome: r.outcome,
       dryRun,
       ...(m

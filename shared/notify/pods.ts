@@ -5,7 +5,7 @@
 // pass's pass.completed, which says how many of each to expect.
 import type { Decision } from '../plan/decision.js';
 import { podDecisionEvent, podsDecidedEvent, passCompletedEvent, podSubject } from './build.js';
-import { emit, eventsOn, eventsSettings, stamp } from './process.js';
+import type { Notifier } from './notifier.js';
 import type { PodResult } from '../model/pod-result.js';
 import type { DueAct, Origin, PassSummaryData, PodDecision } from './types.js';
 
@@ -32,9 +32,9 @@ export function podDecision(d: Decision, r: Outcome, origin: Origin, pass?: stri
 }
 
 /** One decision on the event path (its due timer or tick: `due`) or a shard's, as its own event. */
-export function podDecided(d: Decision, r: Outcome, origin: Origin, pass?: string, due?: DueAct): void {
-  if (!eventsOn()) return;
-  emit(podDecisionEvent(stamp(), podDecision(d, r, origin, pass, due)), { keys: [podSubject(d.namespace, d.name)] });
+export function podDecided(n: Notifier, d: Decision, r: Outcome, origin: Origin, pass?: string, due?: DueAct): void {
+  if (!n.on) return;
+  n.emit(podDecisionEvent(n.stamp(), podDecision(d, r, origin, pass, due)), { keys: [podSubject(d.namespace, d.name)] });
 }
 
 /** A pass's decisions, handed over in the policy's order. */
@@ -46,6 +46,7 @@ export class PassEvents {
   private dryRun = false;
 
   constructor(
+    private readonly n: Notifier,
     private readonly origin: Origin,
     private readonly pass: string,
     private readonly perPod: number,
@@ -57,7 +58,7 @@ export class PassEvents {
     this.dryRun ||= r.dryRun;
     if (this.single < this.perPod) {
       this.single++;
-      return emit(podDecisionEvent(stamp(), one), { keys: [podSubject(d.namespace, d.name)] });
+      return this.n.emit(podDecisionEvent(this.n.stamp(), one), { keys: [podSubject(d.namespace, d.name)] });
     }
     this.batch.push(one);
     if (this.batch.length >= this.batchSize) this.sendBatch();
@@ -72,7 +73,7 @@ export class PassEvents {
       pass: this.pass,
       decisions: { single: this.single, batched: this.batched, batches: this.batches },
     };
-    emit(passCompletedEvent(stamp(), data), { barrier: true });
+    this.n.emit(passCompletedEvent(this.n.stamp(), data), { barrier: true });
   }
 
   private sendBatch(): void {
@@ -81,14 +82,13 @@ export class PassEvents {
     this.batch = [];
     this.batches++;
     this.batched += decisions.length;
-    emit(podsDecidedEvent(stamp(), { origin: this.origin, pass: this.pass, dryRun: this.dryRun, batch: this.batches, decisions }), {
+    this.n.emit(podsDecidedEvent(this.n.stamp(), { origin: this.origin, pass: this.pass, dryRun: this.dryRun, batch: this.batches, decisions }), {
       keys: decisions.map((x) => podSubject(x.namespace, x.name)),
     });
   }
 }
 
 /** A pass's events, or undefined when events are off (the pass then builds nothing). */
-export function passEvents(origin: Origin, pass: string, perPod = Number.POSITIVE_INFINITY): PassEvents | undefined {
-  const settings = eventsSettings();
-  return settings ? new PassEvents(origin, pass, perPod, settings.batchSize) : undefined;
+export function passEvents(n: Notifier, origin: Origin, pass: string, perPod = Number.POSITIVE_INFINITY): PassEvents | undefined {
+  return n.on && n.settings ? new PassEvents(n, origin, pass, perPod, n.settings.batchSize) : undefined;
 }

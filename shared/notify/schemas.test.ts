@@ -1,8 +1,8 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { outSchemas, schemaFiles } from '../../test/fixtures/events/out-schemas.js';
 import type { Decision } from '../plan/decision.js';
 import { cascaded, defragStepped, evacuationWritten, orphanDone, orphanSweepCompleted } from './families.js';
-import { configureEvents } from './process.js';
+import { Notifier } from './notifier.js';
 import { passEvents, podDecided } from './pods.js';
 import { DATA_TYPES, dataschemaOf, EVENT_PREFIX, POD_OUTCOMES, podType, TYPES, type OutEvent } from './types.js';
 import { ANNOTATIONS } from '../evacuation/core/annotations.js';
@@ -11,11 +11,11 @@ import { ANNOTATIONS } from '../evacuation/core/annotations.js';
 // the schema its dataschema names (schemas/events/, JSON Schema 2020-12).
 
 let sent: OutEvent[] = [];
+let n: Notifier;
 beforeEach(() => {
   sent = [];
-  configureEvents({ EVENTS_SINK: 'http://127.0.0.1:9/', EVENTS_BATCH_SIZE: '2' }, async (e) => void sent.push(e));
+  n = Notifier.fromEnv({ EVENTS_SINK: 'http://127.0.0.1:9/', EVENTS_BATCH_SIZE: '2' }, Date.now, async (e) => void sent.push(e));
 });
-afterAll(() => configureEvents({}));
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 const decision = (name: string, over: Partial<Decision> = {}): Decision => ({
@@ -51,15 +51,16 @@ describe('the event schemas', () => {
     // A pod decision of every outcome, from the event path and a shard.
     for (const outcome of POD_OUTCOMES)
       podDecided(
+        n,
         decision(`p-${outcome}`),
         { action: 'delete', outcome, dryRun: false, ...(outcome === 'deleted' ? {} : { message: `said ${outcome}` }) },
         'event',
       );
-    podDecided(decision('s', { node: undefined, action: 'evict' }), { action: 'evict', outcome: 'evicted', dryRun: true }, 'shard', 'pass-1');
+    podDecided(n, decision('s', { node: undefined, action: 'evict' }), { action: 'evict', outcome: 'evicted', dryRun: true }, 'shard', 'pass-1');
     // One a due tick acted on at its eligibility.
-    podDecided(decision('t'), { action: 'delete', outcome: 'deleted', dryRun: false }, 'event', undefined, { at: '2026-11-28T12:00:20.000Z', by: 'tick' });
+    podDecided(n, decision('t'), { action: 'delete', outcome: 'deleted', dryRun: false }, 'event', undefined, { at: '2026-11-28T12:00:20.000Z', by: 'tick' });
     // A pass: 1 single, then batches of 2, then its summary.
-    const pass = passEvents('sweep', 'pass-2', 1)!;
+    const pass = passEvents(n, 'sweep', 'pass-2', 1)!;
     for (const n of ['a', 'b', 'c', 'd']) pass.decided(decision(n), { action: 'delete', outcome: 'deleted', dryRun: false });
     pass.completed({
       dryRun: false,
@@ -68,17 +69,18 @@ describe('the event schemas', () => {
       failures: { transient: 0, refused: 0 },
       counts: { pages: 1, outcomes: { deleted: 4 } },
     });
-    cascaded({ worker: 'w1', kind: 'batch/Job', namespace: 'ml', name: 'j', outcome: 'deleted', why: 'deleted', dryRun: false }, 'jobs');
+    cascaded(n, { worker: 'w1', kind: 'batch/Job', namespace: 'ml', name: 'j', outcome: 'deleted', why: 'deleted', dryRun: false }, 'jobs');
     orphanDone(
+      n,
       Object.assign(
         { worker: 'w1', apiVersion: 'v1', kind: 'Pod', namespace: 'ml', name: 'o', uid: 'u', action: 'delete', result: 'deleted', reason: 'r', dryRun: false },
         { resourceVersion: '5' },
       ),
       'pods',
     );
-    orphanSweepCompleted({ dryRun: false, outcome: 'swept', counts: { workers: { w1: { deleted: 1 } } }, failures: { transient: 0, refused: 0 } });
+    orphanSweepCompleted(n, { dryRun: false, outcome: 'swept', counts: { workers: { w1: { deleted: 1 } } }, failures: { transient: 0, refused: 0 } });
     const before = { [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' };
-    evacuationWritten({
+    evacuationWritten(n, {
       namespace: 'ml',
       name: 'vm',
       uid: 'u',
@@ -86,7 +88,7 @@ describe('the event schemas', () => {
       set: { [ANNOTATIONS.state]: 'Started', [ANNOTATIONS.attempt]: '1' },
       dryRun: false,
     });
-    evacuationWritten({
+    evacuationWritten(n, {
       namespace: 'ml',
       name: 'vm',
       uid: 'u',
@@ -94,7 +96,7 @@ describe('the event schemas', () => {
       set: { [ANNOTATIONS.state]: 'Backoff', [ANNOTATIONS.retryAt]: '2026-01-01T00:00:00Z' },
       dryRun: false,
     });
-    evacuationWritten({
+    evacuationWritten(n, {
       namespace: 'ml',
       name: 'vm',
       uid: 'u',
@@ -111,8 +113,8 @@ describe('the event schemas', () => {
       frees: 'n1',
       reason: 'frees n1',
     };
-    defragStepped({ outcome: 'evicted', move, plan: { moves: 3 }, verified: { pod: 'ml/q', expected: 'n2', landed: 'n2', asPlanned: true } }, false);
-    defragStepped({ outcome: 'converged', plan: { moves: 0 }, nodesFreed: 1 }, false);
+    defragStepped(n, { outcome: 'evicted', move, plan: { moves: 3 }, verified: { pod: 'ml/q', expected: 'n2', landed: 'n2', asPlanned: true } }, false);
+    defragStepped(n, { outcome: 'converged', plan: { moves: 0 }, nodesFreed: 1 }, false);
     await settle();
 
     const types = new Set(sent.map((e) => e.type));

@@ -2,6 +2,7 @@
 // or a Pub/Sub message in the CloudEvents Pub/Sub binding (ce- attributes, as
 // cloudevents/pubsub.ts decodes). The SDK and the encoders load with the first send: a process
 // that sends nothing does not pay for them.
+import { MetadataTokens } from '../gcp/metadata-token.js';
 import type { EventsSink } from './config.js';
 import type { Send } from './outbox.js';
 import type { OutEvent } from './types.js';
@@ -46,8 +47,10 @@ export function senderFor(sink: EventsSink): Send {
       if (!res.ok) throw new Error(`the sink answered ${res.status}`);
     };
   }
+  // The token is this sender's to keep: one sender per outbox, one outbox per process.
+  const tokens = new MetadataTokens();
   return async (e) => {
     const [{ publish }, message] = await Promise.all([import('../gcp/pubsub-publish.js'), pubSubMessageOf(e)]);
-    await publish(sink, [message]);
+    await publish(sink, [message], tokens);
   };
 }

@@ -66,4 +66,21 @@ describe('startRuntime', () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, DRY_RUN: 'true' }, silent);
     expect(rt.writer({ dryRun: false }).dryRun).toBe(true);
   });
+
+  it('builds what the process keeps across requests once, from the environment its host gave it: the outbox, its name, where refusals are logged', async () => {
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, EVENTS_SINK: 'http://127.0.0.1:9/', HOSTNAME: 'kube-tidy-7f9c' }, silent);
+    expect(rt.notifier.on).toBe(true);
+    expect(rt.instance).toBe('kube-tidy-7f9c');
+    expect(rt.writer().options.instance).toBe('kube-tidy-7f9c');
+    // One per process: every writer counts and samples refusals in the same place; every Brakes tells a deferral once.
+    expect(rt.writer().refusals).toBe(rt.writer({ dryRun: true }).refusals);
+    expect(rt.brakes().told).toBe(rt.brakes({ dryRun: true }).told);
+    expect(rt.brakes().holder.startsWith('kube-tidy-7f9c-')).toBe(true);
+    // A second runtime in the same process shares none of it.
+    const other = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
+    expect(other.notifier.on).toBe(false);
+    expect(other.writer().refusals).not.toBe(rt.writer().refusals);
+    expect(other.brakes().told).not.toBe(rt.brakes().told);
+    for (const r of [rt, other]) r.brakes().close();
+  });
 });

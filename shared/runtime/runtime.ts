@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { delimiter } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/index.js';
+import type { WriteRefusals } from '../kube/write-refusals.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
+import { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
 import { filePolicySource, type PolicySource } from './policy-source.js';
@@ -37,6 +40,14 @@ export interface Runtime {
   policy?: PolicySource;
   /** The clock, injectable for tests. */
   now(): number;
+  /**
+   * The process's CloudEvents out (notify/notifier.ts): built once at start from its
+   * environment (EVENTS_SINK, K_SINK, EVENTS_TOPIC), stamped with its clock; every family's
+   * handle carries it and the end of every request flushes it.
+   */
+  notifier: Notifier;
+  /** This process's name as its host knows it (HOSTNAME: the pod's name): its Events' reportingInstance and its hold's name in the ledger. */
+  instance: string;
 }
 
 export interface StartOptions {
@@ -70,6 +81,13 @@ export async function startRuntime(
 ): Promise<Runtime> {
   const config = readConfig(env, { needsPolicy });
   const log = overrides.log ?? createLogger({ env });
+  const instance = overrides.instance ?? (env.HOSTNAME || hostname());
+  const now = overrides.now ?? Date.now;
+  const notifier = overrides.notifier ?? notifierOf(env, now);
+  // What this process keeps across requests, built once here and handed down: where a refused
+  // write is logged (sampled per process) and which deferrals it has told (tell.ts).
+  let refusals: WriteRefusals | undefined;
+  const told = new Set<string>();
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
 
   let kube: { kubeConfig: KubeConfig; clients: KubeClients } | undefined =
@@ -82,10 +100,10 @@ export async function startRuntime(
     kube && Writer
       ? Promise.resolve()
       : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js'), import('../kube/write-refusals.js')])
-          .then(([k, w, refusals]) => {
+          .then(([k, w, r]) => {
             Writer = w.ClusterWriter;
             // Refused writes are logged where this process logs (the CLI: stderr, never its output).
-            refusals.setWriteRefusalLog(log);
+            refusals = new r.WriteRefusals(log);
             if (kube) return;
             const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
             kube = {
@@ -134,13 +152,24 @@ export async function startRuntime(
       dryRun: config.DRY_RUN || opts.dryRun === true,
       recordEvents: config.RECORD_EVENTS,
       protectedNamespaces: config.PROTECTED_NAMESPACES,
+      instance,
+      ...(refusals ? { refusals } : {}),
       ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
     });
   };
   let brakes: Brakes | undefined;
-  const now = overrides.now ?? Date.now;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
-    new Brakes({ core: loaded().clients.core, writer: w, namespace: config.BRAKES_NAMESPACE, holdMs: config.BRAKES_HOLD_SECONDS * 1000, dryRun, now, log });
+    new Brakes({
+      core: loaded().clients.core,
+      writer: w,
+      namespace: config.BRAKES_NAMESPACE,
+      holdMs: config.BRAKES_HOLD_SECONDS * 1000,
+      dryRun,
+      now,
+      log,
+      instance,
+      told,
+    });
   return {
     config,
     env,
@@ -152,6 +181,8 @@ export async function startRuntime(
       return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
     },
     now,
+    notifier,
+    instance,
     kubeReady,
     get kubeConfig() {
       return loaded().kubeConfig;
@@ -160,6 +191,16 @@ export async function startRuntime(
       return loaded().clients;
     },
   };
+}
+
+/** The process's outbox from `env`; settings readConfig let through but the outbox refuses send nothing (as before a sink is set). */
+function notifierOf(env: NodeJS.ProcessEnv, now: () => number): Notifier {
+  try {
+    return Notifier.fromEnv(env, now);
+  } catch {
+    // Checked at start (config.ts): a process that got this far without valid settings sends nothing.
+    return Notifier.off();
+  }
 }
 
 /**

@@ -5,10 +5,11 @@
 import type { Answer } from '../model/answer.js';
 import { observeRequest } from '../metrics/observe.js';
 import { afterRequest } from '../metrics/record.js';
-import { flushEvents } from '../notify/process.js';
+import type { Notifier } from '../notify/notifier.js';
 
-/** observeRequest, then the CloudEvents still queued (notify/process.ts), then the push when this process pushes (record.ts). Never throws. */
+/** observeRequest, then the CloudEvents still queued in the process's outbox (`notifier`), then the push when this process pushes (record.ts). Never throws. */
 export async function requestDone<A extends Answer>(
+  notifier: Notifier,
   target: string,
   status: number,
   startedMs: number,
@@ -22,6 +23,6 @@ export async function requestDone<A extends Answer>(
     // An answer of an unexpected shape: its metrics are lost, never the answer.
   }
   // The decisions' CloudEvents first (at most EVENTS_FLUSH_MS, not while the sink is down or slow), so the push counts them.
-  await flushEvents();
+  await notifier.flush();
   await afterRequest();
 }

@@ -3,15 +3,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ObjectEvent, TickEvent } from '../cloudevents/index.js';
 import { createLogger } from '../log.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { BadRequestError, LOG_4XX_PER_WINDOW, resolver } from './resolve.js';
+import { Notifier } from '../notify/notifier.js';
+import { BadRequestError, LOG_4XX_PER_WINDOW, resolver, type ResolveContext } from './resolve.js';
 import { defineTarget, type Input } from './target.js';
 
-function runtime() {
+function context() {
   const lines: { msg: string; status?: number; suppressed?: number; level: number }[] = [];
   const log = createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
-  const rt = { config: { REQUEST_DEADLINE_SECONDS: 5, DRY_RUN: true }, log } as unknown as Runtime;
-  return { rt, lines };
+  const ctx: ResolveContext = { log, deadlineMs: 5_000, dryRun: true, policyError: () => undefined, notifier: Notifier.off() };
+  return { ctx, lines };
 }
 
 const pod = (namespace?: string): ObjectEvent => ({
@@ -35,12 +35,12 @@ afterEach(() => vi.useRealTimers());
 
 describe('the resolver, without any HTTP object', () => {
   it('answers a decoded Pod event: the handler sees the checked input, the body gets the common fields', async () => {
-    const { rt } = runtime();
+    const { ctx } = context();
     const seen: Input[] = [];
     const r = resolver(
       probe(async (input) => (seen.push(input), { outcome: 'nothing-to-do' })),
       {},
-      rt,
+      ctx,
     );
     const out = await r.event(pod('ml'));
     expect(out).toEqual({ status: 200, headers: {}, body: { target: 'probe', outcome: 'nothing-to-do', dryRun: true } });
@@ -52,20 +52,20 @@ describe('the resolver, without any HTTP object', () => {
     { sentence: 'a tick to a target without ticks is 422', event: tick, status: 422 },
     { sentence: 'an event without a namespace is 400', event: pod(), status: 400 },
   ])('refuses before the handler runs: $sentence', async ({ event, status }) => {
-    const { rt } = runtime();
+    const { ctx } = context();
     const handle = vi.fn(async () => ({ outcome: 'x' }));
-    const out = await resolver(probe(handle), {}, rt).event(event);
+    const out = await resolver(probe(handle), {}, ctx).event(event);
     expect(out.status).toBe(status);
     expect(out.body).toMatchObject({ target: 'probe' });
     expect(handle).not.toHaveBeenCalled();
   });
 
   it('a transient failure in the answer is 503 with Retry-After; a handler’s own 4xx keeps its status', async () => {
-    const { rt } = runtime();
+    const { ctx } = context();
     const transient = await resolver(
       probe(async () => ({ outcome: 'incomplete', failures: { transient: 1, refused: 0 } })),
       {},
-      rt,
+      ctx,
     ).input({ type: 'tick' });
     expect(transient).toMatchObject({ status: 503, headers: { 'Retry-After': '10' } });
     const refused = await resolver(
@@ -73,17 +73,17 @@ describe('the resolver, without any HTTP object', () => {
         throw new BadRequestError(403, 'no');
       }),
       {},
-      rt,
+      ctx,
     ).event(pod('ml'));
     expect(refused).toEqual({ status: 403, headers: {}, body: { target: 'probe', error: 'no' } });
   });
 
   it('decodes a request from its headers and parsed body alone (no Express)', async () => {
-    const { rt } = runtime();
+    const { ctx } = context();
     const out = await resolver(
       probe(async () => ({ outcome: 'ok' })),
       {},
-      rt,
+      ctx,
     ).request({
       headers: {
         'ce-id': '1',
@@ -100,12 +100,12 @@ describe('the resolver, without any HTTP object', () => {
 
 describe('the handled line', () => {
   it('says when a pod that only waits on time was scheduled for, beside its outcome', async () => {
-    const { rt, lines } = runtime();
+    const { ctx, lines } = context();
     const at = '2026-11-28T12:00:20.000Z';
     const r = resolver(
       probe(async () => ({ outcome: 'nothing-to-do', pod: 'ml/a', why: 'w', eligibleAt: at, scheduled: at, kept: [] })),
       {},
-      rt,
+      ctx,
     );
     expect((await r.event(pod('ml'))).status).toBe(200);
     expect(lines.filter((l) => l.msg === 'handled')).toMatchObject([{ outcome: 'nothing-to-do', pod: 'ml/a', eligibleAt: at, scheduled: at }]);
@@ -127,9 +127,9 @@ describe('a tick says who sent it', () => {
   };
 
   it('a request’s tick carries the sender check’s subject, anonymous when the transport named none; the process’s own tick none', async () => {
-    const { rt } = runtime();
+    const { ctx } = context();
     const seen: Input[] = [];
-    const r = resolver(ticker(seen), {}, rt);
+    const r = resolver(ticker(seen), {}, ctx);
     await r.request({ ...ping, sender: 'system:serviceaccount:kube-tidy:tick' });
     await r.request(ping);
     await r.event(tick);
@@ -140,11 +140,11 @@ describe('a tick says who sent it', () => {
 describe('4xx answers are logged as a sample', () => {
   it(`a flood of 4xx logs at most ${LOG_4XX_PER_WINDOW} lines per status a minute, then one summary`, async () => {
     vi.useFakeTimers();
-    const { rt, lines } = runtime();
+    const { ctx, lines } = context();
     const r = resolver(
       probe(async () => ({ outcome: 'x' })),
       {},
-      rt,
+      ctx,
     );
     for (let i = 0; i < 50; i++) expect((await r.event(pod())).status).toBe(400);
     for (let i = 0; i < 3; i++) expect((await r.event(tick)).status).toBe(422);
@@ -158,13 +158,13 @@ describe('4xx answers are logged as a sample', () => {
   });
 
   it('5xx answers are each logged', async () => {
-    const { rt, lines } = runtime();
+    const { ctx, lines } = context();
     const r = resolver(
       probe(async () => {
         throw new Error('boom');
       }),
       {},
-      rt,
+      ctx,
     );
     for (let i = 0; i < 8; i++) expect((await r.event(pod('ml'))).status).toBe(500);
     expect(lines.filter((l) => l.msg === 'not handled')).toHaveLength(8);

@@ -14,6 +14,8 @@ import { isCloudEventRequest } from '../cloudevents/http.js';
 import { KubeError, TransientKubeError } from '../kube/errors.js';
 import { logSampler } from '../metrics/sampled-log.js';
 import { PolicyError } from '../policy/errors.js';
+import type { Logger } from '../log.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Answer, Input, TargetSpec } from './target.js';
 import { requestDone } from './request-done.js';
@@ -66,36 +68,60 @@ export interface Resolver {
 export const LOG_4XX_PER_WINDOW = 5;
 const WINDOW_MS = 60_000;
 
+/** What the resolver takes of its process: the four values it reads, and the outbox every request's end flushes. */
+export interface ResolveContext {
+  log: Logger;
+  /** REQUEST_DEADLINE_SECONDS, in ms: how long a handler has. */
+  deadlineMs: number;
+  /** DRY_RUN: what an answer says when its handler says nothing of it. */
+  dryRun: boolean;
+  /** Why the policy source's last reload failed (the answer's policyWarning, for a target that reads a policy). */
+  policyError(): string | undefined;
+  /** The process's CloudEvents out (notify/notifier.ts), flushed before each answer. */
+  notifier: Notifier;
+}
+
+/** The resolver's context from a runtime (its hosts and the HTTP adapters have one). */
+export function resolveContextOf(rt: Runtime): ResolveContext {
+  return {
+    log: rt.log,
+    deadlineMs: rt.config.REQUEST_DEADLINE_SECONDS * 1000,
+    dryRun: rt.config.DRY_RUN,
+    policyError: () => rt.policy?.lastError(),
+    notifier: rt.notifier,
+  };
+}
+
 /** The resolver of `spec` with its parts: one per target per process (it keeps the 4xx log sampler). */
-export function resolver<P>(spec: TargetSpec<P>, parts: P, rt: Runtime): Resolver {
+export function resolver<P>(spec: TargetSpec<P>, parts: P, ctx: ResolveContext): Resolver {
   const sampled = logSampler<number>({
     perWindow: LOG_4XX_PER_WINDOW,
     windowMs: WINDOW_MS,
     summary: (status, suppressed) =>
-      rt.log.warn(
+      ctx.log.warn(
         { target: spec.name, status, suppressed, windowSeconds: WINDOW_MS / 1000 },
         'not handled: more answers with this status not logged one by one',
       ),
   });
 
   const answer = async (input: Input, started: number): Promise<Resolved> => {
-    const deadline = started + rt.config.REQUEST_DEADLINE_SECONDS * 1000;
-    const dryRun = rt.config.DRY_RUN;
+    const deadline = started + ctx.deadlineMs;
+    const dryRun = ctx.dryRun;
     const answered = await withDeadline(spec.handle(input, parts, { deadline, dryRun }), deadline);
     const status = statusOf(answered);
-    const body = { target: spec.name, ...answered, dryRun: answered.dryRun ?? dryRun, ...policyWarning(spec, rt) };
+    const body = { target: spec.name, ...answered, dryRun: answered.dryRun ?? dryRun, ...policyWarning(spec, ctx) };
     // Measured and (when pushing) flushed before the answer: after it, an instance may be gone.
-    await requestDone(spec.name, status, started, answered, input.type === 'tick', spec.observe);
-    rt.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
+    await requestDone(ctx.notifier, spec.name, status, started, answered, input.type === 'tick', spec.observe);
+    ctx.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
     return { status, headers: status === 503 ? { 'Retry-After': '10' } : {}, body };
   };
 
   const refuse = async (e: unknown, started: number): Promise<Resolved> => {
     const [status, body] = mapError(e);
-    await requestDone(spec.name, status, started, undefined, false);
+    await requestDone(ctx.notifier, spec.name, status, started, undefined, false);
     const line = { target: spec.name, status, ms: Date.now() - started, err: body.error };
-    if (status >= 500) rt.log.error(line, 'not handled');
-    else if (sampled(status)) rt.log.warn(line, 'not handled');
+    if (status >= 500) ctx.log.error(line, 'not handled');
+    else if (sampled(status)) ctx.log.warn(line, 'not handled');
     return { status, headers: e instanceof BadRequestError ? e.headers : {}, body: { target: spec.name, ...body } };
   };
 
@@ -171,8 +197,8 @@ function statusOf(answer: Answer): number {
   return 200;
 }
 
-function policyWarning<P>(spec: TargetSpec<P>, rt: Runtime): { policyWarning?: string } {
-  const warning = spec.needs.policy ? rt.policy?.lastError() : undefined;
+function policyWarning<P>(spec: TargetSpec<P>, ctx: ResolveContext): { policyWarning?: string } {
+  const warning = spec.needs.policy ? ctx.policyError() : undefined;
   return warning ? { policyWarning: warning } : {};
 }
 

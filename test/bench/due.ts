@@ -15,7 +15,7 @@ import { decodeResourceEvent } from '../../shared/cloudevents/knative.js';
 import type { KubeObject, TickEvent } from '../../shared/cloudevents/index.js';
 import { kubeClients } from '../../shared/kube/index.js';
 import { startRuntime } from '../../shared/runtime/runtime.js';
-import { resolver } from '../../shared/serve/resolve.js';
+import { resolveContextOf, resolver } from '../../shared/serve/resolve.js';
 import { waitFor, type Cluster } from '../harness/index.js';
 import { withCluster } from './cluster.js';
 import { createBarePods, createNamespace } from './pods.js';
@@ -75,7 +75,7 @@ async function instance(cluster: Cluster, dueNamespace: string) {
     { log: pino({ level: process.env.DUE_BENCH_LOG ?? 'silent' }), kubeConfig: kc, clients },
   );
   const parts = await podTerminated.setup(rt);
-  return { rt, parts, resolve: resolver(podTerminated, parts, rt), counted };
+  return { rt, parts, resolve: resolver(podTerminated, parts, resolveContextOf(rt)), counted };
 }
 
 async function run(cluster: Cluster, mode: 'timers' | 'ticks', count: number) {

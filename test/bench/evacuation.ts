@@ -5,6 +5,7 @@
 // to back in this process (as a frequent schedule would), its API requests counted at the client.
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { Notifier } from '../../shared/notify/notifier.js';
 import { pino } from 'pino';
 import { ANNOTATIONS } from '../../shared/evacuation/core/annotations.js';
 import { readEvacuationConfig } from '../../shared/evacuation/config.js';
@@ -83,6 +84,7 @@ export async function runEvacuationBench(): Promise<object> {
         config,
         now: Date.now,
         log: pino({ level: 'silent' }),
+        notifier: Notifier.off(),
       };
       let maxCluster = 0;
       let maxNode = 0;

@@ -19,6 +19,7 @@ import { kubeClients } from '../../shared/kube/clients.js';
 import { BATCH_JOB } from '../../shared/multikueue/core/kinds.js';
 import { JOB_NAME_LABEL, JOB_UID_LABEL, KUEUE_PODSET_LABEL, ORIGIN_LABEL } from '../../shared/multikueue/core/labels.js';
 import { readManager, readWorker, type SweepOptions } from '../../shared/multikueue/io/sweep.js';
+import { Notifier } from '../../shared/notify/notifier.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
@@ -216,7 +217,15 @@ async function read(port: number, total: number): Promise<Reading> {
   const base = process.memoryUsage().heapUsed;
   const started = Date.now();
   const manager = await readManager(api, [BATCH_JOB]);
-  const opts: SweepOptions = { origin: ORIGIN, kinds: [BATCH_JOB], kueueNamespace: 'kueue-system', propagation: 'Background', limit: 1000, dryRun: true };
+  const opts: SweepOptions = {
+    origin: ORIGIN,
+    kinds: [BATCH_JOB],
+    kueueNamespace: 'kueue-system',
+    propagation: 'Background',
+    limit: 1000,
+    dryRun: true,
+    notifier: Notifier.off(),
+  };
   const worker = await readWorker(api, opts, { origin: ORIGIN, manager, witnessed });
   const readMs = Date.now() - started;
   clearInterval(timer);

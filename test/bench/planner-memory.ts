@@ -30,6 +30,7 @@ import { kubeClients } from '../../shared/kube/clients.js';
 import { createLogger } from '../../shared/log.js';
 import { loadPolicy } from '../../shared/policy/load.js';
 import { NAMESPACES, NODES, SCALE_POLICY } from './scale/populate.js';
+import { Notifier } from '../../shared/notify/notifier.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
@@ -226,6 +227,7 @@ async function plan(port: number, mode: 'peak' | 'retained'): Promise<PlannerMem
     ledgerNamespace: 'kube-tidy',
     budgetMs: 600_000,
     log: createLogger({ level: 'silent' }),
+    notifier: Notifier.off(),
   });
   h.settings.recordEvents = false;
   gc?.();

@@ -53,8 +53,12 @@ export interface BrakesOptions {
   namespace: string;
   dryRun: boolean;
   now: () => number;
-  /** Unique per process: its hold's name in the ledger. */
+  /** Unique per process: its hold's name in the ledger (by default from `instance`). */
   holder?: string;
+  /** This process's name as its host knows it (the pod's HOSTNAME): the start of `holder`. */
+  instance?: string;
+  /** The deferrals this process has told (tell.ts): one set per process, shared by its plan's brakes. */
+  told?: Set<string>;
   /** How long a hold lives unrenewed before anyone charges it in full. */
   holdMs?: number;
   /** Extra units per counter the event path reserves with its own. */
@@ -71,6 +75,8 @@ const ROUNDS = 20;
 
 export class Brakes {
   readonly holder: string;
+  /** Which deferrals were told already (tell.ts `tellDeferral`): once per budget and window in this process. */
+  readonly told: Set<string>;
   private stored: { cm: V1ConfigMap | undefined; state: LedgerState; at: number } | undefined;
   /** This holder's grants as last written; removals charged since; removals under way. */
   private grants: Record<string, number> = {};
@@ -97,7 +103,8 @@ export class Brakes {
 
   constructor(private readonly o: BrakesOptions) {
     this.store = ledgerStore(o.core, o.writer, o.namespace);
-    this.holder = o.holder ?? `${(process.env.HOSTNAME || hostname()).slice(0, 60)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.holder = o.holder ?? `${(o.instance || hostname()).slice(0, 60)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.told = o.told ?? new Set();
     this.holdMs = o.holdMs ?? 60_000;
     this.chunk = o.chunk ?? 8;
     this.idleMs = o.idleMs ?? 2_000;

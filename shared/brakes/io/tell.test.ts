@@ -15,7 +15,7 @@ describe('a storm of deferrals', () => {
     const writer = {
       recordNamespaceEvent: async (_ns: string, e: { once: string }) => (events.push(e.once), { recorded: true, name: e.once }),
     } as unknown as ClusterWriter;
-    const brakes = { namespace: 'kube-tidy' } as Brakes;
+    const brakes = { namespace: 'kube-tidy', told: new Set<string>() } as Brakes;
     const meter = { scope: 'namespace' as const, max: 5, windowMs: 900_000, name: 'maxNoOfPodsToEvictPerNamespace' };
     const now = Date.UTC(2026, 10, 25, 12, 1);
     const inWindow = (namespace: string, at: number) => budgetDeferral(chargesOf([meter], { namespace }, at)[0]!, { namespace });

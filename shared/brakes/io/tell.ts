@@ -8,13 +8,20 @@ import type { Logger } from '../../log.js';
 import { observeDeferral, type DeferralPath } from '../../metrics/observe.js';
 import type { Deferral } from '../../model/removal.js';
 
-const told = new Set<string>();
-
 /**
  * A deferral counted, and once per budget and window in this process (the Event's name makes
- * it once per cluster) logged and recorded as an Event: a storm of deferrals is one line.
+ * it once per cluster) logged and recorded as an Event: a storm of deferrals is one line. What
+ * was told is the process's brakes' `told` (one set per process, built by its host's runtime).
  */
-export async function tellDeferral(writer: ClusterWriter, log: Logger, brakes: { namespace: string }, d: Deferral, path: DeferralPath, n = 1): Promise<void> {
+export async function tellDeferral(
+  writer: ClusterWriter,
+  log: Logger,
+  brakes: { namespace: string; told: Set<string> },
+  d: Deferral,
+  path: DeferralPath,
+  n = 1,
+): Promise<void> {
+  const told = brakes.told;
   observeDeferral(d, path, n);
   // A budget: once per window (freesAt). An abort: once per stop (its words name the pass and the time).
   const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? d.why}`;

@@ -108,7 +108,7 @@ export function fetchJobOwners(h: Pick<CleanupHandle, 'reader' | 'settings'>, na
 }
 
 /** Labels every pod of an owner shares except these, which differ pod by pod or revision by revision. */
-const PER_POD_LABELS = new Set([
+const PER_POD_LABELS: ReadonlySet<string> = new Set([
   'statefulset.kubernetes.io/pod-name',
   'apps.kubernetes.io/pod-index',
   'batch.kubernetes.io/job-completion-index',

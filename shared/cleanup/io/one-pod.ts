@@ -10,13 +10,14 @@ import { snapshotNeeds } from '../../plan/needs.js';
 import { RetentionIndex, ruleCovers, ruleFor } from '../../plan/retention.js';
 import type { Snapshot } from '../../plan/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
-import type { Answer } from '../../model/answer.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
 import { removalCharged, type Admission, type AdmissionDeferral, type AdmissionTicket } from '../../kube/admission.js';
 import { failuresOf, type ActResult } from './act.js';
 import { actAdmitted } from './stages/act.js';
 import type { EventBudget } from './event-budget.js';
 import type { OwnerGroup } from './context.js';
+import type { OnePodResult } from './results.js';
+import type { Notifier } from '../../notify/notifier.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
 import type { DueAct } from '../../notify/types.js';
 
@@ -135,9 +136,9 @@ export async function removeSelected(
   ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
   context?: Omit<Snapshot, 'pods'>,
   shard: RemovalScope = {},
-): Promise<Answer> {
+): Promise<OnePodResult> {
   const { events, pass, ahead } = shard;
-  const told = tellerOf(shard);
+  const told = tellerOf(h.notifier, shard);
   const pod = keyOf(ref);
   await h.ready();
   const stored = await getPod(h.reader.core, ref);
@@ -216,11 +217,11 @@ async function admitThenAct(
 type Teller = (d: Decision, r: ActResult) => void;
 
 /** Each decision out as a CloudEvent: into the shard's batches, or one event each (the event path and its due acts, a shard without them). */
-const tellerOf = ({ out, pass, due }: RemovalScope): Teller =>
-  out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(d, r, pass ? 'shard' : 'event', pass, due);
+const tellerOf = (n: Notifier, { out, pass, due }: RemovalScope): Teller =>
+  out ? (d, r) => out.decided(d, r) : (d, r) => podDecided(n, d, r, pass ? 'shard' : 'event', pass, due);
 
 /** The answer about the event's pod, with what it did to its owner's older pods (their failures count too). */
-function withOlder(answer: Answer, older: ActResult[] | undefined): Answer {
+function withOlder(answer: OnePodResult, older: ActResult[] | undefined): OnePodResult {
   if (!older?.length) return answer;
   const f = failuresOf(older);
   const mine = answer.failures ?? { transient: 0, refused: 0 };

@@ -119,7 +119,7 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
     lists && opts.dueWithinMs !== undefined ? new DueSoon(opts.dueWithinMs) : undefined,
     events,
     meterOf(h, tally, started),
-    cloudEventsOf(opts.origin ?? 'cli', id, opts.eventsPerPass),
+    cloudEventsOf(h.notifier, opts.origin ?? 'cli', id, opts.eventsPerPass),
   ]);
   const act = new ActStage({
     writer,

@@ -10,11 +10,12 @@
 // shards it planned are taken.
 import type { CloudEvent } from 'cloudevents';
 import { httpMessage, pubSubMessage, shardEvent, type SweepShard } from '../../cloudevents/index.js';
+import type { MetadataTokens } from '../../gcp/metadata-token.js';
 import { publish, type PubSubTarget } from '../../gcp/pubsub-publish.js';
 import type { Decision } from '../../plan/decision.js';
 import { snapshotNeeds } from '../../plan/needs.js';
 import type { CleanupHandle } from '../handle.js';
-import type { Answer } from '../../model/answer.js';
+import type { ShardResult } from './results.js';
 import { fetchContext } from './context.js';
 import { EventBudget } from './event-budget.js';
 import { inOrder } from '../../pool/in-order.js';
@@ -33,6 +34,8 @@ export interface FanOut {
   size: number;
   /** Where the planner stores the pass's shard digests (SWEEP_PLAN_NAMESPACE). */
   planNamespace: string;
+  /** A Pub/Sub sink's token cache, kept by the target's parts (one per process). */
+  tokens?: MetadataTokens;
 }
 
 export interface Posted {
@@ -84,7 +87,7 @@ export async function postShards(
     8,
     () => false,
     async (shard) => {
-      const refused = await deliver(fanOut.sink, shardEvent(shard, source));
+      const refused = await deliver(fanOut, shardEvent(shard, source));
       if (refused === undefined) {
         out.shards++;
         out.pods += shard.pods.length;
@@ -98,10 +101,10 @@ export async function postShards(
 }
 
 /** Undefined when the sink took the shard; otherwise why not (unreachable, timed out, refused). */
-async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<string | undefined> {
+async function deliver({ sink, tokens }: Pick<FanOut, 'sink' | 'tokens'>, event: CloudEvent<SweepShard>): Promise<string | undefined> {
   try {
     if ('topic' in sink) {
-      await publish(sink, [pubSubMessage(event)]);
+      await publish(sink, [pubSubMessage(event)], tokens);
       return undefined;
     }
     const m = httpMessage(event);
@@ -118,11 +121,11 @@ async function deliver(sink: ShardSink, event: CloudEvent<SweepShard>): Promise<
  * Its `requests`: those sent to the API server on its behalf (as a pass's, PassSummary), not
  * the process's, which other shards and events taken at the same time share.
  */
-export function actShard(h: CleanupHandle, shard: SweepShard): Promise<Answer> {
+export function actShard(h: CleanupHandle, shard: SweepShard): Promise<ShardResult> {
   return tallied((tally) => takeShard(h, shard, tally));
 }
 
-async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTally): Promise<Answer> {
+async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTally): Promise<ShardResult> {
   const { budgetMs, eventsPerPass, concurrency, recordEvents, dryRun } = h.settings;
   const started = h.now();
   const deadline = started + budgetMs;
@@ -130,7 +133,7 @@ async function takeShard(h: CleanupHandle, shard: SweepShard, tally: RequestTall
   const context = Object.values(needs).some(Boolean) ? (await fetchContext(h, needs)).snapshot : {};
   const events = recordEvents && !dryRun ? new EventBudget(eventsPerPass) : undefined;
   // Its decisions out as CloudEvents as a pass sends them: the first few one each, the rest in batches, then its summary.
-  const out = passEvents('shard', shard.pass, eventsPerPass);
+  const out = passEvents(h.notifier, 'shard', shard.pass, eventsPerPass);
   const { results, started: acted } = await inOrder(
     shard.pods,
     concurrency,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
+import { Notifier } from '../../notify/notifier.js';
 import type { Admission } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
@@ -71,7 +72,7 @@ function cluster(nodes: Node[], pods: Pod[]) {
   /** One step at `now`; answers its report with the calls it made. */
   const step = async (now: number): Promise<{ report: StepReport; calls: string[] }> => {
     const before = calls.length;
-    const report = await defragStep({ clients, writer, admission: ADMIT_ALL }, { now, settleTimeoutMs: SETTLE_MS, pageSize: 500 });
+    const report = await defragStep({ clients, writer, admission: ADMIT_ALL, notifier: Notifier.off() }, { now, settleTimeoutMs: SETTLE_MS, pageSize: 500 });
     return { report, calls: calls.slice(before) };
   };
   return { state, podNamed, step };

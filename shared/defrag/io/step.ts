@@ -25,6 +25,7 @@ import { planDefrag } from '../core/plan.js';
 import type { DefragPlan, Move, MoveGate } from '../core/types.js';
 import { markNode, readCluster, type Cluster } from './cluster.js';
 import { defragStepped } from '../../notify/families.js';
+import type { Notifier } from '../../notify/notifier.js';
 
 export interface StepIo {
   clients: Pick<KubeClients, 'core' | 'policy'>;
@@ -32,6 +33,8 @@ export interface StepIo {
   writer: ClusterWriter;
   /** Asked before the step's one eviction, told the API server's answer after (kube/admission.ts): the limits that hold across steps, families and instances. */
   admission: Admission;
+  /** The process's CloudEvents out (notify/notifier.ts): each step's. */
+  notifier: Notifier;
 }
 
 export interface StepOptions {
@@ -74,7 +77,7 @@ export interface StepReport {
 export function defragStep(io: StepIo, opts: StepOptions): Promise<StepReport> {
   return tallied(async (tally) => {
     const report = await step(io, opts);
-    defragStepped(report, io.writer.dryRun);
+    defragStepped(io.notifier, report, io.writer.dryRun);
     return { ...report, requests: tally.sent };
   });
 }

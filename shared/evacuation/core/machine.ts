@@ -66,7 +66,7 @@ export type Step =
   /** The end: abort deletes the migration; write=false when there is no pod left to write. */
   | { do: 'end'; outcome: Outcome; abort: boolean; write: boolean; why: string };
 
-const TERMINAL_MIGRATION = new Set(['Succeeded', 'Failed']);
+const TERMINAL_MIGRATION: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 
 export function isDirect(pod: PodView, s: Settings): boolean {
   return pod.vmi !== undefined && s.kubevirtMethod === 'migration';

@@ -47,7 +47,7 @@ export type ResponderStep =
   /** Delete the migration: the eviction was canceled. */
   | { do: 'abort'; migration: string; why: string };
 
-const TERMINAL = new Set(['Succeeded', 'Failed']);
+const TERMINAL: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 const ms = (t: string | null | undefined) => (t ? Date.parse(t) : Number.NaN);
 
 export function mine(e: Eviction, name: string): { state?: string; status?: ResponderStatus } {

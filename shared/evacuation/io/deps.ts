@@ -4,6 +4,7 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Admission } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import type { Notifier } from '../../notify/notifier.js';
 import type { EvacuationConfig } from '../config.js';
 import type { LifecycleReader } from './eviction-request.js';
 import type { KubeVirtReader } from './kubevirt.js';
@@ -27,4 +28,6 @@ export interface EvacuationDeps {
   evictionRequests?: { requester: string };
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts). */
+  notifier: Notifier;
 }

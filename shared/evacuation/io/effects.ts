@@ -102,7 +102,14 @@ function answerOf(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'answer
   const info: Info = { ...(e.attempt !== undefined ? { attempt: e.attempt } : {}), ...(e.migration !== undefined ? { migration: e.migration } : {}) };
   if ('outcome' in e) {
     if (endedGone)
-      evacuationEndedGone({ namespace: t.namespace, name: t.name, ...endedOf(endedGone, t.pod), outcome: e.outcome, why: e.why, dryRun: d.writer.dryRun });
+      evacuationEndedGone(d.notifier, {
+        namespace: t.namespace,
+        name: t.name,
+        ...endedOf(endedGone, t.pod),
+        outcome: e.outcome,
+        why: e.why,
+        dryRun: d.writer.dryRun,
+      });
     return { end: 'answer', outcome: e.outcome, why: e.why, info };
   }
   if (!driven) throw new Error('unreachable: a driven answer without a start effect before it');
@@ -128,7 +135,14 @@ async function annotate(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: '
   if (w.outcome === 'conflict' || (w.outcome === 'gone' && e.gone === 'decide-again')) return 'again';
   if (w.outcome !== 'written') return undefined;
   if (d.writer.dryRun) run.carried = withAnnotations(pod, e.set);
-  evacuationWritten({ namespace: t.namespace, name: t.name, uid: pod.metadata.uid!, before: pod.metadata.annotations, set: e.set, dryRun: d.writer.dryRun });
+  evacuationWritten(d.notifier, {
+    namespace: t.namespace,
+    name: t.name,
+    uid: pod.metadata.uid!,
+    before: pod.metadata.annotations,
+    set: e.set,
+    dryRun: d.writer.dryRun,
+  });
   run.told = true;
   return undefined;
 }

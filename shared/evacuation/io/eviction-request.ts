@@ -19,20 +19,24 @@ export const EVICTIONS: Gvr = { ...LIFECYCLE, plural: 'evictions' };
 
 export type LifecycleReader = Pick<CustomObjectsApi, 'getNamespacedCustomObject' | 'listNamespacedCustomObject' | 'listClusterCustomObject'>;
 
-const cache = new Map<string, Promise<boolean>>();
-
-/** Whether lifecycle.k8s.io/v1alpha1 is served, asked once per process and API server. */
-export function evictionRequestApiInstalled(kc: KubeConfig, timeoutMs: number): Promise<boolean> {
-  const key = kc.getCurrentCluster()?.server ?? '';
-  let answer = cache.get(key);
-  if (!answer) {
-    answer = groupVersionServed(kc, LIFECYCLE.group, LIFECYCLE.version, timeoutMs).catch((e: unknown) => {
-      cache.delete(key); // ask again next time
-      throw toKubeError(e, 'API discovery');
-    });
-    cache.set(key, answer);
-  }
-  return answer;
+/**
+ * Whether lifecycle.k8s.io/v1alpha1 is served, asked once per API server for as long as the
+ * returned function is kept (the family's handle keeps one per process).
+ */
+export function evictionRequestDiscovery(): (kc: KubeConfig, timeoutMs: number) => Promise<boolean> {
+  const asked = new Map<string, Promise<boolean>>();
+  return (kc, timeoutMs) => {
+    const key = kc.getCurrentCluster()?.server ?? '';
+    let answer = asked.get(key);
+    if (!answer) {
+      answer = groupVersionServed(kc, LIFECYCLE.group, LIFECYCLE.version, timeoutMs).catch((e: unknown) => {
+        asked.delete(key); // ask again next time
+        throw toKubeError(e, 'API discovery');
+      });
+      asked.set(key, answer);
+    }
+    return answer;
+  };
 }
 
 export async function getEvictionRequest(api: LifecycleReader, namespace: string, name: string): Promise<EvictionRequest | undefined> {

@@ -10,6 +10,7 @@ import { readEvacuationConfig } from '../config.js';
 import type { EvacuationDeps } from './deps.js';
 import { evacuate } from './evacuate.js';
 import { respondTo } from './responder.js';
+import { Notifier } from '../../notify/notifier.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const notFound = () => new ApiException(404, 'Not Found', JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound' }), {});
@@ -56,6 +57,7 @@ function deps(o: { evictionReads?: (n: number) => Eviction | undefined; podGone?
     config: readEvacuationConfig({ EVACUATION_NAMESPACE: 'kube-tidy' }),
     now: () => NOW,
     log: { debug() {}, warn() {} },
+    notifier: Notifier.off(),
   } as unknown as EvacuationDeps;
   return { d, calls };
 }

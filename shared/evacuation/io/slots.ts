@@ -44,7 +44,7 @@ export async function settleSlots(d: EvacuationDeps, v: TickView): Promise<numbe
   const done = await d.slotStore.settle((s) => free.some((f) => f.uid === s.uid), restore);
   // An evacuation whose pod went (the machine's rule: gone while Started is done) ends here, said once, by the release that freed it.
   for (const s of done.freed.filter((f) => gone.has(f.uid))) {
-    evacuationEndedGone({
+    evacuationEndedGone(d.notifier, {
       ...split(s.pod),
       uid: s.uid,
       ...(s.attempt ? { attempt: s.attempt } : {}),

@@ -19,6 +19,7 @@ import type { Owner } from '../../plan/retention.js';
 import { indexSnapshot } from '../../plan/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
 import { printDiff } from './diff-output.js';
+import { Notifier } from '../../notify/notifier.js';
 import { cliHandle } from './handle.js';
 import { DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
 import type { Format } from './output.js';
@@ -41,7 +42,8 @@ export interface LiveDiff {
   onPage?: (pages: number) => void;
 }
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
+/** `notifier`: the program's CloudEvents out (main.ts); none: off. */
+type Out = { out: (s: string) => void; err: (s: string) => void; notifier?: Notifier };
 
 export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
   const started = Date.now();
@@ -57,6 +59,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     ledgerNamespace: DEFAULT_LEDGER_NAMESPACE,
     budgetMs: o.budgetMs,
     log,
+    notifier: io.notifier ?? Notifier.off(),
   });
   const context = await fetchContext(h, eitherNeeds(snapshotNeeds(policies[0]), snapshotNeeds(policies[1])));
   const jobs = policies.some((p) => p.retention?.length) ? await jobOwners(h, o.namespace) : undefined;

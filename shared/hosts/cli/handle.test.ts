@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Notifier } from '../../notify/notifier.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { createLogger } from '../../log.js';
 import { loadPolicy } from '../../policy/load.js';
@@ -26,6 +27,7 @@ function handleFor(mode: 'plan' | 'run', ...flags: string[]) {
     ledgerNamespace: 'ops',
     budgetMs: 1000,
     log,
+    notifier: Notifier.off(),
   });
 }
 

@@ -8,8 +8,10 @@ import { DEFAULT_SWEEP_CONCURRENCY } from '../../cleanup/config.js';
 import { cleanupAdmission } from '../../cleanup/handle.js';
 import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
 import type { KubeClients } from '../../kube/clients.js';
+import { WriteRefusals } from '../../kube/write-refusals.js';
 import { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import type { Notifier } from '../../notify/notifier.js';
 import type { Policy } from '../../policy/policy.js';
 
 const HOLD_MS = 60_000;
@@ -27,6 +29,8 @@ export interface CliHandleOptions {
   /** What is left of --timeout. */
   budgetMs: number;
   log: Logger;
+  /** Where the pass's decisions go as CloudEvents (the program's, from its environment: main.ts). */
+  notifier: Notifier;
   now?: () => number;
 }
 
@@ -42,15 +46,20 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     recordEvents: true,
     dryRun: o.dryRun,
   };
+  // One for the command: refused writes logged where it logs (stderr, never its output), sampled across its writers.
+  const refusals = new WriteRefusals(o.log);
+  // Which deferrals the command has told, across its brakes (a plan's included).
+  const told = new Set<string>();
   const writer = (opts: { dryRun?: boolean } = {}) =>
     new ClusterWriter(o.clients, {
+      refusals,
       dryRun: settings.dryRun || opts.dryRun === true,
       recordEvents: settings.recordEvents,
       protectedNamespaces: settings.protectedNamespaces,
       ...(o.policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: o.policy.gracePeriodSeconds }),
     });
   const newBrakes = (dryRun: boolean) =>
-    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: o.ledgerNamespace, holdMs: HOLD_MS, dryRun, now, log: o.log });
+    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: o.ledgerNamespace, holdMs: HOLD_MS, dryRun, now, log: o.log, told });
   let brakes: Brakes | undefined;
   const h: CleanupHandle = {
     settings,
@@ -64,6 +73,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     admission: (a) => cleanupAdmission(h, a),
     now,
     log: o.log,
+    notifier: o.notifier,
   };
   return h;
 }

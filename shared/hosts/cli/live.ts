@@ -11,12 +11,12 @@ import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/
 import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
 import { createLogger } from '../../log.js';
+import { Notifier } from '../../notify/notifier.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../../plan/decide.js';
 import { parseGoDuration } from '../../policy/duration.js';
 import { PolicyError } from '../../policy/errors.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
 import type { LoadedPolicy } from '../../policy/policy.js';
-import { setWriteRefusalLog } from '../../kube/write-refusals.js';
 import { CredentialPluginError, execCredentials, type ExecCredentials } from './exec-credential.js';
 import { cliHandle } from './handle.js';
 import { chooseLedger, DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
@@ -29,7 +29,8 @@ import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
 import { PassReports } from '../../cleanup/reports/index.js';
 
-export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
+/** `notifier`: the program's CloudEvents out (main.ts); none: off. */
+export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier };
 
 /** The ConfigMap the generated manifests deploy the policy in: what the deployed kube-tidy reads. */
 export const DEFAULT_POLICY_CONFIGMAP = 'kube-tidy/kube-tidy-policy';
@@ -184,6 +185,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     out: (s) => !answered && io.out(s),
     err: (s) => !answered && io.err(s),
     ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }),
+    ...(io.notifier ? { notifier: io.notifier } : {}),
   };
   const seen: PassParts['seen'] = { pages: 0, rows: [] };
   let server = '';
@@ -249,8 +251,6 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
     }
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
-    // Refused writes are logged on stderr, never in the output.
-    setWriteRefusalLog(log);
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
       clients,
@@ -262,6 +262,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       // What is left of --timeout: the plugin and the policy read came out of it.
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
+      notifier: io.notifier ?? Notifier.off(),
     });
     const rows = seen.rows;
     let lastProgress = 0;

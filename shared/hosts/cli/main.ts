@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { flushEvents } from '../../notify/process.js';
+import { Notifier } from '../../notify/notifier.js';
 import { parseArgs } from 'node:util';
 import { PolicyError } from '../../policy/errors.js';
 import { toDeschedulerPolicy } from '../../policy/normalize.js';
@@ -32,8 +32,12 @@ class UsageError extends Error {
   }
 }
 
-/** `stdoutIsTTY` picks the default output format (output.ts); tests leave it unset (pipes). */
-type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean };
+/**
+ * `stdoutIsTTY` picks the default output format (output.ts); tests leave it unset (pipes).
+ * `notifier`: where a live pass's decisions go as CloudEvents (the program's, from EVENTS_SINK
+ * and the rest of its environment); none: off.
+ */
+type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier };
 
 /**
  * Every command; `bridge` and the commands that talk to a cluster only through this entry point.
@@ -237,21 +241,32 @@ function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[],
 
 // Run only as a program, not when imported by tests.
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/kube-tidy')) {
+  const notifier = programNotifier();
   void runAsync(
     process.argv.slice(2),
     {
       out: (s) => process.stdout.write(s),
       err: (s) => process.stderr.write(s),
       stdoutIsTTY: process.stdout.isTTY === true,
+      notifier,
     },
     // --timeout bounds the command as its user sees it: loading the program counts too.
     performance.timeOrigin,
   ).then(async (code) => {
     // With EVENTS_SINK set, the pass's CloudEvents still queued go out (for at most EVENTS_FLUSH_MS).
-    await flushEvents();
+    await notifier.flush();
     process.exitCode = code;
     // The answer is given: whatever is still being stopped (an aborted request's socket, a
     // credential plugin's process group) does not hold the process past --timeout's margin.
     setTimeout(() => process.exit(code), 1000).unref();
   });
+}
+
+/** The program's CloudEvents out, from its environment (docs/observing.md "Decisions as CloudEvents"); a bad setting sends nothing, as the functions' processes. */
+function programNotifier(): Notifier {
+  try {
+    return Notifier.fromEnv(process.env);
+  } catch {
+    return Notifier.off();
+  }
 }

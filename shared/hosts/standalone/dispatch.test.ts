@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../cloudevents/index.js';
 import { createLogger } from '../../log.js';
+import { Notifier } from '../../notify/notifier.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Served } from '../server/setup.js';
 import { defineTarget, type Input } from '../../serve/target.js';
@@ -10,7 +11,7 @@ import { inProcessDispatch } from './dispatch.js';
 import { routesOf } from './routing.js';
 
 const log = createLogger({ level: 'silent' });
-const rt = { config: { REQUEST_DEADLINE_SECONDS: 5, DRY_RUN: true }, log } as unknown as Runtime;
+const rt = { config: { REQUEST_DEADLINE_SECONDS: 5, DRY_RUN: true }, log, notifier: Notifier.off() } as unknown as Runtime;
 const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'ml', uid: 'u1', resourceVersion: '7' } };
 
 function target(name: string, kinds: string[], status: 'ok' | 'transient' = 'ok') {

@@ -15,7 +15,7 @@ import type { KubeObject, TickEvent, Verb } from '../../cloudevents/index.js';
 import { BadEventError } from '../../cloudevents/index.js';
 import { decodeResourceEvent } from '../../cloudevents/knative.js';
 import type { Logger } from '../../log.js';
-import { resolver, type Resolver } from '../../serve/resolve.js';
+import { resolveContextOf, resolver, type Resolver } from '../../serve/resolve.js';
 import type { Served } from '../server/setup.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { targetsFor, type Routes } from './routing.js';
@@ -30,7 +30,7 @@ export interface Dispatch {
 }
 
 export function inProcessDispatch(o: { served: readonly Served[]; routes: Routes; rt: Runtime; log: Logger; holds: () => boolean }): Dispatch {
-  const resolvers = new Map<string, Resolver>(o.served.map(({ spec, parts }) => [spec.name, resolver(spec, parts, o.rt)]));
+  const resolvers = new Map<string, Resolver>(o.served.map(({ spec, parts }) => [spec.name, resolver(spec, parts, resolveContextOf(o.rt))]));
   let dropped = 0;
   const fenced = (what: Record<string, unknown>): boolean => {
     if (o.holds()) return false;

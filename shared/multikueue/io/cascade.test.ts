@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Notifier } from '../../notify/notifier.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
 import { ClusterWriter } from '../../kube/writer.js';
@@ -47,7 +48,7 @@ function worker(name: string, gets: (object | number)[], deletes: ('ok' | number
 const copy = (resourceVersion: string) => ({
   metadata: { name: 'train', namespace: 'ml', uid: 'u1', resourceVersion, labels: { [ORIGIN_LABEL]: 'multikueue' } },
 });
-const opts = { origin: 'multikueue', propagation: 'Background' as const };
+const opts = { origin: 'multikueue', propagation: 'Background' as const, notifier: Notifier.off() };
 const ref = { namespace: 'ml', name: 'train' };
 
 describe('cascadeDelete counts the requests it sent', () => {

@@ -15,6 +15,7 @@ import type { RemoteObject } from '../core/remote-object.js';
 import { remoteVerdict } from '../core/verdict.js';
 import type { Worker } from './workers.js';
 import { cascaded } from '../../notify/families.js';
+import type { Notifier } from '../../notify/notifier.js';
 
 export type CascadeOutcome = 'deleted' | 'gone' | 'terminating' | 'other-origin' | 'no-origin' | 'unreachable' | 'failed';
 
@@ -30,6 +31,8 @@ export interface CascadeResult {
 export interface CascadeOptions {
   origin: string;
   propagation: 'Background' | 'Foreground';
+  /** The process's CloudEvents out (notify/notifier.ts): one per worker's cascade. */
+  notifier: Notifier;
 }
 
 /** Delete one object with preconditions (when `id` carries a uid): deleted, gone (404) or stale (409: it changed). */
@@ -65,6 +68,7 @@ export function cascadeDelete(
   return tallied(async (tally) => {
     const r = await cascade(worker, writer, kind, ref, opts);
     cascaded(
+      opts.notifier,
       { worker: r.worker, kind: `${kind.group}/${kind.kind}`, namespace: ref.namespace, name: ref.name, outcome: r.outcome, why: r.why, dryRun: r.dryRun },
       kind.plural,
     );

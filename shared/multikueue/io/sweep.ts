@@ -21,6 +21,7 @@ import type { Worker } from './workers.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { inOrder } from '../../pool/in-order.js';
 import { orphanDone } from '../../notify/families.js';
+import type { Notifier } from '../../notify/notifier.js';
 
 export interface SweepOptions {
   origin: string;
@@ -29,6 +30,8 @@ export interface SweepOptions {
   propagation: 'Background' | 'Foreground';
   limit: number;
   dryRun: boolean;
+  /** The process's CloudEvents out (notify/notifier.ts): one per orphan acted on or reported. */
+  notifier: Notifier;
 }
 
 export type Done = OrphanDecision & { result?: string };
@@ -99,7 +102,7 @@ async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager:
       async (d) => {
         const done: Done = { ...d };
         if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
-        orphanDone({ ...done, worker: worker.name, dryRun: writer.dryRun }, pluralOf(d, opts));
+        orphanDone(opts.notifier, { ...done, worker: worker.name, dryRun: writer.dryRun }, pluralOf(d, opts));
         return done;
       },
     );

@@ -9,7 +9,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { SenderAuth } from './auth.js';
 import { checkSender, methodRefused } from './http-checks.js';
 import { bodyTooLarge } from './limits.js';
-import { BadRequestError, resolver } from '../resolve.js';
+import { BadRequestError, resolveContextOf, resolver } from '../resolve.js';
 import { senderAuthOf } from './senders.js';
 import type { TargetSpec } from '../target.js';
 
@@ -18,7 +18,7 @@ import type { TargetSpec } from '../target.js';
  * check (hosts/server/setup.ts); tests and benches that pass none get one from `rt`'s environment.
  */
 export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, auth: SenderAuth = senderAuthOf(rt)): HttpFunction {
-  const resolve = resolver(spec, parts, rt);
+  const resolve = resolver(spec, parts, resolveContextOf(rt));
   return async (req, res) => {
     const started = Date.now();
     let checked: { subject: string } | { refused: unknown };

@@ -12,7 +12,7 @@ import type { SenderAuth } from './auth.js';
 import { checkSender, methodRefused } from './http-checks.js';
 import { refuseBeforeReading } from './limits.js';
 import { parseBody, planBody } from './parse-body.js';
-import { BadRequestError, resolver, type Resolved } from '../resolve.js';
+import { BadRequestError, resolveContextOf, resolver, type Resolved } from '../resolve.js';
 import type { TargetSpec } from '../target.js';
 
 export interface NodeHttpOptions {
@@ -27,7 +27,7 @@ const IGNORED = ['/favicon.ico', '/robots.txt'];
 
 /** `spec` with its parts as a node:http request listener. */
 export function nodeHttpTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, opts: NodeHttpOptions): RequestListener {
-  const resolve = resolver(spec, parts, rt);
+  const resolve = resolver(spec, parts, resolveContextOf(rt));
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
     const refuse = async (e: unknown) => write(res, await resolve.refuse(e, started));

@@ -4,6 +4,7 @@ import { readDefragConfig, type StepIo } from '../../../shared/defrag/index.js';
 import type { Admission } from '../../../shared/kube/admission.js';
 import { kubeClients } from '../../../shared/kube/clients.js';
 import { ClusterWriter } from '../../../shared/kube/writer.js';
+import { Notifier } from '../../../shared/notify/notifier.js';
 import { waitFor } from '../../harness/index.js';
 
 // The fragmentation scenario on a real control plane: n kwok nodes of 8 cpu. A third are
@@ -159,7 +160,7 @@ export const nodeNames = (prefix: string, n: number) => Array.from({ length: n }
 export const defragIo = (kc: KubeConfig, { dryRun }: { dryRun: boolean }): StepIo => {
   const clients = kubeClients(kc, { keepAlive: false });
   const writer = new ClusterWriter(clients, { dryRun, recordEvents: true, protectedNamespaces: ['kube-system'] });
-  return { clients, writer, admission: ADMIT_ALL };
+  return { clients, writer, admission: ADMIT_ALL, notifier: Notifier.off() };
 };
 
 /**

@@ -13,7 +13,6 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { CloudEvent } from 'cloudevents';
 import { httpMessage } from '../../../shared/cloudevents/encode.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureEvents } from '../../../shared/notify/process.js';
 import type { PodDecision } from '../../../shared/notify/types.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
@@ -49,15 +48,13 @@ describe('acting at eligibleAt', () => {
   let sink: Receiver;
   beforeAll(async () => {
     sink = await receiver();
-    configureEvents({ EVENTS_SINK: sink.url });
   });
-  afterAll(() => {
-    configureEvents({});
-    sink.close();
-  });
+  afterAll(() => sink.close());
+  // Every decision out as a CloudEvent: the sink in each instance's environment, as its host reads it at start.
+  const withSink = (env: Record<string, string>) => ({ ...env, EVENTS_SINK: sink.url });
 
   it('(i) the instance that saw the event acts at eligibleAt by its own timer, with nothing else running and no pod LIST', async () => {
-    const { rt, requests } = await countedRuntime(POLICY, { DUE_NAMESPACE: `${ns.name}-list` });
+    const { rt, requests } = await countedRuntime(POLICY, withSink({ DUE_NAMESPACE: `${ns.name}-list` }));
     const parts = await podTerminated.setup(rt);
     const agent = serveParts(podTerminated, parts, rt);
     try {
@@ -83,7 +80,7 @@ describe('acting at eligibleAt', () => {
 
   it('(ii) after a restart between scheduling and acting, a fresh instance’s tick acts from the due list, with no pod LIST', async () => {
     const env = { DUE_NAMESPACE: `${ns.name}-restart` };
-    const first = await countedRuntime(POLICY, env);
+    const first = await countedRuntime(POLICY, withSink(env));
     const firstParts = await podTerminated.setup(first.rt);
     const pod = await runPod(core(), ns.name, 'listed', { exitCode: 1 });
     const res = await send(serveParts(podTerminated, firstParts, first.rt), knativeRequest('binary', 'update', pod));
@@ -94,7 +91,7 @@ describe('acting at eligibleAt', () => {
     firstParts.stop();
     expect(firstParts.due.timers.size).toBe(0);
 
-    const fresh = await countedRuntime(POLICY, env);
+    const fresh = await countedRuntime(POLICY, withSink(env));
     const freshParts = await podTerminated.setup(fresh.rt);
     const agent = serveParts(podTerminated, freshParts, fresh.rt);
     // Sent now (supertest sends when its answer is asked for), answered once it acted.
@@ -119,13 +116,13 @@ describe('acting at eligibleAt', () => {
 
   it('(iii) a tick already holding when the entry is written (the instance scheduled the pod, then died) finds it at its next look and acts on time', async () => {
     const env = { DUE_NAMESPACE: `${ns.name}-poll` };
-    const ticking = await countedRuntime(POLICY, env);
+    const ticking = await countedRuntime(POLICY, withSink(env));
     const tickingParts = await podTerminated.setup(ticking.rt);
     const pod = await runPod(core(), ns.name, 'late-entry', { exitCode: 1 });
     // The tick starts first: its first read of the due list finds nothing.
     const ticked = send(serveParts(podTerminated, tickingParts, ticking.rt), pingRequest()).then((r) => r);
     await waitFor('the tick’s first read', async () => ticking.requests.some(isDueRead) || undefined, { timeoutMs: 10_000, intervalMs: 50 });
-    const first = await countedRuntime(POLICY, env);
+    const first = await countedRuntime(POLICY, withSink(env));
     const firstParts = await podTerminated.setup(first.rt);
     const res = await send(serveParts(podTerminated, firstParts, first.rt), knativeRequest('binary', 'update', pod));
     const eligibleAt = Date.parse(res.body.eligibleAt);
@@ -140,7 +137,7 @@ describe('acting at eligibleAt', () => {
 
   it('(v) a Reference-mode event (no object: the stored pod is read) schedules the pod too, and its timer acts at eligibleAt', async () => {
     const env = { DUE_NAMESPACE: `${ns.name}-ref` };
-    const { rt, requests } = await countedRuntime(POLICY, env);
+    const { rt, requests } = await countedRuntime(POLICY, withSink(env));
     const parts = await podTerminated.setup(rt);
     try {
       const pod = await runPod(core(), ns.name, 'by-ref', { exitCode: 1 });

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { configureEvents, flushEvents } from '../../../shared/notify/process.js';
 import type { EvacuationChange } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
@@ -25,12 +24,10 @@ const schemas = outSchemas();
 
 beforeAll(async () => {
   ({ webhook, controller } = await startKubevirtStandIns(ns.name));
-  fn = await serveEvacuation(ns.name);
   sink = await receiver();
-  configureEvents({ EVENTS_SINK: sink.url });
+  fn = await serveEvacuation(ns.name, { EVENTS_SINK: sink.url });
 });
 afterAll(async () => {
-  configureEvents({});
   sink?.close();
   await controller?.stop();
   await webhook?.stop();
@@ -76,7 +73,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
   });
 
   it('creates the migration itself with the migration method, named from the pod uid and attempt', async () => {
-    const direct = await serveEvacuation(ns.name, { EVACUATION_KUBEVIRT_METHOD: 'migration' });
+    const direct = await serveEvacuation(ns.name, { EVENTS_SINK: sink.url, EVACUATION_KUBEVIRT_METHOD: 'migration' });
     const pod = await createVm(ns.name, 'direct', { request: true });
     expect(await direct.event(pod)).toMatchObject({ outcome: 'started', migration: `kube-tidy-${pod.metadata!.uid}-1` });
     await tickUntil(direct, 'the launcher pod gone', async () => !(await readPod(ns.name, launcher('direct'))));
@@ -125,7 +122,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
       // Another pass over the terminating pod, and its delete event, find no slot: said once.
       await fn.tick();
       expect(await fn.event(pod, 'delete')).toMatchObject({ outcome: 'succeeded' });
-      await flushEvents(10_000);
+      await fn.flushEvents(10_000);
       const steps = changes().map((e) => e.data as EvacuationChange);
       expect(steps.map((c) => `${c.from}>${c.to}`)).toEqual(['Idle>Started', 'Started>Idle']);
       expect(steps.map((c) => c.attempt)).toEqual([1, 1]);
@@ -152,7 +149,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
   });
 
   it('reports a migration that fails on every attempt, clears its markers and leaves the pod', async () => {
-    const limited = await serveEvacuation(ns.name, { EVACUATION_MAX_ATTEMPTS: '2' });
+    const limited = await serveEvacuation(ns.name, { EVENTS_SINK: sink.url, EVACUATION_MAX_ATTEMPTS: '2' });
     const pod = await createVm(ns.name, 'broken', { request: true, behaviour: 'fail' });
     await limited.event(pod);
     await tickUntil(limited, 'a Failed result on the pod', async () => (await annotations('broken'))[ANNOTATIONS.result]?.startsWith('Failed') ?? false);
@@ -165,7 +162,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
   });
 
   it('aborts a migration that does not finish by the deadline: deletes it, clears the markers, reports TimedOut', async () => {
-    const quick = await serveEvacuation(ns.name, { EVACUATION_TIMEOUT_SECONDS: '3' });
+    const quick = await serveEvacuation(ns.name, { EVENTS_SINK: sink.url, EVACUATION_TIMEOUT_SECONDS: '3' });
     const pod = await createVm(ns.name, 'stuck', { request: true, behaviour: 'hang' });
     await quick.event(pod);
     await waitFor('the migration Running', async () => (await ofVm('stuck'))[0]?.status?.phase === 'Running');
@@ -176,7 +173,7 @@ describe('evacuation of a KubeVirt launcher pod', () => {
   });
 
   it('says so when KubeVirt keeps the VMI marked for evacuation after the abort (kubevirt#9585), in the result and a Warning Event', async () => {
-    const quick = await serveEvacuation(ns.name, { EVACUATION_TIMEOUT_SECONDS: '3' });
+    const quick = await serveEvacuation(ns.name, { EVENTS_SINK: sink.url, EVACUATION_TIMEOUT_SECONDS: '3' });
     const pod = await createVm(ns.name, 'marked', { request: true, behaviour: 'hang', labels: { [MARK_KEPT]: 'kept' } });
     await quick.event(pod);
     await waitFor('the migration Running', async () => (await ofVm('marked'))[0]?.status?.phase === 'Running');

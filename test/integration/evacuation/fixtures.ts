@@ -156,8 +156,11 @@ export function evacuationEnv(ns: string, extra: Record<string, string> = {}): R
 /** The function in this process over HTTP: `event(pod)` sends a pod update, `tick()` a PingSource tick. */
 export async function serveEvacuation(ns: string, extra: Record<string, string> = {}) {
   const env = evacuationEnv(ns, extra);
-  const agent = serve(evacuation, await runtimeFor(POLICY, env));
+  const rt = await runtimeFor(POLICY, env);
+  const agent = serve(evacuation, rt);
   return {
+    /** Sends what the instance's outbox still holds (EVENTS_SINK in `extra`), for at most `maxMs`. */
+    flushEvents: (maxMs: number) => rt.notifier.flush(maxMs),
     event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') =>
       (await send(agent, knativeRequest('binary', verb, { apiVersion: 'v1', kind: 'Pod', ...pod } as V1Pod))).body as Record<string, unknown>,
     raw: (req: { headers: Record<string, string>; body: string }) => send(agent, req),

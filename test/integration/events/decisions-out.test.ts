@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sweep } from '../../../functions/sweep.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
-import { configureEvents } from '../../../shared/notify/process.js';
 import type { PassSummaryData, PodDecision, PodsDecided } from '../../../shared/notify/types.js';
 import type { Runtime } from '../../../shared/runtime/runtime.js';
 import { testNamespace, waitFor } from '../../harness/index.js';
@@ -34,15 +33,19 @@ function rateBrake(max: number): Record<string, unknown> {
   return { kubeTidy: { brakes: { rates: [{ max, per: `${minutes}m`, scope: 'namespace' }] } } };
 }
 
+// Where the next instance's decisions go: the sink in its environment, as its host reads it at start.
+let sinkEnv: Record<string, string> = {};
+const sinkTo = (env: Record<string, string>) => void (sinkEnv = env);
+
 async function start(policy: unknown, env: Record<string, string> = {}): Promise<Runtime> {
-  const rt = await runtimeFor(policy, env);
+  const rt = await runtimeFor(policy, { ...sinkEnv, ...env });
   runtimes.push(rt);
   return rt;
 }
 
 afterAll(() => {
   for (const rt of runtimes) rt.brakes().close();
-  configureEvents({});
+  sinkTo({});
 });
 
 const subject = (ns: string, name: string) => `namespaces/${ns}/pods/${name}`;
@@ -51,7 +54,7 @@ describe('decisions as CloudEvents, to a real receiver', () => {
   let sink: Awaited<ReturnType<typeof receiver>>;
   beforeAll(async () => {
     sink = await receiver();
-    configureEvents({ EVENTS_SINK: sink.url, EVENTS_BATCH_SIZE: '2' });
+    sinkTo({ EVENTS_SINK: sink.url, EVENTS_BATCH_SIZE: '2' });
   });
   afterAll(() => sink.close());
 
@@ -145,7 +148,7 @@ describe('a shard taken by another instance', () => {
   let sink: Awaited<ReturnType<typeof receiver>>;
   beforeAll(async () => {
     sink = await receiver();
-    configureEvents({ EVENTS_SINK: sink.url, EVENTS_BATCH_SIZE: '2' });
+    sinkTo({ EVENTS_SINK: sink.url, EVENTS_BATCH_SIZE: '2' });
   });
   afterAll(() => sink.close());
 
@@ -225,7 +228,7 @@ describe('a sink that is down', () => {
   });
 
   it('costs a sweep nothing but the counter: every removal, no material delay (closed port, then black-holed)', async () => {
-    configureEvents({});
+    sinkTo({});
     const before = await eventsOut();
     const base = await timedSweep('base', N);
     // Events off: nothing built, nothing counted.
@@ -237,7 +240,7 @@ describe('a sink that is down', () => {
     await once(closed, 'listening');
     const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
     closed.close();
-    configureEvents({ EVENTS_SINK: closedUrl });
+    sinkTo({ EVENTS_SINK: closedUrl });
     const refused = await timedSweep('refused', N);
     expect(refused).toMatchObject({ deleted: N, left: [] });
     const afterRefused = await eventsOut();
@@ -246,7 +249,7 @@ describe('a sink that is down', () => {
     expect(afterRefused.sent ?? 0).toBe(before.sent ?? 0);
 
     // Black-holed: each send waits for its timeout; the answer waits at most the flush cap.
-    configureEvents({ EVENTS_SINK: blackHoleUrl });
+    sinkTo({ EVENTS_SINK: blackHoleUrl });
     const holed = await timedSweep('holed', N);
     expect(holed).toMatchObject({ deleted: N, left: [] });
     await waitFor('the black-holed sends counted', async () => {

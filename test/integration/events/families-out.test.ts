@@ -14,7 +14,6 @@ import { HTTP, type CloudEventV1 } from 'cloudevents';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defrag } from '../../../functions/defrag.js';
-import { configureEvents } from '../../../shared/notify/process.js';
 import type { DefragStepData } from '../../../shared/notify/types.js';
 import { startRuntime } from '../../../shared/runtime/runtime.js';
 import { policyDoc } from '../../fixtures/policy.js';
@@ -30,8 +29,10 @@ describe('defragmentation steps as CloudEvents', () => {
   const events: CloudEventV1<unknown>[] = [];
   const ns = 'default';
   const policy = join(mkdtempSync(join(tmpdir(), 'kube-tidy-events-')), 'policy.json');
+  // The sink in the instance's environment, as its host reads it at start.
+  let sinkEnv: Record<string, string> = {};
   const runtime = (env: Record<string, string>) =>
-    startRuntime({ POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, ...env }, { log: pino({ level: 'silent' }) });
+    startRuntime({ POLICY_FILE: policy, KUBECONFIG: cluster.kubeconfigPath, ...sinkEnv, ...env }, { log: pino({ level: 'silent' }) });
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -43,7 +44,7 @@ describe('defragmentation steps as CloudEvents', () => {
       });
     }).listen(0, '127.0.0.1');
     await once(server, 'listening');
-    configureEvents({ EVENTS_SINK: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, EVENTS_SOURCE: '//clusters/events-defrag' });
+    sinkEnv = { EVENTS_SINK: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, EVENTS_SOURCE: '//clusters/events-defrag' };
     writeFileSync(policy, JSON.stringify(policyDoc([{ name: 'PodLifeTime', args: { maxPodLifeTimeSeconds: 86400 } }])));
     cluster = await startCluster({ name: 'events-defrag', kwokNodes: 0 });
     const kc = cluster.kubeConfig();
@@ -51,7 +52,6 @@ describe('defragmentation steps as CloudEvents', () => {
     await cordon(kc.makeApiClient(CoreV1Api), ['n1'], false);
   });
   afterAll(async () => {
-    configureEvents({});
     server?.close();
     await cluster?.stop();
   });

@@ -2,9 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
-import { setWriteRefusalLog } from '../../../shared/kube/write-refusals.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { resetForTests } from '../../../shared/metrics/record.js';
@@ -74,7 +73,6 @@ beforeAll(async () => {
   );
   agent = serve(podTerminated, await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }, log));
 });
-afterAll(() => setWriteRefusalLog(undefined));
 
 describe('writes the API server refuses (RBAC 403)', () => {
   it('a delete kube-tidy may not make: counted as reason forbidden, verb delete, and logged once', async () => {

@@ -1,7 +1,6 @@
 // jobDeleted over HTTP: a Knative resource.delete CloudEvent for the manager's Job in, the
 // copies in both workers deleted with propagation, no pod left behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureEvents } from '../../../shared/notify/process.js';
 import type { CascadeData } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
@@ -21,12 +20,10 @@ export function cascadeTests(env: () => Env): void {
     const schemas = outSchemas();
     beforeAll(async () => {
       sink = await receiver();
-      configureEvents({ EVENTS_SINK: sink.url });
     });
-    afterAll(() => {
-      configureEvents({});
-      sink.close();
-    });
+    afterAll(() => sink.close());
+    // The sink in each instance's environment, as its host reads it at start.
+    const withSink = (env: Record<string, string> = {}) => ({ ...env, EVENTS_SINK: sink.url });
     for (const mode of ['binary', 'structured'] as HttpMode[]) {
       it(`a manager Job's deletion (${mode} CloudEvent) leaves no pod behind in either worker, Running or Completed`, async () => {
         const e = env();
@@ -36,7 +33,7 @@ export function cascadeTests(env: () => Env): void {
         await copyJob(e.workers[1], ns, 'train', { state: 'Completed' });
         await e.manager.batch.deleteNamespacedJob({ namespace: ns, name: 'train', propagationPolicy: 'Background' });
 
-        const agent = serve(jobDeleted, await e.runtime());
+        const agent = serve(jobDeleted, await e.runtime(withSink()));
         const res = await post(agent, deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }, mode));
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         expect(res.body.workers.map((w: { worker: string; outcome: string }) => [w.worker, w.outcome])).toEqual([
@@ -87,7 +84,7 @@ export function cascadeTests(env: () => Env): void {
         const ns = await namespaceEverywhere(e, 'foreign');
         const job = await managerJob(e.manager, ns, 'train');
         const { pods } = await copyJob(e.workers[0], ns, 'train', { origin: c.origin });
-        const res = await post(serve(jobDeleted, await e.runtime()), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }));
+        const res = await post(serve(jobDeleted, await e.runtime(withSink())), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }));
         expect(res.status).toBe(200);
         expect(res.body.workers[0]).toMatchObject({ worker: 'worker-1', outcome: c.outcome });
         expect(res.body.workers[1]).toMatchObject({ worker: 'worker-2', outcome: 'gone' });
@@ -101,7 +98,10 @@ export function cascadeTests(env: () => Env): void {
       const ns = await namespaceEverywhere(e, 'dry');
       const job = await managerJob(e.manager, ns, 'train');
       await copyJob(e.workers[0], ns, 'train');
-      const res = await post(serve(jobDeleted, await e.runtime({ DRY_RUN: 'true' })), deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }));
+      const res = await post(
+        serve(jobDeleted, await e.runtime(withSink({ DRY_RUN: 'true' }))),
+        deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }),
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         dryRun: true,
@@ -131,7 +131,7 @@ export function cascadeTests(env: () => Env): void {
       const { job: child } = await copyJob(e.workers[0], ns, 'js-workers-0', { origin: null, ownerReferences: [owner] });
       await e.manager.custom.deleteNamespacedCustomObject({ ...gvr, namespace: ns, name: 'js' });
 
-      const res = await post(serve(jobDeleted, await e.runtime()), deleteEvent(e.manager, managerSet));
+      const res = await post(serve(jobDeleted, await e.runtime(withSink())), deleteEvent(e.manager, managerSet));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({
         kind: 'jobset.x-k8s.io/JobSet',
@@ -148,7 +148,7 @@ export function cascadeTests(env: () => Env): void {
     it('a kind that is not configured is refused with 422 and nothing is written', async () => {
       const e = env();
       const res = await post(
-        serve(jobDeleted, await e.runtime()),
+        serve(jobDeleted, await e.runtime(withSink())),
         deleteEvent(e.manager, { apiVersion: 'ray.io/v1', kind: 'RayJob', metadata: { name: 'r', namespace: 'default', uid: 'u' } }),
       );
       expect(res.status).toBe(422);

@@ -6,7 +6,6 @@ import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
-import { configureEvents } from '../../../shared/notify/process.js';
 import type { OrphanData } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver } from '../../fixtures/events/receiver.js';
@@ -92,13 +91,11 @@ export function sweepTests(env: () => Env): void {
       await copyJob(w2, ns, 'lost', { state: 'Completed' });
       // Every decision out as a CloudEvent (issue 26): a real receiver for this sweep.
       const sink = await receiver();
-      configureEvents({ EVENTS_SINK: sink.url });
       let res;
       try {
-        res = await post(serve(orphanSweep, await e.runtime()), tick());
+        res = await post(serve(orphanSweep, await e.runtime({ EVENTS_SINK: sink.url })), tick());
         await waitFor('the orphan sweep’s pass.completed', async () => sink.events.some((c) => c.type === 'dev.kube-tidy.pass.completed.v1') || undefined);
       } finally {
-        configureEvents({});
         sink.close();
       }
       expect(res.status).toBe(200);

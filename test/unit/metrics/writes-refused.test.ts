@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import type { KubeClients } from '../../../shared/kube/clients.js';
 import { KubeRequestError, TransientKubeError } from '../../../shared/kube/errors.js';
-import { LOG_PER_WINDOW, refusalOf, setWriteRefusalLog } from '../../../shared/kube/write-refusals.js';
+import { LOG_PER_WINDOW, refusalOf, WriteRefusals } from '../../../shared/kube/write-refusals.js';
 import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
@@ -31,10 +31,12 @@ function writer(core: Record<string, unknown>, protectedNamespaces: string[] = [
     dryRun: false,
     recordEvents: false,
     protectedNamespaces,
+    refusals,
   });
 }
 
 let lines: Record<string, unknown>[];
+let refusals: WriteRefusals;
 const refusedLines = () => lines.filter((l) => l.msg === 'write refused');
 const counted = async (reason: string, verb: string) => {
   const body = (await metricsExposition()).body;
@@ -44,8 +46,9 @@ const counted = async (reason: string, verb: string) => {
 
 beforeEach(() => {
   lines = [];
-  setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () =>
-    Date.now(),
+  refusals = new WriteRefusals(
+    createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }),
+    () => Date.now(),
   );
 });
 afterEach(async () => {
@@ -56,8 +59,9 @@ afterEach(async () => {
 describe('kube_tidy_writes_refused_total, at the writer', () => {
   it('a flood of deletes RBAC forbids: every one counted, the first few logged, then one summary line', async () => {
     vi.useFakeTimers();
-    setWriteRefusalLog(createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }), () =>
-      Date.now(),
+    refusals = new WriteRefusals(
+      createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }),
+      () => Date.now(),
     );
     const w = writer({
       deleteNamespacedPod: () =>

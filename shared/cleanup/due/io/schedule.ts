@@ -3,8 +3,7 @@
 // (it may have changed; the brakes apply as on any event; DRY_RUN as everywhere). Acting twice
 // on one pod (a timer and another instance's tick) is harmless: the write is tied to the stored
 // pod, and a pod already gone answers `gone`.
-import { removeSelected, type CleanupHandle } from '../../index.js';
-import type { Answer } from '../../../model/answer.js';
+import { removeSelected, type CleanupHandle, type Failures, type OnePodResult } from '../../index.js';
 import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import { OneLoop } from './one-loop.js';
@@ -15,9 +14,12 @@ import type { DueTimers } from './timers.js';
  * failed; a later tick tries again. Any other (acted on, gone, no longer due, blocked by a
  * budget, which the sweep retries) takes the entry out.
  */
-const UNSETTLED = new Set(['deferred', 'failed', 'refused']);
+const UNSETTLED: ReadonlySet<string> = new Set(['deferred', 'failed', 'refused']);
 
-const settled = (a: Answer): boolean => !UNSETTLED.has(a.outcome) && !a.failures?.transient && !a.failures?.refused;
+/** What the due list reads of pod cleanup's result (cleanup/io/results.ts): whether the entry has served. */
+type Acted = Pick<OnePodResult, 'outcome' | 'failures'> & { why?: string };
+
+const settled = (a: Acted): boolean => !UNSETTLED.has(a.outcome) && !a.failures?.transient && !a.failures?.refused;
 
 export interface DueSettings {
   horizonMs: number;
@@ -37,13 +39,26 @@ export const DEFAULT_LOOK_AHEAD_MS = 60_000;
 const dueScope = (e: DueEntry, by: 'timer' | 'tick') => ({ due: { at: new Date(e.at).toISOString(), by } });
 export const DEFAULT_MARGIN_MS = 3_000;
 
-export type TickAnswer = Answer & { due: number; waiting: number; outcomes: Record<string, number>; removed: number; reads: number };
+/** What a tick did (the due list's own result; a target answers it as it is). */
+export type TickResult = {
+  /** `joined`: a tick already running in this process does the work. */
+  outcome: 'ticked' | 'joined';
+  why?: string;
+  joined?: { since: string; until: string };
+  due: number;
+  waiting: number;
+  expired?: number;
+  outcomes: Record<string, number>;
+  removed: number;
+  reads: number;
+  failures?: Failures;
+};
 
 export class Due {
   /** The pods this instance put in the due list, at their time: an event that changes nothing writes nothing. */
   private readonly listed = new Map<string, number>();
   /** The process's one tick loop: concurrent ticks join it instead of each reading the list. */
-  private readonly flight: OneLoop<TickAnswer>;
+  private readonly flight: OneLoop<TickResult>;
 
   constructor(
     private readonly h: CleanupHandle,
@@ -107,7 +122,7 @@ export class Due {
   }
 
   /** After the event path acted on a pod: its timer and entry have served, unless the action must be tried again. */
-  async settle(uid: string, answer: Answer): Promise<void> {
+  async settle(uid: string, answer: Acted): Promise<void> {
     if (settled(answer)) await this.forget(uid);
   }
 
@@ -134,7 +149,7 @@ export class Due {
   }
 
   /** A timer fired: decide again on the stored pod and act; the entry goes once it has served. */
-  async act(entry: DueEntry): Promise<Answer> {
+  async act(entry: DueEntry): Promise<OnePodResult> {
     const answer = await removeSelected(this.h, { namespace: entry.namespace, name: entry.name, uid: entry.uid }, undefined, dueScope(entry, 'timer'));
     this.h.log.info(
       { pod: `${entry.namespace}/${entry.name}`, uid: entry.uid, dueAt: new Date(entry.at).toISOString(), outcome: answer.outcome, why: answer.why },
@@ -159,7 +174,7 @@ export class Due {
    * looks far enough ahead, answered at once as `joined` with the running loop's window. Ticks
    * at once (a retry, a forged flood) then cost the API server what one tick does.
    */
-  async tick(deadline: number): Promise<TickAnswer> {
+  async tick(deadline: number): Promise<TickResult> {
     const until = Math.min(this.h.now() + this.s.lookAheadMs, deadline - this.s.marginMs);
     const flight = await this.flight.run(until, (u) => this.loop(u));
     if (!flight.joined) return flight.answer;
@@ -183,7 +198,7 @@ export class Due {
    * died) waits at most `pollMs` past its time. Entries it acted on, found gone or no longer
    * due, or overdue past the horizon are removed.
    */
-  private async loop(until: number): Promise<TickAnswer> {
+  private async loop(until: number): Promise<TickResult> {
     await this.h.ready();
     const outcomes: Record<string, number> = {};
     const failures = { transient: 0, refused: 0 };
@@ -228,7 +243,7 @@ export class Due {
     this.timers.clear(e.uid);
     const wait = e.at - this.h.now();
     if (wait > 0) await this.sleep(wait);
-    let answer: Answer;
+    let answer: Acted;
     try {
       answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid }, undefined, dueScope(e, 'tick'));
     } catch (err) {

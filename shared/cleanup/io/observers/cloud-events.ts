@@ -1,13 +1,14 @@
 // A pass's decisions out as CloudEvents (docs/observing.md "Decisions as CloudEvents"; notify/pods.ts):
 // each result as it is handed on, then the pass's summary counts as its pass.completed. The one
 // place a pass builds its events; nothing is built when no sink is set.
+import type { Notifier } from '../../../notify/notifier.js';
 import type { Origin } from '../../../notify/types.js';
 import { passEvents } from '../../../notify/pods.js';
 import type { PassSummary } from '../pass-summary.js';
 import type { PassObserver } from './observer.js';
 
-export function cloudEventsOf(origin: Origin, pass: string, perPod?: number): PassObserver | undefined {
-  const out = passEvents(origin, pass, perPod);
+export function cloudEventsOf(notifier: Notifier, origin: Origin, pass: string, perPod?: number): PassObserver | undefined {
+  const out = passEvents(notifier, origin, pass, perPod);
   if (!out) return undefined;
   return {
     onResult: (result, decision) => out.decided(decision, result),
