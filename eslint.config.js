@@ -15,7 +15,7 @@ const PURE = [
   'shared/policy/**',
   'shared/strategies/**',
   'shared/evictor/**',
-  'shared/plan/**',
+  'shared/selection/**',
   'shared/cloudevents/**',
   'shared/*/core/**',
   // Pod cleanup's own rooms' cores (its due list's rule, its reports' builder).

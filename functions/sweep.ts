@@ -23,7 +23,7 @@ import { defineTarget } from '../shared/serve/target.js';
  * Where the order cannot change what is removed (no limits, retention, brakes or fan-out), the
  * pass writes each page's deletes while it reads the next, and a tick cut by its budget hands
  * what it did not start to this instance's next tick, which writes it without listing (docs/scale.md;
- * plan/early.ts, cleanup/io/carry.ts).
+ * selection/early.ts, cleanup/io/carry.ts).
  *
  * A pass also lists in the due list (shared/cleanup/due) the pods it saw that time alone brings in
  * within DUE_HORIZON_SECONDS: podTerminated's tick then acts on each at its time, so a pod

@@ -23,7 +23,7 @@ export const FLOORS = [
       'shared/policy/**',
       'shared/strategies/**',
       'shared/evictor/**',
-      'shared/plan/**',
+      'shared/selection/**',
       'shared/cloudevents/**',
       'shared/brakes/core/**',
       'shared/cleanup/reports/core/**',

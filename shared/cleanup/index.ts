@@ -1,5 +1,5 @@
 // Pod cleanup, wired: the pure part is the policy, the strategies, the evictor gate and the
-// plan (shared/{policy,strategies,evictor,plan}); its I/O is io/ (fetch the context a policy
+// plan (shared/{policy,strategies,evictor,selection}); its I/O is io/ (fetch the context a policy
 // reads, act through the writer, a full pass as stages and observers); its configuration
 // config.ts. Its own rooms: due/ (acting at eligibility) and reports/ (OpenReports), each with
 // its own entry. The targets podTerminated, sweep and invoke use only what is exported here.

@@ -4,7 +4,7 @@
 // the step); its configuration config.ts; what it takes from the process handle.ts. Every
 // write goes through the handle's writer, and every eviction asks the handle's admission port.
 import { compileGate } from '../evictor/gate.js';
-import { indexSnapshot } from '../plan/snapshot.js';
+import { indexSnapshot } from '../selection/snapshot.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DefragConfig } from './config.js';
 import { defragHandle, type DefragHandle } from './handle.js';

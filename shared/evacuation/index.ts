@@ -7,7 +7,7 @@
 // namespaces, Events.
 import { decideOne } from '../cleanup/io/one-pod.js';
 import type { Pod } from '../model/objects.js';
-import type { Snapshot } from '../plan/snapshot.js';
+import type { Snapshot } from '../selection/snapshot.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import type { EvacuationConfig } from './config.js';

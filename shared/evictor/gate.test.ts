@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../plan/decide.js';
-import type { Snapshot } from '../plan/snapshot.js';
+import { decide } from '../selection/decide.js';
+import type { Snapshot } from '../selection/snapshot.js';
 import { NOW, node, pod, type PodBuilder } from '../../test/fixtures/pods.js';
 import { policyOf } from '../../test/fixtures/policy.js';
 

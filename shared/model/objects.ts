@@ -28,7 +28,7 @@ export interface ContainerStateTerminated {
   exitCode: number;
   reason?: string;
   signal?: number;
-  /** When the container ended: retention ranks a pod's finish by it (plan/retention.ts). */
+  /** When the container ended: retention ranks a pod's finish by it (selection/retention.ts). */
   finishedAt?: Timestamp;
 }
 

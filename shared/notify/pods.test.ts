@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Decision } from '../plan/decision.js';
+import type { Decision } from '../selection/decision.js';
 import { Notifier } from './notifier.js';
 import { passEvents, podDecided } from './pods.js';
 import type { OutEvent, PodsDecided } from './types.js';

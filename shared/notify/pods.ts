@@ -3,7 +3,7 @@
 // Kubernetes Events, SWEEP_EVENTS_PER_PASS) and the rest in pods.decided batches, in the
 // policy's order: a receiver gets every decision in a bounded number of events, then the
 // pass's pass.completed, which says how many of each to expect.
-import type { Decision } from '../plan/decision.js';
+import type { Decision } from '../selection/decision.js';
 import { podDecisionEvent, podsDecidedEvent, passCompletedEvent, podSubject } from './build.js';
 import type { Notifier } from './notifier.js';
 import type { PodResult } from '../model/pod-result.js';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outSchemas, schemaFiles } from '../../test/fixtures/events/out-schemas.js';
-import type { Decision } from '../plan/decision.js';
+import type { Decision } from '../selection/decision.js';
 import { cascaded, defragStepped, evacuationWritten, orphanDone, orphanSweepCompleted } from './families.js';
 import { Notifier } from './notifier.js';
 import { passEvents, podDecided } from './pods.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadPolicyText } from './load.js';
-import { decide } from '../plan/decide.js';
+import { decide } from '../selection/decide.js';
 import { NOW, pod, type PodBuilder } from '../../test/fixtures/pods.js';
 
 // The descheduler's documented examples parse unchanged and do what their docs say.

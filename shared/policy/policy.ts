@@ -10,7 +10,7 @@ export interface Policy {
   limits: EvictionLimits;
   /** kube-tidy's brakes across passes and events (policy/brakes-schema.ts); absent: DEFAULT_BRAKES. */
   brakes?: BrakesPolicy;
-  /** kube-tidy's "keep the newest N per owner" (policy/retention.ts, plan/retention.ts); absent: none. */
+  /** kube-tidy's "keep the newest N per owner" (policy/retention.ts, selection/retention.ts); absent: none. */
   retention?: RetentionRule[];
   gracePeriodSeconds?: number;
   profiles: Profile[];

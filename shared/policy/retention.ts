@@ -9,7 +9,7 @@
 //         succeeded: 1                # and the newest Succeeded one
 //
 // A run takes the first rule that names it (or names nothing): rules are read in order, as
-// the profiles are. What "owner" and "newest" mean is the core's (plan/retention.ts).
+// the profiles are. What "owner" and "newest" mean is the core's (selection/retention.ts).
 import { z } from 'zod';
 
 /** Names as the descheduler's profiles and plugins are written: checked against the policy in load.ts. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { bool, list, positiveInt, readEnv } from '../config/env.js';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../kube/throttle.js';
 import { namespaceName } from '../model/pod-schema.js';
-import { DEFAULT_PROTECTED_NAMESPACES } from '../plan/decide.js';
+import { DEFAULT_PROTECTED_NAMESPACES } from '../selection/decide.js';
 import { EventsEnv } from '../notify/config.js';
 
 export { ConfigError } from '../config/env.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { decide } from '../../shared/plan/decide.js';
+import { decide } from '../../shared/selection/decide.js';
 import { loadPolicy } from '../../shared/policy/load.js';
 import { spread } from './stats.js';
 import { syntheticPods } from './synthetic.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOracle } from '../../infra/local/descheduler/oracle-build.js';
-import { decide } from '../../shared/plan/decide.js';
+import { decide } from '../../shared/selection/decide.js';
 import { NOW, node, pod, type PodBuilder } from '../fixtures/pods.js';
 import { policyDoc, policyOf, type PluginSpec } from '../fixtures/policy.js';
 import { runOracle } from './oracle.js';

@@ -1,6 +1,6 @@
 import type { Pod } from '../../shared/model/objects.js';
-import { decide } from '../../shared/plan/decide.js';
-import type { Plan } from '../../shared/plan/decision.js';
+import { decide } from '../../shared/selection/decide.js';
+import type { Plan } from '../../shared/selection/decision.js';
 import { loadPolicyText } from '../../shared/policy/load.js';
 import type { Policy } from '../../shared/policy/policy.js';
 import { cluster, type Cluster } from './generate-cluster.js';

@@ -5,7 +5,7 @@ import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { RemovalTarget } from '../../kube/evict-only.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { PodResult } from '../../model/pod-result.js';
-import type { Decision } from '../../plan/decision.js';
+import type { Decision } from '../../selection/decision.js';
 import { observeRemoval } from '../../metrics/observe.js';
 import type { EventBudget } from './event-budget.js';
 

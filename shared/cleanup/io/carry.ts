@@ -1,13 +1,13 @@
 // A sweep's plan handed from one tick to the next in the same instance (issue 27): a pass cut
 // by its time budget would otherwise leave the rest to the next tick, which lists every pod of
 // the cluster again to find what this one had already decided (at 150,000 pods, 6-7 s per tick
-// to find a few hundred). When the decisions rest on the pods alone (plan/early.ts says when),
+// to find a few hundred). When the decisions rest on the pods alone (selection/early.ts says when),
 // the next tick writes what is carried, each write tied to the pod as it was listed (uid and
 // resourceVersion preconditions: a pod that changed since is answered `stale`, not removed),
 // and lists again once nothing is carried. Only in memory: another instance, a restart or a
 // new policy lists as before, and that costs one LIST, never a wrong write.
 import type { RemovalTarget } from '../../kube/evict-only.js';
-import type { Decision } from '../../plan/decision.js';
+import type { Decision } from '../../selection/decision.js';
 import type { Policy } from '../../policy/policy.js';
 
 /** A decision and the pod as it was listed when it was made. */
@@ -25,7 +25,7 @@ export const CARRY_MAX_MS = 10 * 60_000;
 
 export interface Carried {
   writes: CarriedWrite[];
-  /** The continue token of the first page the last tick did not read (a pass reading in steps, plan/early.ts): the next tick goes on from there. */
+  /** The continue token of the first page the last tick did not read (a pass reading in steps, selection/early.ts): the next tick goes on from there. */
   resume?: string;
   /** When its decisions were made (the listing they came from): its age counts from there, across ticks. */
   at: number;

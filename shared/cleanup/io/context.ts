@@ -5,9 +5,9 @@ import { toKubeError } from '../../kube/errors.js';
 import { listPods } from '../../kube/list.js';
 import { pages, type FetchPage, type RawList } from '../../kube/pager.js';
 import { tallied } from '../../kube/request-tally.js';
-import { controllerOf, groupOf, type Owner } from '../../plan/retention.js';
-import type { SnapshotNeeds } from '../../plan/needs.js';
-import type { Snapshot } from '../../plan/snapshot.js';
+import { controllerOf, groupOf, type Owner } from '../../selection/retention.js';
+import type { SnapshotNeeds } from '../../selection/needs.js';
+import type { Snapshot } from '../../selection/snapshot.js';
 import type { CleanupHandle } from '../handle.js';
 
 // Fetches the parts of a snapshot a policy reads beyond the pods (see snapshotNeeds), and
@@ -62,7 +62,7 @@ async function read(h: Pick<CleanupHandle, 'reader' | 'settings'>, needs: Snapsh
   return snapshot;
 }
 
-// kubeTidy.retention's reads (plan/retention.ts): the CronJob of each Job, and the other pods
+// kubeTidy.retention's reads (selection/retention.ts): the CronJob of each Job, and the other pods
 // of one pod's owner without listing every pod.
 
 /** Jobs, through the generic client: pod cleanup's reader has no batch client of its own. */

@@ -1,5 +1,5 @@
 // The admit stage of a pass: its brakes (docs/brakes.md). The descheduler's limits were applied to the pass's plan
-// as one cycle (plan/across-pages.ts); these are what hold across passes, events and
+// as one cycle (selection/across-pages.ts); these are what hold across passes, events and
 // instances. Before acting: scopes a percentage abort stopped are left alone, and the plan is
 // cut where it would cross an abort's percent (the brakes themselves: a pass's, not a removal's).
 // While acting: each removal asks the admission port (kube/admission.ts), which takes a unit of
@@ -16,7 +16,7 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import { observeAbort } from '../../metrics/observe.js';
 import type { Pod } from '../../model/objects.js';
-import type { Decision, Kept } from '../../plan/decision.js';
+import type { Decision, Kept } from '../../selection/decision.js';
 import type { Policy } from '../../policy/policy.js';
 import type { ActResult } from './act.js';
 import type { CleanupHandle } from '../handle.js';

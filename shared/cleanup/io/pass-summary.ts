@@ -1,7 +1,7 @@
 // What a pass answers (runPass): the sweep's, invoke's and the CLI's summary and their JSON. Each
 // field is one stage's or one observer's (pass.ts says whose); this shape is the contract, kept
 // as it was when one function filled it.
-import type { Eligible } from '../../plan/decision.js';
+import type { Eligible } from '../../selection/decision.js';
 import type { ActResult } from './act.js';
 import type { PassBrakesSummary } from './pass-brakes.js';
 import type { Posted } from './shards.js';
@@ -34,7 +34,7 @@ export interface PassSummary {
    * get to (carry.ts); or that and the rest of the list it did not read, from where it stopped.
    */
   planFrom: 'listed' | 'carried' | 'resumed';
-  /** Of listMs, waiting for the writers before reading the next page (reading in steps, plan/early.ts). */
+  /** Of listMs, waiting for the writers before reading the next page (reading in steps, selection/early.ts). */
   listWaitMs: number;
   /** Decisions this pass did not start and handed to its next tick (carry.ts). */
   carriedOn?: number;

@@ -1,7 +1,7 @@
 // One full pass of the policy over the cluster: what `sweep` runs on a schedule and `invoke`
 // runs on request, as named stages (stages/):
 //   read (the pods, a page at a time) -> decide (each page as it comes) -> order (each
-//   strategy's order and the limits over every page, as the descheduler's: plan/across-pages.ts)
+//   strategy's order and the limits over every page, as the descheduler's: selection/across-pages.ts)
 //   -> admit (the brakes: pass-brakes.ts) -> act (through the one writer, every way it ends a result).
 // How act is fed is its schedule (stages/schedules.ts): the plan in the policy's order once every
 // page is read; early writes and a carried plan as they come; a fan-out's tail posted as shards.
@@ -11,10 +11,10 @@
 // (plus the context a policy asks for). A time budget stops it cleanly, while reading or acting.
 import type { RemovalTarget } from '../../kube/evict-only.js';
 import type { ClusterWriter } from '../../kube/writer.js';
-import type { Decision, Kept } from '../../plan/decision.js';
-import { earlyAhead } from '../../plan/early.js';
-import { phaseFieldSelector } from '../../plan/field-selector.js';
-import { snapshotNeeds } from '../../plan/needs.js';
+import type { Decision, Kept } from '../../selection/decision.js';
+import { earlyAhead } from '../../selection/early.js';
+import { phaseFieldSelector } from '../../selection/field-selector.js';
+import { snapshotNeeds } from '../../selection/needs.js';
 import type { Policy } from '../../policy/policy.js';
 import { hasBrakes } from '../../brakes/io/brakes.js';
 import { tallied, type RequestTally } from '../../kube/request-tally.js';
@@ -74,7 +74,7 @@ export interface PassOptions {
   dueWithinMs?: number;
   /**
    * Write deletes as their page is decided, where the order cannot change what is removed
-   * (plan/early.ts): the sweep's, so writing starts with the first page instead of after the
+   * (selection/early.ts): the sweep's, so writing starts with the first page instead of after the
    * last. Results then come in the order they were written, not the policy's.
    */
   early?: boolean;

@@ -3,7 +3,7 @@
 // in functions/ answers them as they are (each is an `Answer`: model/answer.ts); pod cleanup
 // itself knows nothing of what a target answers.
 import type { Deferral } from '../../model/removal.js';
-import type { Kept } from '../../plan/decision.js';
+import type { Kept } from '../../selection/decision.js';
 import type { ActResult } from './act.js';
 
 /** The work that did not get done: transient (a retry may do it) or refused (the cluster said no). */

@@ -10,7 +10,7 @@ import type { ActResult } from '../io/act.js';
 import type { PassObserver, PassSummary } from '../io/pass.js';
 import type { ReportsApi } from '../../kube/reports.js';
 import { ReportWriter } from '../../kube/reports.js';
-import type { Decision } from '../../plan/decision.js';
+import type { Decision } from '../../selection/decision.js';
 import type { Policy } from '../../policy/policy.js';
 import { buildReports, profileByStrategy, ReportCollector, type KeptPod, type ReportMode } from './core/build.js';
 import { replaceReports, type ReportsWritten } from './io/write.js';

@@ -1,7 +1,7 @@
 // The flags of `kube-tidy plan --against`, offline and live alike: which policy is the one in
 // force, and the gate on what a change newly selects. Each returns the value or the problem,
 // so the commands list every problem at once (exit 2).
-import type { NewSelectionGate } from '../../plan/diff.js';
+import type { NewSelectionGate } from '../../selection/diff.js';
 
 /** The policy a proposed one is compared with: a file, a ConfigMap of the cluster, or the deployed kube-tidy's ConfigMap. */
 export type Against = { file: string } | { configMap: string } | { deployed: true };

@@ -1,6 +1,6 @@
 // `kube-tidy plan --kubeconfig FILE --policy new.yaml --against current`: both policies decided
-// over ONE paged LIST of the cluster, page by page as the pass decides (plan/across-pages.ts:
-// each policy's order and limits over every page), then compared (plan/diff.ts). Nothing is
+// over ONE paged LIST of the cluster, page by page as the pass decides (selection/across-pages.ts:
+// each policy's order and limits over every page), then compared (selection/diff.ts). Nothing is
 // written, not even as a dry run: a diff is about what each policy selects, which the pure
 // core says from the listing; the API server's answer to each write is the plan's business.
 // Memory: one page of pods, each policy's decisions, and of the pods a policy selected but
@@ -9,14 +9,14 @@ import { fetchContext, fetchJobOwners } from '../../cleanup/io/context.js';
 import { listPods } from '../../kube/list.js';
 import { createLogger } from '../../log.js';
 import type { KubeClients } from '../../kube/clients.js';
-import { AcrossPages } from '../../plan/across-pages.js';
-import { decide } from '../../plan/decide.js';
-import type { Kept } from '../../plan/decision.js';
-import { diffPlans, type DiffSide, type NewSelectionGate } from '../../plan/diff.js';
-import { phaseFieldSelector } from '../../plan/field-selector.js';
-import { snapshotNeeds, type SnapshotNeeds } from '../../plan/needs.js';
-import type { Owner } from '../../plan/retention.js';
-import { indexSnapshot } from '../../plan/snapshot.js';
+import { AcrossPages } from '../../selection/across-pages.js';
+import { decide } from '../../selection/decide.js';
+import type { Kept } from '../../selection/decision.js';
+import { diffPlans, type DiffSide, type NewSelectionGate } from '../../selection/diff.js';
+import { phaseFieldSelector } from '../../selection/field-selector.js';
+import { snapshotNeeds, type SnapshotNeeds } from '../../selection/needs.js';
+import type { Owner } from '../../selection/retention.js';
+import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
 import { printDiff } from './diff-output.js';
 import { Notifier } from '../../notify/notifier.js';

@@ -1,9 +1,9 @@
 // `kube-tidy plan --pods FILE --policy new.yaml --against old.yaml`: both policies decided by
 // the pure core over the same dump at the same instant, limits and order as an offline plan
-// applies them, then compared (plan/diff.ts). The brakes are not applied: they pace how fast a
+// applies them, then compared (selection/diff.ts). The brakes are not applied: they pace how fast a
 // selection is removed, not what is selected, and the gate is about the selection.
-import { decide } from '../../plan/decide.js';
-import { diffPlans, type NewSelectionGate } from '../../plan/diff.js';
+import { decide } from '../../selection/decide.js';
+import { diffPlans, type NewSelectionGate } from '../../selection/diff.js';
 import type { Node, Pod } from '../../model/objects.js';
 import type { Policy } from '../../policy/policy.js';
 import { printDiff } from './diff-output.js';

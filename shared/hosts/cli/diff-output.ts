@@ -1,7 +1,7 @@
 // How `kube-tidy plan --against` prints a policy diff, offline and live alike: JSON lines for
 // scripts (one per pod that changes, one per namespace and strategy, one total, each with a
 // `type`), tables for people, a summary line on stderr, and the exit code of the gate.
-import { exceedsGate, type NewSelectionGate, type PodChange, type PolicyDiff, type SideView } from '../../plan/diff.js';
+import { exceedsGate, type NewSelectionGate, type PodChange, type PolicyDiff, type SideView } from '../../selection/diff.js';
 import { gateText } from './diff-args.js';
 import { jsonLine, table, type Format } from './output.js';
 

@@ -12,7 +12,7 @@ import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js'
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
 import { createLogger } from '../../log.js';
 import { Notifier } from '../../notify/notifier.js';
-import { DEFAULT_PROTECTED_NAMESPACES } from '../../plan/decide.js';
+import { DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
 import { parseGoDuration } from '../../policy/duration.js';
 import { PolicyError } from '../../policy/errors.js';
 import { parseSelectorString } from '../../policy/selector-string.js';

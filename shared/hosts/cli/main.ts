@@ -6,14 +6,14 @@ import { toDeschedulerPolicy } from '../../policy/normalize.js';
 import { abortCut, consideredIn } from '../../brakes/core/abort.js';
 import { formatWindow, metersOf, subjectOf } from '../../brakes/core/meters.js';
 import { DEFAULT_BRAKES, type BrakesPolicy } from '../../policy/brakes-schema.js';
-import type { Decision } from '../../plan/decision.js';
+import type { Decision } from '../../selection/decision.js';
 import type { Pod } from '../../model/objects.js';
 import type { Policy } from '../../policy/policy.js';
-import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../plan/decide.js';
+import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
 import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
-import type { NewSelectionGate } from '../../plan/diff.js';
+import type { NewSelectionGate } from '../../selection/diff.js';
 import { parseAgainst, parseMaxNew } from './diff-args.js';
 import { offlineDiff } from './diff-offline.js';
 

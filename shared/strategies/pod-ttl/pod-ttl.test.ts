@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../plan/decide.js';
-import { phaseFieldSelector } from '../../plan/field-selector.js';
+import { decide } from '../../selection/decide.js';
+import { phaseFieldSelector } from '../../selection/field-selector.js';
 import { loadPolicy } from '../../policy/load.js';
 import { PolicyError } from '../../policy/errors.js';
 import { NOW, pod, type PodBuilder } from '../../../test/fixtures/pods.js';

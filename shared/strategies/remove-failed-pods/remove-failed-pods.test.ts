@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../plan/decide.js';
+import { decide } from '../../selection/decide.js';
 import { NOW, pod, type PodBuilder } from '../../../test/fixtures/pods.js';
 import { policyOf } from '../../../test/fixtures/policy.js';
 

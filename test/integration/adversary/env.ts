@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { decide } from '../../../shared/plan/decide.js';
+import { decide } from '../../../shared/selection/decide.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
 import { describeWrite, installCrds, type AuditLog, sharedAudit, sharedCluster, sharedCrdsDir, type AuditMark, type AuditWrite } from '../../harness/index.js';
 import { functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';

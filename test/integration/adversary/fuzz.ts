@@ -2,7 +2,7 @@
 // uids, resourceVersions, phases, statuses, timestamps, owners, labels, verbs, modes, headers,
 // sizes), each applied to a pod as it is stored, and sent to the real functions in small
 // concurrent batches. The oracle, per batch: the policy applied to the pods as stored before
-// the batch (shared/plan/decide.ts) says which pods may be written; the audit log says what was
+// the batch (shared/selection/decide.ts) says which pods may be written; the audit log says what was
 // sent. A write outside that set, a pod write without uid + resourceVersion preconditions, or
 // a 5xx (nothing is down: no answer may ask for a retry) counts against the functions.
 // Used by fuzz.test.ts (CI: a fixed seed, 10,000 events) and `npm run bench fuzz` (more).

@@ -1,5 +1,5 @@
 // Issue 27 on the real control plane: a pass writes each page's deletes while it reads the next
-// pages where the order cannot change what is removed (plan/early.ts), and keeps the whole
+// pages where the order cannot change what is removed (selection/early.ts), and keeps the whole
 // order where it can (a limit); a sweep cut by its time budget hands what it did not start to
 // its next tick, which writes it without listing (cleanup/io/carry.ts), each write still tied
 // to the pod as listed: a pod changed or replaced since is not removed on the carried decision.

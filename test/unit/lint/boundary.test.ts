@@ -27,7 +27,7 @@ describe('the pure core stays pure', () => {
     ['makes a Date of now', 'export const x = () => new Date();', 'no-restricted-syntax'],
     ['reads the environment', 'export const x = () => process.env.X;', 'no-restricted-globals'],
   ])('a module of shared/plan that %s fails lint', async (_what, code, rule) => {
-    expect((await problems('shared/plan/boundary-probe.ts', code)).join('\n')).toContain(rule);
+    expect((await problems('shared/selection/boundary-probe.ts', code)).join('\n')).toContain(rule);
   });
 
   it('a family core module (shared/<family>/core/) is held to the same rule', async () => {

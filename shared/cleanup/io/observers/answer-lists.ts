@@ -1,7 +1,7 @@
 // The answer's per-pod lists: the first results (in the order they were handed on: early writes
 // as they ended, then the rest in the policy's order) and the first kept pods, each capped at
 // maxResults; `kept` counts every kept pod. Nothing per pod beyond the caps is held.
-import type { Kept } from '../../../plan/decision.js';
+import type { Kept } from '../../../selection/decision.js';
 import type { ActResult } from '../act.js';
 import type { PassSummary } from '../pass-summary.js';
 import type { PassObserver } from './observer.js';

@@ -1,7 +1,7 @@
 // The due list's part of a pass (shared/cleanup/due): the pods seen that time alone brings in within
 // `withinMs`, so the sweep lists them and each is acted on at its time rather than at the next
 // sweep. It asks the decide stage for eligibility and owns `dueSoon`.
-import type { Eligible } from '../../../plan/decision.js';
+import type { Eligible } from '../../../selection/decision.js';
 import type { PassSummary } from '../pass-summary.js';
 import type { PageDecided, PassObserver } from './observer.js';
 

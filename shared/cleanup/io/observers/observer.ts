@@ -2,7 +2,7 @@
 // due soon, Kubernetes Events' budget, CloudEvents, the request and time meter, and the
 // caller's own (the CLI's progress, OpenReports). Each subscribes to what it needs and owns the
 // summary fields it fills at the end; the stages only say what happened, in one place each.
-import type { Decision, Kept, Plan } from '../../../plan/decision.js';
+import type { Decision, Kept, Plan } from '../../../selection/decision.js';
 import type { ActResult } from '../act.js';
 import type { PassSummary } from '../pass-summary.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision, Kept, Plan } from '../../../plan/decision.js';
+import type { Decision, Kept, Plan } from '../../../selection/decision.js';
 import type { ActResult } from '../act.js';
 import type { PassSummary } from '../pass-summary.js';
 import { AnswerLists } from './answer-lists.js';

@@ -7,7 +7,7 @@ import type { Admitted, AdmissionTicket } from '../../../kube/admission.js';
 import { KubeRequestError } from '../../../kube/errors.js';
 import type { RemovalTarget } from '../../../kube/evict-only.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
-import type { Decision } from '../../../plan/decision.js';
+import type { Decision } from '../../../selection/decision.js';
 import { act, failuresOf, resultOf, type ActResult } from '../act.js';
 import type { EventBudget } from '../event-budget.js';
 

@@ -1,14 +1,14 @@
-// The decide stage of a pass: one page of pods through the core (plan/decide.ts), as it comes.
-// Where the order cannot change what is removed (plan/early.ts), the page's deletes are split
+// The decide stage of a pass: one page of pods through the core (selection/decide.ts), as it comes.
+// Where the order cannot change what is removed (selection/early.ts), the page's deletes are split
 // off to be written now; the rest go to the order stage. What each selected pod was when listed
 // is kept for its write (uid, resourceVersion, phase, request-evict-only mark), for the selected
 // pods only, never the pages. Owns its share of decideMs.
 import { removalTarget, type RemovalTarget } from '../../../kube/evict-only.js';
 import type { Stored } from '../../../model/identity.js';
 import type { Pod } from '../../../model/objects.js';
-import { decide } from '../../../plan/decide.js';
-import type { Kept, Plan } from '../../../plan/decision.js';
-import { splitEarly } from '../../../plan/early.js';
+import { decide } from '../../../selection/decide.js';
+import type { Kept, Plan } from '../../../selection/decision.js';
+import { splitEarly } from '../../../selection/early.js';
 import type { Policy } from '../../../policy/policy.js';
 import type { CarriedWrite } from '../carry.js';
 import type { OrderStage } from './order.js';

@@ -1,10 +1,10 @@
 // The order stage of a pass: each strategy's order (oldest first) and the descheduler's limits
-// over every page, as one cycle (plan/across-pages.ts). The decide stage adds each page's plan
+// over every page, as one cycle (selection/across-pages.ts). The decide stage adds each page's plan
 // to it; once every page is read it gives the decisions in the policy's order and what a limit
 // or retention kept. Owns its share of decideMs and whether maxNoOfPodsToEvictTotal was reached.
-import { AcrossPages } from '../../../plan/across-pages.js';
-import type { Decision, Kept, Plan } from '../../../plan/decision.js';
-import type { JobOwners } from '../../../plan/retention.js';
+import { AcrossPages } from '../../../selection/across-pages.js';
+import type { Decision, Kept, Plan } from '../../../selection/decision.js';
+import type { JobOwners } from '../../../selection/retention.js';
 import type { Pod } from '../../../model/objects.js';
 import type { Policy } from '../../../policy/policy.js';
 

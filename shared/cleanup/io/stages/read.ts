@@ -2,9 +2,9 @@
 // time, in every namespace the pass covers, from where an earlier tick stopped if it read in
 // steps. Owns pages, podsSeen, the field selector and the listing's time.
 import { listPods, type PodPage } from '../../../kube/list.js';
-import type { JobOwners, Owner } from '../../../plan/retention.js';
-import type { SnapshotNeeds } from '../../../plan/needs.js';
-import { indexSnapshot, type Snapshot, type SnapshotIndex } from '../../../plan/snapshot.js';
+import type { JobOwners, Owner } from '../../../selection/retention.js';
+import type { SnapshotNeeds } from '../../../selection/needs.js';
+import { indexSnapshot, type Snapshot, type SnapshotIndex } from '../../../selection/snapshot.js';
 import type { Policy } from '../../../policy/policy.js';
 import type { CleanupHandle } from '../../handle.js';
 import { fetchContext, fetchJobOwners } from '../context.js';
@@ -14,7 +14,7 @@ export interface ReadSummary {
   podsSeen: number;
   /** Reading and deciding every page (the order stage included); 0 for a carried plan. */
   listMs: number;
-  /** Of listMs, waiting for the writers before reading the next page (reading in steps, plan/early.ts). */
+  /** Of listMs, waiting for the writers before reading the next page (reading in steps, selection/early.ts). */
   listWaitMs: number;
   fieldSelector?: string | undefined;
 }

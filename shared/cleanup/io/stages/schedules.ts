@@ -1,14 +1,14 @@
 // How the act stage is fed and when: its schedules. A pass writes its plan in the policy's
 // order once every page is read (`inPolicyOrder`), the order and the limits being over all of
-// them. Where the order cannot change what is removed (plan/early.ts says when), deletes are
+// them. Where the order cannot change what is removed (selection/early.ts says when), deletes are
 // written as their page is decided, and what a tick did not get to is the next tick's without a
 // LIST: both fed `asTheyCome`, the next page read only once the writers are close to done when
 // reading in steps. With a fan-out sink, a plan larger than one shard keeps its first shard and
 // posts the rest to other instances (`fanOutTail`, shards.ts).
 import { sweepSource } from '../../../model/keys.js';
-import { carriesOn, readsInSteps, writesEarly } from '../../../plan/early.js';
-import type { Decision } from '../../../plan/decision.js';
-import type { SnapshotNeeds } from '../../../plan/needs.js';
+import { carriesOn, readsInSteps, writesEarly } from '../../../selection/early.js';
+import type { Decision } from '../../../selection/decision.js';
+import type { SnapshotNeeds } from '../../../selection/needs.js';
 import type { Policy } from '../../../policy/policy.js';
 import { asTheyCome, type Fed } from '../../../pool/as-they-come.js';
 import { inOrder } from '../../../pool/in-order.js';
@@ -39,7 +39,7 @@ export interface ScheduleAsked {
   labelSelector?: string | undefined;
 }
 
-/** The schedules a pass may use: what it asked, where plan/early.ts allows it (the configured policy's brakes, a fan-out, what the decisions read). */
+/** The schedules a pass may use: what it asked, where selection/early.ts allows it (the configured policy's brakes, a fan-out, what the decisions read). */
 export function scheduleOf(o: ScheduleAsked, brakes: boolean, needs: SnapshotNeeds): Schedule {
   const conditions = { brakes, fanOut: o.fanOut !== undefined };
   const early = o.early === true && writesEarly(o.policy, conditions);

@@ -26,7 +26,7 @@ export interface DecideOptions {
    */
   eligibleAt?: boolean;
   /**
-   * kubeTidy.retention (plan/retention.ts): the finished pods of the judged pods' owners, when
+   * kubeTidy.retention (selection/retention.ts): the finished pods of the judged pods' owners, when
    * the caller read more of them than the snapshot's pods (the event path reads an owner's
    * other pods); the judged pods are added to it. Absent: the snapshot's pods (and context
    * pods) are all there is. 'defer': not applied here, because the owners' other pods are on
@@ -59,7 +59,7 @@ export const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
  * The pure core: policy, snapshot and `now` in, an ordered plan out. Profiles run in
  * order, strategies in the order each profile enables them, each strategy's pods in its
  * own order (oldest first); a pod is decided at most once; limits span the whole call.
- * kubeTidy.retention (plan/retention.ts) keeps each owner's newest pods before the limits.
+ * kubeTidy.retention (selection/retention.ts) keeps each owner's newest pods before the limits.
  */
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
   const index = options.index ?? indexSnapshot(snapshot);

@@ -16,7 +16,7 @@ import { RetentionIndex, ruleFor, type JobOwners } from './retention.js';
 // kept once (issue 27: a few hundred bytes a pod, at 37,500 selected pods, is the plan).
 //
 // kubeTidy.retention is over every page too: an owner's newest pods may be on any page. With
-// retention rules, each page's finished pods leave a few fields each (plan/retention.ts,
+// retention rules, each page's finished pods leave a few fields each (selection/retention.ts,
 // `Finished`: uid, phase, time, owner), not the pods; runs with a rule hand on their pods
 // undecided (decide's retention 'defer'), and finish keeps the newest of each owner before it
 // applies the limits, in the same order as one decide over every page.
