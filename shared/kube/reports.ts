@@ -10,10 +10,11 @@
 // `kube-tidy` (force: a hand edit never blocks the next pass; `results` is an atomic list, so
 // the applied list replaces the stored one), and a report no pass wrote is deleted at the
 // resourceVersion it was listed at (one rewritten since is left to its writer).
+import { deleteAsSeen, type DeletedAsSeen } from './delete-as-seen.js';
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { ObjectId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
-import { classifyKubeError, toKubeError } from './errors.js';
+import { toKubeError } from './errors.js';
 import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
 import { WriteRefusals } from './write-refusals.js';
@@ -99,23 +100,12 @@ export class ReportWriter {
   }
 
   /** Delete a report as it was listed: `stale` when it was rewritten since (its writer's now), `gone` when already gone. */
-  async remove(id: ObjectId): Promise<'deleted' | 'gone' | 'stale'> {
+  async remove(id: ObjectId): Promise<DeletedAsSeen> {
     const what = `delete report ${keyOf(id)}`;
     this.guard(what, id.namespace ?? '', 'delete');
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
-    try {
-      await this.custom.deleteNamespacedCustomObject({
-        ...REPORTS,
-        namespace: id.namespace ?? '',
-        name: id.name,
-        body: preconditions ? { preconditions } : {},
-      });
-      return 'deleted';
-    } catch (e) {
-      const kind = classifyKubeError(e).kind;
-      if (kind === 'not-found') return 'gone';
-      if (kind === 'conflict') return 'stale';
-      throw this.refusals.noted('delete', what, toKubeError(e, what));
-    }
+    return deleteAsSeen(what, this.refusals, () =>
+      this.custom.deleteNamespacedCustomObject({ ...REPORTS, namespace: id.namespace ?? '', name: id.name, body: preconditions ? { preconditions } : {} }),
+    );
   }
 }

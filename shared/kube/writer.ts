@@ -12,6 +12,7 @@
 // - every write refused, by kube-tidy or the API server, is counted by reason and verb and
 //   logged as a sample (write-refusals.ts).
 // Nothing outside shared/kube calls a client's write methods (eslint.config.js enforces it).
+import { deleteAsSeen, type DeletedAsSeen } from './delete-as-seen.js';
 import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
@@ -322,19 +323,11 @@ export class ClusterWriter {
    * `stale` when someone wrote it since, `gone` when it is already gone. For a store kube-tidy
    * retired once its content was carried elsewhere (evacuation/io/legacy-slots.ts).
    */
-  async deleteConfigMap(namespace: string, name: string, seen: V1ConfigMap): Promise<'deleted' | 'gone' | 'stale'> {
+  async deleteConfigMap(namespace: string, name: string, seen: V1ConfigMap): Promise<DeletedAsSeen> {
     const what = `delete configmap ${namespace}/${name}`;
     this.guard(what, namespace, 'delete');
     const preconditions = { uid: seen.metadata?.uid, resourceVersion: seen.metadata?.resourceVersion };
-    try {
-      await this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: { preconditions } }));
-      return 'deleted';
-    } catch (e) {
-      const kind = classifyKubeError(e).kind;
-      if (kind === 'not-found') return 'gone';
-      if (kind === 'conflict') return 'stale';
-      throw this.refusals.noted('delete', what, toKubeError(e, what));
-    }
+    return deleteAsSeen(what, this.refusals, () => this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: { preconditions } })));
   }
 
   /** Create a namespace (kube-tidy's own, for its ledger); one that exists is fine. */
