@@ -1,5 +1,4 @@
 import { defragParts } from '../shared/defrag/index.js';
-import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -18,8 +17,8 @@ export const defrag = defineTarget({
     const dryRun = input.type !== 'tick' || parts.dryRun;
     return { ...(await parts.step({ dryRun })), dryRun };
   },
-  observe(answer) {
-    record('defragSteps', 1, { outcome: answer.outcome });
-    if (typeof answer.nodesFreed === 'number' && answer.nodesFreed > 0) record('defragNodesFreed', answer.nodesFreed);
+  observe(answer, metrics) {
+    metrics.record('defragSteps', 1, { outcome: answer.outcome });
+    if (typeof answer.nodesFreed === 'number' && answer.nodesFreed > 0) metrics.record('defragNodesFreed', answer.nodesFreed);
   },
 });

@@ -11,7 +11,6 @@ import {
 import { getPod } from '../shared/kube/get.js';
 import type { Pod } from '../shared/model/objects.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
-import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -99,8 +98,8 @@ export const evacuation = defineTarget({
     return { ...(await evacuate(await parts.deps(), ref)) };
   },
   // A tick answers every pod's result; an event answers one pod's.
-  observe(answer) {
+  observe(answer, metrics) {
     const results: { outcome: string }[] = 'results' in answer ? answer.results : answer.pod ? [answer] : [];
-    for (const r of results) record('evacuations', 1, { state: r.outcome });
+    for (const r of results) metrics.record('evacuations', 1, { state: r.outcome });
   },
 });

@@ -1,6 +1,5 @@
 import { cascadeDelete, matchKind, multiKueueParts, type CascadeResult } from '../shared/multikueue/index.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
-import { record } from '../shared/metrics/record.js';
 import { defineTarget } from '../shared/serve/target.js';
 
 /**
@@ -45,7 +44,7 @@ export const jobDeleted = defineTarget({
     const why = results.map((r) => `${r.worker}: ${r.outcome}`).join('; ') || 'no workers configured';
     return { outcome, job, kind: `${kind.group}/${kind.kind}`, why, workers: results, failures };
   },
-  observe(answer) {
-    for (const w of answer.workers ?? []) record('cascades', 1, { worker: w.worker, outcome: w.outcome });
+  observe(answer, metrics) {
+    for (const w of answer.workers ?? []) metrics.record('cascades', 1, { worker: w.worker, outcome: w.outcome });
   },
 });

@@ -1,4 +1,3 @@
-import { record } from '../shared/metrics/record.js';
 import { orphanSweepCompleted } from '../shared/notify/families.js';
 import { multiKueueParts, readManager, sweepWorker } from '../shared/multikueue/index.js';
 import { defineTarget } from '../shared/serve/target.js';
@@ -32,10 +31,10 @@ export const orphanSweep = defineTarget({
     orphanSweepCompleted(mk.notifier, { dryRun: opts.dryRun, outcome, counts: { workers: summary, managerRequests: manager.requests }, failures });
     return { outcome, summary, managerRequests: manager.requests, workers: reports, failures };
   },
-  observe(answer) {
+  observe(answer, metrics) {
     for (const w of answer.workers) {
-      record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
-      for (const d of w.decisions) record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
+      metrics.record('workerSweeps', 1, { worker: w.worker, outcome: w.outcome });
+      for (const d of w.decisions) metrics.record('orphans', 1, { worker: w.worker, kind: d.kind, result: d.result ?? d.action });
     }
   },
 });

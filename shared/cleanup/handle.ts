@@ -9,6 +9,7 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
@@ -57,6 +58,8 @@ export interface CleanupHandle {
   log: Logger;
   /** The process's CloudEvents out (notify/notifier.ts): every decision a pass or one pod makes. */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts): each removal, a pass's abort, the due list's refusals and lost state. */
+  metrics: MetricsRecorder;
 }
 
 export interface CleanupAdmissionOptions {
@@ -105,6 +108,7 @@ export function handleOf(rt: Runtime, sweep: SweepSettings): CleanupHandle {
     now: () => rt.now(),
     log: rt.log,
     notifier: rt.notifier,
+    metrics: rt.metrics,
   };
   return h;
 }

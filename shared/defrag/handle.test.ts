@@ -11,6 +11,7 @@ import { startRuntime } from '../runtime/runtime.js';
 import { defragHandle, type DefragHandle } from './handle.js';
 import { defragPartsOf } from './index.js';
 import { offlineKubeconfig } from '../../test/fixtures/offline.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 
 // Defragmentation sees the process only through its handle: DEFRAG_* in ms and counts, the
 // process's dry run and protected namespaces, its policy and clock, and the writer.
@@ -67,6 +68,7 @@ describe("defragmentation's parts, from a handle alone", () => {
       now: () => 0,
       log: pino({ level: 'silent' }),
       notifier: Notifier.off(),
+      metrics: MetricsRecorder.off(),
     });
     expect(defragPartsOf(h(true)).dryRun).toBe(true);
     expect(defragPartsOf(h(false)).dryRun).toBe(false);

@@ -8,6 +8,7 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
@@ -42,6 +43,11 @@ export interface DefragHandle {
   log: Logger;
   /** The process's CloudEvents out (notify/notifier.ts): each step's. */
   notifier: Notifier;
+  /**
+   * The process's metrics recorder (metrics/recorder.ts). Defrag's deferrals are counted by the
+   * brakes behind `admission`, its steps by its target from the answer (functions/defrag.ts).
+   */
+  metrics: MetricsRecorder;
 }
 
 /** The handle of a function process: DEFRAG_* from its environment, the rest the runtime's. */
@@ -62,5 +68,6 @@ export function defragHandle(rt: Runtime): DefragHandle {
     now: () => rt.now(),
     log: rt.log,
     notifier: rt.notifier,
+    metrics: rt.metrics,
   };
 }

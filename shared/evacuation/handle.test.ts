@@ -16,6 +16,7 @@ import { requesterName } from './core/eviction-request.js';
 import { evacuationHandle, type EvacuationHandle } from './handle.js';
 import { evacuationPartsOf } from './index.js';
 import { offlineKubeconfig } from '../../test/fixtures/offline.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 
 // Evacuation sees the process only through its handle: its configuration in ms, the process's
 // dry run and protected namespaces in its writer, the runtime's clock, and pod cleanup's view
@@ -86,6 +87,7 @@ describe("evacuation's parts, from a handle alone", () => {
       now: () => 99,
       log,
       notifier: Notifier.off(),
+      metrics: MetricsRecorder.off(),
     };
     return h;
   };

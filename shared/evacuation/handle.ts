@@ -10,6 +10,7 @@ import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import { policyOf, type Runtime } from '../runtime/runtime.js';
 import { readEvacuationConfig, type EvacuationConfig } from './config.js';
@@ -39,6 +40,8 @@ export interface EvacuationHandle {
   log: Logger;
   /** The process's CloudEvents out (notify/notifier.ts): each evacuation's state written. */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts): discovery's request, slots found unreadable or lost. */
+  metrics: MetricsRecorder;
 }
 
 /**
@@ -47,7 +50,7 @@ export interface EvacuationHandle {
  */
 export function evacuationHandle(rt: Runtime): EvacuationHandle {
   const discoveryTimeoutMs = rt.config.REQUEST_TIMEOUT_SECONDS * 1000;
-  const served = evictionRequestDiscovery();
+  const served = evictionRequestDiscovery(rt.metrics);
   return {
     config: readEvacuationConfig(rt.env),
     ledgerNamespace: rt.config.BRAKES_NAMESPACE,
@@ -66,5 +69,6 @@ export function evacuationHandle(rt: Runtime): EvacuationHandle {
     now: () => rt.now(),
     log: rt.log,
     notifier: rt.notifier,
+    metrics: rt.metrics,
   };
 }

@@ -17,6 +17,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
 import { classifyKubeError } from './errors.js';
 import { unsafePathProblem } from './path-guard.js';
@@ -57,6 +58,8 @@ export interface KubeClientOptions {
    * alive with the long-lived one, ~1.7 KB a request (issue 27: the CLI's live plan grew with it).
    */
   endsAt?: number;
+  /** Where each request sent and each answer are counted: the host's recorder (none: not counted). */
+  metrics?: MetricsRecorder;
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
@@ -67,6 +70,7 @@ function middleware(
   onRequest: KubeClientOptions['onRequest'],
   throttle: Throttle,
   server: string,
+  metrics: MetricsRecorder,
   endsAt?: number,
 ): Middleware {
   return {
@@ -78,7 +82,7 @@ function middleware(
       await throttle.take();
       countRequestSent();
       onRequest?.(context.getHttpMethod(), context.getUrl());
-      observeApiRequest(context.getHttpMethod(), server);
+      observeApiRequest(metrics, context.getHttpMethod(), server);
       const left = endsAt === undefined ? ms : Math.min(ms, Math.floor(endsAt - Date.now()));
       context.setSignal(left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)')));
       const agent = context.getAgent();
@@ -86,7 +90,7 @@ function middleware(
       return context;
     },
     post: async (context: ResponseContext) => {
-      observeApiResponse(server, context.httpStatusCode);
+      observeApiResponse(metrics, server, context.httpStatusCode);
       // The server's own throttling answers in plain text (see errors.ts `throttled`); a
       // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
       if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? ''))
@@ -126,7 +130,15 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
  */
 export function clientConfiguration(
   kc: KubeConfig,
-  { timeoutMs = 30_000, keepAlive = true, onRequest, qps = DEFAULT_QPS, burst = DEFAULT_BURST, endsAt }: KubeClientOptions = {},
+  {
+    timeoutMs = 30_000,
+    keepAlive = true,
+    onRequest,
+    qps = DEFAULT_QPS,
+    burst = DEFAULT_BURST,
+    endsAt,
+    metrics = MetricsRecorder.off(),
+  }: KubeClientOptions = {},
 ) {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -135,7 +147,7 @@ export function clientConfiguration(
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, endsAt)],
+    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, metrics, endsAt)],
   });
   return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
 }
@@ -158,10 +170,11 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
 /**
  * API discovery: whether `group`/`version` is served (GET /apis). One request, no kept-alive
  * connection; failures are typed by the caller (toKubeError). Alpha groups appear here only
- * when the API server enables them (feature gate and --runtime-config).
+ * when the API server enables them (feature gate and --runtime-config). `metrics`: where the
+ * request is counted (the host's recorder).
  */
-export async function groupVersionServed(kc: KubeConfig, group: string, version: string, timeoutMs: number): Promise<boolean> {
-  const { configuration } = clientConfiguration(kc, { timeoutMs, keepAlive: false });
+export async function groupVersionServed(kc: KubeConfig, group: string, version: string, timeoutMs: number, metrics?: MetricsRecorder): Promise<boolean> {
+  const { configuration } = clientConfiguration(kc, { timeoutMs, keepAlive: false, ...(metrics ? { metrics } : {}) });
   const groups = await new ApisApi(configuration).getAPIVersions();
   return (groups.groups ?? []).some((g) => g.name === group && g.versions.some((v) => v.version === version));
 }

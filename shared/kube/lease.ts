@@ -6,6 +6,7 @@
 // Through the one client factory, for its request timeout above all: a renewal that hangs must
 // end before the renew deadline, or the leader would go on acting after its Lease expired.
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { LeaseSpec } from '../model/lease.js';
 import { clientConfiguration } from './clients.js';
 import { classifyKubeError } from './errors.js';
@@ -61,9 +62,9 @@ const toSpec = (l: V1Lease): ObservedLease => {
   };
 };
 
-/** `timeoutMs`: each request's, below the renew deadline. */
-export function leaseClient(kc: KubeConfig, ref: LeaseRef, { timeoutMs }: { timeoutMs: number }): LeaseClient {
-  const api = new CoordinationV1Api(clientConfiguration(kc, { timeoutMs }).configuration);
+/** `timeoutMs`: each request's, below the renew deadline. `metrics`: where its requests are counted (the host's recorder). */
+export function leaseClient(kc: KubeConfig, ref: LeaseRef, { timeoutMs, metrics }: { timeoutMs: number; metrics?: MetricsRecorder }): LeaseClient {
+  const api = new CoordinationV1Api(clientConfiguration(kc, { timeoutMs, ...(metrics ? { metrics } : {}) }).configuration);
   const failed = (e: unknown): LeaseWrite => ({
     ok: false,
     conflict: classifyKubeError(e).kind === 'conflict',

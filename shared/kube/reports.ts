@@ -17,6 +17,7 @@ import { keyOf } from '../model/identity.js';
 import { toKubeError } from './errors.js';
 import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 import { WriteRefusals } from './write-refusals.js';
 
 export const REPORTS_FIELD_MANAGER = 'kube-tidy';
@@ -42,7 +43,7 @@ export class ReportWriter {
     private readonly custom: ReportsApi,
     private readonly protectedNamespaces: readonly string[],
     /** Where a refused write is counted and logged: the process's writer's, or one of its own. */
-    private readonly refusals: WriteRefusals = new WriteRefusals(),
+    private readonly refusals: WriteRefusals = new WriteRefusals(MetricsRecorder.off()),
   ) {}
 
   /** Not a protected namespace: kube-tidy may write its reports there. */

@@ -6,7 +6,7 @@
 // line each, the rest one summary line (metrics/sampled-log.ts), so a flood cannot fill the log.
 // A transient failure (5xx, throttling, a timeout) is no refusal: a retry may succeed.
 import { createLogger, type Logger } from '../log.js';
-import { record } from '../metrics/record.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import { logSampler, type Sampler } from '../metrics/sampled-log.js';
 import { classifyKubeError, KubeError } from './errors.js';
 
@@ -41,14 +41,19 @@ const WINDOW_MS = 60_000;
 /**
  * One process's refusals seen: where they are logged (the process's logger; the CLI's is on
  * stderr, never its output) and the sampler that keeps a flood to a few lines a minute. The
- * runtime (or the CLI) builds one at start and gives it to every writer it makes; a writer
- * built without one (tests) gets its own, logging on stdout.
+ * runtime (or the CLI) builds one at start, counting in the host's recorder, and gives it to
+ * every writer it makes; a writer built without one (tests) gets its own, logging on stdout and
+ * counting nowhere.
  */
 export class WriteRefusals {
   private readonly sampled: Sampler<WriteRefusalReason>;
   private log: Logger | undefined;
 
-  constructor(log?: Logger, now?: () => number) {
+  constructor(
+    private readonly metrics: MetricsRecorder,
+    log?: Logger,
+    now?: () => number,
+  ) {
     this.log = log;
     this.sampled = logSampler<WriteRefusalReason>({
       perWindow: LOG_PER_WINDOW,
@@ -65,7 +70,7 @@ export class WriteRefusals {
   /** One refused write: counted every time, logged as sampled. Never throws. */
   note(verb: WriteVerb, reason: WriteRefusalReason, what: string, message?: string): void {
     try {
-      record('writesRefused', 1, { reason, verb });
+      this.metrics.record('writesRefused', 1, { reason, verb });
       if (this.sampled(reason)) this.logger().warn({ verb, reason, what, ...(message ? { message } : {}) }, 'write refused');
     } catch {
       // Seeing a refusal must never change what the write answers.

@@ -22,6 +22,7 @@ import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordOptions
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
 import { WriteRefusals, type WriteVerb } from './write-refusals.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 
 export interface WriterOptions {
   dryRun: boolean;
@@ -75,7 +76,7 @@ export class ClusterWriter {
     private readonly clients: Pick<KubeClients, 'core' | 'events' | 'custom'>,
     readonly options: WriterOptions,
   ) {
-    this.refusals = options.refusals ?? new WriteRefusals();
+    this.refusals = options.refusals ?? new WriteRefusals(MetricsRecorder.off());
   }
 
   /** How this writer's Events are recorded: none in a dry run; named for this process's instance. */

@@ -2,7 +2,7 @@
 // docs/reference/metrics.md (generated) and the dashboard/alert check (test/unit/metrics/dashboard.test.ts) read it.
 // Names are the Prometheus names as scraped (counters end in _total, durations in _seconds);
 // over OTLP a counter is sent without `_total` (the Prometheus side of a collector adds it back).
-// A gauge holds the value last set per series (record.ts sets it only when it changed).
+// A gauge holds the value last set per series (recorder.ts sets it only when it changed).
 //
 // The pod counter keeps the descheduler's name shape and label names
 // (descheduler_pods_evicted_total{result,strategy,profile,namespace,node}) so an alert or a

@@ -1,17 +1,19 @@
 // From results to measurements, at the edges (never in the pure core, which eslint keeps
 // free of this module): what a removal ended as, what a request answered, what the API server
-// said. Each function reads a result the edge already has; none changes it.
+// said. Each function reads a result the edge already has; none changes it, and each records
+// into the recorder the edge was handed (its handle's, its host's: recorder.ts).
 import type { Answer } from '../model/answer.js';
-import { record } from './record.js';
+import type { MetricsRecorder } from './recorder.js';
 
 /** One pod the pod-cleanup core selected, as the write ended (cleanup/io/act.ts). */
 export function observeRemoval(
+  m: MetricsRecorder,
   d: { strategy: string; profile: string; namespace: string; node?: string | undefined },
   r: { action: string; outcome: string; dryRun: boolean },
 ): void {
   // The descheduler's "success" for done; the other outcomes keep their own names.
   const result = r.outcome === 'deleted' || r.outcome === 'evicted' ? 'success' : r.outcome;
-  record('podsEvicted', 1, {
+  m.record('podsEvicted', 1, {
     result,
     action: r.action,
     strategy: d.strategy,
@@ -26,27 +28,28 @@ export function observeRemoval(
 export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation';
 
 /** A pod a brake held back (brakes/io/tell.ts). */
-export function observeDeferral(d: { budget: string; scope: string }, path: DeferralPath, n = 1): void {
-  record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
+export function observeDeferral(m: MetricsRecorder, d: { budget: string; scope: string }, path: DeferralPath, n = 1): void {
+  m.record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });
 }
 
 /** Pods the due list or the timers refused because a bound was reached (shared/cleanup/due/io). */
-export function observeDueRefused(reason: 'list-full' | 'timers-full', n = 1): void {
-  if (n > 0) record('dueRefused', n, { reason });
+export function observeDueRefused(m: MetricsRecorder, reason: 'list-full' | 'timers-full', n = 1): void {
+  if (n > 0) m.record('dueRefused', n, { reason });
 }
 
 /** State kube-tidy keeps in the cluster found not as it wrote it (catalogue: stateUnreadable). */
 export function observeStateUnreadable(
+  m: MetricsRecorder,
   store: 'brakes-ledger' | 'due-list' | 'evacuation-slots' | 'lease',
   found: 'unreadable' | 'deleted' | 'replaced',
   n = 1,
 ): void {
-  if (n > 0) record('stateUnreadable', n, { store, found });
+  if (n > 0) m.record('stateUnreadable', n, { store, found });
 }
 
 /** A pass the percentage abort stopped. */
-export function observeAbort(scope: string): void {
-  record('budgetAborted', 1, { scope });
+export function observeAbort(m: MetricsRecorder, scope: string): void {
+  m.record('budgetAborted', 1, { scope });
 }
 
 /**
@@ -68,32 +71,33 @@ const REFUSAL_REASONS: Record<number, string> = {
  * the target's own `observe`, for what its answer says (cascades, evacuations, ...).
  */
 export function observeRequest<A extends Answer>(
+  m: MetricsRecorder,
   target: string,
   status: number,
   seconds: number,
   answer: A | undefined,
   tick: boolean,
-  family?: (answer: A) => void,
+  family?: (answer: A, metrics: MetricsRecorder) => void,
 ): void {
   const code = String(status);
-  record('requests', 1, {
+  m.record('requests', 1, {
     target,
     code,
     outcome: typeof answer?.outcome === 'string' ? answer.outcome : status >= 500 ? 'error' : (REFUSAL_REASONS[status] ?? 'rejected'),
   });
-  record('requestDuration', seconds, { target, code });
-  if (tick && answer) record('loopDuration', seconds, { target });
-  if (answer) family?.(answer);
+  m.record('requestDuration', seconds, { target, code });
+  if (tick && answer) m.record('loopDuration', seconds, { target });
+  if (answer) family?.(answer, m);
 }
 
 /** A Kubernetes API request as it is sent (kube/clients.ts's middleware); `server`: the cluster's URL. */
-export function observeApiRequest(method: string, server: string): void {
-  record('apiRequests', 1, { method, host: hostOf(server) });
+export function observeApiRequest(m: MetricsRecorder, method: string, server: string): void {
+  m.record('apiRequests', 1, { method, host: hostOf(server) });
 }
 
 /** The API server's answer to one (a response carries no method or URL: the cluster's URL). */
-export function observeApiResponse(server: string, status: number): void {
-  record('apiResponses', 1, { host: hostOf(server), code: String(status) });
+export function observeApiResponse(m: MetricsRecorder, server: string, status: number): void {
+  m.record('apiResponses', 1, { host: hostOf(server), code: String(status) });
 }
 
 function hostOf(url: string): string {

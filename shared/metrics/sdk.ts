@@ -1,4 +1,4 @@
-// The OpenTelemetry SDK behind record.ts, loaded on first need (it is not free at a cold
+// The OpenTelemetry SDK behind recorder.ts (one per recorder), loaded on first need (it is not free at a cold
 // start). One instrumentation, two exporters: a Prometheus reader that exposition.ts
 // serializes on a scrape (standalone mode), and, when the standard
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is set, an OTLP/HTTP
@@ -33,7 +33,7 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   let pushing: PeriodicExportingMetricReader | undefined;
   let failedExports = 0;
   if (otlp) {
-    // Flushed at the end of every request (record.ts); the period only covers a process
+    // Flushed at the end of every request (recorder.ts afterRequest); the period only covers a process
     // that lives on between requests (standalone, min-scale > 0).
     // The reader's forceFlush swallows a failed export: the exporter is wrapped to count them.
     const inner = new OTLPMetricExporter();

@@ -11,6 +11,7 @@ import { readMultiKueueConfig } from './config.js';
 import { multiKueueHandle, type MultiKueueHandle } from './handle.js';
 import { multiKueuePartsOf } from './index.js';
 import { offlineKubeconfig } from '../../test/fixtures/offline.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 
 // MultiKueue sees the process only through its handle: its own configuration, the process's
 // request timeout (in ms) and dry run, the manager's clients, the writer over a worker's
@@ -62,6 +63,7 @@ describe("MultiKueue's parts, from a handle alone", () => {
     now: () => 0,
     log,
     notifier: Notifier.off(),
+    metrics: MetricsRecorder.off(),
   });
 
   it("sweep with the handle's dry run and the configured limits", () => {

@@ -6,6 +6,7 @@
 import { kubeClients, type KubeClientOptions, type KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { readMultiKueueConfig, type MultiKueueConfig } from './config.js';
@@ -37,6 +38,8 @@ export interface MultiKueueHandle {
   log: Logger;
   /** The process's CloudEvents out (notify/notifier.ts): each cascade and orphan. */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts): the workers' clients count their API requests in it. */
+  metrics: MetricsRecorder;
 }
 
 export interface MultiKueueOverrides {
@@ -62,11 +65,12 @@ export function multiKueueHandle(rt: Runtime, overrides: MultiKueueOverrides = {
     // Read on use: the runtime's clients are there once the cluster is (kubeReady).
     get manager() {
       if (!settings.onRequest) return rt.clients;
-      return (counted ??= kubeClients(rt.kubeConfig, { timeoutMs: settings.requestTimeoutMs, onRequest: settings.onRequest }));
+      return (counted ??= kubeClients(rt.kubeConfig, { timeoutMs: settings.requestTimeoutMs, onRequest: settings.onRequest, metrics: rt.metrics }));
     },
     writer: (clients) => rt.writer({ clients }),
     now: () => rt.now(),
     log: rt.log,
     notifier: rt.notifier,
+    metrics: rt.metrics,
   };
 }

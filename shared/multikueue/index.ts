@@ -64,6 +64,7 @@ export function multiKueuePartsOf(h: MultiKueueHandle): MultiKueue {
   const workers = new Workers(manager, {
     timeoutMs: h.settings.requestTimeoutMs,
     onRequest: h.settings.onRequest,
+    metrics: h.metrics,
     kueueNamespace: c.KUEUE_NAMESPACE,
     configName: c.MULTIKUEUE_CONFIG,
     staticWorkers: c.MULTIKUEUE_WORKERS,

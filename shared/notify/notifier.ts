@@ -4,6 +4,7 @@
 // off (no sink set): `emit` is a no-op, nothing is counted, and the hooks build nothing (`on`).
 import { randomUUID } from 'node:crypto';
 import type { Stamp } from './build.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import { readEventsConfig, type EventsSettings } from './config.js';
 import { Outbox, type EmitOptions, type Send } from './outbox.js';
 import { senderFor } from './sink.js';
@@ -18,13 +19,15 @@ export class Notifier {
     readonly settings: EventsSettings | undefined,
     private readonly now: () => number = Date.now,
     send?: Send,
+    /** Where the outbox counts what it sent, failed or dropped: the host's recorder (none: not counted). */
+    metrics?: MetricsRecorder,
   ) {
-    this.outbox = settings ? new Outbox(settings, send ?? senderFor(settings.sink)) : undefined;
+    this.outbox = settings ? new Outbox(settings, send ?? senderFor(settings.sink), Date.now, metrics) : undefined;
   }
 
   /** From `env` (EVENTS_SINK, K_SINK, EVENTS_TOPIC...). Throws ConfigError on a bad setting. */
-  static fromEnv(env: NodeJS.ProcessEnv, now?: () => number, send?: Send): Notifier {
-    return new Notifier(readEventsConfig(env), now, send);
+  static fromEnv(env: NodeJS.ProcessEnv, now?: () => number, send?: Send, metrics?: MetricsRecorder): Notifier {
+    return new Notifier(readEventsConfig(env), now, send, metrics);
   }
 
   /** Events off: nothing built, sent or counted. */

@@ -13,7 +13,7 @@
 // Order: events start in the order emitted; one that shares a key (its pods' subjects) with an
 // event in flight waits for it, and a barrier (a pass.completed) waits for everything before it,
 // so a receiver sees each pod's events in order and a pass's summary after its decisions.
-import { record } from '../metrics/record.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 import type { OutEvent } from './types.js';
 
 /** Sends one event; rejects when it was not accepted. `signal` aborts it at the timeout. */
@@ -61,6 +61,8 @@ export class Outbox {
     private readonly settings: OutboxSettings,
     private readonly send: Send,
     private readonly now: () => number = Date.now,
+    /** Where sent, failed and dropped events are counted (kube_tidy_events_out_total): the host's recorder. */
+    private readonly metrics: MetricsRecorder = MetricsRecorder.off(),
   ) {}
 
   /** Whether a send failed less than the sink-down period ago: events are dropped at once. */
@@ -106,7 +108,7 @@ export class Outbox {
 
   private count(type: string, result: 'sent' | 'failed' | 'dropped', n = 1): void {
     this.stats[result] += n;
-    record('eventsOut', n, { type, result });
+    this.metrics.record('eventsOut', n, { type, result });
   }
 
   private pump(): void {

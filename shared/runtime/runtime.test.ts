@@ -7,6 +7,7 @@ import { ConfigError } from './config.js';
 import { startRuntime } from './runtime.js';
 import { fixedPolicySource } from './policy-source.js';
 import { loadPolicyText } from '../policy/load.js';
+import { metricsExposition } from '../metrics/exposition.js';
 import { offlineKubeconfig, offlinePolicy } from '../../test/fixtures/offline.js';
 
 // Starting the runtime: what is refused at start, and when the Kubernetes client is loaded.
@@ -67,7 +68,7 @@ describe('startRuntime', () => {
     expect(rt.writer({ dryRun: false }).dryRun).toBe(true);
   });
 
-  it('builds what the process keeps across requests once, from the environment its host gave it: the outbox, its name, where refusals are logged', async () => {
+  it('builds what the process keeps across requests once, from the environment its host gave it: the outbox, its name, where refusals are logged, its metrics recorder', async () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, EVENTS_SINK: 'http://127.0.0.1:9/', HOSTNAME: 'kube-tidy-7f9c' }, silent);
     expect(rt.notifier.on).toBe(true);
     expect(rt.instance).toBe('kube-tidy-7f9c');
@@ -76,11 +77,18 @@ describe('startRuntime', () => {
     expect(rt.writer().refusals).toBe(rt.writer({ dryRun: true }).refusals);
     expect(rt.brakes().told).toBe(rt.brakes({ dryRun: true }).told);
     expect(rt.brakes().holder.startsWith('kube-tidy-7f9c-')).toBe(true);
+    // One recorder: the brakes (a plan's too) record where the process's /metrics and push read.
+    expect(rt.brakes().metrics).toBe(rt.metrics);
+    expect(rt.brakes({ dryRun: true }).metrics).toBe(rt.metrics);
+    rt.writer().refusals.note('delete', 'forbidden', 'delete pod ml/a');
+    expect((await metricsExposition(rt.metrics)).body).toMatch(/^kube_tidy_writes_refused_total\{reason="forbidden",verb="delete"\} 1$/m);
     // A second runtime in the same process shares none of it.
     const other = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
     expect(other.notifier.on).toBe(false);
     expect(other.writer().refusals).not.toBe(rt.writer().refusals);
     expect(other.brakes().told).not.toBe(rt.brakes().told);
+    expect(other.metrics).not.toBe(rt.metrics);
+    expect((await metricsExposition(other.metrics)).body).not.toMatch(/^kube_tidy_writes_refused_total\{/m);
     for (const r of [rt, other]) r.brakes().close();
   });
 });

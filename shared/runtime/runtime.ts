@@ -7,6 +7,7 @@ import type { KubeClients } from '../kube/index.js';
 import type { WriteRefusals } from '../kube/write-refusals.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 import { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { ConfigError, readConfig, type RuntimeConfig } from './config.js';
@@ -46,6 +47,12 @@ export interface Runtime {
    * handle carries it and the end of every request flushes it.
    */
   notifier: Notifier;
+  /**
+   * The process's metrics recorder (metrics/recorder.ts): built once at start from its
+   * environment (whether it pushes over OTLP); every family's handle, the clients' middleware,
+   * the writer's refusals and the brakes record into it, /metrics and the push read it.
+   */
+  metrics: MetricsRecorder;
   /** This process's name as its host knows it (HOSTNAME: the pod's name): its Events' reportingInstance and its hold's name in the ledger. */
   instance: string;
 }
@@ -83,34 +90,69 @@ export async function startRuntime(
   const log = overrides.log ?? createLogger({ env });
   const instance = overrides.instance ?? (env.HOSTNAME || hostname());
   const now = overrides.now ?? Date.now;
-  const notifier = overrides.notifier ?? notifierOf(env, now);
-  // What this process keeps across requests, built once here and handed down: where a refused
-  // write is logged (sampled per process) and which deferrals it has told (tell.ts).
-  let refusals: WriteRefusals | undefined;
-  const told = new Set<string>();
+  // The process's recorder: every edge records into it, /metrics and the OTLP push read it.
+  const metrics = overrides.metrics ?? new MetricsRecorder(env);
+  const notifier = overrides.notifier ?? notifierOf(env, now, metrics);
   if (!overrides.kubeConfig) checkClusterConfigured(config, env);
+  const kube = kubeLoader(config, overrides, log, metrics);
+  // A ConfigMap policy is read from the cluster at start, so the client is needed now anyway.
+  if (!lazyKube || config.POLICY_CONFIGMAP) await kube.ready();
+  const policy = await policySourceOf(config, overrides, needsPolicy, kube, log);
+  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
+  const writer = writerOf(config, kube, { instance, writerClients, policy });
+  const brakes = brakesOf(config, kube, writer, overrides, { now, log, instance, metrics });
+  return {
+    config,
+    env,
+    log,
+    ...(policy ? { policy } : {}),
+    writer,
+    brakes,
+    now,
+    notifier,
+    metrics,
+    instance,
+    kubeReady: kube.ready,
+    get kubeConfig() {
+      return kube.loaded().kubeConfig;
+    },
+    get clients() {
+      return kube.loaded().clients;
+    },
+  };
+}
 
+/** Cluster access loaded on first need: the client, the writer's class and where refused writes are logged. */
+interface KubeLoader {
+  ready(): Promise<void>;
+  /** The client; throws while it is not loaded. */
+  loaded(): { kubeConfig: KubeConfig; clients: KubeClients };
+  /** The writer's class and the process's refused writes, once loaded. */
+  writing(): { Writer: typeof ClusterWriter; refusals: WriteRefusals };
+}
+
+function kubeLoader(config: RuntimeConfig, overrides: Partial<Runtime>, log: Logger, metrics: MetricsRecorder): KubeLoader {
   let kube: { kubeConfig: KubeConfig; clients: KubeClients } | undefined =
     overrides.kubeConfig && overrides.clients ? { kubeConfig: overrides.kubeConfig, clients: overrides.clients } : undefined;
   let loading: Promise<void> | undefined;
-  let Writer: typeof ClusterWriter | undefined;
+  // What this process keeps across requests, built once here and handed down: where a refused
+  // write is logged (sampled per process) and counted.
+  let writing: { Writer: typeof ClusterWriter; refusals: WriteRefusals } | undefined;
   // The client and the writer (which needs the client) load together, on first need; clients
   // given as overrides (tests, benches) still need the writer's module.
-  const kubeReady = (): Promise<void> =>
-    kube && Writer
+  const ready = (): Promise<void> =>
+    kube && writing
       ? Promise.resolve()
       : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js'), import('../kube/write-refusals.js')])
           .then(([k, w, r]) => {
-            Writer = w.ClusterWriter;
             // Refused writes are logged where this process logs (the CLI: stderr, never its output).
-            refusals = new r.WriteRefusals(log);
+            writing = { Writer: w.ClusterWriter, refusals: new r.WriteRefusals(metrics, log) };
             if (kube) return;
             const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
+            const timeoutMs = config.REQUEST_TIMEOUT_SECONDS * 1000;
             kube = {
               kubeConfig,
-              clients:
-                overrides.clients ??
-                k.kubeClients(kubeConfig, { timeoutMs: config.REQUEST_TIMEOUT_SECONDS * 1000, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST }),
+              clients: overrides.clients ?? k.kubeClients(kubeConfig, { timeoutMs, qps: config.KUBE_CLIENT_QPS, burst: config.KUBE_CLIENT_BURST, metrics }),
             };
           })
           // A failed load is not kept: the next caller (a request after a failed warm-up) tries again.
@@ -118,85 +160,105 @@ export async function startRuntime(
             loading = undefined;
             throw e;
           }));
-  // A ConfigMap policy is read from the cluster at start, so the client is needed now anyway.
-  if (!lazyKube || config.POLICY_CONFIGMAP) await kubeReady();
-  const loaded = () => {
-    if (!kube) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
-    return kube;
+  const notYet = () => new Error('cluster access is not loaded yet: await rt.kubeReady() first');
+  return {
+    ready,
+    loaded() {
+      if (!kube) throw notYet();
+      return kube;
+    },
+    writing() {
+      if (!writing) throw notYet();
+      return writing;
+    },
   };
+}
 
-  let policy: PolicySource | undefined;
-  if (overrides.policy) policy = overrides.policy;
-  else if (!needsPolicy) policy = undefined;
-  else if (config.POLICY_FILE) {
+/** The policy's source: the caller's, none, the file or the ConfigMap (read now). Its warnings logged. */
+async function policySourceOf(
+  config: RuntimeConfig,
+  overrides: Partial<Runtime>,
+  needsPolicy: boolean,
+  kube: KubeLoader,
+  log: Logger,
+): Promise<PolicySource | undefined> {
+  // A source the caller gave has had its warnings shown by the caller (the CLI prints them).
+  if (overrides.policy) return overrides.policy;
+  if (!needsPolicy) return undefined;
+  let policy: PolicySource;
+  if (config.POLICY_FILE) {
     policy = filePolicySource(config.POLICY_FILE, config.ALLOW_UNSUPPORTED_PLUGINS);
   } else {
     const [namespace, name] = config.POLICY_CONFIGMAP!.split('/') as [string, string];
     const { configMapPolicySource } = await import('./configmap-policy-source.js');
+    const { kubeConfig, clients } = kube.loaded();
     policy = await configMapPolicySource(
-      loaded().kubeConfig,
-      loaded().clients.core,
+      kubeConfig,
+      clients.core,
       { namespace, name, key: config.POLICY_CONFIGMAP_KEY },
       config.ALLOW_UNSUPPORTED_PLUGINS,
       log,
     );
   }
-  // A source the caller gave has had its warnings shown by the caller (the CLI prints them).
-  if (!overrides.policy) for (const w of policy?.current().warnings ?? []) log.warn({ policySource: policy?.describe() }, w);
-  log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
-  const policyNow = () => policy?.current().policy;
-  const writer: Runtime['writer'] = (opts = {}) => {
-    if (!Writer) throw new Error('cluster access is not loaded yet: await rt.kubeReady() first');
-    const clients = opts.clients ?? loaded().clients;
-    return new Writer(writerClients ? writerClients(clients) : clients, {
+  for (const w of policy.current().warnings) log.warn({ policySource: policy.describe() }, w);
+  return policy;
+}
+
+/** The runtime's `writer`: the process's settings, its refused writes, the policy's grace period as it is now. */
+function writerOf(
+  config: RuntimeConfig,
+  kube: KubeLoader,
+  o: { instance: string; writerClients: StartOptions['writerClients']; policy: PolicySource | undefined },
+): Runtime['writer'] {
+  return (opts = {}) => {
+    const { Writer, refusals } = kube.writing();
+    const clients = opts.clients ?? kube.loaded().clients;
+    const grace = o.policy?.current().policy.gracePeriodSeconds;
+    return new Writer(o.writerClients ? o.writerClients(clients) : clients, {
       dryRun: config.DRY_RUN || opts.dryRun === true,
       recordEvents: config.RECORD_EVENTS,
       protectedNamespaces: config.PROTECTED_NAMESPACES,
-      instance,
-      ...(refusals ? { refusals } : {}),
-      ...(policyNow()?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: policyNow()!.gracePeriodSeconds }),
+      instance: o.instance,
+      refusals,
+      ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
     });
   };
+}
+
+/** The runtime's `brakes`: one per process (reservations carry across events), a fresh one for a dry run. */
+function brakesOf(
+  config: RuntimeConfig,
+  kube: KubeLoader,
+  writer: Runtime['writer'],
+  overrides: Partial<Runtime>,
+  o: { now: () => number; log: Logger; instance: string; metrics: MetricsRecorder },
+): Runtime['brakes'] {
+  // Which deferrals this process has told (tell.ts), kept across requests.
+  const told = new Set<string>();
   let brakes: Brakes | undefined;
   const newBrakes = (dryRun: boolean, w: ClusterWriter) =>
     new Brakes({
-      core: loaded().clients.core,
+      core: kube.loaded().clients.core,
       writer: w,
       namespace: config.BRAKES_NAMESPACE,
       holdMs: config.BRAKES_HOLD_SECONDS * 1000,
       dryRun,
-      now,
-      log,
-      instance,
+      now: o.now,
+      log: o.log,
+      instance: o.instance,
       told,
+      metrics: o.metrics,
     });
-  return {
-    config,
-    env,
-    log,
-    ...(policy ? { policy } : {}),
-    writer,
-    brakes(opts = {}) {
-      if (opts.dryRun && !config.DRY_RUN) return newBrakes(true, writer({ dryRun: true }));
-      return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
-    },
-    now,
-    notifier,
-    instance,
-    kubeReady,
-    get kubeConfig() {
-      return loaded().kubeConfig;
-    },
-    get clients() {
-      return loaded().clients;
-    },
+  return (opts = {}) => {
+    if (opts.dryRun && !config.DRY_RUN) return newBrakes(true, writer({ dryRun: true }));
+    return (brakes ??= overrides.brakes?.(opts) ?? newBrakes(config.DRY_RUN, writer()));
   };
 }
 
 /** The process's outbox from `env`; settings readConfig let through but the outbox refuses send nothing (as before a sink is set). */
-function notifierOf(env: NodeJS.ProcessEnv, now: () => number): Notifier {
+function notifierOf(env: NodeJS.ProcessEnv, now: () => number, metrics: MetricsRecorder): Notifier {
   try {
-    return Notifier.fromEnv(env, now);
+    return Notifier.fromEnv(env, now, undefined, metrics);
   } catch {
     // Checked at start (config.ts): a process that got this far without valid settings sends nothing.
     return Notifier.off();

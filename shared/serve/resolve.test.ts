@@ -6,11 +6,12 @@ import { createLogger } from '../log.js';
 import { Notifier } from '../notify/notifier.js';
 import { BadRequestError, LOG_4XX_PER_WINDOW, resolver, type ResolveContext } from './resolve.js';
 import { defineTarget, type Input } from './target.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
 
 function context() {
   const lines: { msg: string; status?: number; suppressed?: number; level: number }[] = [];
   const log = createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
-  const ctx: ResolveContext = { log, deadlineMs: 5_000, dryRun: true, policyError: () => undefined, notifier: Notifier.off() };
+  const ctx: ResolveContext = { log, deadlineMs: 5_000, dryRun: true, policyError: () => undefined, notifier: Notifier.off(), metrics: MetricsRecorder.off() };
   return { ctx, lines };
 }
 

@@ -15,6 +15,7 @@ import { KubeError, TransientKubeError } from '../kube/errors.js';
 import { logSampler } from '../metrics/sampled-log.js';
 import { PolicyError } from '../policy/errors.js';
 import type { Logger } from '../log.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Answer, Input, TargetSpec } from './target.js';
@@ -68,7 +69,7 @@ export interface Resolver {
 export const LOG_4XX_PER_WINDOW = 5;
 const WINDOW_MS = 60_000;
 
-/** What the resolver takes of its process: the four values it reads, and the outbox every request's end flushes. */
+/** What the resolver takes of its process: the four values it reads, the outbox every request's end flushes and the recorder it counts in. */
 export interface ResolveContext {
   log: Logger;
   /** REQUEST_DEADLINE_SECONDS, in ms: how long a handler has. */
@@ -79,6 +80,8 @@ export interface ResolveContext {
   policyError(): string | undefined;
   /** The process's CloudEvents out (notify/notifier.ts), flushed before each answer. */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts): each request, and the push before each answer. */
+  metrics: MetricsRecorder;
 }
 
 /** The resolver's context from a runtime (its hosts and the HTTP adapters have one). */
@@ -89,6 +92,7 @@ export function resolveContextOf(rt: Runtime): ResolveContext {
     dryRun: rt.config.DRY_RUN,
     policyError: () => rt.policy?.lastError(),
     notifier: rt.notifier,
+    metrics: rt.metrics,
   };
 }
 
@@ -111,14 +115,14 @@ export function resolver<P>(spec: TargetSpec<P>, parts: P, ctx: ResolveContext):
     const status = statusOf(answered);
     const body = { target: spec.name, ...answered, dryRun: answered.dryRun ?? dryRun, ...policyWarning(spec, ctx) };
     // Measured and (when pushing) flushed before the answer: after it, an instance may be gone.
-    await requestDone(ctx.notifier, spec.name, status, started, answered, input.type === 'tick', spec.observe);
+    await requestDone(ctx, spec.name, status, started, answered, input.type === 'tick', spec.observe);
     ctx.log[status >= 500 ? 'warn' : 'info']({ target: spec.name, status, ms: Date.now() - started, ...summaryOf(body) }, 'handled');
     return { status, headers: status === 503 ? { 'Retry-After': '10' } : {}, body };
   };
 
   const refuse = async (e: unknown, started: number): Promise<Resolved> => {
     const [status, body] = mapError(e);
-    await requestDone(ctx.notifier, spec.name, status, started, undefined, false);
+    await requestDone(ctx, spec.name, status, started, undefined, false);
     const line = { target: spec.name, status, ms: Date.now() - started, err: body.error };
     if (status >= 500) ctx.log.error(line, 'not handled');
     else if (sampled(status)) ctx.log.warn(line, 'not handled');

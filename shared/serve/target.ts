@@ -4,6 +4,7 @@
 // and the status code. A target file is then only "given this input and these parts, do
 // this" (functions/*.ts).
 import type { ObjectEvent, ReferenceEvent, SweepShard, TickEvent, Verb } from '../cloudevents/index.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Answer } from '../model/answer.js';
 
@@ -73,10 +74,11 @@ export interface TargetSpec<Parts = unknown, A extends Answer = Answer> {
   /** Everything it needs is in `parts` (the family's narrow handle): a handler never sees the process. */
   handle(input: Input, parts: Parts, call: Call): Promise<A>;
   /**
-   * What the family's answer says in metrics (metrics/record.ts), recorded after each answer;
-   * the wrapper records requests and their durations for every target itself.
+   * What the family's answer says in metrics, recorded after each answer into `metrics` (the
+   * process's recorder, metrics/recorder.ts); the wrapper records requests and their durations
+   * for every target itself.
    */
-  observe?(answer: A): void;
+  observe?(answer: A, metrics: MetricsRecorder): void;
 }
 
 /** Declares a target; only types are checked here (the registry is functions/index.ts). */

@@ -16,6 +16,7 @@ import { installCrds, waitFor } from '../harness/index.js';
 import { startMigrationController } from '../integration/evacuation/controller.js';
 import { startWebhook } from '../integration/evacuation/webhook.js';
 import { withCluster } from './cluster.js';
+import { MetricsRecorder } from '../../shared/metrics/recorder.js';
 
 const VMS = 40;
 const NS = 'bench-evac';
@@ -85,6 +86,7 @@ export async function runEvacuationBench(): Promise<object> {
         now: Date.now,
         log: pino({ level: 'silent' }),
         notifier: Notifier.off(),
+        metrics: MetricsRecorder.off(),
       };
       let maxCluster = 0;
       let maxNode = 0;

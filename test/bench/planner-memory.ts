@@ -31,6 +31,7 @@ import { createLogger } from '../../shared/log.js';
 import { loadPolicy } from '../../shared/policy/load.js';
 import { NAMESPACES, NODES, SCALE_POLICY } from './scale/populate.js';
 import { Notifier } from '../../shared/notify/notifier.js';
+import { MetricsRecorder } from '../../shared/metrics/recorder.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
@@ -228,6 +229,7 @@ async function plan(port: number, mode: 'peak' | 'retained'): Promise<PlannerMem
     budgetMs: 600_000,
     log: createLogger({ level: 'silent' }),
     notifier: Notifier.off(),
+    metrics: MetricsRecorder.off(),
   });
   h.settings.recordEvents = false;
   gc?.();

@@ -15,7 +15,7 @@ import { brakeSetOf, type Brakes } from './brakes.js';
 import { tellDeferral } from './tell.js';
 
 export interface BrakesAdmissionOptions {
-  brakes: Pick<Brakes, 'take' | 'done' | 'namespace' | 'told'>;
+  brakes: Pick<Brakes, 'take' | 'done' | 'namespace' | 'told' | 'metrics'>;
   /** The configured policy as it is now (a ConfigMap source changes it): its limits, rates and aborts. */
   policy: () => Policy;
   /** Where a deferral's Event is written (the family's writer: in a dry run, the API server's dry run). */

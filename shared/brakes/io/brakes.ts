@@ -28,6 +28,7 @@ import { chargesOf, rebuiltBlind, reserve, tripId, used, type Charge, type Ledge
 import { metersOf, windowStart, type Meter, type Subject } from '../core/meters.js';
 import { budgetDeferral, chargeDeferral, stopOf, tripDeferral, type Deferral } from '../core/deferral.js';
 import type { Logger } from '../../log.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { lostWhy, rebuildSaid } from './lost.js';
 import type { Ticket } from '../../model/removal.js';
 
@@ -69,6 +70,8 @@ export interface BrakesOptions {
   staleMs?: number;
   /** Where a ledger found unreadable, deleted or replaced is said (besides its Event and metric). */
   log?: Logger;
+  /** Where deferrals, a ledger rebuilt and the budgets left are counted: the host's recorder (none: not counted). */
+  metrics?: MetricsRecorder;
 }
 
 const ROUNDS = 20;
@@ -77,6 +80,8 @@ export class Brakes {
   readonly holder: string;
   /** Which deferrals were told already (tell.ts `tellDeferral`): once per budget and window in this process. */
   readonly told: Set<string>;
+  /** The host's recorder (metrics/recorder.ts): deferrals told, the ledger rebuilt, the budgets left. */
+  readonly metrics: MetricsRecorder;
   private stored: { cm: V1ConfigMap | undefined; state: LedgerState; at: number } | undefined;
   /** This holder's grants as last written; removals charged since; removals under way. */
   private grants: Record<string, number> = {};
@@ -105,6 +110,7 @@ export class Brakes {
     this.store = ledgerStore(o.core, o.writer, o.namespace);
     this.holder = o.holder ?? `${(o.instance || hostname()).slice(0, 60)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     this.told = o.told ?? new Set();
+    this.metrics = o.metrics ?? MetricsRecorder.off();
     this.holdMs = o.holdMs ?? 60_000;
     this.chunk = o.chunk ?? 8;
     this.idleMs = o.idleMs ?? 2_000;
@@ -153,7 +159,7 @@ export class Brakes {
       const written = await this.store.write(seen.cm, state);
       if (written === false) continue;
       this.keep(written, state, now);
-      await rebuildSaid(this.o.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, found: lost.found, why: lost.why, at: now });
+      await rebuildSaid(this.metrics, this.o.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, found: lost.found, why: lost.why, at: now });
       return;
     }
     throw contended(`${this.o.namespace}/${BRAKES_NAME}`, ROUNDS, 'brakes ledger contended');
@@ -178,7 +184,7 @@ export class Brakes {
   /** The ledger as the API server has it, just read or written: the budget gauge. */
   private seen(state: LedgerState, now: number): void {
     if (this.meters.length === 0) return;
-    observeBudgets(this.meters, state, now);
+    observeBudgets(this.metrics, this.meters, state, now);
     this.lastSeen = state;
     // An idle process's gauge still rolls over with the windows: set again at the next window's end.
     const at = Math.min(...this.meters.map((m) => windowStart(now, m.windowMs) + m.windowMs));

@@ -4,7 +4,7 @@
 import type { LedgerState } from '../core/ledger.js';
 import { windowStart, type Meter } from '../core/meters.js';
 import { MAX_LENGTH, MAX_VALUES, OTHER } from '../../metrics/bound.js';
-import { gaugeSeries, record } from '../../metrics/record.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 
 /**
  * What each budget still allows, from the shared ledger as just read or written
@@ -14,9 +14,10 @@ import { gaugeSeries, record } from '../../metrics/record.js';
  * node's or owner's for the keys the ledger holds, and a key once shown goes back to its full
  * max when the ledger no longer holds it (its window rolled over). Keys are bounded as every
  * label is (bound.ts): the first MAX_VALUES - 1 are kept, `_other` shows the lowest of the
- * rest. One pass over the ledger; only values that changed reach the SDK. Never throws.
+ * rest. One pass over the ledger; only values that changed reach the SDK. Into `metrics` (the
+ * brakes' recorder, the host's), which keeps what each series was last set to. Never throws.
  */
-export function observeBudgets(meters: readonly Meter[], state: LedgerState, now: number): void {
+export function observeBudgets(metrics: MetricsRecorder, meters: readonly Meter[], state: LedgerState, now: number): void {
   if (meters.length === 0) return;
   try {
     // The counters of each meter's current window (`scope|windowMs|start|key`, meters.ts), by prefix: key -> used.
@@ -40,7 +41,7 @@ export function observeBudgets(meters: readonly Meter[], state: LedgerState, now
     // use (bounded per label, not per budget).
     const shown = new Map<string, Map<string, number>>();
     const keys = new Set<string>();
-    for (const { labels, value } of gaugeSeries('budgetRemaining')) {
+    for (const { labels, value } of metrics.gaugeSeries('budgetRemaining')) {
       const id = `${labels.budget}\0${labels.scope}`;
       let values = shown.get(id);
       if (!values) shown.set(id, (values = new Map()));
@@ -66,7 +67,7 @@ export function observeBudgets(meters: readonly Meter[], state: LedgerState, now
       }
       const before = shown.get(`${m.name}\0${m.scope}`);
       for (const key of before?.keys() ?? []) if (!left.has(key)) left.set(key, blind ? 0 : m.max);
-      for (const [key, n] of left) if (before?.get(key) !== n) record('budgetRemaining', n, { budget: m.name, scope: m.scope, key });
+      for (const [key, n] of left) if (before?.get(key) !== n) metrics.record('budgetRemaining', n, { budget: m.name, scope: m.scope, key });
     }
   } catch {
     // Never expected (the ledger is read strictly, brakes/io/store.ts); the gauge waits for the next read.

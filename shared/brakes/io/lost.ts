@@ -7,6 +7,7 @@ import type { Seen } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import { observeStateUnreadable } from '../../metrics/observe.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { LedgerState } from '../core/ledger.js';
 
 export interface Lost {
@@ -30,13 +31,14 @@ export function lostWhy(seen: Seen<LedgerState>, known: string | undefined): Los
   return { found: 'replaced', why: 'replaced (another object under its name)' };
 }
 
-/** Said once, by the instance whose write rebuilt it: an error line, a Warning Event in its namespace, a counter. */
+/** Said once, by the instance whose write rebuilt it: an error line, a Warning Event in its namespace, a counter (in `metrics`, the host's). */
 export async function rebuildSaid(
+  metrics: MetricsRecorder,
   writer: ClusterWriter,
   log: Logger | undefined,
   o: { namespace: string; name: string; found: Lost['found']; why: string; at: number },
 ): Promise<void> {
-  observeStateUnreadable('brakes-ledger', o.found);
+  observeStateUnreadable(metrics, 'brakes-ledger', o.found);
   const note = `kube-tidy: the brakes' ledger ${o.namespace}/${o.name} was ${o.why}; rebuilt at ${new Date(o.at).toISOString()}: removals under a limit wait for the windows under way to end, and under abort rules for a person's resume (invoke's override)`;
   log?.error({ ledger: `${o.namespace}/${o.name}`, found: o.found }, note);
   await writer

@@ -6,6 +6,7 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import { budgetDeferral } from '../core/deferral.js';
 import { chargesOf } from '../core/ledger.js';
 import { tellDeferral } from './tell.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 
 describe('a storm of deferrals', () => {
   it('is one log line and one Event per budget and window, whatever the number of pods', async () => {
@@ -15,7 +16,7 @@ describe('a storm of deferrals', () => {
     const writer = {
       recordNamespaceEvent: async (_ns: string, e: { once: string }) => (events.push(e.once), { recorded: true, name: e.once }),
     } as unknown as ClusterWriter;
-    const brakes = { namespace: 'kube-tidy', told: new Set<string>() } as Brakes;
+    const brakes = { namespace: 'kube-tidy', told: new Set<string>(), metrics: MetricsRecorder.off() } as Brakes;
     const meter = { scope: 'namespace' as const, max: 5, windowMs: 900_000, name: 'maxNoOfPodsToEvictPerNamespace' };
     const now = Date.UTC(2026, 10, 25, 12, 1);
     const inWindow = (namespace: string, at: number) => budgetDeferral(chargesOf([meter], { namespace }, at)[0]!, { namespace });

@@ -6,23 +6,25 @@
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import { observeDeferral, type DeferralPath } from '../../metrics/observe.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { Deferral } from '../../model/removal.js';
 
 /**
  * A deferral counted, and once per budget and window in this process (the Event's name makes
  * it once per cluster) logged and recorded as an Event: a storm of deferrals is one line. What
- * was told is the process's brakes' `told` (one set per process, built by its host's runtime).
+ * was told is the process's brakes' `told` (one set per process, built by its host's runtime);
+ * it is counted in the brakes' recorder (the host's).
  */
 export async function tellDeferral(
   writer: ClusterWriter,
   log: Logger,
-  brakes: { namespace: string; told: Set<string> },
+  brakes: { namespace: string; told: Set<string>; metrics: MetricsRecorder },
   d: Deferral,
   path: DeferralPath,
   n = 1,
 ): Promise<void> {
   const told = brakes.told;
-  observeDeferral(d, path, n);
+  observeDeferral(brakes.metrics, d, path, n);
   // A budget: once per window (freesAt). An abort: once per stop (its words name the pass and the time).
   const once = `brakes-${d.budget}-${d.scope}-${d.key ?? ''}-${d.freesAt ?? d.why}`;
   if (told.has(once)) return;

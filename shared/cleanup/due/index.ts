@@ -23,7 +23,7 @@ export function dueOf(h: CleanupHandle, config: DueConfig, clock?: TimerClock): 
       readNamespacedConfigMap: (req) => h.reader.core.readNamespacedConfigMap(req),
     },
     () => h.writer(),
-    { namespace: config.DUE_NAMESPACE, shards: config.DUE_SHARDS, capacity: config.DUE_SHARD_CAPACITY },
+    { namespace: config.DUE_NAMESPACE, shards: config.DUE_SHARDS, capacity: config.DUE_SHARD_CAPACITY, metrics: h.metrics },
   );
   let due: Due | undefined = undefined;
   const timers = new DueTimers({
@@ -31,6 +31,7 @@ export function dueOf(h: CleanupHandle, config: DueConfig, clock?: TimerClock): 
     max: config.DUE_TIMERS_MAX,
     horizonMs,
     log: h.log,
+    metrics: h.metrics,
     ...(clock ? { clock } : {}),
   });
   due = new Due(

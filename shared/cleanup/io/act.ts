@@ -7,6 +7,7 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import type { PodResult } from '../../model/pod-result.js';
 import type { Decision } from '../../selection/decision.js';
 import { observeRemoval } from '../../metrics/observe.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { EventBudget } from './event-budget.js';
 
 /** The one pass result type (model/pod-result.ts), by the name pod cleanup's callers know. */
@@ -23,9 +24,16 @@ export const resultOf = (decision: Decision, dryRun: boolean) => ({
   dryRun,
 });
 
-export async function act(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
+/** The write, its result counted in `metrics` (the handle's recorder) as kube_tidy_pods_evicted_total. */
+export async function act(
+  writer: ClusterWriter,
+  metrics: MetricsRecorder,
+  target: RemovalTarget,
+  decision: Decision,
+  events?: EventBudget,
+): Promise<ActResult> {
   const result = await actOnce(writer, target, decision, events);
-  observeRemoval(decision, result);
+  observeRemoval(metrics, decision, result);
   return result;
 }
 

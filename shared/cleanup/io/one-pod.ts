@@ -210,7 +210,7 @@ async function admitThenAct(
 ): Promise<{ result: ActResult; deferred?: AdmissionDeferral }> {
   const taken = await admission.admit(subjectOf(pod), { ahead: o.ahead, pass: o.pass });
   const settle = (ticket: AdmissionTicket, result: ActResult | undefined) => admission.settle(ticket, removalCharged(result));
-  const result = await actAdmitted(h.writer(), settle, decision, removalTarget(pod), taken, o.events);
+  const result = await actAdmitted(h.writer(), h.metrics, settle, decision, removalTarget(pod), taken, o.events);
   return { result, ...('deferred' in taken ? { deferred: taken.deferred } : {}) };
 }
 

@@ -135,7 +135,7 @@ export class PassBrakes {
       this.summary.aborted = { ...cut.trip, why: cut.why! };
       const trip = { ...cut.trip, at: now, pass };
       await this.ledger(() => this.brakes.trip(trip));
-      observeAbort(cut.trip.scope);
+      observeAbort(this.brakes.metrics, cut.trip.scope);
       // Held back by the abort: counted, and said in the ledger's namespace by this pass (not only by the next).
       if (open.length > cut.keep) this.count(tripDeferral(trip), open.length - cut.keep);
       for (const d of open.slice(cut.keep)) keep(d, `${cut.why}: stopped before this pod`);

@@ -123,6 +123,7 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
   ]);
   const act = new ActStage({
     writer,
+    metrics: h.metrics,
     settle: (t, r) => brakes.done(t, r),
     events: events?.budget,
     tell: (r, d) => observers.result(r, d),

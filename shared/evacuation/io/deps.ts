@@ -4,6 +4,7 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Admission } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { Notifier } from '../../notify/notifier.js';
 import type { EvacuationConfig } from '../config.js';
 import type { LifecycleReader } from './eviction-request.js';
@@ -30,4 +31,6 @@ export interface EvacuationDeps {
   log: Logger;
   /** The process's CloudEvents out (notify/notifier.ts). */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts): slots found unreadable or lost. */
+  metrics: MetricsRecorder;
 }

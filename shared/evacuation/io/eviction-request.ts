@@ -7,6 +7,7 @@
 // has no lifecycle types); writes go through the ClusterWriter.
 import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { groupVersionServed } from '../../kube/clients.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { toKubeError } from '../../kube/index.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
@@ -21,15 +22,16 @@ export type LifecycleReader = Pick<CustomObjectsApi, 'getNamespacedCustomObject'
 
 /**
  * Whether lifecycle.k8s.io/v1alpha1 is served, asked once per API server for as long as the
- * returned function is kept (the family's handle keeps one per process).
+ * returned function is kept (the family's handle keeps one per process); the request counted
+ * in `metrics` (the host's recorder).
  */
-export function evictionRequestDiscovery(): (kc: KubeConfig, timeoutMs: number) => Promise<boolean> {
+export function evictionRequestDiscovery(metrics?: MetricsRecorder): (kc: KubeConfig, timeoutMs: number) => Promise<boolean> {
   const asked = new Map<string, Promise<boolean>>();
   return (kc, timeoutMs) => {
     const key = kc.getCurrentCluster()?.server ?? '';
     let answer = asked.get(key);
     if (!answer) {
-      answer = groupVersionServed(kc, LIFECYCLE.group, LIFECYCLE.version, timeoutMs).catch((e: unknown) => {
+      answer = groupVersionServed(kc, LIFECYCLE.group, LIFECYCLE.version, timeoutMs, metrics).catch((e: unknown) => {
         asked.delete(key); // ask again next time
         throw toKubeError(e, 'API discovery');
       });

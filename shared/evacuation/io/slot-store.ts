@@ -17,6 +17,7 @@ import { contended, retryOnConflict } from '../../kube/conflict.js';
 import type { ConfigMapReader, ConfigMapStore, Seen } from '../../kube/configmap-store.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { rebuiltBlind, type Blind, type LedgerState } from '../../brakes/core/ledger.js';
 import { mendSlots, releaseSlots, slotsOf, slotsUnknown, takeSlots, unknownWhy } from '../../brakes/core/slots.js';
 import { lostWhy, rebuildSaid, type Lost } from '../../brakes/io/lost.js';
@@ -57,6 +58,8 @@ export interface SlotStoreOptions {
   memo?: SlotMemo;
   now: () => number;
   log?: Logger;
+  /** Where a ledger found unreadable, deleted or replaced is counted: the host's recorder (none: not counted). */
+  metrics?: MetricsRecorder;
 }
 
 type Decide<R> = (state: LedgerState, seen: Seen<LedgerState>) => { next?: LedgerState; answer: R };
@@ -110,7 +113,13 @@ export class SlotStore {
       return { next: next ?? (lost ? state : undefined), answer };
     }, ROUNDS);
     if (lost && !this.writer.dryRun)
-      await rebuildSaid(this.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, found: lost.found, why: lost.why, at: now });
+      await rebuildSaid(this.o.metrics ?? MetricsRecorder.off(), this.writer, this.o.log, {
+        namespace: this.o.namespace,
+        name: BRAKES_NAME,
+        found: lost.found,
+        why: lost.why,
+        at: now,
+      });
     return answer;
   }
 

@@ -100,8 +100,8 @@ async function mended(d: EvacuationDeps, done: Settled, wasUnreadable: ReadonlyS
   const unreadable = [...done.freed, ...done.restored].filter((s) => wasUnreadable.has(s.uid));
   const lost = done.restored.filter((s) => !wasUnreadable.has(s.uid));
   if (unreadable.length === 0 && lost.length === 0) return;
-  observeStateUnreadable('evacuation-slots', 'unreadable', unreadable.length);
-  observeStateUnreadable('evacuation-slots', 'deleted', lost.length);
+  observeStateUnreadable(d.metrics, 'evacuation-slots', 'unreadable', unreadable.length);
+  observeStateUnreadable(d.metrics, 'evacuation-slots', 'deleted', lost.length);
   const ref = `${d.slotStore.namespace}/${SLOT_STORE_NAME}`;
   const lostWhy = done.absent ? 'it was missing' : done.unknown ? `it was ${done.unknown} and rebuilt blind, and held no slot` : 'it held no entry';
   const parts = [

@@ -19,6 +19,7 @@ import type { Owner } from '../../selection/retention.js';
 import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
 import { printDiff } from './diff-output.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
 import { cliHandle } from './handle.js';
 import { DEFAULT_LEDGER_NAMESPACE } from './ledger.js';
@@ -42,8 +43,8 @@ export interface LiveDiff {
   onPage?: (pages: number) => void;
 }
 
-/** `notifier`: the program's CloudEvents out (main.ts); none: off. */
-type Out = { out: (s: string) => void; err: (s: string) => void; notifier?: Notifier };
+/** `notifier`: the program's CloudEvents out (main.ts); none: off. `metrics`: the program's recorder; none: not counted. */
+type Out = { out: (s: string) => void; err: (s: string) => void; notifier?: Notifier; metrics?: MetricsRecorder };
 
 export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
   const started = Date.now();
@@ -60,6 +61,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     budgetMs: o.budgetMs,
     log,
     notifier: io.notifier ?? Notifier.off(),
+    metrics: io.metrics ?? MetricsRecorder.off(),
   });
   const context = await fetchContext(h, eitherNeeds(snapshotNeeds(policies[0]), snapshotNeeds(policies[1])));
   const jobs = policies.some((p) => p.retention?.length) ? await jobOwners(h, o.namespace) : undefined;

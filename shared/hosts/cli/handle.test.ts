@@ -6,6 +6,7 @@ import { loadPolicy } from '../../policy/load.js';
 import { policyDoc } from '../../../test/fixtures/policy.js';
 import { cliHandle } from './handle.js';
 import { parse } from './live.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 
 // The CLI's handle comes from its flags alone: the settings a deployed process reads from its
 // environment (SWEEP_PAGE_SIZE, DRY_RUN, PROTECTED_NAMESPACES) are set here to other values,
@@ -28,6 +29,7 @@ function handleFor(mode: 'plan' | 'run', ...flags: string[]) {
     budgetMs: 1000,
     log,
     notifier: Notifier.off(),
+    metrics: MetricsRecorder.off(),
   });
 }
 

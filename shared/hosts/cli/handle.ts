@@ -11,6 +11,7 @@ import type { KubeClients } from '../../kube/clients.js';
 import { WriteRefusals } from '../../kube/write-refusals.js';
 import { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { Notifier } from '../../notify/notifier.js';
 import type { Policy } from '../../policy/policy.js';
 
@@ -31,6 +32,8 @@ export interface CliHandleOptions {
   log: Logger;
   /** Where the pass's decisions go as CloudEvents (the program's, from its environment: main.ts). */
   notifier: Notifier;
+  /** Where the pass's removals, deferrals and API requests are counted (the program's recorder: main.ts). */
+  metrics: MetricsRecorder;
   now?: () => number;
 }
 
@@ -47,7 +50,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     dryRun: o.dryRun,
   };
   // One for the command: refused writes logged where it logs (stderr, never its output), sampled across its writers.
-  const refusals = new WriteRefusals(o.log);
+  const refusals = new WriteRefusals(o.metrics, o.log);
   // Which deferrals the command has told, across its brakes (a plan's included).
   const told = new Set<string>();
   const writer = (opts: { dryRun?: boolean } = {}) =>
@@ -59,7 +62,17 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
       ...(o.policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: o.policy.gracePeriodSeconds }),
     });
   const newBrakes = (dryRun: boolean) =>
-    new Brakes({ core: o.clients.core, writer: writer({ dryRun }), namespace: o.ledgerNamespace, holdMs: HOLD_MS, dryRun, now, log: o.log, told });
+    new Brakes({
+      core: o.clients.core,
+      writer: writer({ dryRun }),
+      namespace: o.ledgerNamespace,
+      holdMs: HOLD_MS,
+      dryRun,
+      now,
+      log: o.log,
+      told,
+      metrics: o.metrics,
+    });
   let brakes: Brakes | undefined;
   const h: CleanupHandle = {
     settings,
@@ -74,6 +87,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     now,
     log: o.log,
     notifier: o.notifier,
+    metrics: o.metrics,
   };
   return h;
 }

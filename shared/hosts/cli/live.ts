@@ -11,6 +11,7 @@ import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/
 import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
 import { createLogger } from '../../log.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
 import { parseGoDuration } from '../../policy/duration.js';
@@ -29,8 +30,8 @@ import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
 import { PassReports } from '../../cleanup/reports/index.js';
 
-/** `notifier`: the program's CloudEvents out (main.ts); none: off. */
-export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier };
+/** `notifier`: the program's CloudEvents out (main.ts); none: off. `metrics`: the program's recorder (main.ts); none: not counted. */
+export type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier; metrics?: MetricsRecorder };
 
 /** The ConfigMap the generated manifests deploy the policy in: what the deployed kube-tidy reads. */
 export const DEFAULT_POLICY_CONFIGMAP = 'kube-tidy/kube-tidy-policy';
@@ -186,6 +187,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     err: (s) => !answered && io.err(s),
     ...(io.stdoutIsTTY === undefined ? {} : { stdoutIsTTY: io.stdoutIsTTY }),
     ...(io.notifier ? { notifier: io.notifier } : {}),
+    ...(io.metrics ? { metrics: io.metrics } : {}),
   };
   const seen: PassParts['seen'] = { pages: 0, rows: [] };
   let server = '';
@@ -195,7 +197,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     const kubeConfig = loadKubeConfig({ kubeconfig: o.kubeconfig, ...(o.context === undefined ? {} : { context: o.context }) });
     server = describeKubeConfig(kubeConfig).server;
     plugins = execCredentials(kubeConfig, deadline.signal);
-    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, endsAt });
+    clients = kubeClients(kubeConfig, { timeoutMs: 30_000, endsAt, ...(io.metrics ? { metrics: io.metrics } : {}) });
     const work = pass(mode, o, quiet, { clients, fromFile, plugins, endsAt, seen });
     // race() handles a rejection that comes after the deadline answered.
     const result = await Promise.race([work, new Promise<'timeout'>((r) => deadline.signal.addEventListener('abort', () => r('timeout')))]);
@@ -263,6 +265,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
       notifier: io.notifier ?? Notifier.off(),
+      metrics: io.metrics ?? MetricsRecorder.off(),
     });
     const rows = seen.rows;
     let lastProgress = 0;

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
 import { parseArgs } from 'node:util';
 import { PolicyError } from '../../policy/errors.js';
@@ -35,9 +36,10 @@ class UsageError extends Error {
 /**
  * `stdoutIsTTY` picks the default output format (output.ts); tests leave it unset (pipes).
  * `notifier`: where a live pass's decisions go as CloudEvents (the program's, from EVENTS_SINK
- * and the rest of its environment); none: off.
+ * and the rest of its environment); none: off. `metrics`: the program's recorder, built once at
+ * start, which a live pass's handle and clients count in; none: not counted.
  */
-type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier };
+type Out = { out: (s: string) => void; err: (s: string) => void; stdoutIsTTY?: boolean; notifier?: Notifier; metrics?: MetricsRecorder };
 
 /**
  * Every command; `bridge` and the commands that talk to a cluster only through this entry point.
@@ -241,7 +243,9 @@ function withBrakes(policy: Policy, pods: readonly Pod[], decisions: Decision[],
 
 // Run only as a program, not when imported by tests.
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/kube-tidy')) {
-  const notifier = programNotifier();
+  // What the program counts in: nothing reads it (no /metrics, no push), as before; the handle carries it as every host's does.
+  const metrics = new MetricsRecorder(process.env);
+  const notifier = programNotifier(metrics);
   void runAsync(
     process.argv.slice(2),
     {
@@ -249,6 +253,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
       err: (s) => process.stderr.write(s),
       stdoutIsTTY: process.stdout.isTTY === true,
       notifier,
+      metrics,
     },
     // --timeout bounds the command as its user sees it: loading the program counts too.
     performance.timeOrigin,
@@ -263,9 +268,9 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
 }
 
 /** The program's CloudEvents out, from its environment (docs/observing.md "Decisions as CloudEvents"); a bad setting sends nothing, as the functions' processes. */
-function programNotifier(): Notifier {
+function programNotifier(metrics: MetricsRecorder): Notifier {
   try {
-    return Notifier.fromEnv(process.env);
+    return Notifier.fromEnv(process.env, Date.now, undefined, metrics);
   } catch {
     return Notifier.off();
   }

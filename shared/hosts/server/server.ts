@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     maxBytes: env.MAX_BODY_BYTES,
     target: env.FUNCTION_TARGET,
     log,
+    metrics: rt.metrics,
   });
   const codeCache = (globalThis as Record<symbol, unknown>)[CODE_CACHE];
   const { server } = serveUntilSignal(app, {

@@ -1,5 +1,6 @@
 import { TARGETS, type TargetName } from '../../../functions/index.js';
 import { ConfigError } from '../../config/env.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { PolicyError } from '../../policy/errors.js';
 import { startRuntime, type Runtime, type StartOptions } from '../../runtime/runtime.js';
 import type { SenderAuth } from '../../serve/http/auth.js';
@@ -32,7 +33,7 @@ export interface Setup {
 /** Sets up the targets (one, a list for the standalone process, or all) and the runtime they share. */
 export async function setupTargets(
   target: string | readonly string[] | undefined,
-  { writerClients }: Pick<StartOptions, 'writerClients'> = {},
+  { writerClients, metrics }: Pick<StartOptions, 'writerClients'> & { metrics?: MetricsRecorder } = {},
 ): Promise<Setup> {
   const names = (Object.keys(TARGETS) as TargetName[]).filter((n) => !target || (typeof target === 'string' ? n === target : target.includes(n)));
   try {
@@ -41,7 +42,8 @@ export async function setupTargets(
     const lazyKube = specs.every((s) => s.needs.cluster === 'on-demand');
     const rt = await startRuntime(
       process.env,
-      {},
+      // The standalone program builds its recorder before the runtime: its /metrics is up first.
+      metrics ? { metrics } : {},
       {
         needsPolicy: specs.some((s) => s.needs.policy),
         lazyKube,

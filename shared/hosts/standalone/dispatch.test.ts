@@ -9,9 +9,10 @@ import type { Served } from '../server/setup.js';
 import { defineTarget, type Input } from '../../serve/target.js';
 import { inProcessDispatch } from './dispatch.js';
 import { routesOf } from './routing.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 
 const log = createLogger({ level: 'silent' });
-const rt = { config: { REQUEST_DEADLINE_SECONDS: 5, DRY_RUN: true }, log, notifier: Notifier.off() } as unknown as Runtime;
+const rt = { config: { REQUEST_DEADLINE_SECONDS: 5, DRY_RUN: true }, log, notifier: Notifier.off(), metrics: MetricsRecorder.off() } as unknown as Runtime;
 const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'ml', uid: 'u1', resourceVersion: '7' } };
 
 function target(name: string, kinds: string[], status: 'ok' | 'transient' = 'ok') {

@@ -9,6 +9,7 @@ import type { RemovalTarget } from '../../kube/evict-only.js';
 import { fenceOpen, fenceUntil } from './core/fence.js';
 import { FencedError, fencedClients } from './fence.js';
 import { startElector } from './leader.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 
 const log = createLogger({ level: 'silent' });
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -49,6 +50,7 @@ describe("the elector's fence, by the monotonic clock alone", () => {
       leaseDurationSeconds: 15,
       renewDeadlineSeconds: 10,
       retryPeriodSeconds: 3600,
+      metrics: MetricsRecorder.off(),
       log,
       onStarted: () => {},
       onLost,
@@ -81,6 +83,7 @@ describe("the elector's fence, by the monotonic clock alone", () => {
       leaseDurationSeconds: 1,
       renewDeadlineSeconds: 0.5,
       retryPeriodSeconds: 0.05,
+      metrics: MetricsRecorder.off(),
       log,
       onStarted: () => {},
       onLost,
@@ -111,6 +114,7 @@ describe("the elector's fence, by the monotonic clock alone", () => {
       leaseDurationSeconds: 15,
       renewDeadlineSeconds: 10,
       retryPeriodSeconds: 3600,
+      metrics: MetricsRecorder.off(),
       log,
       onStarted: () => {},
       onLost: () => {},
@@ -135,6 +139,7 @@ describe("the elector's fence, by the monotonic clock alone", () => {
       leaseDurationSeconds: 15,
       renewDeadlineSeconds: 10,
       retryPeriodSeconds: 3600,
+      metrics: MetricsRecorder.off(),
       log,
       onStarted: () => {},
       onLost: () => {},

@@ -3,6 +3,7 @@
 // the body says whether this replica leads) and /metrics.
 import { createServer, type Server } from 'node:http';
 import { metricsExposition } from '../../metrics/exposition.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 
 export interface HealthState {
   ready(): boolean;
@@ -11,6 +12,8 @@ export interface HealthState {
   sinceLastRound(): number | undefined;
   /** Beyond this the process counts as wedged. */
   staleAfterMs: number;
+  /** The process's recorder (the one its runtime records into): what /metrics exposes. */
+  metrics: MetricsRecorder;
 }
 
 export function startHealthServer(port: number, s: HealthState): Promise<Server> {
@@ -24,7 +27,7 @@ export function startHealthServer(port: number, s: HealthState): Promise<Server>
     }
     if (path === '/readyz') return json(s.ready() ? 200 : 503, { ready: s.ready(), leader: s.leader() });
     if (path === '/metrics') {
-      metricsExposition().then(
+      metricsExposition(s.metrics).then(
         (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
         (e: unknown) => json(500, { error: (e as Error).message }),
       );

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
 import type { Logger } from '../../log.js';
 import { observeStateUnreadable } from '../../metrics/observe.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { decideLease, releasedLease, type ElectionStep, type LeaseSpec } from './core/election.js';
 import { fenceOpen } from './core/fence.js';
 
@@ -22,6 +23,8 @@ export interface ElectorOptions {
   renewDeadlineSeconds: number;
   retryPeriodSeconds: number;
   log: Logger;
+  /** Where a Lease found deleted or naming no holder is counted: the process's recorder. */
+  metrics: MetricsRecorder;
   onStarted(): void;
   onLost(): void;
   now?: () => number;
@@ -45,11 +48,11 @@ export interface Elector {
 }
 
 /** A Lease deleted while this replica led or waited on a claim, or naming no holder when no release wrote it: said, once per change. */
-function notAsWritten(spec: LeaseSpec | undefined, c: { leading: boolean; waited: boolean; me: string; log: Logger }): void {
+function notAsWritten(spec: LeaseSpec | undefined, c: { leading: boolean; waited: boolean; me: string; log: Logger; metrics: MetricsRecorder }): void {
   const released = spec && !spec.holderIdentity && spec.leaseDurationSeconds === 1 && spec.renewTime;
   const found = !spec ? (c.leading || c.waited ? 'deleted' : undefined) : !spec.holderIdentity && (c.leading || !released) ? 'unreadable' : undefined;
   if (!found) return;
-  observeStateUnreadable('lease', found);
+  observeStateUnreadable(c.metrics, 'lease', found);
   const then = c.leading ? 'this replica led: fenced until it holds the Lease again' : 'not taken before the last claim seen could have ended';
   c.log.error({ identity: c.me, found, ...(spec ? { spec } : {}) }, `the Lease was ${found === 'deleted' ? 'deleted' : 'found naming no holder'}: ${then}`);
 }
@@ -72,7 +75,7 @@ export function startElector(o: ElectorOptions): Elector {
     const key = JSON.stringify(current?.spec ?? null);
     if (seen?.key !== key) {
       seen = { key, at: now() };
-      notAsWritten(current?.spec, { leading, waited: lastClaim !== undefined, me: o.me, log: o.log });
+      notAsWritten(current?.spec, { leading, waited: lastClaim !== undefined, me: o.me, log: o.log, metrics: o.metrics });
     }
     const { leaseDurationSeconds, me } = o;
     const step = decideLease({ lease: current?.spec, observedAt: seen.at, me, now: now(), leaseDurationSeconds, leading, lastClaim });

@@ -12,6 +12,7 @@ import { isTarget, TARGETS } from '../../../functions/index.js';
 import { startBridge, type Bridge } from '../bridge/bridge.js';
 import { leaseClient } from '../../kube/lease.js';
 import { createLogger } from '../../log.js';
+import { MetricsRecorder } from '../../metrics/recorder.js';
 import { setupTargets } from '../server/setup.js';
 import { readStandaloneConfig, type StandaloneConfig } from './config.js';
 import { selectorString } from './core/selector.js';
@@ -41,7 +42,10 @@ async function main(): Promise<void> {
 
   let ready = false;
   const held: { elector?: Elector } = {};
+  // The process's recorder, built before the runtime so /metrics answers from the start; the runtime records into it.
+  const metrics = new MetricsRecorder(process.env);
   const health: Server = await startHealthServer(c.PORT, {
+    metrics,
     ready: () => ready,
     leader: () => held.elector?.holds() ?? false,
     sinceLastRound: () => (held.elector ? Date.now() - held.elector.lastRound() : undefined),
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
   // Exits 2 with the reason on a bad policy or cluster setup, as the image's server does.
   // The fence: every write of every writer asks it right before it is sent.
   const holds = () => held.elector?.holds() ?? false;
-  const { rt, served } = await setupTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds) });
+  const { rt, served } = await setupTargets(c.STANDALONE_FUNCTIONS, { writerClients: (clients) => fencedClients(clients, holds), metrics });
   await rt.kubeReady();
   const routes = routesOf(served);
   const dispatch = inProcessDispatch({ served, routes, rt, log: rt.log, holds });
@@ -122,12 +126,13 @@ async function main(): Promise<void> {
 
   held.elector = startElector({
     // Half the renew deadline per request: a hung one leaves time for the next try.
-    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }, { timeoutMs: (c.LEASE_RENEW_DEADLINE_SECONDS * 1000) / 2 }),
+    lease: leaseClient(rt.kubeConfig, { namespace: c.POD_NAMESPACE, name: c.LEASE_NAME }, { timeoutMs: (c.LEASE_RENEW_DEADLINE_SECONDS * 1000) / 2, metrics }),
     me: c.POD_NAME,
     leaseDurationSeconds: c.LEASE_DURATION_SECONDS,
     renewDeadlineSeconds: c.LEASE_RENEW_DEADLINE_SECONDS,
     retryPeriodSeconds: c.LEASE_RETRY_PERIOD_SECONDS,
     log: rt.log,
+    metrics,
     // Never again once stopping: a replica that lost the Lease exits, whatever a later round says.
     onStarted: () => {
       if (!stopping) startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1));

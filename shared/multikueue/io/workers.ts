@@ -18,7 +18,7 @@ export interface Worker {
   error?: { message: string; transient: boolean };
 }
 
-export interface WorkerSourceOptions extends Pick<KubeClientOptions, 'timeoutMs' | 'onRequest'> {
+export interface WorkerSourceOptions extends Pick<KubeClientOptions, 'timeoutMs' | 'onRequest' | 'metrics'> {
   kueueNamespace: string;
   /** A MultiKueueConfig name: only its clusters. Default: every MultiKueueCluster. */
   configName?: string;
@@ -74,7 +74,11 @@ export class Workers {
     if (cached?.fingerprint === source.fingerprint) return { name: source.name, api: cached.api };
     cached?.api.close();
     try {
-      const api = kubeClients(parseKubeConfig(source.text), { timeoutMs: this.opts.timeoutMs, onRequest: this.opts.onRequest });
+      const api = kubeClients(parseKubeConfig(source.text), {
+        timeoutMs: this.opts.timeoutMs,
+        onRequest: this.opts.onRequest,
+        ...(this.opts.metrics ? { metrics: this.opts.metrics } : {}),
+      });
       this.cache.set(source.name, { fingerprint: source.fingerprint, api });
       return { name: source.name, api };
     } catch (e) {

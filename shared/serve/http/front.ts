@@ -6,6 +6,7 @@
 // started by functions-framework's own main (development), node-http.ts when used alone.
 import type { RequestListener } from 'node:http';
 import { createLogger, type Logger } from '../../log.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { SenderAuth } from './auth.js';
 import { withBodyLimits } from './limits.js';
 import { refusalSink, type RefusalSink } from './refusals.js';
@@ -23,11 +24,13 @@ export interface FrontOptions {
   target: string;
   /** Where refusals are logged (sampled, refusals.ts); a logger of its own by default. */
   log?: Logger;
+  /** Where refusals are counted: the process's recorder (rt.metrics). */
+  metrics: MetricsRecorder;
 }
 
 export function front(app: RequestListener, opts: FrontOptions): RequestListener {
   // Every refusal here is counted and (sampled) logged: the wrapper never sees these requests.
-  const refused = refusalSink(opts.target, opts.log ?? createLogger({ name: 'kube-tidy-front' }));
+  const refused = refusalSink(opts.metrics, opts.target, opts.log ?? createLogger({ name: 'kube-tidy-front' }));
   const onLimit = (status: 413 | 415, why: string) => refused({ status, reason: status === 413 ? 'too-large' : 'encoding', why });
   // The limits outermost: the byte count starts with the first byte, even while the token is checked.
   return withBodyLimits(opts.auth.platform === 'none' ? app : senderChecked(app, opts.auth, refused), opts.maxBytes, onLimit);

@@ -209,7 +209,13 @@ describe('the body is bounded while it streams', () => {
     const spec = { ...probes[0]!, handle: async (input: Input) => (handled++, { outcome: 'echoed', input: echo(input) }) };
     const auth = senderAuthOf(rt);
     const server = await listen(
-      front(nodeHttpTarget(spec, {}, rt, { auth, maxBytes: 1024 }), { auth, maxBytes: 1024, target: spec.name, log: pino({ level: 'silent' }) }),
+      front(nodeHttpTarget(spec, {}, rt, { auth, maxBytes: 1024 }), {
+        auth,
+        maxBytes: 1024,
+        target: spec.name,
+        log: pino({ level: 'silent' }),
+        metrics: rt.metrics,
+      }),
     );
     try {
       const under = await send(portOf(server), { headers: json, body: JSON.stringify({ pad: 'x'.repeat(900) }), chunked: true });

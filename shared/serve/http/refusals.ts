@@ -5,7 +5,7 @@
 // a line each; the rest are counted and said in one summary line when the next window opens,
 // so a flood of bad requests cannot fill the log. The counter counts every one.
 import type { Logger } from '../../log.js';
-import { record } from '../../metrics/record.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { logSampler } from '../../metrics/sampled-log.js';
 
 /** The fixed reasons, by status: the `outcome` label of a refusal. */
@@ -23,8 +23,8 @@ export interface Refusal {
 
 export type RefusalSink = (r: Refusal) => void;
 
-/** A sink that counts every refusal for `target` and logs a sample of them on `log`. */
-export function refusalSink(target: string, log: Logger, now: () => number = Date.now): RefusalSink {
+/** A sink that counts every refusal for `target` in `metrics` (the process's recorder) and logs a sample of them on `log`. */
+export function refusalSink(metrics: MetricsRecorder, target: string, log: Logger, now: () => number = Date.now): RefusalSink {
   const sampled = logSampler<RefusalReason>({
     perWindow: LOG_PER_WINDOW,
     windowMs: WINDOW_MS,
@@ -33,7 +33,7 @@ export function refusalSink(target: string, log: Logger, now: () => number = Dat
   });
   return ({ status, reason, why, subject }) => {
     try {
-      record('requests', 1, { target, code: String(status), outcome: reason });
+      metrics.record('requests', 1, { target, code: String(status), outcome: reason });
     } catch {
       // Metrics are never the answer's problem.
     }

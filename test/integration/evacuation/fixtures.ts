@@ -159,6 +159,8 @@ export async function serveEvacuation(ns: string, extra: Record<string, string> 
   const rt = await runtimeFor(POLICY, env);
   const agent = serve(evacuation, rt);
   return {
+    /** The instance's recorder: what its /metrics would show. */
+    metrics: rt.metrics,
     /** Sends what the instance's outbox still holds (EVENTS_SINK in `extra`), for at most `maxMs`. */
     flushEvents: (maxMs: number) => rt.notifier.flush(maxMs),
     event: async (pod: V1Pod, verb: 'update' | 'delete' = 'update') =>

@@ -11,6 +11,7 @@ import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { LEGACY_SLOTS_NAME } from '../../../shared/evacuation/io/legacy-slots.js';
 import { SLOT_STORE_NAME, listSlots } from '../../../shared/evacuation/io/slot-store.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
+import type { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { testNamespace } from '../../harness/index.js';
 import { annotate, core, createVm, kc, readPod, serveEvacuation, useKubevirtStandIns, tickUntil } from './fixtures.js';
 
@@ -33,8 +34,8 @@ async function writeLedger(data: Record<string, string>): Promise<void> {
 }
 const events = async (reason: string) =>
   (await kc().makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: ns.name })).items.filter((e) => e.reason === reason);
-async function unreadableTotal(found: string): Promise<number> {
-  const line = (await metricsExposition()).body
+async function unreadableTotal(metrics: MetricsRecorder, found: string): Promise<number> {
+  const line = (await metricsExposition(metrics)).body
     .split('\n')
     .find((l) => l.startsWith('kube_tidy_state_unreadable_total{') && l.includes('store="evacuation-slots"') && l.includes(`found="${found}"`));
   return line ? Number(line.split(' ').pop()) : 0;
@@ -52,7 +53,7 @@ describe('the evacuation slots found not as kube-tidy wrote them', () => {
       body: { metadata: { name: LEGACY_SLOTS_NAME }, data: { [uid(idle)]: '{"pod":"' + ns.name + '/virt-launcher-idle","no' } },
     });
     const fn = await serveEvacuation(ns.name, { EVACUATION_MAX_PER_CLUSTER: '1', EVACUATION_MAX_PER_NODE: '10' });
-    const before = await unreadableTotal('unreadable');
+    const before = await unreadableTotal(fn.metrics, 'unreadable');
     const earlier = new Set((await events('EvacuationSlotsMended')).map((e) => e.metadata!.name));
     const asked = await createVm(ns.name, 'asked', { request: true, behaviour: 'hang' });
     expect(await fn.event(asked)).toMatchObject({ outcome: 'queued', why: expect.stringContaining('1 of them unreadable') });
@@ -63,7 +64,7 @@ describe('the evacuation slots found not as kube-tidy wrote them', () => {
     expect((await listSlots(core(), ns.name)).map((s) => s.uid)).toEqual([uid(asked)]);
     const notes = (await events('EvacuationSlotsMended')).filter((e) => !earlier.has(e.metadata!.name)).map((e) => e.note);
     expect(notes).toEqual([expect.stringMatching(new RegExp(`1 unreadable entries \\(${uid(idle)}\\) freed`))]);
-    expect(await unreadableTotal('unreadable')).toBe(before + 1);
+    expect(await unreadableTotal(fn.metrics, 'unreadable')).toBe(before + 1);
     await withdraw(fn, 'virt-launcher-asked');
   });
 
@@ -98,7 +99,7 @@ describe('the evacuation slots found not as kube-tidy wrote them', () => {
       const b = await createVm(ns.name, `${how}-b`, { request: true, behaviour: 'hang' });
       expect((await Promise.all([fn.event(a), fn.event(b)])).map((x) => x.outcome)).toEqual(['started', 'started']);
       const earlier = new Set((await events('EvacuationSlotsMended')).map((e) => e.metadata!.name));
-      const before = await unreadableTotal('deleted');
+      const before = await unreadableTotal(fn.metrics, 'deleted');
       if (how === 'deleted') await core().deleteNamespacedConfigMap({ namespace: ns.name, name: SLOT_STORE_NAME });
       else await writeLedger({});
 
@@ -114,7 +115,7 @@ describe('the evacuation slots found not as kube-tidy wrote them', () => {
       const was = how === 'deleted' ? 'it was deleted' : 'it was unreadable (ledger.json: missing)';
       expect(notes).toEqual([expect.stringContaining(`${was} and rebuilt blind, and held no slot for 2 evacuations in flight`)]);
       // Either way the two slots are counted as lost ones (found="deleted"), each written back.
-      expect(await unreadableTotal('deleted')).toBe(before + 2);
+      expect(await unreadableTotal(fn.metrics, 'deleted')).toBe(before + 2);
       await withdraw(fn, `virt-launcher-${how}-c`, `virt-launcher-${how}-a`, `virt-launcher-${how}-b`);
       expect(await listSlots(core(), ns.name)).toEqual([]);
     });

@@ -188,15 +188,18 @@ describe('a shard taken by another instance', () => {
 const podsOf = (e: CloudEventV1<unknown>): string[] =>
   e.type === 'dev.kube-tidy.pods.decided.v1' ? (e.data as PodsDecided).decisions.map((d) => d.name) : [(e.data as PodDecision).name];
 
-/** The exposition's kube_tidy_events_out_total, summed per result. */
+/** kube_tidy_events_out_total, summed per result over every instance this file started (each its own recorder, as each process). */
 async function eventsOut(): Promise<Record<string, number>> {
-  const body = (await metricsExposition()).body;
   const out: Record<string, number> = {};
+  for (const rt of runtimes) count((await metricsExposition(rt.metrics)).body, out);
+  return out;
+}
+
+function count(body: string, out: Record<string, number>): void {
   for (const m of body.matchAll(/^kube_tidy_events_out_total\{([^}]*)\} (\S+)$/gm)) {
     const result = /result="([^"]+)"/.exec(m[1]!)?.[1] ?? '';
     out[result] = (out[result] ?? 0) + Number(m[2]);
   }
-  return out;
 }
 
 /** A sweep of `n` fresh Failed pods: how long its answer took, and what is left. */

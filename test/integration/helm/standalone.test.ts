@@ -174,6 +174,14 @@ describe('the standalone process', () => {
     expect((await names(NS.protected)).some((n) => n.startsWith('audit'))).toBe(true);
     expect((await names('kube-system')).some((n) => n.startsWith('node-agent'))).toBe(true);
     expect((await names(NS.web)).length).toBe(2);
+    // The leader's /metrics shows what its targets removed: the host serves the recorder its runtime records into.
+    const removed = (text: string) =>
+      [...text.matchAll(new RegExp(`^kube_tidy_pods_evicted_total\\{[^}]*namespace="${NS.batch}"[^}]*\\} (\\S+)$`, 'gm'))].reduce(
+        (n, m) => n + Number(m[1]),
+        0,
+      );
+    expect(removed(await (await fetch(`http://127.0.0.1:${a.port}/metrics`)).text())).toBeGreaterThanOrEqual(gone.length);
+    expect(removed(await (await fetch(`http://127.0.0.1:${b.port}/metrics`)).text())).toBe(0);
 
     const killedAt = Date.now();
     a.child.kill('SIGKILL');

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
-import { resetForTests } from '../../../shared/metrics/record.js';
+import type { Runtime } from '../../../shared/runtime/runtime.js';
 import { writeKubeconfig } from '../../harness/credentials.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
@@ -23,7 +23,9 @@ const lines: Record<string, unknown>[] = [];
 const refused = () => lines.filter((l) => l.msg === 'write refused');
 
 async function counted(reason: string, verb: string): Promise<number> {
-  const line = (await metricsExposition()).body.split('\n').find((l) => l.startsWith(`kube_tidy_writes_refused_total{reason="${reason}",verb="${verb}"} `));
+  const line = (await metricsExposition(rt.metrics)).body
+    .split('\n')
+    .find((l) => l.startsWith(`kube_tidy_writes_refused_total{reason="${reason}",verb="${verb}"} `));
   return line ? Number(line.split(' ')[1]) : 0;
 }
 
@@ -61,8 +63,9 @@ async function readOnlyIdentity(namespace: string): Promise<string> {
 }
 
 let agent: ReturnType<typeof serve>;
+/** The process under test: its recorder is what /metrics would show. */
+let rt: Runtime;
 beforeAll(async () => {
-  await resetForTests();
   // Refused writes are logged on the runtime's logger (set when its writer loads).
   const log = createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } });
   const policy = policyDoc(
@@ -71,7 +74,8 @@ beforeAll(async () => {
       evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
     },
   );
-  agent = serve(podTerminated, await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }, log));
+  rt = await runtimeFor(policy, { KUBECONFIG: await readOnlyIdentity(ns.name) }, log);
+  agent = serve(podTerminated, rt);
 });
 
 describe('writes the API server refuses (RBAC 403)', () => {

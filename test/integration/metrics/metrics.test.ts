@@ -41,7 +41,7 @@ describe('the exposition after a sweep and an event (in process)', () => {
     expect(swept.body.summary.outcomes).toEqual({ deleted: 2 });
     // A second event about a pod the sweep deleted: answered, nothing removed.
     await send(serve(podTerminated, rt), knativeRequest('binary', 'update', a));
-    text = (await metricsExposition()).body;
+    text = (await metricsExposition(rt.metrics)).body;
   });
 
   it('is valid for Prometheus: `promtool check metrics` finds no problem', () => {

@@ -46,7 +46,14 @@ describe.each(Object.keys(TARGETS) as TargetName[])('%s behind sender authentica
     const spec = (await TARGETS[name]()) as TargetSpec<unknown>;
     const rt = await runtimeFor(POLICY, envFor());
     const auth = senderAuthOf(rt);
-    agent = supertest(front(nodeHttpTarget(spec, await spec.setup(rt), rt, { auth, maxBytes: 1024 * 1024 }), { auth, maxBytes: 1024 * 1024, target: name }));
+    agent = supertest(
+      front(nodeHttpTarget(spec, await spec.setup(rt), rt, { auth, maxBytes: 1024 * 1024 }), {
+        auth,
+        maxBytes: 1024 * 1024,
+        target: name,
+        metrics: rt.metrics,
+      }),
+    );
   });
 
   it('answers 401 to a request without a token, before reading its (broken) body', async () => {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { leaseClient, type LeaseClient } from '../../../shared/kube/lease.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { startElector, type Elector } from '../../../shared/hosts/standalone/leader.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 
@@ -17,6 +18,8 @@ const ns = testNamespace('lease-state');
 const LEASE = { duration: 3, renew: 2 };
 const coordination = () => sharedCluster().kubeConfig().makeApiClient(CoordinationV1Api);
 const started: Elector[] = [];
+/** What the replicas count in (one recorder for the test process: its exposition sums theirs, as a scrape of each would). */
+const metrics = new MetricsRecorder();
 let n = 0;
 
 afterEach(async () => {
@@ -49,6 +52,7 @@ function replica(me: string, name: string, retryPeriodSeconds: number): Replica 
     renewDeadlineSeconds: LEASE.renew,
     retryPeriodSeconds,
     log,
+    metrics,
     onStarted: () => {},
     onLost: () => {},
   }));
@@ -64,7 +68,7 @@ async function bothOpen(a: Elector, b: Elector, ms: number): Promise<number> {
 }
 
 async function unreadableTotal(found: string): Promise<number> {
-  const line = (await metricsExposition()).body
+  const line = (await metricsExposition(metrics)).body
     .split('\n')
     .find((l) => l.startsWith('kube_tidy_state_unreadable_total{') && l.includes('store="lease"') && l.includes(`found="${found}"`));
   return line ? Number(line.split(' ').pop()) : 0;

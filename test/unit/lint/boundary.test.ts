@@ -19,7 +19,7 @@ describe('the pure core stays pure', () => {
     ['imports the logger', "import { createLogger } from '../log.js';\nexport const x = createLogger;", 'no-restricted-imports'],
     ['imports the runtime', "import { startRuntime } from '../runtime/runtime.js';\nexport const x = startRuntime;", 'no-restricted-imports'],
     ["imports a family's I/O", "import { tick } from '../io/tick.js';\nexport const x = tick;", 'no-restricted-imports'],
-    ['records a metric', "import { record } from '../metrics/record.js';\nexport const x = record;", 'no-restricted-imports'],
+    ['records a metric', "import { observeRemoval } from '../metrics/observe.js';\nexport const x = observeRemoval;", 'no-restricted-imports'],
     ['imports a host (the CLI)', "import { runAsync } from '../hosts/cli/main.js';\nexport const x = runAsync;", 'no-restricted-imports'],
     ['imports the standalone host', "import { dispatch } from '../hosts/standalone/dispatch.js';\nexport const x = dispatch;", 'no-restricted-imports'],
     ['imports the OpenTelemetry SDK', "import { MeterProvider } from '@opentelemetry/sdk-metrics';\nexport const x = MeterProvider;", 'no-restricted-imports'],
@@ -141,7 +141,7 @@ describe('rooms import downward only: the floors of infra/lint/floors.js', () =>
 
   it('downward imports, and imports within one floor, pass', async () => {
     const down =
-      "import { MARK } from '../model/keys.js';\nimport type { Answer } from '../model/answer.js';\nimport { record } from '../metrics/record.js';\nexport const x = [MARK, record] as const;\nexport type A = Answer;";
+      "import { MARK } from '../model/keys.js';\nimport type { Answer } from '../model/answer.js';\nimport { MetricsRecorder } from '../metrics/recorder.js';\nexport const x = [MARK, MetricsRecorder] as const;\nexport type A = Answer;";
     expect(await problems('shared/kube/boundary-probe.ts', down)).toEqual([]);
     const sameFloor = "import { readState } from '../../evacuation/core/annotations.js';\nexport const x = readState;";
     expect(await problems('shared/defrag/core/boundary-probe.ts', sameFloor)).toEqual([]);

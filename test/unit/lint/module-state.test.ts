@@ -54,6 +54,12 @@ describe('no process state in the library rooms', () => {
       expect(e.reason.length, e.file).toBeGreaterThan(20);
       expect(await problems(e.file, 'let x = 0;\nexport const y = () => ++x;')).toEqual([]);
     }
-    expect(MODULE_STATE_EXCEPTIONS.map((e) => e.file)).toEqual(['shared/metrics/record.ts']);
+    // None: the metrics recorder, the last exception, is built by its host and carried by the handles.
+    expect(MODULE_STATE_EXCEPTIONS.map((e) => e.file)).toEqual([]);
+  });
+
+  it('the metrics recorder is not excepted: process state at its module level fails', async () => {
+    const found = await problems('shared/metrics/recorder.ts', 'let pending: number[] = [];\nexport const record = (n: number) => void pending.push(n);');
+    expect(found.join('\n')).toContain('`let` at module scope is process state');
   });
 });

@@ -1,5 +1,5 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { emptyLedger, type LedgerState } from '../../../shared/brakes/core/ledger.js';
 import type { Meter, Subject } from '../../../shared/brakes/core/meters.js';
 import { Brakes, brakeSetOf, type Take } from '../../../shared/brakes/io/brakes.js';
@@ -8,7 +8,7 @@ import { MAX_VALUES, OTHER } from '../../../shared/metrics/bound.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeBudgets } from '../../../shared/brakes/io/budget-gauge.js';
 import { observeDeferral } from '../../../shared/metrics/observe.js';
-import { afterRequest, resetForTests } from '../../../shared/metrics/record.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
 import { startOtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
 import { checkMetrics } from '../../fixtures/metrics/promcheck.js';
@@ -62,7 +62,7 @@ const bare: Subject = { namespace: 'ml', node: 'n1' };
 
 /** Every kube_tidy_budget_remaining series of a scrape, as `budget scope key` -> value. */
 async function remaining(): Promise<Record<string, number>> {
-  const body = (await metricsExposition()).body;
+  const body = (await metricsExposition(metrics)).body;
   const out: Record<string, number> = {};
   for (const m of body.matchAll(/^kube_tidy_budget_remaining\{budget="([^"]*)",scope="([^"]*)",key="([^"]*)"\} (\S+)$/gm))
     out[`${m[1]} ${m[2]} ${m[3]}`] = Number(m[4]);
@@ -74,15 +74,20 @@ const ticket = (t: Take) => {
   return t.ticket;
 };
 
+/** The process's recorder (one per test here), which its brakes record into. */
+let metrics: MetricsRecorder;
+beforeEach(() => {
+  metrics = new MetricsRecorder();
+});
 afterEach(async () => {
-  await resetForTests();
+  await metrics.shutdown();
 });
 
 describe('the budget gauge, from the ledger', () => {
   it('after a reservation: the units an instance reserved count as used until it gives them back', async () => {
     const cluster = fakeCluster();
     let now = T0;
-    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+    const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
     const t = ticket(await a.take(set, web));
     // One removal and the event path's chunk: a quarter of what is left of the total (2), none
     // of the namespace's 2 or the owner's 1 left.
@@ -106,14 +111,14 @@ describe('the budget gauge, from the ledger', () => {
   it('after a deferral: the budget that deferred shows 0, beside the deferred counter', async () => {
     const cluster = fakeCluster();
     const now = T0 + 3 * M;
-    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
-    const b = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'b' });
+    const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+    const b = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'b' });
     ticket(await a.take(set, web));
     ticket(await b.take(set, bare));
     ticket(await b.take(set, bare));
     const held = await b.take(set, bare);
     expect('deferred' in held && held.deferred.budget).toBe('maxNoOfPodsToEvictPerNamespace');
-    if ('deferred' in held) observeDeferral(held.deferred, 'event');
+    if ('deferred' in held) observeDeferral(metrics, held.deferred, 'event');
     const shown = await remaining();
     expect(shown['maxNoOfPodsToEvictPerNamespace namespace ml']).toBe(0);
     // Held by either instance: a's removal and its chunk of 2; b's first removal and its chunk
@@ -121,7 +126,7 @@ describe('the budget gauge, from the ledger', () => {
     expect(shown['maxNoOfPodsToEvictTotal cluster ']).toBe(10 - 3 - 2);
     // Another namespace the ledger does not hold has no series (keys are the ledger's, bounded).
     expect(Object.keys(shown).filter((k) => k.includes('namespace') && !k.endsWith(' ml'))).toEqual([]);
-    const text = (await metricsExposition()).body;
+    const text = (await metricsExposition(metrics)).body;
     expect(text).toContain('kube_tidy_budget_deferred_total{budget="maxNoOfPodsToEvictPerNamespace",scope="namespace",path="event"} 1');
     a.close();
     b.close();
@@ -131,7 +136,7 @@ describe('the budget gauge, from the ledger', () => {
     const cluster = fakeCluster();
     cluster.store({ 'ledger.json': '{"windows": [1,2,' });
     let now = T0 + 3 * M;
-    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+    const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
     const held = await a.take(set, bare);
     expect('deferred' in held && held.deferred.kind).toBe('ledger');
     expect((await remaining())['maxNoOfPodsToEvictTotal cluster ']).toBe(0);
@@ -147,7 +152,7 @@ describe('the budget gauge, from the ledger', () => {
   it('a key goes back to its full max when its window rolled over; each meter rolls with its own window', async () => {
     const cluster = fakeCluster();
     let now = T0;
-    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+    const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
     a.done(ticket(await a.take(set, web)), true);
     await a.settle();
     // 15 minutes on: a new window for the descheduler's limits, the same hour for the owner rate.
@@ -169,7 +174,7 @@ describe('the budget gauge, from the ledger', () => {
     try {
       const cluster = fakeCluster();
       let now = T0 + 14 * M;
-      const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
+      const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => now, holder: 'a' });
       a.done(ticket(await a.take(set, web)), true);
       await a.settle();
       const requests = cluster.calls.n;
@@ -192,7 +197,7 @@ describe('the budget gauge, from the ledger', () => {
 
   it('a dry run shows the ledger as stored, not what it would have reserved', async () => {
     const cluster = fakeCluster();
-    const plan = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: true, now: () => T0, holder: 'plan' });
+    const plan = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: true, now: () => T0, holder: 'plan' });
     ticket(await plan.take(set, web));
     expect(await remaining()).toEqual({ 'maxNoOfPodsToEvictTotal cluster ': 10 });
     plan.close();
@@ -204,7 +209,7 @@ describe('the budget gauge, from the ledger', () => {
     for (let i = 0; i < 300; i++) state.counts[`namespace|${15 * M}|${T0}|ns-${String(i).padStart(3, '0')}`] = i === 250 ? 3 : 1;
     // A count of an earlier window is not this window's.
     state.counts[`namespace|${15 * M}|${T0 - 15 * M}|old`] = 3;
-    observeBudgets([perNs], state, T0 + M);
+    observeBudgets(metrics, [perNs], state, T0 + M);
     let shown = await remaining();
     const keys = Object.keys(shown).map((k) => k.split(' ')[2]);
     expect(keys).toHaveLength(MAX_VALUES);
@@ -212,7 +217,7 @@ describe('the budget gauge, from the ledger', () => {
     expect(keys).not.toContain('old');
     expect(shown[`maxNoOfPodsToEvictPerNamespace namespace ns-000`]).toBe(2);
     expect(shown[`maxNoOfPodsToEvictPerNamespace namespace ${OTHER}`]).toBe(0);
-    observeBudgets([perNs], emptyLedger(), T0 + 15 * M);
+    observeBudgets(metrics, [perNs], emptyLedger(), T0 + 15 * M);
     shown = await remaining();
     expect(Object.keys(shown)).toHaveLength(MAX_VALUES);
     expect(new Set(Object.values(shown))).toEqual(new Set([3]));
@@ -220,9 +225,9 @@ describe('the budget gauge, from the ledger', () => {
 
   it('the exposition passes promtool check metrics, with its TYPE gauge and HELP', async () => {
     const cluster = fakeCluster();
-    const a = new Brakes({ ...cluster, namespace: 'kube-tidy', dryRun: false, now: () => T0, holder: 'a' });
+    const a = new Brakes({ ...cluster, metrics, namespace: 'kube-tidy', dryRun: false, now: () => T0, holder: 'a' });
     ticket(await a.take(set, web));
-    const text = (await metricsExposition()).body;
+    const text = (await metricsExposition(metrics)).body;
     expect(text).toContain('# TYPE kube_tidy_budget_remaining gauge');
     expect(text).toMatch(/^# HELP kube_tidy_budget_remaining Removals a budget still allows/m);
     const checked = checkMetrics(text);
@@ -235,9 +240,9 @@ describe('the budget gauge, from the ledger', () => {
     const receiver = await startOtlpReceiver();
     try {
       process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = receiver.url;
-      const a = new Brakes({ ...fakeCluster(), namespace: 'kube-tidy', dryRun: false, now: () => T0, holder: 'a' });
+      const a = new Brakes({ ...fakeCluster(), metrics, namespace: 'kube-tidy', dryRun: false, now: () => T0, holder: 'a' });
       ticket(await a.take(set, web));
-      await afterRequest();
+      await metrics.afterRequest();
       const metric = receiver.exports
         .at(-1)!
         .resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))

@@ -8,7 +8,7 @@ import { LOG_PER_WINDOW, refusalOf, WriteRefusals } from '../../../shared/kube/w
 import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
-import { resetForTests } from '../../../shared/metrics/record.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import type { RemovalTarget } from '../../../shared/kube/evict-only.js';
 import { FencedError } from '../../../shared/hosts/standalone/fence.js';
 import { metricNames } from '../../fixtures/metrics/promcheck.js';
@@ -37,29 +37,34 @@ function writer(core: Record<string, unknown>, protectedNamespaces: string[] = [
 
 let lines: Record<string, unknown>[];
 let refusals: WriteRefusals;
+/** The recorder the host would build (one per test here), which the refusals count in. */
+let metrics: MetricsRecorder;
 const refusedLines = () => lines.filter((l) => l.msg === 'write refused');
 const counted = async (reason: string, verb: string) => {
-  const body = (await metricsExposition()).body;
+  const body = (await metricsExposition(metrics)).body;
   const line = body.split('\n').find((l) => l.startsWith(`kube_tidy_writes_refused_total{reason="${reason}",verb="${verb}"} `));
   return line ? Number(line.split(' ')[1]) : 0;
 };
 
 beforeEach(() => {
   lines = [];
+  metrics = new MetricsRecorder();
   refusals = new WriteRefusals(
+    metrics,
     createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }),
     () => Date.now(),
   );
 });
 afterEach(async () => {
   vi.useRealTimers();
-  await resetForTests();
+  await metrics.shutdown();
 });
 
 describe('kube_tidy_writes_refused_total, at the writer', () => {
   it('a flood of deletes RBAC forbids: every one counted, the first few logged, then one summary line', async () => {
     vi.useFakeTimers();
     refusals = new WriteRefusals(
+      metrics,
       createLogger({ env: {}, destination: { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) } }),
       () => Date.now(),
     );
@@ -116,7 +121,7 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
     await expect(
       writer({ deleteNamespacedPod: () => Promise.reject(apiError(503, 'ServiceUnavailable', 'down')) }).removePod(pod(), 'test'),
     ).rejects.toBeInstanceOf(TransientKubeError);
-    expect((await metricsExposition()).body).not.toMatch(/^kube_tidy_writes_refused_total\{/m);
+    expect((await metricsExposition(metrics)).body).not.toMatch(/^kube_tidy_writes_refused_total\{/m);
     expect(refusedLines()).toEqual([]);
   });
 });

@@ -4,9 +4,12 @@ import type { ClusterWriter } from '../../../kube/writer.js';
 import { shardOf } from '../core/due.js';
 import { DueList } from './list.js';
 import { counterValue } from '../../../../test/fixtures/metrics/counter.js';
+import { MetricsRecorder } from '../../../metrics/recorder.js';
 
-const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
-const unreadableCount = () => counterValue('kube_tidy_state_unreadable_total', { store: 'due-list', found: 'unreadable' });
+/** The recorder the host would build, which the tests' lists and timers count in. */
+const metrics = new MetricsRecorder();
+const dueRefusedCount = (reason: string) => counterValue(metrics, 'kube_tidy_due_refused_total', { reason });
+const unreadableCount = () => counterValue(metrics, 'kube_tidy_state_unreadable_total', { store: 'due-list', found: 'unreadable' });
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 
@@ -49,7 +52,7 @@ const uid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0'
 describe('DueList', () => {
   it('puts each entry in its uid’s shard, refuses one more than a shard holds, and reads every shard once', async () => {
     const c = fakeCluster();
-    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 2, capacity: 3 });
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 2, capacity: 3, metrics });
     const answers: string[] = [];
     for (let i = 0; i < 8; i++) answers.push(await list.put({ namespace: 'ml', name: `p${i}`, uid: uid(i), at: T0 + i }));
     const perShard = [0, 1].map((s) => Array.from({ length: 8 }, (_, i) => i).filter((i) => shardOf(uid(i), 2) === s).length);
@@ -65,7 +68,7 @@ describe('DueList', () => {
 
   it('many removals at once for one shard are written together, not one conflict round each', async () => {
     const c = fakeCluster();
-    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 1000 });
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 1000, metrics });
     for (let i = 0; i < 50; i++) await list.put({ namespace: 'ml', name: `p${i}`, uid: uid(i), at: T0 });
     c.counts.writes = 0;
     c.counts.conflicts = 0;
@@ -83,7 +86,7 @@ describe('DueList', () => {
 
   it('drops an entry it cannot read (a hint lost, never a removal), says so once, and keeps the rest', async () => {
     const c = fakeCluster();
-    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10 });
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10, metrics });
     await list.put({ namespace: 'ml', name: 'a', uid: uid(1), at: T0 });
     await list.put({ namespace: 'ml', name: 'b', uid: uid(2), at: T0 });
     const cm = c.stored.get('kube-tidy-due-0')!;
@@ -101,7 +104,7 @@ describe('DueList', () => {
 
   it('a deleted shard reads as no entries: their pods wait for the next sweep', async () => {
     const c = fakeCluster();
-    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10 });
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10, metrics });
     await list.put({ namespace: 'ml', name: 'a', uid: uid(1), at: T0 });
     c.stored.delete('kube-tidy-due-0');
     expect(await list.read()).toEqual([]);

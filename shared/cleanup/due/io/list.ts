@@ -12,6 +12,7 @@
 // counter and a Warning Event in the due list's namespace. A deleted shard is the same: its
 // entries wait for the next sweep.
 import { observeDueRefused, observeStateUnreadable } from '../../../metrics/observe.js';
+import type { MetricsRecorder } from '../../../metrics/recorder.js';
 import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../../kube/configmap-store.js';
 import { dueName } from '../../../model/keys.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
@@ -25,6 +26,8 @@ export interface DueListOptions {
   namespace: string;
   shards: number;
   capacity: number;
+  /** Where entries refused and entries found unreadable are counted: pod cleanup's handle's recorder. */
+  metrics: MetricsRecorder;
 }
 
 export class DueList {
@@ -52,7 +55,7 @@ export class DueList {
     const answer = await this.store(shardOf(entry.uid, this.o.shards)).update(({ value }) => admit(value, entry, this.o.capacity), ATTEMPTS);
     if (answer === 'full') {
       this.refused++;
-      observeDueRefused('list-full');
+      observeDueRefused(this.o.metrics, 'list-full');
     }
     return answer;
   }
@@ -68,7 +71,7 @@ export class DueList {
     const total: Admitted = { added: 0, moved: 0, unchanged: 0, full: 0 };
     for (const a of answers) for (const k of Object.keys(total) as (keyof Admitted)[]) total[k] += a[k];
     this.refused += total.full;
-    observeDueRefused('list-full', total.full);
+    observeDueRefused(this.o.metrics, 'list-full', total.full);
     return total;
   }
 
@@ -140,7 +143,7 @@ export class DueList {
     const written = await store.write(seen.cm, seen.value).catch(() => false as const);
     if (written === false) return;
     const n = seen.unreadable.length;
-    observeStateUnreadable('due-list', 'unreadable', n);
+    observeStateUnreadable(this.o.metrics, 'due-list', 'unreadable', n);
     const keys = seen.unreadable.map((u) => `${u.key} (${u.why})`).join(', ');
     await writer
       .recordNamespaceEvent(this.o.namespace, {

@@ -6,6 +6,7 @@ import type { DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
 import { Due } from './schedule.js';
 import { DueTimers, type TimerClock } from './timers.js';
+import { MetricsRecorder } from '../../../metrics/recorder.js';
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const MIN = 60_000;
@@ -27,7 +28,7 @@ function due(o: { dryRun?: boolean; full?: boolean } = {}) {
   const clock: TimerClock = { now: () => T0, set: () => 0, clear: () => undefined };
   const log = pino({ level: 'silent' });
   const h = { settings: { dryRun: o.dryRun ?? false }, now: () => T0, ready: async () => undefined, log } as unknown as CleanupHandle;
-  const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log, clock });
+  const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log, metrics: MetricsRecorder.off(), clock });
   const { list, calls } = fakeList(o.full);
   return { d: new Due(h, timers, list, { horizonMs: 30 * MIN, lookAheadMs: MIN, marginMs: 3_000, pollMs: 10_000 }), timers, calls };
 }
@@ -90,7 +91,7 @@ describe('Due.tick: one tick loop per process (issue 33)', () => {
   function ticking() {
     const log = pino({ level: 'silent' });
     const h = { settings: { dryRun: false }, now: () => Date.now(), ready: async () => undefined, log } as unknown as CleanupHandle;
-    const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log });
+    const timers = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log, metrics: MetricsRecorder.off() });
     // Which tick a read was made for: the loop runs in the async context of the tick that started it.
     const by = new AsyncLocalStorage<string>();
     const reads: { at: number; by?: string }[] = [];

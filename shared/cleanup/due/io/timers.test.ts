@@ -3,8 +3,11 @@ import { pino } from 'pino';
 import type { DueEntry } from '../core/due.js';
 import { DueTimers, type TimerClock } from './timers.js';
 import { counterValue } from '../../../../test/fixtures/metrics/counter.js';
+import { MetricsRecorder } from '../../../metrics/recorder.js';
 
-const dueRefusedCount = (reason: string) => counterValue('kube_tidy_due_refused_total', { reason });
+/** The recorder the host would build, which the tests' lists and timers count in. */
+const metrics = new MetricsRecorder();
+const dueRefusedCount = (reason: string) => counterValue(metrics, 'kube_tidy_due_refused_total', { reason });
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const MIN = 60_000;
@@ -50,6 +53,7 @@ function timers(o: { max?: number; horizonMs?: number } = {}) {
     max: o.max ?? 100,
     horizonMs: o.horizonMs ?? 30 * MIN,
     log,
+    metrics,
     clock: c.clock,
   });
   return { t, c, acted, lines };
@@ -136,6 +140,7 @@ describe('DueTimers', () => {
       max: 10,
       horizonMs: 30 * MIN,
       log: pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+      metrics,
       clock: c.clock,
     });
     t.arm(entry('bad', T0 + 1_000));
@@ -147,7 +152,7 @@ describe('DueTimers', () => {
   });
 
   it('the system clock’s timers never keep the process up (unref)', () => {
-    const t = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log: pino({ level: 'silent' }) });
+    const t = new DueTimers({ act: async () => undefined, max: 10, horizonMs: 30 * MIN, log: pino({ level: 'silent' }), metrics });
     const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     t.arm(entry('a', Date.now() + 60_000));
     // An unref'd timer is not counted among the resources that keep the event loop alive.

@@ -6,6 +6,7 @@
 // replica that lost its Lease, a test's discarded instance).
 import type { Logger } from '../../../log.js';
 import { observeDueRefused } from '../../../metrics/observe.js';
+import type { MetricsRecorder } from '../../../metrics/recorder.js';
 import { logSampler } from '../../../metrics/sampled-log.js';
 import { armOf, type DueEntry } from '../core/due.js';
 
@@ -30,6 +31,8 @@ export interface DueTimersOptions {
   /** The furthest a timer is armed: beyond, it fires only to look again. */
   horizonMs: number;
   log: Logger;
+  /** Where timers refused are counted: pod cleanup's handle's recorder. */
+  metrics: MetricsRecorder;
   clock?: TimerClock;
 }
 
@@ -66,7 +69,7 @@ export class DueTimers {
     if (had && had.entry.at === entry.at && had.entry.name === entry.name && had.entry.namespace === entry.namespace) return 'unchanged';
     if (!had && this.armed.size >= this.o.max) {
       this.refused++;
-      observeDueRefused('timers-full');
+      observeDueRefused(this.o.metrics, 'timers-full');
       if (this.sampled('full'))
         this.o.log.warn(
           { pod: `${entry.namespace}/${entry.name}`, max: this.o.max },

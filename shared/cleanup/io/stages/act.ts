@@ -7,6 +7,7 @@ import type { Admitted, AdmissionTicket } from '../../../kube/admission.js';
 import { KubeRequestError } from '../../../kube/errors.js';
 import type { RemovalTarget } from '../../../kube/evict-only.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
+import type { MetricsRecorder } from '../../../metrics/recorder.js';
 import type { Decision } from '../../../selection/decision.js';
 import { act, failuresOf, resultOf, type ActResult } from '../act.js';
 import type { EventBudget } from '../event-budget.js';
@@ -17,9 +18,13 @@ export type AdmitAnswer = Admitted | { error: Error };
 /** Tells the admission what came of a removal it let through (charged unless nothing happened). */
 export type Settle = (ticket: AdmissionTicket, result: ActResult | undefined) => void;
 
-/** One removal with its admission's answer: held back or a failed ledger is its result (nothing sent); let through, it is written and settled. */
+/**
+ * One removal with its admission's answer: held back or a failed ledger is its result (nothing
+ * sent); let through, it is written, counted in `metrics` (the handle's recorder) and settled.
+ */
 export async function actAdmitted(
   writer: ClusterWriter,
+  metrics: MetricsRecorder,
   settle: Settle,
   decision: Decision,
   target: RemovalTarget,
@@ -32,7 +37,7 @@ export async function actAdmitted(
     return { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
   let result: ActResult | undefined;
   try {
-    result = await act(writer, target, decision, events);
+    result = await act(writer, metrics, target, decision, events);
   } finally {
     // An exception (no result) is a bug or an unclassified failure: charged, as a removal that may have happened.
     settle(taken.ticket, result);
@@ -51,6 +56,8 @@ export interface ActSummary {
 
 export interface ActStageOptions {
   writer: ClusterWriter;
+  /** Where each removal is counted: the handle's recorder. */
+  metrics: MetricsRecorder;
   settle: Settle;
   /** Kubernetes Events' budget (observers/kube-events.ts), when Events are recorded. */
   events: EventBudget | undefined;
@@ -68,7 +75,7 @@ export class ActStage {
   /** One removal with its unit of every brake taken (or not): its result, counted. */
   async removal(decision: Decision, target: RemovalTarget, taken: AdmitAnswer): Promise<ActResult> {
     if ('ticket' in taken) this.summary.firstWriteMs ??= this.o.now() - this.o.started;
-    const result = await actAdmitted(this.o.writer, this.o.settle, decision, target, taken, this.o.events);
+    const result = await actAdmitted(this.o.writer, this.o.metrics, this.o.settle, decision, target, taken, this.o.events);
     const s = this.summary;
     s.selected++;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defrag } from '../../../functions/defrag.js';
 import { evacuation } from '../../../functions/evacuation.js';
 import { jobDeleted } from '../../../functions/job-deleted.js';
@@ -8,14 +8,19 @@ import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { LabelBound, MAX_LENGTH, OTHER } from '../../../shared/metrics/bound.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
-import { afterRequest, record, resetForTests } from '../../../shared/metrics/record.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
 import type { Answer } from '../../../shared/model/answer.js';
 
 // The instrumentation without a cluster: what each result becomes, the bound on labels, the
-// queue before the SDK loads, and the push at the end of a request.
+// queue before the SDK loads, and the push at the end of a request. Each test its own recorder,
+// as each process its own (built by its host).
 
-const scrape = async () => (await metricsExposition()).body;
+let m: MetricsRecorder;
+beforeEach(() => {
+  m = new MetricsRecorder();
+});
+const scrape = async () => (await metricsExposition(m)).body;
 /** Series lines (no comments) whose name and labels start as `prefix`. */
 const lines = (text: string, prefix: string) => text.split('\n').filter((l) => l.startsWith(prefix));
 const value = (text: string, series: string) => Number(lines(text, `${series} `)[0]?.split(' ')[1]);
@@ -24,12 +29,19 @@ afterEach(async () => {
   delete process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT;
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   delete process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT;
-  await resetForTests();
+  await m.shutdown();
 });
 
 /** A target's answer cut down to the fields its observe reads (each family's answer is typed in full). */
-function observed<A extends Answer>(target: string, status: number, seconds: number, answer: Answer, tick: boolean, family?: (answer: A) => void): void {
-  observeRequest(target, status, seconds, answer as A, tick, family);
+function observed<A extends Answer>(
+  target: string,
+  status: number,
+  seconds: number,
+  answer: Answer,
+  tick: boolean,
+  family?: (answer: A, metrics: MetricsRecorder) => void,
+): void {
+  observeRequest(m, target, status, seconds, answer as A, tick, family);
 }
 
 describe('labels are bounded', () => {
@@ -46,7 +58,7 @@ describe('labels are bounded', () => {
 
   it('a flood of namespaces makes at most MAX_VALUES + 1 series', async () => {
     for (let i = 0; i < 300; i++)
-      observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
+      observeRemoval(m, { strategy: 'PodLifeTime', profile: 'p', namespace: `ns-${i}`, node: 'n' }, { action: 'delete', outcome: 'deleted', dryRun: false });
     const series = lines(await scrape(), 'kube_tidy_pods_evicted_total{');
     expect(series).toHaveLength(201);
     expect(
@@ -66,7 +78,7 @@ describe('results become measurements', () => {
     ['failed', 'delete', 'failed'],
     ['stale', 'delete', 'stale'],
   ])('a removal that ended %s (%s) counts as result=%s with the descheduler labels', async (outcome, action, result) => {
-    observeRemoval({ strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome, dryRun: false });
+    observeRemoval(m, { strategy: 'RemoveFailedPods', profile: 'prod', namespace: 'ml', node: 'node-1' }, { action, outcome, dryRun: false });
     expect(
       value(
         await scrape(),
@@ -76,7 +88,7 @@ describe('results become measurements', () => {
   });
 
   it('a dry run counts apart (dry_run="true"): nothing was removed', async () => {
-    observeRemoval({ strategy: 'PodLifeTime', profile: 'p', namespace: 'ml', node: 'n' }, { action: 'evict', outcome: 'evicted', dryRun: true });
+    observeRemoval(m, { strategy: 'PodLifeTime', profile: 'p', namespace: 'ml', node: 'n' }, { action: 'evict', outcome: 'evicted', dryRun: true });
     const text = await scrape();
     expect(
       value(text, 'kube_tidy_pods_evicted_total{result="success",action="evict",strategy="PodLifeTime",profile="p",namespace="ml",node="n",dry_run="true"}'),
@@ -85,13 +97,13 @@ describe('results become measurements', () => {
   });
 
   it('what was recorded before the SDK loaded is all there after (the queue is replayed)', async () => {
-    for (let i = 0; i < 5; i++) record('defragNodesFreed', 1);
+    for (let i = 0; i < 5; i++) m.record('defragNodesFreed', 1);
     expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(5);
   });
 
   it('a tick records a pass duration; an event does not', async () => {
-    observeRequest('sweep', 200, 1.5, { outcome: 'swept' }, true);
-    observeRequest('podTerminated', 200, 0.02, { outcome: 'kept' }, false);
+    observeRequest(m, 'sweep', 200, 1.5, { outcome: 'swept' }, true);
+    observeRequest(m, 'podTerminated', 200, 0.02, { outcome: 'kept' }, false);
     const text = await scrape();
     expect(value(text, 'kube_tidy_loop_duration_seconds_count{target="sweep"}')).toBe(1);
     expect(value(text, 'kube_tidy_loop_duration_seconds_bucket{target="sweep",le="1"}')).toBe(0);
@@ -102,8 +114,8 @@ describe('results become measurements', () => {
   });
 
   it('a refused request counts with its status and its reason as the outcome', async () => {
-    observeRequest('podTerminated', 422, 0.001, undefined, false);
-    observeRequest('sweep', 503, 0.001, undefined, true);
+    observeRequest(m, 'podTerminated', 422, 0.001, undefined, false);
+    observeRequest(m, 'sweep', 503, 0.001, undefined, true);
     const text = await scrape();
     expect(value(text, 'kube_tidy_requests_total{target="podTerminated",code="422",outcome="not-accepted"}')).toBe(1);
     expect(value(text, 'kube_tidy_requests_total{target="sweep",code="503",outcome="error"}')).toBe(1);
@@ -173,9 +185,9 @@ describe('results become measurements', () => {
   });
 
   it('API requests by method and server, answers by code', async () => {
-    observeApiRequest('GET', 'https://10.0.0.1:6443');
-    observeApiRequest('GET', 'https://10.0.0.1:6443');
-    observeApiResponse('https://10.0.0.1:6443', 429);
+    observeApiRequest(m, 'GET', 'https://10.0.0.1:6443');
+    observeApiRequest(m, 'GET', 'https://10.0.0.1:6443');
+    observeApiResponse(m, 'https://10.0.0.1:6443', 429);
     const text = await scrape();
     expect(value(text, 'kube_tidy_api_requests_total{method="GET",host="10.0.0.1:6443"}')).toBe(2);
     expect(value(text, 'kube_tidy_api_responses_total{host="10.0.0.1:6443",code="429"}')).toBe(1);
@@ -187,11 +199,11 @@ describe('the push at the end of a request', () => {
     const receiver = await startOtlpReceiver();
     try {
       process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = receiver.url;
-      observeRequest('podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
-      await afterRequest();
+      observeRequest(m, 'podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
+      await m.afterRequest();
       expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', outcome: 'deleted' })).toBe(1);
-      observeRequest('podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
-      await afterRequest();
+      observeRequest(m, 'podTerminated', 200, 0.01, { outcome: 'deleted' }, false);
+      await m.afterRequest();
       // Cumulative: the second push holds both.
       expect(receiver.value('kube_tidy_requests', { target: 'podTerminated', outcome: 'deleted' })).toBe(2);
     } finally {
@@ -203,8 +215,8 @@ describe('the push at the end of a request', () => {
     const receiver = await startOtlpReceiver();
     try {
       process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url.replace(/\/v1\/metrics$/, '');
-      record('defragNodesFreed', 3);
-      await afterRequest();
+      m.record('defragNodesFreed', 3);
+      await m.afterRequest();
       expect(receiver.value('kube_tidy_defrag_nodes_freed')).toBe(3);
     } finally {
       await receiver.close();
@@ -212,8 +224,8 @@ describe('the push at the end of a request', () => {
   });
 
   it('without an endpoint nothing is pushed, and the SDK still loads for a scrape', async () => {
-    record('defragNodesFreed', 1);
-    await afterRequest();
+    m.record('defragNodesFreed', 1);
+    await m.afterRequest();
     expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(1);
   });
 
@@ -222,9 +234,9 @@ describe('the push at the end of a request', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1/metrics`;
-      record('defragNodesFreed', 1);
+      m.record('defragNodesFreed', 1);
       const started = Date.now();
-      await afterRequest(300);
+      await m.afterRequest(300);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       silent.closeAllConnections();
@@ -239,9 +251,9 @@ describe('a collector that is down costs once per retry interval, not per answer
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** One answer: a removal counted, then the push; how long the push held the answer. */
   const answer = async () => {
-    record('defragNodesFreed', 1);
+    m.record('defragNodesFreed', 1);
     const started = Date.now();
-    await afterRequest(2_000, backoff);
+    await m.afterRequest(2_000, backoff);
     return Date.now() - started;
   };
   /** The highest value of `name` any export carried (counters are cumulative: the latest totals, whatever order late retries arrived in). */
