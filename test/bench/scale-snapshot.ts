@@ -16,11 +16,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
-import { bundle } from '../../infra/bundle/build.js';
+import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
 // The heap limit the image sets (its ENV NODE_OPTIONS): the instance measured is the one deployed.
 import { IMAGE_NODE_OPTIONS } from '../../infra/bundle/heap.js';
 import { functionIdentities } from '../harness/function-identity.js';
 import type { Cluster } from '../harness/index.js';
+import { cpuBreakdown } from './cpu-profile.js';
 import { bundled, ceilingDeletes, ceilingTargets, peakRssMiB, procMiB } from './scale.js';
 import { countPhase, SCALE_POLICY, unthrottled } from './scale/populate.js';
 import { componentPid, ensureSnapshot, IDENTITY_NAMESPACES, PODGC_OFF, settle, stopKwok, withRestored, type Snapshot } from './scale/snapshot.js';
@@ -111,6 +112,12 @@ async function ceilingExperiment(cluster: Cluster, snapshot: Snapshot) {
   };
 }
 
+/** A profile's busy CPU per removed pod beside its areas (start and the LIST included: the whole process's life). */
+const perRemoval = (b: ReturnType<typeof cpuBreakdown>, deleted: number) => ({
+  ...b,
+  busyMsPerRemovedPod: Math.round((b.busySeconds * 1e4) / Math.max(1, deleted)) / 10,
+});
+
 /** `bundleFile`: another build of the sweep (SCALE_BASELINE_BUNDLE: an earlier commit's, for before/after on the same snapshot). */
 async function kubeTidyExperiment(cluster: Cluster, snapshot: Snapshot, policyFile: string, bundleFile?: string) {
   const ids = await identities(cluster);
@@ -118,13 +125,15 @@ async function kubeTidyExperiment(cluster: Cluster, snapshot: Snapshot, policyFi
   const kc = cluster.kubeConfig();
   const backlog = await countPhase(kc, 'Failed');
   restoredWhole(snapshot, backlog);
+  // SCALE_CPU_PROFILE=1: the sweep writes a V8 CPU profile when it exits (cpu-profile.ts reads it).
+  const profileDir = process.env.SCALE_CPU_PROFILE === '1' ? mkdtempSync(join(tmpdir(), 'kube-tidy-cpu-')) : undefined;
   const fn = await bundled(
     {
       POLICY_FILE: policyFile,
       KUBECONFIG: ids.kubeconfig('sweep'),
       SWEEP_TIME_BUDGET_SECONDS: String(BUDGET_S),
       RECORD_EVENTS: 'false',
-      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
+      NODE_OPTIONS: profileDir ? `${IMAGE_NODE_OPTIONS} --cpu-prof --cpu-prof-dir=${profileDir}` : IMAGE_NODE_OPTIONS,
     },
     bundleFile,
   );
@@ -190,6 +199,7 @@ async function kubeTidyExperiment(cluster: Cluster, snapshot: Snapshot, policyFi
     peakRssMiB: peak,
     rssAtStartMiB,
     nodeOptions: IMAGE_NODE_OPTIONS,
+    ...(profileDir ? { cpuProfile: perRemoval(cpuBreakdown(profileDir, bundleFile ?? BUNDLE_FILE), deleted) } : {}),
     // Where the whole sweep's time went, summed over the ticks: the passes' list (reading and
     // deciding pages; the decisions alone when the summary has decideMs; a pass that writes
     // before its last page is decided writes during it too), the rest of each pass (writing,
