@@ -18,6 +18,14 @@ describe('KeepAliveAgents.reuse', () => {
     expect((a as Agent).options.ca).toBe('CA1');
   });
 
+  it('compares certificates as bytes (client-node decodes them into new Buffers for every request)', () => {
+    const a = agents.reuse(new Agent({ ca: Buffer.from('CA1'), cert: Buffer.from('C1'), key: Buffer.from('K1') }));
+    expect(agents.reuse(new Agent({ ca: Buffer.from('CA1'), cert: Buffer.from('C1'), key: Buffer.from('K1') }))).toBe(a);
+    expect(agents.reuse(new Agent({ ca: Buffer.from('CA1'), cert: Buffer.from('C1'), key: Buffer.from('K2') }))).not.toBe(a);
+    // Where one field ends and the next begins is part of the key.
+    expect(agents.reuse(new Agent({ ca: Buffer.from('CA1C'), cert: Buffer.from('1'), key: Buffer.from('K1') }))).not.toBe(a);
+  });
+
   for (const row of [
     { sentence: 'another CA gets another agent', other: { ca: 'CA2' } },
     { sentence: 'another client certificate gets another agent', other: { ca: 'CA1', cert: 'C2', key: 'K2' } },

@@ -19,7 +19,14 @@ export class KeepAliveAgents {
     if (!(fresh instanceof Agent) || Object.getPrototypeOf(fresh) !== Agent.prototype) return fresh;
     const options = (fresh as Agent).options as Record<string, unknown>;
     const hash = createHash('sha256');
-    for (const field of TLS_FIELDS) hash.update(`${field}=${JSON.stringify(options[field] ?? null)};`);
+    // Bytes as they are: JSON of a Buffer is an array of numbers, several KB a certificate, per request.
+    for (const field of TLS_FIELDS) {
+      const value = options[field];
+      hash.update(`${field}=`);
+      if (Buffer.isBuffer(value) || typeof value === 'string') hash.update(`${typeof value}:${value.length}:`).update(value);
+      else hash.update(JSON.stringify(value ?? null));
+      hash.update(';');
+    }
     const key = hash.digest('hex');
     let agent = this.agents.get(key);
     if (!agent) {

@@ -16,12 +16,13 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
+import { DirectRequests } from './direct.js';
+import { DirectPodDeletes } from './pod-deletes.js';
+import type { PodDeleter } from './pods.js';
 import { classifyKubeError } from './errors.js';
-import { unsafePathProblem } from './path-guard.js';
-import { countRequestSent } from './request-tally.js';
+import { RequestLifecycle } from './request-lifecycle.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
 export interface KubeClients {
@@ -33,6 +34,8 @@ export interface KubeClients {
   scheduling: SchedulingV1Api;
   /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
   custom: CustomObjectsApi;
+  /** The hot write, a pod's DELETE, sent directly (pod-deletes.ts, direct.ts). */
+  podDeletes: PodDeleter;
   /** The rate limit every request of these clients waits on (and its counters). */
   throttle: Throttle;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
@@ -63,39 +66,17 @@ export interface KubeClientOptions {
 }
 
 // One middleware, not two: client-node reverses its middleware array in place on every call.
-// `server`: the API server's address, for the metrics (a response carries no URL).
-function middleware(
-  ms: number,
-  agents: KeepAliveAgents | undefined,
-  onRequest: KubeClientOptions['onRequest'],
-  throttle: Throttle,
-  server: string,
-  metrics: MetricsRecorder,
-  endsAt?: number,
-): Middleware {
+// What it does is the request lifecycle's (request-lifecycle.ts), shared with direct.ts.
+function middleware(lifecycle: RequestLifecycle, agents: KeepAliveAgents | undefined): Middleware {
   return {
     pre: async (context: RequestContext) => {
-      // The last line of defence for "names are names": names are validated where they
-      // arrive, and no request whose path was reshaped by one ('..', an encoded '/') leaves.
-      const unsafe = unsafePathProblem(context.getUrl());
-      if (unsafe) throw new UnsafeRequestError(`refused to send ${context.getHttpMethod()} ${unsafe}`);
-      await throttle.take();
-      countRequestSent();
-      onRequest?.(context.getHttpMethod(), context.getUrl());
-      observeApiRequest(metrics, context.getHttpMethod(), server);
-      const left = endsAt === undefined ? ms : Math.min(ms, Math.floor(endsAt - Date.now()));
-      context.setSignal(left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)')));
+      context.setSignal(await lifecycle.before(context.getHttpMethod(), context.getUrl()));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;
     },
     post: async (context: ResponseContext) => {
-      observeApiResponse(metrics, server, context.httpStatusCode);
-      // The server's own throttling answers in plain text (see errors.ts `throttled`); a
-      // Status 429 is about the request (a PodDisruptionBudget) and pauses nobody.
-      if (context.httpStatusCode === 429 && /^text\/plain/.test(context.headers['content-type'] ?? ''))
-        throttle.pause(Number(context.headers['retry-after']) || 1);
-      else throttle.answered();
+      lifecycle.after(context.httpStatusCode, context.headers['content-type'], context.headers['retry-after']);
       return context;
     },
   };
@@ -144,16 +125,17 @@ export function clientConfiguration(
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
   const throttle = new Throttle({ qps, burst });
+  const lifecycle = new RequestLifecycle({ timeoutMs, throttle, server: cluster.server, metrics, ...(onRequest ? { onRequest } : {}), ...(endsAt === undefined ? {} : { endsAt }) });
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
-    promiseMiddleware: [middleware(timeoutMs, agents, onRequest, throttle, cluster.server, metrics, endsAt)],
+    promiseMiddleware: [middleware(lifecycle, agents)],
   });
-  return { configuration, server: cluster.server, throttle, close: () => agents?.destroy() };
+  return { configuration, server: cluster.server, throttle, lifecycle, agents, close: () => agents?.destroy() };
 }
 
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
-  const { configuration, throttle, close } = clientConfiguration(kc, options);
+  const { configuration, throttle, lifecycle, agents, close } = clientConfiguration(kc, options);
   const retries = options.throttledRetries ?? 8;
   const api = <T extends object>(Api: new (c: typeof configuration) => T) => retryingThrottled(new Api(configuration), retries);
   return {
@@ -162,6 +144,7 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     policy: api(PolicyV1Api),
     scheduling: api(SchedulingV1Api),
     custom: api(CustomObjectsApi),
+    podDeletes: new DirectPodDeletes(new DirectRequests(kc, lifecycle, agents, retries)),
     throttle,
     close,
   };
@@ -179,7 +162,3 @@ export async function groupVersionServed(kc: KubeConfig, group: string, version:
   return (groups.groups ?? []).some((g) => g.name === group && g.versions.some((v) => v.version === version));
 }
 
-/** A request whose path an input changed the shape of: never sent. A bug, or an attack. */
-export class UnsafeRequestError extends Error {
-  override name = 'UnsafeRequestError';
-}

@@ -2,10 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { ANNOTATIONS } from '../evacuation/core/annotations.js';
 import type { Stored } from '../model/identity.js';
 import type { Pod } from '../model/objects.js';
-import type { KubeClients } from './clients.js';
 import { removalTarget } from './evict-only.js';
 import { storedPodId } from './from-client.js';
-import { ClusterWriter } from './writer.js';
+import { ClusterWriter, type WriterClients } from './writer.js';
 
 // The writer and the descheduler's request-evict-only mark: what removing such a pod sends.
 
@@ -22,7 +21,7 @@ function clients() {
   return { core, events: {}, custom: {} };
 }
 const writerOf = (c: ReturnType<typeof clients>, dryRun = false) =>
-  new ClusterWriter(c as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, { dryRun, recordEvents: false, protectedNamespaces: ['kube-system'] });
+  new ClusterWriter({ ...c, podDeletes: c.core } as unknown as WriterClients, { dryRun, recordEvents: false, protectedNamespaces: ['kube-system'] });
 
 describe('removePod and request-evict-only', () => {
   it('a running pod marked request-evict-only is not evicted: its evacuation is requested, tied to its resourceVersion', async () => {

@@ -30,7 +30,12 @@ export interface WriteResult<O extends string> {
   retryAfterSeconds?: number;
 }
 
-export type PodWriter = Pick<CoreV1Api, 'deleteNamespacedPod' | 'createNamespacedPodEviction'>;
+/** The hot DELETE (pod-deletes.ts sends it directly; client-node's CoreV1Api has the same shape). */
+export interface PodDeleter {
+  deleteNamespacedPod(param: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<unknown>;
+}
+
+export type PodEvictor = Pick<CoreV1Api, 'createNamespacedPodEviction'>;
 
 function deleteOptions(target: PodTarget, opts: WriteOptions): V1DeleteOptions {
   return {
@@ -57,7 +62,7 @@ function settled(failure: KubeFailure): 'gone' | 'stale' | undefined {
 }
 
 /** Delete a pod (for Succeeded/Failed pods: nothing left to disrupt). */
-export async function deletePod(core: PodWriter, target: PodTarget, opts: WriteOptions = {}): Promise<WriteResult<DeleteOutcome>> {
+export async function deletePod(core: PodDeleter, target: PodTarget, opts: WriteOptions = {}): Promise<WriteResult<DeleteOutcome>> {
   const dryRun = opts.dryRun ?? false;
   try {
     await core.deleteNamespacedPod({
@@ -80,7 +85,7 @@ export async function deletePod(core: PodWriter, target: PodTarget, opts: WriteO
  * answer "not now" (a budget, or a webhook such as KubeVirt's starting a migration): it is
  * reported as blocked and must never be turned into a delete.
  */
-export async function evictPod(core: PodWriter, target: PodTarget, opts: WriteOptions = {}): Promise<WriteResult<EvictOutcome>> {
+export async function evictPod(core: PodEvictor, target: PodTarget, opts: WriteOptions = {}): Promise<WriteResult<EvictOutcome>> {
   const dryRun = opts.dryRun ?? false;
   try {
     await core.createNamespacedPodEviction({

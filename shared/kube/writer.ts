@@ -68,12 +68,15 @@ export class WriteRefusedError extends KubeRequestError {
   }
 }
 
+/** What the writer writes through: client-node's clients and the direct pod DELETE. */
+export type WriterClients = Pick<KubeClients, 'core' | 'events' | 'custom' | 'podDeletes'>;
+
 export class ClusterWriter {
   /** Where a refused write is counted and logged (write-refusals.ts). */
   readonly refusals: WriteRefusals;
 
   constructor(
-    private readonly clients: Pick<KubeClients, 'core' | 'events' | 'custom'>,
+    private readonly clients: WriterClients,
     readonly options: WriterOptions,
   ) {
     this.refusals = options.refusals ?? new WriteRefusals(MetricsRecorder.off());
@@ -141,7 +144,7 @@ export class ClusterWriter {
     let result: RemoveResult;
     try {
       result = terminal
-        ? { action: 'delete', ...(await deletePod(this.clients.core, target, opts)) }
+        ? { action: 'delete', ...(await deletePod(this.clients.podDeletes, target, opts)) }
         : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
     } catch (e) {
       throw this.refusals.noted(verb, what, e);

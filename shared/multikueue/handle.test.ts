@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Notifier } from '../notify/notifier.js';
 import type { KubeClients } from '../kube/clients.js';
-import type { ClusterWriter } from '../kube/writer.js';
+import type { ClusterWriter, WriterClients } from '../kube/writer.js';
 import { startRuntime } from '../runtime/runtime.js';
 import { readMultiKueueConfig } from './config.js';
 import { multiKueueHandle, type MultiKueueHandle } from './handle.js';
@@ -46,7 +46,7 @@ describe("MultiKueue's handle, from the runtime", () => {
 
   it("writes to a worker through that worker's clients, with the process's dry run and protected namespaces", async () => {
     const rt = await runtime({ DRY_RUN: 'true', PROTECTED_NAMESPACES: 'ops' });
-    const worker = { core: {}, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>;
+    const worker = { core: {}, events: {}, custom: {}, podDeletes: {} } as unknown as WriterClients;
     const w = multiKueueHandle(rt).writer(worker);
     expect(w.dryRun).toBe(true);
     expect(w.options.protectedNamespaces).toEqual(['ops']);

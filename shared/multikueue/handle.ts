@@ -4,7 +4,7 @@
 // `multiKueueHandle`; nothing else of the process reaches the family, so a host that has no
 // Runtime (a CLI) can build one from what it has.
 import { kubeClients, type KubeClientOptions, type KubeClients } from '../kube/clients.js';
-import type { ClusterWriter } from '../kube/writer.js';
+import type { ClusterWriter, WriterClients } from '../kube/writer.js';
 import type { Logger } from '../log.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -25,7 +25,7 @@ export interface MultiKueueSettings {
 export type ManagerReader = Pick<KubeClients, 'core' | 'custom'>;
 
 /** What a worker's writer writes through: its deletions, evictions and Events, and the witness ConfigMap. */
-export type WorkerWriteClients = Pick<KubeClients, 'core' | 'events' | 'custom'>;
+export type WorkerWriteClients = WriterClients;
 
 export interface MultiKueueHandle {
   /** MULTIKUEUE_*, KUEUE_NAMESPACE (config.ts). */

@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/index.js';
 import type { WriteRefusals } from '../kube/write-refusals.js';
-import type { ClusterWriter } from '../kube/writer.js';
+import type { ClusterWriter, WriterClients } from '../kube/writer.js';
 import { createLogger, type Logger } from '../log.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { Notifier } from '../notify/notifier.js';
@@ -30,7 +30,7 @@ export interface Runtime {
    */
   kubeReady(): Promise<void>;
   /** The one way to change the cluster (kube/writer.ts); DRY_RUN unless `dryRun` says more. */
-  writer(opts?: { dryRun?: boolean; clients?: Pick<KubeClients, 'core' | 'events' | 'custom'> }): ClusterWriter;
+  writer(opts?: { dryRun?: boolean; clients?: WriterClients }): ClusterWriter;
   /**
    * This process's side of the brakes' shared ledger (brakes/io/brakes.ts): one per process,
    * so reservations carry across events. `dryRun` (invoke's plan) gets a fresh one that
@@ -67,7 +67,7 @@ export interface StartOptions {
   /** Whether the target reads a DeschedulerPolicy (POLICY_FILE or POLICY_CONFIGMAP required). */
   needsPolicy?: boolean;
   /** Wraps the clients every writer of this runtime writes through (standalone: its Lease fence). */
-  writerClients?: <C extends Pick<KubeClients, 'core' | 'events' | 'custom'>>(clients: C) => C;
+  writerClients?: <C extends WriterClients>(clients: C) => C;
 }
 
 /** The current policy of a runtime whose target needs one. */

@@ -4,7 +4,7 @@ import { Notifier } from '../../notify/notifier.js';
 import type { Admission } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
-import { ClusterWriter } from '../../kube/writer.js';
+import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
 import type { Node, Pod } from '../../model/objects.js';
 import { node, wpod } from '../../../test/fixtures/defrag.js';
 import { CORDONED, IN_FLIGHT, inFlightOf, MARK } from '../core/marks.js';
@@ -64,7 +64,7 @@ function cluster(nodes: Node[], pods: Pod[]) {
   };
   const policy = { listPodDisruptionBudgetForAllNamespaces: async () => (sent('list budgets'), { items: [] }) };
   const clients = { core, policy } as unknown as Pick<KubeClients, 'core' | 'policy'>;
-  const writer = new ClusterWriter({ ...clients, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, {
+  const writer = new ClusterWriter({ ...clients, podDeletes: clients.core, events: {}, custom: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces: [],

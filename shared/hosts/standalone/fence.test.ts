@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { KubeClients } from '../../kube/clients.js';
 import { TransientKubeError } from '../../kube/errors.js';
 import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
-import { ClusterWriter } from '../../kube/writer.js';
+import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
 import { ReportWriter } from '../../kube/reports.js';
 import { createLogger } from '../../log.js';
 import type { RemovalTarget } from '../../kube/evict-only.js';
@@ -160,7 +159,8 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     };
     const events = { createNamespacedEvent: vi.fn(async () => ({ metadata: { name: 'e' } })) };
     const custom = { patchNamespacedCustomObject: vi.fn(async () => ({})) };
-    return { core, events, custom } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'> & {
+    // The direct pod DELETE is the fake core's too: a write through it is fenced like any other.
+    return { core, events, custom, podDeletes: core } as unknown as WriterClients & {
       core: typeof core;
       events: typeof events;
       custom: typeof custom;

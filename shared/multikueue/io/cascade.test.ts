@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Notifier } from '../../notify/notifier.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
-import { ClusterWriter } from '../../kube/writer.js';
+import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
 import { BATCH_JOB } from '../core/kinds.js';
 import { ORIGIN_LABEL } from '../core/labels.js';
 import { cascadeDelete } from './cascade.js';
@@ -37,7 +37,7 @@ function worker(name: string, gets: (object | number)[], deletes: ('ok' | number
     },
   };
   const api = { custom } as unknown as KubeClients;
-  const writer = new ClusterWriter({ core: {}, events: {}, custom } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, {
+  const writer = new ClusterWriter({ core: {}, events: {}, custom, podDeletes: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces: [],

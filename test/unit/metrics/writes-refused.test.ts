@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
-import type { KubeClients } from '../../../shared/kube/clients.js';
 import { KubeRequestError, TransientKubeError } from '../../../shared/kube/errors.js';
 import { LOG_PER_WINDOW, refusalOf, WriteRefusals } from '../../../shared/kube/write-refusals.js';
-import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js';
+import { ClusterWriter, WriteRefusedError, type WriterClients } from '../../../shared/kube/writer.js';
 import { createLogger } from '../../../shared/log.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
@@ -27,7 +26,7 @@ const pod = (over: Partial<RemovalTarget> = {}) =>
   ({ namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', evictOnly: false, ...over }) as RemovalTarget;
 
 function writer(core: Record<string, unknown>, protectedNamespaces: string[] = ['kube-system']) {
-  return new ClusterWriter({ core, events: {}, custom: {} } as unknown as Pick<KubeClients, 'core' | 'events' | 'custom'>, {
+  return new ClusterWriter({ core, podDeletes: core, events: {}, custom: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces,

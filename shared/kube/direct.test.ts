@@ -1,0 +1,140 @@
+// The direct DELETE (direct.ts, pod-deletes.ts) against a stub server, for what a real API
+// server will not do on demand: throttle, answer 401 to a token, answer slowly. What it sends and
+// how the API server's answers are read is checked on the real one (test/integration/kube/).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { kubeClients } from './clients.js';
+import { classifyKubeError } from './errors.js';
+import { tallied } from './request-tally.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
+import { stubKubeConfig } from '../../test/fixtures/offline.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+  authorization: string | undefined;
+}
+let server: Server;
+let seen: Seen[] = [];
+let answer: (req: IncomingMessage, res: ServerResponse, n: number) => void = () => {};
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, body, authorization: req.headers.authorization });
+      answer(req, res, seen.length);
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+});
+afterAll(() => new Promise((ok) => server.close(ok)));
+beforeEach(() => {
+  seen = [];
+});
+
+const port = () => (server.address() as AddressInfo).port;
+const target = { name: 'p-1', namespace: 'ml', body: { preconditions: { uid: 'u1', resourceVersion: '7' }, propagationPolicy: 'Background' } };
+const status = (code: number, reason: string) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `pods "p-1" ${reason}`, details: { name: 'p-1', kind: 'pods' } });
+
+describe('the direct pod DELETE', () => {
+  it('sends the DELETE client-node sends (path, dry run, body) and answers a 2xx without its body', async () => {
+    answer = (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Pod', metadata: { name: 'p-1' }, pad: 'x'.repeat(100_000) }));
+    const kc = stubKubeConfig(port());
+    (kc.getCurrentUser() as { token?: string }).token = 'tok';
+    const c = kubeClients(kc);
+    expect(await c.podDeletes.deleteNamespacedPod({ ...target, dryRun: 'All' })).toBe(200);
+    expect(seen).toEqual([{ method: 'DELETE', url: '/api/v1/namespaces/ml/pods/p-1?dryRun=All', body: JSON.stringify(target.body), authorization: 'Bearer tok' }]);
+    c.close();
+  });
+
+  it('counts the request where every request is counted: the open tally, the throttle, the metrics', async () => {
+    answer = (_q, res) => res.writeHead(200).end('{}');
+    const metrics = MetricsRecorder.off();
+    const record = vi.spyOn(metrics, 'record');
+    const c = kubeClients(stubKubeConfig(port()), { metrics });
+    const sent = await tallied(async (t) => (await c.podDeletes.deleteNamespacedPod(target), t.sent));
+    expect(sent).toBe(1);
+    expect(c.throttle.sent).toBe(1);
+    expect(record.mock.calls).toEqual([
+      ['apiRequests', 1, { method: 'DELETE', host: `127.0.0.1:${port()}` }],
+      ['apiResponses', 1, { host: `127.0.0.1:${port()}`, code: '200' }],
+    ]);
+    c.close();
+  });
+
+  it("throws an error answer as client-node does: the Status is read by errors.ts (a conflict about the pod)", async () => {
+    answer = (_q, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(status(409, 'Conflict'));
+    const c = kubeClients(stubKubeConfig(port()));
+    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    expect(failure).toMatchObject({ kind: 'conflict', status: 409, reason: 'Conflict', detailsKind: 'pods' });
+    c.close();
+  });
+
+  it("sends a request the server's own throttling refused again after its pause, and only that", async () => {
+    answer = (_q, res, n) =>
+      n === 1 ? res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too many requests') : res.writeHead(200).end('{}');
+    const c = kubeClients(stubKubeConfig(port()), { throttledRetries: 2 });
+    expect(await c.podDeletes.deleteNamespacedPod(target)).toBe(200);
+    expect(seen).toHaveLength(2);
+    expect(c.throttle.throttled).toBe(1);
+    c.close();
+  });
+
+  it('a 429 that is a Status (a budget, a webhook) is an answer, never sent again', async () => {
+    answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json' }).end(status(429, 'TooManyRequests'));
+    const c = kubeClients(stubKubeConfig(port()), { throttledRetries: 2 });
+    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    expect(failure).toMatchObject({ kind: 'too-many-requests' });
+    expect(failure.throttled).toBeUndefined();
+    expect(seen).toHaveLength(1);
+    c.close();
+  });
+
+  it('a 401 reads the credentials again and sends once more; a second 401 is the answer', async () => {
+    answer = (_q, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(status(401, 'Unauthorized'));
+    const kc = stubKubeConfig(port());
+    const c = kubeClients(kc);
+    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    expect(failure.kind).toBe('unauthorized');
+    expect(seen).toHaveLength(2);
+    c.close();
+  });
+
+  it('sends the credentials the KubeConfig has after a 401 (a rotated token), not the ones it read first', async () => {
+    const kc = stubKubeConfig(port());
+    const user = kc.getCurrentUser() as { token?: string };
+    user.token = 'old';
+    answer = (req, res) => (req.headers.authorization === 'Bearer new' ? res.writeHead(200).end('{}') : res.writeHead(401).end('{}'));
+    const c = kubeClients(kc);
+    await expect(c.podDeletes.deleteNamespacedPod(target)).rejects.toThrow();
+    user.token = 'new';
+    expect(await c.podDeletes.deleteNamespacedPod(target)).toBe(200);
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer old', 'Bearer old', 'Bearer old', 'Bearer new']);
+    c.close();
+  });
+
+  it('is cut off at the command deadline and sends nothing after it', async () => {
+    answer = (_q, res) => setTimeout(() => res.writeHead(200).end('{}'), 1500);
+    const late = kubeClients(stubKubeConfig(port()), { endsAt: Date.now() + 300 });
+    const t0 = performance.now();
+    expect(classifyKubeError(await late.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e)).kind).toBe('transient');
+    expect(performance.now() - t0).toBeLessThan(1400);
+    const past = kubeClients(stubKubeConfig(port()), { endsAt: Date.now() - 1 });
+    await expect(past.podDeletes.deleteNamespacedPod(target)).rejects.toThrow();
+    expect(seen).toHaveLength(1);
+    late.close();
+    past.close();
+  });
+
+  it("refuses a name the path guard refuses ('..'), before anything is sent", async () => {
+    const c = kubeClients(stubKubeConfig(port()));
+    await expect(c.podDeletes.deleteNamespacedPod({ ...target, name: '..' })).rejects.toThrow(/refused to send DELETE/);
+    expect(seen).toHaveLength(0);
+    c.close();
+  });
+});

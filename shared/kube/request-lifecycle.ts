@@ -1,0 +1,63 @@
+// What happens around every request kube-tidy sends, whichever way it is sent (client-node's
+// generated clients through their middleware, clients.ts; the direct requests of the hot
+// writes, direct.ts): one definition, so a lean path cannot skip a rule.
+// Before: the path guard (path-guard.ts), the rate limit (throttle.ts), the request counted
+// (request tally, the bench's hook, the metrics), a timeout that never outlasts the CLI's
+// --timeout. After: the answer counted, and the server's own throttling pauses everyone.
+import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import { unsafePathProblem } from './path-guard.js';
+import { countRequestSent } from './request-tally.js';
+import type { Throttle } from './throttle.js';
+
+/** A request whose path an input changed the shape of: never sent. A bug, or an attack. */
+export class UnsafeRequestError extends Error {
+  override name = 'UnsafeRequestError';
+}
+
+export interface LifecycleOptions {
+  timeoutMs: number;
+  throttle: Throttle;
+  /** The API server's address, for the metrics (a response carries no URL). */
+  server: string;
+  metrics: MetricsRecorder;
+  onRequest?: (method: string, url: string) => void;
+  /** The CLI's --timeout as an instant (ms since the epoch): see KubeClientOptions.endsAt. */
+  endsAt?: number;
+}
+
+export class RequestLifecycle {
+  constructor(private readonly o: LifecycleOptions) {}
+
+  get throttle(): Throttle {
+    return this.o.throttle;
+  }
+
+  /** Everything before a request leaves; answers the signal that ends it (its timeout). */
+  async before(method: string, url: string): Promise<AbortSignal> {
+    // The last line of defence for "names are names": names are validated where they
+    // arrive, and no request whose path was reshaped by one ('..', an encoded '/') leaves.
+    const unsafe = unsafePathProblem(url);
+    if (unsafe) throw new UnsafeRequestError(`refused to send ${method} ${unsafe}`);
+    await this.o.throttle.take();
+    countRequestSent();
+    this.o.onRequest?.(method, url);
+    observeApiRequest(this.o.metrics, method, this.o.server);
+    const { timeoutMs, endsAt } = this.o;
+    const left = endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
+    return left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)'));
+  }
+
+  /**
+   * The answer's status and content type. The server's own throttling answers in plain text
+   * (see errors.ts `throttled`): everyone pauses for its Retry-After. A Status 429 is about the
+   * request (a PodDisruptionBudget) and pauses nobody. Answers whether it was throttling.
+   */
+  after(status: number, contentType: string | undefined, retryAfter: string | undefined): boolean {
+    observeApiResponse(this.o.metrics, this.o.server, status);
+    const throttled = status === 429 && /^text\/plain/.test(contentType ?? '');
+    if (throttled) this.o.throttle.pause(Number(retryAfter) || 1);
+    else this.o.throttle.answered();
+    return throttled;
+  }
+}
