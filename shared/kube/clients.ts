@@ -19,7 +19,8 @@ import {
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
 import { DirectRequests } from './direct.js';
-import { DirectPodDeletes } from './pod-deletes.js';
+import { DirectPodDeletes, DirectPodLists } from './direct-pods.js';
+import type { PodLister } from './list.js';
 import type { PodDeleter } from './pods.js';
 import { classifyKubeError } from './errors.js';
 import { RequestLifecycle } from './request-lifecycle.js';
@@ -34,8 +35,10 @@ export interface KubeClients {
   scheduling: SchedulingV1Api;
   /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
   custom: CustomObjectsApi;
-  /** The hot write, a pod's DELETE, sent directly (pod-deletes.ts, direct.ts). */
+  /** The hot write, a pod's DELETE, sent directly (direct-pods.ts, direct.ts). */
   podDeletes: PodDeleter;
+  /** A pass's pod LIST pages, read directly: the wire's JSON, not client-node's models. */
+  podLists: PodLister;
   /** The rate limit every request of these clients waits on (and its counters). */
   throttle: Throttle;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
@@ -137,6 +140,7 @@ export function clientConfiguration(
 export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
   const { configuration, throttle, lifecycle, agents, close } = clientConfiguration(kc, options);
   const retries = options.throttledRetries ?? 8;
+  const direct = new DirectRequests(kc, lifecycle, agents, retries);
   const api = <T extends object>(Api: new (c: typeof configuration) => T) => retryingThrottled(new Api(configuration), retries);
   return {
     core: api(CoreV1Api),
@@ -144,7 +148,8 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     policy: api(PolicyV1Api),
     scheduling: api(SchedulingV1Api),
     custom: api(CustomObjectsApi),
-    podDeletes: new DirectPodDeletes(new DirectRequests(kc, lifecycle, agents, retries)),
+    podDeletes: new DirectPodDeletes(direct),
+    podLists: new DirectPodLists(direct),
     throttle,
     close,
   };

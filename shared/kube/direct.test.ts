@@ -1,4 +1,4 @@
-// The direct DELETE (direct.ts, pod-deletes.ts) against a stub server, for what a real API
+// The direct DELETE (direct.ts, direct-pods.ts) against a stub server, for what a real API
 // server will not do on demand: throttle, answer 401 to a token, answer slowly. What it sends and
 // how the API server's answers are read is checked on the real one (test/integration/kube/).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -29,7 +29,7 @@ interface Identity {
 interface Sent {
   status: number;
   headers: IncomingMessage['headers'];
-  /** Only for an answer that is not 2xx. */
+  /** An answer that is not 2xx (up to ERROR_BODY_MAX), or a 2xx one that was asked to be read. */
   text?: string;
 }
 
@@ -51,15 +51,28 @@ export class DirectRequests {
 
   /**
    * Sends `body` as JSON to `path` (absolute, its segments already encoded). A 2xx answers
-   * its status, its body unread. Anything else throws: an ApiException for an answer (after
-   * the server's own throttling was retried, as every client's request is, and a 401 sent
-   * once more with credentials read again), the socket's error otherwise.
+   * its status, its body unread. Anything else throws (see `answered`).
    */
   async send(method: string, path: string, body: object): Promise<number> {
     const payload = Buffer.from(JSON.stringify(body));
+    return (await this.answered(method, path, payload, false)).status;
+  }
+
+  /** GETs `path` and answers its JSON as it is on the wire (no typed model: timestamps stay strings). */
+  async getJson(path: string): Promise<unknown> {
+    const sent = await this.answered('GET', path, undefined, true);
+    return JSON.parse(sent.text ?? '');
+  }
+
+  /**
+   * The 2xx answer to a request. Anything else throws: an ApiException for an answer (after
+   * the server's own throttling was retried, as every client's request is, and a 401 sent once
+   * more with credentials read again), the socket's error otherwise.
+   */
+  private async answered(method: string, path: string, payload: Buffer | undefined, read: boolean): Promise<Sent> {
     for (let attempt = 0, reauth = true; ; attempt++) {
-      const sent = await this.once(method, path, payload);
-      if (sent.status < 300) return sent.status;
+      const sent = await this.once(method, path, payload, read);
+      if (sent.status < 300) return sent;
       if (sent.status === 401 && reauth) {
         // Credentials that expired since they were read (an exec plugin's token, a rotated file).
         this.identity = undefined;
@@ -72,16 +85,12 @@ export class DirectRequests {
     }
   }
 
-  private async once(method: string, path: string, payload: Buffer): Promise<Sent> {
+  private async once(method: string, path: string, payload: Buffer | undefined, read: boolean): Promise<Sent> {
     const url = `${this.base.origin}${this.base.pathname.replace(/\/$/, '')}${path}`;
     const signal = await this.lifecycle.before(method, url);
     const { headers, agent } = await this.current();
-    const sent = await exchange(url, {
-      method,
-      agent,
-      signal,
-      headers: { ...headers, accept: 'application/json', 'content-type': 'application/json', 'content-length': payload.length },
-    }, payload);
+    const body = payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {};
+    const sent = await exchange(url, { method, agent, signal, headers: { ...headers, accept: 'application/json', ...body } }, payload, read);
     this.lifecycle.after(sent.status, sent.headers['content-type'], header(sent.headers['retry-after']));
     return sent;
   }
@@ -117,28 +126,34 @@ const header = (v: string | string[] | undefined): string | undefined => (Array.
 const flat = (h: IncomingMessage['headers']): Record<string, string> =>
   Object.fromEntries(Object.entries(h).flatMap(([k, v]) => (v === undefined ? [] : [[k, header(v)!]])));
 
-/** One request and its answer: a 2xx's body drained unread (the socket goes back to the pool), any other's read as text. */
+/**
+ * One request and its answer: a 2xx's body read whole when `read`, else drained unread (the
+ * socket goes back to the pool either way); any other's read as text up to ERROR_BODY_MAX.
+ */
 function exchange(
   url: string,
   options: { method: string; agent: HttpAgent | undefined; signal: AbortSignal; headers: OutgoingHttpHeaders },
-  payload: Buffer,
+  payload: Buffer | undefined,
+  read: boolean,
 ): Promise<Sent> {
   const send = url.startsWith('http:') ? httpRequest : httpsRequest;
   return new Promise<Sent>((resolve, reject) => {
     const req = send(url, options, (res) => {
       const status = res.statusCode ?? 0;
-      if (status >= 200 && status < 300) {
+      const ok = status >= 200 && status < 300;
+      if (ok && !read) {
         res.on('end', () => resolve({ status, headers: res.headers })).on('error', reject);
         res.resume();
         return;
       }
+      const max = ok ? Infinity : ERROR_BODY_MAX;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
-        if (size < ERROR_BODY_MAX) chunks.push(c);
+        if (size < max) chunks.push(c);
         size += c.length;
       });
-      res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).subarray(0, ERROR_BODY_MAX).toString('utf8') }));
+      res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -8,7 +8,8 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import type { Stored, StoredPodId } from '../model/identity.js';
 import type { Node, Pod, PodDisruptionBudget } from '../model/objects.js';
 
-export function toPod(pod: V1Pod): Stored<Pod> {
+/** A pod as client-node decodes it, or as the wire has it (direct-pods.ts): the same fields, timestamps as Date or string. */
+export function toPod(pod: V1Pod | Pod): Stored<Pod> {
   if (!pod.metadata?.name) throw new Error('the API server returned a pod without metadata.name');
   return pod as unknown as Stored<Pod>;
 }

@@ -3,11 +3,11 @@
 // of whatever operation lists (request-tally.ts).
 //
 // Expired continue tokens: the pager's 'continue-inconsistent' recovery (pager.ts says why).
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Stored } from '../model/identity.js';
 import type { Pod } from '../model/objects.js';
 import { toPod } from './from-client.js';
-import { pages } from './pager.js';
+import { pages, type RawList } from './pager.js';
 
 export interface ListPodsOptions {
   /** Omit for all namespaces. */
@@ -34,7 +34,22 @@ export interface PodPage {
   next?: string;
 }
 
-export type PodLister = Pick<CoreV1Api, 'listNamespacedPod' | 'listPodForAllNamespaces'>;
+/** One LIST request's query, as client-node names it. */
+export interface PodListQuery {
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  limit?: number | undefined;
+  _continue?: string | undefined;
+}
+
+/**
+ * Who answers the LIST: client-node's CoreV1Api (typed objects, timestamps as Date) or the
+ * direct request (direct-pods.ts: the wire's JSON, timestamps as strings); the core reads both.
+ */
+export interface PodLister {
+  listNamespacedPod(param: PodListQuery & { namespace: string }): Promise<RawList<V1Pod | Pod>>;
+  listPodForAllNamespaces(param: PodListQuery): Promise<RawList<V1Pod | Pod>>;
+}
 
 /** Always yields at least one page (possibly empty): an empty list is a page too. */
 export async function* listPods(core: PodLister, opts: ListPodsOptions = {}): AsyncGenerator<PodPage, void, undefined> {

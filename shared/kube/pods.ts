@@ -30,7 +30,7 @@ export interface WriteResult<O extends string> {
   retryAfterSeconds?: number;
 }
 
-/** The hot DELETE (pod-deletes.ts sends it directly; client-node's CoreV1Api has the same shape). */
+/** The hot DELETE (direct-pods.ts sends it directly; client-node's CoreV1Api has the same shape). */
 export interface PodDeleter {
   deleteNamespacedPod(param: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<unknown>;
 }

@@ -53,11 +53,11 @@ describe('two passes at once in one process', () => {
     let arrived = 0;
     let release!: () => void;
     const bothListing = new Promise<void>((resolve) => (release = resolve));
-    const core = before(clients.core, 'listNamespacedPod', async () => {
+    const podLists = before(clients.podLists, 'listNamespacedPod', async () => {
       if (++arrived === 2) release();
       await bothListing;
     });
-    const h: CleanupHandle = { ...handle, reader: { ...handle.reader, core } };
+    const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podLists } };
     const pass = (namespace: string) => runPass(h, { policy: h.policy(), namespaces: [namespace], dryRun: false, budgetMs: 60_000 });
 
     const [pa, pb] = await Promise.all([pass(a.name), pass(b.name)]);

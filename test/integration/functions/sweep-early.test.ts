@@ -39,11 +39,11 @@ async function slowPages(policy: object, delayMs: number) {
   open.push({ rt, clients });
   const handle = cleanupParts(rt).handle;
   const asked: number[] = [];
-  const core = before(clients.core, 'listNamespacedPod', async () => {
+  const podLists = before(clients.podLists, 'listNamespacedPod', async () => {
     asked.push(performance.now());
     if (asked.length > 1) await new Promise((r) => setTimeout(r, delayMs));
   });
-  const h: CleanupHandle = { ...handle, reader: { ...handle.reader, core } };
+  const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podLists } };
   return { h, asked };
 }
 
