@@ -4,7 +4,7 @@
 // Before: the path guard (path-guard.ts), the rate limit (throttle.ts), the request counted
 // (request tally, the bench's hook, the metrics), a timeout that never outlasts the CLI's
 // --timeout. After: the answer counted, and the server's own throttling pauses everyone.
-import { observeApiRequest, observeApiResponse } from '../metrics/observe.js';
+import { apiHost, observeApiRequest, observeApiResponse } from '../metrics/observe.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { unsafePathProblem } from './path-guard.js';
 import { countRequestSent } from './request-tally.js';
@@ -27,7 +27,11 @@ export interface LifecycleOptions {
 }
 
 export class RequestLifecycle {
-  constructor(private readonly o: LifecycleOptions) {}
+  private readonly host: string;
+
+  constructor(private readonly o: LifecycleOptions) {
+    this.host = apiHost(o.server);
+  }
 
   get throttle(): Throttle {
     return this.o.throttle;
@@ -42,7 +46,7 @@ export class RequestLifecycle {
     await this.o.throttle.take();
     countRequestSent();
     this.o.onRequest?.(method, url);
-    observeApiRequest(this.o.metrics, method, this.o.server);
+    observeApiRequest(this.o.metrics, method, this.host);
     const { timeoutMs, endsAt } = this.o;
     const left = endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
     return left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)'));
@@ -54,7 +58,7 @@ export class RequestLifecycle {
    * request (a PodDisruptionBudget) and pauses nobody. Answers whether it was throttling.
    */
   after(status: number, contentType: string | undefined, retryAfter: string | undefined): boolean {
-    observeApiResponse(this.o.metrics, this.o.server, status);
+    observeApiResponse(this.o.metrics, this.host, status);
     const throttled = status === 429 && /^text\/plain/.test(contentType ?? '');
     if (throttled) this.o.throttle.pause(Number(retryAfter) || 1);
     else this.o.throttle.answered();

@@ -90,17 +90,18 @@ export function observeRequest<A extends Answer>(
   if (answer) family?.(answer, m);
 }
 
-/** A Kubernetes API request as it is sent (kube/clients.ts's middleware); `server`: the cluster's URL. */
-export function observeApiRequest(m: MetricsRecorder, method: string, server: string): void {
-  m.record('apiRequests', 1, { method, host: hostOf(server) });
+/** A Kubernetes API request as it is sent (kube/request-lifecycle.ts); `host`: the cluster's, as `apiHost` gives it. */
+export function observeApiRequest(m: MetricsRecorder, method: string, host: string): void {
+  m.record('apiRequests', 1, { method, host });
 }
 
-/** The API server's answer to one (a response carries no method or URL: the cluster's URL). */
-export function observeApiResponse(m: MetricsRecorder, server: string, status: number): void {
-  m.record('apiResponses', 1, { host: hostOf(server), code: String(status) });
+/** The API server's answer to one (a response carries no method or URL: the cluster's host). */
+export function observeApiResponse(m: MetricsRecorder, host: string, status: number): void {
+  m.record('apiResponses', 1, { host, code: String(status) });
 }
 
-function hostOf(url: string): string {
+/** The metrics' `host` label of a cluster's URL: worked out once per set of clients, not per request. */
+export function apiHost(url: string): string {
   try {
     return new URL(url).host;
   } catch {

@@ -7,7 +7,7 @@ import { jobDeleted } from '../../../functions/job-deleted.js';
 import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { LabelBound, MAX_LENGTH, OTHER } from '../../../shared/metrics/bound.js';
 import { metricsExposition } from '../../../shared/metrics/exposition.js';
-import { observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
+import { apiHost, observeApiRequest, observeApiResponse, observeRemoval, observeRequest } from '../../../shared/metrics/observe.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../fixtures/metrics/otlp-receiver.js';
 import type { Answer } from '../../../shared/model/answer.js';
@@ -185,9 +185,9 @@ describe('results become measurements', () => {
   });
 
   it('API requests by method and server, answers by code', async () => {
-    observeApiRequest(m, 'GET', 'https://10.0.0.1:6443');
-    observeApiRequest(m, 'GET', 'https://10.0.0.1:6443');
-    observeApiResponse(m, 'https://10.0.0.1:6443', 429);
+    observeApiRequest(m, 'GET', apiHost('https://10.0.0.1:6443'));
+    observeApiRequest(m, 'GET', apiHost('https://10.0.0.1:6443'));
+    observeApiResponse(m, apiHost('https://10.0.0.1:6443'), 429);
     const text = await scrape();
     expect(value(text, 'kube_tidy_api_requests_total{method="GET",host="10.0.0.1:6443"}')).toBe(2);
     expect(value(text, 'kube_tidy_api_responses_total{host="10.0.0.1:6443",code="429"}')).toBe(1);
