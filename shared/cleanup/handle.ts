@@ -36,7 +36,7 @@ export interface PassSettings {
 export type SweepSettings = Pick<PassSettings, 'pageSize' | 'concurrency' | 'budgetMs' | 'eventsPerPass'>;
 
 /** What pod cleanup reads: pods (list, get), and the context a policy may ask for. */
-export type CleanupReader = Pick<KubeClients, 'core' | 'policy' | 'scheduling' | 'custom' | 'throttle' | 'podLists'>;
+export type CleanupReader = Pick<KubeClients, 'core' | 'policy' | 'scheduling' | 'custom' | 'throttle' | 'podReads'>;
 
 export interface CleanupHandle {
   settings: PassSettings;

@@ -19,7 +19,8 @@ import {
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
 import { DirectRequests } from './direct.js';
-import { DirectPodDeletes, DirectPodLists } from './direct-pods.js';
+import { DirectPodDeletes, DirectPodReads } from './direct-pods.js';
+import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
 import type { PodDeleter } from './pods.js';
 import { classifyKubeError } from './errors.js';
@@ -37,8 +38,8 @@ export interface KubeClients {
   custom: CustomObjectsApi;
   /** The hot write, a pod's DELETE, sent directly (direct-pods.ts, direct.ts). */
   podDeletes: PodDeleter;
-  /** A pass's pod LIST pages, read directly: the wire's JSON, not client-node's models. */
-  podLists: PodLister;
+  /** A pass's pod LIST pages and the event path's GET of one pod, read directly: the wire's JSON, not client-node's models. */
+  podReads: PodLister & PodReader;
   /** The rate limit every request of these clients waits on (and its counters). */
   throttle: Throttle;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
@@ -149,7 +150,7 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     scheduling: api(SchedulingV1Api),
     custom: api(CustomObjectsApi),
     podDeletes: new DirectPodDeletes(direct),
-    podLists: new DirectPodLists(direct),
+    podReads: new DirectPodReads(direct),
     throttle,
     close,
   };

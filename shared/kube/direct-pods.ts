@@ -2,10 +2,12 @@
 // client-node's CoreV1Api: the same requests (paths, queries, bodies) and the same answers to
 // their callers, without its generated layers. The DELETE's answer (the whole pod) is not read
 // at all (pods.ts deletePod needs its status); a LIST page is the wire's JSON as it is, without
-// ObjectSerializer's walk over every field (the core reads timestamps as strings or Dates).
+// ObjectSerializer's walk over every field (the core reads timestamps as strings or Dates); so is
+// the GET of one pod the event path decides on.
 import type { V1DeleteOptions } from '@kubernetes/client-node';
 import type { Pod } from '../model/objects.js';
 import type { DirectRequests } from './direct.js';
+import type { PodReader } from './get.js';
 import type { PodListQuery, PodLister } from './list.js';
 import type { RawList } from './pager.js';
 import type { PodDeleter } from './pods.js';
@@ -22,8 +24,13 @@ export class DirectPodDeletes implements PodDeleter {
   }
 }
 
-export class DirectPodLists implements PodLister {
+/** The pod reads a pass and the event path make per page and per pod: LIST pages and the GET of one pod. */
+export class DirectPodReads implements PodLister, PodReader {
   constructor(private readonly direct: DirectRequests) {}
+
+  async readNamespacedPod({ name, namespace }: { name: string; namespace: string }): Promise<Pod> {
+    return (await this.direct.getJson(`/api/v1/namespaces/${segment(namespace)}/pods/${segment(name)}`)) as Pod;
+  }
 
   listNamespacedPod({ namespace, ...query }: PodListQuery & { namespace: string }): Promise<RawList<Pod>> {
     return this.list(`/api/v1/namespaces/${segment(namespace)}/pods`, query);

@@ -141,7 +141,7 @@ export async function removeSelected(
   const told = tellerOf(h.notifier, shard);
   const pod = keyOf(ref);
   await h.ready();
-  const stored = await getPod(h.reader.core, ref);
+  const stored = await getPod(h.reader.podReads, ref);
   // An event about a pod (its uid named) that is gone: done already. A bare reference: nothing to do.
   if (!stored) return { outcome: ref.uid ? 'gone' : 'nothing-to-do', pod, why: 'the pod no longer exists' };
   if (ref.uid && stored.metadata.uid !== ref.uid)

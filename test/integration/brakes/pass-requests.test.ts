@@ -53,11 +53,11 @@ describe('two passes at once in one process', () => {
     let arrived = 0;
     let release!: () => void;
     const bothListing = new Promise<void>((resolve) => (release = resolve));
-    const podLists = before(clients.podLists, 'listNamespacedPod', async () => {
+    const podReads = before(clients.podReads, 'listNamespacedPod', async () => {
       if (++arrived === 2) release();
       await bothListing;
     });
-    const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podLists } };
+    const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podReads } };
     const pass = (namespace: string) => runPass(h, { policy: h.policy(), namespaces: [namespace], dryRun: false, budgetMs: 60_000 });
 
     const [pa, pb] = await Promise.all([pass(a.name), pass(b.name)]);

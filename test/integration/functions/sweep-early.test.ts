@@ -39,11 +39,11 @@ async function slowPages(policy: object, delayMs: number) {
   open.push({ rt, clients });
   const handle = cleanupParts(rt).handle;
   const asked: number[] = [];
-  const podLists = before(clients.podLists, 'listNamespacedPod', async () => {
+  const podReads = before(clients.podReads, 'listNamespacedPod', async () => {
     asked.push(performance.now());
     if (asked.length > 1) await new Promise((r) => setTimeout(r, delayMs));
   });
-  const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podLists } };
+  const h: CleanupHandle = { ...handle, reader: { ...handle.reader, podReads } };
   return { h, asked };
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { getPod, listPods, type ListPodsOptions, type PodPage } from '../../../shared/kube/index.js';
 import type { PodLister } from '../../../shared/kube/list.js';
+import type { PodReader } from '../../../shared/kube/get.js';
 import { kubeClients } from '../../../shared/kube/clients.js';
 import { tallied } from '../../../shared/kube/request-tally.js';
 import { isTerminal } from '../../../shared/model/pod.js';
@@ -53,7 +54,7 @@ const normalised = (pod: Pod): unknown =>
 
 const listers: [string, PodLister][] = [
   ['client-node', clients.core],
-  ['direct', clients.podLists],
+  ['direct', clients.podReads],
 ];
 
 describe.each(listers)('listPods through %s', (via, lister) => {
@@ -106,14 +107,25 @@ it('both listers hand over the same pods: every field client-node decodes is on 
   viaDirect.forEach((pod, i) => expect(normalised(pod)).toMatchObject(normalised(viaClientNode[i]!) as object));
 });
 
-describe('getPod', () => {
+const readers: [string, PodReader][] = [
+  ['client-node', core],
+  ['direct', clients.podReads],
+];
+
+describe.each(readers)('getPod through %s', (_via, reader) => {
   for (const row of [
     { sentence: 'an existing pod is returned', name: 'p-0', found: true },
     { sentence: 'a pod that does not exist is undefined, not an error', name: 'nope', found: false },
   ])
     it(row.sentence, async () => {
       const { name, found } = row;
-      const pod = await getPod(core, { namespace: ns.name, name });
+      const pod = await getPod(reader, { namespace: ns.name, name });
       expect(pod?.metadata.name).toBe(found ? name : undefined);
     });
+});
+
+it('both readers hand over the same pod', async () => {
+  const [viaClientNode, viaDirect] = await Promise.all(readers.map(([, r]) => getPod(r, { namespace: ns.name, name: 'p-2' })));
+  expect(viaDirect?.metadata.uid).toBeDefined();
+  expect(normalised(viaDirect!)).toMatchObject(normalised(viaClientNode!) as object);
 });

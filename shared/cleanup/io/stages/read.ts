@@ -59,7 +59,7 @@ export class ReadStage {
     const { namespaces, labelSelector, fieldSelector, pageSize, from } = this.o;
     for (const namespace of namespaces?.length ? namespaces : [undefined]) {
       const query = { namespace, labelSelector, fieldSelector, limit: pageSize, ...(from ? { from } : {}) };
-      for await (const page of listPods(this.h.reader.podLists, query)) {
+      for await (const page of listPods(this.h.reader.podReads, query)) {
         this.summary.pages++;
         this.summary.podsSeen += page.items.length;
         yield page;
