@@ -19,10 +19,10 @@ import {
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
 import { DirectRequests } from './direct.js';
-import { DirectPodDeletes, DirectPodReads } from './direct-pods.js';
+import { DirectPodWrites, DirectPodReads } from './direct-pods.js';
 import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
-import type { PodDeleter } from './pods.js';
+import type { PodDeleter, PodEvictor } from './pods.js';
 import { classifyKubeError } from './errors.js';
 import { RequestLifecycle } from './request-lifecycle.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
@@ -36,8 +36,8 @@ export interface KubeClients {
   scheduling: SchedulingV1Api;
   /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
   custom: CustomObjectsApi;
-  /** The hot write, a pod's DELETE, sent directly (direct-pods.ts, direct.ts). */
-  podDeletes: PodDeleter;
+  /** The hot writes, a pod's DELETE and eviction, sent directly (direct-pods.ts, direct.ts). */
+  podWrites: PodDeleter & PodEvictor;
   /** A pass's pod LIST pages and the event path's GET of one pod, read directly: the wire's JSON, not client-node's models. */
   podReads: PodLister & PodReader;
   /** The rate limit every request of these clients waits on (and its counters). */
@@ -149,7 +149,7 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     policy: api(PolicyV1Api),
     scheduling: api(SchedulingV1Api),
     custom: api(CustomObjectsApi),
-    podDeletes: new DirectPodDeletes(direct),
+    podWrites: new DirectPodWrites(direct),
     podReads: new DirectPodReads(direct),
     throttle,
     close,

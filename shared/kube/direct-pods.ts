@@ -4,32 +4,39 @@
 // at all (pods.ts deletePod needs its status); a LIST page is the wire's JSON as it is, without
 // ObjectSerializer's walk over every field (the core reads timestamps as strings or Dates); so is
 // the GET of one pod the event path decides on.
-import type { V1DeleteOptions } from '@kubernetes/client-node';
+import type { V1DeleteOptions, V1Eviction } from '@kubernetes/client-node';
 import type { Pod } from '../model/objects.js';
 import type { DirectRequests } from './direct.js';
 import type { PodReader } from './get.js';
 import type { PodListQuery, PodLister } from './list.js';
 import type { RawList } from './pager.js';
-import type { PodDeleter } from './pods.js';
+import type { PodDeleter, PodEvictor } from './pods.js';
 
 // Encoded as client-node encodes path and query parameters; the lifecycle's path guard refuses what encoding lets through ('..').
 const segment = encodeURIComponent;
 
-export class DirectPodDeletes implements PodDeleter {
+/** The two writes to pods (pods.ts): a DELETE, and an eviction (whose answer, a Status, is not read either). */
+export class DirectPodWrites implements PodDeleter, PodEvictor {
   constructor(private readonly direct: DirectRequests) {}
 
   async deleteNamespacedPod({ name, namespace, body, dryRun }: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<number> {
-    const query = dryRun ? `?dryRun=${segment(dryRun)}` : '';
-    return this.direct.send('DELETE', `/api/v1/namespaces/${segment(namespace)}/pods/${segment(name)}${query}`, body);
+    return this.direct.send('DELETE', `${podPath(namespace, name)}${dryRunQuery(dryRun)}`, body);
+  }
+
+  async createNamespacedPodEviction({ name, namespace, body, dryRun }: { name: string; namespace: string; body: V1Eviction; dryRun?: string }): Promise<number> {
+    return this.direct.send('POST', `${podPath(namespace, name)}/eviction${dryRunQuery(dryRun)}`, body);
   }
 }
+
+const podPath = (namespace: string, name: string) => `/api/v1/namespaces/${segment(namespace)}/pods/${segment(name)}`;
+const dryRunQuery = (dryRun: string | undefined) => (dryRun ? `?dryRun=${segment(dryRun)}` : '');
 
 /** The pod reads a pass and the event path make per page and per pod: LIST pages and the GET of one pod. */
 export class DirectPodReads implements PodLister, PodReader {
   constructor(private readonly direct: DirectRequests) {}
 
   async readNamespacedPod({ name, namespace }: { name: string; namespace: string }): Promise<Pod> {
-    return (await this.direct.getJson(`/api/v1/namespaces/${segment(namespace)}/pods/${segment(name)}`)) as Pod;
+    return (await this.direct.getJson(podPath(namespace, name))) as Pod;
   }
 
   listNamespacedPod({ namespace, ...query }: PodListQuery & { namespace: string }): Promise<RawList<Pod>> {

@@ -47,7 +47,7 @@ describe('the direct pod DELETE', () => {
     const kc = stubKubeConfig(port());
     (kc.getCurrentUser() as { token?: string }).token = 'tok';
     const c = kubeClients(kc);
-    expect(await c.podDeletes.deleteNamespacedPod({ ...target, dryRun: 'All' })).toBe(200);
+    expect(await c.podWrites.deleteNamespacedPod({ ...target, dryRun: 'All' })).toBe(200);
     expect(seen).toEqual([{ method: 'DELETE', url: '/api/v1/namespaces/ml/pods/p-1?dryRun=All', body: JSON.stringify(target.body), authorization: 'Bearer tok' }]);
     c.close();
   });
@@ -57,7 +57,7 @@ describe('the direct pod DELETE', () => {
     const metrics = MetricsRecorder.off();
     const record = vi.spyOn(metrics, 'record');
     const c = kubeClients(stubKubeConfig(port()), { metrics });
-    const sent = await tallied(async (t) => (await c.podDeletes.deleteNamespacedPod(target), t.sent));
+    const sent = await tallied(async (t) => (await c.podWrites.deleteNamespacedPod(target), t.sent));
     expect(sent).toBe(1);
     expect(c.throttle.sent).toBe(1);
     expect(record.mock.calls).toEqual([
@@ -70,7 +70,7 @@ describe('the direct pod DELETE', () => {
   it("throws an error answer as client-node does: the Status is read by errors.ts (a conflict about the pod)", async () => {
     answer = (_q, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(status(409, 'Conflict'));
     const c = kubeClients(stubKubeConfig(port()));
-    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    const failure = classifyKubeError(await c.podWrites.deleteNamespacedPod(target).catch((e: unknown) => e));
     expect(failure).toMatchObject({ kind: 'conflict', status: 409, reason: 'Conflict', detailsKind: 'pods' });
     c.close();
   });
@@ -79,7 +79,7 @@ describe('the direct pod DELETE', () => {
     answer = (_q, res, n) =>
       n === 1 ? res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too many requests') : res.writeHead(200).end('{}');
     const c = kubeClients(stubKubeConfig(port()), { throttledRetries: 2 });
-    expect(await c.podDeletes.deleteNamespacedPod(target)).toBe(200);
+    expect(await c.podWrites.deleteNamespacedPod(target)).toBe(200);
     expect(seen).toHaveLength(2);
     expect(c.throttle.throttled).toBe(1);
     c.close();
@@ -88,7 +88,7 @@ describe('the direct pod DELETE', () => {
   it('a 429 that is a Status (a budget, a webhook) is an answer, never sent again', async () => {
     answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json' }).end(status(429, 'TooManyRequests'));
     const c = kubeClients(stubKubeConfig(port()), { throttledRetries: 2 });
-    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    const failure = classifyKubeError(await c.podWrites.deleteNamespacedPod(target).catch((e: unknown) => e));
     expect(failure).toMatchObject({ kind: 'too-many-requests' });
     expect(failure.throttled).toBeUndefined();
     expect(seen).toHaveLength(1);
@@ -99,7 +99,7 @@ describe('the direct pod DELETE', () => {
     answer = (_q, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(status(401, 'Unauthorized'));
     const kc = stubKubeConfig(port());
     const c = kubeClients(kc);
-    const failure = classifyKubeError(await c.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e));
+    const failure = classifyKubeError(await c.podWrites.deleteNamespacedPod(target).catch((e: unknown) => e));
     expect(failure.kind).toBe('unauthorized');
     expect(seen).toHaveLength(2);
     c.close();
@@ -111,9 +111,9 @@ describe('the direct pod DELETE', () => {
     user.token = 'old';
     answer = (req, res) => (req.headers.authorization === 'Bearer new' ? res.writeHead(200).end('{}') : res.writeHead(401).end('{}'));
     const c = kubeClients(kc);
-    await expect(c.podDeletes.deleteNamespacedPod(target)).rejects.toThrow();
+    await expect(c.podWrites.deleteNamespacedPod(target)).rejects.toThrow();
     user.token = 'new';
-    expect(await c.podDeletes.deleteNamespacedPod(target)).toBe(200);
+    expect(await c.podWrites.deleteNamespacedPod(target)).toBe(200);
     expect(seen.map((s) => s.authorization)).toEqual(['Bearer old', 'Bearer old', 'Bearer old', 'Bearer new']);
     c.close();
   });
@@ -122,10 +122,10 @@ describe('the direct pod DELETE', () => {
     answer = (_q, res) => setTimeout(() => res.writeHead(200).end('{}'), 1500);
     const late = kubeClients(stubKubeConfig(port()), { endsAt: Date.now() + 300 });
     const t0 = performance.now();
-    expect(classifyKubeError(await late.podDeletes.deleteNamespacedPod(target).catch((e: unknown) => e)).kind).toBe('transient');
+    expect(classifyKubeError(await late.podWrites.deleteNamespacedPod(target).catch((e: unknown) => e)).kind).toBe('transient');
     expect(performance.now() - t0).toBeLessThan(1400);
     const past = kubeClients(stubKubeConfig(port()), { endsAt: Date.now() - 1 });
-    await expect(past.podDeletes.deleteNamespacedPod(target)).rejects.toThrow();
+    await expect(past.podWrites.deleteNamespacedPod(target)).rejects.toThrow();
     expect(seen).toHaveLength(1);
     late.close();
     past.close();
@@ -133,7 +133,7 @@ describe('the direct pod DELETE', () => {
 
   it("refuses a name the path guard refuses ('..'), before anything is sent", async () => {
     const c = kubeClients(stubKubeConfig(port()));
-    await expect(c.podDeletes.deleteNamespacedPod({ ...target, name: '..' })).rejects.toThrow(/refused to send DELETE/);
+    await expect(c.podWrites.deleteNamespacedPod({ ...target, name: '..' })).rejects.toThrow(/refused to send DELETE/);
     expect(seen).toHaveLength(0);
     c.close();
   });

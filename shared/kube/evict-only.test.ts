@@ -21,7 +21,7 @@ function clients() {
   return { core, events: {}, custom: {} };
 }
 const writerOf = (c: ReturnType<typeof clients>, dryRun = false) =>
-  new ClusterWriter({ ...c, podDeletes: c.core } as unknown as WriterClients, { dryRun, recordEvents: false, protectedNamespaces: ['kube-system'] });
+  new ClusterWriter({ ...c, podWrites: c.core } as unknown as WriterClients, { dryRun, recordEvents: false, protectedNamespaces: ['kube-system'] });
 
 describe('removePod and request-evict-only', () => {
   it('a running pod marked request-evict-only is not evicted: its evacuation is requested, tied to its resourceVersion', async () => {

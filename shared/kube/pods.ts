@@ -1,7 +1,7 @@
 // The two writes kube-tidy makes to pods. Both carry preconditions.uid, so an event about a
 // pod that has since been deleted and recreated under the same name can never touch the new
 // one, and both treat "already gone" as done: delivering an event twice changes nothing.
-import type { CoreV1Api, V1DeleteOptions } from '@kubernetes/client-node';
+import type { V1DeleteOptions, V1Eviction } from '@kubernetes/client-node';
 import type { NamespacedId } from '../model/identity.js';
 import { classifyKubeError, toKubeError, type KubeFailure } from './errors.js';
 
@@ -35,7 +35,10 @@ export interface PodDeleter {
   deleteNamespacedPod(param: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<unknown>;
 }
 
-export type PodEvictor = Pick<CoreV1Api, 'createNamespacedPodEviction'>;
+/** The eviction (direct-pods.ts sends it directly; client-node's CoreV1Api has the same shape). */
+export interface PodEvictor {
+  createNamespacedPodEviction(param: { name: string; namespace: string; body: V1Eviction; dryRun?: string }): Promise<unknown>;
+}
 
 function deleteOptions(target: PodTarget, opts: WriteOptions): V1DeleteOptions {
   return {

@@ -69,7 +69,7 @@ export class WriteRefusedError extends KubeRequestError {
 }
 
 /** What the writer writes through: client-node's clients and the direct pod DELETE. */
-export type WriterClients = Pick<KubeClients, 'core' | 'events' | 'custom' | 'podDeletes'>;
+export type WriterClients = Pick<KubeClients, 'core' | 'events' | 'custom' | 'podWrites'>;
 
 export class ClusterWriter {
   /** Where a refused write is counted and logged (write-refusals.ts). */
@@ -144,8 +144,8 @@ export class ClusterWriter {
     let result: RemoveResult;
     try {
       result = terminal
-        ? { action: 'delete', ...(await deletePod(this.clients.podDeletes, target, opts)) }
-        : { action: 'evict', ...(await evictPod(this.clients.core, target, opts)) };
+        ? { action: 'delete', ...(await deletePod(this.clients.podWrites, target, opts)) }
+        : { action: 'evict', ...(await evictPod(this.clients.podWrites, target, opts)) };
     } catch (e) {
       throw this.refusals.noted(verb, what, e);
     }
@@ -204,7 +204,7 @@ export class ClusterWriter {
       return this.said(
         'evict',
         what,
-        await evictPod(this.clients.core, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
+        await evictPod(this.clients.podWrites, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
       );
     } catch (e) {
       throw this.refusals.noted('evict', what, e);

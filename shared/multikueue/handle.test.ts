@@ -46,7 +46,7 @@ describe("MultiKueue's handle, from the runtime", () => {
 
   it("writes to a worker through that worker's clients, with the process's dry run and protected namespaces", async () => {
     const rt = await runtime({ DRY_RUN: 'true', PROTECTED_NAMESPACES: 'ops' });
-    const worker = { core: {}, events: {}, custom: {}, podDeletes: {} } as unknown as WriterClients;
+    const worker = { core: {}, events: {}, custom: {}, podWrites: {} } as unknown as WriterClients;
     const w = multiKueueHandle(rt).writer(worker);
     expect(w.dryRun).toBe(true);
     expect(w.options.protectedNamespaces).toEqual(['ops']);

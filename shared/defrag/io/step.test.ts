@@ -64,7 +64,7 @@ function cluster(nodes: Node[], pods: Pod[]) {
   };
   const policy = { listPodDisruptionBudgetForAllNamespaces: async () => (sent('list budgets'), { items: [] }) };
   const clients = { core, policy } as unknown as Pick<KubeClients, 'core' | 'policy'>;
-  const writer = new ClusterWriter({ ...clients, podDeletes: clients.core, events: {}, custom: {} } as unknown as WriterClients, {
+  const writer = new ClusterWriter({ ...clients, podWrites: clients.core, events: {}, custom: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces: [],

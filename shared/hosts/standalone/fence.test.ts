@@ -160,7 +160,7 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     const events = { createNamespacedEvent: vi.fn(async () => ({ metadata: { name: 'e' } })) };
     const custom = { patchNamespacedCustomObject: vi.fn(async () => ({})) };
     // The direct pod DELETE is the fake core's too: a write through it is fenced like any other.
-    return { core, events, custom, podDeletes: core } as unknown as WriterClients & {
+    return { core, events, custom, podWrites: core } as unknown as WriterClients & {
       core: typeof core;
       events: typeof events;
       custom: typeof custom;

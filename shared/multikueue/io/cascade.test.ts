@@ -37,7 +37,7 @@ function worker(name: string, gets: (object | number)[], deletes: ('ok' | number
     },
   };
   const api = { custom } as unknown as KubeClients;
-  const writer = new ClusterWriter({ core: {}, events: {}, custom, podDeletes: {} } as unknown as WriterClients, {
+  const writer = new ClusterWriter({ core: {}, events: {}, custom, podWrites: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces: [],

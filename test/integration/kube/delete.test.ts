@@ -15,7 +15,7 @@ const clients = kubeClients(kc);
 afterAll(() => clients.close());
 const deleters: [string, PodDeleter][] = [
   ['client-node', core],
-  ['direct', clients.podDeletes],
+  ['direct', clients.podWrites],
 ];
 
 interface Case {
@@ -94,7 +94,7 @@ describe.each(deleters)('deletePod through %s', (via, deleter) => {
     // An identity the API server knows and has granted nothing: impersonated by the admin.
     (nobody.getCurrentUser() as { impersonateUser?: string }).impersonateUser = 'system:serviceaccount:default:nobody';
     const as = via === 'direct' ? kubeClients(nobody) : undefined;
-    const forbidden: PodDeleter = as ? as.podDeletes : nobody.makeApiClient(CoreV1Api);
+    const forbidden: PodDeleter = as ? as.podWrites : nobody.makeApiClient(CoreV1Api);
     const error = await deletePod(forbidden, { namespace: ns.name, ...made }).catch((e: unknown) => e);
     as?.close();
     expect(error).toBeInstanceOf(KubeRequestError);

@@ -1,10 +1,12 @@
 // evictPod against the real API server: a PodDisruptionBudget refusal is reported as
 // blocked (and the pod stays), a terminal pod is evicted whatever the budget says, and the
-// uid precondition and dryRun hold on the eviction path as on delete.
+// uid precondition and dryRun hold on the eviction path as on delete. Every row runs through
+// both ways an eviction is sent: client-node's CoreV1Api and the direct request the writer uses
+// (kube/direct-pods.ts): the same request must get the same answers.
 import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { evictPod, type EvictOutcome } from '../../../shared/kube/index.js';
+import { evictPod, kubeClients, type EvictOutcome, type PodEvictor } from '../../../shared/kube/index.js';
 import { liveUid, makePod, recreate, waitGone, type Made } from './fixtures.js';
 
 const ns = testNamespace('kube-evict');
@@ -12,6 +14,12 @@ const kc = sharedCluster().kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
 const policy = kc.makeApiClient(PolicyV1Api);
 const guarded = { budget: 'none-may-go' };
+const clients = kubeClients(kc);
+afterAll(() => clients.close());
+const evictors: [string, PodEvictor][] = [
+  ['client-node', core],
+  ['direct', clients.podWrites],
+];
 
 beforeAll(async () => {
   await policy.createNamespacedPodDisruptionBudget({
@@ -85,12 +93,12 @@ const cases: Case[] = [
   },
 ];
 
-describe('evictPod', () => {
-  for (const row of cases.map((c, i) => ({ ...c, name: `evict-${i}` })))
+describe.each(evictors)('evictPod through %s', (via, evictor) => {
+  for (const row of cases.map((c, i) => ({ ...c, name: `evict-${via}-${i}` })))
     it(row.sentence, async () => {
       const { name, arrange, dryRun, outcome, disruptionBudget } = row;
       const { target, remains } = await arrange(name);
-      const result = await evictPod(core, { namespace: ns.name, ...target }, { dryRun });
+      const result = await evictPod(evictor, { namespace: ns.name, ...target }, { dryRun });
 
       expect(result.outcome).toBe(outcome);
       if (outcome === 'blocked') {

@@ -26,7 +26,7 @@ const pod = (over: Partial<RemovalTarget> = {}) =>
   ({ namespace: 'ml', name: 'a', uid: 'u1', resourceVersion: '7', phase: 'Failed', evictOnly: false, ...over }) as RemovalTarget;
 
 function writer(core: Record<string, unknown>, protectedNamespaces: string[] = ['kube-system']) {
-  return new ClusterWriter({ core, podDeletes: core, events: {}, custom: {} } as unknown as WriterClients, {
+  return new ClusterWriter({ core, podWrites: core, events: {}, custom: {} } as unknown as WriterClients, {
     dryRun: false,
     recordEvents: false,
     protectedNamespaces,
