@@ -32,6 +32,8 @@ const AREAS: [RegExp, string][] = [
   [/node_modules\/(pino|sonic-boom|thread-stream|@pinojs)\//, 'logging'],
   [/node_modules\/@opentelemetry\/|shared\/metrics\//, 'metrics'],
   [/shared\/kube\/(writer|write-refusals|errors|delete-as-seen|evict-only)/, 'kube-tidy: the writer'],
+  // The direct requests (issue 35): building and sending them, and JSON.parse of LIST pages (a builtin, so charged here).
+  [/shared\/kube\/(direct|direct-pods|request-lifecycle)\.ts/, 'kube-tidy: direct requests (pod DELETE, LIST pages, GET; JSON parse)'],
   [/shared\/kube\//, 'kube-tidy: clients (throttle, tally, pager, reads)'],
   [/shared\/(selection|strategies|policy|evictor|model)\//, 'kube-tidy: decide'],
   [/shared\/brakes\//, 'kube-tidy: brakes'],
