@@ -5,6 +5,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { kubeClients } from './clients.js';
+import { DirectRequests, IDENTITY_TTL_MS } from './direct.js';
+import { RequestLifecycle } from './request-lifecycle.js';
+import { Throttle } from './throttle.js';
 import { classifyKubeError } from './errors.js';
 import { tallied } from './request-tally.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
@@ -116,6 +119,23 @@ describe('the direct pod DELETE', () => {
     expect(await c.podWrites.deleteNamespacedPod(target)).toBe(200);
     expect(seen.map((s) => s.authorization)).toEqual(['Bearer old', 'Bearer old', 'Bearer old', 'Bearer new']);
     c.close();
+  });
+
+  it('reads the credentials again after IDENTITY_TTL_MS, and not before (a token file the kubelet rotates)', async () => {
+    answer = (_q, res) => res.writeHead(200).end('{}');
+    const kc = stubKubeConfig(port());
+    const user = kc.getCurrentUser() as { token?: string };
+    user.token = 'first';
+    let now = 0;
+    const lifecycle = new RequestLifecycle({ timeoutMs: 5000, throttle: new Throttle({ qps: 100, burst: 100 }), server: kc.getCurrentCluster()!.server, metrics: MetricsRecorder.off() });
+    const direct = new DirectRequests(kc, lifecycle, undefined, 0, () => now);
+    await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {});
+    user.token = 'second';
+    now = IDENTITY_TTL_MS - 1;
+    await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {});
+    now = IDENTITY_TTL_MS + 1;
+    await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {});
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer first', 'Bearer first', 'Bearer second']);
   });
 
   it('is cut off at the command deadline and sends nothing after it', async () => {

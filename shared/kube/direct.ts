@@ -34,7 +34,8 @@ interface Sent {
 }
 
 export class DirectRequests {
-  private identity?: Promise<Identity>;
+  private held?: Identity;
+  private reading?: Promise<Identity> | undefined;
   private readonly base: URL;
 
   constructor(
@@ -75,7 +76,7 @@ export class DirectRequests {
       if (sent.status < 300) return sent;
       if (sent.status === 401 && reauth) {
         // Credentials that expired since they were read (an exec plugin's token, a rotated file).
-        this.identity = undefined;
+        this.held = undefined;
         reauth = false;
         continue;
       }
@@ -95,19 +96,18 @@ export class DirectRequests {
     return sent;
   }
 
-  /** The KubeConfig's credentials and TLS identity, read again after IDENTITY_TTL_MS. */
-  private current(): Promise<Identity> {
-    const held = this.identity;
-    if (held) return held.then((i) => (this.now() - i.readAt < IDENTITY_TTL_MS ? i : this.reread()));
-    return this.reread();
-  }
-
-  private reread(): Promise<Identity> {
-    const reading = readIdentity(this.kc, this.agents, this.now());
-    this.identity = reading;
-    // A failed read (an exec plugin that failed) is not kept: the next request tries again.
-    reading.catch(() => this.identity === reading && (this.identity = undefined));
-    return reading;
+  /**
+   * The KubeConfig's credentials and TLS identity, read again after IDENTITY_TTL_MS: by one
+   * request, the ones sent meanwhile wait for the same read. A failed read (an exec plugin that
+   * failed) is not kept: the next request tries again.
+   */
+  private current(): Identity | Promise<Identity> {
+    const held = this.held;
+    if (held && this.now() - held.readAt < IDENTITY_TTL_MS) return held;
+    this.reading ??= readIdentity(this.kc, this.agents, this.now())
+      .then((i) => (this.held = i))
+      .finally(() => (this.reading = undefined));
+    return this.reading;
   }
 }
 
