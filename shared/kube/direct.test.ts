@@ -151,6 +151,20 @@ describe('the direct pod DELETE', () => {
     past.close();
   });
 
+  it('is cut off by its own timeout while the answer is still coming (a LIST page that stalls)', async () => {
+    answer = (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"kind":"PodList","items":[');
+      setTimeout(() => res.end(']}'), 2000);
+    };
+    const c = kubeClients(stubKubeConfig(port()), { timeoutMs: 300 });
+    const t0 = performance.now();
+    const failure = classifyKubeError(await c.podReads.listPodForAllNamespaces({ limit: 1 }).catch((e: unknown) => e));
+    expect(failure.kind).toBe('transient');
+    expect(failure.message).toMatch(/timed out/);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    c.close();
+  });
+
   it("refuses a name the path guard refuses ('..'), before anything is sent", async () => {
     const c = kubeClients(stubKubeConfig(port()));
     await expect(c.podWrites.deleteNamespacedPod({ ...target, name: '..' })).rejects.toThrow(/refused to send DELETE/);

@@ -8,12 +8,12 @@
 // lifecycle (path guard, rate limit, counting, metrics, timeout, the server's throttling) is
 // the same object's, the credentials are the KubeConfig's own, and an error answer is thrown
 // as client-node throws it (ApiException with the Status text), so errors.ts reads it the same.
-import type { Agent as HttpAgent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import type { KeepAliveAgents } from './agent.js';
-import type { RequestLifecycle } from './request-lifecycle.js';
+import { timedOut, type RequestLifecycle } from './request-lifecycle.js';
 
 /** How long the credentials and TLS identity read from the KubeConfig are used before they are read again. */
 export const IDENTITY_TTL_MS = 10_000;
@@ -36,7 +36,8 @@ interface Sent {
 export class DirectRequests {
   private held?: Identity;
   private reading?: Promise<Identity> | undefined;
-  private readonly base: URL;
+  /** Where requests go, worked out once: no URL is parsed per request. */
+  private readonly target: { origin: string; basePath: string; request: { protocol: string; hostname: string; port: string } };
 
   constructor(
     private readonly kc: KubeConfig,
@@ -47,7 +48,13 @@ export class DirectRequests {
   ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
-    this.base = new URL(cluster.server);
+    const base = new URL(cluster.server);
+    this.target = {
+      origin: base.origin,
+      basePath: base.pathname.replace(/\/$/, ''),
+      // http.request wants an IPv6 address without its brackets.
+      request: { protocol: base.protocol, hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: base.port },
+    };
   }
 
   /**
@@ -87,11 +94,17 @@ export class DirectRequests {
   }
 
   private async once(method: string, path: string, payload: Buffer | undefined, read: boolean): Promise<Sent> {
-    const url = `${this.base.origin}${this.base.pathname.replace(/\/$/, '')}${path}`;
-    const signal = await this.lifecycle.before(method, url);
+    const { origin, basePath } = this.target;
+    const ms = await this.lifecycle.before(method, `${origin}${basePath}${path}`);
+    if (ms <= 0) throw timedOut(ms);
     const { headers, agent } = await this.current();
     const body = payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {};
-    const sent = await exchange(url, { method, agent, signal, headers: { ...headers, accept: 'application/json', ...body } }, payload, read);
+    const sent = await exchange(
+      { ...this.target.request, path: `${basePath}${path}`, method, agent, headers: { ...headers, accept: 'application/json', ...body } },
+      ms,
+      payload,
+      read,
+    );
     this.lifecycle.after(sent.status, sent.headers['content-type'], header(sent.headers['retry-after']));
     return sent;
   }
@@ -128,21 +141,19 @@ const flat = (h: IncomingMessage['headers']): Record<string, string> =>
 
 /**
  * One request and its answer: a 2xx's body read whole when `read`, else drained unread (the
- * socket goes back to the pool either way); any other's read as text up to ERROR_BODY_MAX.
+ * socket goes back to the pool either way); any other's read as text up to ERROR_BODY_MAX. Cut
+ * off after `ms` (one timer, cleared with the answer: cheaper than a signal per request).
  */
-function exchange(
-  url: string,
-  options: { method: string; agent: HttpAgent | undefined; signal: AbortSignal; headers: OutgoingHttpHeaders },
-  payload: Buffer | undefined,
-  read: boolean,
-): Promise<Sent> {
-  const send = url.startsWith('http:') ? httpRequest : httpsRequest;
+function exchange(options: RequestOptions & { protocol: string }, ms: number, payload: Buffer | undefined, read: boolean): Promise<Sent> {
+  const send = options.protocol === 'http:' ? httpRequest : httpsRequest;
   return new Promise<Sent>((resolve, reject) => {
-    const req = send(url, options, (res) => {
+    const req = send(options, (res) => {
       const status = res.statusCode ?? 0;
       const ok = status >= 200 && status < 300;
+      const done = (sent: Sent) => (clearTimeout(timer), resolve(sent));
+      res.on('error', fail);
       if (ok && !read) {
-        res.on('end', () => resolve({ status, headers: res.headers })).on('error', reject);
+        res.on('end', () => done({ status, headers: res.headers }));
         res.resume();
         return;
       }
@@ -153,10 +164,11 @@ function exchange(
         if (size < max) chunks.push(c);
         size += c.length;
       });
-      res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
-      res.on('error', reject);
+      res.on('end', () => done({ status, headers: res.headers, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
     });
-    req.on('error', reject);
+    const fail = (error: Error) => (clearTimeout(timer), reject(error));
+    const timer = setTimeout(() => req.destroy(timedOut(ms)), ms);
+    req.on('error', fail);
     req.end(payload);
   });
 }

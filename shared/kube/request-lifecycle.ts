@@ -10,6 +10,13 @@ import { unsafePathProblem } from './path-guard.js';
 import { countRequestSent } from './request-tally.js';
 import type { Throttle } from './throttle.js';
 
+/** What a request cut off by its time answers (errors.ts reads its name as timed out: transient). */
+export function timedOut(ms: number): Error {
+  const error = new Error(ms > 0 ? `the request took longer than ${ms} ms` : 'past the command deadline (--timeout)');
+  error.name = ms > 0 ? 'TimeoutError' : 'AbortError';
+  return error;
+}
+
 /** A request whose path an input changed the shape of: never sent. A bug, or an attack. */
 export class UnsafeRequestError extends Error {
   override name = 'UnsafeRequestError';
@@ -37,8 +44,11 @@ export class RequestLifecycle {
     return this.o.throttle;
   }
 
-  /** Everything before a request leaves; answers the signal that ends it (its timeout). */
-  async before(method: string, url: string): Promise<AbortSignal> {
+  /**
+   * Everything before a request leaves; answers how long it may take (ms), never beyond the
+   * command's deadline: 0 or less when that has passed, and then nothing may be sent.
+   */
+  async before(method: string, url: string): Promise<number> {
     // The last line of defence for "names are names": names are validated where they
     // arrive, and no request whose path was reshaped by one ('..', an encoded '/') leaves.
     const unsafe = unsafePathProblem(url);
@@ -48,8 +58,7 @@ export class RequestLifecycle {
     this.o.onRequest?.(method, url);
     observeApiRequest(this.o.metrics, method, this.host);
     const { timeoutMs, endsAt } = this.o;
-    const left = endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
-    return left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new Error('past the command deadline (--timeout)'));
+    return endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
   }
 
   /**
