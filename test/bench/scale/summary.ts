@@ -46,7 +46,13 @@ export function ratios(r: Record<string, unknown>): Record<string, unknown> {
     };
   }
   const podGc = r.podGc as Figures | undefined;
-  if (podGc) out.podGc = { toCeilingBefore: ratio(podGc.deletesPerSecond, before), toCeilingAfter: ratio(podGc.deletesPerSecond, after) };
+  if (podGc)
+    out.podGc = {
+      toCeilingBefore: ratio(podGc.deletesPerSecond, before),
+      toCeilingAfter: ratio(podGc.deletesPerSecond, after),
+      // The whole controller manager's CPU per pod PodGC deleted.
+      cpuToPlainClient: ratio(podGc.cpuMsPerDeletedPod ?? undefined, plain.perDelete),
+    };
   return out;
 }
 
@@ -85,5 +91,13 @@ export function summaryTable(size: number, r: Record<string, unknown>, sequence:
   });
   const cells = [COLUMNS, ...rows.map((row) => row.map((c) => (c === undefined || c === null ? '-' : String(c))))];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return [`[scale-snapshot] ${size} pods:`, ...cells.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join(' | '))];
+  return [
+    `[scale-snapshot] ${size} pods:`,
+    ...cells.map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join(' | ')
+        .trimEnd(),
+    ),
+  ];
 }
