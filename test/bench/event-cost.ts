@@ -6,7 +6,8 @@
 // the production bundle on Node 22 with the image's heap limit, as podTerminated's
 // ServiceAccount, Events off (as the sweep's figures).
 // Its CPU: utime + stime of that process (/proc) from the first event to the last answer,
-// start-up apart. Its API requests: not in podTerminated's answers, so counted on the API
+// start-up apart (the Kubernetes client loads on the first event that needs it: in the figure,
+// spread over the N). Its API requests: not in podTerminated's answers, so counted on the API
 // server, apiserver_request_total before and after (every client's requests but watches,
 // leases and non-resource paths; with kwok stopped and bare pods nothing else sends any then).
 // `npm run bench event-cost`.
@@ -52,7 +53,9 @@ async function sendAll(url: string, pods: V1Pod[], server: string): Promise<stri
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < pods.length) {
-        const m = httpMessage(toApiServerSourceEvent('update', JSON.parse(JSON.stringify(pods[next++])) as KubeObject, server));
+        // A LIST's items carry no apiVersion and kind; an event's object does.
+        const pod = { apiVersion: 'v1', kind: 'Pod', ...(JSON.parse(JSON.stringify(pods[next++])) as object) } as KubeObject;
+        const m = httpMessage(toApiServerSourceEvent('update', pod, server));
         const res = await fetch(url, { method: 'POST', headers: m.headers, body: m.body, signal: AbortSignal.timeout(60_000) });
         const body = (await res.json()) as { outcome?: string };
         outcomes.push(res.status === 200 ? String(body.outcome) : `http ${res.status}`);
