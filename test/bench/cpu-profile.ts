@@ -80,12 +80,13 @@ export function cpuBreakdown(dir: string, bundleFile: string): { sampledSeconds:
   return { sampledSeconds: Math.round(sampled * 10) / 10, busySeconds: Math.round((sampled - (areas.idle ?? 0)) * 10) / 10, areas: rounded };
 }
 
-/** A frame's original source path, through the source map of the bundle file it is in. */
+/** A frame's original source path, through the source map of the bundle file it is in (`bundleDir`: where the bundle's maps are). */
 function sourcesOf(bundleDir: string): (f: Frame) => string | undefined {
   const maps = new Map<string, SourceMapConsumer | null>();
   return (f) => {
     const name = f.url.split('/').pop() ?? '';
-    if (!name.endsWith('.cjs')) return undefined;
+    // Outside a bundle (functions-framework over dist/, node_modules/): a file is its own source.
+    if (!name.endsWith('.cjs')) return f.url.startsWith('file://') ? f.url : undefined;
     if (!maps.has(name)) {
       try {
         maps.set(name, new SourceMapConsumer(JSON.parse(readFileSync(join(bundleDir, `${name}.map`), 'utf8'))));

@@ -47,6 +47,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'scale-snapshot'
     ? { 'scale-snapshot': async () => (await import('./scale-snapshot.js')).runScaleSnapshotBench((process.argv[3] ?? '20000').split(',').map(Number)) }
     : {}),
+  // Not in the default run: a removal's CPU and API requests on the event path (issue 35). `npm run bench event-cost` (EVENT_COST_PODS, default 1000).
+  ...(only === 'event-cost' ? { 'event-cost': async () => (await import('./event-cost.js')).runEventCostBench() } : {}),
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };

@@ -7,7 +7,8 @@
 //              out through shards, as the image runs them (the production bundle on Node 22;
 //              the bench plays the broker: each instance takes one shard
 //              at a time, as Knative with containerConcurrency 1 would).
-//   ceiling    a plain loop, 32 DELETEs in flight with uid preconditions, no client limit.
+//   ceiling    a plain HTTP client (scale/plain-client.mjs), 32 DELETEs in flight with uid
+//              preconditions, no client limit.
 //   PodGC      kube-controller-manager with --terminated-pod-gc-threshold=100, its client at
 //              its default QPS 20: deletions counted over a minute.
 //   event path one new Failed pod sent to podTerminated while the first sweep runs: time from
@@ -30,9 +31,9 @@ import type { Cluster } from '../harness/index.js';
 import { withCluster } from './cluster.js';
 import { TRACED_ENTRY, withFunction, type TracedFunction } from './function-process.js';
 import { functionIdentities, type FunctionIdentities } from '../harness/function-identity.js';
-import { KubeConfig as KC, Watch } from '@kubernetes/client-node';
+import { Watch } from '@kubernetes/client-node';
 import { countPhase, populate, prepareCluster, SCALE_POLICY, unthrottled } from './scale/populate.js';
-import type { KubeClients } from '../../shared/kube/clients.js';
+import { plainClient } from './scale/ceiling.js';
 import { bundle, BUNDLE_FILE } from '../../infra/bundle/build.js';
 import { node22 } from '../../infra/bundle/node22.js';
 import { startServer } from '../../infra/bundle/serving.js';
@@ -338,45 +339,16 @@ async function fannedOut(cluster: Cluster, ids: FunctionIdentities, policy: stri
   }
 }
 
-/** The ceiling's targets: every Failed pod of the population, in pages of 5000 (`pages` LISTs). */
-export async function ceilingTargets(core: KubeClients['core']) {
-  const pods: { namespace: string; name: string; uid: string }[] = [];
-  let token: string | undefined;
-  let pages = 0;
-  do {
-    const list = await core.listPodForAllNamespaces({ fieldSelector: 'status.phase=Failed', labelSelector: 'bench=scale', limit: 5000, _continue: token });
-    pages++;
-    for (const p of list.items) pods.push({ namespace: p.metadata!.namespace!, name: p.metadata!.name!, uid: p.metadata!.uid! });
-    token = list.metadata?._continue || undefined;
-  } while (token);
-  return { pods, pages };
-}
-
-/** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit. */
+/** The ceiling: 32 DELETEs in flight with uid preconditions, no client-side limit (scale/plain-client.mjs, a plain HTTP client in a process of its own). */
 export async function ceiling(ids: FunctionIdentities) {
   // As the sweep's own account: the same API Priority and Fairness level kube-tidy gets.
-  const as = new KC();
-  as.loadFromFile(ids.kubeconfig('sweep'));
-  const { core, close } = unthrottled(as);
-  const { pods } = await ceilingTargets(core);
-  const t0 = performance.now();
-  await ceilingDeletes(core, pods);
-  const s = (performance.now() - t0) / 1000;
-  close();
-  return { deleted: pods.length, seconds: Math.round(s * 10) / 10, deletesPerSecond: Math.round(pods.length / s) };
-}
-
-/** The ceiling's writes: 32 DELETEs in flight, each with its pod's uid as precondition. */
-export async function ceilingDeletes(core: KubeClients['core'], pods: { namespace: string; name: string; uid: string }[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < pods.length) {
-        const p = pods[next++]!;
-        await core.deleteNamespacedPod({ namespace: p.namespace, name: p.name, body: { preconditions: { uid: p.uid } } });
-      }
-    }),
-  );
+  const run = await plainClient(ids.kubeconfig('sweep'));
+  return {
+    deleted: run.deleted,
+    seconds: Math.round(run.writeSeconds * 10) / 10,
+    deletesPerSecond: Math.round(run.deleted / run.writeSeconds),
+    cpuMsPerDelete: Math.round((run.cpuMs.delete / Math.max(1, run.deleted)) * 100) / 100,
+  };
 }
 
 async function oneSize(size: number, policies: Policies, only: string[] | undefined) {

@@ -13,6 +13,7 @@
 // (their ServiceAccounts and RBAC are in the snapshot).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, cpSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { cacheRoot, ETCD_VERSION, K8S_VERSION } from '../../../infra/local/versions.js';
 import { functionIdentities } from '../../harness/function-identity.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../../harness/index.js';
@@ -138,8 +139,8 @@ export function withRestored<T>(snapshot: Snapshot, name: string, run: (cluster:
   return withCluster(name, 1, run, { ...options, etcdDataFrom: snapshot.etcd });
 }
 
-/** CPU seconds a process has used so far (utime + stime from /proc/<pid>/stat, at 100 ticks/s). */
-function cpuSeconds(pid: number): number {
+/** CPU seconds a process has used so far (utime + stime from /proc/<pid>/stat, at 100 ticks/s); 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -168,3 +169,24 @@ export async function settle(cluster: Cluster, maxSeconds = 240): Promise<number
   }
   return Math.round((performance.now() - t0) / 100) / 10;
 }
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * How an experiment on a restored cluster began: the cluster's start (the copy of the snapshot
+ * included), the wait for it to go idle, and the machine's 1-minute load average then (anything
+ * else running on this 2-core machine shows there, and moves every figure).
+ */
+export async function begin(cluster: Cluster) {
+  const kwokStopped = await stopKwok(cluster);
+  const settleSeconds = await settle(cluster);
+  return { clusterReadySeconds: round1(cluster.readyMs / 1000), kwokStopped, settleSeconds, loadAverage1m: Math.round(loadavg()[0]! * 100) / 100 };
+}
+
+/** Every experiment starts from the whole backlog: a restore that lost pods would flatter every figure. */
+export function restoredWhole(snapshot: Snapshot, failed: number): void {
+  if (failed !== snapshot.meta.population.failed) throw new Error(`restored ${failed} Failed pods, the snapshot has ${snapshot.meta.population.failed}`);
+}
+
+/** The function identities again: their accounts are in the snapshot, their tokens are not. */
+export const restoredIdentities = (cluster: Cluster) => functionIdentities(cluster.kubeConfig(), cluster.kubeconfigPath, ...IDENTITY_NAMESPACES);
