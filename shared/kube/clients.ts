@@ -130,7 +130,14 @@ export function clientConfiguration(
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const agents = keepAlive ? new KeepAliveAgents() : undefined;
   const throttle = new Throttle({ qps, burst });
-  const lifecycle = new RequestLifecycle({ timeoutMs, throttle, server: cluster.server, metrics, ...(onRequest ? { onRequest } : {}), ...(endsAt === undefined ? {} : { endsAt }) });
+  const lifecycle = new RequestLifecycle({
+    timeoutMs,
+    throttle,
+    server: cluster.server,
+    metrics,
+    ...(onRequest ? { onRequest } : {}),
+    ...(endsAt === undefined ? {} : { endsAt }),
+  });
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kc },
@@ -168,4 +175,3 @@ export async function groupVersionServed(kc: KubeConfig, group: string, version:
   const groups = await new ApisApi(configuration).getAPIVersions();
   return (groups.groups ?? []).some((g) => g.name === group && g.versions.some((v) => v.version === version));
 }
-

@@ -23,7 +23,17 @@ export class DirectPodWrites implements PodDeleter, PodEvictor {
     return this.direct.send('DELETE', `${podPath(namespace, name)}${dryRunQuery(dryRun)}`, body);
   }
 
-  async createNamespacedPodEviction({ name, namespace, body, dryRun }: { name: string; namespace: string; body: V1Eviction; dryRun?: string }): Promise<number> {
+  async createNamespacedPodEviction({
+    name,
+    namespace,
+    body,
+    dryRun,
+  }: {
+    name: string;
+    namespace: string;
+    body: V1Eviction;
+    dryRun?: string;
+  }): Promise<number> {
     return this.direct.send('POST', `${podPath(namespace, name)}/eviction${dryRunQuery(dryRun)}`, body);
   }
 }

@@ -42,16 +42,27 @@ beforeEach(() => {
 const port = () => (server.address() as AddressInfo).port;
 const target = { name: 'p-1', namespace: 'ml', body: { preconditions: { uid: 'u1', resourceVersion: '7' }, propagationPolicy: 'Background' } };
 const status = (code: number, reason: string) =>
-  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `pods "p-1" ${reason}`, details: { name: 'p-1', kind: 'pods' } });
+  JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message: `pods "p-1" ${reason}`,
+    details: { name: 'p-1', kind: 'pods' },
+  });
 
 describe('the direct pod DELETE', () => {
   it('sends the DELETE client-node sends (path, dry run, body) and answers a 2xx without its body', async () => {
-    answer = (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Pod', metadata: { name: 'p-1' }, pad: 'x'.repeat(100_000) }));
+    answer = (_q, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Pod', metadata: { name: 'p-1' }, pad: 'x'.repeat(100_000) }));
     const kc = stubKubeConfig(port());
     (kc.getCurrentUser() as { token?: string }).token = 'tok';
     const c = kubeClients(kc);
     expect(await c.podWrites.deleteNamespacedPod({ ...target, dryRun: 'All' })).toBe(200);
-    expect(seen).toEqual([{ method: 'DELETE', url: '/api/v1/namespaces/ml/pods/p-1?dryRun=All', body: JSON.stringify(target.body), authorization: 'Bearer tok' }]);
+    expect(seen).toEqual([
+      { method: 'DELETE', url: '/api/v1/namespaces/ml/pods/p-1?dryRun=All', body: JSON.stringify(target.body), authorization: 'Bearer tok' },
+    ]);
     c.close();
   });
 
@@ -70,7 +81,7 @@ describe('the direct pod DELETE', () => {
     c.close();
   });
 
-  it("throws an error answer as client-node does: the Status is read by errors.ts (a conflict about the pod)", async () => {
+  it('throws an error answer as client-node does: the Status is read by errors.ts (a conflict about the pod)', async () => {
     answer = (_q, res) => res.writeHead(409, { 'content-type': 'application/json' }).end(status(409, 'Conflict'));
     const c = kubeClients(stubKubeConfig(port()));
     const failure = classifyKubeError(await c.podWrites.deleteNamespacedPod(target).catch((e: unknown) => e));
@@ -127,7 +138,12 @@ describe('the direct pod DELETE', () => {
     const user = kc.getCurrentUser() as { token?: string };
     user.token = 'first';
     let now = 0;
-    const lifecycle = new RequestLifecycle({ timeoutMs: 5000, throttle: new Throttle({ qps: 100, burst: 100 }), server: kc.getCurrentCluster()!.server, metrics: MetricsRecorder.off() });
+    const lifecycle = new RequestLifecycle({
+      timeoutMs: 5000,
+      throttle: new Throttle({ qps: 100, burst: 100 }),
+      server: kc.getCurrentCluster()!.server,
+      metrics: MetricsRecorder.off(),
+    });
     const direct = new DirectRequests(kc, lifecycle, undefined, 0, () => now);
     await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {});
     user.token = 'second';

@@ -88,8 +88,7 @@ export class DirectRequests {
         continue;
       }
       const throttled = sent.status === 429 && /^text\/plain/.test(sent.headers['content-type'] ?? '');
-      if (!throttled || attempt >= this.throttledRetries)
-        throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.headers));
+      if (!throttled || attempt >= this.throttledRetries) throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.headers));
     }
   }
 

@@ -88,7 +88,7 @@ describe.each(listers)('listPods through %s', (via, lister) => {
     expect(pages.length).toBeGreaterThanOrEqual(2);
   });
 
-  it(`hands over pods with ${via === 'direct' ? 'the wire\'s string' : 'Date'} timestamps that the core reads unchanged`, async () => {
+  it(`hands over pods with ${via === 'direct' ? "the wire's string" : 'Date'} timestamps that the core reads unchanged`, async () => {
     const [page] = await collect(lister, { namespace: ns.name, limit: 1 });
     const pod: Pod | undefined = page?.items[0];
     if (via === 'direct') expect(typeof pod?.metadata.creationTimestamp).toBe('string');
@@ -101,7 +101,9 @@ describe.each(listers)('listPods through %s', (via, lister) => {
 });
 
 it('both listers hand over the same pods: every field client-node decodes is on the direct pod with the same value', async () => {
-  const [viaClientNode = [], viaDirect = []] = await Promise.all(listers.map(async ([, l]) => (await collect(l, { namespace: ns.name })).flatMap((p) => p.items)));
+  const [viaClientNode = [], viaDirect = []] = await Promise.all(
+    listers.map(async ([, l]) => (await collect(l, { namespace: ns.name })).flatMap((p) => p.items)),
+  );
   expect(viaDirect.map((p) => p.metadata.uid)).toEqual(viaClientNode.map((p) => p.metadata.uid));
   expect(viaDirect.length).toBe(endings.length);
   viaDirect.forEach((pod, i) => expect(normalised(pod)).toMatchObject(normalised(viaClientNode[i]!) as object));
