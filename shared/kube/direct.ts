@@ -28,7 +28,8 @@ interface Identity {
 
 interface Sent {
   status: number;
-  headers: IncomingMessage['headers'];
+  /** Its headers are read only when needed (an error answer): Node builds them on first access. */
+  res: IncomingMessage;
   /** An answer that is not 2xx (up to ERROR_BODY_MAX), or a 2xx one that was asked to be read. */
   text?: string;
 }
@@ -87,8 +88,8 @@ export class DirectRequests {
         reauth = false;
         continue;
       }
-      const throttled = sent.status === 429 && /^text\/plain/.test(sent.headers['content-type'] ?? '');
-      if (!throttled || attempt >= this.throttledRetries) throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.headers));
+      const throttled = sent.status === 429 && /^text\/plain/.test(sent.res.headers['content-type'] ?? '');
+      if (!throttled || attempt >= this.throttledRetries) throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
     }
   }
 
@@ -104,7 +105,9 @@ export class DirectRequests {
       payload,
       read,
     );
-    this.lifecycle.after(sent.status, sent.headers['content-type'], header(sent.headers['retry-after']));
+    // Only a throttled answer's headers matter to the lifecycle (its content type and Retry-After).
+    const h = sent.status === 429 ? sent.res.headers : undefined;
+    this.lifecycle.after(sent.status, h?.['content-type'], header(h?.['retry-after']));
     return sent;
   }
 
@@ -152,7 +155,7 @@ function exchange(options: RequestOptions & { protocol: string }, ms: number, pa
       const done = (sent: Sent) => (clearTimeout(timer), resolve(sent));
       res.on('error', fail);
       if (ok && !read) {
-        res.on('end', () => done({ status, headers: res.headers }));
+        res.on('end', () => done({ status, res }));
         res.resume();
         return;
       }
@@ -163,7 +166,7 @@ function exchange(options: RequestOptions & { protocol: string }, ms: number, pa
         if (size < max) chunks.push(c);
         size += c.length;
       });
-      res.on('end', () => done({ status, headers: res.headers, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
+      res.on('end', () => done({ status, res, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
     });
     const fail = (error: Error) => (clearTimeout(timer), reject(error));
     const timer = setTimeout(() => req.destroy(timedOut(ms)), ms);

@@ -11,9 +11,16 @@ const SEGMENT_PROBLEMS: [RegExp, string][] = [
   [/[\\\u0000-\u001f\u007f]/, 'a backslash or control character'],
 ];
 
+// Anything one of the problems above could be (a '.' segment, '//', an encoded character, a
+// backslash or control character): a path with none of it is safe without looking closer. One
+// test per request instead of three per segment (issue 35: this runs for every request).
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const SUSPECT = /\/\.|\/\/|%|[\\\u0000-\u001f\u007f]/;
+
 /** Why `url` must not be sent, or undefined when its path has the shape its builder meant. */
 export function unsafePathProblem(url: string): string | undefined {
   const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split(/[?#]/, 1)[0] ?? '';
+  if (!SUSPECT.test(path)) return undefined;
   const segments = path.split('/').slice(1);
   // An empty segment anywhere but at the end ("a//b") means an empty name was put in.
   if (segments.slice(0, -1).some((s) => s === '')) return `${path}: an empty path segment`;
