@@ -42,8 +42,8 @@ export function serveTarget<P>(spec: TargetSpec<P>, parts: P, rt: Runtime, auth:
  * functions-framework runs each request inside a `node:domain` (its wrapHttpFunction), to
  * answer 500 for an exception thrown outside the function's own promise. While a domain is
  * entered, every async resource created (each promise a pass makes by the thousand) is tied to
- * it, and every callback enters and leaves it: measured on a sweep of 5,000 removals, a third
- * of the process's CPU (issue 35). The wrapper answers every request itself and never lets its
+ * it, and every callback enters and leaves it: measured on a sweep of 5,000 removals, 0.83–0.89
+ * ms of the process's CPU per removal inside it, 0.66 ms outside (issue 35). The wrapper answers every request itself and never lets its
  * promise reject, so the request leaves the domain at once, as the production server
  * (node-http.ts) never enters one. The framework's catch on the returned promise stays.
  */
