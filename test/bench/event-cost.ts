@@ -82,13 +82,17 @@ export async function runEventCostBench(pods = Number(process.env.EVENT_COST_POD
   await bundle();
   return withCluster('bench-event-cost', 1, async (cluster) => {
     const { core, ids, failed, kwokStopped, settleSeconds } = await prepare(cluster, pods);
-    const fn = await bundled({
-      FUNCTION_TARGET: 'podTerminated',
-      POLICY_FILE: writePolicy(),
-      KUBECONFIG: ids.kubeconfig('podTerminated'),
-      RECORD_EVENTS: 'false',
-      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-    });
+    const fn = await bundled(
+      {
+        FUNCTION_TARGET: 'podTerminated',
+        POLICY_FILE: writePolicy(),
+        KUBECONFIG: ids.kubeconfig('podTerminated'),
+        RECORD_EVENTS: 'false',
+        NODE_OPTIONS: IMAGE_NODE_OPTIONS,
+        // EVENT_COST_BUNDLE=<another checkout's dist/bundle/server.cjs>: that build instead (before/after).
+      },
+      process.env.EVENT_COST_BUNDLE,
+    );
     let run: { outcomes: string[]; cpu: number; seconds: number; startup: number; peak: number; requests: Map<string, number> };
     try {
       const before = await apiRequests(cluster);
@@ -107,7 +111,7 @@ export async function runEventCostBench(pods = Number(process.env.EVENT_COST_POD
     const requests = [...run.requests.values()].reduce((a, b) => a + b, 0);
     const per1000 = (x: number) => round2((x * 1000) / Math.max(1, removed));
     return {
-      runs: 'podTerminated, production bundle on Node 22, image heap limit, its ServiceAccount, Events off',
+      runs: `podTerminated, production bundle ${process.env.EVENT_COST_BUNDLE ?? '(this tree)'} on Node 22, image heap limit, its ServiceAccount, Events off`,
       pods,
       kwokStopped,
       settleSeconds,
