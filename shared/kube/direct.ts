@@ -89,7 +89,8 @@ export class DirectRequests {
         continue;
       }
       const throttled = sent.status === 429 && /^text\/plain/.test(sent.res.headers['content-type'] ?? '');
-      if (!throttled || attempt >= this.throttledRetries) throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
+      if (!throttled || attempt >= this.throttledRetries)
+        throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
     }
   }
 
