@@ -10,7 +10,7 @@ import type { DirectRequests } from './direct.js';
 import type { PodReader } from './get.js';
 import type { PodListQuery, PodLister } from './list.js';
 import type { RawList } from './pager.js';
-import type { PodDeleter, PodEvictor } from './pods.js';
+import type { PodDeleter, PodEvictor, PodWriteParams } from './pods.js';
 
 // Encoded as client-node encodes path and query parameters; the lifecycle's path guard refuses what encoding lets through ('..').
 const segment = encodeURIComponent;
@@ -19,21 +19,11 @@ const segment = encodeURIComponent;
 export class DirectPodWrites implements PodDeleter, PodEvictor {
   constructor(private readonly direct: DirectRequests) {}
 
-  async deleteNamespacedPod({ name, namespace, body, dryRun }: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<number> {
+  async deleteNamespacedPod({ name, namespace, body, dryRun }: PodWriteParams<V1DeleteOptions>): Promise<number> {
     return this.direct.send('DELETE', `${podPath(namespace, name)}${dryRunQuery(dryRun)}`, body);
   }
 
-  async createNamespacedPodEviction({
-    name,
-    namespace,
-    body,
-    dryRun,
-  }: {
-    name: string;
-    namespace: string;
-    body: V1Eviction;
-    dryRun?: string;
-  }): Promise<number> {
+  async createNamespacedPodEviction({ name, namespace, body, dryRun }: PodWriteParams<V1Eviction>): Promise<number> {
     return this.direct.send('POST', `${podPath(namespace, name)}/eviction${dryRunQuery(dryRun)}`, body);
   }
 }

@@ -30,14 +30,22 @@ export interface WriteResult<O extends string> {
   retryAfterSeconds?: number;
 }
 
+/** What a write to one pod names, as client-node's CoreV1Api takes it. */
+export interface PodWriteParams<B> {
+  name: string;
+  namespace: string;
+  body: B;
+  dryRun?: string;
+}
+
 /** The hot DELETE (direct-pods.ts sends it directly; client-node's CoreV1Api has the same shape). */
 export interface PodDeleter {
-  deleteNamespacedPod(param: { name: string; namespace: string; body: V1DeleteOptions; dryRun?: string }): Promise<unknown>;
+  deleteNamespacedPod(param: PodWriteParams<V1DeleteOptions>): Promise<unknown>;
 }
 
 /** The eviction (direct-pods.ts sends it directly; client-node's CoreV1Api has the same shape). */
 export interface PodEvictor {
-  createNamespacedPodEviction(param: { name: string; namespace: string; body: V1Eviction; dryRun?: string }): Promise<unknown>;
+  createNamespacedPodEviction(param: PodWriteParams<V1Eviction>): Promise<unknown>;
 }
 
 function deleteOptions(target: PodTarget, opts: WriteOptions): V1DeleteOptions {
