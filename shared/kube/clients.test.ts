@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeClients } from './clients.js';
+import { tallied } from './request-tally.js';
 import { stubKubeConfig } from '../../test/fixtures/offline.js';
 
 let server: Server;
@@ -32,7 +33,11 @@ describe('endsAt: the command deadline', () => {
   it('sends nothing once it has passed', async () => {
     const before = received;
     const c = kubeClients(stubKubeConfig(port()), { timeoutMs: 30_000, keepAlive: false, endsAt: Date.now() - 1 });
-    await expect(c.core.listNamespace()).rejects.toThrow();
+    const counted = await tallied(async (t) => {
+      await expect(c.core.listNamespace()).rejects.toThrow(/past the command deadline/);
+      return t.sent;
+    });
+    expect(counted).toBe(0);
     await new Promise((r) => setTimeout(r, 100));
     expect(received).toBe(before);
     c.close();

@@ -24,7 +24,7 @@ import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
 import type { PodDeleter, PodEvictor } from './pods.js';
 import { classifyKubeError } from './errors.js';
-import { RequestLifecycle, timedOut } from './request-lifecycle.js';
+import { RequestLifecycle } from './request-lifecycle.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
 export interface KubeClients {
@@ -74,8 +74,7 @@ export interface KubeClientOptions {
 function middleware(lifecycle: RequestLifecycle, agents: KeepAliveAgents | undefined): Middleware {
   return {
     pre: async (context: RequestContext) => {
-      const ms = await lifecycle.before(context.getHttpMethod(), context.getUrl());
-      context.setSignal(ms > 0 ? AbortSignal.timeout(ms) : AbortSignal.abort(timedOut(ms)));
+      context.setSignal(AbortSignal.timeout(await lifecycle.before(context.getHttpMethod(), context.getUrl())));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;

@@ -32,6 +32,8 @@ interface Sent {
   res: IncomingMessage;
   /** An answer that is not 2xx (up to ERROR_BODY_MAX), or a 2xx one that was asked to be read. */
   text?: string;
+  /** The API server's own throttling (the lifecycle's reading of the answer): sent again. */
+  throttled?: boolean;
 }
 
 export class DirectRequests {
@@ -88,8 +90,7 @@ export class DirectRequests {
         reauth = false;
         continue;
       }
-      const throttled = sent.status === 429 && /^text\/plain/.test(sent.res.headers['content-type'] ?? '');
-      if (!throttled || attempt >= this.throttledRetries)
+      if (!sent.throttled || attempt >= this.throttledRetries)
         throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
     }
   }
@@ -97,7 +98,6 @@ export class DirectRequests {
   private async once(method: string, path: string, payload: Buffer | undefined, read: boolean): Promise<Sent> {
     const { origin, basePath } = this.target;
     const ms = await this.lifecycle.before(method, `${origin}${basePath}${path}`);
-    if (ms <= 0) throw timedOut(ms);
     const { headers, agent } = await this.current();
     const body = payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {};
     const sent = await exchange(
@@ -106,9 +106,9 @@ export class DirectRequests {
       payload,
       read,
     );
-    // Only a throttled answer's headers matter to the lifecycle (its content type and Retry-After).
+    // Only a 429's headers matter to the lifecycle (its content type and Retry-After).
     const h = sent.status === 429 ? sent.res.headers : undefined;
-    this.lifecycle.after(sent.status, h?.['content-type'], header(h?.['retry-after']));
+    sent.throttled = this.lifecycle.after(sent.status, h?.['content-type'], header(h?.['retry-after']));
     return sent;
   }
 

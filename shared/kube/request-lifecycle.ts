@@ -40,13 +40,10 @@ export class RequestLifecycle {
     this.host = apiHost(o.server);
   }
 
-  get throttle(): Throttle {
-    return this.o.throttle;
-  }
-
   /**
    * Everything before a request leaves; answers how long it may take (ms), never beyond the
-   * command's deadline: 0 or less when that has passed, and then nothing may be sent.
+   * command's deadline. Once that has passed nothing is sent, so nothing is counted as sent:
+   * it throws (timedOut: transient), for both ways of sending alike.
    */
   async before(method: string, url: string): Promise<number> {
     // The last line of defence for "names are names": names are validated where they
@@ -54,17 +51,20 @@ export class RequestLifecycle {
     const unsafe = unsafePathProblem(url);
     if (unsafe) throw new UnsafeRequestError(`refused to send ${method} ${unsafe}`);
     await this.o.throttle.take();
+    const { timeoutMs, endsAt } = this.o;
+    const left = endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
+    if (left <= 0) throw timedOut(left);
     countRequestSent();
     this.o.onRequest?.(method, url);
     observeApiRequest(this.o.metrics, method, this.host);
-    const { timeoutMs, endsAt } = this.o;
-    return endsAt === undefined ? timeoutMs : Math.min(timeoutMs, Math.floor(endsAt - Date.now()));
+    return left;
   }
 
   /**
    * The answer's status and content type. The server's own throttling answers in plain text
    * (see errors.ts `throttled`): everyone pauses for its Retry-After. A Status 429 is about the
-   * request (a PodDisruptionBudget) and pauses nobody. Answers whether it was throttling.
+   * request (a PodDisruptionBudget) and pauses nobody. Answers whether it was throttling (the
+   * direct requests send such a request again; client-node's clients read it from the error).
    */
   after(status: number, contentType: string | undefined, retryAfter: string | undefined): boolean {
     observeApiResponse(this.o.metrics, this.host, status);
