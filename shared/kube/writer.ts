@@ -259,7 +259,7 @@ export class ClusterWriter {
    * Delete a custom object (a migration, a job copy), with preconditions on what was read
    * when `id` carries them. Already gone is done; a failed precondition is `stale`.
    */
-  async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<'deleted' | 'gone' | 'stale'> {
+  async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<DeletedAsSeen> {
     const what = `delete ${gvr.plural} ${keyOf(id)}`;
     this.guard(what, id.namespace, 'delete');
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
@@ -268,17 +268,12 @@ export class ClusterWriter {
       ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
       ...(this.options.dryRun ? { dryRun: ['All'] } : {}),
     };
-    try {
-      const params = { ...gvr, name: id.name, body, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
-      if (id.namespace) await this.clients.custom.deleteNamespacedCustomObject({ ...params, namespace: id.namespace });
-      else await this.clients.custom.deleteClusterCustomObject(params);
-      return 'deleted';
-    } catch (e) {
-      const kind = classifyKubeError(e).kind;
-      if (kind === 'not-found') return 'gone';
-      if (kind === 'conflict') return this.said('delete', what, { outcome: 'stale' as const }).outcome;
-      throw this.refusals.noted('delete', what, toKubeError(e, what));
-    }
+    const params = { ...gvr, name: id.name, body, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
+    return deleteAsSeen(what, this.refusals, () =>
+      id.namespace
+        ? this.clients.custom.deleteNamespacedCustomObject({ ...params, namespace: id.namespace })
+        : this.clients.custom.deleteClusterCustomObject(params),
+    );
   }
 
   /**

@@ -10,6 +10,7 @@ import { groupVersionServed } from '../../kube/clients.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { toKubeError } from '../../kube/index.js';
 import { readOrAbsent } from '../../kube/read.js';
+import type { DeletedAsSeen } from '../../kube/delete-as-seen.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
 import { evictionRequestBody, EvictionRequestSchema, EvictionSchema, LIFECYCLE, type Eviction, type EvictionRequest } from '../core/eviction-request.js';
 import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
@@ -93,7 +94,7 @@ export async function deleteEvictionRequest(
   namespace: string,
   name: string,
   stored: { uid?: string; resourceVersion?: string } = {},
-): Promise<'deleted' | 'gone' | 'stale'> {
+): Promise<DeletedAsSeen> {
   return writer.deleteObject(EVICTION_REQUESTS, {
     namespace,
     name,

@@ -107,6 +107,26 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
     expect(await counted('stale', 'delete')).toBe(1);
   });
 
+  it('a delete tied to what was read that finds it written since (a retired ConfigMap, a custom object) is stale, counted as a pod’s is', async () => {
+    const conflict = () =>
+      Promise.reject(apiError(409, 'Conflict', 'Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: 2'));
+    const w = new ClusterWriter(
+      {
+        core: { deleteNamespacedConfigMap: conflict },
+        podWrites: {},
+        events: {},
+        custom: { deleteNamespacedCustomObject: conflict },
+      } as unknown as WriterClients,
+      { dryRun: false, recordEvents: false, protectedNamespaces: [], refusals },
+    );
+    expect(await w.deleteConfigMap('kube-tidy', 'old', { metadata: { uid: 'u1', resourceVersion: '1' } })).toBe('stale');
+    expect(await w.deleteObject({ group: 'g', version: 'v1', plural: 'things' }, { namespace: 'ml', name: 'x', uid: 'u2', resourceVersion: '1' })).toBe(
+      'stale',
+    );
+    expect(await counted('stale', 'delete')).toBe(2);
+    expect(refusedLines().map((l) => l.what)).toEqual(['delete configmap kube-tidy/old', 'delete things ml/x']);
+  });
+
   it('KubeVirt answering an eviction with "Eviction triggered evacuation" is what the evacuation asked for: not a refusal', async () => {
     const started = apiError(429, 'TooManyRequests', 'Eviction triggered evacuation of VMI "ml/vm"');
     expect((await writer({ createNamespacedPodEviction: () => Promise.reject(started) }).evictPodForMigration(pod({ phase: 'Running' }))).outcome).toBe(
