@@ -136,6 +136,37 @@ describe('the long-running descheduler', () => {
     expect(after.spec?.holderIdentity ?? '').toBe('');
   }, 150_000);
 
+  it('without an election, cycles at once and then every interval (non-sliding), and stops with 0 on SIGTERM', async () => {
+    const args = [
+      'descheduler',
+      `--policy-config-file=${policyFile('tick', 10, { set: 'tick' })}`,
+      '--descheduling-interval=2s',
+      `--kubeconfig=${accounts.head}`,
+      '--secure-port=0',
+    ];
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const cycles = () =>
+      stderr
+        .split('\n')
+        .filter((l) => l.includes('"descheduling cycle done"'))
+        .map((l) => Date.parse((JSON.parse(l) as { time: string }).time));
+    try {
+      await waitFor('3 cycles', async () => (cycles().length >= 3 ? true : undefined), { timeoutMs: 60_000 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
+    const [a, b, c] = cycles();
+    // The first at once (the process's own start, tsx included, is most of it); the next an interval after.
+    expect(a! - started).toBeLessThan(20_000);
+    expect(b! - a!).toBeGreaterThanOrEqual(1_500);
+    expect(c! - b!).toBeGreaterThanOrEqual(1_500);
+  }, 90_000);
+
   it('refuses an election without an interval, as the descheduler, with exit 2', async () => {
     const r = await runCli(['descheduler', '--policy-config-file=/nowhere.yaml', '--leader-elect'], { killAfterMs: 30_000 });
     expect(r.code).toBe(2);
