@@ -41,8 +41,12 @@ export interface WriterOptions {
    * terminal pod whatever its budgets say, with the same uid and resourceVersion preconditions.
    */
   terminalVia?: 'delete' | 'eviction';
-  /** The Events' action instead of Delete/Evict: "Descheduled" under `kube-tidy descheduler`, as the descheduler writes it. */
-  eventAction?: string;
+  /**
+   * `descheduler`: a removal's Event as the descheduler writes it (evictions.go, v0.36.0):
+   * action Descheduled, reason the strategy's name; under `kube-tidy descheduler`, for what
+   * reads its Events. Default: action Delete or Evict, reason Deleted or Evicted.
+   */
+  eventStyle?: 'kube-tidy' | 'descheduler';
 }
 
 /** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
@@ -140,7 +144,7 @@ export class ClusterWriter {
   async removePod(
     pod: RemovalTarget,
     note: string,
-    { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {},
+    { ownEvent, requester = 'kube-tidy', strategy }: { ownEvent?: () => boolean; requester?: string; strategy?: string } = {},
   ): Promise<RemoveResult> {
     const terminal = TERMINAL.has(pod.phase);
     const evictOnly = terminal ? false : pod.evictOnly;
@@ -163,8 +167,9 @@ export class ClusterWriter {
     // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
     if ((result.outcome === 'deleted' || result.outcome === 'evicted') && (ownEvent?.() ?? true)) {
       const deleted = result.outcome === 'deleted';
-      const action = this.options.eventAction ?? (deleted ? 'Delete' : 'Evict');
-      const recorded = await this.recordEvent(pod, { reason: deleted ? 'Deleted' : 'Evicted', action, type: 'Normal', note });
+      const as = this.options.eventStyle === 'descheduler' ? { reason: strategy || 'NotSet', action: 'Descheduled' } : undefined;
+      const event = as ?? { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict' };
+      const recorded = await this.recordEvent(pod, { ...event, type: 'Normal', note });
       if (recorded) result.event = recorded;
     }
     return result;

@@ -107,7 +107,7 @@ export async function runDescheduler(flags: DeschedulerFlags, io: DeschedulerIo)
       log,
       notifier: Notifier.off(),
       metrics,
-      writerOptions: { eventAction: 'Descheduled', ...(modes.access.deletePods ? {} : { terminalVia: 'eviction' as const }) },
+      writerOptions: { eventStyle: 'descheduler', ...(modes.access.deletePods ? {} : { terminalVia: 'eviction' as const }) },
       ...(modes.ledgerPolicy ? { ledgerPolicy: modes.ledgerPolicy } : {}),
     });
     const cycle = () => runCycle({ handle, policy, dryRun: flags.dryRun, budgetMs: handle.settings.budgetMs, log, metrics });
