@@ -52,7 +52,7 @@ export const FLOORS = [
   {
     name: 'family cores',
     why: "pure, but each its family's own: only its family reads it (a key another room needs lives in model/keys.ts)",
-    rooms: ['shared/{defrag,evacuation,multikueue}/core/**', 'shared/cleanup/due/core/**'],
+    rooms: ['shared/{defrag,evacuation,multikueue,objects}/core/**', 'shared/cleanup/due/core/**'],
   },
   {
     name: 'families',
@@ -64,8 +64,8 @@ export const FLOORS = [
       'shared/cleanup/io/**',
       'shared/cleanup/{due,reports}/*.ts',
       'shared/cleanup/due/io/**',
-      'shared/{defrag,evacuation,multikueue}/*.ts',
-      'shared/{defrag,evacuation,multikueue}/io/**',
+      'shared/{defrag,evacuation,multikueue,objects}/*.ts',
+      'shared/{defrag,evacuation,multikueue,objects}/io/**',
     ],
   },
   {

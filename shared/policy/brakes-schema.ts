@@ -11,6 +11,7 @@
 //         - {percent: 30, scope: owner, minPods: 5}   # considered in a scope stops, and stays stopped
 import { z } from 'zod';
 import { parseGoDuration } from './duration.js';
+import { ObjectRulesSchema } from './objects-schema.js';
 import { RetentionSchema } from './retention.js';
 
 /** The generated sweep runs every 15 minutes (serverless.yml): one window is one descheduler cycle. */
@@ -66,4 +67,9 @@ export type AbortRule = BrakesPolicy['abort'][number];
 export const DEFAULT_BRAKES: BrakesPolicy = { window: DEFAULT_WINDOW_MS, rates: [], abort: [] };
 
 /** The whole `kubeTidy` section: the brakes, and how many pods of each owner to keep (retention.ts). */
-export const KubeTidySectionSchema = z.strictObject({ brakes: BrakesSchema.default(DEFAULT_BRAKES), retention: RetentionSchema.default([]) });
+export const KubeTidySectionSchema = z.strictObject({
+  brakes: BrakesSchema.default(DEFAULT_BRAKES),
+  retention: RetentionSchema.default([]),
+  // Cleanup beyond pods (objects-schema.ts): Jobs, claims, Workloads.
+  objects: ObjectRulesSchema.default([]),
+});

@@ -71,6 +71,7 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
       limits: { perNode: e.maxNoOfPodsToEvictPerNode, perNamespace: e.maxNoOfPodsToEvictPerNamespace, total: e.maxNoOfPodsToEvictTotal },
       brakes: section.data.brakes,
       ...(section.data.retention.length ? { retention: section.data.retention } : {}),
+      ...(section.data.objects.length ? { objects: section.data.objects } : {}),
       gracePeriodSeconds: e.gracePeriodSeconds,
       profiles,
     },

@@ -1,4 +1,5 @@
 import { DEFAULT_BRAKES, type BrakesPolicy } from './brakes-schema.js';
+import { conditionsOf } from './objects-schema.js';
 import type { Policy } from './policy.js';
 
 /**
@@ -23,7 +24,11 @@ export function toDeschedulerPolicy(policy: Policy): Record<string, unknown> {
     },
   }));
   // kube-tidy's own section, always written: it shows that the limits above hold per window.
-  out.kubeTidy = { brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES), ...(policy.retention?.length ? { retention: policy.retention } : {}) };
+  out.kubeTidy = {
+    brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES),
+    ...(policy.retention?.length ? { retention: policy.retention } : {}),
+    ...(policy.objects?.length ? { objects: policy.objects.map((r) => ({ ...r, conditions: conditionsOf(r), minAge: duration(r.minAge) })) } : {}),
+  };
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { DefaultEvictorArgs } from '../evictor/schema.js';
 import type { EvictionLimits } from '../evictor/limits.js';
 import type { BrakesPolicy } from './brakes-schema.js';
+import type { ObjectRule } from './objects-schema.js';
 import type { RetentionRule } from './retention.js';
 import type { StrategyName } from '../strategies/registry.js';
 
@@ -12,6 +13,8 @@ export interface Policy {
   brakes?: BrakesPolicy;
   /** kube-tidy's "keep the newest N per owner" (policy/retention.ts, selection/retention.ts); absent: none. */
   retention?: RetentionRule[];
+  /** kube-tidy's cleanup beyond pods (policy/objects-schema.ts, shared/objects); absent: none. */
+  objects?: ObjectRule[];
   gracePeriodSeconds?: number;
   profiles: Profile[];
 }
