@@ -6,6 +6,8 @@ import {
   ApisApi,
   CoreV1Api,
   CustomObjectsApi,
+  BatchV1Api,
+  AppsV1Api,
   createConfiguration,
   EventsV1Api,
   KubeConfig,
@@ -36,6 +38,10 @@ export interface KubeClients {
   scheduling: SchedulingV1Api;
   /** Any other resource by group/version/plural: KubeVirt, Kueue, job kinds. */
   custom: CustomObjectsApi;
+  /** Jobs and CronJobs (cleanup beyond pods: shared/objects). */
+  batch: BatchV1Api;
+  /** The workloads whose pod templates name claims (shared/objects). */
+  apps: AppsV1Api;
   /** The hot writes, a pod's DELETE and eviction, sent directly (direct-pods.ts, direct.ts). */
   podWrites: PodDeleter & PodEvictor;
   /** A pass's pod LIST pages and the event path's GET of one pod, read directly: the wire's JSON, not client-node's models. */
@@ -156,6 +162,8 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     policy: api(PolicyV1Api),
     scheduling: api(SchedulingV1Api),
     custom: api(CustomObjectsApi),
+    batch: api(BatchV1Api),
+    apps: api(AppsV1Api),
     podWrites: new DirectPodWrites(direct),
     podReads: new DirectPodReads(direct),
     throttle,

@@ -1,0 +1,212 @@
+// What the object-cleanup core reads, from the API server: the objects the rules name (Jobs,
+// claims, Kueue Workloads) and the context their owner rules need (CronJobs' history limits;
+// for claims: the pods, workload templates and StatefulSets that name them, and the volumes'
+// reclaim policies). Only what the rules' kinds need is listed, every list to the end (one
+// pager, `listEverything`: "not listed" must mean "not there" before a claim counts as unnamed).
+// A Workload rule in a cluster without Kueue reads no Workloads and says so.
+import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-node';
+import { classifyKubeError } from '../../kube/errors.js';
+import { listEverything, type FetchPage } from '../../kube/pager.js';
+import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
+import type { ObjectContext, StatefulSetClaims, StoredCondition, StoredObject } from '../core/model.js';
+
+export interface ObjectsReader {
+  core: CoreV1Api;
+  batch: BatchV1Api;
+  apps: AppsV1Api;
+  custom: CustomObjectsApi;
+}
+
+/** Kueue's Workload, at the version its CRD stores (as multikueue/core/kinds.ts reads it). */
+export const WORKLOADS = { group: 'kueue.x-k8s.io', version: 'v1beta2', plural: 'workloads' } as const;
+
+export interface ObjectsRead {
+  objects: StoredObject[];
+  ctx: ObjectContext;
+  /** Kinds a rule names that the cluster does not serve (Workload without Kueue). */
+  notServed: ObjectKind[];
+}
+
+/** The context as it is read: filled by each list, then handed to the core as an ObjectContext. */
+interface Building {
+  cronJobs: Map<string, { successful: number; failed: number }>;
+  statefulSets: StatefulSetClaims[];
+  templateClaims: Set<string>;
+  podClaims: Map<string, string>;
+  volumes: Map<string, string>;
+}
+
+type Meta = Pick<V1ObjectMeta, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'creationTimestamp' | 'labels' | 'ownerReferences'>;
+type Condition = { type: string; status: string; reason?: string; lastTransitionTime?: Date | string };
+
+const time = (t: Date | string | undefined): string | undefined => (t instanceof Date ? t.toISOString() : t);
+
+/** The stored object the core reads: identity, labels, owners, conditions with their times as the API server wrote them. */
+export function storedOf(
+  kind: ObjectKind,
+  apiVersion: string,
+  meta: Meta | undefined,
+  conditions: readonly Condition[] | undefined,
+  volumeName?: string,
+): StoredObject | undefined {
+  if (!meta?.name || !meta.namespace || !meta.uid || !meta.resourceVersion) return undefined;
+  return {
+    kind,
+    apiVersion,
+    namespace: meta.namespace,
+    name: meta.name,
+    uid: meta.uid,
+    resourceVersion: meta.resourceVersion,
+    ...(meta.creationTimestamp ? { creationTimestamp: time(meta.creationTimestamp)! } : {}),
+    ...(meta.labels ? { labels: meta.labels } : {}),
+    ...(meta.ownerReferences
+      ? {
+          ownerReferences: meta.ownerReferences.map((r) => ({
+            apiVersion: r.apiVersion,
+            kind: r.kind,
+            name: r.name,
+            uid: r.uid,
+            controller: r.controller === true,
+          })),
+        }
+      : {}),
+    conditions: (conditions ?? []).map((c): StoredCondition => ({
+      type: c.type,
+      status: c.status,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.lastTransitionTime ? { lastTransitionTime: time(c.lastTransitionTime)! } : {}),
+    })),
+    ...(volumeName ? { volumeName } : {}),
+  };
+}
+
+const all = async <T, R>(what: string, fetch: FetchPage<T>, keep: (item: T) => R | undefined): Promise<R[]> =>
+  (await listEverything(fetch, { what }, keep)).items;
+
+const claimsOf = (spec: V1PodSpec | undefined): string[] =>
+  (spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
+
+async function jobs(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
+  const cronJobs = await all(
+    'list cronjobs',
+    (p) => r.batch.listCronJobForAllNamespaces(p),
+    (c) => c,
+  );
+  // batch/v1's defaults: 3 successful, 1 failed.
+  for (const c of cronJobs)
+    ctx.cronJobs.set(`${c.metadata?.namespace}/${c.metadata?.name}`, {
+      successful: c.spec?.successfulJobsHistoryLimit ?? 3,
+      failed: c.spec?.failedJobsHistoryLimit ?? 1,
+    });
+  return all(
+    'list jobs',
+    (p) => r.batch.listJobForAllNamespaces(p),
+    (j) => storedOf('Job', 'batch/v1', j.metadata, j.status?.conditions),
+  );
+}
+
+/** What names a claim: pods not finished, workload templates, StatefulSets; and the volumes' reclaim policies. */
+async function claimContext(r: ObjectsReader, ctx: Building): Promise<void> {
+  const named = (ns: string | undefined, spec: V1PodSpec | undefined) => claimsOf(spec).forEach((c) => ctx.templateClaims.add(`${ns}/${c}`));
+  const [pods, sets, volumes] = await Promise.all([
+    all(
+      'list pods',
+      (p) => r.core.listPodForAllNamespaces(p),
+      (pod) => (['Succeeded', 'Failed'].includes(pod.status?.phase ?? '') ? undefined : pod),
+    ),
+    all(
+      'list statefulsets',
+      (p) => r.apps.listStatefulSetForAllNamespaces(p),
+      (s) => s,
+    ),
+    all(
+      'list persistentvolumes',
+      (p) => r.core.listPersistentVolume(p),
+      (v) => v,
+    ),
+  ]);
+  for (const pod of pods)
+    for (const c of claimsOf(pod.spec)) ctx.podClaims.set(`${pod.metadata?.namespace}/${c}`, `${pod.metadata?.namespace}/${pod.metadata?.name}`);
+  const lists = await Promise.all([
+    all(
+      'list deployments',
+      (p) => r.apps.listDeploymentForAllNamespaces(p),
+      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
+    ),
+    all(
+      'list replicasets',
+      (p) => r.apps.listReplicaSetForAllNamespaces(p),
+      (d) => [d.metadata?.namespace, d.spec?.template?.spec] as const,
+    ),
+    all(
+      'list daemonsets',
+      (p) => r.apps.listDaemonSetForAllNamespaces(p),
+      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
+    ),
+    all(
+      'list jobs',
+      (p) => r.batch.listJobForAllNamespaces(p),
+      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
+    ),
+    all(
+      'list cronjobs',
+      (p) => r.batch.listCronJobForAllNamespaces(p),
+      (d) => [d.metadata?.namespace, d.spec?.jobTemplate.spec?.template.spec] as const,
+    ),
+  ]);
+  for (const list of lists) for (const [ns, spec] of list) named(ns, spec);
+  ctx.statefulSets = sets.map((s) => {
+    named(s.metadata?.namespace, s.spec?.template.spec);
+    const retention = s.spec?.persistentVolumeClaimRetentionPolicy;
+    return {
+      namespace: s.metadata?.namespace ?? '',
+      name: s.metadata?.name ?? '',
+      replicas: s.spec?.replicas ?? 1,
+      templates: (s.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '').filter(Boolean),
+      whenScaled: retention?.whenScaled === 'Delete' ? 'Delete' : 'Retain',
+      whenDeleted: retention?.whenDeleted === 'Delete' ? 'Delete' : 'Retain',
+    };
+  });
+  for (const v of volumes) if (v.metadata?.name) ctx.volumes.set(v.metadata.name, v.spec?.persistentVolumeReclaimPolicy ?? 'Delete');
+}
+
+async function claims(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
+  const [items] = await Promise.all([
+    all(
+      'list persistentvolumeclaims',
+      (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p),
+      (c) => storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName),
+    ),
+    claimContext(r, ctx),
+  ]);
+  return items;
+}
+
+type RawWorkload = { metadata?: Meta; status?: { conditions?: Condition[] } };
+
+async function workloads(r: ObjectsReader): Promise<StoredObject[] | 'not-served'> {
+  try {
+    return await all(
+      'list workloads',
+      (p) => r.custom.listClusterCustomObject({ ...WORKLOADS, limit: p.limit, _continue: p._continue }) as Promise<{ items?: RawWorkload[] }>,
+      (w) => storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions),
+    );
+  } catch (e) {
+    if (classifyKubeError(e).kind === 'not-found') return 'not-served';
+    throw e;
+  }
+}
+
+/** The objects `rules` name, and their context, as stored now. */
+export async function readObjects(r: ObjectsReader, rules: readonly ObjectRule[]): Promise<ObjectsRead> {
+  const kinds = new Set(rules.map((x) => x.kind));
+  const ctx: Building = { cronJobs: new Map(), statefulSets: [], templateClaims: new Set(), podClaims: new Map(), volumes: new Map() };
+  const notServed: ObjectKind[] = [];
+  const found = await Promise.all([
+    kinds.has('Job') ? jobs(r, ctx) : [],
+    kinds.has('PersistentVolumeClaim') ? claims(r, ctx) : [],
+    kinds.has('Workload') ? workloads(r) : [],
+  ]);
+  if (found[2] === 'not-served') notServed.push('Workload');
+  return { objects: found.flatMap((f) => (f === 'not-served' ? [] : f)), ctx, notServed };
+}
