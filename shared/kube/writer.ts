@@ -345,6 +345,22 @@ export class ClusterWriter {
     return deleteAsSeen(what, this.refusals, () => this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: { preconditions } })));
   }
 
+  /**
+   * Delete a PersistentVolumeClaim only if it is still as read just before (its uid and
+   * resourceVersion: a condition that flipped since, or a claim recreated under the same name,
+   * answers `stale`). Cleanup beyond pods (shared/objects): the only way kube-tidy deletes a claim.
+   */
+  async deleteClaim(claim: StoredId): Promise<DeletedAsSeen> {
+    const what = `delete persistentvolumeclaim ${keyOf(claim)}`;
+    this.guard(what, claim.namespace, 'delete');
+    const preconditions = { uid: claim.uid, resourceVersion: claim.resourceVersion };
+    return deleteAsSeen(what, this.refusals, () =>
+      this.clients.core.deleteNamespacedPersistentVolumeClaim(
+        this.dry({ namespace: claim.namespace!, name: claim.name, body: this.deleteOptions(preconditions) }),
+      ),
+    );
+  }
+
   /** Create a namespace (kube-tidy's own, for its ledger); one that exists is fine. */
   async createNamespace(name: string): Promise<'created' | 'exists'> {
     try {

@@ -133,7 +133,18 @@ export function decideObjects(rules: readonly ObjectRule[], objects: readonly St
   return plan;
 }
 
-/** The one decision `rules` make of `o` now: what the writer checks again on the object it re-read just before deleting. */
-export function decideOne(rules: readonly ObjectRule[], o: StoredObject, ctx: ObjectContext, now: number): ObjectDecision | undefined {
-  return decideObjects(rules, [o], ctx, now).decisions[0];
+/**
+ * Why `o`, read again just before its write, no longer qualifies under `rule` (the rule that
+ * decided it); undefined: its condition still matches, has held minAge, and nothing protects
+ * it. The owner rules (a CronJob's history, keepLast) were judged over the whole listing and
+ * are not judged again on one object.
+ */
+export function recheck(rule: ObjectRule, o: StoredObject, ctx: ObjectContext, now: number): string | undefined {
+  const c = { rule, conditions: conditionsOf(rule), labels: compileLabelSelector(rule.labelSelector) };
+  const condition = matching(o, c);
+  if (!condition) return `no longer matches rule ${rule.name} (its condition changed, or its labels or namespace)`;
+  const since = Date.parse(condition.lastTransitionTime ?? '');
+  if (Number.isNaN(since)) return `${describe(condition)} has no lastTransitionTime`;
+  if (since + rule.minAge > now) return `${describe(condition)} since ${new Date(since).toISOString()}: not yet for minAge ${formatAge(rule.minAge)}`;
+  return protectedBy(o, rule, ctx);
 }

@@ -4,7 +4,7 @@
 // reclaim policies). Only what the rules' kinds need is listed, every list to the end (one
 // pager, `listEverything`: "not listed" must mean "not there" before a claim counts as unnamed).
 // A Workload rule in a cluster without Kueue reads no Workloads and says so.
-import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, V1ObjectMeta, V1PodSpec } from '@kubernetes/client-node';
+import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, V1ObjectMeta, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
 import { classifyKubeError } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
@@ -35,6 +35,8 @@ interface Building {
   podClaims: Map<string, string>;
   volumes: Map<string, string>;
 }
+
+const building = (): Building => ({ cronJobs: new Map(), statefulSets: [], templateClaims: new Set(), podClaims: new Map(), volumes: new Map() });
 
 type Meta = Pick<V1ObjectMeta, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'creationTimestamp' | 'labels' | 'ownerReferences'>;
 type Condition = { type: string; status: string; reason?: string; lastTransitionTime?: Date | string };
@@ -80,6 +82,8 @@ export function storedOf(
   };
 }
 
+type Page = { limit?: number; _continue?: string };
+
 const all = async <T, R>(what: string, fetch: FetchPage<T>, keep: (item: T) => R | undefined): Promise<R[]> =>
   (await listEverything(fetch, { what }, keep)).items;
 
@@ -105,69 +109,124 @@ async function jobs(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
   );
 }
 
-/** What names a claim: pods not finished, workload templates, StatefulSets; and the volumes' reclaim policies. */
-async function claimContext(r: ObjectsReader, ctx: Building): Promise<void> {
-  const named = (ns: string | undefined, spec: V1PodSpec | undefined) => claimsOf(spec).forEach((c) => ctx.templateClaims.add(`${ns}/${c}`));
-  const [pods, sets, volumes] = await Promise.all([
-    all(
-      'list pods',
+/** A list over every namespace, or one (a write's re-check reads only the claim's namespace). */
+type Lists = {
+  pods: FetchPage<V1Pod>;
+  statefulSets: FetchPage<V1StatefulSet>;
+  templates: FetchPage<{ metadata?: V1ObjectMeta; spec?: V1PodSpec }>[];
+};
+
+function listsIn(r: ObjectsReader, namespace: string | undefined): Lists {
+  const within =
+    <T>(everywhere: (p: Page) => Promise<T>, one: (p: Page & { namespace: string }) => Promise<T>) =>
+    (p: Page) =>
+      namespace === undefined ? everywhere(p) : one({ ...p, namespace });
+  // Each workload as the pod spec its template holds.
+  const spec =
+    <T extends { metadata?: V1ObjectMeta }>(fetch: (p: Page) => Promise<{ items: T[] }>, of: (t: T) => V1PodSpec | undefined) =>
+    async (p: Page) => {
+      const list = await fetch(p);
+      return { ...list, items: list.items.map((t) => ({ metadata: t.metadata, spec: of(t) })) };
+    };
+  return {
+    pods: within(
       (p) => r.core.listPodForAllNamespaces(p),
-      (pod) => (['Succeeded', 'Failed'].includes(pod.status?.phase ?? '') ? undefined : pod),
+      (p) => r.core.listNamespacedPod(p),
     ),
-    all(
-      'list statefulsets',
+    statefulSets: within(
       (p) => r.apps.listStatefulSetForAllNamespaces(p),
-      (s) => s,
+      (p) => r.apps.listNamespacedStatefulSet(p),
     ),
-    all(
-      'list persistentvolumes',
-      (p) => r.core.listPersistentVolume(p),
-      (v) => v,
-    ),
+    templates: [
+      spec(
+        within(
+          (p) => r.apps.listDeploymentForAllNamespaces(p),
+          (p) => r.apps.listNamespacedDeployment(p),
+        ),
+        (d) => d.spec?.template.spec,
+      ),
+      spec(
+        within(
+          (p) => r.apps.listReplicaSetForAllNamespaces(p),
+          (p) => r.apps.listNamespacedReplicaSet(p),
+        ),
+        (d) => d.spec?.template?.spec,
+      ),
+      spec(
+        within(
+          (p) => r.apps.listDaemonSetForAllNamespaces(p),
+          (p) => r.apps.listNamespacedDaemonSet(p),
+        ),
+        (d) => d.spec?.template.spec,
+      ),
+      spec(
+        within(
+          (p) => r.batch.listJobForAllNamespaces(p),
+          (p) => r.batch.listNamespacedJob(p),
+        ),
+        (d) => d.spec?.template.spec,
+      ),
+      spec(
+        within(
+          (p) => r.batch.listCronJobForAllNamespaces(p),
+          (p) => r.batch.listNamespacedCronJob(p),
+        ),
+        (d) => d.spec?.jobTemplate.spec?.template.spec,
+      ),
+    ],
+  };
+}
+
+const retentionOf = (s: V1StatefulSet): StatefulSetClaims => {
+  const retention = s.spec?.persistentVolumeClaimRetentionPolicy;
+  return {
+    namespace: s.metadata?.namespace ?? '',
+    name: s.metadata?.name ?? '',
+    replicas: s.spec?.replicas ?? 1,
+    templates: (s.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '').filter(Boolean),
+    whenScaled: retention?.whenScaled === 'Delete' ? 'Delete' : 'Retain',
+    whenDeleted: retention?.whenDeleted === 'Delete' ? 'Delete' : 'Retain',
+  };
+};
+
+/**
+ * What names a claim: pods not finished, workload templates, StatefulSets; and the volumes'
+ * reclaim policies (every volume, or the one `volume` names). In every namespace, or in one.
+ */
+async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?: string; volume?: string | null } = {}): Promise<void> {
+  const lists = listsIn(r, scope.namespace);
+  const named = (ns: string | undefined, spec: V1PodSpec | undefined) => claimsOf(spec).forEach((c) => ctx.templateClaims.add(`${ns}/${c}`));
+  const [pods, sets, volumes, ...templates] = await Promise.all([
+    all('list pods', lists.pods, (pod) => (['Succeeded', 'Failed'].includes(pod.status?.phase ?? '') ? undefined : pod)),
+    all('list statefulsets', lists.statefulSets, (s) => s),
+    // undefined: every volume; null: none (an unbound claim); a name: that one.
+    scope.volume === undefined
+      ? all(
+          'list persistentvolumes',
+          (p) => r.core.listPersistentVolume(p),
+          (v) => v,
+        )
+      : scope.volume === null
+        ? []
+        : r.core.readPersistentVolume({ name: scope.volume }).then(
+            (v) => [v],
+            (e: unknown) => (classifyKubeError(e).kind === 'not-found' ? [] : Promise.reject(e)),
+          ),
+    ...lists.templates.map((fetch) => all('list workloads', fetch, (t) => t)),
   ]);
   for (const pod of pods)
     for (const c of claimsOf(pod.spec)) ctx.podClaims.set(`${pod.metadata?.namespace}/${c}`, `${pod.metadata?.namespace}/${pod.metadata?.name}`);
-  const lists = await Promise.all([
-    all(
-      'list deployments',
-      (p) => r.apps.listDeploymentForAllNamespaces(p),
-      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
-    ),
-    all(
-      'list replicasets',
-      (p) => r.apps.listReplicaSetForAllNamespaces(p),
-      (d) => [d.metadata?.namespace, d.spec?.template?.spec] as const,
-    ),
-    all(
-      'list daemonsets',
-      (p) => r.apps.listDaemonSetForAllNamespaces(p),
-      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
-    ),
-    all(
-      'list jobs',
-      (p) => r.batch.listJobForAllNamespaces(p),
-      (d) => [d.metadata?.namespace, d.spec?.template.spec] as const,
-    ),
-    all(
-      'list cronjobs',
-      (p) => r.batch.listCronJobForAllNamespaces(p),
-      (d) => [d.metadata?.namespace, d.spec?.jobTemplate.spec?.template.spec] as const,
-    ),
-  ]);
-  for (const list of lists) for (const [ns, spec] of list) named(ns, spec);
-  ctx.statefulSets = sets.map((s) => {
-    named(s.metadata?.namespace, s.spec?.template.spec);
-    const retention = s.spec?.persistentVolumeClaimRetentionPolicy;
-    return {
-      namespace: s.metadata?.namespace ?? '',
-      name: s.metadata?.name ?? '',
-      replicas: s.spec?.replicas ?? 1,
-      templates: (s.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '').filter(Boolean),
-      whenScaled: retention?.whenScaled === 'Delete' ? 'Delete' : 'Retain',
-      whenDeleted: retention?.whenDeleted === 'Delete' ? 'Delete' : 'Retain',
-    };
-  });
+  for (const list of templates) for (const t of list) named(t.metadata?.namespace, t.spec);
+  for (const s of sets) named(s.metadata?.namespace, s.spec?.template.spec);
+  ctx.statefulSets = sets.map(retentionOf);
   for (const v of volumes) if (v.metadata?.name) ctx.volumes.set(v.metadata.name, v.spec?.persistentVolumeReclaimPolicy ?? 'Delete');
+}
+
+/** The context a claim's write is checked against again: its namespace's pods and workloads, its volume. */
+export async function claimContextFor(r: ObjectsReader, claim: StoredObject): Promise<ObjectContext> {
+  const ctx = building();
+  await claimContext(r, ctx, { namespace: claim.namespace, volume: claim.volumeName ?? null });
+  return ctx;
 }
 
 async function claims(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
@@ -200,7 +259,7 @@ async function workloads(r: ObjectsReader): Promise<StoredObject[] | 'not-served
 /** The objects `rules` name, and their context, as stored now. */
 export async function readObjects(r: ObjectsReader, rules: readonly ObjectRule[]): Promise<ObjectsRead> {
   const kinds = new Set(rules.map((x) => x.kind));
-  const ctx: Building = { cronJobs: new Map(), statefulSets: [], templateClaims: new Set(), podClaims: new Map(), volumes: new Map() };
+  const ctx = building();
   const notServed: ObjectKind[] = [];
   const found = await Promise.all([
     kinds.has('Job') ? jobs(r, ctx) : [],
