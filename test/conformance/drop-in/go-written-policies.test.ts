@@ -66,6 +66,9 @@ const WANT: Record<string, Want> = {
     { maxPodLifeTimeSeconds: 1 },
     { args: { priorityThreshold: { name: 'e2e-testthresholdpriority-highpriority' } }, protections: DEFAULTS },
   ),
+  // The other nulls Go writes: `pluginConfig: null`, `args: null`. RemoveFailedPods' defaults.
+  'no-plugin-config': { profile: 'DefaultsProfile', strategy: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600 }, evictor: PLAIN_EVICTOR },
+  'evictor-args-null': { profile: 'DefaultsProfile', strategy: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600 }, evictor: PLAIN_EVICTOR },
 };
 
 const policies = goWrittenPolicies();
@@ -78,7 +81,8 @@ describe("the descheduler's e2e policies, as Go writes them", () => {
   it('are written the way Go writes them: null lists for the unused extension points, podProtections: {}, args without a type header', () => {
     for (const { id, policy } of policies) {
       expect(policy, id).toContain('    sort:\n      disabled: null\n      enabled: null\n');
-      expect(policy, id).toContain('podProtections: {}');
+      const nulls = { 'no-plugin-config': 'pluginConfig: null', 'evictor-args-null': 'args: null' }[id];
+      expect(policy, id).toContain(nulls ?? 'podProtections: {}');
       expect(policy, id).not.toMatch(/^\s+(apiVersion|kind): .*Args$/m);
     }
   });

@@ -106,7 +106,23 @@ func cases() []struct {
 		{"pod-lifetime-system-critical-threshold", podLifeTime(podlifetime.PodLifeTimeArgs{MaxPodLifeTimeSeconds: seconds(1)}, defaultevictor.DefaultEvictorArgs{EvictSystemCriticalPods: true, PriorityThreshold: &api.PriorityThreshold{Value: priority(1000)}})},
 		{"pod-lifetime-daemonset", podLifeTime(podlifetime.PodLifeTimeArgs{MaxPodLifeTimeSeconds: seconds(1)}, defaultevictor.DefaultEvictorArgs{EvictDaemonSetPods: true})},
 		{"pod-lifetime-threshold-priority-class-name", podLifeTime(podlifetime.PodLifeTimeArgs{MaxPodLifeTimeSeconds: seconds(1)}, defaultevictor.DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Name: "e2e-testthresholdpriority-highpriority"}})},
+		// Not from the tests: the other nulls Go writes, for a profile with no pluginConfig
+		// (`pluginConfig: null`) and a plugin configured without args (`args: null`).
+		{"no-plugin-config", defaultsOnly(nil)},
+		{"evictor-args-null", defaultsOnly([]apiv1alpha2.PluginConfig{{Name: defaultevictor.PluginName}})},
 	}
+}
+
+// RemoveFailedPods with its defaults, DefaultEvictor configured by `configs`.
+func defaultsOnly(configs []apiv1alpha2.PluginConfig) *apiv1alpha2.DeschedulerPolicy {
+	return &apiv1alpha2.DeschedulerPolicy{Profiles: []apiv1alpha2.DeschedulerProfile{{
+		Name:          "DefaultsProfile",
+		PluginConfigs: configs,
+		Plugins: apiv1alpha2.Plugins{
+			Filter:     apiv1alpha2.PluginSet{Enabled: []string{defaultevictor.PluginName}},
+			Deschedule: apiv1alpha2.PluginSet{Enabled: []string{removefailedpods.PluginName}},
+		},
+	}}}
 }
 
 func main() {
