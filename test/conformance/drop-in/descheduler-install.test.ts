@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
-import { deschedulerChartDir } from '../../../infra/local/descheduler/module-dir.js';
+import { deschedulerChartDir, deschedulerModuleDir } from '../../../infra/local/descheduler/module-dir.js';
 import { parseDeschedulerFlags } from '../../../shared/hosts/descheduler/flags.js';
 import { InputError, loadPolicyFrom } from '../../../shared/hosts/cli/input.js';
 import { template, type Obj } from '../../integration/helm/helm.js';
@@ -13,7 +15,8 @@ import { template, type Obj } from '../../integration/helm/helm.js';
 // ConfigMap's key where the chart mounts it, and that policy loads. Its default policy enables
 // plugins kube-tidy does not implement: kube-tidy refuses it, naming each; the chart's values
 // with those left out (test/fixtures/descheduler-chart/kube-tidy-values.yaml, the migration
-// page's example) load without a warning.
+// page's example) load without a warning. Its plain manifests (kubernetes/: a Deployment, a
+// CronJob and a Job, args as `--key value`) parse the same way.
 
 const chart = deschedulerChartDir();
 const IMAGE = { 'image.repository': 'ghcr.io/kube-tidy/kube-tidy', 'image.tag': '0.1.0' };
@@ -158,6 +161,45 @@ describe("the descheduler's Helm chart with kube-tidy's image", () => {
       'profiles[0].plugins.balance.enabled[0]: RemoveDuplicates',
       'profiles[0].plugins.balance.enabled[1]: RemovePodsViolatingTopologySpreadConstraint',
       'profiles[0].plugins.balance.enabled[2]: LowNodeUtilization',
+    ]);
+  });
+});
+
+/** The objects of one of the module's kubernetes/ manifests. */
+const manifest = (file: string): Obj[] =>
+  parseAllDocuments(readFileSync(join(deschedulerModuleDir(), 'kubernetes', file), 'utf8'))
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null);
+
+describe("the descheduler's plain manifests (kubernetes/) with kube-tidy's image", () => {
+  it.each([
+    { file: 'deployment/deployment.yaml', kind: 'Deployment' as const, interval: 300_000 },
+    { file: 'cronjob/cronjob.yaml', kind: 'CronJob' as const, interval: 0 },
+  ])('$file: its args (--key value) parse with the descheduler defaults', ({ file, kind, interval }) => {
+    const flags = parseDeschedulerFlags(podSpec(manifest(file), kind).containers[0]!.args);
+    expect([flags.policyConfigFile, flags.deschedulingIntervalMs, flags.verbosity, flags.leaderElection.leaderElect]).toEqual([
+      '/policy-dir/policy.yaml',
+      interval,
+      3,
+      false,
+    ]);
+  });
+
+  it('job/job.yaml: its args parse, one cycle', () => {
+    const job = manifest('job/job.yaml').find((o) => o.kind === 'Job') as unknown as { spec: { template: { spec: PodSpec } } };
+    const flags = parseDeschedulerFlags(job.spec.template.spec.containers[0]!.args);
+    expect([flags.policyConfigFile, flags.deschedulingIntervalMs]).toEqual(['/policy-dir/policy.yaml', 0]);
+  });
+
+  it("base/configmap.yaml's example policy enables only plugins kube-tidy does not implement: refused, each named", () => {
+    const cm = manifest('base/configmap.yaml')[0] as Obj & { data: Record<string, string> };
+    expect(refusedPlugins(cm.data['policy.yaml']!)).toEqual([
+      'profiles[0].pluginConfig[1].name: RemovePodsViolatingInterPodAntiAffinity',
+      'profiles[0].pluginConfig[2].name: RemoveDuplicates',
+      'profiles[0].pluginConfig[3].name: LowNodeUtilization',
+      'profiles[0].plugins.deschedule.enabled[0]: RemovePodsViolatingInterPodAntiAffinity',
+      'profiles[0].plugins.balance.enabled[0]: LowNodeUtilization',
+      'profiles[0].plugins.balance.enabled[1]: RemoveDuplicates',
     ]);
   });
 });
