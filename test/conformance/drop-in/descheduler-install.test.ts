@@ -139,6 +139,11 @@ describe("the descheduler's Helm chart with kube-tidy's image", () => {
     ]);
   });
 
+  it('the migration page shows these values, as the test renders them', () => {
+    const values = readFileSync(VALUES, 'utf8').replace(/^#.*\n/gm, '');
+    expect(readFileSync(join(REPO_ROOT, 'docs/migrating-from-descheduler.md'), 'utf8')).toContain('```yaml\n' + values + '```');
+  });
+
   it('a cmdOptions entry the descheduler does not define is refused by name, as its flag library refuses it', async () => {
     const { objects } = await template(chart, 'descheduler', 'kube-system', { ...IMAGE, 'cmdOptions.no-such-flag': '1' }, ['--values', VALUES]);
     expect(() => parseDeschedulerFlags(podSpec(objects, 'CronJob').containers[0]!.args)).toThrow('unknown flag: --no-such-flag');
