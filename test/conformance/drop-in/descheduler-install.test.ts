@@ -167,6 +167,11 @@ describe("the descheduler's Helm chart with kube-tidy's image", () => {
       'profiles[0].plugins.balance.enabled[1]: RemovePodsViolatingTopologySpreadConstraint',
       'profiles[0].plugins.balance.enabled[2]: LowNodeUtilization',
     ]);
+    // With kube-tidy's own --allow-unsupported added to the chart's args (cmdOptions): the rest runs, each skipped plugin named.
+    const allowed = parseDeschedulerFlags([...spec.containers[0]!.args, '--allow-unsupported']);
+    const { policy, warnings } = loadPolicyFrom(allowed.policyConfigFile, mountedPolicy(objects, spec, allowed.policyConfigFile), allowed.allowUnsupported);
+    expect(policy.profiles[0]!.strategies.map((x) => x.name)).toEqual(['RemovePodsHavingTooManyRestarts']);
+    expect(warnings.filter((w) => w.endsWith('(skipped)'))).toHaveLength(12);
   });
 });
 
