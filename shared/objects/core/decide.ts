@@ -6,7 +6,7 @@
 import type { Namespaces } from '../../policy/common.js';
 import { compileLabelSelector, type LabelMatcher } from '../../policy/label-selector.js';
 import { conditionsOf, type ObjectCondition, type ObjectRule } from '../../policy/objects-schema.js';
-import type { ObjectContext, ObjectDecision, ObjectId, ObjectPlan, OwnerRef, RemovalTarget, StoredCondition, StoredObject } from './model.js';
+import type { ObjectContext, ObjectId, ObjectPlan, OwnerRef, RemovalTarget, StoredCondition, StoredObject } from './model.js';
 import { protectedBy } from './protect.js';
 
 interface Compiled {

@@ -180,7 +180,12 @@ describe('a finished Job, deleted', () => {
       namespace: ns.name,
       body: {
         metadata: { name: 'done' },
-        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } } },
+        spec: {
+          template: {
+            metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } },
+            spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
       },
     });
     const podsOf = async () => (await core().listNamespacedPod({ namespace: ns.name, labelSelector: 'job-name=done' })).items.length;
