@@ -1,0 +1,63 @@
+// The per-test report of a descheduler e2e run against kube-tidy: one row per test and subtest
+// (pass / fail with the lines that say why / expected difference, seconds), the tests that do
+// not run here and why, and each descheduler pod the stand-in ran with its exit and probes.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DeschedulerRun } from '../../harness/descheduler-kubelet.js';
+import { EXPECTED_DIFFERENCES, NOT_RUN } from './catalogue.js';
+import type { GoTestResult } from './go-test-output.js';
+
+export interface E2eRun {
+  label: string;
+  tests: string[];
+  results: GoTestResult[];
+  exitCode: number | null;
+  logFile: string;
+  seconds: number;
+}
+
+/** The lines of a failed test that say why: its error lines, else its last lines. */
+export function failureExcerpt(r: GoTestResult, max = 12): string[] {
+  const errors = r.lines.filter((l) => /(Error|error|Unexpected|expected|failed|panic|Fatal|timed out)/.test(l) && !/^\s*--- /.test(l));
+  return (errors.length > 0 ? errors : r.lines).slice(-max);
+}
+
+function row(run: E2eRun, r: GoTestResult): string {
+  const top = r.name.split('/')[0]!;
+  const expected = EXPECTED_DIFFERENCES[r.name] ?? EXPECTED_DIFFERENCES[top];
+  const outcome = r.status === 'PASS' ? 'pass' : expected ? `expected difference (${r.status})` : r.status.toLowerCase();
+  const why =
+    r.status === 'PASS' || r.status === 'SKIP'
+      ? ''
+      : (expected ??
+        failureExcerpt(r, 3)
+          .map((l) => l.trim())
+          .join(' / '));
+  return `| ${run.label} | ${r.name} | ${outcome} | ${r.seconds ?? ''} | ${why.replaceAll('|', '\\|')} |`;
+}
+
+export function renderReport(runs: E2eRun[], pods: DeschedulerRun[]): string {
+  const lines = ['# sigs.k8s.io/descheduler v0.36.0 e2e tests against kube-tidy', ''];
+  lines.push('| run | test | result | seconds | reason |', '|---|---|---|---|---|');
+  for (const run of runs) {
+    for (const t of run.tests) if (!run.results.some((r) => r.name === t)) lines.push(`| ${run.label} | ${t} | not started | | see ${run.logFile} |`);
+    for (const r of run.results) lines.push(row(run, r));
+  }
+  lines.push('', `Runs: ${runs.map((r) => `${r.label} exit ${r.exitCode} in ${r.seconds} s (${r.logFile})`).join('; ')}`, '');
+  lines.push('## Not run here', '', ...Object.entries(NOT_RUN).map(([t, why]) => `- ${t}: ${why}`), '');
+  lines.push('## Descheduler pods (kubelet stand-in)', '');
+  for (const p of pods) {
+    const probes = `liveness probe ok ${p.probes.ok}, failed ${p.probes.failed}${p.probes.lastError ? ` (last: ${p.probes.lastError})` : ''}`;
+    lines.push(`- ${p.pod} on ${p.node}: exit ${p.exitCode ?? '-'}${p.signal ? ` (${p.signal})` : ''}, ${probes}; args ${p.args.join(' ')}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** report.md and one log per descheduler pod under `dir`; returns the report's text. */
+export function writeReport(dir: string, runs: E2eRun[], pods: DeschedulerRun[]): string {
+  const text = renderReport(runs, pods);
+  mkdirSync(join(dir, 'pods'), { recursive: true });
+  writeFileSync(join(dir, 'report.md'), text);
+  for (const p of pods) writeFileSync(join(dir, 'pods', `${p.pod.replace('/', '_')}.log`), p.output);
+  return text;
+}
