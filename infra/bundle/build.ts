@@ -14,7 +14,7 @@
 // initialisers), and with the code cache their source is not even parsed.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
@@ -52,7 +52,7 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
-/** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs, standalone.cjs and release-check.cjs land beside it. */
+/** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs, standalone.cjs, release-check.cjs and descheduler.cjs land beside it. */
 export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const started = Date.now();
   const dir = dirname(outfile);
@@ -88,6 +88,15 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       outfile: join(dir, 'standalone.cjs'),
       legalComments: 'none',
     }),
+    // /bin/descheduler: the descheduler's command (hosts/descheduler), run as the descheduler's
+    // image runs its binary: an executable file (mode set below; COPY keeps it) found by its shebang.
+    build({
+      ...common,
+      entryPoints: [join(ROOT, 'shared', 'hosts', 'descheduler', 'main.ts')],
+      outfile: join(dir, 'descheduler.cjs'),
+      banner: { js: '#!/usr/bin/env node' },
+      legalComments: 'none',
+    }),
     // The chart's `helm test` for standalone mode (templates/tests): the Lease and /metrics.
     build({
       ...common,
@@ -103,6 +112,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       legalComments: 'none',
     }),
   ]);
+  chmodSync(join(dir, 'descheduler.cjs'), 0o755);
   writeFileSync(join(dir, 'meta.json'), JSON.stringify(result.metafile));
   const id = createHash('sha256').update(readFileSync(app)).update(readFileSync(client)).digest('hex').slice(0, 16);
   const loader = readFileSync(join(ROOT, 'infra', 'bundle', 'loader.cjs'), 'utf8');

@@ -34,6 +34,19 @@ export interface WriterOptions {
   refusals?: WriteRefusals;
   /** This process's name as its host knows it (the pod's HOSTNAME): its Events' reportingInstance. */
   instance?: string;
+  /**
+   * How a pod stored Succeeded or Failed is removed: `delete` (the default: no disruption budget
+   * counts a terminal pod), or `eviction` for a process that may not delete pods (the
+   * descheduler's ClusterRole after v0.36.0, descheduler#1887): the Eviction API removes a
+   * terminal pod whatever its budgets say, with the same uid and resourceVersion preconditions.
+   */
+  terminalVia?: 'delete' | 'eviction';
+  /**
+   * `descheduler`: a removal's Event as the descheduler writes it (evictions.go, v0.36.0):
+   * action Descheduled, reason the strategy's name; under `kube-tidy descheduler`, for what
+   * reads its Events. Default: action Delete or Evict, reason Deleted or Evicted.
+   */
+  eventStyle?: 'kube-tidy' | 'descheduler';
 }
 
 /** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
@@ -131,19 +144,20 @@ export class ClusterWriter {
   async removePod(
     pod: RemovalTarget,
     note: string,
-    { ownEvent, requester = 'kube-tidy' }: { ownEvent?: () => boolean; requester?: string } = {},
+    { ownEvent, requester = 'kube-tidy', strategy }: { ownEvent?: () => boolean; requester?: string; strategy?: string } = {},
   ): Promise<RemoveResult> {
     const terminal = TERMINAL.has(pod.phase);
     const evictOnly = terminal ? false : pod.evictOnly;
     if (evictOnly) return this.requestEvacuation(pod, evictOnly.underWay, requester, note, ownEvent);
-    const verb = terminal ? 'delete' : 'evict';
+    const byDelete = terminal && this.options.terminalVia !== 'eviction';
+    const verb = byDelete ? 'delete' : 'evict';
     const what = `${verb} pod ${keyOf(pod)}`;
     this.guard(what, pod.namespace, verb);
     const target = { namespace: pod.namespace!, name: pod.name, uid: pod.uid, resourceVersion: pod.resourceVersion };
     const opts = { dryRun: this.options.dryRun, gracePeriodSeconds: this.options.gracePeriodSeconds };
     let result: RemoveResult;
     try {
-      result = terminal
+      result = byDelete
         ? { action: 'delete', ...(await deletePod(this.clients.podWrites, target, opts)) }
         : { action: 'evict', ...(await evictPod(this.clients.podWrites, target, opts)) };
     } catch (e) {
@@ -153,7 +167,9 @@ export class ClusterWriter {
     // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
     if ((result.outcome === 'deleted' || result.outcome === 'evicted') && (ownEvent?.() ?? true)) {
       const deleted = result.outcome === 'deleted';
-      const recorded = await this.recordEvent(pod, { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict', type: 'Normal', note });
+      const as = this.options.eventStyle === 'descheduler' ? { reason: strategy || 'NotSet', action: 'Descheduled' } : undefined;
+      const event = as ?? { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict' };
+      const recorded = await this.recordEvent(pod, { ...event, type: 'Normal', note });
       if (recorded) result.event = recorded;
     }
     return result;

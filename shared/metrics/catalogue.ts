@@ -25,6 +25,8 @@ export interface MetricDef {
 // The descheduler's loop_duration_seconds buckets (metrics/metrics.go, v0.36.0): a sweep's
 // duration is comparable bucket for bucket.
 const LOOP_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500] as const;
+// The descheduler's strategy_duration_seconds buckets (metrics/metrics.go, v0.36.0).
+const STRATEGY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100] as const;
 // One event or one API request: milliseconds to the deadline (30 s by default).
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
@@ -150,6 +152,35 @@ export const METRICS = {
     kind: 'counter',
     help: 'CloudEvents kube-tidy sent about its own decisions (docs/observing.md "Decisions as CloudEvents"), by type (dev.kube-tidy.pod.deleted.v1, ...) and result: sent (the sink answered 2xx), failed (a send that errored, timed out or got a non-2xx: never retried), dropped (not sent: the outbox was full, or the sink had failed less than EVENTS_SINK_DOWN_SECONDS ago). Nothing is counted when no sink is set.',
     labels: ['type', 'result'],
+  },
+  // The descheduler's own names (metrics/metrics.go, v0.36.0), exported only by `kube-tidy
+  // descheduler` (recorder.ts `deschedulerNames`), so a dashboard or alert written for the
+  // descheduler reads the same series after the image is swapped. Beside kube-tidy's own.
+  deschedulerPodsEvicted: {
+    name: 'descheduler_pods_evicted_total',
+    kind: 'counter',
+    help: "The descheduler's pod counter, under `kube-tidy descheduler`: pods evicted (or deleted), by result (success; error: not removed; or the descheduler's limit message, e.g. 'maximum number of evicted pods per node reached'), strategy, profile, namespace and node. A dry run counts success, as the descheduler's.",
+    labels: ['result', 'strategy', 'profile', 'namespace', 'node'],
+  },
+  deschedulerLoopDuration: {
+    name: 'descheduler_loop_duration_seconds',
+    kind: 'histogram',
+    help: "The descheduler's cycle duration, under `kube-tidy descheduler`: time taken to complete a full descheduling cycle.",
+    labels: [],
+    buckets: LOOP_BUCKETS,
+  },
+  deschedulerStrategyDuration: {
+    name: 'descheduler_strategy_duration_seconds',
+    kind: 'histogram',
+    help: "The descheduler's per-strategy duration, under `kube-tidy descheduler`, by strategy and profile. kube-tidy decides every strategy of a cycle in one pass over the pods, so each strategy of the cycle is given the pass's duration.",
+    labels: ['strategy', 'profile'],
+    buckets: STRATEGY_BUCKETS,
+  },
+  deschedulerBuildInfo: {
+    name: 'descheduler_build_info',
+    kind: 'gauge',
+    help: "The descheduler's build info, under `kube-tidy descheduler` (always 1): AppVersion and DeschedulerVersion say kube-tidy's version and the descheduler version its policies and command follow; GoVersion is the Node.js version.",
+    labels: ['AppVersion', 'DeschedulerVersion', 'GitBranch', 'GitSha1', 'GoVersion'],
   },
 } as const satisfies Record<string, MetricDef>;
 

@@ -22,6 +22,16 @@ export function observeRemoval(
     node: d.node ?? '',
     dry_run: String(r.dryRun),
   });
+  // Under `kube-tidy descheduler`, the descheduler's counter too: success, or error for anything not removed.
+  if (m.deschedulerNames) {
+    m.record('deschedulerPodsEvicted', 1, {
+      result: result === 'success' ? 'success' : 'error',
+      strategy: d.strategy,
+      profile: d.profile,
+      namespace: d.namespace,
+      node: d.node ?? '',
+    });
+  }
 }
 
 /** Where a brake held a pod back: pod cleanup's event path or a pass, or a defrag step (through the admission port). */

@@ -41,6 +41,11 @@ export class MetricsRecorder {
   private readonly gauges = new Map<MetricKey, Map<string, GaugeSeries>>();
   private skipUntil = 0;
   private failedInARow = 0;
+  /**
+   * Also export the descheduler's own series (catalogue.ts descheduler*) where kube-tidy's are
+   * recorded: set by `kube-tidy descheduler`, whose users' dashboards read those names.
+   */
+  deschedulerNames = false;
 
   /**
    * `env`: the environment the process started with; whether it pushes over OTLP, and where,

@@ -44,6 +44,7 @@ async function actOnce(writer: ClusterWriter, target: RemovalTarget, decision: D
     // The strategy asks, as the evacuation family names a strategy that asks (evacuation/index.ts).
     const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, {
       requester: `strategy:${decision.strategy}`,
+      strategy: decision.strategy,
       ...(ownEvent ? { ownEvent } : {}),
     });
     return { ...base, action: r.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) };

@@ -9,7 +9,7 @@ import { cleanupAdmission } from '../../cleanup/handle.js';
 import type { CleanupHandle, PassSettings } from '../../cleanup/index.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { WriteRefusals } from '../../kube/write-refusals.js';
-import { ClusterWriter } from '../../kube/writer.js';
+import { ClusterWriter, type WriterOptions } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { Notifier } from '../../notify/notifier.js';
@@ -35,6 +35,14 @@ export interface CliHandleOptions {
   /** Where the pass's removals, deferrals and API requests are counted (the program's recorder: main.ts). */
   metrics: MetricsRecorder;
   now?: () => number;
+  /** How terminal pods go and what the Events say (kube/writer.ts): `kube-tidy descheduler`'s, by its permissions. */
+  writerOptions?: Pick<WriterOptions, 'terminalVia' | 'eventStyle'>;
+  /**
+   * The policy the brakes' ledger holds, when not `policy`: `kube-tidy descheduler` without
+   * ConfigMap access keeps no ledger and gives one without limits here (the pass still holds
+   * `policy`'s limits within itself, one cycle, as the descheduler does).
+   */
+  ledgerPolicy?: Policy;
 }
 
 export function cliHandle(o: CliHandleOptions): CleanupHandle {
@@ -60,6 +68,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
       recordEvents: settings.recordEvents,
       protectedNamespaces: settings.protectedNamespaces,
       ...(o.policy.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: o.policy.gracePeriodSeconds }),
+      ...o.writerOptions,
     });
   const newBrakes = (dryRun: boolean) =>
     new Brakes({
@@ -76,7 +85,7 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
   let brakes: Brakes | undefined;
   const h: CleanupHandle = {
     settings,
-    policy: () => o.policy,
+    policy: () => o.ledgerPolicy ?? o.policy,
     ready: () => Promise.resolve(),
     reader: o.clients,
     writer,

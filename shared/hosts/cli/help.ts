@@ -9,6 +9,7 @@ Usage:
   kube-tidy plan (--pods FILE | --kubeconfig FILE) --policy NEW --against CURRENT [--max-new N|P%]
   kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
   kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
+  kube-tidy descheduler --policy-config-file FILE [the descheduler's flags]
 
 Commands:
   policy check   Validate a DeschedulerPolicy and print it normalized (defaults filled) as JSON.
@@ -16,6 +17,8 @@ Commands:
                  live cluster through the API server's dry run (read-only; PDB refusals show).
   run            One real pass against a live cluster (deletes and evicts; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
+  descheduler    The descheduler's command (v0.36.0 flags, defaults and metrics): cycles on
+                 an interval, or once with --descheduling-interval 0 (/bin/descheduler in the image).
 
 Run "kube-tidy COMMAND --help" for a command's options.
 Output: a table when stdout is a terminal, JSON lines when it is piped (-o json|table to choose).
@@ -181,4 +184,33 @@ Options:
 
 Exit codes: 0 stopped by a signal, 2 invalid arguments or kubeconfig, 1 the cluster could not
 be listed at start (or another error).
+`;
+
+export const DESCHEDULER_HELP = `Usage: kube-tidy descheduler --policy-config-file FILE [flags]   (/bin/descheduler in the image)
+
+The descheduler's command, so its Deployment, CronJob or Helm chart runs kube-tidy by changing
+only the image: its flags (--name value or --name=value), defaults and checks (v0.36.0).
+  --policy-config-file FILE            The DeschedulerPolicy (v1alpha2; a kubeTidy: section may add kube-tidy's settings).
+  --descheduling-interval DURATION     Between the starts of two cycles (e.g. 5m); 0 (default): one cycle, then exit.
+  --dry-run                            Through the API server's dry run: nothing is changed.
+  --kubeconfig, --client-connection-kubeconfig FILE
+                                       The cluster; default $KUBECONFIG, else the pod's service account.
+  --client-connection-qps N, --client-connection-burst N
+                                       Client-side rate limit (0: client-go's 5 and 10).
+  --leader-elect                       Cycles only while holding the Lease (needs an interval; off in a dry run).
+  --leader-elect-lease-duration 137s, --leader-elect-renew-deadline 107s, --leader-elect-retry-period 26s,
+  --leader-elect-resource-name descheduler, --leader-elect-resource-namespace kube-system
+  --bind-address 0.0.0.0, --secure-port 10258 (0: not served)
+                                       HTTPS: /healthz and /metrics (descheduler_* beside kube_tidy_*).
+  --cert-dir DIR, --tls-cert-file FILE, --tls-private-key-file FILE
+                                       The serving certificate; none given: self-signed (in memory, or
+                                       apiserver.crt/.key made in --cert-dir).
+  --disable-metrics                    No /metrics.
+  -v, --v N                            4 or more: debug logging.  --logging-format text|json: both log JSON lines.
+Accepted and not acted on (named in a warning): --otel-*, --feature-gates, --enable-http2, --tls-cipher-suites,
+--tls-min-version, --tls-sni-cert-key, --http2-max-streams-per-connection, --permit-*-sharing, --vmodule, --log-*.
+Under the descheduler's ClusterRole: without "pods delete" terminal pods go through the Eviction API; without
+ConfigMap access the policy's maxNoOfPodsToEvict* hold per cycle (no shared ledger). The log says which.
+Exit codes: 0 done (or stopped by SIGTERM), 2 invalid flags or policy (each problem named), 1 other errors
+(the cluster could not be read, the Lease was lost).
 `;

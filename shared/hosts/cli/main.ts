@@ -52,6 +52,11 @@ export async function runAsync(argv: string[], io: Out, startedAt = Date.now()):
     const { liveCommand } = await import('./live.js');
     return liveCommand(command, rest, io, startedAt);
   }
+  if (command === 'descheduler') {
+    // Loaded on demand: the descheduler's process, long-running unless its interval is 0.
+    const { deschedulerCommand } = await import('../descheduler/index.js');
+    return deschedulerCommand(rest, io);
+  }
   if (argv[0] !== 'bridge') return run(argv, io);
   try {
     // Loaded on demand: the offline commands should not pay for the Kubernetes client.

@@ -4,7 +4,7 @@
 // directory, and its CMD on Node 22. What this cannot show: that the base image exists, the
 // user switch, the layer cache. It does show that the build stage copies enough to bundle
 // and that the runtime stage has all it needs to serve.
-import { execSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -49,7 +49,9 @@ function replay(stage: Instr[], root: string, isFinal: boolean) {
       const dest = parts.pop()!;
       const base = from === undefined ? REPO_ROOT : roots[stages.findIndex((s) => s[0]!.args.endsWith(` AS ${from}`))]!;
       for (const src of parts) {
-        const target = dest.endsWith('/') ? join(wd, dest, basename(src)) : join(wd, dest);
+        // An absolute destination is from the image's root (the stage's), not the WORKDIR.
+        const at = dest.startsWith('/') ? root : wd;
+        const target = dest.endsWith('/') ? join(at, dest, basename(src)) : join(at, dest);
         cpSync(join(base, src), target, { recursive: true, filter: (s) => !ignored(s) });
       }
     } else if (op === 'RUN') {
@@ -93,6 +95,17 @@ describe('infra/docker/Dockerfile', () => {
         .flatMap((t) => [`${t}-app`, `${t}-client`])
         .sort(),
     );
+  });
+
+  it('has /bin/descheduler, the descheduler command, executable on Node 22 as the descheduler image has its binary', () => {
+    const bin = join(roots.at(-1)!, 'bin', 'descheduler');
+    const env = { ...process.env, PATH: `${dirname(node22())}:${process.env.PATH}` };
+    const help = spawnSync(bin, ['--help'], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: kube-tidy descheduler --policy-config-file FILE');
+    const wrong = spawnSync(bin, ['--policy-config-file=/p.yaml', '--leader-elect'], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('leaderElection must be used with deschedulingInterval');
   });
 
   it("serves a Knative event with the runtime stage's CMD on Node 22 and exits 0 on SIGTERM", async () => {

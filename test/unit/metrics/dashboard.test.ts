@@ -56,8 +56,9 @@ describe('the dashboard and the alerts name only metrics kube-tidy exports', () 
   });
 
   it('catches a metric that is not exported (the check can fail)', () => {
-    const [names] = metricNames([asPromql('sum(rate(descheduler_pods_evicted_total[$__rate_interval]))')]);
-    expect(names!.filter((n) => !exported.has(n))).toEqual(['descheduler_pods_evicted_total']);
+    // The descheduler's deprecated name (hidden since its v0.35): kube-tidy never exports it.
+    const [names] = metricNames([asPromql('sum(rate(descheduler_pods_evicted[$__rate_interval]))')]);
+    expect(names!.filter((n) => !exported.has(n))).toEqual(['descheduler_pods_evicted']);
   });
 
   it('the failed and blocked spikes are alerted on', () => {
@@ -96,8 +97,10 @@ describe('the dashboard and the alerts name only metrics kube-tidy exports', () 
 
   it("every metric kube-tidy exports has a panel (the brakes' deferred, remaining and aborted ones too)", () => {
     const shown = new Set(metricNames(queries.map(([, e]) => asPromql(e))).flat());
+    // The descheduler's own names (`kube-tidy descheduler` only) are for its users' dashboards, not this one.
     const missing = Object.values(METRICS)
       .map((m: MetricDef) => m.name)
+      .filter((name) => !name.startsWith('descheduler_'))
       .filter((name) => ![name, `${name}_bucket`, `${name}_sum`, `${name}_count`].some((n) => shown.has(n)));
     expect(missing).toEqual([]);
   });
