@@ -13,25 +13,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedGoBuild, isCachedBuild, sourceHash } from '../go-run.js';
 import { cacheRoot } from '../versions.js';
-import { DESCHEDULER_VERSION } from './build.js';
+import { DESCHEDULER_VERSION, deschedulerModuleDir } from './build.js';
 
 const moduleDir = dirname(fileURLToPath(import.meta.url));
 const PATCH = 'e2e/run-podlifetime-plugin.patch';
 
 export function e2eBin(): string {
   return join(cacheRoot(), 'descheduler-e2e', `${DESCHEDULER_VERSION}-${sourceHash(moduleDir, [PATCH])}`, 'bin', 'e2e.test');
-}
-
-/** The module's own directory in GOMODCACHE (downloaded through the proxy if missing). */
-export function deschedulerModuleDir(): string {
-  const result = spawnSync('go', ['mod', 'download', '-json', `sigs.k8s.io/descheduler@${DESCHEDULER_VERSION}`], {
-    cwd: moduleDir,
-    env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
-    encoding: 'utf8',
-  });
-  const answer = JSON.parse(result.stdout || '{}') as { Dir?: string; Error?: string };
-  if (result.status !== 0 || !answer.Dir) throw new Error(`go mod download descheduler: ${answer.Error ?? result.stderr}`);
-  return answer.Dir;
 }
 
 function run(command: string, args: string[], cwd: string): void {
