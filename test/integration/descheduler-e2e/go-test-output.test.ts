@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseGoTestOutput } from './go-test-output.js';
+import { failureExcerpt } from './report.js';
 
 describe('parseGoTestOutput', () => {
   it('reads tests, subtests, durations and the lines each printed; a test cut off has no result', () => {
@@ -25,5 +26,21 @@ describe('parseGoTestOutput', () => {
     expect(results[2]!.lines).toEqual(['    e2e_test.go:11: failing two']);
     expect(results[0]!.lines).toContain('    e2e_test.go:10: inside one');
     expect(results[3]!.lines).toEqual(['panic: test timed out after 1m0s']);
+  });
+});
+
+describe('failureExcerpt', () => {
+  it('keeps the failure lines and what they continue on, not the progress lines', () => {
+    const lines = [
+      '    e2e_test.go:1050: Pods not expected to be evicted: [a], pods expected to be evicted: [b]',
+      '    e2e_test.go:861: Running kube-tidy: node main.ts descheduler',
+      '        apiVersion: descheduler/v1alpha2',
+      '    e2e_test.go:861: kube-tidy descheduler failed: exit status 2',
+      '        kube-tidy descheduler: policy.yaml:',
+      '          profiles[0]: wrong',
+      '    e2e_test.go:1506: Waiting for RC pods to disappear, still 0 remaining',
+    ];
+    expect(failureExcerpt({ name: 'T', status: 'FAIL', lines })).toEqual(lines.slice(3, 6));
+    expect(failureExcerpt({ name: 'T', status: 'FAIL', lines: lines.slice(0, 1) }, 1)).toEqual(lines.slice(0, 1));
   });
 });

@@ -16,10 +16,20 @@ export interface E2eRun {
   seconds: number;
 }
 
-/** The lines of a failed test that say why: its error lines, else its last lines. */
+// What the e2e tests print when they fail (t.Fatalf / t.Errorf in test/e2e), and kube-tidy's
+// own failure from the patched helper; their progress lines ("Pods expected to be evicted: ...")
+// say nothing of why.
+const FAILURE = /kube-tidy descheduler failed|Error |Unable |Unexpected |panic:|timed out|None of |was not evicted|No pods evicted|Pods are evicted in both/;
+
+/** The lines of a failed test that say why (a failure line and the lines it continues on), else its last lines. */
 export function failureExcerpt(r: GoTestResult, max = 12): string[] {
-  const errors = r.lines.filter((l) => /(Error|error|Unexpected|expected|failed|panic|Fatal|timed out)/.test(l) && !/^\s*--- /.test(l));
-  return (errors.length > 0 ? errors : r.lines).slice(-max);
+  const failures: string[] = [];
+  let continuing = false;
+  for (const line of r.lines) {
+    continuing = (continuing && line.startsWith('        ')) || (FAILURE.test(line) && !/^\s*--- /.test(line));
+    if (continuing) failures.push(line);
+  }
+  return failures.length > 0 ? failures.slice(0, max) : r.lines.slice(-max);
 }
 
 function row(run: E2eRun, r: GoTestResult): string {
