@@ -12,7 +12,7 @@ import { fieldComments } from './comments.js';
 import { code, generatedBanner, table } from './markdown.js';
 
 type Json = {
-  type?: string;
+  type?: string | string[];
   enum?: unknown[];
   const?: unknown;
   default?: unknown;
@@ -35,6 +35,7 @@ function typeOf(s: Json): string {
   if (s.enum) return s.enum.map((v) => code(String(v))).join(', ');
   if (s.const !== undefined) return code(String(s.const));
   if (s.anyOf) return s.anyOf.map(typeOf).join(' or ');
+  if (Array.isArray(s.type)) return s.type.join(' or ');
   if (s.type === 'array') return `list of ${s.items ? typeOf(s.items) : 'any'}`;
   if (s.type === 'object' && !s.properties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
   return s.type ?? 'any';
@@ -53,16 +54,18 @@ function limits(s: Json): string {
 function rows(s: Json, prefix: string, meaning: Map<string, string>): string[][] {
   return Object.entries(s.properties ?? {}).flatMap(([name, p]) => {
     const path = `${prefix}${name}`;
-    const inner = p.properties ? p : p.items?.properties ? p.items : undefined;
+    // A list Go may write as null (`enabled: null`) still lists its items' fields.
+    const bare = p.anyOf?.length === 2 && p.anyOf.some((x) => x.type === 'null') ? p.anyOf.find((x) => x.type !== 'null')! : p;
+    const inner = bare.properties ? bare : bare.items?.properties ? bare.items : undefined;
     const row = [
       code(path),
       typeOf(p),
       p.default !== undefined ? code(JSON.stringify(p.default)) : '',
       s.required?.includes(name) ? 'yes' : '',
-      limits(p),
+      limits(bare),
       meaning.get(name) ?? '',
     ];
-    return [row, ...(inner ? rows(inner, `${path}${inner === p ? '.' : '[].'}`, meaning) : [])];
+    return [row, ...(inner ? rows(inner, `${path}${inner === bare ? '.' : '[].'}`, meaning) : [])];
   });
 }
 

@@ -33,10 +33,14 @@ export const DefaultEvictorArgsSchema = z
     priorityThreshold: z
       .strictObject({
         // The descheduler refuses a threshold above system-critical (2,000,000,000) when it loads the policy.
-        value: z.number().int().max(2_000_000_000, 'the priority threshold cannot be greater than 2000000000 (system-critical)').optional(),
-        name: z.string().min(1).optional(),
+        value: z.number().int().max(2_000_000_000, 'the priority threshold cannot be greater than 2000000000 (system-critical)').nullish(),
+        name: z.string().nullish(),
       })
-      .refine((p) => !(p.value !== undefined && p.name !== undefined), { message: 'only one of value/name may be set' })
+      .refine((p) => !(p.value != null && p.name), { message: 'only one of value/name may be set' })
+      // Go's api.PriorityThreshold has no omitempty: sigs.k8s.io/yaml.Marshal writes the unset
+      // half as `name: ""` or `value: null`, and the descheduler reads those as unset (its check
+      // is Value != nil && len(Name) > 0); so does kube-tidy, dropping them.
+      .transform((p): { value?: number; name?: string } => ({ ...(p.value != null ? { value: p.value } : {}), ...(p.name ? { name: p.name } : {}) }))
       .optional(),
     /** A pod is evicted only if it fits another node (cpu, memory, taints, node selectors, required node affinity). */
     nodeFit: z.boolean().default(false),

@@ -117,6 +117,14 @@ export class ClusterWriter {
     return this.options.dryRun ? { ...params, dryRun: 'All' } : params;
   }
 
+  /**
+   * A DELETE's body: the API server reads DeleteOptions from the body when there is one and then
+   * ignores the query's dryRun (apiserver handlers/delete.go), so a dry run is said in the body too.
+   */
+  private deleteOptions<P extends object>(preconditions: P): { preconditions: P; dryRun?: string[] } {
+    return { preconditions, ...(this.options.dryRun ? { dryRun: ['All'] } : {}) };
+  }
+
   private guard(what: string, namespace: string | undefined, verb: WriteVerb): void {
     if (!namespace || !this.options.protectedNamespaces.includes(namespace)) return;
     this.refusals.note(verb, 'protected-namespace', what);
@@ -342,7 +350,9 @@ export class ClusterWriter {
     const what = `delete configmap ${namespace}/${name}`;
     this.guard(what, namespace, 'delete');
     const preconditions = { uid: seen.metadata?.uid, resourceVersion: seen.metadata?.resourceVersion };
-    return deleteAsSeen(what, this.refusals, () => this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: { preconditions } })));
+    return deleteAsSeen(what, this.refusals, () =>
+      this.clients.core.deleteNamespacedConfigMap(this.dry({ namespace, name, body: this.deleteOptions(preconditions) })),
+    );
   }
 
   /** Create a namespace (kube-tidy's own, for its ledger); one that exists is fine. */

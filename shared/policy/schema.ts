@@ -9,9 +9,21 @@ import { SelectorStringSchema } from './selector-string.js';
 // list. Accept both so a policy copied from those docs works.
 const PluginName = z.union([z.string().min(1), z.strictObject({ name: z.string().min(1) }).transform((o) => o.name)]);
 
+// sigs.k8s.io/yaml.Marshal of the descheduler's own types (v1alpha2 PluginSet, whose lists
+// have no omitempty) writes every extension point a profile leaves unused as
+// `{enabled: null, disabled: null}`, and a profile without pluginConfig as `pluginConfig: null`
+// (its e2e tests' policy ConfigMaps are written so). Go reads null as an empty list; so does
+// kube-tidy.
+const nullAsEmpty = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []);
+
 const PluginSetSchema = z.strictObject({
-  enabled: z.array(PluginName).default([]),
-  disabled: z.array(PluginName).default([]),
+  enabled: nullAsEmpty(PluginName),
+  disabled: nullAsEmpty(PluginName),
 });
 
 const PluginsSchema = z
@@ -30,7 +42,7 @@ const PluginsSchema = z
 const ProfileSchema = z.strictObject({
   name: z.string().min(1),
   /** Each plugin's arguments, by the plugin's name. */
-  pluginConfig: z.array(z.strictObject({ name: z.string().min(1), args: z.unknown().optional() })).default([]),
+  pluginConfig: nullAsEmpty(z.strictObject({ name: z.string().min(1), args: z.unknown().optional() })),
   /** The plugins each extension point enables (kube-tidy's strategies run at `deschedule`). */
   plugins: PluginsSchema,
 });

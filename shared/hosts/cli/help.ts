@@ -207,6 +207,8 @@ only the image: its flags (--name value or --name=value), defaults and checks (v
                                        apiserver.crt/.key made in --cert-dir).
   --disable-metrics                    No /metrics.
   -v, --v N                            4 or more: debug logging.  --logging-format text|json: both log JSON lines.
+  --allow-unsupported                  kube-tidy's own: skip the plugins it does not implement (each named in a
+                                       warning) instead of refusing the policy.
 Accepted and not acted on (named in a warning): --otel-*, --feature-gates, --enable-http2, --tls-cipher-suites,
 --tls-min-version, --tls-sni-cert-key, --http2-max-streams-per-connection, --permit-*-sharing, --vmodule, --log-*.
 Under the descheduler's ClusterRole: without "pods delete" terminal pods go through the Eviction API; without

@@ -82,7 +82,7 @@ async function modesOf(f: { policy: Policy; kc: ReturnType<typeof loadKubeConfig
 export async function runDescheduler(flags: DeschedulerFlags, io: DeschedulerIo): Promise<number> {
   const log = createLogger({ name: 'descheduler', level: flags.verbosity >= 4 ? 'debug' : 'info', destination: { write: io.err } });
   if (flags.ignored.length) log.warn({ flags: flags.ignored }, 'accepted and not acted on by kube-tidy');
-  const { policy, warnings } = loadPolicyFile(flags.policyConfigFile, false);
+  const { policy, warnings } = loadPolicyFile(flags.policyConfigFile, flags.allowUnsupported);
   for (const w of warnings) log.warn({ file: flags.policyConfigFile }, w);
   const metrics = io.metrics ?? new MetricsRecorder(process.env);
   metrics.deschedulerNames = true;

@@ -63,6 +63,11 @@ describe('the descheduler command line', () => {
     expect(parseDeschedulerFlags(['--policy-config-file=/a', '--client-connection-kubeconfig=/n', '--kubeconfig=/o']).kubeconfig).toBe('/n');
   });
 
+  it("takes kube-tidy's own --allow-unsupported, off by default", () => {
+    expect(parseDeschedulerFlags(['--policy-config-file=/p']).allowUnsupported).toBe(false);
+    expect(parseDeschedulerFlags(['--policy-config-file=/p', '--allow-unsupported']).allowUnsupported).toBe(true);
+  });
+
   it('accepts the flags kube-tidy does not act on and names them', () => {
     const f = parseDeschedulerFlags(['--policy-config-file=/p', '--enable-http2', '--feature-gates', 'EvictionsInBackground=true', '--otel-sample-rate=0.5']);
     expect(f.ignored).toEqual(['--enable-http2', '--feature-gates', '--otel-sample-rate']);

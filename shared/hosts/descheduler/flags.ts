@@ -44,6 +44,8 @@ export interface DeschedulerFlags {
   /** -v: klog's verbosity; 4 and above logs at debug. */
   verbosity: number;
   loggingFormat: 'text' | 'json';
+  /** kube-tidy's own --allow-unsupported: a plugin it does not implement is skipped with a warning instead of refusing the policy. */
+  allowUnsupported: boolean;
   /** Flags set that kube-tidy accepts and does not act on, as given. */
   ignored: string[];
   help: boolean;
@@ -81,6 +83,8 @@ const FLAGS: Record<string, Kind> = {
   'tls-private-key-file': 'string',
   v: 'int',
   'logging-format': 'string',
+  // kube-tidy's own: run the strategies it implements, each plugin it does not named in a warning.
+  'allow-unsupported': 'bool',
   // Accepted, not acted on: said once at start.
   'otel-collector-endpoint': 'ignored',
   'otel-transport-ca-cert': 'ignored',
@@ -206,6 +210,7 @@ export function parseDeschedulerFlags(argv: readonly string[]): DeschedulerFlags
     disableMetrics: r.bool('disable-metrics', false),
     verbosity: r.num('v', 0, true),
     loggingFormat: r.str('logging-format', 'text') as 'text' | 'json',
+    allowUnsupported: r.bool('allow-unsupported', false),
     ignored: [...values.keys()].filter((k) => FLAGS[k] === 'ignored' || FLAGS[k] === 'ignored-bool').map((k) => `--${k}`),
     help,
   };

@@ -81,3 +81,14 @@ describe('ClusterWriter.removePod', () => {
     expect(await liveUid(core, ns.name, 'protected')).toBeDefined();
   });
 });
+
+describe('ClusterWriter.deleteConfigMap', () => {
+  // A DELETE with a body is read from the body alone: a dryRun only in the query was a real delete.
+  it('in a dry run deletes nothing (the dry run is in the DELETE body, where the API server reads it)', async () => {
+    const cm = await core.createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: 'retired' }, data: { a: '1' } } });
+    expect(await writer({ dryRun: true }).deleteConfigMap(ns.name, 'retired', cm)).toBe('deleted');
+    expect((await core.readNamespacedConfigMap({ namespace: ns.name, name: 'retired' })).metadata?.uid).toBe(cm.metadata?.uid);
+    expect(await writer().deleteConfigMap(ns.name, 'retired', cm)).toBe('deleted');
+    await expect(core.readNamespacedConfigMap({ namespace: ns.name, name: 'retired' })).rejects.toMatchObject({ code: 404 });
+  });
+});
