@@ -71,6 +71,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): Des
   const runs: DeschedulerRun[] = [];
   const running = new Map<string, Running>();
   const handled = new Set<string>();
+  const starting = new Map<string, Promise<void>>();
 
   const startPod = async (pod: V1Pod) => {
     const started = await start(core, kc, pod, dir, clusterDir);
@@ -79,6 +80,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): Des
   };
   const deletePod = async (pod: V1Pod) => {
     const uid = pod.metadata!.uid!;
+    await starting.get(uid)?.catch(() => undefined); // a pod deleted while starting is stopped once started
     const r = running.get(uid);
     if (r) await terminate(r, graceSeconds(pod));
     running.delete(uid);
@@ -97,6 +99,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): Des
         if (handled.has(key) || (key.startsWith('start/') && handled.has(`delete/${uid}`))) continue;
         handled.add(key);
         const pending = key.startsWith('delete/') ? deletePod(pod) : startPod(pod);
+        if (key.startsWith('start/')) starting.set(uid, pending);
         void pending.catch((e: unknown) => runs.push(failedRun(pod, e)));
       }
       await new Promise((r) => setTimeout(r, 250));

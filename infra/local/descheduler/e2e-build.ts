@@ -23,7 +23,8 @@ export function e2eBin(): string {
 }
 
 function run(command: string, args: string[], cwd: string): void {
-  const result = spawnSync(command, args, { cwd, stdio: 'inherit' });
+  // GIT_CEILING_DIRECTORIES: `git apply` in a folder inside some repository would apply relative to that repository's root.
+  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(cwd) } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status ?? result.signal})`);
 }
 
