@@ -4,8 +4,10 @@
 // /bin/descheduler alone); for these, once the scheduler has bound them to a node, it plays
 // the kubelet's part of the Pod lifecycle
 // (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/) and maps what it cannot be:
-// - the image: `/bin/descheduler <args>` runs `kube-tidy descheduler <args>` from source
-//   (`node --import tsx shared/hosts/cli/main.ts`, cwd the repository root);
+// - the image: `/bin/descheduler <args>` runs `command` with the args: the image's own
+//   /bin/descheduler bundle on Node with the image's NODE_OPTIONS (the e2e test builds it), or
+//   by default `kube-tidy descheduler` from source (`node --import tsx shared/hosts/cli/main.ts`,
+//   cwd the repository root);
 // - the ServiceAccount token the kubelet mounts: a TokenRequest bound to the pod, as KUBECONFIG;
 // - volumes: the kubelet mounts each ConfigMap volume's keys as files under its mountPath
 //   (https://kubernetes.io/docs/concepts/configuration/configmap/#using-configmaps-as-files-from-a-pod);
@@ -62,10 +64,18 @@ interface Running {
   stopping?: boolean;
 }
 
+/** What runs for /bin/descheduler: a command line before the pod's args, and the image's environment. */
+export interface DeschedulerImage {
+  command: string[];
+  env?: Record<string, string>;
+}
+
+const FROM_SOURCE: DeschedulerImage = { command: [process.execPath, '--import', 'tsx', CLI_SOURCE, 'descheduler'] };
+
 export const isDeschedulerPod = (pod: V1Pod): boolean => pod.spec?.containers?.[0]?.command?.[0] === DESCHEDULER_COMMAND;
 
 /** `clusterDir`: the cluster's directory, whose pids file the harness's cleanup kills. */
-export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): DeschedulerKubelet {
+export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string, image: DeschedulerImage = FROM_SOURCE): DeschedulerKubelet {
   const core = kc.makeApiClient(CoreV1Api);
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-descheduler-kubelet-'));
   const runs: DeschedulerRun[] = [];
@@ -74,7 +84,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): Des
   const starting = new Map<string, Promise<void>>();
 
   const startPod = async (pod: V1Pod) => {
-    const started = await start(core, kc, pod, dir, clusterDir);
+    const started = await start(core, kc, pod, dir, clusterDir, image);
     runs.push(started.run);
     running.set(pod.metadata!.uid!, started);
   };
@@ -115,7 +125,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string): Des
   };
 }
 
-async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, clusterDir: string): Promise<Running> {
+async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, clusterDir: string, image: DeschedulerImage): Promise<Running> {
   const c = pod.spec!.containers[0]!;
   const podDir = join(dir, pod.metadata!.uid!);
   mkdirSync(podDir, { recursive: true });
@@ -124,9 +134,10 @@ async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, c
   const [port] = await freePorts(1);
   const args = [...(c.command ?? []).slice(1), ...(c.args ?? [])].map((a) => underMounts(a, mounts));
   args.push('--secure-port', String(port));
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? podDir, KUBECONFIG: kubeconfig };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? podDir, KUBECONFIG: kubeconfig, ...image.env };
   for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, 'descheduler', ...args], {
+  const [bin, ...before] = image.command as [string, ...string[]];
+  const child = spawn(bin, [...before, ...args], {
     cwd: ROOT,
     env,
     detached: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseGoTestOutput } from './go-test-output.js';
-import { failureExcerpt } from './report.js';
+import { failureExcerpt, unproven } from './report.js';
 
 describe('parseGoTestOutput', () => {
   it('reads tests, subtests, durations and the lines each printed; a test cut off has no result', () => {
@@ -42,5 +42,18 @@ describe('failureExcerpt', () => {
     ];
     expect(failureExcerpt({ name: 'T', status: 'FAIL', lines })).toEqual(lines.slice(3, 6));
     expect(failureExcerpt({ name: 'T', status: 'FAIL', lines: lines.slice(0, 1) }, 1)).toEqual(lines.slice(0, 1));
+  });
+});
+
+describe('unproven', () => {
+  it('takes a pass whose pod list failed for what it is: every pod then counts as evicted', () => {
+    const lines = [
+      '    e2e_failedpods_test.go:204: Expecting 1 number of pods evicted, got 0 instead',
+      '    e2e_test.go:1848: Unable to list pods: client rate limiter Wait returned an error: rate: Wait(n=1) would exceed context deadline',
+      '    e2e_failedpods_test.go:202: preRunNames: [a], currentRunNames: [], actualEvictedPodCount: 1',
+    ];
+    expect(unproven({ name: 'T', status: 'PASS', lines })).toMatch(/^a pod list failed \(e2e_test.go:1848: Unable to list pods/);
+    expect(unproven({ name: 'T', status: 'PASS', lines: [lines[0]!, lines[2]!] })).toBeUndefined();
+    expect(unproven({ name: 'T', status: 'FAIL', lines })).toBeUndefined();
   });
 });
