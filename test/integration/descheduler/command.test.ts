@@ -122,9 +122,12 @@ describe('the long-running descheduler', () => {
         return m.body.includes('descheduler_loop_duration_seconds_count') ? m : undefined;
       });
       expect(metrics.status).toBe(200);
-      expect(metrics.body).toMatch(
-        new RegExp(`descheduler_pods_evicted_total\\{result="success",strategy="RemoveFailedPods",profile="test",namespace="${ns.name}",node="[^"]+"\\} 2`),
+      // One series per node (the two pods may sit on different nodes): 2 in all for this namespace.
+      const series = new RegExp(
+        `^descheduler_pods_evicted_total\\{result="success",strategy="RemoveFailedPods",profile="test",namespace="${ns.name}",node="[^"]+"\\} (\\d+)$`,
+        'gm',
       );
+      expect([...metrics.body.matchAll(series)].reduce((n, m) => n + Number(m[1]), 0)).toBe(2);
       expect(metrics.body).toMatch(/descheduler_build_info\{[^}]*DeschedulerVersion="[^"]*v0\.36\.0[^"]*"[^}]*\} 1/);
       expect(metrics.body).toMatch(/descheduler_strategy_duration_seconds_count\{[^}]*strategy="RemoveFailedPods"/);
       expect(metrics.body).toMatch(/kube_tidy_pods_evicted_total\{/);
