@@ -20,7 +20,8 @@
 //   are recorded, and a restart after failureThreshold of them is not played;
 // - deletion: on a deletionTimestamp the process gets SIGTERM, then SIGKILL after the grace
 //   period, and the deletion is confirmed (a delete with gracePeriodSeconds 0), as the kubelet
-//   confirms a pod's deletion once its containers have stopped.
+//   confirms a pod's deletion once its containers have stopped;
+// - the time a kubelet takes to start a pod's container (CONTAINER_START_MS).
 // Status goes through the status subresource. Processes run in their own process groups with
 // their pids in the cluster's pids file, so the harness's cleanup kills them with the cluster.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,6 +37,15 @@ import { freePorts } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DESCHEDULER_COMMAND = '/bin/descheduler';
+/**
+ * How long the stand-in takes from a pod bound to its container running. A kubelet syncs the
+ * pod, makes its sandbox, checks the image (IfNotPresent) and creates the container first: a
+ * second or more on a kind node. Played as 2 s, so the e2e tests see a descheduler start as late
+ * as they see it upstream: TestLeaderElection's policy evicts pods older than 5 s with one cycle
+ * at start, and its pods are about 5 s old when the descheduler's Deployment is created (seen:
+ * the image's bundle, started in well under a second, ran its cycle before they were).
+ */
+const CONTAINER_START_MS = 2_000;
 
 export interface DeschedulerRun {
   pod: string;
@@ -132,6 +142,8 @@ async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, c
   const kubeconfig = await podKubeconfig(core, kc, pod, podDir);
   const mounts = await mountConfigMaps(core, pod, podDir);
   const [port] = await freePorts(1);
+  // The kubelet's pod startup before the container runs (sandbox, image, container create).
+  await new Promise((r) => setTimeout(r, CONTAINER_START_MS));
   const args = [...(c.command ?? []).slice(1), ...(c.args ?? [])].map((a) => underMounts(a, mounts));
   args.push('--secure-port', String(port));
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? podDir, KUBECONFIG: kubeconfig, ...image.env };
