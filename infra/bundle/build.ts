@@ -52,6 +52,22 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
+/** /bin/descheduler's build: one file, the client inside, executable through its shebang. */
+const deschedulerBuild = (outfile: string): BuildOptions => ({
+  ...common,
+  entryPoints: [join(ROOT, 'shared', 'hosts', 'descheduler', 'main.ts')],
+  outfile,
+  banner: { js: '#!/usr/bin/env node' },
+  legalComments: 'none',
+});
+
+/** Only /bin/descheduler (descheduler.cjs), as the image has it: what the descheduler's e2e tests run. */
+export async function bundleDescheduler(outfile: string): Promise<string> {
+  await build(deschedulerBuild(outfile));
+  chmodSync(outfile, 0o755);
+  return outfile;
+}
+
 /** `outfile` is the entry (server.cjs); app.cjs, client.cjs, warm.cjs, standalone.cjs, release-check.cjs and descheduler.cjs land beside it. */
 export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const started = Date.now();
@@ -90,13 +106,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
     }),
     // /bin/descheduler: the descheduler's command (hosts/descheduler), run as the descheduler's
     // image runs its binary: an executable file (mode set below; COPY keeps it) found by its shebang.
-    build({
-      ...common,
-      entryPoints: [join(ROOT, 'shared', 'hosts', 'descheduler', 'main.ts')],
-      outfile: join(dir, 'descheduler.cjs'),
-      banner: { js: '#!/usr/bin/env node' },
-      legalComments: 'none',
-    }),
+    build(deschedulerBuild(join(dir, 'descheduler.cjs'))),
     // The chart's `helm test` for standalone mode (templates/tests): the Lease and /metrics.
     build({
       ...common,

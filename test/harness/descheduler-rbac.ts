@@ -4,31 +4,12 @@
 // copied here. `head`: the role after v0.36.0, without `pods delete` (descheduler#1887, PR
 // #1888 removed it: the descheduler evicts, never deletes). Names get a suffix so test files
 // sharing a cluster do not meet; the ServiceAccount lives in the namespace given.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1ClusterRole, type V1PolicyRule } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { DESCHEDULER_VERSION } from '../../infra/local/descheduler/build.js';
+import { deschedulerModuleDir } from '../../infra/local/descheduler/build.js';
 import { writeKubeconfig } from './credentials.js';
-
-const WRAPPER = fileURLToPath(new URL('../../infra/local/descheduler/', import.meta.url));
-let moduleDir: string | undefined;
-
-/** The descheduler module's source directory (downloaded through the proxy once, as the oracle's build does). */
-export function deschedulerModuleDir(): string {
-  moduleDir ??= (
-    JSON.parse(
-      execFileSync('go', ['mod', 'download', '-json', `sigs.k8s.io/descheduler@${DESCHEDULER_VERSION}`], {
-        cwd: WRAPPER,
-        encoding: 'utf8',
-        env: { ...process.env, GOTOOLCHAIN: 'local' },
-      }),
-    ) as { Dir: string }
-  ).Dir;
-  return moduleDir;
-}
 
 export type RoleVariant = 'v0.36.0' | 'head';
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { writeKubeconfig } from '../../harness/credentials.js';
+import { onConflictAgain, podKubeconfig, setPodStatus } from '../../harness/pod-kubelet.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Bundle entry in the image -> its source. */
@@ -58,36 +58,15 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
 
   const runs: PodRun[] = [];
   const seen = new Set<string>();
-  const setStatus = async (pod: V1Pod, status: V1Pod['status']) => {
-    const { name, namespace } = pod.metadata as { name: string; namespace: string };
-    await onConflictAgain(async () => {
-      const current = await core.readNamespacedPod({ name, namespace }).catch(() => undefined);
-      if (!current || current.metadata?.uid !== pod.metadata?.uid) return;
-      current.status = { ...current.status, ...status };
-      await core.replaceNamespacedPodStatus({ name, namespace, body: current });
-    });
-  };
+  const setStatus = (pod: V1Pod, status: V1Pod['status']) => setPodStatus(core, pod, status);
 
   const run = async (pod: V1Pod): Promise<void> => {
-    const { name, namespace, uid } = pod.metadata as { name: string; namespace: string; uid: string };
+    const { name, namespace } = pod.metadata as { name: string; namespace: string };
     const c = pod.spec!.containers[0]!;
     const [bin, entry, ...rest] = c.command ?? [];
     const source = bin === 'node' && entry ? ENTRIES[entry] : undefined;
     if (!source || pod.spec!.containers.length !== 1) return; // not an image this stand-in can run: stays Pending
-    const account = pod.spec!.serviceAccountName ?? 'default';
-    const token = await core.createNamespacedServiceAccountToken({
-      name: account,
-      namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name, uid } } },
-    });
-    const cluster = kc.getCurrentCluster()!;
-    const kubeconfig = writeKubeconfig(
-      join(dir, `${uid}.kubeconfig`),
-      account,
-      cluster.server,
-      Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'),
-      token.status!.token,
-    );
+    const kubeconfig = await podKubeconfig(core, kc, pod, dir);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', KUBECONFIG: kubeconfig };
     for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
     const routed = (arg: string) => [...services].reduce((a, [svc, local]) => a.replaceAll(`//${svc}/`, `//${local}/`), arg);
@@ -132,16 +111,4 @@ export async function startKubeletStandIn(kc: KubeConfig, node: string, services
   };
   void loop();
   return { node, services, runs, stop: () => void (stopped = true) };
-}
-
-/** Runs `write` (a read and a replace) again while the API server answers 409, up to 10 times. */
-async function onConflictAgain(write: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (e) {
-      if ((e as { code?: number }).code !== 409 || attempt >= 10) throw e;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
