@@ -83,9 +83,23 @@ export async function recordNamespaceEvent(
   return recordEventAbout(events, { kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` }, event, opts);
 }
 
+/** What an Event is about: a pod, a namespace, or an object cleanup beyond pods removed (a Job, a claim, a Workload's owner). */
+export interface Regarding {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/** An Event about one object kube-tidy removed (issue 38: one per object), on the object itself. */
+export async function recordObjectEvent(events: EventWriter, about: Regarding, event: PodEvent, opts: RecordOptions = {}): Promise<RecordResult> {
+  return recordEventAbout(events, about, event, opts);
+}
+
 async function recordEventAbout(
   events: EventWriter,
-  about: { kind: 'Pod' | 'Namespace'; namespace: string; name: string; uid: string },
+  about: { kind: string; apiVersion?: string; namespace: string; name: string; uid: string },
   event: PodEvent,
   opts: RecordOptions = {},
 ): Promise<RecordResult> {
@@ -105,9 +119,9 @@ async function recordEventAbout(
     // The API server accepts an Event outside default and kube-system only when its regarding
     // object names the Event's namespace: a Namespace's Event names itself (else a 422, and no Event).
     regarding:
-      about.kind === 'Pod'
-        ? { apiVersion: 'v1', kind: 'Pod', namespace: about.namespace, name: about.name, uid: about.uid }
-        : { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name },
+      about.kind === 'Namespace'
+        ? { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name }
+        : { apiVersion: about.apiVersion ?? 'v1', kind: about.kind, namespace: about.namespace, name: about.name, uid: about.uid },
   };
   try {
     const created = await events.createNamespacedEvent({ namespace: about.namespace, body });

@@ -18,7 +18,7 @@ import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
 import type { KubeClients } from './clients.js';
 import { classifyKubeError, KubeRequestError, toKubeError } from './errors.js';
-import { recordNamespaceEvent, recordPodEvent, type PodEvent, type RecordOptions, type RecordResult } from './pod-event.js';
+import { recordNamespaceEvent, recordObjectEvent, recordPodEvent, type PodEvent, type RecordOptions, type RecordResult, type Regarding } from './pod-event.js';
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
 import { WriteRefusals, type WriteVerb } from './write-refusals.js';
@@ -386,6 +386,12 @@ export class ClusterWriter {
   async recordNamespaceEvent(namespace: string, event: PodEvent & { once: string }): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;
     return recordNamespaceEvent(this.clients.events, namespace, event, this.eventOptions());
+  }
+
+  /** A Kubernetes Event on an object cleanup beyond pods removed (not in a dry run, nor with events off). Best effort. */
+  async recordObjectEvent(about: Regarding, event: PodEvent): Promise<RecordResult | undefined> {
+    if (!this.options.recordEvents) return undefined;
+    return recordObjectEvent(this.clients.events, about, event, this.eventOptions());
   }
 
   /** A Kubernetes Event on the pod (not in a dry run, nor with events off). Best effort. */

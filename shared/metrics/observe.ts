@@ -35,7 +35,7 @@ export function observeRemoval(
 }
 
 /** Where a brake held a pod back: pod cleanup's event path or a pass, or a defrag step (through the admission port). */
-export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation';
+export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation' | 'objects';
 
 /** A pod a brake held back (brakes/io/tell.ts). */
 export function observeDeferral(m: MetricsRecorder, d: { budget: string; scope: string }, path: DeferralPath, n = 1): void {

@@ -7,11 +7,12 @@
 //       window: 15m            # the window of maxNoOfPodsToEvict* (default: the sweep interval)
 //       rates:                 # at most `max` removals per `per`, in each scope
 //         - {max: 30, per: 10m, scope: namespace}
+//         - {max: 5, per: 1h, kinds: [PersistentVolumeClaim]}   # pods unless `kinds` says
 //       abort:                 # a pass that would remove more than `percent` % of the pods it
 //         - {percent: 30, scope: owner, minPods: 5}   # considered in a scope stops, and stays stopped
 import { z } from 'zod';
 import { parseGoDuration } from './duration.js';
-import { ObjectRulesSchema } from './objects-schema.js';
+import { OBJECT_KINDS, ObjectRulesSchema } from './objects-schema.js';
 import { RetentionSchema } from './retention.js';
 
 /** The generated sweep runs every 15 minutes (serverless.yml): one window is one descheduler cycle. */
@@ -29,6 +30,9 @@ const Duration = z.string().transform((s, ctx) => {
 });
 
 export const BRAKE_SCOPES = ['cluster', 'namespace', 'owner'] as const;
+/** What a removal removes: a pod (every family's), or an object of cleanup beyond pods (objects-schema.ts). */
+export const REMOVAL_KINDS = ['Pod', ...OBJECT_KINDS] as const;
+export type RemovalKind = (typeof REMOVAL_KINDS)[number];
 export type BrakeScope = (typeof BRAKE_SCOPES)[number];
 const Scope = z.enum(BRAKE_SCOPES);
 
@@ -39,6 +43,16 @@ const RateSchema = z.strictObject({
   per: Duration,
   /** Counted in the cluster, in each namespace, or per controller owner. */
   scope: Scope.default('cluster'),
+  /**
+   * What the rate counts (issue 38): pods by default. Each kind is counted on its own (a
+   * scope per kind), so deleting finished Jobs never spends the pods' budget, nor the reverse.
+   */
+  kinds: z
+    .array(z.enum(REMOVAL_KINDS))
+    .min(1)
+    .max(REMOVAL_KINDS.length)
+    .refine((k) => new Set(k).size === k.length, 'each kind once')
+    .default(['Pod']),
 });
 
 const AbortSchema = z.strictObject({

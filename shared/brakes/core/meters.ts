@@ -4,7 +4,7 @@
 // maxNoOfPodsToEvictTotal and a cluster rate of the same window count the same removals, so
 // editing a policy (reordering its rates, changing a max) never resets what was spent.
 import type { Subject } from '../../model/removal.js';
-import { DEFAULT_BRAKES, type BrakeScope } from '../../policy/brakes-schema.js';
+import { DEFAULT_BRAKES, type BrakeScope, type RemovalKind } from '../../policy/brakes-schema.js';
 import type { Policy } from '../../policy/policy.js';
 
 // The subject's type and how a pod's is read are the model's (model/removal.ts), shared with the admission port.
@@ -18,6 +18,8 @@ export interface Meter {
   windowMs: number;
   /** The setting it comes from, as the user wrote it: said in every deferral. */
   name: string;
+  /** What it counts (absent: pods): the descheduler's limits count pods only; a rate, its `kinds` (pods by default). */
+  kinds?: readonly RemovalKind[];
 }
 
 /** Every meter of a policy: the descheduler's limits over `brakes.window`, then its rates. */
@@ -26,15 +28,23 @@ export function metersOf(policy: Policy): Meter[] {
   const w = brakes.window;
   const out: Meter[] = [];
   const { total, perNamespace, perNode } = policy.limits;
-  if (total !== undefined) out.push({ scope: 'cluster', max: total, windowMs: w, name: 'maxNoOfPodsToEvictTotal' });
-  if (perNamespace !== undefined) out.push({ scope: 'namespace', max: perNamespace, windowMs: w, name: 'maxNoOfPodsToEvictPerNamespace' });
-  if (perNode !== undefined) out.push({ scope: 'node', max: perNode, windowMs: w, name: 'maxNoOfPodsToEvictPerNode' });
-  brakes.rates.forEach((r, i) => out.push({ scope: r.scope, max: r.max, windowMs: r.per, name: `kubeTidy.brakes.rates[${i}]` }));
+  const pods: RemovalKind[] = ['Pod'];
+  if (total !== undefined) out.push({ scope: 'cluster', max: total, windowMs: w, name: 'maxNoOfPodsToEvictTotal', kinds: pods });
+  if (perNamespace !== undefined) out.push({ scope: 'namespace', max: perNamespace, windowMs: w, name: 'maxNoOfPodsToEvictPerNamespace', kinds: pods });
+  if (perNode !== undefined) out.push({ scope: 'node', max: perNode, windowMs: w, name: 'maxNoOfPodsToEvictPerNode', kinds: pods });
+  brakes.rates.forEach((r, i) => out.push({ scope: r.scope, max: r.max, windowMs: r.per, name: `kubeTidy.brakes.rates[${i}]`, kinds: r.kinds }));
   return out;
 }
 
 /** The subject's key in a scope; undefined when the scope does not apply to it. */
 export function scopeKey(scope: MeterScope, s: Subject): string | undefined {
+  const key = podScopeKey(scope, s);
+  // An object's removals are counted apart from the pods' (scopes per kind): `Job:ml` is not `ml`.
+  // A pod's key is unchanged, so a ledger written before kinds existed reads the same.
+  return key === undefined || s.kind === undefined ? key : `${s.kind}:${key}`;
+}
+
+function podScopeKey(scope: MeterScope, s: Subject): string | undefined {
   switch (scope) {
     case 'cluster':
       return '';
@@ -55,6 +65,7 @@ export const windowStart = (now: number, windowMs: number): number => Math.floor
  * counterEnd, which lets any instance drop counters whose window is over.
  */
 export function counterOf(m: Meter, s: Subject, now: number): string | undefined {
+  if (!(m.kinds ?? ['Pod']).includes(s.kind ?? 'Pod')) return undefined;
   const key = scopeKey(m.scope, s);
   return key === undefined ? undefined : `${m.scope}|${m.windowMs}|${windowStart(now, m.windowMs)}|${key}`;
 }

@@ -13,7 +13,7 @@ import { recheck } from '../core/decide.js';
 import { emptyContext, type ObjectDecision, type RemovalTarget, type StoredObject } from '../core/model.js';
 import { claimContextFor, storedOf, WORKLOADS, type ObjectsReader } from './read.js';
 
-export type ObjectOutcome = 'reported' | 'deleted' | 'kept' | 'stale' | 'gone' | 'failed' | 'refused';
+export type ObjectOutcome = 'reported' | 'deleted' | 'deferred' | 'kept' | 'stale' | 'gone' | 'failed' | 'refused';
 
 export interface ObjectResult {
   decision: ObjectDecision;

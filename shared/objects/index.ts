@@ -1,0 +1,7 @@
+// Cleanup beyond pods (issue 38): finished Jobs, unused PersistentVolumeClaims and the owners of
+// finished Kueue Workloads, by the condition their owning controller writes. The family's entry:
+// its handle (what it takes of the process) and its pass, which every path runs.
+export { objectsHandle, type ObjectsHandle, type ObjectsSettings } from './handle.js';
+export { runObjectsPass, type ObjectsOrigin, type ObjectsPassOptions, type ObjectsPassSummary } from './io/pass.js';
+export type { ObjectOutcome, ObjectResult } from './io/act.js';
+export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js';

@@ -1,0 +1,128 @@
+// One pass of cleanup beyond pods: read what the rules name, decide on what is stored, then for
+// each decision in a delete rule ask the admission port (the brakes, charged per kind), act
+// (io/act.ts: read again, check again, delete tied to uid and resourceVersion) and settle on the
+// API server's answer; one Event per object removed. A report rule's decision is reported, never
+// admitted nor acted on. Every path runs this: the sweep, invoke, the CLI, and the event path
+// restricted to the one object its event named (`only`).
+import type { Admission } from '../../kube/admission.js';
+import { removalCharged } from '../../kube/admission.js';
+import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
+import { decideObjects } from '../core/decide.js';
+import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '../core/model.js';
+import type { ObjectsHandle } from '../handle.js';
+import { actOnObject, type ObjectResult } from './act.js';
+import { readObjects } from './read.js';
+
+export type ObjectsOrigin = 'sweep' | 'invoke' | 'cli' | 'event' | 'due';
+
+export interface ObjectsPassOptions {
+  origin: ObjectsOrigin;
+  /** Plan through the API server's dry run (and a Brakes that writes nothing). */
+  dryRun: boolean;
+  /** Only these namespaces (invoke's and the CLI's `namespaces`). */
+  namespaces?: readonly string[];
+  /** The one object an event named: only its decision is acted on (the rest of the read is its context). */
+  only?: { kind: ObjectKind; uid: string };
+  /** The rules to apply; default the configured policy's. */
+  rules?: readonly ObjectRule[];
+}
+
+export interface ObjectsPassSummary {
+  rules: number;
+  /** Objects the rules' kinds listed (in the namespaces asked for). */
+  considered: number;
+  /** What was decided and what came of it: reported, deleted, deferred by a brake, kept on the re-read, ... */
+  results: ObjectResult[];
+  kept: ObjectKept[];
+  /** Matching objects that time alone brings in, and when (the event path arms a timer for its own). */
+  eligible: ObjectEligible[];
+  /** Kinds a rule names that the cluster does not serve (Workload without Kueue). */
+  notServed: ObjectKind[];
+  failures: { transient: number; refused: number };
+}
+
+const inScope = (o: Pick<StoredObject, 'namespace'>, namespaces: readonly string[] | undefined): boolean =>
+  namespaces === undefined || namespaces.includes(o.namespace);
+
+/** The decision's subject for the brakes: its kind, namespace and controller owner (the Workload's owner is what goes). */
+function subjectOf(d: ObjectDecision) {
+  const owner = d.target.uid === d.uid ? undefined : `${d.namespace}/${d.target.kind}/${d.target.name}`;
+  return { kind: d.kind, namespace: d.namespace, ...(owner ? { owner } : {}) };
+}
+
+async function deleteAdmitted(h: ObjectsHandle, admission: Admission, rules: readonly ObjectRule[], d: ObjectDecision, dryRun: boolean): Promise<ObjectResult> {
+  const taken = await admission.admit(subjectOf(d));
+  if ('deferred' in taken) return { decision: d, outcome: 'deferred', dryRun, message: taken.deferred.why };
+  let result: ObjectResult | undefined;
+  try {
+    result = await actOnObject({ reader: h.reader, writer: h.writer({ dryRun }), rules, now: () => h.now() }, d);
+    return result;
+  } finally {
+    admission.settle(taken.ticket, removalCharged(result && { outcome: result.outcome }));
+  }
+}
+
+/** One Event on what was removed (the Workload's owner for a Workload): who removed it and by which rule. */
+async function tell(h: ObjectsHandle, r: ObjectResult, dryRun: boolean): Promise<void> {
+  if (r.outcome !== 'deleted' || dryRun) return;
+  const t = r.decision.target;
+  await h
+    .writer({ dryRun })
+    .recordObjectEvent(
+      { apiVersion: t.apiVersion, kind: t.kind, namespace: t.namespace, name: t.name, uid: t.uid },
+      { reason: 'Deleted', action: 'Delete', type: 'Normal', note: `kube-tidy rule ${r.decision.rule}: ${r.decision.reason}` },
+    );
+}
+
+export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): Promise<ObjectsPassSummary> {
+  const rules = o.rules ?? h.policy().objects ?? [];
+  const empty: ObjectsPassSummary = {
+    rules: rules.length,
+    considered: 0,
+    results: [],
+    kept: [],
+    eligible: [],
+    notServed: [],
+    failures: { transient: 0, refused: 0 },
+  };
+  if (rules.length === 0) return empty;
+  const read = await readObjects(h.reader, rules);
+  const objects = read.objects.filter((x) => inScope(x, o.namespaces));
+  const plan = decideObjects(rules, objects, read.ctx, h.now());
+  // A protected namespace is never touched (the writer refuses it too): what a rule selected there is kept, and said.
+  const guarded = new Set(h.settings.protectedNamespaces);
+  const shielded = plan.decisions.filter((d) => guarded.has(d.namespace));
+  plan.decisions = plan.decisions.filter((d) => !guarded.has(d.namespace));
+  plan.eligible = plan.eligible.filter((d) => !guarded.has(d.namespace));
+  plan.kept.push(
+    ...shielded.map(({ kind, namespace, name, uid, resourceVersion, rule }) => ({
+      kind,
+      namespace,
+      name,
+      uid,
+      resourceVersion,
+      rule,
+      reason: 'in a protected namespace (PROTECTED_NAMESPACES)',
+    })),
+  );
+  const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
+  const admission = h.admission({ dryRun: o.dryRun });
+  const results: ObjectResult[] = [];
+  for (const d of plan.decisions.filter(mine)) {
+    const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
+    results.push(r);
+    await tell(h, r, o.dryRun);
+  }
+  return {
+    rules: rules.length,
+    considered: objects.length,
+    results,
+    kept: plan.kept.filter(mine),
+    eligible: plan.eligible.filter(mine),
+    notServed: read.notServed,
+    failures: {
+      transient: results.filter((r) => r.outcome === 'failed').length,
+      refused: results.filter((r) => r.outcome === 'refused').length,
+    },
+  };
+}
