@@ -7,6 +7,8 @@ import { loadPolicy, loadPolicyText } from '../shared/policy/load.js';
 import { parseSelectorString } from '../shared/policy/selector-string.js';
 import { PassReports } from '../shared/cleanup/reports/index.js';
 import { readSenderAuthConfig } from '../shared/serve/http/auth.js';
+import { objectsHandle, objectsStep, type ObjectsHandle } from '../shared/objects/index.js';
+import { sumFailures } from '../shared/model/answer.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -57,14 +59,16 @@ function runToken(headers: Record<string, string | string[] | undefined>, bearer
 interface InvokeParts extends CleanupParts {
   /** Sender authentication is off (SENDER_AUTH=none): the Authorization header is free to carry the run token. */
   bearerFree: boolean;
+  /** Cleanup beyond pods (shared/objects): planned or run after the pods, by the same request. */
+  objects: ObjectsHandle;
 }
 
 export const invoke = defineTarget({
   name: 'invoke',
   accepts: { plain: 'body', hint: 'invoke takes a JSON request body ({"mode": "plan"}), not CloudEvents' },
   needs: { policy: true, cluster: 'at-start' },
-  setup: (rt): InvokeParts => ({ ...cleanupParts(rt), bearerFree: readSenderAuthConfig(rt.env).platform === 'none' }),
-  async handle(input, { config, handle: h, bearerFree }) {
+  setup: (rt): InvokeParts => ({ ...cleanupParts(rt), bearerFree: readSenderAuthConfig(rt.env).platform === 'none', objects: objectsHandle(rt) }),
+  async handle(input, { config, handle: h, bearerFree, objects: oh }) {
     if (input.type !== 'body') throw new Error('unreachable: accepts only plain bodies');
     const parsed = RequestSchema.safeParse(input.body ?? {});
     if (!parsed.success) throw new BadRequestError(400, describeIssues(parsed.error.issues, 'body').join('; '));
@@ -106,7 +110,14 @@ export const invoke = defineTarget({
     const { results, keptPods, failures, ...counts } = summary;
     // A report asked for and not written is work left undone, by the same partial-failure rule.
     const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
-    const all = written ? { transient: failures.transient + written.failures.transient, refused: failures.refused + written.failures.refused } : failures;
+    // Then cleanup beyond pods: the same policy, namespaces and mode (a label selector is the pods' alone).
+    const objects = await objectsStep(oh, {
+      origin: 'invoke',
+      dryRun: body.mode === 'plan' || oh.settings.dryRun,
+      rules: policy.objects ?? [],
+      ...(body.namespaces ? { namespaces: body.namespaces } : {}),
+    });
+    const all = sumFailures(failures, written?.failures, objects.failures);
     return {
       outcome: body.mode === 'plan' ? 'planned' : 'ran',
       dryRun: summary.dryRun,
@@ -115,6 +126,7 @@ export const invoke = defineTarget({
       results,
       kept: keptPods,
       ...(written ? { reports: written } : {}),
+      ...(objects.answer ? { objects: objects.answer } : {}),
     };
   },
 });

@@ -3,6 +3,8 @@ import { dueOf, readDueConfig, type Due } from '../shared/cleanup/due/index.js';
 import { MetadataTokens } from '../shared/gcp/metadata-token.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { PassReports } from '../shared/cleanup/reports/index.js';
+import { objectsHandle, objectsStep, type ObjectsHandle } from '../shared/objects/index.js';
+import { sumFailures } from '../shared/model/answer.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -36,12 +38,21 @@ interface SweepParts extends CleanupParts {
   carry: Carry;
   /** The metadata server's token for publishing shards to Pub/Sub, kept across passes. */
   tokens: MetadataTokens;
+  /** Cleanup beyond pods (shared/objects): its pass runs after the pods' when the policy has object rules. */
+  objects: ObjectsHandle;
 }
 
 const sweepParts = (rt: Runtime): SweepParts => {
   const parts = cleanupParts(rt);
   const config = readDueConfig(rt.env);
-  return { ...parts, due: dueOf(parts.handle, config), dueWithinMs: config.DUE_HORIZON_SECONDS * 1000, carry: new Carry(), tokens: new MetadataTokens() };
+  return {
+    ...parts,
+    due: dueOf(parts.handle, config),
+    dueWithinMs: config.DUE_HORIZON_SECONDS * 1000,
+    carry: new Carry(),
+    tokens: new MetadataTokens(),
+    objects: objectsHandle(rt),
+  };
 };
 
 export const sweep = defineTarget({
@@ -54,7 +65,7 @@ export const sweep = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: sweepParts,
-  async handle(input, { config, handle: h, due, dueWithinMs, carry, tokens }) {
+  async handle(input, { config, handle: h, due, dueWithinMs, carry, tokens, objects: oh }) {
     const { budgetMs, eventsPerPass } = h.settings;
     const audit = config.SWEEP_MODE === 'audit';
     // An audit plans through the API server's dry run, whatever DRY_RUN says.
@@ -83,15 +94,25 @@ export const sweep = defineTarget({
     const { results, keptPods, failures: passFailures, dueSoon, ...counts } = summary;
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.
     const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
-    const failures = written
-      ? { transient: passFailures.transient + written.failures.transient, refused: passFailures.refused + written.failures.refused }
-      : passFailures;
+    // Then cleanup beyond pods, with the same policy and dry run (an audit only plans them too).
+    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [] });
+    const failures = sumFailures(passFailures, written?.failures, objects.failures);
     // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
     const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {
       h.log.warn({ err: (e as Error)?.message ?? String(e) }, 'sweep: could not list the pods due soon in the due list');
       return undefined;
     });
-    h.log.info({ sweep: counts, failures, ...(listed ? { dueListed: listed } : {}), ...(written ? { reports: written } : {}) }, 'sweep done');
+    const objectCounts = objects.answer && { considered: objects.answer.considered, ...objects.answer.outcomes };
+    h.log.info(
+      {
+        sweep: counts,
+        failures,
+        ...(listed ? { dueListed: listed } : {}),
+        ...(written ? { reports: written } : {}),
+        ...(objectCounts ? { objects: objectCounts } : {}),
+      },
+      'sweep done',
+    );
     const complete = failures.transient + failures.refused === 0;
     return {
       outcome: complete ? (audit ? 'audited' : 'swept') : 'incomplete',
@@ -100,6 +121,7 @@ export const sweep = defineTarget({
       failures,
       results,
       kept: keptPods,
+      ...(objects.answer ? { objects: objects.answer } : {}),
     };
   },
 });

@@ -15,3 +15,9 @@ export interface Answer {
   failures?: { transient: number; refused: number };
   [field: string]: unknown;
 }
+
+export type Failures = { transient: number; refused: number };
+
+/** Work left undone by the steps of one target (a pass, its reports, the objects pass), summed; absent steps add nothing. */
+export const sumFailures = (...all: (Failures | undefined)[]): Failures =>
+  all.reduce<Failures>((a, f) => (f ? { transient: a.transient + f.transient, refused: a.refused + f.refused } : a), { transient: 0, refused: 0 });
