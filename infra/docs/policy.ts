@@ -121,10 +121,10 @@ export function policyPage(root: string): string {
     ...part(
       root,
       'kubeTidy',
-      "kube-tidy's own top-level section (the descheduler ignores it): [brakes](../brakes.md) and [retention](../retention.md).",
+      "kube-tidy's own top-level section (the descheduler ignores it): [brakes](../brakes.md), [retention](../retention.md) and [cleanup beyond pods](../objects.md).",
       KubeTidySectionSchema,
       'kubeTidy.',
-      ['shared/policy/brakes-schema.ts', 'shared/policy/retention.ts'],
+      ['shared/policy/brakes-schema.ts', 'shared/policy/retention.ts', 'shared/policy/objects-schema.ts'],
     ),
   ].join('\n');
 }

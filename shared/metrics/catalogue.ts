@@ -117,10 +117,16 @@ export const METRICS = {
     help: "Times kube-tidy found state it keeps in the cluster not as it wrote it, by store (brakes-ledger, due-list, evacuation-slots, lease) and found (unreadable: it fails its schema; deleted; replaced: another object under its name). Never taken as empty: the brakes' ledger is rebuilt blind (the windows under way count as spent, trips unknown until a person resumes), unreadable due-list entries are left to the next sweep, unreadable evacuation slots stay held (on no known node) until a tick frees them or writes them again from their pod, and slots of evacuations in flight missing from a deleted or emptied ConfigMap are written again by the tick from the pods' Started state (found deleted); a standalone leader that finds its Lease deleted or naming no holder stops writing until it holds it again, and a follower does not take such a Lease before the claim it last saw, or the duration it states, could have ended.",
     labels: ['store', 'found'],
   },
+  objectsDecided: {
+    name: 'kube_tidy_objects_total',
+    kind: 'counter',
+    help: 'Objects cleanup beyond pods decided on (kubeTidy.objects: finished Jobs, unused PersistentVolumeClaims, the owners of finished Kueue Workloads), by kind, rule, mode (report, delete), outcome (reported: a report rule, nothing removed; deleted; deferred: a brake held it back; kept: read again before the delete, it no longer qualified; stale: changed between that read and the delete, the uid/resourceVersion precondition held it; gone; failed: transient; refused: for good), namespace and dry_run (true: through the API server\'s dry run).',
+    labels: ['kind', 'rule', 'mode', 'outcome', 'namespace', 'dry_run'],
+  },
   budgetDeferred: {
     name: 'kube_tidy_budget_deferred_total',
     kind: 'counter',
-    help: 'Pods a brake held back (docs/brakes.md), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; defrag: the eviction of a defragmentation step; evacuation: the start of an evacuation, with EVACUATION_CHARGE_BUDGETS): deferred to a later pass, event or step, never an error.',
+    help: 'Pods a brake held back (docs/brakes.md), by budget (maxNoOfPodsToEvictTotal, kubeTidy.brakes.rates[0], kubeTidy.brakes.abort, ...), scope (cluster, namespace, node, owner) and path (event, pass: pod cleanup; objects: a delete of cleanup beyond pods; defrag: the eviction of a defragmentation step; evacuation: the start of an evacuation, with EVACUATION_CHARGE_BUDGETS): deferred to a later pass, event or step, never an error.',
     labels: ['budget', 'scope', 'path'],
   },
   budgetAborted: {

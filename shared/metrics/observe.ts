@@ -37,6 +37,14 @@ export function observeRemoval(
 /** Where a brake held a pod back: pod cleanup's event path or a pass, or a defrag step (through the admission port). */
 export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation' | 'objects';
 
+/** One object decision of cleanup beyond pods and what came of it (objects/io/pass.ts). */
+export function observeObject(
+  m: MetricsRecorder,
+  r: { kind: string; rule: string; mode: string; outcome: string; namespace: string; dryRun: boolean },
+): void {
+  m.record('objectsDecided', 1, { kind: r.kind, rule: r.rule, mode: r.mode, outcome: r.outcome, namespace: r.namespace, dry_run: String(r.dryRun) });
+}
+
 /** A pod a brake held back (brakes/io/tell.ts). */
 export function observeDeferral(m: MetricsRecorder, d: { budget: string; scope: string }, path: DeferralPath, n = 1): void {
   m.record('budgetDeferred', n, { budget: d.budget, scope: d.scope, path });

@@ -27,8 +27,8 @@ describe('kubeTidy.brakes in the policy', () => {
     expect(p.brakes).toEqual({
       window: 3_600_000,
       rates: [
-        { max: 30, per: 600_000, scope: 'cluster' },
-        { max: 2, per: 60_000, scope: 'owner' },
+        { max: 30, per: 600_000, scope: 'cluster', kinds: ['Pod'] },
+        { max: 2, per: 60_000, scope: 'owner', kinds: ['Pod'] },
       ],
       abort: [{ percent: 30, scope: 'namespace', minPods: 0 }],
     });

@@ -49,8 +49,10 @@ const Age = z.string().transform((s, ctx) => {
 });
 
 const ConditionSchema = z.strictObject({
+  /** The condition's type as the owning controller writes it (status.conditions[].type). */
   type: z.string().min(1).max(316),
   status: z.enum(['True', 'False', 'Unknown']).default('True'),
+  /** When given, the condition's reason must be this too. */
   reason: z.string().min(1).max(1024).optional(),
 });
 export type ObjectCondition = z.output<typeof ConditionSchema>;
@@ -61,6 +63,7 @@ export const ObjectRuleSchema = z
   .strictObject({
     /** Names the rule in reports, Events, CloudEvents and metrics (a DNS label). */
     name: z.string().regex(RULE_NAME, 'a DNS label: lower case letters, digits and "-", at most 63'),
+    /** Job (batch/v1), PersistentVolumeClaim (v1) or Workload (kueue.x-k8s.io: its controller owner is what goes). */
     kind: z.enum(OBJECT_KINDS),
     /** report (default): results and CloudEvents, nothing removed; delete: removed, said the same way. */
     mode: z.enum(['report', 'delete']).default('report'),

@@ -7,6 +7,7 @@
 import type { Admission } from '../../kube/admission.js';
 import { removalCharged } from '../../kube/admission.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
+import { observeObject } from '../../metrics/observe.js';
 import { decideObjects } from '../core/decide.js';
 import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '../core/model.js';
 import type { ObjectsHandle } from '../handle.js';
@@ -111,6 +112,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
   for (const d of plan.decisions.filter(mine)) {
     const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
     results.push(r);
+    observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
     await tell(h, r, o.dryRun);
   }
   return {
