@@ -84,6 +84,12 @@ export async function runDescheduler(flags: DeschedulerFlags, io: DeschedulerIo)
   if (flags.ignored.length) log.warn({ flags: flags.ignored }, 'accepted and not acted on by kube-tidy');
   const { policy, warnings } = loadPolicyFile(flags.policyConfigFile, flags.allowUnsupported);
   for (const w of warnings) log.warn({ file: flags.policyConfigFile }, w);
+  // The drop-in cleans pods, as the descheduler does; the object rules run in kube-tidy's own hosts (docs/objects.md).
+  if (policy.objects?.length)
+    log.warn(
+      { rules: policy.objects.map((r) => r.name) },
+      'kubeTidy.objects: not run by the descheduler drop-in (the sweep, invoke, the CLI and the standalone program run them)',
+    );
   const metrics = io.metrics ?? new MetricsRecorder(process.env);
   metrics.deschedulerNames = true;
   metrics.record('deschedulerBuildInfo', 1, { ...BUILD, GoVersion: process.version });
