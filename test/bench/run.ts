@@ -50,6 +50,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   // Not in the default run: a removal's CPU and API requests on the event path (issue 35). `npm run bench event-cost` (EVENT_COST_PODS, default 1000).
   ...(only === 'event-cost' ? { 'event-cost': async () => (await import('./event-cost.js')).runEventCostBench() } : {}),
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
+  // Not in the default run: finished Jobs removed by kube-tidy's sweep beside the Job TTL controller (issue 38). `npm run bench objects -- 200`.
+  ...(only === 'objects' ? { objects: async () => (await import('./objects.js')).runObjectsBench(Number(process.argv[3] ?? '200')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 

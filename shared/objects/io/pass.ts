@@ -88,6 +88,11 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
   };
   if (rules.length === 0) return empty;
   const read = await readObjects(h.reader, rules);
+  if (read.notServed.length)
+    h.log.warn(
+      { kinds: read.notServed, origin: o.origin },
+      'objects: a rule names a kind this cluster does not serve (Workload: is Kueue installed?); those rules read nothing',
+    );
   const objects = read.objects.filter((x) => inScope(x, o.namespaces));
   const plan = decideObjects(rules, objects, read.ctx, h.now());
   // A protected namespace is never touched (the writer refuses it too): what a rule selected there is kept, and said.
