@@ -64,6 +64,10 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
   if (!section.success) issues.push(...issuesFromZod(section.error, 'kubeTidy', e.kubeTidy));
   // Names too, whatever else is wrong in the section: every problem at once.
   issues.push(...retentionNames((e.kubeTidy as { retention?: unknown } | undefined)?.retention, e.profiles));
+  // A policy does something: pod profiles, or only rules beyond pods (docs/objects.md).
+  const objectRules = (e.kubeTidy as { objects?: unknown } | undefined)?.objects;
+  if (e.profiles.length === 0 && !(Array.isArray(objectRules) && objectRules.length > 0))
+    issues.push({ path: 'profiles', message: 'at least one profile is required (or kubeTidy.objects rules only)' });
   if (issues.length > 0 || !section.success) throw new PolicyError(issues);
   return {
     policy: {

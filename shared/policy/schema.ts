@@ -52,8 +52,8 @@ const Count = z.number().int().nonnegative();
 export const PolicyEnvelopeSchema = z.strictObject({
   apiVersion: z.literal('descheduler/v1alpha2'),
   kind: z.literal('DeschedulerPolicy'),
-  /** Named profiles; every profile runs, each with the plugins it enables and their arguments. */
-  profiles: z.array(ProfileSchema).min(1, 'at least one profile is required'),
+  /** Named profiles; every profile runs, each with the plugins it enables and their arguments. None: only kubeTidy.objects rules (load.ts). */
+  profiles: z.array(ProfileSchema),
   /** Only pods on the nodes this label selector (string form) matches; a policy with it reads nodes. */
   nodeSelector: SelectorStringSchema,
   /** At most this many removals per node: per pass as per descheduler cycle, and per brakes window across every pass, event and instance. */
