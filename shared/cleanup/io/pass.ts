@@ -109,7 +109,8 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
   const schedule = scheduleOf(opts, hasBrakes(brakes.set), snapshotNeeds(opts.policy));
   const carried = schedule.carry?.take(opts.policy, writer.dryRun, started);
   const id = passId(started);
-  const lists = !carried || carried.resume !== undefined;
+  // A policy of object rules only (no profiles) has no pod to read: the pass lists nothing.
+  const lists = opts.policy.profiles.length > 0 && (!carried || carried.resume !== undefined);
   const events = kubeEventsOf(h.settings, writer, id, opts.eventsPerPass);
   // Subscribed in this order: at the end, the meter counts the Events' requests, and CloudEvents tell the finished summary.
   const observers = new Observers([
