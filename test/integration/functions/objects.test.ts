@@ -59,6 +59,17 @@ describe('the sweep runs the object rules after the pods', () => {
   }, 120_000);
 });
 
+describe('a policy of object rules only', () => {
+  it('loads without profiles, and the sweep reads no pod for it', async () => {
+    const policy = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [], kubeTidy: { objects: [rule('report-told', 'told')] } };
+    const agent = serve(sweep, await runtimeFor(policy));
+    const res = await send(agent, pingRequest());
+    expect(res.status).toBe(200);
+    expect(res.body.summary).toMatchObject({ pages: 0, podsSeen: 0 });
+    expect(res.body.objects.results).toMatchObject([{ name: 'told', outcome: 'reported' }]);
+  }, 60_000);
+});
+
 describe('invoke plans the object rules and runs them when asked', () => {
   beforeAll(async () => void (await finishedJob(kc(), ns.name, 'asked', { labels: { app: 'asked' } })), 120_000);
 
