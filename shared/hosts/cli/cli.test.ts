@@ -63,7 +63,7 @@ describe('kube-tidy policy check', () => {
     );
     expect(JSON.parse(cli('policy', 'check', f).stdout).kubeTidy.brakes).toEqual({
       window: '1h30m',
-      rates: [{ max: 5, per: '1m30s', scope: 'owner' }],
+      rates: [{ max: 5, per: '1m30s', scope: 'owner', kinds: ['Pod'] }],
       abort: [{ percent: 25, scope: 'cluster', minPods: 0 }],
     });
   });
