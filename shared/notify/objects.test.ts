@@ -7,7 +7,11 @@ let sent: OutEvent[] = [];
 let n: Notifier;
 beforeEach(() => {
   sent = [];
-  n = Notifier.fromEnv({ EVENTS_SINK: 'http://127.0.0.1:9/' }, () => Date.parse('2026-11-28T12:00:00Z'), async (e) => void sent.push(e));
+  n = Notifier.fromEnv(
+    { EVENTS_SINK: 'http://127.0.0.1:9/' },
+    () => Date.parse('2026-11-28T12:00:00Z'),
+    async (e) => void sent.push(e),
+  );
 });
 
 const SINCE = Date.parse('2026-11-27T09:30:00Z');
@@ -87,7 +91,13 @@ describe('object decisions as CloudEvents', () => {
       ['kube-tidy/cli', 'namespaces/ml/jobs/train-7', 'deleted', 'true', undefined],
       ['kube-tidy/objectChanged', 'namespaces/ml/workloads/train-7', 'kept', 'false', 'read again before the delete: no longer matches'],
     ]);
-    expect((sent[2]!.data as ObjectDecisionData).target).toEqual({ apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'ml', name: 'train', uid: 'o-1' });
+    expect((sent[2]!.data as ObjectDecisionData).target).toEqual({
+      apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
+      namespace: 'ml',
+      name: 'train',
+      uid: 'o-1',
+    });
   });
 
   it('with no sink nothing is built or sent, and a decision with no readable time never throws', async () => {

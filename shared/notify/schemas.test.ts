@@ -31,7 +31,11 @@ const decision = (name: string, over: Partial<Decision> = {}): Decision => ({
   ...over,
 });
 
-function objectResult(name: string, outcome: ObjectResultSaid['outcome'], o: { message?: string; dryRun?: boolean; workload?: boolean } = {}): ObjectResultSaid {
+function objectResult(
+  name: string,
+  outcome: ObjectResultSaid['outcome'],
+  o: { message?: string; dryRun?: boolean; workload?: boolean } = {},
+): ObjectResultSaid {
   const self = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ml', name, uid: `uid-${name}` };
   return {
     decision: {
