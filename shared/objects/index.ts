@@ -5,3 +5,4 @@ export { objectsHandle, type ObjectsHandle, type ObjectsSettings } from './handl
 export { runObjectsPass, type ObjectsOrigin, type ObjectsPassOptions, type ObjectsPassSummary } from './io/pass.js';
 export type { ObjectOutcome, ObjectResult } from './io/act.js';
 export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js';
+export { ObjectReports, type ObjectReportsOptions, type ReportsWritten } from './reports/index.js';

@@ -137,7 +137,8 @@ export interface BuildContext {
   cap?: number;
 }
 
-const cut = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
+/** A message within MESSAGE_MAX. */
+export const cutMessage = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
 
 /** One result about one pod: what every result shares (source, policy, rule, severity, its stable id). */
 function result(
@@ -160,7 +161,7 @@ function result(
     scored: status !== 'skip',
     timestamp,
     resources: [pod],
-    message: cut(message),
+    message: cutMessage(message),
     properties: { resultID: resultId(g.profile, strategy, pod, status), ...properties },
   };
 }
@@ -178,41 +179,57 @@ function keptResult(g: ReportGroup, k: KeptPod, c: BuildContext, timestamp: Repo
   return result(g, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
 }
 
+/**
+ * The results `makers` make, in order, until `cap` results or MAX_RESULT_BYTES of JSON: what
+ * comes first (a report's selected objects) is what a capped report keeps.
+ */
+export function boundedResults(makers: readonly (() => ReportResult)[], cap: number): ReportResult[] {
+  const results: ReportResult[] = [];
+  let bytes = 0;
+  for (const make of makers) {
+    if (results.length >= cap) break;
+    const r = make();
+    bytes += Buffer.byteLength(JSON.stringify(r)) + 1;
+    if (bytes > MAX_RESULT_BYTES) break;
+    results.push(r);
+  }
+  return results;
+}
+
+/** A Report around bounded results: the summary counts every one, the annotation how many were left out. */
+export function reportOf(metadata: Report['metadata'], summary: ReportSummary, results: ReportResult[], cap: number): Report {
+  const total = summary.pass + summary.fail + summary.warn + summary.error + summary.skip;
+  return {
+    apiVersion: `${OPENREPORTS.group}/${OPENREPORTS.version}` as const,
+    kind: OPENREPORTS.kind,
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [ANNOTATIONS.leftOut]: String(total - results.length) } },
+    source: SOURCE,
+    configuration: { limits: { maxResults: cap } },
+    summary: { ...summary },
+    results,
+  };
+}
+
 /** One Report per collected (namespace, profile): selected pods first, then kept ones, within the caps. */
 export function buildReports(groups: readonly ReportGroup[], c: BuildContext): Report[] {
   const cap = c.cap ?? MAX_RESULTS_PER_REPORT;
   const timestamp = { seconds: Math.floor(c.now / 1000), nanos: 0 };
   return groups.map((g) => {
-    const results: ReportResult[] = [];
-    let bytes = 0;
-    const candidates = [...g.selected.map((r) => () => selectedResult(g, r, c, timestamp)), ...g.kept.map((k) => () => keptResult(g, k, c, timestamp))];
-    for (const make of candidates) {
-      if (results.length >= cap) break;
-      const r = make();
-      bytes += Buffer.byteLength(JSON.stringify(r)) + 1;
-      if (bytes > MAX_RESULT_BYTES) break;
-      results.push(r);
-    }
-    const total = g.summary.pass + g.summary.fail + g.summary.warn + g.summary.error + g.summary.skip;
-    return {
-      apiVersion: `${OPENREPORTS.group}/${OPENREPORTS.version}` as const,
-      kind: OPENREPORTS.kind,
-      metadata: {
-        name: reportName(g.profile),
-        namespace: g.namespace,
-        labels: reportLabels(g.profile),
-        annotations: {
-          [ANNOTATIONS.policy]: g.profile,
-          [ANNOTATIONS.pass]: c.pass,
-          [ANNOTATIONS.mode]: c.mode,
-          [ANNOTATIONS.leftOut]: String(total - results.length),
-          ...(c.keptNotListed ? { [ANNOTATIONS.keptNotListed]: String(c.keptNotListed) } : {}),
-        },
+    const results = boundedResults(
+      [...g.selected.map((r) => () => selectedResult(g, r, c, timestamp)), ...g.kept.map((k) => () => keptResult(g, k, c, timestamp))],
+      cap,
+    );
+    const metadata = {
+      name: reportName(g.profile),
+      namespace: g.namespace,
+      labels: reportLabels(g.profile),
+      annotations: {
+        [ANNOTATIONS.policy]: g.profile,
+        [ANNOTATIONS.pass]: c.pass,
+        [ANNOTATIONS.mode]: c.mode,
+        ...(c.keptNotListed ? { [ANNOTATIONS.keptNotListed]: String(c.keptNotListed) } : {}),
       },
-      source: SOURCE,
-      configuration: { limits: { maxResults: cap } },
-      summary: { ...g.summary },
-      results,
     };
+    return reportOf(metadata, g.summary, results, cap);
   });
 }
