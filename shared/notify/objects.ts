@@ -7,21 +7,9 @@ import { objectDecisionEvent, objectSubject } from './build.js';
 import type { Notifier } from './notifier.js';
 import type { ObjectDecisionData, ObjectOrigin, ObjectOutcomeName } from './types.js';
 
-/** An object result as the pass has it (shared/objects/io/act.ts ObjectResult). */
+/** An object result as the pass has it (shared/objects/io/act.ts ObjectResult): its decision's `since` in epoch ms. */
 export interface ObjectResultSaid {
-  decision: {
-    kind: string;
-    namespace: string;
-    name: string;
-    uid: string;
-    rule: string;
-    mode: 'report' | 'delete';
-    condition: string;
-    /** Epoch ms. */
-    since: number;
-    reason: string;
-    target: { apiVersion: string; kind: string; namespace: string; name: string; uid: string };
-  };
+  decision: Pick<ObjectDecisionData, 'kind' | 'namespace' | 'name' | 'uid' | 'rule' | 'mode' | 'condition' | 'reason' | 'target'> & { since: number };
   outcome: ObjectOutcomeName;
   dryRun: boolean;
   message?: string;

@@ -140,11 +140,15 @@ export interface BuildContext {
 /** A message within MESSAGE_MAX. */
 export const cutMessage = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
 
-/** One result about one pod: what every result shares (source, policy, rule, severity, its stable id). */
-function result(
-  g: ReportGroup,
-  strategy: string,
-  pod: ObjectReference,
+/**
+ * One result about one object under `policy` and `rule` (a profile and a strategy; for cleanup
+ * beyond pods its rule twice): what every result shares (source, category, severity, scored,
+ * its stable id first among the properties).
+ */
+export function reportResult(
+  policy: string,
+  rule: string,
+  resource: ObjectReference,
   status: 'fail' | 'error' | 'skip',
   message: string,
   properties: Record<string, string>,
@@ -152,17 +156,17 @@ function result(
 ): ReportResult {
   return {
     source: SOURCE,
-    policy: g.profile,
-    rule: strategy,
+    policy,
+    rule,
     category: CATEGORY,
     result: status,
     severity: SEVERITY[status],
-    // A kept pod is not a finding: it does not count against the policy.
+    // A kept object is not a finding: it does not count against the policy.
     scored: status !== 'skip',
     timestamp,
-    resources: [pod],
+    resources: [resource],
     message: cutMessage(message),
-    properties: { resultID: resultId(g.profile, strategy, pod, status), ...properties },
+    properties: { resultID: resultId(policy, rule, resource, status), ...properties },
   };
 }
 
@@ -171,12 +175,12 @@ function selectedResult(g: ReportGroup, r: SelectedPod, c: BuildContext, timesta
   // The strategy's reason, then what came of it when the API server (or a brake) said more.
   const message = r.message ? `${r.reason} (${r.outcome}: ${r.message})` : r.reason;
   const properties = { action: r.action, outcome: r.outcome, dryRun: String(r.dryRun), pass: c.pass, mode: c.mode };
-  return result(g, r.strategy, pod, statusOf(r.outcome) as 'fail' | 'error', message, properties, timestamp);
+  return reportResult(g.profile, r.strategy, pod, statusOf(r.outcome) as 'fail' | 'error', message, properties, timestamp);
 }
 
 function keptResult(g: ReportGroup, k: KeptPod, c: BuildContext, timestamp: ReportResult['timestamp']): ReportResult {
   const pod = { apiVersion: 'v1', kind: 'Pod', namespace: k.namespace, name: k.name, ...(k.uid ? { uid: k.uid } : {}) };
-  return result(g, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
+  return reportResult(g.profile, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
 }
 
 /**

@@ -8,17 +8,7 @@
 // server's dry run, `would remove`), or held back (deferred, stale, gone: `properties.outcome`
 // says which); a delete that failed or was refused = `error`; an object kept = `skip`, with why
 // (an owner rule, a protection, or the re-read before its delete). Decisions first, then kept.
-import {
-  boundedResults,
-  CATEGORY,
-  cutMessage,
-  MAX_RESULTS_PER_REPORT,
-  reportOf,
-  resultId,
-  SEVERITY,
-  SOURCE,
-  statusOf,
-} from '../../../cleanup/reports/core/build.js';
+import { boundedResults, MAX_RESULTS_PER_REPORT, reportOf, reportResult, statusOf } from '../../../cleanup/reports/core/build.js';
 import type { ObjectReference, Report, ReportResult, ReportSummary, ResultStatus } from '../../../cleanup/reports/core/report.js';
 import type { ObjectDecision, ObjectKept } from '../../core/model.js';
 import { OBJECT_ANNOTATIONS, objectReportLabels, objectReportName } from './names.js';
@@ -70,11 +60,10 @@ function verb(r: ObjectReported): string {
 
 function decidedResult(r: ObjectReported, origin: string, timestamp: ReportResult['timestamp']): ReportResult {
   const d = r.decision;
-  const status = statusOfObject(r.outcome);
+  const status = statusOfObject(r.outcome) as 'fail' | 'error' | 'skip';
   const said = `${verb(r)} ${what(d)}: ${d.reason}`;
   const message = status === 'skip' ? `kept: ${r.message ?? d.reason}` : r.message ? `${said} (${r.outcome}: ${r.message})` : said;
   const properties: Record<string, string> = {
-    resultID: resultId(d.rule, d.kind, d, status),
     mode: d.mode,
     outcome: r.outcome,
     dryRun: String(r.dryRun),
@@ -83,37 +72,12 @@ function decidedResult(r: ObjectReported, origin: string, timestamp: ReportResul
     since: new Date(d.since).toISOString(),
     ...(d.target.uid === d.uid ? {} : { target: `${d.target.apiVersion} ${d.target.kind} ${d.target.name}` }),
   };
-  return result(d.rule, resourceOf(d), status, message, properties, timestamp);
+  // The rule is the Report's unit and its only rule: policy and rule both name it.
+  return reportResult(d.rule, d.rule, resourceOf(d), status, message, properties, timestamp);
 }
 
-function keptResult(k: ObjectKept, origin: string, timestamp: ReportResult['timestamp']): ReportResult {
-  const properties = { resultID: resultId(k.rule, k.kind, k, 'skip'), kept: 'true', origin };
-  return result(k.rule, resourceOf(k), 'skip', `kept: ${k.reason}`, properties, timestamp);
-}
-
-function result(
-  rule: string,
-  resource: ObjectReference,
-  status: ResultStatus,
-  message: string,
-  properties: Record<string, string>,
-  timestamp: ReportResult['timestamp'],
-): ReportResult {
-  return {
-    source: SOURCE,
-    policy: rule,
-    rule,
-    category: CATEGORY,
-    result: status,
-    severity: SEVERITY[status as 'fail' | 'error' | 'skip'],
-    // A kept object is not a finding: it does not count against the rule.
-    scored: status !== 'skip',
-    timestamp,
-    resources: [resource],
-    message: cutMessage(message),
-    properties,
-  };
-}
+const keptResult = (k: ObjectKept, origin: string, timestamp: ReportResult['timestamp']): ReportResult =>
+  reportResult(k.rule, k.rule, resourceOf(k), 'skip', `kept: ${k.reason}`, { kept: 'true', origin }, timestamp);
 
 interface Group {
   namespace: string;
