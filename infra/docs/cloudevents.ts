@@ -26,6 +26,7 @@ const DATA_OF: Record<keyof typeof TYPES, DataType> = {
   evacuation: 'evacuation-change',
   defrag: 'defrag-step',
   passCompleted: 'pass-summary',
+  objectDecided: 'object-decision',
 };
 
 const typeOf = (s: Schema): string =>

@@ -52,7 +52,7 @@ export const FLOORS = [
   {
     name: 'family cores',
     why: "pure, but each its family's own: only its family reads it (a key another room needs lives in model/keys.ts)",
-    rooms: ['shared/{defrag,evacuation,multikueue,objects}/core/**', 'shared/cleanup/due/core/**'],
+    rooms: ['shared/{defrag,evacuation,multikueue,objects}/core/**', 'shared/cleanup/due/core/**', 'shared/objects/reports/core/**'],
   },
   {
     name: 'families',
@@ -66,6 +66,8 @@ export const FLOORS = [
       'shared/cleanup/due/io/**',
       'shared/{defrag,evacuation,multikueue,objects}/*.ts',
       'shared/{defrag,evacuation,multikueue,objects}/io/**',
+      'shared/objects/reports/*.ts',
+      'shared/objects/reports/io/**',
     ],
   },
   {

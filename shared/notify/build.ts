@@ -10,6 +10,8 @@ import {
   type DataType,
   type DefragStepData,
   type EvacuationChange,
+  type ObjectDecisionData,
+  type ObjectOrigin,
   type OrphanData,
   type OutEvent,
   type PassSummaryData,
@@ -93,5 +95,26 @@ export function defragEvent(stamp: Stamp, s: DefragStepData): OutEvent {
 export function passCompletedEvent(stamp: Stamp, p: PassSummaryData): OutEvent {
   return event(stamp, FUNCTION_OF[p.kind], TYPES.passCompleted, 'pass-summary', defined(p), p.pass ? `passes/${p.pass}` : undefined, {
     dryrun: String(p.dryRun),
+  });
+}
+
+/**
+ * The function whose object decision it is, for `source`: the event path and the due list are
+ * the object event target's.
+ */
+const OBJECT_FUNCTION_OF: Record<ObjectOrigin, string> = { event: 'objectChanged', due: 'objectChanged', sweep: 'sweep', invoke: 'invoke', cli: 'cli' };
+
+/** The resource's plural as the API path names it (jobs, persistentvolumeclaims, workloads). */
+export const objectSubject = (o: { kind: string; namespace: string; name: string }) => `namespaces/${o.namespace}/${o.kind.toLowerCase()}s/${o.name}`;
+
+export function objectDecisionEvent(stamp: Stamp, d: ObjectDecisionData): OutEvent {
+  return event(stamp, OBJECT_FUNCTION_OF[d.origin], TYPES.objectDecided, 'object-decision', defined(d), objectSubject(d), {
+    kind: d.kind,
+    namespace: d.namespace,
+    rule: d.rule,
+    mode: d.mode,
+    outcome: d.outcome,
+    origin: d.origin,
+    dryrun: String(d.dryRun),
   });
 }

@@ -3,8 +3,9 @@ import { outSchemas, schemaFiles } from '../../test/fixtures/events/out-schemas.
 import type { Decision } from '../selection/decision.js';
 import { cascaded, defragStepped, evacuationWritten, orphanDone, orphanSweepCompleted } from './families.js';
 import { Notifier } from './notifier.js';
+import { objectDecided, type ObjectResultSaid } from './objects.js';
 import { passEvents, podDecided } from './pods.js';
-import { DATA_TYPES, dataschemaOf, EVENT_PREFIX, POD_OUTCOMES, podType, TYPES, type OutEvent } from './types.js';
+import { DATA_TYPES, dataschemaOf, EVENT_PREFIX, OBJECT_OUTCOMES, POD_OUTCOMES, podType, TYPES, type OutEvent } from './types.js';
 import { ANNOTATIONS } from '../evacuation/core/annotations.js';
 
 // Every kind of event the code can produce, built by the hooks the code calls, checked against
@@ -29,6 +30,31 @@ const decision = (name: string, over: Partial<Decision> = {}): Decision => ({
   reason: 'Failed with exit code 3',
   ...over,
 });
+
+function objectResult(
+  name: string,
+  outcome: ObjectResultSaid['outcome'],
+  o: { message?: string; dryRun?: boolean; workload?: boolean } = {},
+): ObjectResultSaid {
+  const self = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ml', name, uid: `uid-${name}` };
+  return {
+    decision: {
+      kind: o.workload ? 'Workload' : 'Job',
+      namespace: 'ml',
+      name,
+      uid: `uid-${name}`,
+      rule: 'finished-jobs',
+      mode: outcome === 'reported' ? 'report' : 'delete',
+      condition: 'Complete=True',
+      since: Date.parse('2026-11-27T12:00:00Z'),
+      reason: 'finished-jobs: Complete=True for 1d (minAge 1h)',
+      target: o.workload ? { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', namespace: 'ml', name: 'train', uid: 'owner' } : self,
+    },
+    outcome,
+    dryRun: o.dryRun ?? false,
+    ...(o.message ? { message: o.message } : {}),
+  };
+}
 
 const schemas = outSchemas();
 
@@ -115,6 +141,12 @@ describe('the event schemas', () => {
     };
     defragStepped(n, { outcome: 'evicted', move, plan: { moves: 3 }, verified: { pod: 'ml/q', expected: 'n2', landed: 'n2', asPlanned: true } }, false);
     defragStepped(n, { outcome: 'converged', plan: { moves: 0 }, nodesFreed: 1 }, false);
+    // An object decision of every outcome, a Job's and a Workload's (its owner the target), from every origin.
+    const origins = ['sweep', 'invoke', 'cli', 'event', 'due'] as const;
+    OBJECT_OUTCOMES.forEach((outcome, i) =>
+      objectDecided(n, objectResult(`j-${outcome}`, outcome, i % 2 === 0 ? {} : { message: `said ${outcome}` }), origins[i % origins.length]!),
+    );
+    objectDecided(n, objectResult('w', 'deleted', { dryRun: true, workload: true }), 'sweep');
     await settle();
 
     const types = new Set(sent.map((e) => e.type));
@@ -145,5 +177,12 @@ describe('the event schemas', () => {
       }),
     ).not.toEqual([]);
     expect(schemas.check(dataschemaOf('pods-decided'), { origin: 'sweep', pass: 'x', dryRun: false, batch: 1, decisions: [{ name: 'a' }] })).not.toEqual([]);
+    const object = { kind: 'Job', namespace: 'ml', name: 'j', uid: 'u', rule: 'r', mode: 'report', outcome: 'reported', condition: 'Complete=True' };
+    const whole = { ...object, since: '2026-11-27T12:00:00.000Z', reason: 'r', dryRun: false, origin: 'sweep' };
+    const target = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ml', name: 'j', uid: 'u' };
+    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target })).toEqual([]);
+    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, outcome: 'evicted' })).not.toEqual([]);
+    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, kind: 'Secret' })).not.toEqual([]);
+    expect(schemas.check(dataschemaOf('object-decision'), whole)).not.toEqual([]);
   });
 });

@@ -38,6 +38,7 @@ export const TYPES = {
   evacuation: `${EVENT_PREFIX}evacuation.changed.v1`,
   defrag: `${EVENT_PREFIX}defrag.step.v1`,
   passCompleted: `${EVENT_PREFIX}pass.completed.v1`,
+  objectDecided: `${EVENT_PREFIX}object.decided.v1`,
 } as const;
 
 /** The data types, each with its schema file schemas/events/<name>.v1.json. */
@@ -49,6 +50,7 @@ export const DATA_TYPES = [
   'evacuation-change',
   'defrag-step',
   'pass-summary',
+  'object-decision',
 ] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 export const dataschemaOf = (t: DataType) => `${SCHEMA_BASE}${t}.v1.json`;
@@ -135,6 +137,38 @@ export interface PassSummaryData {
   failures: { transient: number; refused: number };
   /** How this pass's pod decisions went out: one event each, then in batches. */
   decisions?: { single: number; batched: number; batches: number };
+}
+
+/** Every way an object decision of cleanup beyond pods can end (shared/objects/io/act.ts ObjectOutcome). */
+export const OBJECT_OUTCOMES = ['reported', 'deleted', 'deferred', 'kept', 'stale', 'gone', 'failed', 'refused'] as const;
+export type ObjectOutcomeName = (typeof OBJECT_OUTCOMES)[number];
+
+/** Where an object decision was made (shared/objects/io/pass.ts ObjectsOrigin): `due` is an object acted on at its eligibility. */
+export type ObjectOrigin = 'event' | 'due' | 'sweep' | 'invoke' | 'cli';
+
+/**
+ * One object a rule of cleanup beyond pods decided on (a finished Job, an unused claim, a finished
+ * Workload), and what came of it. The data of dev.kube-tidy.object.decided.v1: one type for every
+ * outcome (a report rule's `reported` included), the outcome an extension a Trigger filters on.
+ */
+export interface ObjectDecisionData {
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  rule: string;
+  mode: 'report' | 'delete';
+  outcome: ObjectOutcomeName;
+  /** The condition that matched, as `type=status (reason)`. */
+  condition: string;
+  /** Since when it has held (RFC 3339: its lastTransitionTime). */
+  since: string;
+  reason: string;
+  /** What is (or would be) removed: the object, or a finished Workload's controller owner. */
+  target: { apiVersion: string; kind: string; namespace: string; name: string; uid: string };
+  dryRun: boolean;
+  message?: string;
+  origin: ObjectOrigin;
 }
 
 /** A CloudEvent as the outbox holds it: plain data, encoded by the sink only when it is sent. */

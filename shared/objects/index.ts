@@ -7,3 +7,4 @@ export type { ObjectOutcome, ObjectResult } from './io/act.js';
 export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js';
 export { objectsAnswer, type ObjectsAnswer } from './io/answer.js';
 export { objectsStep, type ObjectsStep } from './io/step.js';
+export { ObjectReports, type ObjectReportsOptions, type ReportsWritten } from './reports/index.js';

@@ -3,9 +3,11 @@
 // (io/act.ts: read again, check again, delete tied to uid and resourceVersion) and settle on the
 // API server's answer; one Event per object removed. A report rule's decision is reported, never
 // admitted nor acted on. Every path runs this: the sweep, invoke, the CLI, and the event path
-// restricted to the one object its event named (`only`).
+// restricted to the one object its event named (`only`). Each result goes out as a CloudEvent
+// (notify/objects.ts); its Reports are the caller's, written after the pass (objects/reports).
 import type { Admission } from '../../kube/admission.js';
 import { removalCharged } from '../../kube/admission.js';
+import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
 import { observeObject } from '../../metrics/observe.js';
 import { decideObjects } from '../core/decide.js';
@@ -118,6 +120,8 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
     results.push(r);
     observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
+    // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
+    objectDecided(h.notifier, r, o.origin);
     await tell(h, r, o.dryRun);
   }
   return {

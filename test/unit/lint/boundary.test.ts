@@ -34,6 +34,14 @@ describe('the pure core stays pure', () => {
     expect((await problems('shared/defrag/core/boundary-probe.ts', 'export const x = () => Date.now();')).join('\n')).toContain('no-restricted-properties');
   });
 
+  it("a family room's core (shared/objects/reports/core/) is held to the same rule: pod cleanup's reports' builder, a pure core, it may read; pod cleanup's I/O and entry it may not", async () => {
+    const probe = 'shared/objects/reports/core/boundary-probe.ts';
+    expect((await problems(probe, 'export const x = () => Date.now();')).join('\n')).toContain('no-restricted-properties');
+    expect(await problems(probe, "import { reportOf } from '../../../cleanup/reports/core/build.js';\nexport const x = reportOf;")).toEqual([]);
+    for (const module of ['../../../cleanup/reports/index.js', '../../../cleanup/handle.js', '../../../cleanup/due/core/due.js'])
+      expect((await problems(probe, `import * as m from '${module}';\nexport const x = m;`)).join('\n'), module).toContain('no-restricted-imports');
+  });
+
   it("a host's core (shared/hosts/<host>/core/) is held to the same rule", async () => {
     expect((await problems('shared/hosts/standalone/core/boundary-probe.ts', 'export const x = () => Date.now();')).join('\n')).toContain(
       'no-restricted-properties',

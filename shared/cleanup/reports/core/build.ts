@@ -137,13 +137,18 @@ export interface BuildContext {
   cap?: number;
 }
 
-const cut = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
+/** A message within MESSAGE_MAX. */
+export const cutMessage = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 3)}...` : s);
 
-/** One result about one pod: what every result shares (source, policy, rule, severity, its stable id). */
-function result(
-  g: ReportGroup,
-  strategy: string,
-  pod: ObjectReference,
+/**
+ * One result about one object under `policy` and `rule` (a profile and a strategy; for cleanup
+ * beyond pods its rule twice): what every result shares (source, category, severity, scored,
+ * its stable id first among the properties).
+ */
+export function reportResult(
+  policy: string,
+  rule: string,
+  resource: ObjectReference,
   status: 'fail' | 'error' | 'skip',
   message: string,
   properties: Record<string, string>,
@@ -151,17 +156,17 @@ function result(
 ): ReportResult {
   return {
     source: SOURCE,
-    policy: g.profile,
-    rule: strategy,
+    policy,
+    rule,
     category: CATEGORY,
     result: status,
     severity: SEVERITY[status],
-    // A kept pod is not a finding: it does not count against the policy.
+    // A kept object is not a finding: it does not count against the policy.
     scored: status !== 'skip',
     timestamp,
-    resources: [pod],
-    message: cut(message),
-    properties: { resultID: resultId(g.profile, strategy, pod, status), ...properties },
+    resources: [resource],
+    message: cutMessage(message),
+    properties: { resultID: resultId(policy, rule, resource, status), ...properties },
   };
 }
 
@@ -170,12 +175,43 @@ function selectedResult(g: ReportGroup, r: SelectedPod, c: BuildContext, timesta
   // The strategy's reason, then what came of it when the API server (or a brake) said more.
   const message = r.message ? `${r.reason} (${r.outcome}: ${r.message})` : r.reason;
   const properties = { action: r.action, outcome: r.outcome, dryRun: String(r.dryRun), pass: c.pass, mode: c.mode };
-  return result(g, r.strategy, pod, statusOf(r.outcome) as 'fail' | 'error', message, properties, timestamp);
+  return reportResult(g.profile, r.strategy, pod, statusOf(r.outcome) as 'fail' | 'error', message, properties, timestamp);
 }
 
 function keptResult(g: ReportGroup, k: KeptPod, c: BuildContext, timestamp: ReportResult['timestamp']): ReportResult {
   const pod = { apiVersion: 'v1', kind: 'Pod', namespace: k.namespace, name: k.name, ...(k.uid ? { uid: k.uid } : {}) };
-  return result(g, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
+  return reportResult(g.profile, k.strategy, pod, 'skip', `kept: ${k.reason}`, { kept: 'true', pass: c.pass, mode: c.mode }, timestamp);
+}
+
+/**
+ * The results `makers` make, in order, until `cap` results or MAX_RESULT_BYTES of JSON: what
+ * comes first (a report's selected objects) is what a capped report keeps.
+ */
+export function boundedResults(makers: readonly (() => ReportResult)[], cap: number): ReportResult[] {
+  const results: ReportResult[] = [];
+  let bytes = 0;
+  for (const make of makers) {
+    if (results.length >= cap) break;
+    const r = make();
+    bytes += Buffer.byteLength(JSON.stringify(r)) + 1;
+    if (bytes > MAX_RESULT_BYTES) break;
+    results.push(r);
+  }
+  return results;
+}
+
+/** A Report around bounded results: the summary counts every one, the annotation how many were left out. */
+export function reportOf(metadata: Report['metadata'], summary: ReportSummary, results: ReportResult[], cap: number): Report {
+  const total = summary.pass + summary.fail + summary.warn + summary.error + summary.skip;
+  return {
+    apiVersion: `${OPENREPORTS.group}/${OPENREPORTS.version}` as const,
+    kind: OPENREPORTS.kind,
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [ANNOTATIONS.leftOut]: String(total - results.length) } },
+    source: SOURCE,
+    configuration: { limits: { maxResults: cap } },
+    summary: { ...summary },
+    results,
+  };
 }
 
 /** One Report per collected (namespace, profile): selected pods first, then kept ones, within the caps. */
@@ -183,36 +219,21 @@ export function buildReports(groups: readonly ReportGroup[], c: BuildContext): R
   const cap = c.cap ?? MAX_RESULTS_PER_REPORT;
   const timestamp = { seconds: Math.floor(c.now / 1000), nanos: 0 };
   return groups.map((g) => {
-    const results: ReportResult[] = [];
-    let bytes = 0;
-    const candidates = [...g.selected.map((r) => () => selectedResult(g, r, c, timestamp)), ...g.kept.map((k) => () => keptResult(g, k, c, timestamp))];
-    for (const make of candidates) {
-      if (results.length >= cap) break;
-      const r = make();
-      bytes += Buffer.byteLength(JSON.stringify(r)) + 1;
-      if (bytes > MAX_RESULT_BYTES) break;
-      results.push(r);
-    }
-    const total = g.summary.pass + g.summary.fail + g.summary.warn + g.summary.error + g.summary.skip;
-    return {
-      apiVersion: `${OPENREPORTS.group}/${OPENREPORTS.version}` as const,
-      kind: OPENREPORTS.kind,
-      metadata: {
-        name: reportName(g.profile),
-        namespace: g.namespace,
-        labels: reportLabels(g.profile),
-        annotations: {
-          [ANNOTATIONS.policy]: g.profile,
-          [ANNOTATIONS.pass]: c.pass,
-          [ANNOTATIONS.mode]: c.mode,
-          [ANNOTATIONS.leftOut]: String(total - results.length),
-          ...(c.keptNotListed ? { [ANNOTATIONS.keptNotListed]: String(c.keptNotListed) } : {}),
-        },
+    const results = boundedResults(
+      [...g.selected.map((r) => () => selectedResult(g, r, c, timestamp)), ...g.kept.map((k) => () => keptResult(g, k, c, timestamp))],
+      cap,
+    );
+    const metadata = {
+      name: reportName(g.profile),
+      namespace: g.namespace,
+      labels: reportLabels(g.profile),
+      annotations: {
+        [ANNOTATIONS.policy]: g.profile,
+        [ANNOTATIONS.pass]: c.pass,
+        [ANNOTATIONS.mode]: c.mode,
+        ...(c.keptNotListed ? { [ANNOTATIONS.keptNotListed]: String(c.keptNotListed) } : {}),
       },
-      source: SOURCE,
-      configuration: { limits: { maxResults: cap } },
-      summary: { ...g.summary },
-      results,
     };
+    return reportOf(metadata, g.summary, results, cap);
   });
 }

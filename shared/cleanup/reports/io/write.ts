@@ -4,6 +4,8 @@
 // pass's scope (the namespaces it was asked about, or all). A report whose write failed is
 // not deleted: the previous one stays until a pass can replace it. Every failure is a
 // result: counted as transient or refused, with a few messages, never an exception.
+// Pod cleanup's reports are keyed by profile; cleanup beyond pods' by rule (objects/reports):
+// each family says how its reports are keyed and found (ReportKeys), so neither replaces the other's.
 import { KubeError, TransientKubeError } from '../../../kube/errors.js';
 import { inOrder } from '../../../pool/in-order.js';
 import type { ReportWriter } from '../../../kube/reports.js';
@@ -23,13 +25,27 @@ export interface ReportsWritten {
 }
 
 export interface ReplaceScope {
-  /** Every profile of the policy the pass ran: its reports elsewhere are stale. */
+  /** Every profile of the policy the pass ran (every rule, for objects): its reports elsewhere are stale. */
   profiles: readonly string[];
   /** The namespaces the pass was limited to; absent: every namespace. */
   namespaces?: readonly string[];
 }
 
-export async function replaceReports(writer: ReportWriter, reports: readonly Report[], scope: ReplaceScope): Promise<ReportsWritten> {
+/** How a family's reports are keyed: the key a report is replaced under, and the label selector that lists a key's reports. */
+export interface ReportKeys {
+  keyOf(report: Report): string;
+  selectorOf(key: string): string;
+}
+
+/** Pod cleanup's: one report per profile, its exact name in an annotation. */
+export const PROFILE_KEYS: ReportKeys = { keyOf: (r) => r.metadata.annotations[ANNOTATIONS.policy]!, selectorOf: reportSelector };
+
+export async function replaceReports(
+  writer: ReportWriter,
+  reports: readonly Report[],
+  scope: ReplaceScope,
+  keys: ReportKeys = PROFILE_KEYS,
+): Promise<ReportsWritten> {
   const out: ReportsWritten = { written: 0, deleted: 0, failures: { transient: 0, refused: 0 } };
   const fail = (e: unknown) => {
     if (!(e instanceof KubeError)) throw e;
@@ -40,7 +56,7 @@ export async function replaceReports(writer: ReportWriter, reports: readonly Rep
   // What should exist afterwards, per profile: every namespace given a report, written or not.
   const wanted = new Map<string, Set<string>>();
   for (const r of reports) {
-    const profile = r.metadata.annotations[ANNOTATIONS.policy]!;
+    const profile = keys.keyOf(r);
     if (!wanted.has(profile)) wanted.set(profile, new Set());
     wanted.get(profile)!.add(r.metadata.namespace);
   }
@@ -60,7 +76,7 @@ export async function replaceReports(writer: ReportWriter, reports: readonly Rep
   for (const profile of scope.profiles) {
     let listed;
     try {
-      listed = await writer.list(reportSelector(profile), scope.namespaces);
+      listed = await writer.list(keys.selectorOf(profile), scope.namespaces);
     } catch (e) {
       fail(e);
       continue;
