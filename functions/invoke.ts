@@ -37,7 +37,7 @@ const RequestSchema = z.strictObject({
    * lifted and this run is not judged by the percent. Only with mode run, confirm and the token.
    */
   override: z.literal('abort').optional(),
-  /** Also write the pass's results as OpenReports, one Report per namespace and profile (docs/observing.md "Audits as OpenReports"). */
+  /** Also write the pass's results as OpenReports, one Report per namespace and profile (docs/observing.md "Audits as OpenReports"), and the object rules' per namespace and rule. */
   report: z.boolean().default(false),
 });
 
@@ -115,6 +115,7 @@ export const invoke = defineTarget({
       origin: 'invoke',
       dryRun: body.mode === 'plan' || oh.settings.dryRun,
       rules: policy.objects ?? [],
+      reports: body.report,
       ...(body.namespaces ? { namespaces: body.namespaces } : {}),
     });
     const all = sumFailures(failures, written?.failures, objects.failures);
@@ -126,7 +127,7 @@ export const invoke = defineTarget({
       results,
       kept: keptPods,
       ...(written ? { reports: written } : {}),
-      ...(objects.answer ? { objects: objects.answer } : {}),
+      ...(objects.answer ? { objects: { ...objects.answer, ...(objects.reports ? { reports: objects.reports } : {}) } } : {}),
     };
   },
 });

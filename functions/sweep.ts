@@ -95,7 +95,7 @@ export const sweep = defineTarget({
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.
     const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
     // Then cleanup beyond pods, with the same policy and dry run (an audit only plans them too).
-    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [] });
+    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [], reports: true });
     const failures = sumFailures(passFailures, written?.failures, objects.failures);
     // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
     const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {
@@ -121,7 +121,7 @@ export const sweep = defineTarget({
       failures,
       results,
       kept: keptPods,
-      ...(objects.answer ? { objects: objects.answer } : {}),
+      ...(objects.answer ? { objects: { ...objects.answer, ...(objects.reports ? { reports: objects.reports } : {}) } } : {}),
     };
   },
 });

@@ -2,7 +2,7 @@
 // same request that cleans pods runs the policy's object rules after them. A report rule
 // removes nothing and says what it would; a delete rule removes, a Job with its pods; invoke
 // plans through the API server's dry run unless it runs, confirmed, with the token.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { invoke } from '../../../functions/invoke.js';
 import { sweep } from '../../../functions/sweep.js';
@@ -56,6 +56,20 @@ describe('the sweep runs the object rules after the pods', () => {
       !(await jobExists(kc(), ns.name, 'gone')) && (await podsOf('gone')) === 0 ? true : undefined,
     );
     expect(await podsOf('told')).toBe(1);
+    // The report rule's product: its Report in the namespace, one result naming the Job and why.
+    const report = (await kc()
+      .makeApiClient(CustomObjectsApi)
+      .getNamespacedCustomObject({
+        group: 'openreports.io',
+        version: 'v1alpha1',
+        plural: 'reports',
+        namespace: ns.name,
+        name: 'kube-tidy-objects.report-told',
+      })) as {
+      results: { policy: string; result: string; resources: { name: string }[] }[];
+    };
+    expect(report.results).toMatchObject([{ policy: 'report-told', result: 'fail', resources: [{ name: 'told' }] }]);
+    expect(res.body.objects.reports.failures).toEqual({ transient: 0, refused: 0 });
   }, 120_000);
 });
 
