@@ -5,3 +5,4 @@ export { sharedAudit, sharedCluster, testNamespace, type SharedCluster, type Tes
 export { waitFor } from './wait.js';
 export { EXIT_CODE_ANNOTATION, REASON_ANNOTATION } from './kwok-annotations.js';
 export { AuditLog, describeWrite, notControlPlane, type AuditMark, type AuditWrite } from './audit.js';
+export { startKueueWorkloadStandin, type KueueWorkloadStandin } from './kueue-workload-standin.js';
