@@ -27,11 +27,23 @@ describe('kubeTidy.brakes in the policy', () => {
     expect(p.brakes).toEqual({
       window: 3_600_000,
       rates: [
-        { max: 30, per: 600_000, scope: 'cluster' },
-        { max: 2, per: 60_000, scope: 'owner' },
+        { max: 30, per: 600_000, scope: 'cluster', kinds: ['Pod'] },
+        { max: 2, per: 60_000, scope: 'owner', kinds: ['Pod'] },
       ],
       abort: [{ percent: 30, scope: 'namespace', minPods: 0 }],
     });
+  });
+
+  it("a rate's kinds: what it counts, pods when absent, each kind once", () => {
+    const rates = (r: unknown[]) => loadPolicy({ ...base, kubeTidy: { brakes: { rates: r } } }).policy.brakes?.rates.map((x) => x.kinds);
+    expect(rates([{ max: 1, per: '1h' }])).toEqual([['Pod']]);
+    expect(rates([{ max: 1, per: '1h', kinds: ['Job'] }])).toEqual([['Job']]);
+    expect(rates([{ max: 1, per: '1h', kinds: ['Pod', 'Job', 'PersistentVolumeClaim', 'Workload'] }])).toEqual([['Pod', 'Job', 'PersistentVolumeClaim', 'Workload']]);
+    const refused = (kinds: unknown) => issues({ ...base, kubeTidy: { brakes: { rates: [{ max: 1, per: '1h', kinds }] } } });
+    expect(refused(['Job', 'Job']).map((i) => [i.path, i.message])).toEqual([['kubeTidy.brakes.rates[0].kinds', expect.stringContaining('each kind once')]]);
+    expect(refused([]).map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds']);
+    expect(refused(['CronJob']).map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds[0]']);
+    expect(refused('Job').map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds']);
   });
 
   it('reports every problem with its field path, together with the rest of the policy', () => {
