@@ -69,7 +69,10 @@ export function startKueueWorkloadStandin(o: { custom: CustomObjectsApi; batch: 
       ...(w.metadata.generation !== undefined ? { observedGeneration: w.metadata.generation } : {}),
     };
     const conditions = [...(w.status?.conditions ?? []).filter((c) => c.type !== 'Finished'), finished];
-    await o.custom.patchNamespacedCustomObjectStatus({ ...WORKLOADS, namespace: o.namespace, name: w.metadata.name, body: { status: { conditions } } }, mergePatch);
+    await o.custom.patchNamespacedCustomObjectStatus(
+      { ...WORKLOADS, namespace: o.namespace, name: w.metadata.name, body: { status: { conditions } } },
+      mergePatch,
+    );
     return true;
   }
   async function reconcile(): Promise<string[]> {

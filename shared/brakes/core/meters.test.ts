@@ -17,7 +17,8 @@ describe('counters per kind', () => {
     expect(counterOf(meter('node'), pod, T0)).toBe(`node|${W}|${T0}|n1`);
     expect(counterOf(meter('owner'), pod, T0)).toBe(`owner|${W}|${T0}|ml/ReplicaSet/web`);
     // A meter that names pods explicitly charges the same counters.
-    for (const scope of ['cluster', 'namespace', 'node', 'owner'] as const) expect(counterOf(meter(scope, ['Pod']), pod, T0)).toBe(counterOf(meter(scope), pod, T0));
+    for (const scope of ['cluster', 'namespace', 'node', 'owner'] as const)
+      expect(counterOf(meter(scope, ['Pod']), pod, T0)).toBe(counterOf(meter(scope), pod, T0));
   });
 
   it("an object's counter is keyed by its kind: a Job is never charged to a pod's counter", () => {
@@ -37,12 +38,12 @@ describe('counters per kind', () => {
     expect(counterOf(both, job, T0)).toBe(`cluster|${W}|${T0}|Job:`);
   });
 
-  it("a scope that does not apply to an object charges nothing: a Job is on no node, a bare claim has no owner", () => {
+  it('a scope that does not apply to an object charges nothing: a Job is on no node, a bare claim has no owner', () => {
     expect(counterOf(meter('node', ['Job']), job, T0)).toBeUndefined();
     expect(counterOf(meter('owner', ['PersistentVolumeClaim']), { kind: 'PersistentVolumeClaim', namespace: 'ml' }, T0)).toBeUndefined();
   });
 
-  it("a Workload is charged under its own kind, to the owner that goes (its Job)", () => {
+  it('a Workload is charged under its own kind, to the owner that goes (its Job)', () => {
     const wl: Subject = { kind: 'Workload', namespace: 'ml', owner: 'ml/Job/train' };
     expect(counterOf(meter('owner', ['Workload']), wl, T0)).toBe(`owner|${W}|${T0}|Workload:ml/Job/train`);
   });
@@ -52,7 +53,14 @@ describe('counters per kind', () => {
       ...base,
       maxNoOfPodsToEvictTotal: 0,
       maxNoOfPodsToEvictPerNamespace: 2,
-      kubeTidy: { brakes: { rates: [{ max: 1, per: '1h', kinds: ['Job'] }, { max: 5, per: '10m' }] } },
+      kubeTidy: {
+        brakes: {
+          rates: [
+            { max: 1, per: '1h', kinds: ['Job'] },
+            { max: 5, per: '10m' },
+          ],
+        },
+      },
     });
     const meters = metersOf(policy);
     expect(meters.map((m) => [m.name, m.kinds])).toEqual([

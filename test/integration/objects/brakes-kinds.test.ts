@@ -3,32 +3,20 @@
 // counted in the ledger ConfigMap (kube-tidy-brakes) under a Job-keyed counter; the pods'
 // maxNoOfPodsToEvictTotal of 0 does not stop a Job; and what Jobs spent is not the pods' budget
 // (a pod rate of the same window still admits a pod), nor the reverse.
-import { BatchV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { counterOf, windowStart, type Meter } from '../../../shared/brakes/core/meters.js';
-import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import { runObjectsPass } from '../../../shared/objects/index.js';
-import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { waitFor } from '../../harness/index.js';
 import { spentAt, storedLedger } from '../brakes/helpers.js';
 import { finishedJob, liveJob } from './fixtures.js';
-import { testHandle, type TestHandle } from './handle.js';
+import { objectsSuite, type TestHandle } from './handle.js';
 
-const ns = testNamespace('objects-brakes');
-const kc = () => sharedCluster().kubeConfig();
-const batch = () => kc().makeApiClient(BatchV1Api);
+const { ns, batch, handle } = objectsSuite('objects-brakes');
 const HOUR = 3_600_000;
-let clients: KubeClients;
 let h: TestHandle;
 let policy: Record<string, unknown>;
 
-beforeAll(() => {
-  clients = kubeClients(kc());
-  h = testHandle({ clients, ledgerNamespace: ns.name, policy: () => policy });
-});
-afterAll(() => {
-  h.close();
-  clients.close();
-});
+beforeAll(() => void (h = handle({ policy: () => policy })));
 
 const jobs = () => ({ name: 'finished-jobs', kind: 'Job', minAge: '0s', mode: 'delete', namespaces: { include: [ns.name] } });
 const jobRate = { max: 1, per: '1h', kinds: ['Job'] };
@@ -57,7 +45,10 @@ describe('a rate that counts Jobs', () => {
     expect(spentAt(ledger, jobCounter, now)).toBe(1);
     const counters = [...Object.keys(ledger.counts), ...Object.values(ledger.holds).flatMap((x) => Object.keys(x.grants))];
     expect(counters.length).toBeGreaterThan(0);
-    expect(counters.filter((c) => !c.endsWith('|Job:')), 'nothing counted for pods').toEqual([]);
+    expect(
+      counters.filter((c) => !c.endsWith('|Job:')),
+      'nothing counted for pods',
+    ).toEqual([]);
   }, 120_000);
 
   it("what Jobs spent is not the pods' budget, nor the reverse", async () => {

@@ -9,28 +9,13 @@
 // - an Unused claim is removed only once minAge has passed, with one Event.
 // (act.test.ts holds the single-write cases: report and dry run, a pod taking the claim after the
 // decision, a forged condition, a claim recreated under the same name.)
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
+import { describe, expect, it } from 'vitest';
 import { runObjectsPass, type ObjectsPassSummary } from '../../../shared/objects/index.js';
-import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
-import { boundClaim, claimTemplate, liveClaim, PAUSE, unusedIs, unusedOf, Volumes } from './fixtures.js';
-import { testHandle, type TestHandle } from './handle.js';
+import { waitFor } from '../../harness/index.js';
+import { boundClaim, claimTemplate, liveClaim, PAUSE, unusedIs, unusedOf } from './fixtures.js';
+import { objectsSuite } from './handle.js';
 
-const ns = testNamespace('objects-claims');
-const kc = () => sharedCluster().kubeConfig();
-const core = () => kc().makeApiClient(CoreV1Api);
-const apps = () => kc().makeApiClient(AppsV1Api);
-const volumes = new Volumes(core);
-let clients: KubeClients;
-const handles: TestHandle[] = [];
-
-beforeAll(() => void (clients = kubeClients(kc())));
-afterAll(async () => {
-  for (const h of handles) h.close();
-  clients.close();
-  await volumes.removeAll();
-});
+const { ns, core, apps, volumes, clients, handle } = objectsSuite('objects-claims');
 
 const rule = (extra: Record<string, unknown> = {}) => ({
   name: 'unused-claims',
@@ -43,8 +28,7 @@ const rule = (extra: Record<string, unknown> = {}) => ({
 });
 
 async function pass(extra: Record<string, unknown> = {}): Promise<ObjectsPassSummary> {
-  const h = testHandle({ clients, ledgerNamespace: ns.name, policy: () => ({ kubeTidy: { objects: [rule(extra)] } }) });
-  handles.push(h);
+  const h = handle({ policy: () => ({ kubeTidy: { objects: [rule(extra)] } }) });
   return runObjectsPass(h.handle, { origin: 'sweep', dryRun: false, namespaces: [ns.name] });
 }
 
@@ -94,9 +78,7 @@ describe('claims through the pass', () => {
       },
     });
     const inUse = await unusedIs(core(), ns.name, 'data-db-0', 'False');
-    await apps().patchNamespacedStatefulSet(
-      { namespace: ns.name, name: 'db', body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] },
-    );
+    await apps().patchNamespacedStatefulSet({ namespace: ns.name, name: 'db', body: [{ op: 'replace', path: '/spec/replicas', value: 0 }] });
     await unusedIs(core(), ns.name, 'data-db-0', 'True');
     const retained = await pass();
     expect(about(retained, 'data-db-0')).toEqual({
@@ -172,7 +154,7 @@ describe('claims through the pass', () => {
     const due = await pass({ minAge: `${minAgeS}s` });
     expect(about(due, 'aging').outcomes).toEqual(['deleted']);
     await waitFor('aging gone', async () => ((await liveClaim(core(), ns.name, 'aging')) === undefined ? true : undefined), { timeoutMs: 60_000 });
-    const events = await clients.events.listNamespacedEvent({ namespace: ns.name });
+    const events = await clients().events.listNamespacedEvent({ namespace: ns.name });
     const said = events.items.filter((e) => e.regarding?.uid === claim.metadata!.uid && e.reason === 'Deleted');
     expect(said.map((e) => [e.regarding?.kind, e.note])).toEqual([['PersistentVolumeClaim', expect.stringContaining('unused-claims')]]);
   }, 120_000);

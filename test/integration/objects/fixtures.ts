@@ -12,9 +12,13 @@ export class Volumes {
   readonly names: string[] = [];
   constructor(private readonly core: () => CoreV1Api) {}
 
-  /** A hostPath volume pre-bound to `namespace/claim`. */
-  async forClaim(namespace: string, claim: string, reclaim: 'Delete' | 'Retain' = 'Delete'): Promise<string> {
-    const name = `${namespace}-${claim}-${Math.random().toString(36).slice(2, 6)}`;
+  /** A hostPath volume pre-bound to `namespace/claim` (named `name`, or after the claim). */
+  async forClaim(
+    namespace: string,
+    claim: string,
+    reclaim: 'Delete' | 'Retain' = 'Delete',
+    name = `${namespace}-${claim}-${Math.random().toString(36).slice(2, 6)}`,
+  ): Promise<string> {
     this.names.push(name);
     await this.core().createPersistentVolume({
       body: {

@@ -4,11 +4,12 @@
 // smallest that lets a test step in where the production code cannot be made to race on cue:
 // `beforeDelete` runs just before the writer sends a DELETE (after the pass's re-read and
 // recheck), and `beforeOwnerRead` just before a Workload's owner is read again.
-import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, BatchV1Api, CoreV1Api, type CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { brakesAdmission } from '../../../shared/brakes/io/admission.js';
 import { Brakes } from '../../../shared/brakes/io/brakes.js';
-import type { KubeClients } from '../../../shared/kube/clients.js';
+import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import { ClusterWriter, type Gvr } from '../../../shared/kube/writer.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import type { ObjectId, StoredId } from '../../../shared/model/identity.js';
@@ -16,6 +17,8 @@ import { Notifier } from '../../../shared/notify/notifier.js';
 import type { ObjectsHandle } from '../../../shared/objects/index.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
 import type { Policy } from '../../../shared/policy/policy.js';
+import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { Volumes } from './fixtures.js';
 
 /** What a DELETE is about to be sent for: a claim, or an object of any group (a Job, a Workload's owner). */
 export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Gvr; id: ObjectId };
@@ -104,4 +107,34 @@ export function testHandle(o: TestHandleOptions): TestHandle {
     metrics: MetricsRecorder.off(),
   };
   return { handle, brakes, close: () => brakes.close() };
+}
+
+/** A test file's shared-cluster setup: its namespace, clients, the volumes it made, and handles closed after it. */
+export function objectsSuite(prefix: string) {
+  const ns = testNamespace(prefix);
+  const kc = () => sharedCluster().kubeConfig();
+  const core = () => kc().makeApiClient(CoreV1Api);
+  const volumes = new Volumes(core);
+  const handles: TestHandle[] = [];
+  let clients: KubeClients | undefined;
+  beforeAll(() => void (clients = kubeClients(kc())));
+  afterAll(async () => {
+    for (const h of handles) h.close();
+    clients?.close();
+    await volumes.removeAll();
+  });
+  return {
+    ns,
+    core,
+    batch: () => kc().makeApiClient(BatchV1Api),
+    apps: () => kc().makeApiClient(AppsV1Api),
+    volumes,
+    clients: () => clients!,
+    /** A handle over this file's clients, its ledger in the file's namespace. */
+    handle(o: Omit<TestHandleOptions, 'clients' | 'ledgerNamespace'>): TestHandle {
+      const h = testHandle({ clients: clients!, ledgerNamespace: ns.name, ...o });
+      handles.push(h);
+      return h;
+    },
+  };
 }

@@ -7,42 +7,23 @@
 //   resourceVersion, which is what the precondition is tied to).
 // The DELETE carries the uid and resourceVersion of the re-read: the API server answers 409
 // (precondition failed), the pass says `stale`, and the object is there, not being deleted.
-import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
+import { describe, expect, it } from 'vitest';
 import { runObjectsPass } from '../../../shared/objects/index.js';
-import { sharedCluster, testNamespace } from '../../harness/index.js';
-import { boundClaim, finishedJob, liveClaim, liveJob, PAUSE, unusedIs, unusedOf, Volumes } from './fixtures.js';
-import { testHandle, type DeleteAbout, type TestHandle } from './handle.js';
+import { boundClaim, finishedJob, liveClaim, liveJob, PAUSE, unusedIs, unusedOf } from './fixtures.js';
+import { objectsSuite, type DeleteAbout } from './handle.js';
 
-const ns = testNamespace('objects-inflight');
-const kc = () => sharedCluster().kubeConfig();
-const core = () => kc().makeApiClient(CoreV1Api);
-const batch = () => kc().makeApiClient(BatchV1Api);
-const volumes = new Volumes(core);
-let clients: KubeClients;
-const handles: TestHandle[] = [];
-
-beforeAll(() => void (clients = kubeClients(kc())));
-afterAll(async () => {
-  for (const h of handles) h.close();
-  clients.close();
-  await volumes.removeAll();
-});
+const { ns, core, batch, volumes, handle } = objectsSuite('objects-inflight');
 
 /** A delete pass over one rule, with `flip` run just before each DELETE; what the DELETEs were tied to. */
 async function passWith(rule: Record<string, unknown>, flip: (about: DeleteAbout) => Promise<void>) {
   const sent: DeleteAbout[] = [];
-  const h = testHandle({
-    clients,
-    ledgerNamespace: ns.name,
+  const h = handle({
     policy: () => ({ kubeTidy: { objects: [{ minAge: '0s', mode: 'delete', namespaces: { include: [ns.name] }, ...rule }] } }),
     beforeDelete: async (about) => {
       sent.push(about);
       await flip(about);
     },
   });
-  handles.push(h);
   const summary = await runObjectsPass(h.handle, { origin: 'sweep', dryRun: false, namespaces: [ns.name] });
   return { summary, sent };
 }

@@ -63,7 +63,9 @@ async function workloadOf(job: V1Job): Promise<string> {
       metadata: {
         name,
         labels: { 'kueue.x-k8s.io/job-uid': job.metadata!.uid! },
-        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          { apiVersion: 'batch/v1', kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid!, controller: true, blockOwnerDeletion: true },
+        ],
       },
       spec: { queueName: 'user-queue', podSets: [{ name: 'main', count: 1, template: { spec: { containers: [{ name: 'c', image: PAUSE }] } } }] },
     },
@@ -96,7 +98,9 @@ describe('a Workload its Job finished', () => {
 
     const reported = await runObjectsPass(handle('report'), { origin: 'sweep', dryRun: false, namespaces: [NS] });
     expect(reported.notServed).toEqual([]);
-    expect(reported.results.map((r) => [r.decision.name, r.outcome, r.decision.target.kind, r.decision.target.name])).toEqual([[wl, 'reported', 'Job', 'train']]);
+    expect(reported.results.map((r) => [r.decision.name, r.outcome, r.decision.target.kind, r.decision.target.name])).toEqual([
+      [wl, 'reported', 'Job', 'train'],
+    ]);
     expect(await liveJob(batch, NS, 'train')).toBe(job.metadata!.uid);
     expect((await readWorkload(wl))?.metadata?.deletionTimestamp).toBeUndefined();
 
@@ -134,15 +138,19 @@ describe('a Workload its Job finished', () => {
         await waitFor('the first Job gone', async () => ((await liveJob(batch, NS, 'swap')) === undefined ? true : undefined), { timeoutMs: 60_000 });
         await waitFor(
           'the first Job gone for good',
-          () => batch.readNamespacedJob({ namespace: NS, name: 'swap' }).then(
-            () => undefined,
-            () => true,
-          ),
+          () =>
+            batch.readNamespacedJob({ namespace: NS, name: 'swap' }).then(
+              () => undefined,
+              () => true,
+            ),
           { timeoutMs: 60_000 },
         );
         const again = await batch.createNamespacedJob({
           namespace: NS,
-          body: { metadata: { name: 'swap' }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: PAUSE }] } } } },
+          body: {
+            metadata: { name: 'swap' },
+            spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: PAUSE }] } } },
+          },
         });
         replaced = again.metadata!.uid!;
       },
