@@ -153,6 +153,17 @@ describe('a Workload its Job finished', () => {
           },
         });
         replaced = again.metadata!.uid!;
+        // Once the Job controller has written the new Job's Suspended condition, nothing moves it:
+        // a delete tied to what is read next would go through, so only the uid check stops it.
+        await waitFor(
+          'the new Job Suspended',
+          async () =>
+            (await batch.readNamespacedJob({ namespace: NS, name: 'swap' })).status?.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True')
+              ? true
+              : undefined,
+          { timeoutMs: 60_000 },
+        );
+        await new Promise((r) => setTimeout(r, 1000));
       },
     });
     const r = await runObjectsPass(h, { origin: 'sweep', dryRun: false, namespaces: [NS] });
