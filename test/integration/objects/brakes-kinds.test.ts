@@ -2,7 +2,7 @@
 // ({max: 1, per: 1h, kinds: [Job]}) lets one finished Job go and defers the second, its unit
 // counted in the ledger ConfigMap (kube-tidy-brakes) under a Job-keyed counter; the pods'
 // maxNoOfPodsToEvictTotal of 0 does not stop a Job; and what Jobs spent is not the pods' budget
-// (a pod rate of the same window still admits a pod), nor the reverse.
+// (a pod rate of the same window and scope still admits a pod after a Job), nor the reverse.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { counterOf, windowStart, type Meter } from '../../../shared/brakes/core/meters.js';
 import { runObjectsPass } from '../../../shared/objects/index.js';
@@ -52,20 +52,30 @@ describe('a rate that counts Jobs', () => {
   }, 120_000);
 
   it("what Jobs spent is not the pods' budget, nor the reverse", async () => {
-    // Same window and scope for both kinds: one counter each.
-    policy = { kubeTidy: { brakes: { rates: [jobRate, { max: 1, per: '1h' }] }, objects: [jobs()] } };
+    // A Job rate and a pod rate of the same window and scope (their own window: counters apart
+    // from the first test's): one counter each, keyed by kind.
+    const TWO_HOURS = 2 * HOUR;
+    const rates = [
+      { max: 1, per: '2h', scope: 'namespace', kinds: ['Job'] },
+      { max: 1, per: '2h', scope: 'namespace' },
+    ];
+    policy = { kubeTidy: { brakes: { rates }, objects: [jobs()] } };
     const admission = h.handle.admission({ dryRun: false });
-    const pod = await admission.admit({ namespace: ns.name });
-    expect('deferred' in pod ? pod.deferred.why : 'admitted', 'a pod, under a pod rate the Jobs did not spend').toBe('admitted');
-    if ('ticket' in pod) admission.settle(pod.ticket, true);
-    const job = await admission.admit({ kind: 'Job', namespace: ns.name });
-    expect('deferred' in job ? job.deferred.budget : 'admitted', 'a Job, under the Job rate the first Job spent').toBe('kubeTidy.brakes.rates[0]');
-    const another = await admission.admit({ namespace: ns.name });
-    expect('deferred' in another ? another.deferred.budget : 'admitted', 'a second pod: the pod rate is spent by the pod').toBe('kubeTidy.brakes.rates[1]');
+    const answer = async (subject: { kind?: 'Job'; namespace: string }) => {
+      const a = await admission.admit(subject);
+      if ('ticket' in a) admission.settle(a.ticket, true);
+      return 'deferred' in a ? a.deferred.budget : 'admitted';
+    };
+    const job = { kind: 'Job' as const, namespace: ns.name };
+    const pod = { namespace: ns.name };
+    const start = windowStart(Date.now(), TWO_HOURS);
+    expect(await answer(job), 'a Job').toBe('admitted');
+    expect(await answer(pod), 'a pod, after a Job spent its rate').toBe('admitted');
+    expect(await answer(job), 'a second Job: the Job rate is spent').toBe('kubeTidy.brakes.rates[0]');
+    expect(await answer(pod), 'a second pod: the pod rate is spent').toBe('kubeTidy.brakes.rates[1]');
     await h.brakes.settle();
     const ledger = await storedLedger(ns.name);
-    const start = windowStart(Date.now(), HOUR);
-    expect(spentAt(ledger, `cluster|${HOUR}|${start}|`, Date.now())).toBe(1);
-    expect(spentAt(ledger, `cluster|${HOUR}|${start}|Job:`, Date.now())).toBe(1);
+    expect(spentAt(ledger, `namespace|${TWO_HOURS}|${start}|${ns.name}`, Date.now())).toBe(1);
+    expect(spentAt(ledger, `namespace|${TWO_HOURS}|${start}|Job:${ns.name}`, Date.now())).toBe(1);
   }, 60_000);
 });
