@@ -34,6 +34,20 @@ describe('kubeTidy.brakes in the policy', () => {
     });
   });
 
+  it("a rate's kinds: what it counts, pods when absent, each kind once", () => {
+    const rates = (r: unknown[]) => loadPolicy({ ...base, kubeTidy: { brakes: { rates: r } } }).policy.brakes?.rates.map((x) => x.kinds);
+    expect(rates([{ max: 1, per: '1h' }])).toEqual([['Pod']]);
+    expect(rates([{ max: 1, per: '1h', kinds: ['Job'] }])).toEqual([['Job']]);
+    expect(rates([{ max: 1, per: '1h', kinds: ['Pod', 'Job', 'PersistentVolumeClaim', 'Workload'] }])).toEqual([
+      ['Pod', 'Job', 'PersistentVolumeClaim', 'Workload'],
+    ]);
+    const refused = (kinds: unknown) => issues({ ...base, kubeTidy: { brakes: { rates: [{ max: 1, per: '1h', kinds }] } } });
+    expect(refused(['Job', 'Job']).map((i) => [i.path, i.message])).toEqual([['kubeTidy.brakes.rates[0].kinds', expect.stringContaining('each kind once')]]);
+    expect(refused([]).map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds']);
+    expect(refused(['CronJob']).map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds[0]']);
+    expect(refused('Job').map((i) => i.path)).toEqual(['kubeTidy.brakes.rates[0].kinds']);
+  });
+
   it('reports every problem with its field path, together with the rest of the policy', () => {
     const found = issues({
       ...base,

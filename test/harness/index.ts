@@ -6,3 +6,4 @@ export { waitFor } from './wait.js';
 export { EXIT_CODE_ANNOTATION, REASON_ANNOTATION } from './kwok-annotations.js';
 export { AuditLog, describeWrite, notControlPlane, type AuditMark, type AuditWrite } from './audit.js';
 export { finishedJob, jobExists, type FinishedJobOptions } from './jobs.js';
+export { startKueueWorkloadStandin, type KueueWorkloadStandin } from './kueue-workload-standin.js';

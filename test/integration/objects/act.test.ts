@@ -14,20 +14,18 @@ import { actOnObject } from '../../../shared/objects/io/act.js';
 import { readObjects } from '../../../shared/objects/io/read.js';
 import { ObjectRuleSchema, type ObjectRule } from '../../../shared/policy/objects-schema.js';
 import { EXIT_CODE_ANNOTATION, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { boundClaim as boundClaimIn, Volumes } from './fixtures.js';
 
 const ns = testNamespace('objects-act');
 const kc = () => sharedCluster().kubeConfig();
 const core = () => kc().makeApiClient(CoreV1Api);
 let clients: KubeClients;
-const volumes: string[] = [];
+const volumes = new Volumes(core);
 
 beforeAll(() => void (clients = kubeClients(kc())));
 afterAll(async () => {
   clients.close();
-  for (const name of volumes)
-    await core()
-      .deletePersistentVolume({ name })
-      .catch(() => undefined);
+  await volumes.removeAll();
 });
 
 const writer = (dryRun = false) => new ClusterWriter(clients, { dryRun, recordEvents: false, protectedNamespaces: [] });
@@ -36,38 +34,7 @@ const claimRule = (mode: 'report' | 'delete') =>
   ObjectRuleSchema.parse({ name: 'claims', kind: 'PersistentVolumeClaim', minAge: '0s', namespaces: { include: [ns.name] }, mode, reclaimPolicy: ['Delete'] });
 
 /** A claim bound to a volume made for it (kube-controller-manager writes Unused only on a Bound claim), once it is Unused. */
-async function boundClaim(name: string): Promise<V1PersistentVolumeClaim> {
-  const volume = `${ns.name}-${name}-${Math.random().toString(36).slice(2, 6)}`;
-  volumes.push(volume);
-  await core().createPersistentVolume({
-    body: {
-      metadata: { name: volume },
-      spec: {
-        capacity: { storage: '1Gi' },
-        accessModes: ['ReadWriteOnce'],
-        storageClassName: 'manual',
-        persistentVolumeReclaimPolicy: 'Delete',
-        hostPath: { path: `/tmp/${volume}` },
-        claimRef: { namespace: ns.name, name },
-      },
-    },
-  });
-  await core().createNamespacedPersistentVolumeClaim({
-    namespace: ns.name,
-    body: {
-      metadata: { name },
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'manual', volumeName: volume },
-    },
-  });
-  return waitFor(
-    `${name} Unused`,
-    async () => {
-      const c = await core().readNamespacedPersistentVolumeClaim({ namespace: ns.name, name });
-      return c.status?.conditions?.some((x) => x.type === 'Unused' && x.status === 'True') ? c : undefined;
-    },
-    { timeoutMs: 60_000 },
-  );
-}
+const boundClaim = (name: string): Promise<V1PersistentVolumeClaim> => boundClaimIn(core(), volumes, ns.name, name);
 
 async function decisionFor(rule: ObjectRule, name: string): Promise<ObjectDecision> {
   const { objects, ctx } = await readObjects(clients, [rule]);

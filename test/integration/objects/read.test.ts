@@ -12,6 +12,7 @@ import { decideObjects } from '../../../shared/objects/core/decide.js';
 import { readObjects } from '../../../shared/objects/io/read.js';
 import { ObjectRuleSchema } from '../../../shared/policy/objects-schema.js';
 import { EXIT_CODE_ANNOTATION, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { Volumes } from './fixtures.js';
 
 const ns = testNamespace('objects-read');
 const kc = () => sharedCluster().kubeConfig();
@@ -20,35 +21,11 @@ const claimBody = (name: string): V1PersistentVolumeClaim => ({
   spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'manual', volumeName: volumeFor(name) },
 });
 const volumeFor = (claim: string) => `${ns.name}-${claim}`;
-const volumes: string[] = [];
+const volumes = new Volumes(() => kc().makeApiClient(CoreV1Api));
 
 /** A volume pre-bound to `claim` (claimRef), so the PV controller binds the two and nothing else takes it. */
-async function volume(claim: string, reclaim: 'Delete' | 'Retain') {
-  const name = volumeFor(claim);
-  volumes.push(name);
-  await kc()
-    .makeApiClient(CoreV1Api)
-    .createPersistentVolume({
-      body: {
-        metadata: { name },
-        spec: {
-          capacity: { storage: '1Gi' },
-          accessModes: ['ReadWriteOnce'],
-          storageClassName: 'manual',
-          persistentVolumeReclaimPolicy: reclaim,
-          hostPath: { path: `/tmp/${name}` },
-          claimRef: { namespace: ns.name, name: claim },
-        },
-      },
-    });
-}
-afterAll(async () => {
-  for (const name of volumes)
-    await kc()
-      .makeApiClient(CoreV1Api)
-      .deletePersistentVolume({ name })
-      .catch(() => undefined);
-});
+const volume = (claim: string, reclaim: 'Delete' | 'Retain') => volumes.forClaim(ns.name, claim, reclaim, volumeFor(claim));
+afterAll(() => volumes.removeAll());
 
 async function conditionOf(name: string) {
   const c = await kc().makeApiClient(CoreV1Api).readNamespacedPersistentVolumeClaim({ namespace: ns.name, name });

@@ -1,0 +1,140 @@
+// The ObjectsHandle these tests run runObjectsPass with, built from the harness's clients as
+// objectsHandle(rt) builds it from a runtime: the real writer (Events on), the real Brakes with
+// its ledger in the test's namespace, the policy the test sets. Two seams, test-only, each the
+// smallest that lets a test step in where the production code cannot be made to race on cue:
+// `beforeDelete` runs just before the writer sends a DELETE (after the pass's re-read and
+// recheck), and `beforeOwnerRead` just before a Workload's owner is read again.
+import { AppsV1Api, BatchV1Api, CoreV1Api, type CustomObjectsApi } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import { brakesAdmission } from '../../../shared/brakes/io/admission.js';
+import { Brakes } from '../../../shared/brakes/io/brakes.js';
+import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
+import { ClusterWriter, type Gvr } from '../../../shared/kube/writer.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
+import type { ObjectId, StoredId } from '../../../shared/model/identity.js';
+import { Notifier } from '../../../shared/notify/notifier.js';
+import type { ObjectsHandle } from '../../../shared/objects/index.js';
+import { loadPolicy } from '../../../shared/policy/load.js';
+import type { Policy } from '../../../shared/policy/policy.js';
+import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { Volumes } from './fixtures.js';
+
+/** What a DELETE is about to be sent for: a claim, or an object of any group (a Job, a Workload's owner). */
+export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Gvr; id: ObjectId };
+
+export interface TestHandleOptions {
+  clients: KubeClients;
+  /** Where the brakes' ledger ConfigMap (kube-tidy-brakes) lives: the test's own namespace. */
+  ledgerNamespace: string;
+  /** The policy's `kubeTidy` section and top-level limits, as a policy file says them; changeable between passes. */
+  policy: () => Record<string, unknown>;
+  beforeDelete?: (about: DeleteAbout) => Promise<void>;
+  beforeOwnerRead?: (at: { plural: string; namespace: string; name: string }) => Promise<void>;
+}
+
+const log = pino({ level: 'silent' });
+
+/** A descheduler policy file with nothing in its profiles, and what the test adds. */
+export const policyOf = (extra: Record<string, unknown>): Policy =>
+  loadPolicy({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [{ name: 'p', pluginConfig: [], plugins: {} }], ...extra }).policy;
+
+/** The one writer, with the test's hook run just before each DELETE it sends. */
+class HookedWriter extends ClusterWriter {
+  constructor(
+    clients: KubeClients,
+    dryRun: boolean,
+    private readonly hook: TestHandleOptions['beforeDelete'],
+  ) {
+    super(clients, { dryRun, recordEvents: true, protectedNamespaces: [] });
+  }
+
+  override async deleteClaim(claim: StoredId) {
+    await this.hook?.({ kind: 'claim', id: claim });
+    return super.deleteClaim(claim);
+  }
+
+  override async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
+    await this.hook?.({ kind: 'object', gvr, id });
+    return super.deleteObject(gvr, id, opts);
+  }
+}
+
+/** The custom-objects client, with the test's hook run before a read of anything but a Workload (a Workload's owner). */
+function hookedCustom(custom: CustomObjectsApi, hook: TestHandleOptions['beforeOwnerRead']): CustomObjectsApi {
+  if (!hook) return custom;
+  return new Proxy(custom, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (prop !== 'getNamespacedCustomObject' || typeof value !== 'function') return value;
+      return async (p: { plural: string; namespace: string; name: string }) => {
+        if (p.plural !== 'workloads') await hook(p);
+        return (value as (x: typeof p) => Promise<unknown>).call(target, p);
+      };
+    },
+  });
+}
+
+export interface TestHandle {
+  handle: ObjectsHandle;
+  brakes: Brakes;
+  close(): void;
+}
+
+export function testHandle(o: TestHandleOptions): TestHandle {
+  const writer = (dryRun: boolean) => new HookedWriter(o.clients, dryRun, o.beforeDelete);
+  const brakes = new Brakes({ core: o.clients.core, writer: writer(false), namespace: o.ledgerNamespace, dryRun: false, now: Date.now, log });
+  const policy = () => policyOf(o.policy());
+  const reader = { ...o.clients, custom: hookedCustom(o.clients.custom, o.beforeOwnerRead) };
+  const handle: ObjectsHandle = {
+    settings: { protectedNamespaces: [], dryRun: false },
+    policy,
+    reader,
+    writer: ({ dryRun }) => writer(dryRun),
+    admission: ({ dryRun }) =>
+      dryRun
+        ? brakesAdmission({
+            brakes: new Brakes({ core: o.clients.core, writer: writer(true), namespace: o.ledgerNamespace, dryRun: true, now: Date.now, log }),
+            policy,
+            writer: writer(true),
+            log,
+            path: 'objects',
+          })
+        : brakesAdmission({ brakes, policy, writer: writer(false), log, path: 'objects' }),
+    now: Date.now,
+    log,
+    notifier: Notifier.off(),
+    metrics: MetricsRecorder.off(),
+  };
+  return { handle, brakes, close: () => brakes.close() };
+}
+
+/** A test file's shared-cluster setup: its namespace, clients, the volumes it made, and handles closed after it. */
+export function objectsSuite(prefix: string) {
+  const ns = testNamespace(prefix);
+  const kc = () => sharedCluster().kubeConfig();
+  const core = () => kc().makeApiClient(CoreV1Api);
+  const volumes = new Volumes(core);
+  const handles: TestHandle[] = [];
+  let clients: KubeClients | undefined;
+  beforeAll(() => void (clients = kubeClients(kc())));
+  afterAll(async () => {
+    for (const h of handles) h.close();
+    clients?.close();
+    await volumes.removeAll();
+  });
+  return {
+    ns,
+    core,
+    batch: () => kc().makeApiClient(BatchV1Api),
+    apps: () => kc().makeApiClient(AppsV1Api),
+    volumes,
+    clients: () => clients!,
+    /** A handle over this file's clients, its ledger in the file's namespace. */
+    handle(o: Omit<TestHandleOptions, 'clients' | 'ledgerNamespace'>): TestHandle {
+      const h = testHandle({ clients: clients!, ledgerNamespace: ns.name, ...o });
+      handles.push(h);
+      return h;
+    },
+  };
+}
