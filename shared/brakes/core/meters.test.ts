@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../policy/load.js';
-import { counterOf, metersOf, scopeKey, type Meter, type Subject } from './meters.js';
+import { counterOf, metersOf, scopeKey, type Meter, type Subject, describeMeter } from './meters.js';
 
 const W = 15 * 60_000;
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0); // on a 15-minute boundary
@@ -71,5 +71,17 @@ describe('counters per kind', () => {
     ]);
     // A pods' total of 0 charges nothing for a Job: only the Job rate applies to it.
     expect(meters.flatMap((m) => counterOf(m, job, T0) ?? [])).toEqual([`cluster|3600000|${Math.floor(T0 / 3_600_000) * 3_600_000}|Job:`]);
+  });
+});
+
+describe('describeMeter', () => {
+  const rate = { scope: 'namespace' as const, max: 1, windowMs: 3_600_000, name: 'kubeTidy.brakes.rates[0]', kinds: ['Job' as const] };
+
+  it('names the kind and the namespace as a person reads them, not the counter key', () => {
+    expect(describeMeter(rate, { kind: 'Job', namespace: 'ml' })).toBe('kubeTidy.brakes.rates[0] (1 Job removals per 1h in namespace ml)');
+  });
+
+  it("says a pod's as before", () => {
+    expect(describeMeter({ ...rate, kinds: ['Pod'] }, { namespace: 'ml' })).toBe('kubeTidy.brakes.rates[0] (1 per 1h in namespace ml)');
   });
 });

@@ -83,9 +83,11 @@ export function counterEnd(counter: string): number {
 
 /** Human words for a meter: "maxNoOfPodsToEvictPerNamespace (5 per 15m in namespace ml)". */
 export function describeMeter(m: Meter, s: Subject): string {
-  const key = scopeKey(m.scope, s);
+  // Said as a person reads it: the key without its kind, the kind named ("Job removals").
+  const key = podScopeKey(m.scope, s);
   const where = m.scope === 'cluster' ? 'in the cluster' : `in ${m.scope} ${key}`;
-  return `${m.name} (${m.max} per ${formatWindow(m.windowMs)} ${where})`;
+  const what = s.kind ? ` ${s.kind} removals` : '';
+  return `${m.name} (${m.max}${what} per ${formatWindow(m.windowMs)} ${where})`;
 }
 
 export function formatWindow(ms: number): string {
