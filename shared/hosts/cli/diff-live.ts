@@ -18,6 +18,7 @@ import { snapshotNeeds, type SnapshotNeeds } from '../../selection/needs.js';
 import type { Owner } from '../../selection/retention.js';
 import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
+import { objectsDiff } from './diff-objects.js';
 import { printDiff } from './diff-output.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
@@ -101,6 +102,15 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     // What the limits (or retention) held back first: of a pod's reasons, the one that decided.
     return { decisions: finished.decisions, kept: [...finished.kept, ...s.kept] };
   }) as [DiffSide, DiffSide];
+  const objects = await objectsDiff({
+    reader: o.clients,
+    before: o.against.policy.objects ?? [],
+    after: o.policy.objects ?? [],
+    namespace: o.namespace,
+    labelSelector: o.labelSelector,
+    protectedNamespaces: o.protectedNamespaces,
+    now: Date.now(),
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(2);
   return printDiff(
     {
@@ -110,6 +120,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
       against: o.against.name,
       format: o.format,
       ...(o.gate ? { gate: o.gate } : {}),
+      ...(objects ? { objects } : {}),
     },
     io,
   );

@@ -28,6 +28,7 @@ import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unpr
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
+import { liveObjects } from './live-objects.js';
 import { PassReports } from '../../cleanup/reports/index.js';
 
 /** `notifier`: the program's CloudEvents out (main.ts); none: off. `metrics`: the program's recorder (main.ts); none: not counted. */
@@ -303,6 +304,14 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       `${mode}${dryRun ? ' (dry run: nothing was changed)' : ''}: ${summary.selected} selected, ${summary.kept} kept, of ${summary.podsSeen} pods listed in ${summary.pages} pages` +
         `${summary.fieldSelector ? ` (${summary.fieldSelector})` : ''}, ${(summary.durationMs / 1000).toFixed(2)} s${counts.length ? `: ${counts.join(', ')}` : ''}\n`,
     );
+    // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
+    const objects =
+      summary.stoppedBy === 'time-budget'
+        ? undefined
+        : await liveObjects(
+            { handle, reader: clients, rules: policy.objects ?? [], namespace: o.namespace, labelSelector: o.labelSelector, dryRun, format: o.format },
+            io,
+          );
     const reported = reports ? await reports.write(clients.custom, summary, Date.now()) : undefined;
     if (reported) {
       io.err(`reports: ${reported.written} written, ${reported.deleted} deleted (openreports.io Reports labelled app.kubernetes.io/managed-by=kube-tidy)\n`);
@@ -316,6 +325,11 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const failed = summary.failures.transient + summary.failures.refused;
     if (failed > 0) {
       io.err(`kube-tidy: ${failed} of the selected pods could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
+      return 1;
+    }
+    const objectsFailed = objects ? objects.failures.transient + objects.failures.refused : 0;
+    if (objectsFailed > 0) {
+      io.err(`kube-tidy: ${objectsFailed} of the selected objects could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
       return 1;
     }
     return 0;
