@@ -3,6 +3,7 @@
 // each policy's order and limits over every page), then compared (selection/diff.ts). Nothing is
 // written, not even as a dry run: a diff is about what each policy selects, which the pure
 // core says from the listing; the API server's answer to each write is the plan's business.
+// The policies' kubeTidy.objects rules are compared after the pods (objects/diff.ts).
 // Memory: one page of pods, each policy's decisions, and of the pods a policy selected but
 // kept only those the other policy decides (the diff shows why they were kept).
 import { fetchContext, fetchJobOwners } from '../../cleanup/io/context.js';
@@ -18,7 +19,8 @@ import { snapshotNeeds, type SnapshotNeeds } from '../../selection/needs.js';
 import type { Owner } from '../../selection/retention.js';
 import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
-import { objectsDiff } from './diff-objects.js';
+import { objectsDiff } from '../../objects/diff.js';
+import { narrowRules } from './live-objects.js';
 import { printDiff } from './diff-output.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
@@ -104,10 +106,10 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
   }) as [DiffSide, DiffSide];
   const objects = await objectsDiff({
     reader: o.clients,
-    before: o.against.policy.objects ?? [],
-    after: o.policy.objects ?? [],
+    // --label-selector narrows both sides' object rules as it narrows a plan's (live-objects.ts).
+    before: narrowRules(o.against.policy.objects ?? [], o.labelSelector),
+    after: narrowRules(o.policy.objects ?? [], o.labelSelector),
     namespace: o.namespace,
-    labelSelector: o.labelSelector,
     protectedNamespaces: o.protectedNamespaces,
     now: Date.now(),
   });

@@ -1,14 +1,13 @@
-// How `kube-tidy plan --against` prints the objects' half of a diff (diff-objects.ts), in the
+// How `kube-tidy plan --against` prints the objects' half of a diff (objects/diff.ts), in the
 // pods' format (diff-output.ts): JSON lines with a `type` of their own (object-new,
 // object-released, object-changed, object-count: a script reading the pods' types reads them as
 // before), or a table of the objects and one of the counts per kind; a summary line on stderr.
 // The gate (--max-new) holds per kind, over what the new policy newly DELETES: a Job takes its
 // pods, a claim its data, so neither is counted as a pod, and a percentage is of that kind's
 // objects listed; a report rule removes nothing, so what it newly reports is shown, not counted.
-import type { ObjectKindCount, ObjectSide } from '../../objects/core/diff.js';
 import { exceedsGate, type NewSelectionGate } from '../../selection/diff.js';
 import { gateText } from './diff-args.js';
-import type { ObjectsDiffRead } from './diff-objects.js';
+import type { ObjectKindCount, ObjectSide, ObjectsDiffRead } from '../../objects/diff.js';
 import { jsonLine, table, type Format } from './output.js';
 
 type Out = { out: (s: string) => void; err: (s: string) => void };

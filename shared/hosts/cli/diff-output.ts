@@ -3,7 +3,7 @@
 // `type`), tables for people, a summary line on stderr, and the exit code of the gate.
 import { exceedsGate, type NewSelectionGate, type PodChange, type PolicyDiff, type SideView } from '../../selection/diff.js';
 import { gateText } from './diff-args.js';
-import type { ObjectsDiffRead } from './diff-objects.js';
+import type { ObjectsDiffRead } from '../../objects/diff.js';
 import { objectsDiffSummary, objectsOverGate, printObjectsDiff } from './diff-objects-output.js';
 import { jsonLine, table, type Format } from './output.js';
 
@@ -21,7 +21,7 @@ export interface DiffReport {
   against: string;
   gate?: NewSelectionGate;
   format: Format;
-  /** The objects' half (diff-objects.ts); absent when neither policy has kubeTidy.objects rules. */
+  /** The objects' half (objects/diff.ts); absent when neither policy has kubeTidy.objects rules. */
   objects?: ObjectsDiffRead;
 }
 

@@ -128,6 +128,7 @@ describe('printObjects', () => {
 
   it('words for each outcome and for how far off', () => {
     expect(objectResultText({ outcome: 'deferred', dryRun: false, message: 'jobs-rate 1 per 1h' })).toBe('deferred: jobs-rate 1 per 1h');
+    expect(objectResultText({ outcome: 'deferred', dryRun: false, message: 'deferred: a rate is spent' })).toBe('deferred: a rate is spent');
     expect(objectResultText({ outcome: 'stale', dryRun: false })).toBe('changed since read, left for next time');
     expect([inText(0), inText(59_000), inText(125 * 60_000), inText(2 * 86_400_000)]).toEqual(['in 0m', 'in 1m', 'in 2h5m', 'in 2d']);
   });

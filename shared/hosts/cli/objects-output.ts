@@ -21,6 +21,9 @@ export function objectResultText(r: Pick<ObjectResult, 'outcome' | 'dryRun' | 'm
       return `already gone${why}`;
     case 'stale':
       return 'changed since read, left for next time';
+    case 'deferred':
+      // The brakes' words already begin with it.
+      return r.message?.startsWith('deferred') ? r.message : `deferred${why}`;
     default:
       return `${r.outcome}${why}`;
   }

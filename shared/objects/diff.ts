@@ -1,14 +1,15 @@
-// The objects' half of `kube-tidy plan --kubeconfig --against`: both policies' kubeTidy.objects
-// rules decided by the pure core over ONE read of the objects either names (and their owners'
-// context), at one instant, then compared (objects/core/diff.ts). As for pods, nothing is
-// written, not even as a dry run; --namespace and --label-selector narrow both sides as they
-// narrow a plan (live-objects.ts), and a protected namespace's objects are kept on both.
-import { decideObjects } from '../../objects/core/decide.js';
-import { diffObjectPlans, type ObjectsDiff } from '../../objects/core/diff.js';
-import type { ObjectPlan } from '../../objects/core/model.js';
-import { readObjects, type ObjectsReader } from '../../objects/io/read.js';
-import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
-import { narrowRules } from './live-objects.js';
+// What a change of the kubeTidy.objects rules would change (`kube-tidy plan --against`): both
+// sets of rules decided by the pure core over ONE read of the objects either names (and their
+// owners' context), at one instant, then compared (core/diff.ts). As for pods, nothing is
+// written, not even as a dry run; a protected namespace's objects are kept on both sides, as
+// the pass keeps them.
+import type { ObjectKind, ObjectRule } from '../policy/objects-schema.js';
+import { decideObjects } from './core/decide.js';
+import { diffObjectPlans, type ObjectsDiff } from './core/diff.js';
+import type { ObjectPlan } from './core/model.js';
+import { readObjects, type ObjectsReader } from './io/read.js';
+
+export type { ObjectChange, ObjectKindCount, ObjectSide, ObjectsDiff } from './core/diff.js';
 
 export interface ObjectsDiffRead extends ObjectsDiff {
   /** Kinds a rule names that the cluster does not serve (Workload without Kueue). */
@@ -19,8 +20,8 @@ export interface ObjectsDiffOptions {
   reader: ObjectsReader;
   before: readonly ObjectRule[];
   after: readonly ObjectRule[];
+  /** Only this namespace's objects. */
   namespace: string | undefined;
-  labelSelector: string | undefined;
   protectedNamespaces: readonly string[];
   now: number;
 }
@@ -49,8 +50,8 @@ function shielded(plan: ObjectPlan, protectedNamespaces: readonly string[]): Obj
 
 /** Undefined when neither policy has object rules (the diff is the pods' alone, as it was). */
 export async function objectsDiff(o: ObjectsDiffOptions): Promise<ObjectsDiffRead | undefined> {
-  if (o.before.length + o.after.length === 0) return undefined;
-  const [before, after] = [o.before, o.after].map((r) => narrowRules(r, o.labelSelector)) as [ObjectRule[], ObjectRule[]];
+  const { before, after } = o;
+  if (before.length + after.length === 0) return undefined;
   const read = await readObjects(o.reader, [...before, ...after]);
   const objects = read.objects.filter((x) => o.namespace === undefined || x.namespace === o.namespace);
   const considered = new Map<ObjectKind, number>();
