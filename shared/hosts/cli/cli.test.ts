@@ -167,6 +167,43 @@ describe('kube-tidy plan', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
   });
 
+  it('says in one line that a pod dump cannot plan the kubeTidy.objects rules, and plans the pods as before', () => {
+    const withObjects = file(
+      'objects.yaml',
+      policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 3600, exitCodes: ['128-255'] } }], {
+        top: { maxNoOfPodsToEvictTotal: 2, kubeTidy: { objects: [{ name: 'finished-jobs', kind: 'Job', minAge: '24h' }] } },
+      }),
+    );
+    const r = cli('plan', '--policy', withObjects, '--pods', pods, '--now', NOW);
+    expect(r.code).toBe(0);
+    const without = cli('plan', '--policy', policy, '--pods', pods, '--now', NOW);
+    expect(r.stderr).toBe(
+      `objects: 1 kubeTidy.objects rules not planned: a pod dump has no Jobs, claims or Workloads; plan them with --kubeconfig\n${without.stderr}`,
+    );
+    expect(without.stderr, 'no object rules: no line').not.toContain('objects');
+    expect(r.stdout).toBe(without.stdout);
+  });
+
+  it('a bad kubeTidy.objects rule exits 2 with its field path, offline and against a cluster alike', async () => {
+    const bad = file(
+      'bad-objects.yaml',
+      policyDoc([{ name: 'RemoveFailedPods' }], {
+        top: { kubeTidy: { objects: [{ name: 'claims', kind: 'PersistentVolumeClaim', minAge: '1h', mode: 'delete' }] } },
+      }),
+    );
+    const offline = cli('plan', '--policy', bad, '--pods', pods, '--now', NOW);
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toContain('kubeTidy.objects[0].reclaimPolicy');
+    let stderr = '';
+    const kubeconfig = file(
+      'kubeconfig.yaml',
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n',
+    );
+    const live = await runAsync(['plan', '--kubeconfig', kubeconfig, '--policy', bad], { out: () => undefined, err: (s) => void (stderr += s) });
+    expect(live, stderr).toBe(2);
+    expect(stderr).toContain('kubeTidy.objects[0].reclaimPolicy');
+  });
+
   it('honours --protected-namespaces', () => {
     const r = cli('plan', '--policy', policy, '--pods', pods, '--now', NOW, '--protected-namespaces', 'batch,kube-system');
     expect(r.stdout).toBe('');

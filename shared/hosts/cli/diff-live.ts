@@ -3,6 +3,7 @@
 // each policy's order and limits over every page), then compared (selection/diff.ts). Nothing is
 // written, not even as a dry run: a diff is about what each policy selects, which the pure
 // core says from the listing; the API server's answer to each write is the plan's business.
+// The policies' kubeTidy.objects rules are compared after the pods (objects/diff.ts).
 // Memory: one page of pods, each policy's decisions, and of the pods a policy selected but
 // kept only those the other policy decides (the diff shows why they were kept).
 import { fetchContext, fetchJobOwners } from '../../cleanup/io/context.js';
@@ -18,6 +19,8 @@ import { snapshotNeeds, type SnapshotNeeds } from '../../selection/needs.js';
 import type { Owner } from '../../selection/retention.js';
 import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
+import { objectsDiff } from '../../objects/diff.js';
+import { narrowRules } from './live-objects.js';
 import { printDiff } from './diff-output.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
@@ -101,6 +104,15 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     // What the limits (or retention) held back first: of a pod's reasons, the one that decided.
     return { decisions: finished.decisions, kept: [...finished.kept, ...s.kept] };
   }) as [DiffSide, DiffSide];
+  const objects = await objectsDiff({
+    reader: o.clients,
+    // --label-selector narrows both sides' object rules as it narrows a plan's (live-objects.ts).
+    before: narrowRules(o.against.policy.objects ?? [], o.labelSelector),
+    after: narrowRules(o.policy.objects ?? [], o.labelSelector),
+    namespace: o.namespace,
+    protectedNamespaces: o.protectedNamespaces,
+    now: Date.now(),
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(2);
   return printDiff(
     {
@@ -110,6 +122,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
       against: o.against.name,
       format: o.format,
       ...(o.gate ? { gate: o.gate } : {}),
+      ...(objects ? { objects } : {}),
     },
     io,
   );

@@ -3,6 +3,8 @@
 // `type`), tables for people, a summary line on stderr, and the exit code of the gate.
 import { exceedsGate, type NewSelectionGate, type PodChange, type PolicyDiff, type SideView } from '../../selection/diff.js';
 import { gateText } from './diff-args.js';
+import type { ObjectsDiffRead } from '../../objects/diff.js';
+import { objectsDiffSummary, objectsOverGate, printObjectsDiff } from './diff-objects-output.js';
 import { jsonLine, table, type Format } from './output.js';
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
@@ -19,6 +21,8 @@ export interface DiffReport {
   against: string;
   gate?: NewSelectionGate;
   format: Format;
+  /** The objects' half (objects/diff.ts); absent when neither policy has kubeTidy.objects rules. */
+  objects?: ObjectsDiffRead;
 }
 
 /** Prints the diff and the summary; returns 0, or EXIT_GATE when the gate is exceeded. */
@@ -28,6 +32,7 @@ export function printDiff(r: DiffReport, io: Out): number {
   if (r.format === 'json') {
     for (const c of diff.changes) io.out(jsonLine({ type: c.change, namespace: c.namespace, name: c.name, uid: c.uid, before: c.before, after: c.after }));
     for (const c of diff.counts) io.out(jsonLine({ type: 'count', ...c }));
+    if (r.objects) printObjectsDiff(r.objects, gate, r.format, io);
     io.out(jsonLine({ type: 'total', podsSeen: r.podsSeen, ...diff.totals, ...(gate ? { maxNew: gateText(gate), exceeded } : {}) }));
   } else {
     io.out(
@@ -51,6 +56,7 @@ export function printDiff(r: DiffReport, io: Out): number {
         )}`,
       );
     }
+    if (r.objects) printObjectsDiff(r.objects, gate, r.format, io);
   }
   const t = diff.totals;
   io.err(
@@ -58,9 +64,13 @@ export function printDiff(r: DiffReport, io: Out): number {
       `${t.before} selected before, ${t.after} after, of ${r.podsSeen} pods ${r.seenWhere}` +
       `${gate ? `; --max-new ${gateText(gate)}: ${exceeded ? 'exceeded' : 'within'}` : ''}\n`,
   );
-  if (!exceeded) return 0;
-  io.err(`kube-tidy: the new policy newly selects ${t.new} pods, more than --max-new ${gateText(gate!)} allows (exit ${EXIT_GATE})\n`);
-  return EXIT_GATE;
+  if (r.objects) objectsDiffSummary(r.objects, gate, io);
+  // Each kind against the gate on its own (diff-objects-output.ts): any one over it is exit 3.
+  const objectsOver = r.objects ? objectsOverGate(r.objects.counts, gate) : [];
+  if (exceeded) io.err(`kube-tidy: the new policy newly selects ${t.new} pods, more than --max-new ${gateText(gate!)} allows (exit ${EXIT_GATE})\n`);
+  for (const c of objectsOver)
+    io.err(`kube-tidy: the new policy newly deletes ${c.newlyDeleted} ${c.kind} objects, more than --max-new ${gateText(gate!)} allows (exit ${EXIT_GATE})\n`);
+  return exceeded || objectsOver.length > 0 ? EXIT_GATE : 0;
 }
 
 const cell = (s: SideView): string => (s.status === 'selected' ? s.strategy : s.status === 'kept' ? `kept (${s.strategy})` : '-');

@@ -3,6 +3,7 @@
 // --protected-namespaces and the policy's grace period; the brakes are the cluster's ledger
 // (ConfigMap kube-tidy-brakes in the namespace the command chose: the deployed kube-tidy's,
 // ledger.ts), so a person's run and the deployment share one set of limits.
+import { brakesAdmission } from '../../brakes/io/admission.js';
 import { Brakes } from '../../brakes/io/brakes.js';
 import { DEFAULT_SWEEP_CONCURRENCY } from '../../cleanup/config.js';
 import { cleanupAdmission } from '../../cleanup/handle.js';
@@ -13,6 +14,8 @@ import { ClusterWriter, type WriterOptions } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { Notifier } from '../../notify/notifier.js';
+import type { ObjectsHandle } from '../../objects/index.js';
+import type { ObjectsReader } from '../../objects/io/read.js';
 import type { Policy } from '../../policy/policy.js';
 
 const HOLD_MS = 60_000;
@@ -99,4 +102,25 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
     metrics: o.metrics,
   };
   return h;
+}
+
+/**
+ * Cleanup beyond pods' handle for the same command (objects/handle.ts), built from its pod
+ * cleanup handle: the same writer (a plan's dry run, the protected namespaces), the same
+ * Brakes on the same ledger, so the command's pod removals and object deletes spend one
+ * budget, each counted under its kind.
+ */
+export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader): ObjectsHandle {
+  return {
+    settings: { protectedNamespaces: h.settings.protectedNamespaces, dryRun: h.settings.dryRun },
+    policy: () => h.policy(),
+    reader,
+    writer: ({ dryRun }) => h.writer({ dryRun }),
+    admission: ({ dryRun }) =>
+      brakesAdmission({ brakes: h.brakes({ dryRun }), policy: () => h.policy(), writer: h.writer({ dryRun }), log: h.log, path: 'objects' }),
+    now: () => h.now(),
+    log: h.log,
+    notifier: h.notifier,
+    metrics: h.metrics,
+  };
 }

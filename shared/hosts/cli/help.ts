@@ -14,8 +14,10 @@ Usage:
 Commands:
   policy check   Validate a DeschedulerPolicy and print it normalized (defaults filled) as JSON.
   plan           With --pods: offline plan over a pod dump. With --kubeconfig: plan against a
-                 live cluster through the API server's dry run (read-only; PDB refusals show).
-  run            One real pass against a live cluster (deletes and evicts; asks for --yes).
+                 live cluster through the API server's dry run (read-only; PDB refusals show),
+                 the kubeTidy.objects rules (finished Jobs, unused claims, Workloads) included.
+  run            One real pass against a live cluster (deletes and evicts pods, then deletes
+                 what the object rules in mode delete select; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
   descheduler    The descheduler's command (v0.36.0 flags, defaults and metrics): cycles on
                  an interval, or once with --descheduling-interval 0 (/bin/descheduler in the image).
@@ -23,8 +25,10 @@ Commands:
 Run "kube-tidy COMMAND --help" for a command's options.
 Output: a table when stdout is a terminal, JSON lines when it is piped (-o json|table to choose).
 Exit codes: 0 done, 2 invalid input (every problem is listed with its field path), 1 other errors
-(for plan/run against a cluster: the cluster could not be read, or a selected pod could not be
-handled), 3 plan --against: the new policy newly selects more pods than --max-new allows.
+(for plan/run against a cluster: the cluster could not be read, or a selected pod or object
+could not be handled),
+3 plan --against: the new policy newly selects more pods than --max-new allows (or newly
+deletes more objects of one kind than it allows).
 `;
 
 /** plan --against: the same words offline and live. */
@@ -36,7 +40,9 @@ const DIFF_HELP = `Comparing two policies (--against): what changing the policy 
                                                         kube-tidy/kube-tidy-policy (live only)
                                   configmap:NS/NAME     key policy.yaml of that ConfigMap (live only)
   --max-new N | P%              Exit 3 when the new policy newly selects more than N pods, or
-                                more than P% of the pods seen (with P%, every pod is listed).
+                                more than P% of the pods seen (with P%, every pod is listed);
+                                or, for each kind of the kubeTidy.objects rules on its own,
+                                newly DELETES more than N objects or P% of that kind listed.
                                 At the threshold exactly is within it.
 Both policies are decided over the same pods (offline: the dump; live: ONE paged LIST, read
 once) at the same instant, each with its own limits and order, and nothing is written, not even
@@ -48,8 +54,21 @@ not what a policy selects. Output, JSON lines with a "type":
       keeps it) or {"status":"unselected"}; "changed": both select it, by other strategies.
   {"type":"count","namespace","strategy","before","after","new","released","changed"}
   {"type":"total","podsSeen","before","after","new","released","changed","maxNew"?,"exceeded"?}
-or, on a terminal, a table of the pods and one of the counts (-o to choose). A summary line goes
-to stderr. Exit codes: 0 done, 3 --max-new exceeded, 2 invalid input, 1 other errors.
+With kubeTidy.objects rules on either side (live only: a pod dump has no objects), the objects
+both rules decide over ONE read of them, before the pods' total line:
+  {"type":"object-new"|"object-released"|"object-changed","kind","namespace","name","uid",
+      "before","after","newlyDeleted"}   before/after: {"status":"selected","rule","mode","reason"},
+      {"status":"kept","rule","reason"}, {"status":"not-yet","rule","at"} or {"status":"unselected"};
+      "changed": both select it, by another rule or mode.
+  {"type":"object-count","kind","considered","before","after","new","released","changed",
+      "newlyDeleted","maxNew"?,"exceeded"?}
+The gate counts objects apart from pods and each kind apart: a Job takes its pods, a claim its
+data, so neither is one more pod, and a percentage means something only of its own kind. It
+counts what is newly DELETED (unselected, kept, not yet eligible or only reported before): a
+rule in mode report removes nothing, so a new report rule is shown but never trips the gate.
+or, on a terminal, a table of the pods and one of the counts (-o to choose), then the same two
+for the objects. A summary line goes to stderr (one more per object kind).
+Exit codes: 0 done, 3 --max-new exceeded, 2 invalid input, 1 other errors.
   e.g. kube-tidy plan --kubeconfig ci.kubeconfig --policy policy.yaml --against deployed --max-new 20
 `;
 
@@ -71,6 +90,8 @@ output of "kubectl get pods -A -o json", or one Pod; "-" reads stdin). Prints on
 per selected pod, in the order they would be acted on, limits applied:
   {"namespace","name","uid","strategy","action","reason"}
 action is "delete" for Succeeded/Failed pods and "evict" (Eviction API) for the others.
+A policy's kubeTidy.objects rules are not planned here: a pod dump has no Jobs, claims or
+Workloads, nor what their owner rules read; one line on stderr says so (plan them with --kubeconfig).
 
 Options:
   --policy FILE                 DeschedulerPolicy (YAML or JSON). Required.
@@ -95,7 +116,8 @@ const LIVE_OPTIONS = `Options:
   --kubeconfig FILE             The cluster. Required: never taken from $KUBECONFIG or ~/.kube/config.
   --context NAME                A context of the kubeconfig other than its current-context.
   -n, --namespace NS            Only this namespace (default: all, as the deployed sweep).
-  -l, --label-selector SEL      Only pods matching this label selector.
+  -l, --label-selector SEL      Only pods matching this label selector; and only objects matching
+                                it AND their kubeTidy.objects rule's own selector.
   --policy FILE                 DeschedulerPolicy (YAML or JSON). Default: the one the deployed
                                 kube-tidy reads, ConfigMap kube-tidy/kube-tidy-policy key policy.yaml.
   --policy-configmap NS/NAME    Read the policy from this ConfigMap (key policy.yaml) instead.
@@ -118,16 +140,32 @@ const LIVE_OPTIONS = `Options:
   --report                      Also write the results as OpenReports (openreports.io/v1alpha1
                                 Report, one per namespace and profile, named kube-tidy-PROFILE),
                                 replacing the previous ones: the one write a plan makes, for
-                                real even in a plan. Needs the CRDs installed.
+                                real even in a plan. Needs the CRDs installed. The pods'
+                                results only: the object rules' are printed, not reported here.
   -h, --help                    This help.
 
 Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome","dryRun","message"?}
 outcome is the API server's answer: deleted/evicted (in a plan: would be), blocked (a
 PodDisruptionBudget or a webhook said not now; message says which), gone, stale (changed since
 listed), failed (transient), refused. Progress on long lists and a summary line go to stderr.
+
+After the pods, the policy's kubeTidy.objects rules (finished Jobs, unused claims, the owners of
+finished Kueue Workloads), through the same writer and the same brakes, each charged to its
+kind; nothing is printed for them when the policy has none. One JSON line each, with a "type"
+(a pod's line has none):
+  {"type":"object","kind","namespace","name","uid","rule","mode","reason","outcome","dryRun",
+      "message"?,"removes"?}   outcome: reported (mode report: nothing removed), deleted (in a
+      plan: would be), deferred (a brake; message says which), kept (read again before the
+      delete, no longer eligible), gone, stale, failed, refused; "removes": a Workload's owner.
+  {"type":"object-kept","kind","namespace","name","uid","rule","mode","reason"}
+      matched, kept by an owner rule (a CronJob's history, keepLast) or a protected namespace.
+  {"type":"object-eligible","kind","namespace","name","uid","rule","mode","at"}
+      matched, its condition not yet held for minAge: eligible at "at" (RFC 3339).
+On a terminal, one table of them after the pods' (RESULT: would delete, deleted, reported, kept,
+not yet), and a summary line on stderr.
 Exit codes: 0 done, 2 invalid input (with the field path), 1 the cluster could not be read (a
 credential plugin that could not be run or failed included), the command hit --timeout, or a
-selected pod failed or was refused.
+selected pod or object failed or was refused.
 `;
 
 export const LIVE_PLAN_HELP = `Usage: kube-tidy plan --kubeconfig FILE [--context C] [--namespace N] [--policy FILE] [options]
@@ -144,8 +182,10 @@ export const RUN_HELP = `Usage: kube-tidy run --kubeconfig FILE --yes [--context
 
 One real pass, as "kube-tidy plan --kubeconfig" shows it: terminal pods are DELETEd, others
 evicted through the Eviction API (budgets hold; a refusal is "blocked", never forced), each
-write tied to the uid and resourceVersion listed, one Kubernetes Event per action. Without
---yes it changes nothing and exits 2.
+write tied to the uid and resourceVersion listed, one Kubernetes Event per action. Then the
+object rules in mode delete: each object read again and checked again, deleted tied to its uid
+and resourceVersion (a Job with propagationPolicy Background: its pods go with it), one Event
+each; rules in mode report remove nothing. Without --yes it changes nothing and exits 2.
 
 ${LIVE_OPTIONS}`;
 

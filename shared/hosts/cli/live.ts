@@ -28,6 +28,8 @@ import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unpr
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
+import { liveObjects } from './live-objects.js';
+import type { ObjectsPassSummary } from '../../objects/index.js';
 import { PassReports } from '../../cleanup/reports/index.js';
 
 /** `notifier`: the program's CloudEvents out (main.ts); none: off. `metrics`: the program's recorder (main.ts); none: not counted. */
@@ -240,18 +242,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const unprotected = unprotectedWarning(o.unprotected);
     if (unprotected) io.err(unprotected);
     const { policy } = loaded;
-    if (o.diff) {
-      const { against, name } = o.diff;
-      const old =
-        'file' in against
-          ? loadPolicyFile(against.file, o.allowUnsupported)
-          : await policyFromConfigMap(clients.core, against.configMap, o.allowUnsupported, `--against ${name}`);
-      for (const w of old.warnings) io.err(`warning: --against ${name}: ${w}\n`);
-      const rest = { namespace: o.namespace, labelSelector: o.labelSelector, chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces };
-      const budgetMs = Math.max(1, endsAt - Date.now());
-      const onPage = (pages: number) => void (seen.pages = pages);
-      return await diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: o.diff.gate, format: o.format, budgetMs, onPage }, io);
-    }
+    if (o.diff) return await againstPass(o.diff, o, policy, { clients, endsAt, seen }, io);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
@@ -298,30 +289,72 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       else io.out('nothing to do: the policy selects no pod\n');
     }
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
-    const counts = Object.entries(summary.outcomes).map(([k, n]) => `${n} ${dryRun && (k === 'deleted' || k === 'evicted') ? `would be ${k}` : k}`);
-    io.err(
-      `${mode}${dryRun ? ' (dry run: nothing was changed)' : ''}: ${summary.selected} selected, ${summary.kept} kept, of ${summary.podsSeen} pods listed in ${summary.pages} pages` +
-        `${summary.fieldSelector ? ` (${summary.fieldSelector})` : ''}, ${(summary.durationMs / 1000).toFixed(2)} s${counts.length ? `: ${counts.join(', ')}` : ''}\n`,
-    );
-    const reported = reports ? await reports.write(clients.custom, summary, Date.now()) : undefined;
-    if (reported) {
-      io.err(`reports: ${reported.written} written, ${reported.deleted} deleted (openreports.io Reports labelled app.kubernetes.io/managed-by=kube-tidy)\n`);
-      for (const e of reported.errors ?? []) io.err(`kube-tidy: report: ${e}\n`);
-      if (reported.failures.transient + reported.failures.refused > 0) return 1;
-    }
-    if (summary.stoppedBy === 'time-budget') {
-      io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete\n`);
-      return 1;
-    }
-    const failed = summary.failures.transient + summary.failures.refused;
-    if (failed > 0) {
-      io.err(`kube-tidy: ${failed} of the selected pods could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
-      return 1;
-    }
-    return 0;
+    io.err(podsSummary(mode, summary));
+    // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
+    const objects =
+      summary.stoppedBy === 'time-budget'
+        ? undefined
+        : await liveObjects(
+            { handle, reader: clients, rules: policy.objects ?? [], namespace: o.namespace, labelSelector: o.labelSelector, dryRun, format: o.format },
+            io,
+          );
+    if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
+    return exitOf(summary, objects, o, dryRun, io);
   } finally {
     clients.close();
   }
+}
+
+/** `plan --against`: the policy in force read (a file or a ConfigMap), then both compared (diff-live.ts). */
+async function againstPass(
+  diff: NonNullable<LiveOptions['diff']>,
+  o: LiveOptions,
+  policy: LoadedPolicy['policy'],
+  { clients, endsAt, seen }: Pick<PassParts, 'clients' | 'endsAt' | 'seen'>,
+  io: Out,
+): Promise<number> {
+  const { against, name } = diff;
+  const old =
+    'file' in against
+      ? loadPolicyFile(against.file, o.allowUnsupported)
+      : await policyFromConfigMap(clients.core, against.configMap, o.allowUnsupported, `--against ${name}`);
+  for (const w of old.warnings) io.err(`warning: --against ${name}: ${w}\n`);
+  const rest = { namespace: o.namespace, labelSelector: o.labelSelector, chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces };
+  const budgetMs = Math.max(1, endsAt - Date.now());
+  const onPage = (pages: number) => void (seen.pages = pages);
+  return diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: diff.gate, format: o.format, budgetMs, onPage }, io);
+}
+
+type PassSummary = Awaited<ReturnType<typeof runPass>>;
+
+/** The pods' summary line (stderr): counts by outcome, a plan's removals as "would be". */
+function podsSummary(mode: 'plan' | 'run', summary: PassSummary): string {
+  const dryRun = mode === 'plan';
+  const counts = Object.entries(summary.outcomes).map(([k, n]) => `${n} ${dryRun && (k === 'deleted' || k === 'evicted') ? `would be ${k}` : k}`);
+  return (
+    `${mode}${dryRun ? ' (dry run: nothing was changed)' : ''}: ${summary.selected} selected, ${summary.kept} kept, of ${summary.podsSeen} pods listed in ${summary.pages} pages` +
+    `${summary.fieldSelector ? ` (${summary.fieldSelector})` : ''}, ${(summary.durationMs / 1000).toFixed(2)} s${counts.length ? `: ${counts.join(', ')}` : ''}\n`
+  );
+}
+
+/** --report: the pass's OpenReports written, said on stderr; false when one could not be. */
+async function writeReports(reports: PassReports, clients: KubeClients, summary: PassSummary, io: Out): Promise<boolean> {
+  const reported = await reports.write(clients.custom, summary, Date.now());
+  io.err(`reports: ${reported.written} written, ${reported.deleted} deleted (openreports.io Reports labelled app.kubernetes.io/managed-by=kube-tidy)\n`);
+  for (const e of reported.errors ?? []) io.err(`kube-tidy: report: ${e}\n`);
+  return reported.failures.transient + reported.failures.refused === 0;
+}
+
+/** 1 when the pass stopped at --timeout or a selected pod or object failed or was refused (said on stderr), else 0. */
+function exitOf(summary: PassSummary, objects: ObjectsPassSummary | undefined, o: LiveOptions, dryRun: boolean, io: Out): number {
+  if (summary.stoppedBy === 'time-budget') {
+    io.err(`kube-tidy: stopped at --timeout ${o.timeoutMs / 1000}s before the pass was complete\n`);
+    return 1;
+  }
+  const failed = { pods: summary.failures.transient + summary.failures.refused, objects: objects ? objects.failures.transient + objects.failures.refused : 0 };
+  for (const [what, n] of Object.entries(failed))
+    if (n > 0) io.err(`kube-tidy: ${n} of the selected ${what} could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
+  return failed.pods + failed.objects > 0 ? 1 : 0;
 }
 
 /** The brakes' ledger the pass charges (ledger.ts), said on stderr; none to find for a policy without brakes. */

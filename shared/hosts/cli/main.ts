@@ -177,10 +177,12 @@ function planCommand(args: string[], io: Out): number {
   if (diff) {
     const against = loadPolicyFile(diff.file, values['allow-unsupported'] === true);
     for (const w of against.warnings) io.err(`warning: --against ${diff.file}: ${w}\n`);
+    offlineObjectsNote([policy, against.policy], io);
     const old = { policy: against.policy, name: diff.file };
     return offlineDiff({ policy, against: old, pods, nodes, now, protectedNamespaces, gate: diff.gate, format }, io);
   }
 
+  offlineObjectsNote([policy], io);
   const plan = decide(policy, { pods, nodes }, now, { protectedNamespaces });
   const decisions = withBrakes(policy, pods, plan.decisions, io);
   if (format === 'json') {
@@ -199,6 +201,16 @@ function planCommand(args: string[], io: Out): number {
     for (const k of plan.kept) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
   }
   return 0;
+}
+
+/**
+ * One line when a policy has kubeTidy.objects rules: a pod dump holds no Jobs, claims or
+ * Workloads, nor what their owner rules read (CronJobs, StatefulSets, the pods naming a
+ * claim), so an offline plan cannot decide them and says so rather than showing nothing.
+ */
+function offlineObjectsNote(policies: readonly Policy[], io: Out): void {
+  const rules = policies.reduce((n, p) => n + (p.objects?.length ?? 0), 0);
+  if (rules > 0) io.err(`objects: ${rules} kubeTidy.objects rules not planned: a pod dump has no Jobs, claims or Workloads; plan them with --kubeconfig\n`);
 }
 
 /** `--against FILE [--max-new N|P%]` of an offline plan, checked; undefined for a plain plan. */

@@ -1,0 +1,63 @@
+// The object pass of `kube-tidy plan --kubeconfig` and `kube-tidy run`, after the pod pass:
+// cleanup beyond pods (shared/objects) through the command's handle, its writer and its
+// brakes (hosts/cli/handle.ts cliObjectsHandle), printed after the pods (objects-output.ts).
+// --namespace and --label-selector narrow it as they narrow the pods: a person who asked for
+// one namespace or one label must not see a Job of another deleted.
+import type { CleanupHandle } from '../../cleanup/index.js';
+import { runObjectsPass, type ObjectsPassSummary } from '../../objects/index.js';
+import type { ObjectsReader } from '../../objects/io/read.js';
+import type { ObjectRule } from '../../policy/objects-schema.js';
+import { parseSelectorString } from '../../policy/selector-string.js';
+import { cliObjectsHandle } from './handle.js';
+import { printObjects } from './objects-output.js';
+import type { Format } from './output.js';
+
+type Out = { out: (s: string) => void; err: (s: string) => void };
+type Selector = NonNullable<ObjectRule['labelSelector']>;
+type Requirement = NonNullable<Selector['matchExpressions']>[number];
+
+/**
+ * Each rule's selector AND the command's: an object a rule selects under the narrowed rule is
+ * one it selects under its own, and every rule is narrowed alike, so the first rule an object
+ * matches stays the same. The owner rules (keepLast, a CronJob's history) then count only
+ * within the narrowed set, which keeps as many or more, never fewer.
+ */
+export function narrowRules(rules: readonly ObjectRule[], selector: string | undefined): ObjectRule[] {
+  if (selector === undefined) return [...rules];
+  const parsed = parseSelectorString(selector);
+  // live.ts checked the selector before anything ran.
+  if (typeof parsed === 'string') throw new Error(`--label-selector: ${parsed}`);
+  const extra: Requirement[] = [
+    ...Object.entries(parsed.matchLabels ?? {}).map(([key, value]): Requirement => ({ key, operator: 'In', values: [value] })),
+    // The string form parses only to these four operators.
+    ...((parsed.matchExpressions ?? []) as Requirement[]),
+  ];
+  return rules.map((r) => {
+    const own: Selector = r.labelSelector ?? {};
+    return { ...r, labelSelector: { ...own, matchExpressions: [...(own.matchExpressions ?? []), ...extra] } };
+  });
+}
+
+export interface LiveObjects {
+  handle: CleanupHandle;
+  reader: ObjectsReader;
+  rules: readonly ObjectRule[];
+  namespace: string | undefined;
+  labelSelector: string | undefined;
+  dryRun: boolean;
+  format: Format;
+}
+
+/** Runs and prints the object pass; none when the policy has no object rules. */
+export async function liveObjects(o: LiveObjects, io: Out): Promise<ObjectsPassSummary | undefined> {
+  if (o.rules.length === 0) return undefined;
+  const rules = narrowRules(o.rules, o.labelSelector);
+  const summary = await runObjectsPass(cliObjectsHandle(o.handle, o.reader), {
+    origin: 'cli',
+    dryRun: o.dryRun,
+    rules,
+    ...(o.namespace ? { namespaces: [o.namespace] } : {}),
+  });
+  printObjects(summary, rules, o.format, o.handle.now(), io);
+  return summary;
+}
