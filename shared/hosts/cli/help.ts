@@ -140,8 +140,8 @@ const LIVE_OPTIONS = `Options:
   --report                      Also write the results as OpenReports (openreports.io/v1alpha1
                                 Report, one per namespace and profile, named kube-tidy-PROFILE),
                                 replacing the previous ones: the one write a plan makes, for
-                                real even in a plan. Needs the CRDs installed. The pods'
-                                results only: the object rules' are printed, not reported here.
+                                real even in a plan. Needs the CRDs installed. The object
+                                rules' too: one per namespace and rule (kube-tidy-objects.RULE).
   -h, --help                    This help.
 
 Each JSON line: {"namespace","name","uid","strategy","action","reason","outcome","dryRun","message"?}

@@ -4,7 +4,8 @@
 // --namespace and --label-selector narrow it as they narrow the pods: a person who asked for
 // one namespace or one label must not see a Job of another deleted.
 import type { CleanupHandle } from '../../cleanup/index.js';
-import { runObjectsPass, type ObjectsPassSummary } from '../../objects/index.js';
+import { sumFailures } from '../../model/answer.js';
+import { ObjectReports, runObjectsPass, type ObjectsPassSummary } from '../../objects/index.js';
 import type { ObjectsReader } from '../../objects/io/read.js';
 import type { ObjectRule } from '../../policy/objects-schema.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
@@ -46,6 +47,9 @@ export interface LiveObjects {
   labelSelector: string | undefined;
   dryRun: boolean;
   format: Format;
+  /** --report: the rules' OpenReports written after the pass (objects/reports), as the sweep writes them. */
+  report?: boolean;
+  protectedNamespaces?: readonly string[];
 }
 
 /** Runs and prints the object pass; none when the policy has no object rules. */
@@ -59,5 +63,15 @@ export async function liveObjects(o: LiveObjects, io: Out): Promise<ObjectsPassS
     ...(o.namespace ? { namespaces: [o.namespace] } : {}),
   });
   printObjects(summary, rules, o.format, o.handle.now(), io);
-  return summary;
+  if (!o.report) return summary;
+  const reported = await new ObjectReports({
+    rules,
+    origin: 'cli',
+    protectedNamespaces: o.protectedNamespaces ?? [],
+    ...(o.namespace ? { namespaces: [o.namespace] } : {}),
+  }).write(o.reader.custom, summary, o.handle.now());
+  io.err(`object reports: ${reported.written} written, ${reported.deleted} deleted\n`);
+  for (const e of reported.errors ?? []) io.err(`kube-tidy: object report: ${e}\n`);
+  // A report not written is work left undone: the exit code says so, as for the pods' reports.
+  return { ...summary, failures: sumFailures(summary.failures, reported.failures) };
 }

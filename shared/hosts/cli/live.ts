@@ -295,7 +295,17 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       summary.stoppedBy === 'time-budget'
         ? undefined
         : await liveObjects(
-            { handle, reader: clients, rules: policy.objects ?? [], namespace: o.namespace, labelSelector: o.labelSelector, dryRun, format: o.format },
+            {
+              handle,
+              reader: clients,
+              rules: policy.objects ?? [],
+              namespace: o.namespace,
+              labelSelector: o.labelSelector,
+              dryRun,
+              format: o.format,
+              report: o.report,
+              protectedNamespaces: o.protectedNamespaces,
+            },
             io,
           );
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;

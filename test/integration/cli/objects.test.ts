@@ -6,10 +6,19 @@ import { jsonLines, runCli } from '../../harness/cli-process.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODE_ANNOTATION, notControlPlane, sharedAudit, sharedCluster, testNamespace, waitFor, type AuditWrite } from '../../harness/index.js';
+import {
+  EXIT_CODE_ANNOTATION,
+  installOpenReportsCrds,
+  notControlPlane,
+  sharedAudit,
+  sharedCluster,
+  testNamespace,
+  waitFor,
+  type AuditWrite,
+} from '../../harness/index.js';
 
 const ns = testNamespace('cli-objects');
 const cluster = sharedCluster();
@@ -121,6 +130,32 @@ describe('kube-tidy plan --kubeconfig with object rules', () => {
     expect(r.stdout).toMatch(new RegExp(`Job +${ns.name}/gone-\\d +jobs-delete +delete +deferred: kubeTidy\\.brakes\\.rates\\[0\\]`));
     expect(r.stdout).toMatch(new RegExp(`Job +${ns.name}/seen +jobs-report +report +reported \\(report rule: nothing removed\\)`));
     expect(r.stdout).toMatch(new RegExp(`Job +${ns.name}/later +jobs-later +delete +not yet +eligible at \\S+ \\(in [\\dhm]+\\)`));
+  }, 120_000);
+});
+
+describe('kube-tidy plan --report with object rules', () => {
+  beforeAll(() => installOpenReportsCrds(cluster), 120_000);
+
+  it("writes each rule's Report in the namespace, as the sweep does, and deletes nothing", async () => {
+    const r = await runCli(['plan', ...base, '--policy', full, '--report', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/object reports: 2 written/);
+    const read = (rule: string) =>
+      cluster
+        .kubeConfig()
+        .makeApiClient(CustomObjectsApi)
+        .getNamespacedCustomObject({
+          group: 'openreports.io',
+          version: 'v1alpha1',
+          plural: 'reports',
+          namespace: ns.name,
+          name: `kube-tidy-objects.${rule}`,
+        }) as Promise<{
+        results: { policy: string; resources: { name: string }[] }[];
+      }>;
+    expect((await read('jobs-report')).results.map((x) => x.resources[0]!.name)).toEqual(['seen']);
+    expect((await read('jobs-delete')).results.map((x) => x.resources[0]!.name).sort()).toEqual(['gone-1', 'gone-2']);
+    expect(await jobsLeft()).toEqual(Object.keys(JOBS).sort());
   }, 120_000);
 });
 
