@@ -120,7 +120,7 @@ export const METRICS = {
   objectsDecided: {
     name: 'kube_tidy_objects_total',
     kind: 'counter',
-    help: 'Objects cleanup beyond pods decided on (kubeTidy.objects: finished Jobs, unused PersistentVolumeClaims, the owners of finished Kueue Workloads), by kind, rule, mode (report, delete), outcome (reported: a report rule, nothing removed; deleted; deferred: a brake held it back; kept: read again before the delete, it no longer qualified; stale: changed between that read and the delete, the uid/resourceVersion precondition held it; gone; failed: transient; refused: for good), namespace and dry_run (true: through the API server\'s dry run).',
+    help: "Objects cleanup beyond pods decided on (kubeTidy.objects: finished Jobs, unused PersistentVolumeClaims, the owners of finished Kueue Workloads), by kind, rule, mode (report, delete), outcome (reported: a report rule, nothing removed; deleted; deferred: a brake held it back; kept: read again before the delete, it no longer qualified; stale: changed between that read and the delete, the uid/resourceVersion precondition held it; gone; failed: transient; refused: for good), namespace and dry_run (true: through the API server's dry run).",
     labels: ['kind', 'rule', 'mode', 'outcome', 'namespace', 'dry_run'],
   },
   budgetDeferred: {

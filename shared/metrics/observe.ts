@@ -38,10 +38,7 @@ export function observeRemoval(
 export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation' | 'objects';
 
 /** One object decision of cleanup beyond pods and what came of it (objects/io/pass.ts). */
-export function observeObject(
-  m: MetricsRecorder,
-  r: { kind: string; rule: string; mode: string; outcome: string; namespace: string; dryRun: boolean },
-): void {
+export function observeObject(m: MetricsRecorder, r: { kind: string; rule: string; mode: string; outcome: string; namespace: string; dryRun: boolean }): void {
   m.record('objectsDecided', 1, { kind: r.kind, rule: r.rule, mode: r.mode, outcome: r.outcome, namespace: r.namespace, dry_run: String(r.dryRun) });
 }
 

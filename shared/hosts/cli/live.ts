@@ -28,7 +28,7 @@ import { InputError, loadPolicyFile, loadPolicyFrom, protectedNamespacesOf, unpr
 import { chooseFormat, FormatError, jsonLine, resultText, table } from './output.js';
 import { liveDiffFlags } from './diff-args.js';
 import { diffPass } from './diff-live.js';
-import { liveObjects } from './live-objects.js';
+import { liveObjects, type LiveObjects } from './live-objects.js';
 import type { ObjectsPassSummary } from '../../objects/index.js';
 import { PassReports } from '../../cleanup/reports/index.js';
 
@@ -291,29 +291,26 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
     io.err(podsSummary(mode, summary));
     // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
-    const objects =
-      summary.stoppedBy === 'time-budget'
-        ? undefined
-        : await liveObjects(
-            {
-              handle,
-              reader: clients,
-              rules: policy.objects ?? [],
-              namespace: o.namespace,
-              labelSelector: o.labelSelector,
-              dryRun,
-              format: o.format,
-              report: o.report,
-              protectedNamespaces: o.protectedNamespaces,
-            },
-            io,
-          );
+    const objects = summary.stoppedBy === 'time-budget' ? undefined : await liveObjects(objectsOptions(o, handle, clients, policy.objects ?? [], dryRun), io);
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
     return exitOf(summary, objects, o, dryRun, io);
   } finally {
     clients.close();
   }
 }
+
+/** The object pass's options: the command's namespace, selector, output and --report, with the pods' handle and clients. */
+const objectsOptions = (o: LiveOptions, handle: LiveObjects['handle'], reader: KubeClients, rules: LiveObjects['rules'], dryRun: boolean): LiveObjects => ({
+  handle,
+  reader,
+  rules,
+  namespace: o.namespace,
+  labelSelector: o.labelSelector,
+  dryRun,
+  format: o.format,
+  report: o.report,
+  protectedNamespaces: o.protectedNamespaces,
+});
 
 /** `plan --against`: the policy in force read (a file or a ConfigMap), then both compared (diff-live.ts). */
 async function againstPass(

@@ -57,15 +57,13 @@ describe('the sweep runs the object rules after the pods', () => {
     );
     expect(await podsOf('told')).toBe(1);
     // The report rule's product: its Report in the namespace, one result naming the Job and why.
-    const report = (await kc()
-      .makeApiClient(CustomObjectsApi)
-      .getNamespacedCustomObject({
-        group: 'openreports.io',
-        version: 'v1alpha1',
-        plural: 'reports',
-        namespace: ns.name,
-        name: 'kube-tidy-objects.report-told',
-      })) as {
+    const report = (await kc().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'openreports.io',
+      version: 'v1alpha1',
+      plural: 'reports',
+      namespace: ns.name,
+      name: 'kube-tidy-objects.report-told',
+    })) as {
       results: { policy: string; result: string; resources: { name: string }[] }[];
     };
     expect(report.results).toMatchObject([{ policy: 'report-told', result: 'fail', resources: [{ name: 'told' }] }]);
