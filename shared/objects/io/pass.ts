@@ -25,6 +25,11 @@ export interface ObjectsPassOptions {
   only?: { kind: ObjectKind; uid: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
+  /**
+   * Read this namespace alone (an event's, a due timer's): every owner rule is namespaced, so its
+   * object is decided on the context a full read gives it, and an event costs its namespace only.
+   */
+  readNamespace?: string;
 }
 
 export interface ObjectsPassSummary {
@@ -86,7 +91,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     failures: { transient: 0, refused: 0 },
   };
   if (rules.length === 0) return empty;
-  const read = await readObjects(h.reader, rules);
+  const read = await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   const objects = read.objects.filter((x) => inScope(x, o.namespaces));
   const plan = decideObjects(rules, objects, read.ctx, h.now());
   // A protected namespace is never touched (the writer refuses it too): what a rule selected there is kept, and said.
