@@ -5,3 +5,5 @@ export { objectsHandle, type ObjectsHandle, type ObjectsSettings } from './handl
 export { runObjectsPass, type ObjectsOrigin, type ObjectsPassOptions, type ObjectsPassSummary } from './io/pass.js';
 export type { ObjectOutcome, ObjectResult } from './io/act.js';
 export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js';
+export { ObjectsDue, type ObjectDueEntry, type ObjectsDueOptions } from './io/due.js';
+export { storedUid } from './io/lookup.js';
