@@ -49,7 +49,8 @@ export const objectUpdated = defineTarget({
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only object events');
     const { apiVersion, kind } = input.type === 'object' ? input.event.object : input.event.ref;
     const objectKind = kind as ObjectKind;
-    if (GROUPS[objectKind] !== groupOf(apiVersion)) throw new BadRequestError(422, `objectUpdated takes ${kind} of ${GROUPS[objectKind] || 'the core group'}, not ${apiVersion}`);
+    if (GROUPS[objectKind] !== groupOf(apiVersion))
+      throw new BadRequestError(422, `objectUpdated takes ${kind} of ${GROUPS[objectKind] || 'the core group'}, not ${apiVersion}`);
     const object = `${kind} ${input.namespace}/${input.name}`;
     const eventUid = input.type === 'object' ? input.event.object.metadata.uid : undefined;
     if (input.event.verb === 'delete') {
@@ -71,6 +72,15 @@ export const objectUpdated = defineTarget({
     const outcome = result?.outcome ?? (kept.length ? 'kept' : 'nothing-to-do');
     const why =
       result?.message ?? result?.decision.reason ?? kept[0] ?? (scheduled ? `time alone brings it in at ${scheduled}` : 'no rule selects the stored object');
-    return { outcome, object, uid, why, ...(result ? { result } : {}), ...(kept.length ? { kept } : {}), ...(scheduled ? { scheduled } : {}), failures: summary.failures };
+    return {
+      outcome,
+      object,
+      uid,
+      why,
+      ...(result ? { result } : {}),
+      ...(kept.length ? { kept } : {}),
+      ...(scheduled ? { scheduled } : {}),
+      failures: summary.failures,
+    };
   },
 });

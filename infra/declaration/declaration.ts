@@ -121,8 +121,7 @@ const SHORT_KINDS: Readonly<Record<string, string>> = { PersistentVolumeClaim: '
 
 /** The Trigger that delivers a function's `index`-th event (none for HTTP events). */
 export function triggerName(target: string, e: EventDecl, index: number): string | undefined {
-  if ('cloudEvent' in e)
-    return `${kebab(target)}-${SHORT_KINDS[e.cloudEvent.kind] ?? e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
+  if ('cloudEvent' in e) return `${kebab(target)}-${SHORT_KINDS[e.cloudEvent.kind] ?? e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
   if ('schedule' in e) return `${kebab(target)}-schedule-${index}`;
   if ('shards' in e) return `${kebab(target)}-shards`;
   return undefined;

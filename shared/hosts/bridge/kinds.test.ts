@@ -19,7 +19,9 @@ describe('kinds', () => {
   });
 
   it('names every unknown kind and the known ones', () => {
-    expect(() => parseKinds('Pod,Deployment,pod')).toThrow(new UnknownKindError('unknown kinds "Deployment", "pod" (known: Pod, Job, PersistentVolumeClaim, Workload)'));
+    expect(() => parseKinds('Pod,Deployment,pod')).toThrow(
+      new UnknownKindError('unknown kinds "Deployment", "pod" (known: Pod, Job, PersistentVolumeClaim, Workload)'),
+    );
     expect(() => parseKinds(' , ')).toThrow(/no kinds given/);
   });
 });

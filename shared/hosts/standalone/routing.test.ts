@@ -65,9 +65,7 @@ describe('standalone routing, derived from accepts', () => {
     expect(declared.length).toBeGreaterThan(0);
     const routed = watchedKinds(routes)
       .watched.filter((kind) => !STANDALONE_ONLY.includes(kind))
-      .flatMap((kind) =>
-      (['add', 'update', 'delete'] as Verb[]).flatMap((verb) => targetsFor(routes, kind, verb).map((t) => `${verb} ${kind} ${t}`)),
-    );
+      .flatMap((kind) => (['add', 'update', 'delete'] as Verb[]).flatMap((verb) => targetsFor(routes, kind, verb).map((t) => `${verb} ${kind} ${t}`)));
     expect(routed.sort()).toEqual(declared.sort());
   });
 

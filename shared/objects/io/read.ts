@@ -7,7 +7,17 @@
 // An event reads one namespace (`namespace`): every owner rule is namespaced (a CronJob's history,
 // keepLast per owner, the pods, templates and StatefulSets naming a claim), so the event's object
 // is decided on the same context as in a full read, at the cost of its namespace alone.
-import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, V1ObjectMeta, V1PersistentVolumeClaim, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  V1ObjectMeta,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodSpec,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { classifyKubeError } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
@@ -238,7 +248,10 @@ async function claims(r: ObjectsReader, ctx: Building, namespace: string | undef
   const of = (c: V1PersistentVolumeClaim) =>
     storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName);
   if (namespace === undefined) {
-    const [items] = await Promise.all([all('list persistentvolumeclaims', (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p), of), claimContext(r, ctx)]);
+    const [items] = await Promise.all([
+      all('list persistentvolumeclaims', (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p), of),
+      claimContext(r, ctx),
+    ]);
     return items;
   }
   // One namespace: its claims first, then only the volumes they are bound to (never every volume of the cluster).

@@ -92,6 +92,13 @@ const completed = (namespace: string, name: string) =>
     { timeoutMs: 60_000, intervalMs: 100 },
   );
 
+/** Until the Job's Complete has held a second longer than minAge: a rule selects it now. */
+const pastMinAge = (j: V1Job) =>
+  waitFor(`${j.metadata?.name} past minAge`, async () => (Date.now() > completeSince(j)! + (MIN_AGE_S + 1) * 1000 ? true : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
+
 /** The Job as stored, or undefined when it is gone. */
 const stored = (namespace: string, name: string) =>
   batch()
@@ -166,7 +173,9 @@ describe('objectUpdated: acting at eligibility, with the Job TTL controller as t
     await waitFor(
       'the twins and their pods gone',
       async () =>
-        !(await stored(ns.name, 'twin-ttl')) && !(await stored(ns.name, 'twin-tidy')) && (await podsOf(ns.name, 'twin-tidy')) + (await podsOf(ns.name, 'twin-ttl')) === 0
+        !(await stored(ns.name, 'twin-ttl')) &&
+        !(await stored(ns.name, 'twin-tidy')) &&
+        (await podsOf(ns.name, 'twin-tidy')) + (await podsOf(ns.name, 'twin-ttl')) === 0
           ? true
           : undefined,
       { timeoutMs: 60_000 },
@@ -219,10 +228,7 @@ describe('objectUpdated: acting at eligibility, with the Job TTL controller as t
     const fresh = await completed(ns.name, 'again');
     expect(fresh.metadata!.uid).not.toBe(old.metadata!.uid);
     // The new Job is selectable now: only the event's uid keeps it out.
-    await waitFor('the new Job past minAge', async () => (Date.now() > completeSince(fresh)! + (MIN_AGE_S + 1) * 1000 ? true : undefined), {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-    });
+    await pastMinAge(fresh);
     const res = await send(agent, updateEvent(old));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'nothing-to-do' });
@@ -235,10 +241,7 @@ describe('objectUpdated: acting at eligibility, with the Job TTL controller as t
   it("a protected namespace's finished Job is kept and said so, whatever the rule includes", async () => {
     await finishingJob(guarded.name, 'guarded');
     const job = await completed(guarded.name, 'guarded');
-    await waitFor('past minAge', async () => (Date.now() > completeSince(job)! + (MIN_AGE_S + 1) * 1000 ? true : undefined), {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-    });
+    await pastMinAge(job);
     const res = await send(agent, updateEvent(job));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ outcome: 'kept' });
