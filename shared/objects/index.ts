@@ -6,4 +6,5 @@ export { runObjectsPass, type ObjectsOrigin, type ObjectsPassOptions, type Objec
 export type { ObjectOutcome, ObjectResult } from './io/act.js';
 export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js';
 export { ObjectsDue, type ObjectDueEntry, type ObjectsDueOptions } from './io/due.js';
+export { ObjectsTick, type ObjectsTickResult } from './io/due-tick.js';
 export { storedUid } from './io/lookup.js';

@@ -97,6 +97,12 @@ g scheduler jobs create http kube-tidy-sweep-0 --location "$REGION" --schedule '
   --uri "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
   --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" \
   --attempt-deadline 90s --max-retry-attempts 3
+g run services add-iam-policy-binding kube-tidy-object-updated --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-object-updated-6 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-object-updated-6 --location "$REGION" --schedule '* * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers "Content-Type=application/json,ce-specversion=1.0,ce-type=dev.knative.sources.ping,ce-source=//cloudscheduler.googleapis.com/projects/${PROJECT_ID}/locations/${REGION}/jobs/kube-tidy-object-updated-6,ce-id=kube-tidy-object-updated-6" --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 105s --max-retry-attempts 3
 g run services add-iam-policy-binding kube-tidy-orphan-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
 g scheduler jobs delete kube-tidy-orphan-sweep-0 --location "$REGION" >/dev/null 2>&1 || true
 g scheduler jobs create http kube-tidy-orphan-sweep-0 --location "$REGION" --schedule '*/10 * * * *' --time-zone 'Etc/UTC' \

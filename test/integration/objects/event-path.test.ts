@@ -10,7 +10,9 @@
 // 8 s, neither before it, and their removals lie within BOUND_MS of each other beyond the
 // difference of their stored finish times (see BOUND_MS); their pods go with them.
 //
-// A Reference-mode event (Knative's other mode) is decided on the Job read by name.
+// An instance that listed a Job and then died is covered by another instance's tick reading the
+// objects' due list, at the Job's time. A Reference-mode event (Knative's other mode) is decided
+// on the Job read by name.
 //
 // Hostile: a condition forged in an event's copy but not stored, a repeated event and a stale
 // one (the Job recreated under the same name, past minAge), and a protected namespace's Job:
@@ -25,7 +27,7 @@ import type { Runtime } from '../../../shared/runtime/runtime.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { EXIT_CODE_ANNOTATION, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { serveParts } from '../due/setup.js';
-import { runtimeFor, send } from '../functions/setup.js';
+import { pingRequest, runtimeFor, send } from '../functions/setup.js';
 
 const ns = testNamespace('objects-event');
 const guarded = testNamespace('objects-guarded');
@@ -137,12 +139,27 @@ const deletedEvents = async (namespace: string, uid: string) =>
     (e) => e.regarding?.uid === uid && e.reason === 'Deleted' && e.reportingController?.includes('kube-tidy'),
   );
 
+/** Each runtime's settings: the guarded namespace protected, and a due list of this file's own. */
+const env = () => ({ PROTECTED_NAMESPACES: `kube-system,${guarded.name}`, DRY_RUN: 'false', DUE_NAMESPACE: `${ns.name}-due` });
+
+/** The uids in the Job due list's four shards, as stored. */
+async function listedJobs(): Promise<string[]> {
+  const uids: string[] = [];
+  for (let s = 0; s < 4; s++) {
+    const cm = await core()
+      .readNamespacedConfigMap({ namespace: `${ns.name}-due`, name: `kube-tidy-objects-due-job-${s}` })
+      .catch(() => undefined);
+    uids.push(...Object.keys(cm?.data ?? {}));
+  }
+  return uids;
+}
+
 describe('objectUpdated: acting at eligibility, with the Job TTL controller as the oracle', () => {
   let rt: Runtime;
   let parts: ObjectUpdatedParts;
   let agent: ReturnType<typeof serveParts>;
   beforeAll(async () => {
-    rt = await runtimeFor(policy([ns.name, guarded.name]), { PROTECTED_NAMESPACES: `kube-system,${guarded.name}`, DRY_RUN: 'false' });
+    rt = await runtimeFor(policy([ns.name, guarded.name]), env());
     parts = await objectUpdated.setup(rt);
     agent = serveParts(objectUpdated, parts, rt);
   });
@@ -160,6 +177,7 @@ describe('objectUpdated: acting at eligibility, with the Job TTL controller as t
     const again = await send(agent, updateEvent(tidy));
     expect(again.body).toMatchObject({ outcome: 'nothing-to-do', scheduled: new Date(due.tidy).toISOString() });
     expect(parts.due.timers.size).toBe(1);
+    expect(await listedJobs(), 'listed, so another instance can act if this one dies').toEqual([tidy.metadata!.uid]);
 
     const at = await removalTimes(ns.name, ['twin-ttl', 'twin-tidy'], 60_000);
     // Never before its time (a 250 ms allowance for this test's clock against the API server's).
@@ -182,7 +200,36 @@ describe('objectUpdated: acting at eligibility, with the Job TTL controller as t
     );
     expect(await deletedEvents(ns.name, tidy.metadata!.uid!)).toHaveLength(1);
     expect(parts.due.timers.size).toBe(0);
+    expect(await listedJobs(), 'its entry taken out once it served').toEqual([]);
   }, 180_000);
+
+  it("an instance that died after listing the Job is covered by another instance's tick, at the Job's time", async () => {
+    const first = { rt: await runtimeFor(policy([ns.name]), env()) };
+    const firstParts = await objectUpdated.setup(first.rt);
+    await finishingJob(ns.name, 'orphaned');
+    const job = await completed(ns.name, 'orphaned');
+    const due = completeSince(job)! + MIN_AGE_S * 1000;
+    const res = await send(serveParts(objectUpdated, firstParts, first.rt), updateEvent(job));
+    expect(res.body).toMatchObject({ outcome: 'nothing-to-do', scheduled: new Date(due).toISOString() });
+    // The first instance goes away (its timers with it); its entry stays in the cluster.
+    firstParts.stop();
+    expect(await listedJobs()).toEqual([job.metadata!.uid]);
+    const second = await runtimeFor(policy([ns.name]), env());
+    const secondParts = await objectUpdated.setup(second);
+    try {
+      // Sent now (supertest sends on then): the tick holds until the Job's time and acts then.
+      const ticking = send(serveParts(objectUpdated, secondParts, second), pingRequest('object-updated')).then((r) => r);
+      const at = await removalTimes(ns.name, ['orphaned'], 60_000);
+      const tick = await ticking;
+      expect(tick.status, JSON.stringify(tick.body)).toBe(200);
+      expect(tick.body).toMatchObject({ outcome: 'ticked', due: 1, outcomes: { deleted: 1 }, removed: 1 });
+      expect(at['orphaned']!).toBeGreaterThanOrEqual(due - 250);
+      expect(at['orphaned']! - due).toBeLessThanOrEqual(BOUND_MS);
+      expect(await listedJobs()).toEqual([]);
+    } finally {
+      secondParts.stop();
+    }
+  }, 120_000);
 
   it('a Reference-mode event (no object, no uid) is decided on the Job read by name, and timed by its stored uid', async () => {
     await finishingJob(ns.name, 'by-ref');

@@ -9,7 +9,7 @@ import type { ObjectEvent, Verb } from '../../../shared/cloudevents/index.js';
 import { createLogger } from '../../../shared/log.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { Notifier } from '../../../shared/notify/notifier.js';
-import { ObjectsDue, type ObjectsHandle } from '../../../shared/objects/index.js';
+import { ObjectsDue, ObjectsTick, type ObjectsHandle } from '../../../shared/objects/index.js';
 import { ObjectRuleSchema } from '../../../shared/policy/objects-schema.js';
 import { resolver, type ResolveContext } from '../../../shared/serve/resolve.js';
 
@@ -26,8 +26,8 @@ function parts(): ObjectUpdatedParts {
     log: pino({ level: 'silent' }),
     metrics: MetricsRecorder.off(),
   } as unknown as ObjectsHandle;
-  const due = new ObjectsDue(handle, { horizonMs: 3_600_000, timersMax: 10 });
-  return { handle, due, stop: () => due.stop() };
+  const due = new ObjectsDue(handle, { horizonMs: 3_600_000, timersMax: 10, list: { namespace: 'kube-tidy', shards: 4, capacity: 10 } });
+  return { handle, due, tick: new ObjectsTick(due), tickSenders: ['scheduler'], stop: () => due.stop() };
 }
 
 const ctx = (): ResolveContext => ({
@@ -60,6 +60,12 @@ describe('objectUpdated, before anything is read', () => {
     const out = await resolver(objectUpdated, parts(), ctx()).event(e);
     expect(out.status).toBe(status);
     expect(JSON.stringify(out.body)).toMatch(why);
+  });
+
+  it('a tick from a sender DUE_TICK_SENDERS does not name is 403, and reads nothing', async () => {
+    const tick = { type: 'tick' as const, data: {}, origin: { bridge: 'knative-pingsource' as const, transport: 'plain' as const } };
+    const out = await resolver(objectUpdated, parts(), ctx()).input({ type: 'tick', event: tick, sender: 'someone' });
+    expect(out.status).toBe(403);
   });
 
   it("a delete clears the object's timer and reads nothing", async () => {
