@@ -16,6 +16,7 @@ export const TARGETS = {
   orphanSweep: () => import('./orphan-sweep.js').then((m) => m.orphanSweep),
   defrag: () => import('./defrag.js').then((m) => m.defrag),
   evacuation: () => import('./evacuation.js').then((m) => m.evacuation),
+  objectUpdated: () => import('./object-updated.js').then((m) => m.objectUpdated),
 } as const satisfies Record<string, () => Promise<Declared>>;
 
 export type TargetName = keyof typeof TARGETS;

@@ -116,9 +116,12 @@ export function kebab(target: string): string {
 
 export type EventDecl = FunctionDecl['events'][number];
 
+/** Kinds whose name would make a Trigger's too long (Knative hashes an OIDC account name past 29 characters): kubectl's short name. */
+const SHORT_KINDS: Readonly<Record<string, string>> = { PersistentVolumeClaim: 'pvc' };
+
 /** The Trigger that delivers a function's `index`-th event (none for HTTP events). */
 export function triggerName(target: string, e: EventDecl, index: number): string | undefined {
-  if ('cloudEvent' in e) return `${kebab(target)}-${e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
+  if ('cloudEvent' in e) return `${kebab(target)}-${SHORT_KINDS[e.cloudEvent.kind] ?? e.cloudEvent.kind.toLowerCase()}-${e.cloudEvent.type.split('.').pop()!}`;
   if ('schedule' in e) return `${kebab(target)}-schedule-${index}`;
   if ('shards' in e) return `${kebab(target)}-shards`;
   return undefined;

@@ -16,7 +16,8 @@ import { SenderAuthEnv } from '../../shared/serve/http/auth/config.js';
 import { declaredComments } from './comments.js';
 import { code, generatedBanner, table } from './markdown.js';
 
-const EVERY_TARGET = 'every target: podTerminated, sweep, invoke, jobDeleted, orphanSweep, evacuation, defrag (and the standalone program, which runs them)';
+const EVERY_TARGET =
+  'every target: podTerminated, sweep, invoke, jobDeleted, orphanSweep, evacuation, defrag, objectUpdated (and the standalone program, which runs them)';
 
 /** Who reads what: one schema each, the file that declares it, and the targets whose setup reads it. */
 export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; readBy: string }[] = [
@@ -29,7 +30,12 @@ export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; read
   },
   { title: 'A pass', file: 'shared/cleanup/config.ts', schema: PassEnv, readBy: 'podTerminated, sweep, invoke, evacuation' },
   { title: 'Pod cleanup', file: 'shared/cleanup/config.ts', schema: CleanupEnv, readBy: 'podTerminated, sweep, invoke' },
-  { title: 'Time: timers and the due list', file: 'shared/cleanup/due/config.ts', schema: DueEnv, readBy: 'podTerminated, sweep' },
+  {
+    title: 'Time: timers and the due list',
+    file: 'shared/cleanup/due/config.ts',
+    schema: DueEnv,
+    readBy: 'podTerminated, sweep, objectUpdated (its horizon and timers only)',
+  },
   { title: 'Evacuation', file: 'shared/evacuation/config.ts', schema: EvacuationEnv, readBy: 'evacuation' },
   { title: 'Defragmentation', file: 'shared/defrag/config.ts', schema: DefragEnv, readBy: 'defrag' },
   { title: 'MultiKueue', file: 'shared/multikueue/config.ts', schema: MultiKueueEnv, readBy: 'jobDeleted, orphanSweep' },

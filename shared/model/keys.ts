@@ -28,6 +28,13 @@ export const EVACUATION_SLOTS_NAME = 'kube-tidy-evacuations';
 /** ConfigMaps: the due list, one per shard (due/io/list.ts): `kube-tidy-due-0` .. `kube-tidy-due-<DUE_SHARDS - 1>`. */
 export const DUE_NAME_PREFIX = 'kube-tidy-due';
 export const dueName = (shard: number): string => `${DUE_NAME_PREFIX}-${shard}`;
+
+/**
+ * ConfigMaps: cleanup beyond pods' due list (objects/io/due.ts), one list per kind, one map per
+ * shard: `kube-tidy-objects-due-job-0`, `-pvc-`, `-workload-` .. `<DUE_SHARDS - 1>`.
+ */
+export const OBJECTS_DUE_KINDS = { Job: 'job', PersistentVolumeClaim: 'pvc', Workload: 'workload' } as const;
+export const objectsDueName = (kind: keyof typeof OBJECTS_DUE_KINDS, shard: number): string => `kube-tidy-objects-due-${OBJECTS_DUE_KINDS[kind]}-${shard}`;
 /** Lease: the standalone program's leader election, by default. Also spelled in standalone/config.ts. */
 export const DEFAULT_LEASE_NAME = 'kube-tidy-standalone';
 /** ConfigMap in each worker: the MultiKueue witness record (multikueue/core/witness.ts). */

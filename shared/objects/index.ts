@@ -8,3 +8,6 @@ export type { ObjectDecision, ObjectEligible, ObjectKept } from './core/model.js
 export { objectsAnswer, type ObjectsAnswer } from './io/answer.js';
 export { objectsStep, type ObjectsStep } from './io/step.js';
 export { ObjectReports, type ObjectReportsOptions, type ReportsWritten } from './reports/index.js';
+export { ObjectsDue, type ObjectDueEntry, type ObjectsDueOptions } from './io/due.js';
+export { ObjectsTick, type ObjectsTickResult } from './io/due-tick.js';
+export { storedUid } from './io/lookup.js';

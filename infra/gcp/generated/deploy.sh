@@ -11,10 +11,10 @@ g() { gcloud --project "$PROJECT_ID" --quiet "$@"; }
 sa() { echo "kube-tidy-$1@${PROJECT_ID}.iam.gserviceaccount.com"; }
 
 # One Google service account per function (no roles: the cluster rights are in the kubeconfig), and the callers.
-for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation scheduler eventarc caller; do
+for name in pod-terminated sweep invoke object-updated job-deleted orphan-sweep defrag evacuation scheduler eventarc caller; do
   g iam service-accounts describe "$(sa "$name")" >/dev/null 2>&1 || g iam service-accounts create "kube-tidy-$name"
 done
-for name in pod-terminated sweep invoke job-deleted orphan-sweep defrag evacuation; do
+for name in pod-terminated sweep invoke object-updated job-deleted orphan-sweep defrag evacuation; do
   for secret in kube-tidy-kubeconfig kube-tidy-policy; do
     g secrets add-iam-policy-binding "$secret" --member "serviceAccount:$(sa "$name")" --role roles/secretmanager.secretAccessor >/dev/null
   done
@@ -37,6 +37,7 @@ accept_eventarc_audience() {  # service trigger accepted-audiences
 # Cluster events arrive through Pub/Sub, one topic per watched kind.
 g pubsub topics describe kube-tidy-pod-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-pod-events
 g pubsub topics describe kube-tidy-job-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-job-events
+g pubsub topics describe kube-tidy-persistentvolumeclaim-events >/dev/null 2>&1 || g pubsub topics create kube-tidy-persistentvolumeclaim-events
 # A big sweep publishes shards to its own topic (docs/scale.md); Eventarc brings them back to it.
 g pubsub topics describe kube-tidy-sweep-shards >/dev/null 2>&1 || g pubsub topics create kube-tidy-sweep-shards
 g pubsub topics add-iam-policy-binding kube-tidy-sweep-shards --member "serviceAccount:$(sa sweep)" --role roles/pubsub.publisher >/dev/null
@@ -58,6 +59,18 @@ g pubsub topics add-iam-policy-binding kube-tidy-sweep-shards-dead --member "ser
 sub="$(g eventarc triggers describe kube-tidy-sweep-shards --location "$REGION" --format="value(transport.pubsub.subscription)")"
 g pubsub subscriptions add-iam-policy-binding "$sub" --member "serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com" --role roles/pubsub.subscriber >/dev/null
 g pubsub subscriptions update "$sub" --ack-deadline 90 --dead-letter-topic kube-tidy-sweep-shards-dead --max-delivery-attempts 5 >/dev/null
+g run services add-iam-policy-binding kube-tidy-object-updated --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-object-updated-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-object-updated-job --location "$REGION" \
+  --destination-run-service kube-tidy-object-updated --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-job-events" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-object-updated kube-tidy-object-updated-job "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app"
+g run services add-iam-policy-binding kube-tidy-object-updated --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
+g eventarc triggers describe kube-tidy-object-updated-persistentvolumeclaim --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-object-updated-persistentvolumeclaim --location "$REGION" \
+  --destination-run-service kube-tidy-object-updated --destination-run-region "$REGION" --destination-run-path / \
+  --event-filters type=google.cloud.pubsub.topic.v1.messagePublished \
+  --transport-topic "projects/${PROJECT_ID}/topics/kube-tidy-persistentvolumeclaim-events" --service-account "$(sa eventarc)"
+accept_eventarc_audience kube-tidy-object-updated kube-tidy-object-updated-persistentvolumeclaim "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/,https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app"
 g run services add-iam-policy-binding kube-tidy-job-deleted --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null
 g eventarc triggers describe kube-tidy-job-deleted-job --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-job-deleted-job --location "$REGION" \
   --destination-run-service kube-tidy-job-deleted --destination-run-region "$REGION" --destination-run-path / \
@@ -84,6 +97,12 @@ g scheduler jobs create http kube-tidy-sweep-0 --location "$REGION" --schedule '
   --uri "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers Content-Type=application/json --message-body '{}' \
   --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-sweep-${PROJECT_NUMBER}.${REGION}.run.app/" \
   --attempt-deadline 90s --max-retry-attempts 3
+g run services add-iam-policy-binding kube-tidy-object-updated --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
+g scheduler jobs delete kube-tidy-object-updated-6 --location "$REGION" >/dev/null 2>&1 || true
+g scheduler jobs create http kube-tidy-object-updated-6 --location "$REGION" --schedule '* * * * *' --time-zone 'Etc/UTC' \
+  --uri "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/" --http-method POST --headers "Content-Type=application/json,ce-specversion=1.0,ce-type=dev.knative.sources.ping,ce-source=//cloudscheduler.googleapis.com/projects/${PROJECT_ID}/locations/${REGION}/jobs/kube-tidy-object-updated-6,ce-id=kube-tidy-object-updated-6" --message-body '{}' \
+  --oidc-service-account-email "$(sa scheduler)" --oidc-token-audience "https://kube-tidy-object-updated-${PROJECT_NUMBER}.${REGION}.run.app/" \
+  --attempt-deadline 105s --max-retry-attempts 3
 g run services add-iam-policy-binding kube-tidy-orphan-sweep --region "$REGION" --member "serviceAccount:$(sa scheduler)" --role roles/run.invoker >/dev/null
 g scheduler jobs delete kube-tidy-orphan-sweep-0 --location "$REGION" >/dev/null 2>&1 || true
 g scheduler jobs create http kube-tidy-orphan-sweep-0 --location "$REGION" --schedule '*/10 * * * *' --time-zone 'Etc/UTC' \

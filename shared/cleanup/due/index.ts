@@ -12,7 +12,8 @@ export { Due } from './io/schedule.js';
 export { DueList } from './io/list.js';
 export { DueTimers, systemClock, type TimerClock } from './io/timers.js';
 export { readDueConfig, type DueConfig } from './config.js';
-export type { DueEntry } from './core/due.js';
+export { dueIn, scheduleOf, type DueEntry } from './core/due.js';
+export { OneLoop } from './io/one-loop.js';
 
 /** The due parts of one process: one set of timers, shared by every event and tick it takes. */
 export function dueOf(h: CleanupHandle, config: DueConfig, clock?: TimerClock): Due {

@@ -10,6 +10,9 @@ export interface KindInfo {
 export const KINDS: Readonly<Record<string, Omit<KindInfo, 'kind'>>> = {
   Pod: { apiVersion: 'v1', resource: 'pods' },
   Job: { apiVersion: 'batch/v1', resource: 'jobs' },
+  // Cleanup beyond pods (objectUpdated): watched only when a policy's kubeTidy.objects rule names the kind.
+  PersistentVolumeClaim: { apiVersion: 'v1', resource: 'persistentvolumeclaims' },
+  Workload: { apiVersion: 'kueue.x-k8s.io/v1beta2', resource: 'workloads' },
 };
 
 export class UnknownKindError extends Error {}

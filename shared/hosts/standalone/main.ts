@@ -96,8 +96,8 @@ async function main(): Promise<void> {
       run: dispatch.tick,
       log: rt.log,
       fence: holds,
-      // The due list's tick at once: what the last leader scheduled is acted on at its time.
-      atStart: ['podTerminated'],
+      // The due lists' ticks at once: what the last leader scheduled is acted on at its time.
+      atStart: ['podTerminated', 'objectUpdated'],
     });
   };
 

@@ -9,10 +9,24 @@ import { readMultiKueueConfig } from '../../multikueue/config.js';
 import type { TargetSpec } from '../../serve/target.js';
 import { routesOf, targetsFor, watchedKinds, type Routes } from './routing.js';
 import type { Verb } from '../../cloudevents/index.js';
+import { OBJECT_KINDS, ObjectRuleSchema } from '../../policy/objects-schema.js';
 
-/** The parts a target's `accepts` reads: jobDeleted's kinds are MULTIKUEUE_JOB_KINDS (default and a wider one). */
+/** A policy whose object rules name every kind objectUpdated takes (its kinds are the rules' kinds). */
+const everyObjectKind = { objects: OBJECT_KINDS.map((kind) => ObjectRuleSchema.parse({ name: kind.toLowerCase(), kind, minAge: '1h' })) };
+
+/** The parts a target's `accepts` reads: jobDeleted's kinds are MULTIKUEUE_JOB_KINDS (default and a wider one), objectUpdated's its policy's. */
 const partsFor = (env: NodeJS.ProcessEnv) => (spec: TargetSpec<unknown>) =>
-  typeof spec.accepts.kinds === 'function' ? { kinds: readMultiKueueConfig(env).MULTIKUEUE_JOB_KINDS } : {};
+  spec.name === 'objectUpdated'
+    ? { handle: { policy: () => everyObjectKind } }
+    : typeof spec.accepts.kinds === 'function'
+      ? { kinds: readMultiKueueConfig(env).MULTIKUEUE_JOB_KINDS }
+      : {};
+
+/**
+ * Watched in standalone, not by the Knative ApiServerSource: a resource the API server does not
+ * serve (a cluster without Kueue) would stop the whole source, so serverless.yml leaves it out.
+ */
+const STANDALONE_ONLY = ['Workload'];
 
 async function served(env: NodeJS.ProcessEnv = {}) {
   const specs = (await Promise.all((Object.keys(TARGETS) as TargetName[]).map((n) => TARGETS[n]()))) as TargetSpec<unknown>[];
@@ -49,13 +63,24 @@ describe('standalone routing, derived from accepts', () => {
       f.events.flatMap((e) => ('cloudEvent' in e && isTarget(target) ? [`${e.cloudEvent.type.split('.').pop()} ${e.cloudEvent.kind} ${target}`] : [])),
     );
     expect(declared.length).toBeGreaterThan(0);
-    const routed = watchedKinds(routes).watched.flatMap((kind) =>
-      (['add', 'update', 'delete'] as Verb[]).flatMap((verb) => targetsFor(routes, kind, verb).map((t) => `${verb} ${kind} ${t}`)),
-    );
+    const routed = watchedKinds(routes)
+      .watched.filter((kind) => !STANDALONE_ONLY.includes(kind))
+      .flatMap((kind) => (['add', 'update', 'delete'] as Verb[]).flatMap((verb) => targetsFor(routes, kind, verb).map((t) => `${verb} ${kind} ${t}`)));
     expect(routed.sort()).toEqual(declared.sort());
   });
 
+  it("routes to objectUpdated only the kinds its policy's object rules name (a claims-only policy watches no Job or Workload for it)", async () => {
+    const spec = await TARGETS.objectUpdated();
+    const claimsOnly = { objects: [ObjectRuleSchema.parse({ name: 'claims', kind: 'PersistentVolumeClaim', minAge: '1h' })] };
+    const routes = routesOf([{ spec, parts: { handle: { policy: () => claimsOnly } } } as never]);
+    expect(pairs(routes)).toEqual(['PersistentVolumeClaim objectUpdated']);
+    expect(pairs(routesOf([{ spec, parts: { handle: { policy: () => ({}) } } } as never]))).toEqual([]);
+  });
+
   it('watches the routed kinds the bridge can watch; the others (Eviction) reach their target on ticks', async () => {
-    expect(watchedKinds(routesOf(await served()))).toEqual({ watched: ['Pod', 'Job'], unwatched: ['Eviction', 'EvictionRequest'] });
+    expect(watchedKinds(routesOf(await served()))).toEqual({
+      watched: ['Pod', 'Job', 'PersistentVolumeClaim', 'Workload'],
+      unwatched: ['Eviction', 'EvictionRequest'],
+    });
   });
 });

@@ -28,6 +28,11 @@ export interface ObjectsPassOptions {
   only?: { kind: ObjectKind; uid: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
+  /**
+   * Read this namespace alone (an event's, a due timer's): every owner rule is namespaced, so its
+   * object is decided on the context a full read gives it, and an event costs its namespace only.
+   */
+  readNamespace?: string;
 }
 
 export interface ObjectsPassSummary {
@@ -89,7 +94,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     failures: { transient: 0, refused: 0 },
   };
   if (rules.length === 0) return empty;
-  const read = await readObjects(h.reader, rules);
+  const read = await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   if (read.notServed.length)
     h.log.warn(
       { kinds: read.notServed, origin: o.origin },

@@ -4,7 +4,20 @@
 // reclaim policies). Only what the rules' kinds need is listed, every list to the end (one
 // pager, `listEverything`: "not listed" must mean "not there" before a claim counts as unnamed).
 // A Workload rule in a cluster without Kueue reads no Workloads and says so.
-import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, V1ObjectMeta, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
+// An event reads one namespace (`namespace`): every owner rule is namespaced (a CronJob's history,
+// keepLast per owner, the pods, templates and StatefulSets naming a claim), so the event's object
+// is decided on the same context as in a full read, at the cost of its namespace alone.
+import type {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  V1ObjectMeta,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodSpec,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { classifyKubeError } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
@@ -90,10 +103,10 @@ const all = async <T, R>(what: string, fetch: FetchPage<T>, keep: (item: T) => R
 const claimsOf = (spec: V1PodSpec | undefined): string[] =>
   (spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
 
-async function jobs(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
+async function jobs(r: ObjectsReader, ctx: Building, namespace: string | undefined): Promise<StoredObject[]> {
   const cronJobs = await all(
     'list cronjobs',
-    (p) => r.batch.listCronJobForAllNamespaces(p),
+    (p) => (namespace === undefined ? r.batch.listCronJobForAllNamespaces(p) : r.batch.listNamespacedCronJob({ ...p, namespace })),
     (c) => c,
   );
   // batch/v1's defaults: 3 successful, 1 failed.
@@ -104,7 +117,7 @@ async function jobs(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
     });
   return all(
     'list jobs',
-    (p) => r.batch.listJobForAllNamespaces(p),
+    (p) => (namespace === undefined ? r.batch.listJobForAllNamespaces(p) : r.batch.listNamespacedJob({ ...p, namespace })),
     (j) => storedOf('Job', 'batch/v1', j.metadata, j.status?.conditions),
   );
 }
@@ -191,27 +204,22 @@ const retentionOf = (s: V1StatefulSet): StatefulSetClaims => {
 
 /**
  * What names a claim: pods not finished, workload templates, StatefulSets; and the volumes'
- * reclaim policies (every volume, or the one `volume` names). In every namespace, or in one.
+ * reclaim policies (every volume, or those `volumes` names). In every namespace, or in one.
  */
-async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?: string; volume?: string | null } = {}): Promise<void> {
+async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?: string; volumes?: readonly string[] } = {}): Promise<void> {
   const lists = listsIn(r, scope.namespace);
   const named = (ns: string | undefined, spec: V1PodSpec | undefined) => claimsOf(spec).forEach((c) => ctx.templateClaims.add(`${ns}/${c}`));
   const [pods, sets, volumes, ...templates] = await Promise.all([
     all('list pods', lists.pods, (pod) => (['Succeeded', 'Failed'].includes(pod.status?.phase ?? '') ? undefined : pod)),
     all('list statefulsets', lists.statefulSets, (s) => s),
-    // undefined: every volume; null: none (an unbound claim); a name: that one.
-    scope.volume === undefined
+    // undefined: every volume; else those named (none for an unbound claim), a GET each.
+    scope.volumes === undefined
       ? all(
           'list persistentvolumes',
           (p) => r.core.listPersistentVolume(p),
           (v) => v,
         )
-      : scope.volume === null
-        ? []
-        : r.core.readPersistentVolume({ name: scope.volume }).then(
-            (v) => [v],
-            (e: unknown) => (classifyKubeError(e).kind === 'not-found' ? [] : Promise.reject(e)),
-          ),
+      : Promise.all(scope.volumes.map((name) => readVolume(r, name))).then((vs) => vs.flatMap((v) => (v ? [v] : []))),
     ...lists.templates.map((fetch) => all('list workloads', fetch, (t) => t)),
   ]);
   for (const pod of pods)
@@ -222,49 +230,61 @@ async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?
   for (const v of volumes) if (v.metadata?.name) ctx.volumes.set(v.metadata.name, v.spec?.persistentVolumeReclaimPolicy ?? 'Delete');
 }
 
+/** One volume; undefined when it is not there (its claim's reclaim policy is then unknown, and the claim kept). */
+const readVolume = (r: ObjectsReader, name: string) =>
+  r.core.readPersistentVolume({ name }).then(
+    (v) => v,
+    (e: unknown) => (classifyKubeError(e).kind === 'not-found' ? undefined : Promise.reject(e)),
+  );
+
 /** The context a claim's write is checked against again: its namespace's pods and workloads, its volume. */
 export async function claimContextFor(r: ObjectsReader, claim: StoredObject): Promise<ObjectContext> {
   const ctx = building();
-  await claimContext(r, ctx, { namespace: claim.namespace, volume: claim.volumeName ?? null });
+  await claimContext(r, ctx, { namespace: claim.namespace, volumes: claim.volumeName ? [claim.volumeName] : [] });
   return ctx;
 }
 
-async function claims(r: ObjectsReader, ctx: Building): Promise<StoredObject[]> {
-  const [items] = await Promise.all([
-    all(
-      'list persistentvolumeclaims',
-      (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p),
-      (c) => storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName),
-    ),
-    claimContext(r, ctx),
-  ]);
+async function claims(r: ObjectsReader, ctx: Building, namespace: string | undefined): Promise<StoredObject[]> {
+  const of = (c: V1PersistentVolumeClaim) =>
+    storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName);
+  if (namespace === undefined) {
+    const [items] = await Promise.all([
+      all('list persistentvolumeclaims', (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p), of),
+      claimContext(r, ctx),
+    ]);
+    return items;
+  }
+  // One namespace: its claims first, then only the volumes they are bound to (never every volume of the cluster).
+  const items = await all('list persistentvolumeclaims', (p) => r.core.listNamespacedPersistentVolumeClaim({ ...p, namespace }), of);
+  await claimContext(r, ctx, { namespace, volumes: [...new Set(items.flatMap((c) => (c.volumeName ? [c.volumeName] : [])))] });
   return items;
 }
 
 type RawWorkload = { metadata?: Meta; status?: { conditions?: Condition[] } };
 
-async function workloads(r: ObjectsReader): Promise<StoredObject[] | 'not-served'> {
+async function workloads(r: ObjectsReader, namespace: string | undefined): Promise<StoredObject[] | 'not-served'> {
+  const page = (p: Page) =>
+    (namespace === undefined
+      ? r.custom.listClusterCustomObject({ ...WORKLOADS, limit: p.limit, _continue: p._continue })
+      : r.custom.listNamespacedCustomObject({ ...WORKLOADS, namespace, limit: p.limit, _continue: p._continue })) as Promise<{ items?: RawWorkload[] }>;
   try {
-    return await all(
-      'list workloads',
-      (p) => r.custom.listClusterCustomObject({ ...WORKLOADS, limit: p.limit, _continue: p._continue }) as Promise<{ items?: RawWorkload[] }>,
-      (w) => storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions),
-    );
+    return await all('list workloads', page, (w) => storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions));
   } catch (e) {
     if (classifyKubeError(e).kind === 'not-found') return 'not-served';
     throw e;
   }
 }
 
-/** The objects `rules` name, and their context, as stored now. */
-export async function readObjects(r: ObjectsReader, rules: readonly ObjectRule[]): Promise<ObjectsRead> {
+/** The objects `rules` name, and their context, as stored now: in every namespace, or in `namespace` alone (an event's). */
+export async function readObjects(r: ObjectsReader, rules: readonly ObjectRule[], opts: { namespace?: string } = {}): Promise<ObjectsRead> {
+  const { namespace } = opts;
   const kinds = new Set(rules.map((x) => x.kind));
   const ctx = building();
   const notServed: ObjectKind[] = [];
   const found = await Promise.all([
-    kinds.has('Job') ? jobs(r, ctx) : [],
-    kinds.has('PersistentVolumeClaim') ? claims(r, ctx) : [],
-    kinds.has('Workload') ? workloads(r) : [],
+    kinds.has('Job') ? jobs(r, ctx, namespace) : [],
+    kinds.has('PersistentVolumeClaim') ? claims(r, ctx, namespace) : [],
+    kinds.has('Workload') ? workloads(r, namespace) : [],
   ]);
   if (found[2] === 'not-served') notServed.push('Workload');
   return { objects: found.flatMap((f) => (f === 'not-served' ? [] : f)), ctx, notServed };

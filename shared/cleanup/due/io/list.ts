@@ -28,6 +28,8 @@ export interface DueListOptions {
   capacity: number;
   /** Where entries refused and entries found unreadable are counted: pod cleanup's handle's recorder. */
   metrics: MetricsRecorder;
+  /** Each shard's ConfigMap; default pod cleanup's `kube-tidy-due-<n>` (cleanup beyond pods keeps lists of its own). */
+  name?: (shard: number) => string;
 }
 
 export class DueList {
@@ -43,7 +45,7 @@ export class DueList {
   private store(shard: number): ConfigMapStore<DueShard> {
     return new ConfigMapStore(this.core, this.writer(), {
       namespace: this.o.namespace,
-      name: dueName(shard),
+      name: (this.o.name ?? dueName)(shard),
       codec,
       createNamespaceFor: 'the due list',
       contendedMessage: `due list shard ${shard} contended`,

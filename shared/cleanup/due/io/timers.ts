@@ -23,9 +23,13 @@ export const systemClock: TimerClock = {
   clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
-export interface DueTimersOptions {
+/**
+ * `E`: what an entry carries beside the pod's (or object's) identity and time; cleanup beyond
+ * pods (objects/io/due.ts) keeps the object's kind in it. A timer hands back the entry it was armed with.
+ */
+export interface DueTimersOptions<E extends DueEntry = DueEntry> {
   /** What a timer does when its pod is due (decide again on the stored pod, act). Its errors are logged, never thrown. */
-  act(entry: DueEntry): Promise<void>;
+  act(entry: E): Promise<void>;
   /** Timers at once; one more is refused. */
   max: number;
   /** The furthest a timer is armed: beyond, it fires only to look again. */
@@ -36,20 +40,20 @@ export interface DueTimersOptions {
   clock?: TimerClock;
 }
 
-interface Armed {
-  entry: DueEntry;
+interface Armed<E extends DueEntry> {
+  entry: E;
   timer: unknown;
 }
 
-export class DueTimers {
-  private readonly armed = new Map<string, Armed>();
+export class DueTimers<E extends DueEntry = DueEntry> {
+  private readonly armed = new Map<string, Armed<E>>();
   private readonly clock: TimerClock;
   private readonly sampled;
   private stopped = false;
   /** Timers refused because `max` were armed. */
   refused = 0;
 
-  constructor(private readonly o: DueTimersOptions) {
+  constructor(private readonly o: DueTimersOptions<E>) {
     this.clock = o.clock ?? systemClock;
     this.sampled = logSampler<'full'>({
       perWindow: 5,
@@ -63,7 +67,7 @@ export class DueTimers {
    * A timer for `entry` (replacing its pod's earlier one): `armed`, `unchanged` (the same time
    * is already armed), `full`, or `stopped`.
    */
-  arm(entry: DueEntry): 'armed' | 'unchanged' | 'full' | 'stopped' {
+  arm(entry: E): 'armed' | 'unchanged' | 'full' | 'stopped' {
     if (this.stopped) return 'stopped';
     const had = this.armed.get(entry.uid);
     if (had && had.entry.at === entry.at && had.entry.name === entry.name && had.entry.namespace === entry.namespace) return 'unchanged';
@@ -107,9 +111,9 @@ export class DueTimers {
     this.armed.clear();
   }
 
-  private schedule(entry: DueEntry): void {
+  private schedule(entry: E): void {
     const { delayMs, acts } = armOf(entry.at, this.clock.now(), this.o.horizonMs);
-    const armed: Armed = { entry, timer: undefined };
+    const armed: Armed<E> = { entry, timer: undefined };
     armed.timer = this.clock.set(() => {
       // Replaced or cleared since: that timer is not this one.
       if (this.armed.get(entry.uid) !== armed) return;

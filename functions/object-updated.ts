@@ -1,0 +1,102 @@
+import { readDueConfig } from '../shared/cleanup/due/index.js';
+import { objectsHandle, ObjectsDue, ObjectsTick, runObjectsPass, storedUid, type ObjectsHandle } from '../shared/objects/index.js';
+import { OBJECT_KINDS, type ObjectKind } from '../shared/policy/objects-schema.js';
+import type { Runtime } from '../shared/runtime/runtime.js';
+import { BadRequestError } from '../shared/serve/resolve.js';
+import { defineTarget } from '../shared/serve/target.js';
+
+export interface ObjectUpdatedParts {
+  handle: ObjectsHandle;
+  /** Acting at eligibility: this process's timers and the objects' due lists (shared/objects/io/due.ts). */
+  due: ObjectsDue;
+  /** The due lists' tick: acts on what any instance listed, at its time (shared/objects/io/due-tick.ts). */
+  tick: ObjectsTick;
+  /** Who may tick (DUE_TICK_SENDERS, as podTerminated's); unset: any sender the process lets through. */
+  tickSenders?: readonly string[];
+  /** Clears every timer: a process that stops (a standalone replica without its Lease) acts no more. */
+  stop(): void;
+}
+
+/** The group each kind's events must carry: a `Workload` of another group is not Kueue's. */
+const GROUPS: Record<ObjectKind, string> = { Job: 'batch', PersistentVolumeClaim: '', Workload: 'kueue.x-k8s.io' };
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
+const objectUpdatedParts = (rt: Runtime): ObjectUpdatedParts => {
+  const handle = objectsHandle(rt);
+  // Pod cleanup's due settings: one horizon, one bound on timers, one place and size of the lists for every kind a process times.
+  const c = readDueConfig(rt.env);
+  const due = new ObjectsDue(handle, {
+    horizonMs: c.DUE_HORIZON_SECONDS * 1000,
+    timersMax: c.DUE_TIMERS_MAX,
+    list: { namespace: c.DUE_NAMESPACE, shards: c.DUE_SHARDS, capacity: c.DUE_SHARD_CAPACITY },
+  });
+  return { handle, due, tick: new ObjectsTick(due), ...(c.DUE_TICK_SENDERS ? { tickSenders: c.DUE_TICK_SENDERS } : {}), stop: () => due.stop() };
+};
+
+/** The kinds the configured policy's `kubeTidy.objects` rules name: what the standalone watch routes here. */
+const ruledKinds = (p: ObjectUpdatedParts): ObjectKind[] => OBJECT_KINDS.filter((k) => (p.handle.policy().objects ?? []).some((r) => r.kind === k));
+
+/**
+ * `objectUpdated`: a Job, PersistentVolumeClaim or Kueue Workload event in, the object rules
+ * decide on that one object as stored. The event's copy is only a hint of which object: its
+ * namespace is read (every owner rule is namespaced) and the pass is restricted to the stored
+ * object with the event's uid, so a forged condition, a stale or repeated event changes
+ * nothing, and a write is tied to the uid and resourceVersion read just before it. An object
+ * only time stands in the way of is timed: this process acts at its eligibility, reading again,
+ * and its entry in the objects' due list lets any instance's tick act then if this one died.
+ */
+export const objectUpdated = defineTarget({
+  name: 'objectUpdated',
+  accepts: {
+    kinds: ruledKinds,
+    verbs: ['add', 'update', 'delete'],
+    ticks: true,
+    hint: "objectUpdated takes events of the kinds the policy's kubeTidy.objects rules name (Job, PersistentVolumeClaim, Workload); full passes are sweep",
+  },
+  needs: { policy: true, cluster: 'at-start' },
+  setup: objectUpdatedParts,
+  async handle(input, { handle: h, due, tick, tickSenders }, call) {
+    if (input.type === 'tick') {
+      // Before anything is read: a tick holds a request and reads the due lists.
+      if (tickSenders && input.sender !== undefined && !tickSenders.includes(input.sender))
+        throw new BadRequestError(403, `sender ${JSON.stringify(input.sender)} may not tick objectUpdated (DUE_TICK_SENDERS): nothing was read or done`);
+      return tick.tick(call.deadline);
+    }
+    if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only object events and ticks');
+    const { apiVersion, kind } = input.type === 'object' ? input.event.object : input.event.ref;
+    const objectKind = kind as ObjectKind;
+    if (GROUPS[objectKind] !== groupOf(apiVersion))
+      throw new BadRequestError(422, `objectUpdated takes ${kind} of ${GROUPS[objectKind] || 'the core group'}, not ${apiVersion}`);
+    const object = `${kind} ${input.namespace}/${input.name}`;
+    const eventUid = input.type === 'object' ? input.event.object.metadata.uid : undefined;
+    if (input.event.verb === 'delete') {
+      if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });
+      return { outcome: 'nothing-to-do', object, why: 'already deleted' };
+    }
+    // A reference carries no uid: the stored object's is the one the pass is restricted to.
+    const uid = eventUid ?? (await storedUid(h.reader, objectKind, { namespace: input.namespace, name: input.name }));
+    if (!uid) return { outcome: 'nothing-to-do', object, why: 'not stored (gone since the event)' };
+    const summary = await runObjectsPass(h, {
+      origin: 'event',
+      dryRun: h.settings.dryRun,
+      only: { kind: objectKind, uid },
+      readNamespace: input.namespace,
+    });
+    const { scheduled } = await due.schedule({ kind: objectKind, namespace: input.namespace, name: input.name, uid }, summary);
+    const [result] = summary.results;
+    const kept = summary.kept.map((k) => k.reason);
+    const outcome = result?.outcome ?? (kept.length ? 'kept' : 'nothing-to-do');
+    const why =
+      result?.message ?? result?.decision.reason ?? kept[0] ?? (scheduled ? `time alone brings it in at ${scheduled}` : 'no rule selects the stored object');
+    return {
+      outcome,
+      object,
+      uid,
+      why,
+      ...(result ? { result } : {}),
+      ...(kept.length ? { kept } : {}),
+      ...(scheduled ? { scheduled } : {}),
+      failures: summary.failures,
+    };
+  },
+});

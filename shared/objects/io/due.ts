@@ -1,0 +1,127 @@
+// Cleanup beyond pods at eligibility: an object only time stands in the way of (the pass's
+// `eligible`: its condition has not held minAge yet) is acted on at that time, by this
+// process's timer (pod cleanup's DueTimers, one per object uid, bounded, unref'd, re-armed by a
+// newer event) and, within the horizon, by an entry in a due list of its own (pod cleanup's
+// DueList, one list per kind: `kube-tidy-objects-due-<job|pvc|workload>-<n>`), which any
+// instance's tick (due-tick.ts) acts on if this one scaled to zero or died. Whatever acts,
+// nothing from the time of scheduling is trusted: the pass runs again over the stored objects
+// of that namespace, restricted to this uid (`only`), and the write is tied to what is read then.
+import { DueList, DueTimers, scheduleOf, type DueEntry, type TimerClock } from '../../cleanup/due/index.js';
+import { objectsDueName } from '../../model/keys.js';
+import { OBJECT_KINDS, type ObjectKind } from '../../policy/objects-schema.js';
+import type { ObjectsHandle } from '../handle.js';
+import { runObjectsPass, type ObjectsPassSummary } from './pass.js';
+
+/** One object due at `at`: the timers' entry, with the kind the pass is restricted to (its list says it). */
+export interface ObjectDueEntry extends DueEntry {
+  kind: ObjectKind;
+}
+
+export interface ObjectsDueOptions {
+  /** The furthest a timer acts and an entry is listed (DUE_HORIZON_SECONDS). */
+  horizonMs: number;
+  /** Timers at once (DUE_TIMERS_MAX); one more is refused and logged, the list and the sweep cover it. */
+  timersMax: number;
+  /** The lists' place and size (DUE_NAMESPACE, DUE_SHARDS, DUE_SHARD_CAPACITY), as pod cleanup's. */
+  list: { namespace: string; shards: number; capacity: number };
+  clock?: TimerClock;
+}
+
+/** Outcomes after which an entry has not served: the brakes deferred the delete, or it failed; a later tick tries again. */
+const UNSETTLED: ReadonlySet<string> = new Set(['deferred', 'failed', 'refused']);
+export const settled = (s: Pick<ObjectsPassSummary, 'results'>): boolean => !s.results.some((r) => UNSETTLED.has(r.outcome));
+
+export class ObjectsDue {
+  readonly timers: DueTimers<ObjectDueEntry>;
+  readonly lists: Readonly<Record<ObjectKind, DueList>>;
+  /** The objects this instance listed, at their time: a repeated event writes nothing. */
+  private readonly listed = new Map<string, number>();
+
+  constructor(
+    readonly h: ObjectsHandle,
+    readonly o: ObjectsDueOptions,
+  ) {
+    this.timers = new DueTimers<ObjectDueEntry>({
+      act: async (e) => void (await this.act(e)),
+      max: o.timersMax,
+      horizonMs: o.horizonMs,
+      log: h.log,
+      metrics: h.metrics,
+      ...(o.clock ? { clock: o.clock } : {}),
+    });
+    const listOf = (kind: ObjectKind) =>
+      new DueList(h.reader.core, () => h.writer({ dryRun: h.settings.dryRun }), { ...o.list, metrics: h.metrics, name: (s) => objectsDueName(kind, s) });
+    this.lists = Object.fromEntries(OBJECT_KINDS.map((k) => [k, listOf(k)])) as Record<ObjectKind, DueList>;
+  }
+
+  /**
+   * After a pass restricted to one object: its `eligible` time arms its timer and (within the
+   * horizon, outside DRY_RUN) lists it; anything else (decided, kept, gone, no longer matching)
+   * clears both. Answers the time scheduled, when something will act then.
+   */
+  async schedule(id: Omit<ObjectDueEntry, 'at'>, summary: Pick<ObjectsPassSummary, 'eligible'>): Promise<{ scheduled?: string; listed?: string }> {
+    const eligible = summary.eligible.find((e) => e.kind === id.kind && e.uid === id.uid);
+    const when = scheduleOf(eligible?.at, this.h.now(), this.o.horizonMs);
+    if (!when) {
+      await this.forget(id);
+      return {};
+    }
+    const entry = { ...id, at: when.at };
+    const armed = this.timers.arm(entry);
+    const listed = when.kind === 'list' ? await this.list(entry) : undefined;
+    const scheduled = armed === 'armed' || armed === 'unchanged' || this.listed.has(id.uid);
+    return { ...(scheduled ? { scheduled: new Date(when.at).toISOString() } : {}), ...(listed ? { listed } : {}) };
+  }
+
+  private async list(e: ObjectDueEntry): Promise<string | undefined> {
+    if (this.h.settings.dryRun || this.listed.get(e.uid) === e.at) return undefined;
+    try {
+      const answer = await this.lists[e.kind].put({ namespace: e.namespace, name: e.name, uid: e.uid, at: e.at });
+      if (answer !== 'full' && (this.listed.has(e.uid) || this.listed.size < this.o.timersMax)) this.listed.set(e.uid, e.at);
+      return answer;
+    } catch (err) {
+      // Its timer and the sweep still cover it: the event is not failed for the entry.
+      this.h.log.warn(
+        { object: `${e.kind} ${e.namespace}/${e.name}`, err: (err as Error)?.message ?? String(err) },
+        'objects due list: the entry could not be written',
+      );
+      return 'failed';
+    }
+  }
+
+  /** The object needs no timer or entry any more (gone, decided, no longer waiting on time). */
+  async forget(id: { kind: ObjectKind; uid: string }): Promise<void> {
+    this.timers.clear(id.uid);
+    if (!this.listed.delete(id.uid) || this.h.settings.dryRun) return;
+    // Left in the list when this fails: a tick finds the object gone or not due, and takes it out then.
+    await this.lists[id.kind]
+      .remove([id.uid])
+      .catch((err: unknown) => this.h.log.warn({ uid: id.uid, err: (err as Error)?.message }, 'objects due list: the entry could not be removed'));
+  }
+
+  /** Entries a tick has done with: no longer this instance's to remove. */
+  forgetListed(uids: Iterable<string>): void {
+    for (const uid of uids) this.listed.delete(uid);
+  }
+
+  /** The pass over what is stored now, restricted to this object (`by`: a timer or a tick). */
+  async pass(e: ObjectDueEntry): Promise<ObjectsPassSummary> {
+    return runObjectsPass(this.h, { origin: 'due', dryRun: this.h.settings.dryRun, only: { kind: e.kind, uid: e.uid }, readNamespace: e.namespace });
+  }
+
+  /** A timer fired: the pass again; re-scheduled if it is still only waiting, its entry kept when the delete must be tried again. */
+  async act(e: ObjectDueEntry): Promise<ObjectsPassSummary> {
+    const summary = await this.pass(e);
+    this.h.log.info(
+      { object: `${e.kind} ${e.namespace}/${e.name}`, uid: e.uid, dueAt: new Date(e.at).toISOString(), outcomes: summary.results.map((r) => r.outcome) },
+      'objects due: acted at eligibility (timer)',
+    );
+    if (settled(summary)) await this.schedule(e, summary);
+    return summary;
+  }
+
+  /** Every timer cleared (a standalone replica without its Lease acts no more). */
+  stop(): void {
+    this.timers.stop();
+  }
+}

@@ -1,0 +1,80 @@
+// objectUpdated's answers that need no cluster: what it refuses before anything is read (a kind
+// no object rule names, a "Workload" of another group), and a delete, which only clears the
+// object's timer. Its decisions on stored objects are proven on the real control plane
+// (test/integration/objects/event-path.test.ts).
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { objectUpdated, type ObjectUpdatedParts } from '../../../functions/object-updated.js';
+import type { ObjectEvent, Verb } from '../../../shared/cloudevents/index.js';
+import { createLogger } from '../../../shared/log.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
+import { Notifier } from '../../../shared/notify/notifier.js';
+import { ObjectsDue, ObjectsTick, type ObjectsHandle } from '../../../shared/objects/index.js';
+import { ObjectRuleSchema } from '../../../shared/policy/objects-schema.js';
+import { resolver, type ResolveContext } from '../../../shared/serve/resolve.js';
+
+const rules = [ObjectRuleSchema.parse({ name: 'jobs', kind: 'Job', minAge: '1h' })];
+
+/** A handle whose every cluster read fails the test: these answers must need none. */
+function parts(): ObjectUpdatedParts {
+  const untouchable = new Proxy({}, { get: () => () => Promise.reject(new Error('no cluster read expected')) });
+  const handle = {
+    settings: { protectedNamespaces: [], dryRun: false },
+    policy: () => ({ objects: rules }),
+    reader: { core: untouchable, batch: untouchable, apps: untouchable, custom: untouchable },
+    now: () => Date.now(),
+    log: pino({ level: 'silent' }),
+    metrics: MetricsRecorder.off(),
+  } as unknown as ObjectsHandle;
+  const due = new ObjectsDue(handle, { horizonMs: 3_600_000, timersMax: 10, list: { namespace: 'kube-tidy', shards: 4, capacity: 10 } });
+  return { handle, due, tick: new ObjectsTick(due), tickSenders: ['scheduler'], stop: () => due.stop() };
+}
+
+const ctx = (): ResolveContext => ({
+  log: createLogger({ env: {}, destination: { write: () => undefined } }),
+  deadlineMs: 5_000,
+  dryRun: false,
+  policyError: () => undefined,
+  notifier: Notifier.off(),
+  metrics: MetricsRecorder.off(),
+});
+
+const event = (apiVersion: string, kind: string, verb: Verb = 'update'): ObjectEvent => ({
+  type: 'object',
+  verb,
+  object: { apiVersion, kind, metadata: { name: 'a', namespace: 'ml', uid: 'u1', resourceVersion: '7' } },
+  origin: { bridge: 'knative-apiserversource', transport: 'plain' },
+});
+
+describe('objectUpdated, before anything is read', () => {
+  it.each([
+    {
+      sentence: 'a kind no object rule names is 422 (the policy names Job only)',
+      e: event('v1', 'PersistentVolumeClaim'),
+      status: 422,
+      why: /takes Job events/,
+    },
+    { sentence: 'a kind it never takes is 422', e: event('v1', 'Pod'), status: 422, why: /takes Job events/ },
+    { sentence: 'a Job of another group is 422', e: event('example.com/v1', 'Job'), status: 422, why: /takes Job of batch, not example\.com\/v1/ },
+  ])('$sentence', async ({ e, status, why }) => {
+    const out = await resolver(objectUpdated, parts(), ctx()).event(e);
+    expect(out.status).toBe(status);
+    expect(JSON.stringify(out.body)).toMatch(why);
+  });
+
+  it('a tick from a sender DUE_TICK_SENDERS does not name is 403, and reads nothing', async () => {
+    const tick = { type: 'tick' as const, data: {}, origin: { bridge: 'knative-pingsource' as const, transport: 'plain' as const } };
+    const out = await resolver(objectUpdated, parts(), ctx()).input({ type: 'tick', event: tick, sender: 'someone' });
+    expect(out.status).toBe(403);
+  });
+
+  it("a delete clears the object's timer and reads nothing", async () => {
+    const p = parts();
+    p.due.timers.arm({ kind: 'Job', namespace: 'ml', name: 'a', uid: 'u1', at: Date.now() + 60_000 });
+    expect(p.due.timers.size).toBe(1);
+    const out = await resolver(objectUpdated, p, ctx()).event(event('batch/v1', 'Job', 'delete'));
+    expect(out).toMatchObject({ status: 200, body: { outcome: 'nothing-to-do', why: 'already deleted' } });
+    expect(p.due.timers.size).toBe(0);
+    p.stop();
+  });
+});
