@@ -102,7 +102,7 @@ export function passCompletedEvent(stamp: Stamp, p: PassSummaryData): OutEvent {
  * The function whose object decision it is, for `source`: the event path and the due list are
  * the object event target's.
  */
-const OBJECT_FUNCTION_OF: Record<ObjectOrigin, string> = { event: 'objectChanged', due: 'objectChanged', sweep: 'sweep', invoke: 'invoke', cli: 'cli' };
+const OBJECT_FUNCTION_OF: Record<ObjectOrigin, string> = { event: 'objectUpdated', due: 'objectUpdated', sweep: 'sweep', invoke: 'invoke', cli: 'cli' };
 
 /** The resource's plural as the API path names it (jobs, persistentvolumeclaims, workloads). */
 export const objectSubject = (o: { kind: string; namespace: string; name: string }) => `namespaces/${o.namespace}/${o.kind.toLowerCase()}s/${o.name}`;

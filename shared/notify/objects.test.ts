@@ -89,7 +89,7 @@ describe('object decisions as CloudEvents', () => {
     expect(sent.map((e) => [e.source, e.subject, e.extensions?.outcome, e.extensions?.dryrun, (e.data as ObjectDecisionData).message])).toEqual([
       ['kube-tidy/invoke', 'namespaces/ml/jobs/train-7', 'deferred', 'false', 'rate Job 10/1h reached'],
       ['kube-tidy/cli', 'namespaces/ml/jobs/train-7', 'deleted', 'true', undefined],
-      ['kube-tidy/objectChanged', 'namespaces/ml/workloads/train-7', 'kept', 'false', 'read again before the delete: no longer matches'],
+      ['kube-tidy/objectUpdated', 'namespaces/ml/workloads/train-7', 'kept', 'false', 'read again before the delete: no longer matches'],
     ]);
     expect((sent[2]!.data as ObjectDecisionData).target).toEqual({
       apiVersion: 'jobset.x-k8s.io/v1alpha2',

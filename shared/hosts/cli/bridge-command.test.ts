@@ -30,7 +30,7 @@ describe('kube-tidy bridge arguments', () => {
     },
     {
       args: ['--kubeconfig', kubeconfig, '--sink', 'http://x/', '--kinds', 'Pod,CronJob'],
-      message: 'unknown kind "CronJob" (known: Pod, Job)',
+      message: 'unknown kind "CronJob" (known: Pod, Job, PersistentVolumeClaim, Workload)',
       sentence: 'an unknown kind',
     },
     {
@@ -63,7 +63,7 @@ describe('kube-tidy bridge arguments', () => {
       'kube-tidy: missing --kubeconfig (or $KUBECONFIG)',
       '  --sink "nope" is not an http or https URL',
       '  --retries "x" is not a whole number of at least 0',
-      '  --kinds: unknown kind "Foo" (known: Pod, Job)',
+      '  --kinds: unknown kind "Foo" (known: Pod, Job, PersistentVolumeClaim, Workload)',
     ]);
   });
 
