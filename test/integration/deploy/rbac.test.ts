@@ -63,7 +63,7 @@ const kq =
   (verb: string, resource: string, name?: string): Row[1] =>
   () => ({ verb, group: 'kueue.x-k8s.io', resource, name });
 
-const podRights = (listAllowed: boolean): Row[] => [
+const podRights = (listAllowed: boolean, objects = false): Row[] => [
   ['may get a pod in any namespace', pods('get', 'default'), true],
   ['may delete a pod in any namespace', pods('delete', 'default'), true],
   ['may evict a pod (create pods/eviction)', (n) => ({ verb: 'create', resource: 'pods', subresource: 'eviction', namespace: n.own }), true],
@@ -77,13 +77,27 @@ const podRights = (listAllowed: boolean): Row[] => [
   // The evacuation request on a running pod marked request-evict-only, instead of an eviction.
   ['may patch a pod (the request annotation of a request-evict-only pod)', pods('patch', 'default'), true],
   ['is refused creating a pod', pods('create', 'default'), false],
-  ['is refused deleting a Job', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false],
+  ...(objects
+    ? objectRights
+    : [['is refused deleting a Job', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), false] as Row]),
   ['is refused listing nodes', () => ({ verb: 'list', resource: 'nodes' }), false],
   ['is refused deleting a node', () => ({ verb: 'delete', resource: 'nodes', name: 'n' }), false],
   ['is refused secrets in its own namespace', core_('get', 'secrets', own, 'x'), false],
   ['is refused secrets in the kueue namespace', core_('get', 'secrets', inKueue, 'x'), false],
   ['is refused core/v1 Events (it writes events.k8s.io ones)', () => ({ verb: 'create', resource: 'events', namespace: 'default' }), false],
   ['is refused binding roles', () => ({ verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }), false],
+];
+
+// Cleanup beyond pods after the pods (sweep, invoke: docs/objects.md): what the rules name deleted
+// with preconditions, their context read; never a volume nor a Workload itself (its owner goes).
+const objectRights: Row[] = [
+  ['may delete a Job (kubeTidy.objects)', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), true],
+  ['may delete a claim (kubeTidy.objects)', () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: 'default' }), true],
+  ['may list CronJobs (their history limits)', () => ({ verb: 'list', group: 'batch', resource: 'cronjobs' }), true],
+  ['may list StatefulSets (their claim templates)', () => ({ verb: 'list', group: 'apps', resource: 'statefulsets' }), true],
+  ['may get a volume (its reclaim policy)', () => ({ verb: 'get', resource: 'persistentvolumes', name: 'pv' }), true],
+  ['is refused deleting a volume', () => ({ verb: 'delete', resource: 'persistentvolumes', name: 'pv' }), false],
+  ['is refused deleting a Workload (its owner goes)', kq('delete', 'workloads', 'w'), false],
 ];
 
 // Audits as OpenReports (shared/kube/reports.ts): applied whole, stale ones listed by label and deleted.
@@ -120,7 +134,7 @@ const multiKueue = (extra: Row[]): Row[] => [
 const table: Record<string, Row[]> = {
   'pod-terminated': podRights(false),
   sweep: [
-    ...podRights(true),
+    ...podRights(true, true),
     // Its shard plans (shared/cleanup/io/shard-plan.ts): that one ConfigMap, and creating it.
     ['may get and update its plans ConfigMap by name', core_('update', 'configmaps', own, 'kube-tidy-sweep-plans'), true],
     ['may create a ConfigMap in its own namespace (create cannot be limited by name)', core_('create', 'configmaps', own), true],
@@ -129,7 +143,7 @@ const table: Record<string, Row[]> = {
     ['is refused creating ConfigMaps in other namespaces', core_('create', 'configmaps', () => 'default'), false],
     ...reportRights,
   ],
-  invoke: [...podRights(true), ...reportRights],
+  invoke: [...podRights(true, true), ...reportRights],
   'job-deleted': multiKueue([
     ['is refused listing Jobs', () => ({ verb: 'list', group: 'batch', resource: 'jobs' }), false],
     ['is refused listing Workloads', kq('list', 'workloads'), false],
