@@ -3,7 +3,6 @@
 // settings in the units its code wants.
 // The runtime's target builds it with `defragHandle`; nothing else of the process reaches the
 // family, so a host that has no Runtime (a CLI) can build one from what it has.
-import { brakesAdmission } from '../brakes/io/admission.js';
 import type { Admission } from '../kube/admission.js';
 import type { KubeClients } from '../kube/clients.js';
 import type { ClusterWriter } from '../kube/writer.js';
@@ -11,7 +10,8 @@ import type { Logger } from '../log.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
-import { policyOf, type Runtime } from '../runtime/runtime.js';
+import { familyEdges } from '../runtime/family-edges.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { readDefragConfig, type DefragConfig } from './config.js';
 
 /** The process's settings defragmentation obeys. */
@@ -52,22 +52,6 @@ export interface DefragHandle {
 
 /** The handle of a function process: DEFRAG_* from its environment, the rest the runtime's. */
 export function defragHandle(rt: Runtime): DefragHandle {
-  return {
-    config: readDefragConfig(rt.env),
-    settings: { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, dryRun: rt.config.DRY_RUN },
-    policy: () => policyOf(rt),
-    // Read on use: the runtime's clients are there once the cluster is (kubeReady).
-    get reader() {
-      return rt.clients;
-    },
-    writer: (opts) => rt.writer(opts),
-    // The process's one Brakes (rt.brakes): defrag's evictions spend the same ledger and
-    // reservations as pod cleanup's removals; a plan-only call gets a Brakes that writes nothing.
-    admission: ({ dryRun }) =>
-      brakesAdmission({ brakes: rt.brakes({ dryRun }), policy: () => policyOf(rt), writer: rt.writer({ dryRun }), log: rt.log, path: 'defrag' }),
-    now: () => rt.now(),
-    log: rt.log,
-    notifier: rt.notifier,
-    metrics: rt.metrics,
-  };
+  // Defrag's evictions spend the same ledger as pod cleanup's removals (runtime/family-edges.ts).
+  return Object.assign(familyEdges(rt, 'defrag'), { config: readDefragConfig(rt.env) });
 }

@@ -2,14 +2,14 @@
 // the writer, the admission port its deletes ask, the clock, the configured policy and the
 // settings it obeys. The runtime's targets build it with `objectsHandle`; a host without a
 // Runtime (the CLI) builds one from what it has, as defrag's handle is built.
-import { brakesAdmission } from '../brakes/io/admission.js';
 import type { Admission } from '../kube/admission.js';
 import type { ClusterWriter } from '../kube/writer.js';
 import type { Logger } from '../log.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
-import { policyOf, type Runtime } from '../runtime/runtime.js';
+import { familyEdges } from '../runtime/family-edges.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { ObjectsReader } from './io/read.js';
 
 export interface ObjectsSettings {
@@ -37,21 +37,7 @@ export interface ObjectsHandle {
 
 /** The handle of a function process: the runtime's clients, writer, brakes and notifier. */
 export function objectsHandle(rt: Runtime): ObjectsHandle {
-  return {
-    settings: { protectedNamespaces: rt.config.PROTECTED_NAMESPACES, dryRun: rt.config.DRY_RUN },
-    policy: () => policyOf(rt),
-    // Read on use: the runtime's clients are there once the cluster is (kubeReady).
-    get reader() {
-      return rt.clients;
-    },
-    writer: (opts) => rt.writer(opts),
-    // The process's one Brakes: object deletes spend the same ledger as every removal, counted
-    // per kind (brakes/core/meters.ts scopeKey), so a Job rate never spends the pods' budget.
-    admission: ({ dryRun }) =>
-      brakesAdmission({ brakes: rt.brakes({ dryRun }), policy: () => policyOf(rt), writer: rt.writer({ dryRun }), log: rt.log, path: 'objects' }),
-    now: () => rt.now(),
-    log: rt.log,
-    notifier: rt.notifier,
-    metrics: rt.metrics,
-  };
+  // Object deletes spend the same ledger as every removal, counted per kind (brakes/core/meters.ts
+  // scopeKey), so a Job rate never spends the pods' budget.
+  return familyEdges(rt, 'objects');
 }
