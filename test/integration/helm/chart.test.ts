@@ -159,11 +159,13 @@ describe('helm template, standalone mode', () => {
     expect(JSON.parse(env.STANDALONE_SCHEDULES!)).toEqual({
       podTerminated: '* * * * *',
       sweep: '*/15 * * * *',
+      // The objects' due lists' tick (docs/objects.md).
+      objectUpdated: '* * * * *',
       orphanSweep: '*/10 * * * *',
       defrag: '*/2 * * * *',
       evacuation: '* * * * *',
     });
-    expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,jobDeleted,orphanSweep,defrag,evacuation');
+    expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,objectUpdated,jobDeleted,orphanSweep,defrag,evacuation');
     // No Broker in standalone mode: decisions go out only to a URL given.
     expect(env.EVENTS_SINK).toBe('none');
     const withUrl = (await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', 'events.sink': 'https://hooks.example/kt' }, ['--skip-tests']))

@@ -119,7 +119,11 @@ describe("the chart's ServiceAccount may do exactly what the standalone process 
     { sentence: 'may not read Secrets', verb: 'get', resource: 'secrets', o: { namespace: NAMESPACE }, allowed: false },
     { sentence: 'may not read other ConfigMaps', verb: 'get', resource: 'configmaps', o: { namespace: NAMESPACE, name: 'other' }, allowed: false },
     { sentence: 'may not patch nodes (defrag is not enabled here)', verb: 'patch', resource: 'nodes', o: {}, allowed: false },
-    { sentence: 'may not delete Jobs', verb: 'delete', resource: 'jobs', o: { namespace: 'any', group: 'batch' }, allowed: false },
+    // Cleanup beyond pods (docs/objects.md): what the kubeTidy.objects rules name, watched and deleted with preconditions.
+    { sentence: 'deletes finished Jobs (kubeTidy.objects)', verb: 'delete', resource: 'jobs', o: { namespace: 'any', group: 'batch' }, allowed: true },
+    { sentence: 'watches claims (kubeTidy.objects)', verb: 'watch', resource: 'persistentvolumeclaims', o: { namespace: 'any' }, allowed: true },
+    { sentence: 'may not delete a volume', verb: 'delete', resource: 'persistentvolumes', o: { name: 'pv' }, allowed: false },
+    { sentence: 'may not delete CronJobs', verb: 'delete', resource: 'cronjobs', o: { namespace: 'any', group: 'batch' }, allowed: false },
     {
       sentence: 'may not touch its own RBAC',
       verb: 'update',
