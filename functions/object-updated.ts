@@ -34,7 +34,8 @@ const objectUpdatedParts = (rt: Runtime): ObjectUpdatedParts => {
 };
 
 /** The kinds the configured policy's `kubeTidy.objects` rules name: what the standalone watch routes here. */
-const ruledKinds = (p: ObjectUpdatedParts): ObjectKind[] => OBJECT_KINDS.filter((k) => (p.handle.policy().objects ?? []).some((r) => r.kind === k));
+const ruledKinds = (p: Pick<ObjectUpdatedParts, 'handle'>): ObjectKind[] =>
+  OBJECT_KINDS.filter((k) => (p.handle.policy().objects ?? []).some((r) => r.kind === k));
 
 /**
  * `objectUpdated`: a Job, PersistentVolumeClaim or Kueue Workload event in, the object rules
@@ -48,10 +49,13 @@ const ruledKinds = (p: ObjectUpdatedParts): ObjectKind[] => OBJECT_KINDS.filter(
 export const objectUpdated = defineTarget({
   name: 'objectUpdated',
   accepts: {
-    kinds: ruledKinds,
+    // Every event of the three kinds is well-formed (a bridge's static Triggers send them whatever
+    // the policy): one no rule names is answered nothing-to-do, unread. The watch routes only those a rule names.
+    kinds: OBJECT_KINDS,
+    routes: ruledKinds,
     verbs: ['add', 'update', 'delete'],
     ticks: true,
-    hint: "objectUpdated takes events of the kinds the policy's kubeTidy.objects rules name (Job, PersistentVolumeClaim, Workload); full passes are sweep",
+    hint: 'objectUpdated takes Job, PersistentVolumeClaim and Workload events (acted on when a kubeTidy.objects rule names the kind); full passes are sweep',
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: objectUpdatedParts,
@@ -68,6 +72,7 @@ export const objectUpdated = defineTarget({
     if (GROUPS[objectKind] !== groupOf(apiVersion))
       throw new BadRequestError(422, `objectUpdated takes ${kind} of ${GROUPS[objectKind] || 'the core group'}, not ${apiVersion}`);
     const object = `${kind} ${input.namespace}/${input.name}`;
+    if (!ruledKinds({ handle: h }).includes(objectKind)) return { outcome: 'nothing-to-do', object, why: `no kubeTidy.objects rule names ${kind}` };
     const eventUid = input.type === 'object' ? input.event.object.metadata.uid : undefined;
     if (input.event.verb === 'delete') {
       if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });

@@ -189,10 +189,15 @@ function accept<P>(spec: TargetSpec<P>, parts: P, event: InternalEvent): Input {
   return event.type === 'object' ? { type: 'object', event, namespace, name } : { type: 'reference', event, namespace, name };
 }
 
-/** The kinds of object events `spec` takes with these parts (its routing in the standalone program). */
+/** The kinds of object events `spec` takes with these parts. */
 export function acceptedKinds<P>(spec: Pick<TargetSpec<P>, 'accepts'>, parts: P): readonly string[] {
   const { kinds } = spec.accepts;
   return (typeof kinds === 'function' ? kinds(parts) : kinds) ?? [];
+}
+
+/** The kinds the standalone program's watch routes to `spec`: its `routes`, else every kind it takes. */
+export function routedKinds<P>(spec: Pick<TargetSpec<P>, 'accepts'>, parts: P): readonly string[] {
+  return spec.accepts.routes ? spec.accepts.routes(parts) : acceptedKinds(spec, parts);
 }
 
 function statusOf(answer: Answer): number {

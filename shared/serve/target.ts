@@ -26,6 +26,12 @@ export interface Accepts<Parts = unknown> {
   /** Object events (any verb, Resource or Reference mode) of these kinds; all are namespaced. */
   kinds?: readonly string[] | ((parts: Parts) => readonly string[]);
   /**
+   * The kinds a host that watches (standalone) routes here, when fewer than `kinds`: a watch
+   * costs a stream per kind, and a kind the cluster does not serve fails it, while an event a
+   * bridge sends of any of `kinds` is still well-formed input (answered, not refused).
+   */
+  routes?: (parts: Parts) => readonly string[];
+  /**
    * The verbs of those events that can change the answer (default: all). A host that routes
    * (standalone's watch) sends only these, as the declaration's Triggers do; the resolver still
    * answers any verb (nothing to do), since another bridge may send one.

@@ -5,7 +5,7 @@
 // a target takes (evacuation's Eviction and EvictionRequest) reach it on its ticks.
 import { KINDS } from '../bridge/kinds.js';
 import type { Verb } from '../../cloudevents/index.js';
-import { acceptedKinds } from '../../serve/resolve.js';
+import { routedKinds } from '../../serve/resolve.js';
 import type { Served } from '../server/setup.js';
 
 /** A target that takes a kind's events: of these verbs only, when it names them. */
@@ -20,7 +20,7 @@ export type Routes = ReadonlyMap<string, readonly Route[]>;
 export function routesOf(served: readonly Pick<Served, 'spec' | 'parts'>[]): Routes {
   const routes = new Map<string, Route[]>();
   for (const { spec, parts } of served)
-    for (const kind of acceptedKinds(spec, parts)) {
+    for (const kind of routedKinds(spec, parts)) {
       const targets = routes.get(kind) ?? [];
       if (!targets.some((r) => r.target === spec.name)) targets.push({ target: spec.name, ...(spec.accepts.verbs ? { verbs: spec.accepts.verbs } : {}) });
       routes.set(kind, targets);

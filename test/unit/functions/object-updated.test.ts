@@ -1,5 +1,5 @@
 // objectUpdated's answers that need no cluster: what it refuses before anything is read (a kind
-// no object rule names, a "Workload" of another group), and a delete, which only clears the
+// it never takes, a "Workload" of another group), a kind no rule names (nothing to do), and a delete, which only clears the
 // object's timer. Its decisions on stored objects are proven on the real control plane
 // (test/integration/objects/event-path.test.ts).
 import { pino } from 'pino';
@@ -49,17 +49,23 @@ const event = (apiVersion: string, kind: string, verb: Verb = 'update'): ObjectE
 describe('objectUpdated, before anything is read', () => {
   it.each([
     {
-      sentence: 'a kind no object rule names is 422 (the policy names Job only)',
+      // A bridge's static Triggers send claim events whatever the policy: well-formed, answered, unread.
+      sentence: 'a kind no object rule names is nothing to do, read nowhere (the policy names Job only)',
       e: event('v1', 'PersistentVolumeClaim'),
-      status: 422,
-      why: /takes Job events/,
+      status: 200,
+      why: /"outcome":"nothing-to-do".*no kubeTidy.objects rule names PersistentVolumeClaim/,
     },
-    { sentence: 'a kind it never takes is 422', e: event('v1', 'Pod'), status: 422, why: /takes Job events/ },
+    { sentence: 'a kind it never takes is 422', e: event('v1', 'Pod'), status: 422, why: /takes Job, PersistentVolumeClaim, Workload events/ },
     { sentence: 'a Job of another group is 422', e: event('example.com/v1', 'Job'), status: 422, why: /takes Job of batch, not example\.com\/v1/ },
   ])('$sentence', async ({ e, status, why }) => {
     const out = await resolver(objectUpdated, parts(), ctx()).event(e);
     expect(out.status).toBe(status);
     expect(JSON.stringify(out.body)).toMatch(why);
+  });
+
+  it('the standalone watch is routed only the kinds a rule names; a bridge may send all three', () => {
+    expect(objectUpdated.accepts.routes?.(parts())).toEqual(['Job']);
+    expect(objectUpdated.accepts.kinds).toEqual(['Job', 'PersistentVolumeClaim', 'Workload']);
   });
 
   it('a tick from a sender DUE_TICK_SENDERS does not name is 403, and reads nothing', async () => {
