@@ -14,15 +14,29 @@ import type { Notifier } from '../notify/notifier.js';
 import type { Policy } from '../policy/policy.js';
 import { policyOf, type Runtime } from './runtime.js';
 
-export interface FamilyEdges {
-  settings: { protectedNamespaces: readonly string[]; dryRun: boolean };
+/** The process's settings every family obeys. */
+export interface FamilySettings {
+  /** Never touched, whatever the policy says (PROTECTED_NAMESPACES). */
+  protectedNamespaces: readonly string[];
+  /** Every write only plans (DRY_RUN). */
+  dryRun: boolean;
+}
+
+/** A family's handle, but its own configuration: `Reader` is what it reads (a subset of the clients). */
+export interface FamilyEdges<Reader = KubeClients> {
+  settings: FamilySettings;
+  /** The configured policy as it is now (a ConfigMap source changes it). */
   policy(): Policy;
-  readonly reader: KubeClients;
+  readonly reader: Reader;
+  /** The one writer (kube/writer.ts): the settings' dry run unless `dryRun` says more. */
   writer(opts: { dryRun: boolean }): ClusterWriter;
+  /** What every removal asks first and settles after (kube/admission.ts). `dryRun`: one that writes nothing and defers within the process. */
   admission(opts: { dryRun: boolean }): Admission;
   now(): number;
   log: Logger;
+  /** The process's CloudEvents out (notify/notifier.ts). */
   notifier: Notifier;
+  /** The process's metrics recorder (metrics/recorder.ts); deferrals are counted by the brakes behind `admission`. */
   metrics: MetricsRecorder;
 }
 
