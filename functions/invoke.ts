@@ -70,6 +70,7 @@ export const invoke = defineTarget({
   setup: (rt): InvokeParts => ({ ...cleanupParts(rt), bearerFree: readSenderAuthConfig(rt.env).platform === 'none', objects: objectsHandle(rt) }),
   async handle(input, { config, handle: h, bearerFree, objects: oh }) {
     if (input.type !== 'body') throw new Error('unreachable: accepts only plain bodies');
+    const started = h.now();
     const parsed = RequestSchema.safeParse(input.body ?? {});
     if (!parsed.success) throw new BadRequestError(400, describeIssues(parsed.error.issues, 'body').join('; '));
     const body = parsed.data;
@@ -116,6 +117,7 @@ export const invoke = defineTarget({
       dryRun: body.mode === 'plan' || oh.settings.dryRun,
       rules: policy.objects ?? [],
       reports: body.report,
+      until: started + h.settings.budgetMs,
       ...(body.namespaces ? { namespaces: body.namespaces } : {}),
     });
     const all = sumFailures(failures, written?.failures, objects.failures);

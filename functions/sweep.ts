@@ -67,6 +67,7 @@ export const sweep = defineTarget({
   setup: sweepParts,
   async handle(input, { config, handle: h, due, dueWithinMs, carry, tokens, objects: oh }) {
     const { budgetMs, eventsPerPass } = h.settings;
+    const started = h.now();
     const audit = config.SWEEP_MODE === 'audit';
     // An audit plans through the API server's dry run, whatever DRY_RUN says.
     const dryRun = audit || h.settings.dryRun;
@@ -95,7 +96,8 @@ export const sweep = defineTarget({
     // The audit's product: a report not written is work left undone, by the same partial-failure rule.
     const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
     // Then cleanup beyond pods, with the same policy and dry run (an audit only plans them too).
-    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [], reports: true });
+    // Within the sweep's own time budget (SWEEP_TIME_BUDGET_SECONDS), counted from its start: what is not started is the next sweep's.
+    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [], reports: true, until: started + budgetMs });
     const failures = sumFailures(passFailures, written?.failures, objects.failures);
     // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
     const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {

@@ -23,6 +23,8 @@ export interface ObjectsAnswer {
   kept: { kind: string; namespace: string; name: string; rule: string; reason: string }[];
   eligible: { kind: string; namespace: string; name: string; rule: string; at: string }[];
   notServed?: string[];
+  /** Decisions the time budget left for the next pass. */
+  notStarted?: number;
 }
 
 /** At most this many results, kept and eligible each, in an answer (the counts are whole). */
@@ -49,5 +51,6 @@ export function objectsAnswer(s: ObjectsPassSummary): ObjectsAnswer {
     kept: s.kept.slice(0, SHOWN).map(({ kind, namespace, name, rule, reason }) => ({ kind, namespace, name, rule, reason })),
     eligible: s.eligible.slice(0, SHOWN).map(({ kind, namespace, name, rule, at }) => ({ kind, namespace, name, rule, at: new Date(at).toISOString() })),
     ...(s.notServed.length ? { notServed: s.notServed } : {}),
+    ...(s.notStarted ? { notStarted: s.notStarted } : {}),
   };
 }

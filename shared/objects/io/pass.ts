@@ -28,6 +28,8 @@ export interface ObjectsPassOptions {
   only?: { kind: ObjectKind; uid: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
+  /** No delete is started after this (epoch ms): the target's time budget. The rest is the next pass's, said in `notStarted`. */
+  until?: number;
   /**
    * Read this namespace alone (an event's, a due timer's): every owner rule is namespaced, so its
    * object is decided on the context a full read gives it, and an event costs its namespace only.
@@ -47,6 +49,8 @@ export interface ObjectsPassSummary {
   /** Kinds a rule names that the cluster does not serve (Workload without Kueue). */
   notServed: ObjectKind[];
   failures: { transient: number; refused: number };
+  /** Decisions not started because the time budget ran out (`until`): the next pass decides them again. */
+  notStarted?: number;
 }
 
 const inScope = (o: Pick<StoredObject, 'namespace'>, namespaces: readonly string[] | undefined): boolean =>
@@ -121,7 +125,13 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
   const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
   const admission = h.admission({ dryRun: o.dryRun });
   const results: ObjectResult[] = [];
-  for (const d of plan.decisions.filter(mine)) {
+  const decided = plan.decisions.filter(mine);
+  let notStarted = 0;
+  for (const [i, d] of decided.entries()) {
+    if (o.until !== undefined && h.now() >= o.until) {
+      notStarted = decided.length - i;
+      break;
+    }
     const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
     results.push(r);
     observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
@@ -136,6 +146,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     kept: plan.kept.filter(mine),
     eligible: plan.eligible.filter(mine),
     notServed: read.notServed,
+    ...(notStarted ? { notStarted } : {}),
     failures: {
       transient: results.filter((r) => r.outcome === 'failed').length,
       refused: results.filter((r) => r.outcome === 'refused').length,

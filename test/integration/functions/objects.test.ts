@@ -6,6 +6,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { invoke } from '../../../functions/invoke.js';
 import { sweep } from '../../../functions/sweep.js';
+import { objectsHandle, runObjectsPass } from '../../../shared/objects/index.js';
 import { finishedJob, jobExists, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { pingRequest, runtimeFor, send, serve } from './setup.js';
@@ -68,6 +69,16 @@ describe('the sweep runs the object rules after the pods', () => {
     };
     expect(report.results).toMatchObject([{ policy: 'report-told', result: 'fail', resources: [{ name: 'told' }] }]);
     expect(res.body.objects.reports.failures).toEqual({ transient: 0, refused: 0 });
+  }, 120_000);
+});
+
+describe('the time budget', () => {
+  it('starts no delete once it is spent: the decision is the next pass’s, counted, the Job untouched', async () => {
+    await finishedJob(kc(), ns.name, 'late', { labels: { app: 'late' } });
+    const rt = await runtimeFor(policyWith([rule('delete-late', 'late', 'delete')]));
+    const summary = await runObjectsPass(objectsHandle(rt), { origin: 'sweep', dryRun: false, until: Date.now() - 1 });
+    expect(summary).toMatchObject({ results: [], notStarted: 1 });
+    expect(await jobExists(kc(), ns.name, 'late')).toBe(true);
   }, 120_000);
 });
 
