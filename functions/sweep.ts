@@ -97,7 +97,7 @@ export const sweep = defineTarget({
     const written = reports ? await reports.write(h.writer().reportsClient, summary, h.now()) : undefined;
     // Then cleanup beyond pods, with the same policy and dry run (an audit only plans them too).
     // Within the sweep's own time budget (SWEEP_TIME_BUDGET_SECONDS), counted from its start: what is not started is the next sweep's.
-    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [], reports: true, until: started + budgetMs });
+    const objects = await objectsStep(oh, { origin: 'sweep', dryRun, rules: policy.objects ?? [], reports: 'if-served', until: started + budgetMs });
     const failures = sumFailures(passFailures, written?.failures, objects.failures);
     // Listing is a help, never the pass's failure: a pod not listed is the next sweep's, as before.
     const listed = await due.listSoon(dueSoon ?? []).catch((e: unknown) => {

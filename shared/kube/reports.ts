@@ -14,7 +14,7 @@ import { deleteAsSeen, type DeletedAsSeen } from './delete-as-seen.js';
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { ObjectId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
-import { toKubeError } from './errors.js';
+import { classifyKubeError, toKubeError } from './errors.js';
 import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
@@ -36,6 +36,20 @@ export interface ReportBody {
 
 interface ListedReport {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+}
+
+/**
+ * Whether the API server serves openreports.io Reports (their CRD installed): one LIST of at most
+ * one. A 404 means not served; any other failure is thrown, as every read's.
+ */
+export async function reportsServed(custom: Pick<CustomObjectsApi, 'listCustomObjectForAllNamespaces'>): Promise<boolean> {
+  try {
+    await custom.listCustomObjectForAllNamespaces({ ...REPORTS, limit: 1 });
+    return true;
+  } catch (e) {
+    if (classifyKubeError(e).kind === 'not-found') return false;
+    throw toKubeError(e, 'list reports (is the OpenReports CRD installed?)');
+  }
 }
 
 export class ReportWriter {

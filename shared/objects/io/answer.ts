@@ -25,6 +25,8 @@ export interface ObjectsAnswer {
   notServed?: string[];
   /** Decisions the time budget left for the next pass. */
   notStarted?: number;
+  /** The sweep wrote no Reports: the OpenReports CRD is not installed. */
+  reportsNotServed?: boolean;
 }
 
 /** At most this many results, kept and eligible each, in an answer (the counts are whole). */

@@ -3,6 +3,7 @@
 // as the target's failure (transient: 503, the sender retries; refused: 500), never thrown
 // over the pods' answer, which is already done and stands.
 import { classifyKubeError } from '../../kube/errors.js';
+import { reportsServed } from '../../kube/reports.js';
 import { sumFailures } from '../../model/answer.js';
 import type { ObjectsHandle } from '../handle.js';
 import { ObjectReports, type ReportsWritten } from '../reports/index.js';
@@ -11,8 +12,13 @@ import { runObjectsPass, type ObjectsPassOptions, type ObjectsPassSummary } from
 
 export interface ObjectsStepOptions extends ObjectsPassOptions {
   origin: 'sweep' | 'invoke' | 'cli';
-  /** Write the rules' OpenReports after the pass (objects/reports): the product of a report rule. */
-  reports: boolean;
+  /**
+   * Write the rules' OpenReports after the pass (objects/reports): the product of a report rule.
+   * `if-served`: the sweep's, by default, only where the OpenReports CRD is installed (a cluster
+   * without it still gets the answer, the CloudEvents and the metrics; said in a log line).
+   * `true`: asked for (invoke's `report`, the CLI's --report), so a Report not written fails.
+   */
+  reports: boolean | 'if-served';
 }
 
 export interface ObjectsStep {
@@ -30,6 +36,10 @@ export async function objectsStep(h: ObjectsHandle, o: ObjectsStepOptions): Prom
   try {
     const summary = await runObjectsPass(h, { ...o, rules });
     if (!o.reports) return { answer: objectsAnswer(summary), summary, failures: summary.failures };
+    if (o.reports === 'if-served' && !(await reportsServed(h.reader.custom))) {
+      h.log.warn({ origin: o.origin }, 'objects: no Reports written: openreports.io is not served here (install the OpenReports CRD to have them)');
+      return { answer: { ...objectsAnswer(summary), reportsNotServed: true }, summary, failures: summary.failures };
+    }
     // Written apart from the dry run (kube/reports.ts): a plan's Reports are what it would do.
     const reports = await new ObjectReports({
       rules,

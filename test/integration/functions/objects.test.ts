@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { invoke } from '../../../functions/invoke.js';
 import { sweep } from '../../../functions/sweep.js';
 import { objectsHandle, runObjectsPass } from '../../../shared/objects/index.js';
-import { finishedJob, jobExists, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { finishedJob, installOpenReportsCrds, jobExists, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { pingRequest, runtimeFor, send, serve } from './setup.js';
 
@@ -37,6 +37,8 @@ const podsOf = async (job: string) =>
 
 describe('the sweep runs the object rules after the pods', () => {
   beforeAll(async () => {
+    // Its Reports are written where the OpenReports CRD is installed (shared/objects/io/step.ts).
+    await installOpenReportsCrds(sharedCluster());
     await Promise.all([
       finishedJob(kc(), ns.name, 'told', { labels: { app: 'told' } }),
       finishedJob(kc(), ns.name, 'gone', { labels: { app: 'gone' }, exitCode: 3 }),
@@ -46,7 +48,7 @@ describe('the sweep runs the object rules after the pods', () => {
   it('reports the report rule’s Job and deletes the delete rule’s, with its pods', async () => {
     const agent = serve(sweep, await runtimeFor(policyWith([rule('report-told', 'told'), rule('delete-gone', 'gone', 'delete')])));
     const res = await send(agent, pingRequest());
-    expect(res.status).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.objects).toMatchObject({ rules: 2, outcomes: { reported: 1, deleted: 1 } });
     const byName = Object.fromEntries(res.body.objects.results.map((r: { name: string }) => [r.name, r]));
     expect(byName.told).toMatchObject({ kind: 'Job', rule: 'report-told', mode: 'report', outcome: 'reported' });
