@@ -1,7 +1,7 @@
 // A Job that finishes on the test control plane: kwok's stage (kwok-stages.yaml) ends its pod
 // with the exit code the template's annotation names, and the real Job controller then writes
 // Complete (0) or Failed. Returns once the condition is stored.
-import { BatchV1Api, type KubeConfig, type V1Job, type V1OwnerReference } from '@kubernetes/client-node';
+import type { BatchV1Api, V1Job, V1OwnerReference } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION } from './kwok-annotations.js';
 import { waitFor } from './wait.js';
 
@@ -15,8 +15,7 @@ export interface FinishedJobOptions {
   noWait?: boolean;
 }
 
-export async function finishedJob(kc: KubeConfig, namespace: string, name: string, o: FinishedJobOptions = {}): Promise<V1Job> {
-  const batch = kc.makeApiClient(BatchV1Api);
+export async function finishedJob(batch: BatchV1Api, namespace: string, name: string, o: FinishedJobOptions = {}): Promise<V1Job> {
   const code = o.exitCode ?? 0;
   await batch.createNamespacedJob({
     namespace,
@@ -45,15 +44,12 @@ export async function finishedJob(kc: KubeConfig, namespace: string, name: strin
 }
 
 /** Whether the Job is stored (404: gone). */
-export async function jobExists(kc: KubeConfig, namespace: string, name: string): Promise<boolean> {
-  return kc
-    .makeApiClient(BatchV1Api)
-    .readNamespacedJob({ namespace, name })
-    .then(
-      () => true,
-      (e: { code?: number }) => {
-        if (e?.code === 404) return false;
-        throw e;
-      },
-    );
+export async function jobExists(batch: BatchV1Api, namespace: string, name: string): Promise<boolean> {
+  return batch.readNamespacedJob({ namespace, name }).then(
+    () => true,
+    (e: { code?: number }) => {
+      if (e?.code === 404) return false;
+      throw e;
+    },
+  );
 }

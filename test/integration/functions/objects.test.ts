@@ -2,7 +2,7 @@
 // same request that cleans pods runs the policy's object rules after them. A report rule
 // removes nothing and says what it would; a delete rule removes, a Job with its pods; invoke
 // plans through the API server's dry run unless it runs, confirmed, with the token.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { invoke } from '../../../functions/invoke.js';
 import { sweep } from '../../../functions/sweep.js';
@@ -13,6 +13,7 @@ import { pingRequest, runtimeFor, send, serve } from './setup.js';
 
 const ns = testNamespace('fn-objects');
 const kc = () => sharedCluster().kubeConfig();
+const batch = () => kc().makeApiClient(BatchV1Api);
 const TOKEN = 'a-long-enough-test-token';
 
 /** No pod rule selects anything here; the object rules are the test's. */
@@ -40,8 +41,8 @@ describe('the sweep runs the object rules after the pods', () => {
     // Its Reports are written where the OpenReports CRD is installed (shared/objects/io/step.ts).
     await installOpenReportsCrds(sharedCluster());
     await Promise.all([
-      finishedJob(kc(), ns.name, 'told', { labels: { app: 'told' } }),
-      finishedJob(kc(), ns.name, 'gone', { labels: { app: 'gone' }, exitCode: 3 }),
+      finishedJob(batch(), ns.name, 'told', { labels: { app: 'told' } }),
+      finishedJob(batch(), ns.name, 'gone', { labels: { app: 'gone' }, exitCode: 3 }),
     ]);
   }, 120_000);
 
@@ -54,9 +55,9 @@ describe('the sweep runs the object rules after the pods', () => {
     expect(byName.told).toMatchObject({ kind: 'Job', rule: 'report-told', mode: 'report', outcome: 'reported' });
     expect(byName.told.reason).toMatch(/^report-told: Complete=True \(CompletionsReached\) for \d+s \(minAge 0s\)$/);
     expect(byName.gone).toMatchObject({ rule: 'delete-gone', mode: 'delete', outcome: 'deleted' });
-    expect(await jobExists(kc(), ns.name, 'told')).toBe(true);
+    expect(await jobExists(batch(), ns.name, 'told')).toBe(true);
     await waitFor('the deleted Job and its pods gone', async () =>
-      !(await jobExists(kc(), ns.name, 'gone')) && (await podsOf('gone')) === 0 ? true : undefined,
+      !(await jobExists(batch(), ns.name, 'gone')) && (await podsOf('gone')) === 0 ? true : undefined,
     );
     expect(await podsOf('told')).toBe(1);
     // The report rule's product: its Report in the namespace, one result naming the Job and why.
@@ -76,11 +77,11 @@ describe('the sweep runs the object rules after the pods', () => {
 
 describe('the time budget', () => {
   it('starts no delete once it is spent: the decision is the next pass’s, counted, the Job untouched', async () => {
-    await finishedJob(kc(), ns.name, 'late', { labels: { app: 'late' } });
+    await finishedJob(batch(), ns.name, 'late', { labels: { app: 'late' } });
     const rt = await runtimeFor(policyWith([rule('delete-late', 'late', 'delete')]));
     const summary = await runObjectsPass(objectsHandle(rt), { origin: 'sweep', dryRun: false, until: Date.now() - 1 });
     expect(summary).toMatchObject({ results: [], notStarted: 1 });
-    expect(await jobExists(kc(), ns.name, 'late')).toBe(true);
+    expect(await jobExists(batch(), ns.name, 'late')).toBe(true);
   }, 120_000);
 });
 
@@ -96,7 +97,7 @@ describe('a policy of object rules only', () => {
 });
 
 describe('invoke plans the object rules and runs them when asked', () => {
-  beforeAll(async () => void (await finishedJob(kc(), ns.name, 'asked', { labels: { app: 'asked' } })), 120_000);
+  beforeAll(async () => void (await finishedJob(batch(), ns.name, 'asked', { labels: { app: 'asked' } })), 120_000);
 
   it('plans by default: the delete is the API server’s dry run, the Job stays', async () => {
     const agent = serve(invoke, await runtimeFor(policyWith([rule('delete-asked', 'asked', 'delete')]), { INVOKE_TOKEN: TOKEN }));
@@ -104,7 +105,7 @@ describe('invoke plans the object rules and runs them when asked', () => {
     expect(res.status).toBe(200);
     expect(res.body.objects.results).toMatchObject([{ name: 'asked', outcome: 'deleted' }]);
     expect(res.body.dryRun).toBe(true);
-    expect(await jobExists(kc(), ns.name, 'asked')).toBe(true);
+    expect(await jobExists(batch(), ns.name, 'asked')).toBe(true);
   }, 60_000);
 
   it('runs with the token and confirm: the Job is deleted', async () => {
@@ -115,7 +116,7 @@ describe('invoke plans the object rules and runs them when asked', () => {
       .send({ mode: 'run', confirm: true, namespaces: [ns.name] });
     expect(res.status).toBe(200);
     expect(res.body.objects.results).toMatchObject([{ name: 'asked', outcome: 'deleted' }]);
-    await waitFor('the Job gone', async () => ((await jobExists(kc(), ns.name, 'asked')) ? undefined : true));
+    await waitFor('the Job gone', async () => ((await jobExists(batch(), ns.name, 'asked')) ? undefined : true));
   }, 60_000);
 
   it('a namespace outside the request is not read into the answer', async () => {

@@ -3,7 +3,7 @@
 // claim: a hostPath volume pre-bound by claimRef, storageClassName "manual"), a Job that kwok's
 // stage ends with exit code 0 (the Job controller then writes Complete), and waits on both.
 import type { BatchV1Api, CoreV1Api, V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { EXIT_CODE_ANNOTATION, waitFor } from '../../harness/index.js';
+import { finishedJob as harnessFinishedJob, waitFor } from '../../harness/index.js';
 
 export const PAUSE = 'registry.k8s.io/pause:3.10';
 
@@ -91,29 +91,9 @@ export const liveClaim = (core: CoreV1Api, namespace: string, name: string): Pro
     () => undefined,
   );
 
-/** A Job whose one pod kwok ends with exit code 0; resolves once the Job controller wrote Complete. */
-export async function finishedJob(batch: BatchV1Api, namespace: string, name: string, labels: Record<string, string> = {}): Promise<V1Job> {
-  await batch.createNamespacedJob({
-    namespace,
-    body: {
-      metadata: { name, labels },
-      spec: {
-        template: {
-          metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } },
-          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: PAUSE }] },
-        },
-      },
-    },
-  });
-  return waitFor(
-    `Job ${namespace}/${name} Complete`,
-    async () => {
-      const j = await batch.readNamespacedJob({ namespace, name });
-      return j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? j : undefined;
-    },
-    { timeoutMs: 60_000 },
-  );
-}
+/** A Job whose one pod kwok ends with exit code 0; resolves once the Job controller wrote Complete (the harness's). */
+export const finishedJob = (batch: BatchV1Api, namespace: string, name: string, labels: Record<string, string> = {}): Promise<V1Job> =>
+  harnessFinishedJob(batch, namespace, name, { labels });
 
 /** The Job's uid, or undefined once it is gone or being deleted. */
 export const liveJob = (batch: BatchV1Api, namespace: string, name: string): Promise<string | undefined> =>

@@ -19,7 +19,7 @@ import { ObjectReports, runObjectsPass, type ObjectsHandle } from '../../../shar
 import { objectReportName } from '../../../shared/objects/reports/index.js';
 import type { Policy } from '../../../shared/policy/policy.js';
 import { ObjectRuleSchema } from '../../../shared/policy/objects-schema.js';
-import { EXIT_CODE_ANNOTATION, installOpenReportsCrds, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { finishedJob as harnessFinishedJob, installOpenReportsCrds, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 
 const ns = testNamespace('objects-rep');
 const kc = () => sharedCluster().kubeConfig();
@@ -72,30 +72,7 @@ const absent = (name: string) =>
     () => true,
   );
 
-async function finishedJob(name: string): Promise<string> {
-  const batch = kc().makeApiClient(BatchV1Api);
-  await batch.createNamespacedJob({
-    namespace: ns.name,
-    body: {
-      metadata: { name },
-      spec: {
-        template: {
-          metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } },
-          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
-        },
-      },
-    },
-  });
-  const done = await waitFor(
-    `${name} Complete`,
-    async () => {
-      const j = await batch.readNamespacedJob({ namespace: ns.name, name });
-      return j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? j : undefined;
-    },
-    { timeoutMs: 60_000 },
-  );
-  return done.metadata!.uid!;
-}
+const finishedJob = async (name: string): Promise<string> => (await harnessFinishedJob(kc().makeApiClient(BatchV1Api), ns.name, name)).metadata!.uid!;
 
 describe('a report rule on a finished Job', () => {
   it('writes one result naming the Job, the rule and its reason, sends one event, and removes nothing; its report is its own', async () => {
