@@ -34,7 +34,7 @@ export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; read
     title: 'Time: timers and the due list',
     file: 'shared/cleanup/due/config.ts',
     schema: DueEnv,
-    readBy: 'podTerminated, sweep, objectUpdated (its horizon and timers only)',
+    readBy: 'podTerminated, sweep, objectUpdated (every one, for its own lists, kube-tidy-objects-due-*)',
   },
   { title: 'Evacuation', file: 'shared/evacuation/config.ts', schema: EvacuationEnv, readBy: 'evacuation' },
   { title: 'Defragmentation', file: 'shared/defrag/config.ts', schema: DefragEnv, readBy: 'defrag' },

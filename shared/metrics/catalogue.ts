@@ -108,7 +108,7 @@ export const METRICS = {
   dueRefused: {
     name: 'kube_tidy_due_refused_total',
     kind: 'counter',
-    help: 'Pods not scheduled to be acted on at their time because a bound was reached, by reason: list-full (their due list shard held DUE_SHARD_CAPACITY entries), timers-full (the instance had DUE_TIMERS timers armed). Nothing is lost: the next sweep covers them; a steady rate says the bounds are too small for the cluster.',
+    help: 'Pods (and objects of the kubeTidy.objects rules, in their own lists) not scheduled to be acted on at their time because a bound was reached, by reason: list-full (their due list shard held DUE_SHARD_CAPACITY entries), timers-full (the instance had DUE_TIMERS_MAX timers armed). Nothing is lost: the next sweep covers them; a steady rate says the bounds are too small for the cluster.',
     labels: ['reason'],
   },
   stateUnreadable: {

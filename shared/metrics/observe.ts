@@ -34,8 +34,9 @@ export function observeRemoval(
   }
 }
 
-/** Where a brake held a pod back: pod cleanup's event path or a pass, or a defrag step (through the admission port). */
-export type DeferralPath = 'event' | 'pass' | 'defrag' | 'evacuation' | 'objects';
+/** Where a brake held a removal back: pod cleanup's event path or a pass, a defrag step, an evacuation's start or an object's delete (through the admission port); a value, so docs/observing.md is held to it. */
+export const DEFERRAL_PATHS = ['event', 'pass', 'defrag', 'evacuation', 'objects'] as const;
+export type DeferralPath = (typeof DEFERRAL_PATHS)[number];
 
 /** One object decision of cleanup beyond pods and what came of it (objects/io/pass.ts). */
 export function observeObject(m: MetricsRecorder, r: { kind: string; rule: string; mode: string; outcome: string; namespace: string; dryRun: boolean }): void {

@@ -4,7 +4,7 @@ import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '.
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
 import { KubeTidySectionSchema } from './brakes-schema.js';
-import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, type ProfileEnvelope } from './schema.js';
+import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, ProfileSchema, type ProfileEnvelope } from './schema.js';
 
 export interface LoadOptions {
   /** Turn "unsupported plugin" errors into warnings and run the rest. */
@@ -38,7 +38,7 @@ export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolic
     const profiles = (raw as { profiles?: unknown })?.profiles;
     if (Array.isArray(profiles)) {
       profiles.forEach((p, i) => {
-        const parsed = PolicyEnvelopeSchema.shape.profiles.element.safeParse(p);
+        const parsed = ProfileSchema.safeParse(p);
         if (parsed.success) issues.push(...loadProfile(parsed.data, i, options, []).issues);
       });
     }

@@ -25,7 +25,14 @@ describe('kubeTidy.objects in the policy', () => {
     expect(policy.objects).toEqual([{ name: 'jobs', kind: 'Job', minAge: 86_400_000, mode: 'report' }]);
   });
 
-  it('no profiles and no object rules is refused at profiles', () => {
+  it('a policy of object rules only may leave profiles out (or null, as Go reads it)', () => {
+    const objects = [{ name: 'jobs', kind: 'Job', minAge: '24h' }];
+    expect(loadPolicy({ ...envelope, kubeTidy: { objects } }).policy.profiles).toEqual([]);
+    expect(loadPolicy({ ...envelope, profiles: null, kubeTidy: { objects } }).policy.profiles).toEqual([]);
+  });
+
+  it('no profiles and no object rules is refused at profiles, written or left out', () => {
+    expect(issuesOf(envelope)).toEqual(['profiles: at least one profile is required (or kubeTidy.objects rules only)']);
     expect(issuesOf({ ...envelope, profiles: [] })).toEqual(['profiles: at least one profile is required (or kubeTidy.objects rules only)']);
   });
 

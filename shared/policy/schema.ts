@@ -39,7 +39,7 @@ const PluginsSchema = z
   })
   .default({});
 
-const ProfileSchema = z.strictObject({
+export const ProfileSchema = z.strictObject({
   name: z.string().min(1),
   /** Each plugin's arguments, by the plugin's name. */
   pluginConfig: nullAsEmpty(z.strictObject({ name: z.string().min(1), args: z.unknown().optional() })),
@@ -52,8 +52,8 @@ const Count = z.number().int().nonnegative();
 export const PolicyEnvelopeSchema = z.strictObject({
   apiVersion: z.literal('descheduler/v1alpha2'),
   kind: z.literal('DeschedulerPolicy'),
-  /** Named profiles; every profile runs, each with the plugins it enables and their arguments. None: only kubeTidy.objects rules (load.ts). */
-  profiles: z.array(ProfileSchema),
+  /** Named profiles; every profile runs, each with the plugins it enables and their arguments. May be left out (or null, or empty) when kubeTidy.objects holds rules; a policy with neither is refused. */
+  profiles: nullAsEmpty(ProfileSchema),
   /** Only pods on the nodes this label selector (string form) matches; a policy with it reads nodes. */
   nodeSelector: SelectorStringSchema,
   /** At most this many removals per node: per pass as per descheduler cycle, and per brakes window across every pass, event and instance. */

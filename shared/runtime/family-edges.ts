@@ -18,6 +18,8 @@ import { policyOf, type Runtime } from './runtime.js';
 export interface FamilySettings {
   /** Never touched, whatever the policy says (PROTECTED_NAMESPACES). */
   protectedNamespaces: readonly string[];
+  /** Where they were set, as the person who set them wrote it (the CLI's `--protected-namespaces`); absent: PROTECTED_NAMESPACES. */
+  protectedNamespacesFrom?: string;
   /** Every write only plans (DRY_RUN). */
   dryRun: boolean;
 }

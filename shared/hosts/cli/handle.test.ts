@@ -4,7 +4,7 @@ import type { KubeClients } from '../../kube/clients.js';
 import { createLogger } from '../../log.js';
 import { loadPolicy } from '../../policy/load.js';
 import { policyDoc } from '../../../test/fixtures/policy.js';
-import { cliHandle } from './handle.js';
+import { cliHandle, cliObjectsHandle } from './handle.js';
 import { parse } from './live.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 
@@ -62,6 +62,13 @@ describe("the CLI's cleanup handle", () => {
     expect(h.settings.protectedNamespaces).not.toContain('kube-system');
     expect(h.settings.protectedNamespaces).not.toContain('from-env');
     expect(h.writer().options.protectedNamespaces).toEqual(h.settings.protectedNamespaces);
+  });
+
+  it("its object rules' handle protects the same namespaces and names them as the person set them: --protected-namespaces", () => {
+    const h = handleFor('plan', '--protected-namespaces', 'extra');
+    const objects = cliObjectsHandle(h, clients);
+    expect(objects.settings.protectedNamespaces).toEqual(h.settings.protectedNamespaces);
+    expect(objects.settings.protectedNamespacesFrom).toBe('--protected-namespaces');
   });
 
   it('keeps one brakes for the command, and a separate dry one when a run asks for a dry run', () => {

@@ -112,7 +112,8 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
  */
 export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader): ObjectsHandle {
   return {
-    settings: { protectedNamespaces: h.settings.protectedNamespaces, dryRun: h.settings.dryRun },
+    // A kept object's reason names the setting as the person set it: the flag, not the environment variable.
+    settings: { protectedNamespaces: h.settings.protectedNamespaces, protectedNamespacesFrom: '--protected-namespaces', dryRun: h.settings.dryRun },
     policy: () => h.policy(),
     reader,
     writer: ({ dryRun }) => h.writer({ dryRun }),

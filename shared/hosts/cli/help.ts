@@ -15,7 +15,8 @@ Commands:
   policy check   Validate a DeschedulerPolicy and print it normalized (defaults filled) as JSON.
   plan           With --pods: offline plan over a pod dump. With --kubeconfig: plan against a
                  live cluster through the API server's dry run (read-only; PDB refusals show),
-                 the kubeTidy.objects rules (finished Jobs, unused claims, Workloads) included.
+                 the kubeTidy.objects rules included (kinds Job, PersistentVolumeClaim and
+                 Workload: finished Jobs, unused claims, finished Kueue Workloads).
   run            One real pass against a live cluster (deletes and evicts pods, then deletes
                  what the object rules in mode delete select; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
@@ -47,7 +48,9 @@ const DIFF_HELP = `Comparing two policies (--against): what changing the policy 
 Both policies are decided over the same pods (offline: the dump; live: ONE paged LIST, read
 once) at the same instant, each with its own limits and order, and nothing is written, not even
 as a dry run. The brakes (budgets, the percentage abort) are not applied: they pace removals,
-not what a policy selects. Output, JSON lines with a "type":
+not what a policy selects. Output: on a terminal, a table of the pods and one of the counts
+(-o to choose), then the same two for the objects; piped, JSON lines with a "type" (below). A
+summary line goes to stderr (one more per object kind). The JSON lines:
   {"type":"new"|"released"|"changed","namespace","name","uid","before","after"}
       before/after: {"status":"selected","profile","strategy","action","reason"},
       {"status":"kept","profile","strategy","reason"} (selected, but a limit or protection
@@ -66,8 +69,6 @@ The gate counts objects apart from pods and each kind apart: a Job takes its pod
 data, so neither is one more pod, and a percentage means something only of its own kind. It
 counts what is newly DELETED (unselected, kept, not yet eligible or only reported before): a
 rule in mode report removes nothing, so a new report rule is shown but never trips the gate.
-or, on a terminal, a table of the pods and one of the counts (-o to choose), then the same two
-for the objects. A summary line goes to stderr (one more per object kind).
 Exit codes: 0 done, 3 --max-new exceeded, 2 invalid input, 1 other errors.
   e.g. kube-tidy plan --kubeconfig ci.kubeconfig --policy policy.yaml --against deployed --max-new 20
 `;
@@ -149,9 +150,10 @@ outcome is the API server's answer: deleted/evicted (in a plan: would be), block
 PodDisruptionBudget or a webhook said not now; message says which), gone, stale (changed since
 listed), failed (transient), refused. Progress on long lists and a summary line go to stderr.
 
-After the pods, the policy's kubeTidy.objects rules (finished Jobs, unused claims, the owners of
-finished Kueue Workloads), through the same writer and the same brakes, each charged to its
-kind; nothing is printed for them when the policy has none. One JSON line each, with a "type"
+After the pods, the policy's kubeTidy.objects rules (kind Job: finished Jobs;
+PersistentVolumeClaim: unused claims; Workload: the owners of finished Kueue Workloads),
+through the same writer and the same brakes, each charged to its kind; nothing is printed for
+them when the policy has none. One JSON line each, with a "type"
 (a pod's line has none):
   {"type":"object","kind","namespace","name","uid","rule","mode","reason","outcome","dryRun",
       "message"?,"removes"?}   outcome: reported (mode report: nothing removed), deleted (in a
@@ -209,7 +211,8 @@ deliveries finish for up to --drain-timeout, print a summary and exit 0.
 Options:
   --kubeconfig FILE          Cluster to watch (default: $KUBECONFIG).
   --sink URL                 Where to POST the events (http or https). Required.
-  --kinds LIST               Comma-separated kinds: Pod, Job (default: Pod).
+  --kinds LIST               Comma-separated kinds: Pod, Job, PersistentVolumeClaim, Workload
+                             (kueue.x-k8s.io/v1beta2: Kueue must be installed) (default: Pod).
   --namespace NS             Only this namespace (default: all).
   --label-selector SEL       Only objects matching this label selector.
   --retries N                Retries after the first attempt (default: 5).

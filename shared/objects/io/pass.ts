@@ -119,7 +119,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
       uid,
       resourceVersion,
       rule,
-      reason: 'in a protected namespace (PROTECTED_NAMESPACES)',
+      reason: `in a protected namespace (${h.settings.protectedNamespacesFrom ?? 'PROTECTED_NAMESPACES'})`,
     })),
   );
   const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);

@@ -123,6 +123,14 @@ describe('kube-tidy plan --kubeconfig with object rules', () => {
     expect(writes.filter((w) => !w.dryRun)).toEqual([]);
   }, 120_000);
 
+  it('keeps what a rule selects in a namespace --protected-namespaces names, and says so in the words the person used', async () => {
+    const r = await runCli(['plan', ...base, '--policy', full, '--protected-namespaces', ns.name, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const kept = jsonLines(r).filter((l) => l.type === 'object-kept');
+    expect(kept.map((l) => String(l.name)).sort()).toEqual(['gone-1', 'gone-2', 'seen']);
+    for (const l of kept) expect(l.reason).toBe('in a protected namespace (--protected-namespaces)');
+  }, 120_000);
+
   it('prints the objects as a table after the pods with -o table', async () => {
     const r = await runCli(['plan', ...base, '--policy', full, '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
