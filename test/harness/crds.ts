@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { fetchCrds } from '../../infra/local/crds/fetch.js';
 import type { CrdSetName } from '../../infra/local/crds/sources.js';
 import { binPath } from '../../infra/local/versions.js';
+import { insideTreeOrCache } from './inside-tree.js';
 
 const run = promisify(execFile);
 
@@ -24,6 +25,7 @@ export async function kubectl(cluster: { kubeconfigPath: string }, args: string[
 }
 
 export async function installCrds(cluster: { kubeconfigPath: string }, dir: string): Promise<void> {
+  insideTreeOrCache(dir);
   await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
   // `kubectl wait` gives up at once ("status.conditions accessor error: <nil>") on a CRD whose
   // status the API server has not written yet, which a busy machine makes likely: asked again
