@@ -180,7 +180,9 @@ export function textEscapes(file: string, text: string): Escape[] {
   const depth = depthOf(file);
   const found: Escape[] = [];
   text.split('\n').forEach((line, i) => {
-    for (const m of line.matchAll(/(?<![\w.])((?:\.\.\/)+\.\.(?![\w.])|(?:\.\.\/)+)/g)) {
+    // A run of `..` that starts a path: after a space, a quote, a bracket, `=`, `:` or a comma, or
+    // after `$(dirname "$0")/` and its kin; `a/../b` goes nowhere and is not counted.
+    for (const m of line.matchAll(/(?<=^|[\s"'`([=:,]|[)}]\/)((?:\.\.\/)*\.\.)(?=[/\s"'`)\]#,;]|$)/g)) {
       const up = climbs(m[1]!);
       if (up > depth) found.push({ file, line: i + 1, text: line.trim().slice(0, 120), why: `climbs ${up} folder(s) from a folder ${depth} deep` });
     }

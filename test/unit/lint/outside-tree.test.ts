@@ -42,6 +42,7 @@ describe('no file reads a path outside the repository', () => {
     ['a template whose text climbs first', 'test/unit/x.ts', 'const f = (n: string) => readFileSync(`../../../../shared/${n}`);'],
     ['a Markdown link beside the checkout', 'docs/x.md', 'See [the design](../../shared/design.md).'],
     ['a shell script climbing out', 'infra/local/x.sh', 'cd "$(dirname "$0")/../../.."'],
+    ['a script at the root going to its parent', 'run.sh', 'cd "$(dirname "$0")/.."'],
     ['a JSON path climbing out', 'tsconfig.json', '{ "extends": "../tsconfig.base.json" }'],
   ])('%s is found', (_what, file, code) => {
     expect(escapesOf(file, code).length).toBeGreaterThan(0);
@@ -57,6 +58,8 @@ describe('no file reads a path outside the repository', () => {
     ["imports of the repository's own shared/", 'test/unit/x/a.ts', "import { b } from '../../../shared/b.js';"],
     ['a hostile name that climbs less than its file is deep', 'test/integration/adversary/a.ts', "const c = ['a traversal', '../../kube-system/pods/x'];"],
     ['a Markdown link to the README', 'docs/x.md', '[up](../README.md#top)'],
+    ['a script going to the root', '.ci/run', 'cd "$(dirname "$0")/.."'],
+    ['a path that goes down before it climbs', 'docs/x.md', 'see [x](a/b/../../c.md)'],
     ['a path joined from a value it cannot know', 'test/unit/x.ts', "join(dir, '..', '..', '..', '..');"],
   ])('%s is fine', (_what, file, code) => {
     expect(escapesOf(file, code)).toEqual([]);
