@@ -44,7 +44,8 @@ export const depthOf = (file: string) =>
 
 /** Applies path segments to a place; the lowest depth reached on the way, and where it ends. */
 function walk(from: Place, segments: string[]): { place: Place; lowest: number } {
-  let depth = from.depth;
+  // join(fileURLToPath(import.meta.url), '..') is the file's folder: the first `..` drops the name.
+  let depth = from.depth + (from.file ? 1 : 0);
   let lowest = depth;
   for (const s of segments.flatMap((x) => x.split('/'))) {
     if (s === '..') lowest = Math.min(lowest, --depth);

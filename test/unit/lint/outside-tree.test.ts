@@ -57,6 +57,7 @@ describe('no file reads a path outside the repository', () => {
     ],
     ["imports of the repository's own shared/", 'test/unit/x/a.ts', "import { b } from '../../../shared/b.js';"],
     ['a hostile name that climbs less than its file is deep', 'test/integration/adversary/a.ts', "const c = ['a traversal', '../../kube-system/pods/x'];"],
+    ["a file's own path joined with `..`: its folder", 'test/unit/x.ts', "const R = join(fileURLToPath(import.meta.url), '..', '..', '..');"],
     ['a Markdown link to the README', 'docs/x.md', '[up](../README.md#top)'],
     ['a script going to the root', '.ci/run', 'cd "$(dirname "$0")/.."'],
     ['a path that goes down before it climbs', 'docs/x.md', 'see [x](a/b/../../c.md)'],
