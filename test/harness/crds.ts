@@ -1,18 +1,20 @@
 // Installing CRDs with the cluster's own kubectl: server-side apply, because the Kueue and
 // Knative CRDs are too large for client-side apply's last-applied annotation.
 import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { fetchOpenReportsCrds } from '../../infra/local/openreports/build.js';
+import { fetchCrds } from '../../infra/local/crds/fetch.js';
+import type { CrdSetName } from '../../infra/local/crds/sources.js';
 import { binPath } from '../../infra/local/versions.js';
+import { insideTreeOrCache } from './inside-tree.js';
 
 const run = promisify(execFile);
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** A directory of ../shared/crds beside the checkout (CI clones main with shared/ beside it). */
-export function sharedCrdsDir(name: string): string {
-  return resolve(repoRoot, '..', 'shared', 'crds', name);
+/**
+ * The upstream CRDs of a set (infra/local/crds/sources.ts: `kueue`, `knative`, `openreports`)
+ * from their Go modules, fetched into the cache by `npm run crds:fetch` (here when missing).
+ */
+export function upstreamCrdsDir(name: CrdSetName): string {
+  return fetchCrds(name);
 }
 
 export async function kubectl(cluster: { kubeconfigPath: string }, args: string[]): Promise<string> {
@@ -23,6 +25,7 @@ export async function kubectl(cluster: { kubeconfigPath: string }, args: string[
 }
 
 export async function installCrds(cluster: { kubeconfigPath: string }, dir: string): Promise<void> {
+  insideTreeOrCache(dir);
   await kubectl(cluster, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
   // `kubectl wait` gives up at once ("status.conditions accessor error: <nil>") on a CRD whose
   // status the API server has not written yet, which a busy machine makes likely: asked again
@@ -40,10 +43,9 @@ export async function installCrds(cluster: { kubeconfigPath: string }, dir: stri
 }
 
 /**
- * The OpenReports CRDs (Report, ClusterReport) from their Go module, fetched into the cache by
- * `npm run openreports:fetch` (fetched here when missing), installed into `cluster`: idempotent,
- * so each file that needs them installs them into the shared cluster itself.
+ * The OpenReports CRDs (Report, ClusterReport) from their Go module, installed into `cluster`:
+ * idempotent, so each file that needs them installs them into the shared cluster itself.
  */
 export async function installOpenReportsCrds(cluster: { kubeconfigPath: string }): Promise<void> {
-  await installCrds(cluster, fetchOpenReportsCrds());
+  await installCrds(cluster, upstreamCrdsDir('openreports'));
 }

@@ -1,8 +1,8 @@
 // A stand-in for Kueue's Workload controller, playing the one rule the objects tests need: when
 // a Job that controls a Workload has finished, the Workload is declared Finished. No Kueue
 // controller runs here (sigs.k8s.io/kueue v0.17.0's manager is 1,627 packages to build; admitting
-// a Workload needs a ResourceFlavor, whose CRD is not among shared/crds/kueue, and webhooks the
-// API server reaches through a Service), so this plays that rule and nothing else: no
+// a Workload needs a ResourceFlavor, whose CRD is not among the Kueue CRDs the harness fetches
+// (infra/local/crds/sources.ts), and webhooks the API server reaches through a Service), so this plays that rule and nothing else: no
 // admission, no quota, no suspending of the Job.
 //
 // Kueue's rule, as its source states it (kubernetes-sigs/kueue):

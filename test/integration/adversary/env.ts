@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { decide } from '../../../shared/selection/decide.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
-import { describeWrite, installCrds, type AuditLog, sharedAudit, sharedCluster, sharedCrdsDir, type AuditMark, type AuditWrite } from '../../harness/index.js';
+import {
+  describeWrite,
+  installCrds,
+  type AuditLog,
+  sharedAudit,
+  sharedCluster,
+  upstreamCrdsDir,
+  type AuditMark,
+  type AuditWrite,
+} from '../../harness/index.js';
 import { functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { startServerProcess, type ServerProcess } from '../../harness/function-process.js';
 import { writeKubeconfig } from '../../harness/credentials.js';
@@ -92,7 +101,7 @@ export async function adversary(ns: string, targets: readonly Target[], on: On =
   // MultiKueue's workers are reached with kubeconfigs of their own (Kueue's Secrets): here
   // one worker, the shared cluster itself (with Kueue's CRDs), as an account of its own, and a
   // MultiKueue origin label nobody else uses, so no object of another test looks like a copy.
-  await installCrds(cluster, sharedCrdsDir('kueue'));
+  await installCrds(cluster, upstreamCrdsDir('kueue'));
   const worker = `${ns}-mk-worker`;
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'mk-worker' } } });

@@ -1,8 +1,8 @@
-// The Kueue and Knative CRDs from ../shared/crds install into the real API server and
+// The Kueue and Knative CRDs from their Go modules (infra/local/crds/sources.ts) install into the real API server and
 // accept the objects kube-tidy reads: MultiKueue's cluster list and Knative's event sources.
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installCrds, sharedCluster, sharedCrdsDir, testNamespace } from '../../harness/index.js';
+import { installCrds, sharedCluster, upstreamCrdsDir, testNamespace } from '../../harness/index.js';
 
 const ns = testNamespace('crds');
 const cluster = sharedCluster();
@@ -10,8 +10,8 @@ const custom = cluster.kubeConfig().makeApiClient(CustomObjectsApi);
 const suffix = Math.random().toString(16).slice(2, 8);
 
 beforeAll(async () => {
-  await installCrds(cluster, sharedCrdsDir('kueue'));
-  await installCrds(cluster, sharedCrdsDir('knative'));
+  await installCrds(cluster, upstreamCrdsDir('kueue'));
+  await installCrds(cluster, upstreamCrdsDir('knative'));
 }, 180_000);
 
 const sink = { uri: 'http://kube-tidy.example.invalid/' };

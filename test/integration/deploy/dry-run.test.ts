@@ -11,7 +11,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDeclaration, REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { crdSchemas, undeclared } from './crd-fields.js';
-import { installCrds, kubectl, sharedCluster, sharedCrdsDir } from '../../harness/index.js';
+import { installCrds, kubectl, sharedCluster, upstreamCrdsDir } from '../../harness/index.js';
 
 const cluster = sharedCluster();
 const decl = readDeclaration();
@@ -23,7 +23,7 @@ const dryRun = (file: string) =>
   kubectl(cluster, ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=kube-tidy-test', '-f', file]);
 
 beforeAll(async () => {
-  await installCrds(cluster, sharedCrdsDir('knative'));
+  await installCrds(cluster, upstreamCrdsDir('knative'));
   // The committed manifests name their namespaces; a dry run cannot create a namespace and
   // then put objects in it, so these two exist for real (empty) during the test.
   for (const name of [decl.provider.namespace, decl.provider.kueueNamespace]) {
@@ -66,7 +66,7 @@ describe('server-side dry run of the GCP Cloud Run services against the Knative 
 });
 
 describe('fields the Knative CRDs declare (their specs preserve unknown fields, so the dry run alone keeps typos)', () => {
-  const schemas = crdSchemas(sharedCrdsDir('knative'));
+  const schemas = crdSchemas(upstreamCrdsDir('knative'));
   const dir = join(REPO_ROOT, decl.deployment.targets.knative);
   const objects = readdirSync(dir).flatMap((f) =>
     parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string } }),

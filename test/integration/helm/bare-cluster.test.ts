@@ -11,7 +11,7 @@ import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
-import { installCrds, kubectl, sharedCrdsDir, startCluster, waitFor, type Cluster } from '../../harness/index.js';
+import { installCrds, kubectl, upstreamCrdsDir, startCluster, waitFor, type Cluster } from '../../harness/index.js';
 import { helm, type Obj } from './helm.js';
 
 /** The `helm install` commands of the README's "Helm (either mode)" block, continuations joined. */
@@ -124,7 +124,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
         })
       ).status?.allowed === true;
     expect(await canRead()).toBe(false);
-    await installCrds(cluster, sharedCrdsDir('kueue'));
+    await installCrds(cluster, upstreamCrdsDir('kueue'));
     await cluster
       .kubeConfig()
       .makeApiClient(CoreV1Api)
@@ -134,7 +134,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
   });
 
   it('with the Knative CRDs installed, knative mode installs', async () => {
-    await installCrds(cluster, sharedCrdsDir('knative'));
+    await installCrds(cluster, upstreamCrdsDir('knative'));
     // A second release beside the standalone one (its own namespace and cluster-scoped prefix).
     const cmd = knativeCmd!.map((a) => (a === 'kube-tidy' ? 'kube-tidy-kn' : a));
     const out = await h(cmd);

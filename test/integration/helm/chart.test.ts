@@ -10,14 +10,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { readDeclaration } from '../../../infra/declaration/declaration.js';
 import { renderKnative } from '../../../infra/knative/render.js';
-import { installCrds, kubectl, sharedCluster, sharedCrdsDir, testNamespace } from '../../harness/index.js';
+import { installCrds, kubectl, sharedCluster, upstreamCrdsDir, testNamespace } from '../../harness/index.js';
 import { chartCopy, helm, key, template, type Obj } from './helm.js';
 
 const decl = readDeclaration();
 const chart = chartCopy();
 const ns = testNamespace('helm');
 const cluster = sharedCluster();
-/** Prometheus Operator kinds: their CRDs are not in ../shared/crds, so no dry run for them. */
+/** Prometheus Operator kinds: their CRDs are not among the fetched upstream sets (infra/local/crds/sources.ts), so no dry run for them. */
 const NO_CRD = new Set(['ServiceMonitor', 'PrometheusRule']);
 const OBSERVABILITY = {
   'observability.serviceMonitor.enabled': 'true',
@@ -265,7 +265,7 @@ describe('helm template, standalone mode', () => {
 describe('server-side dry run of every rendered object', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'kube-tidy-helm-dry-'));
   beforeAll(async () => {
-    await installCrds(cluster, sharedCrdsDir('knative'));
+    await installCrds(cluster, upstreamCrdsDir('knative'));
   }, 180_000);
 
   for (const mode of ['knative', 'standalone']) {

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { startCluster, sharedCrdsDir, type Cluster } from '../../harness/index.js';
+import { startCluster, upstreamCrdsDir, type Cluster } from '../../harness/index.js';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
 import { writePolicy, type Apis } from './fixtures.js';
 
@@ -35,7 +35,7 @@ export const secretFor = (worker: Cluster) => ({
 });
 
 export async function startEnv(): Promise<Env> {
-  const crdDirs = [sharedCrdsDir('kueue'), JOBSET_CRDS];
+  const crdDirs = [upstreamCrdsDir('kueue'), JOBSET_CRDS];
   const results = await Promise.allSettled(['manager', 'worker-1', 'worker-2'].map((name) => startCluster({ name, crdDirs, kwokNodes: 1, audit: true })));
   const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.find((r) => r.status === 'rejected');

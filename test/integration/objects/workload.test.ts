@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import { runObjectsPass } from '../../../shared/objects/index.js';
 import { WORKLOADS } from '../../../shared/objects/io/read.js';
-import { sharedCrdsDir, startCluster, startKueueWorkloadStandin, waitFor, type Cluster, type KueueWorkloadStandin } from '../../harness/index.js';
+import { upstreamCrdsDir, startCluster, startKueueWorkloadStandin, waitFor, type Cluster, type KueueWorkloadStandin } from '../../harness/index.js';
 import { finishedJob, liveJob, PAUSE } from './fixtures.js';
 import { testHandle, type TestHandle } from './handle.js';
 
@@ -25,7 +25,7 @@ let standin: KueueWorkloadStandin;
 const handles: TestHandle[] = [];
 
 beforeAll(async () => {
-  cluster = await startCluster({ name: 'objects-kueue', crdDirs: [sharedCrdsDir('kueue')], kwokNodes: 1 });
+  cluster = await startCluster({ name: 'objects-kueue', crdDirs: [upstreamCrdsDir('kueue')], kwokNodes: 1 });
   const kc = cluster.kubeConfig();
   clients = kubeClients(kc);
   core = kc.makeApiClient(CoreV1Api);
