@@ -12,6 +12,12 @@ export default defineConfig({
           include: ['shared/**/*.test.ts', 'functions/**/*.test.ts', 'test/unit/**/*.test.ts'],
           // Unit tests first, then the integration tests with their own worker limit.
           sequence: { groupOrder: 0 },
+          // A timeout here guards against a hang, it measures nothing: vitest's 5 s default was
+          // met by tests that start ESLint, a child process or a bundle on two busy cores (the
+          // lint tests' first ESLint call took longer than 5 s at load 14), so a newcomer's
+          // first `npm test` on a busy machine failed where a quiet one passed.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
