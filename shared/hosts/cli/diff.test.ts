@@ -232,5 +232,5 @@ describe('the kube-tidy program, comparing policies', () => {
     expect(over.stdout.trim().split('\n').at(-1)).toContain('"exceeded":true');
     const within = spawnSync(process.execPath, [...argv, '--max-new', '1'], { encoding: 'utf8' });
     expect(within.status, within.stderr).toBe(0);
-  }, 30_000);
+  }, 120_000);
 });

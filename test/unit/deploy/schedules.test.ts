@@ -52,7 +52,7 @@ describe('declared schedules', () => {
       if (plain === 'body') expect(as, target).toBe('ping');
     }
     expect(scheduled.filter((s) => s.target === 'defrag')).toEqual([expect.objectContaining({ as: 'ping' })]);
-  }, 30_000);
+  }, 120_000);
 
   it.each(scheduled)('$target: the Cloud Scheduler job’s POST is a tick it takes', async ({ target, i }) => {
     const spec = gcp.scheduler[`${target.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-${i}`];
