@@ -187,6 +187,8 @@ async function loop(p: LoopParts): Promise<number> {
         if (!stopped) tick();
       },
       onLost: () => void stop(1, 'Leader lost'),
+      // A Lease this account may not read or write (403, 400): waiting would be forever.
+      onRefused: (why) => void stop(1, `the Lease request was refused: ${why}`),
     });
     log.info({ identity: me, lease: `${le.resourceNamespace}/${le.resourceName}` }, 'waiting for the Lease');
   }

@@ -138,6 +138,7 @@ async function main(): Promise<void> {
       if (!stopping) startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1));
     },
     onLost: () => void stop('lost the Lease', 1, { lost: true }),
+    onRefused: (why) => void stop(`the Lease request was refused: ${why}`, 1, { lost: true }),
   });
   ready = true;
   log.info(

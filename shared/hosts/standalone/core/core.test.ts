@@ -60,6 +60,15 @@ describe('lease decisions (client-go leaderelection rules)', () => {
       want: { action: 'wait', holder: '', expiresAt: T + 12_000 },
     },
     {
+      sentence:
+        "a release (no holder, 1 s) seen while the last claim seen lasts longer: taken once its second has passed, the holder's own word (client-go takes it at once)",
+      lease: { ...held(null, 1), leaseDurationSeconds: 1 },
+      observedAt: T,
+      now: T + 1_000,
+      lastClaim: { holder: 'other', expiresAt: T + 120_000 },
+      want: { action: 'acquire', from: '' },
+    },
+    {
       sentence: 'deleted while another held it (its claim seen lasting 4 s more): wait, do not create',
       lease: undefined,
       observedAt: T,

@@ -53,12 +53,20 @@ export function decideLease(i: ElectionInput): ElectionStep {
   const transitions = (i.lease.leaseTransitions ?? 0) + 1;
   const expiresAt = i.observedAt + (i.lease.leaseDurationSeconds ?? i.leaseDurationSeconds) * 1000;
   if (holder === '' && !i.leading) {
-    const until = Math.max(expiresAt, claimed?.expiresAt ?? -Infinity);
+    // A release in the form releasedLease and client-go write is the holder's own word that its
+    // claim ended: a second, as it states (client-go takes it at once). Any other Lease naming no
+    // holder cannot end a claim last seen sooner.
+    const until = isRelease(i.lease) ? expiresAt : Math.max(expiresAt, claimed?.expiresAt ?? -Infinity);
     if (i.now < until) return { action: 'wait', holder: '', expiresAt: until };
   }
   if (holder === '') return { action: 'acquire', spec: fresh(transitions), from: '' };
   if (i.now < expiresAt) return { action: 'wait', holder, expiresAt };
   return { action: 'acquire', spec: fresh(transitions), from: holder };
+}
+
+/** Whether `spec` is a release as releasedLease writes it: no holder, 1 s, a renewTime. */
+export function isRelease(spec: LeaseSpec | undefined): boolean {
+  return !!spec && !spec.holderIdentity && spec.leaseDurationSeconds === 1 && !!spec.renewTime;
 }
 
 /** The spec that gives the Lease up at shutdown: no holder for 1 s, so a waiting replica takes it within a second. */
