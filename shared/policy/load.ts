@@ -11,10 +11,20 @@ export interface LoadOptions {
   allowUnsupported?: boolean;
 }
 
+/**
+ * The most a policy may be, in UTF-8 bytes: a ConfigMap's limit (1 MiB), which no real policy
+ * nears. A file is read no further (config/bounded-read.ts), a ConfigMap key or a body no larger
+ * is parsed, so a policy from anywhere costs at most this much to refuse.
+ */
+export const MAX_POLICY_BYTES = 1 << 20;
+
 const SUPPORTED = [...STRATEGY_NAMES, 'DefaultEvictor'].join(', ');
 
 /** Parses YAML or JSON text (JSON is YAML), then validates. Throws PolicyError. */
 export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedPolicy {
+  // UTF-8 is never shorter than the string's length: only a text near the cap is encoded to measure it.
+  if (text.length > MAX_POLICY_BYTES || (text.length > MAX_POLICY_BYTES / 4 && new TextEncoder().encode(text).length > MAX_POLICY_BYTES))
+    throw new PolicyError([{ path: '', message: `larger than ${MAX_POLICY_BYTES / (1 << 20)} MiB (a ConfigMap's limit): not read` }]);
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new PolicyError(doc.errors.map((e) => ({ path: '', message: `not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
