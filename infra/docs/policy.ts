@@ -100,6 +100,8 @@ export function policyPage(root: string): string {
     '',
     `A policy is at most ${MAX_POLICY_BYTES / (1 << 20)} MiB of UTF-8 (a ConfigMap's limit; no real policy nears it), wherever it comes from: a file (\`--policy\`, \`--policy-config-file\`, \`POLICY_FILE\`) is read no further than that, whatever its size says (\`/dev/zero\`, a FIFO), and refused (the CLI exits 2); a ConfigMap key or an \`invoke\` body's policy larger than that is refused.`,
     '',
+    "An explicit `null` (or a key with nothing after it) reads as unset wherever the descheduler's types have a field, as Go decodes it: the envelope, profiles, every plugin's `args` and DefaultEvictor's. `kubeTidy` is kube-tidy's own: a null inside it is refused by name.",
+    '',
     ...part(
       root,
       'The policy',

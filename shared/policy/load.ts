@@ -4,6 +4,7 @@ import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '.
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
 import { KubeTidySectionSchema } from './brakes-schema.js';
+import { nullsAsUnset } from './nulls.js';
 import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, type ProfileEnvelope } from './schema.js';
 
 export interface LoadOptions {
@@ -40,7 +41,8 @@ export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedP
 }
 
 /** Validates a parsed policy and fills its defaults, reporting every problem at once. */
-export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolicy {
+export function loadPolicy(given: unknown, options: LoadOptions = {}): LoadedPolicy {
+  const raw = nullsAsUnset(given);
   const envelope = PolicyEnvelopeSchema.safeParse(raw);
   if (!envelope.success) {
     // Report envelope problems and, where profiles are readable, their plugins' too.
