@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_TIMEOUT_MS, setLongTimeout, sleepLong, timeoutSignal, type TimerFns } from './long-timeout.js';
+import { MAX_TIMEOUT_MS, setLongInterval, setLongTimeout, sleepLong, timeoutSignal, type TimerFns } from './long-timeout.js';
 
 const HOUR = 3_600_000;
 
@@ -94,5 +94,17 @@ describe('on the process timers (faked)', () => {
     expect(signal.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(30 * 24 * HOUR);
     expect(signal.aborted).toBe(true);
+  });
+
+  it('setLongInterval repeats every 720h, not every millisecond, until cleared', async () => {
+    const fn = vi.fn();
+    const t = setLongInterval(fn, 720 * HOUR);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fn).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(2 * 720 * HOUR);
+    expect(fn).toHaveBeenCalledTimes(2);
+    t.clear();
+    await vi.advanceTimersByTimeAsync(720 * HOUR);
+    expect(fn).toHaveBeenCalledTimes(2);
   });
 });

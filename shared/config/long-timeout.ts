@@ -52,6 +52,30 @@ export function setLongTimeout(fn: () => void, ms: number, o: { unref?: boolean;
   };
 }
 
+/** Calls `fn` every `ms`, however long (setInterval fires every millisecond past 2^31-1 ms). */
+export function setLongInterval(fn: () => void, ms: number, o: { unref?: boolean; timers?: TimerFns } = {}): LongTimeout {
+  let current: LongTimeout | undefined;
+  let cleared = false;
+  const next = () => {
+    current = setLongTimeout(
+      () => {
+        if (cleared) return;
+        next();
+        fn();
+      },
+      ms,
+      o,
+    );
+  };
+  next();
+  return {
+    clear: () => {
+      cleared = true;
+      current?.clear();
+    },
+  };
+}
+
 /** Resolves once `ms` have passed, or at once when `signal` aborts (never rejects). */
 export function sleepLong(ms: number, signal?: AbortSignal, o: { unref?: boolean } = {}): Promise<void> {
   return new Promise((resolve) => {

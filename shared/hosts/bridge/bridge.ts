@@ -4,7 +4,7 @@
 // as Knative's ApiServerSource does: `kube-tidy bridge`) or a call in process (the standalone
 // program hands the watched object to its targets as it is, nothing encoded); the same
 // ordering, queue bound, retries and drain apply to both.
-import { setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
+import { setLongInterval, setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { toApiServerSourceEvent, type KubeObject, type Verb } from '../../cloudevents/index.js';
 import { DEFAULT_RETRY, deliver, deliverWith, type Attempt, type DeliveryResult, type RetryOptions, type RetryPolicy } from './deliver.js';
@@ -189,23 +189,14 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
 
   const interval = o.statsIntervalMs ?? DEFAULTS.statsIntervalMs;
   let lastLine = '';
-  // --stats-interval is any Go duration: a repeating setLongTimeout, not setInterval (which fires
-  // every millisecond past 2^31-1 ms).
-  let timer: LongTimeout | undefined;
-  const every = () => {
-    timer = setLongTimeout(
-      () => {
-        const s = stats();
-        const line = JSON.stringify(s);
-        if (line !== lastLine) log.info(s, 'bridge stats');
-        lastLine = line;
-        every();
-      },
-      interval,
-      { unref: true },
-    );
+  const logStats = () => {
+    const s = stats();
+    const line = JSON.stringify(s);
+    if (line !== lastLine) log.info(s, 'bridge stats');
+    lastLine = line;
   };
-  if (interval > 0) every();
+  // --stats-interval is any Go duration: setInterval would fire every millisecond past 2^31-1 ms.
+  const timer = interval > 0 ? setLongInterval(logStats, interval, { unref: true }) : undefined;
 
   let stopped: Promise<BridgeStats> | undefined;
   const stop = async (deadlineMs: number): Promise<BridgeStats> => {
