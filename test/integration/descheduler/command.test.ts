@@ -217,6 +217,32 @@ describe('the long-running descheduler', () => {
     expect(r.stderr).toMatch(/403|forbidden/i);
   }, 90_000);
 
+  it('a lease duration in fractions of a second (15500ms) is written in whole seconds, as client-go writes it, and the Lease is held', async () => {
+    const args = ['descheduler', `--policy-config-file=${policyFile('fraction', 10, { set: 'fraction' })}`, '--descheduling-interval=1h'];
+    args.push(`--kubeconfig=${accounts['v0.36.0']}`, '--leader-elect', '--leader-elect-lease-duration=15500ms', '--leader-elect-renew-deadline=10s');
+    args.push('--leader-elect-retry-period=1s', `--leader-elect-resource-namespace=${ns.name}`, '--secure-port=0');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const leases = sharedCluster().kubeConfig().makeApiClient(CoordinationV1Api);
+    try {
+      const spec = await waitFor(
+        'the Lease held',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
+          const s = (await leases.readNamespacedLease({ namespace: ns.name, name: 'descheduler' }).catch(() => undefined))?.spec;
+          return s?.holderIdentity ? s : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(spec.leaseDurationSeconds).toBe(15);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
+  }, 90_000);
+
   it('--leader-elect-resource-name ../x exits 2 naming the flag, before any request', async () => {
     const r = await runCli(
       ['descheduler', '--policy-config-file=/nowhere.yaml', '--descheduling-interval=1h', '--leader-elect', '--leader-elect-resource-name=../x'],

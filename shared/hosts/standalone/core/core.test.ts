@@ -111,6 +111,13 @@ describe('lease decisions (client-go leaderelection rules)', () => {
     expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10, ...rest })).toMatchObject(want);
   });
 
+  it('writes whole seconds, as client-go (int(LeaseDuration / time.Second)): 15.5 s is 15, on create and renew', () => {
+    const created = decideLease({ lease: undefined, observedAt: T, me: 'me', now: T, leaseDurationSeconds: 15.5 });
+    expect(created.action === 'create' && created.spec.leaseDurationSeconds).toBe(15);
+    const renewed = decideLease({ lease: held('me'), observedAt: T, me: 'me', now: T, leaseDurationSeconds: 15.5 });
+    expect(renewed.action === 'renew' && renewed.spec.leaseDurationSeconds).toBe(15);
+  });
+
   it('writes MicroTime-shaped times and gives the Lease up with no holder', () => {
     const step = decideLease({ lease: undefined, observedAt: T, me: 'me', now: T, leaseDurationSeconds: 10 });
     expect(step.action === 'create' && step.spec.renewTime).toBe('2026-01-01T00:00:00.000000Z');
