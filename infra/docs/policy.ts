@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DefaultEvictorArgsSchema } from '../../shared/evictor/schema.js';
 import { KubeTidySectionSchema } from '../../shared/policy/brakes-schema.js';
+import { MAX_POLICY_BYTES } from '../../shared/policy/load.js';
 import { PolicyEnvelopeSchema } from '../../shared/policy/schema.js';
 import { STRATEGIES } from '../../shared/strategies/registry.js';
 import { join } from 'node:path';
@@ -96,6 +97,10 @@ export function policyPage(root: string): string {
     '# Policy fields',
     '',
     "Every field kube-tidy reads in a `descheduler/v1alpha2` DeschedulerPolicy, with its type, default and bounds as the schemas validate them (`kube-tidy policy check` prints a policy with every default filled). More on what the fields do: [writing a policy](../policy.md), [brakes](../brakes.md), [retention](../retention.md); the descheduler's fields mean what they mean in the descheduler v0.36, apart from the [differences](../differences-from-descheduler.md). Unknown fields are refused, naming them.",
+    '',
+    `A policy is at most ${MAX_POLICY_BYTES / (1 << 20)} MiB of UTF-8 (a ConfigMap's limit; no real policy nears it), wherever it comes from: a file (\`--policy\`, \`--policy-config-file\`, \`POLICY_FILE\`) is read no further than that, whatever its size says (\`/dev/zero\`, a FIFO), and refused (the CLI exits 2); a ConfigMap key or an \`invoke\` body's policy larger than that is refused.`,
+    '',
+    "An explicit `null` (or a key with nothing after it) reads as unset wherever the descheduler's types have a field, as Go decodes it: the envelope, profiles, every plugin's `args` and DefaultEvictor's. `kubeTidy` is kube-tidy's own: a null inside it is refused by name.",
     '',
     ...part(
       root,

@@ -2,6 +2,7 @@
 // timeout and kept-alive connections. client-node sets no timeout: a request to a half-dead
 // API server would hang until the platform kills the function, and the bridge would see a
 // timeout instead of a clean 5xx. Connection reuse: see agent.ts.
+import { timeoutSignal } from '../config/long-timeout.js';
 import {
   ApisApi,
   CoreV1Api,
@@ -80,7 +81,7 @@ export interface KubeClientOptions {
 function middleware(lifecycle: RequestLifecycle, agents: KeepAliveAgents | undefined): Middleware {
   return {
     pre: async (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(await lifecycle.before(context.getHttpMethod(), context.getUrl())));
+      context.setSignal(timeoutSignal(await lifecycle.before(context.getHttpMethod(), context.getUrl())));
       const agent = context.getAgent();
       if (agents && agent) context.setAgent(agents.reuse(agent));
       return context;

@@ -8,6 +8,7 @@
 // lifecycle (path guard, rate limit, counting, metrics, timeout, the server's throttling) is
 // the same object's, the credentials are the KubeConfig's own, and an error answer is thrown
 // as client-node throws it (ApiException with the Status text), so errors.ts reads it the same.
+import { setLongTimeout } from '../config/long-timeout.js';
 import type { Agent as HttpAgent, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -153,7 +154,7 @@ function exchange(options: RequestOptions & { protocol: string }, ms: number, pa
     const req = send(options, (res) => {
       const status = res.statusCode ?? 0;
       const ok = status >= 200 && status < 300;
-      const done = (sent: Sent) => (clearTimeout(timer), resolve(sent));
+      const done = (sent: Sent) => (timer.clear(), resolve(sent));
       res.on('error', fail);
       if (ok && !read) {
         res.on('end', () => done({ status, res }));
@@ -169,8 +170,9 @@ function exchange(options: RequestOptions & { protocol: string }, ms: number, pa
       });
       res.on('end', () => done({ status, res, text: Buffer.concat(chunks).subarray(0, max).toString('utf8') }));
     });
-    const fail = (error: Error) => (clearTimeout(timer), reject(error));
-    const timer = setTimeout(() => req.destroy(timedOut(ms)), ms);
+    const fail = (error: Error) => (timer.clear(), reject(error));
+    // REQUEST_TIMEOUT_SECONDS and the Lease's renew deadline have no upper bound.
+    const timer = setLongTimeout(() => req.destroy(timedOut(ms)), ms);
     req.on('error', fail);
     req.end(payload);
   });

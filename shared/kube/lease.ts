@@ -9,7 +9,8 @@ import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { LeaseSpec } from '../model/lease.js';
 import { clientConfiguration } from './clients.js';
-import { classifyKubeError } from './errors.js';
+import { classifyKubeError, KubeError } from './errors.js';
+import { UnsafeRequestError } from './request-lifecycle.js';
 import { PART_OF_LABELS } from '../model/keys.js';
 import { readOrAbsent } from './read.js';
 
@@ -23,7 +24,19 @@ export interface ObservedLease {
   resourceVersion: string;
 }
 
-export type LeaseWrite = { ok: true; lease: ObservedLease } | { ok: false; conflict: boolean; error: string };
+/** `refused`: no retry mends it (leaseRefused); the election ends rather than ask again forever. */
+export type LeaseWrite = { ok: true; lease: ObservedLease } | { ok: false; conflict: boolean; refused?: boolean; error: string };
+
+/**
+ * A failure no retry mends: the client's own refusal to send (a name that would reshape the
+ * path) or the API server's 400, 403, 422 or another 4xx. A timeout, a 5xx, a 429, a conflict
+ * or a 401 (credentials are re-read: a rotated token mends it) is worth another round.
+ */
+export function leaseRefused(e: unknown): boolean {
+  if (e instanceof UnsafeRequestError) return true;
+  const kind = e instanceof KubeError ? e.kind : classifyKubeError(e).kind;
+  return kind === 'forbidden' || kind === 'invalid' || kind === 'rejected';
+}
 
 /** What the election reads, and its three writes. */
 export interface LeaseClient {
@@ -68,6 +81,7 @@ export function leaseClient(kc: KubeConfig, ref: LeaseRef, { timeoutMs, metrics 
   const failed = (e: unknown): LeaseWrite => ({
     ok: false,
     conflict: classifyKubeError(e).kind === 'conflict',
+    refused: leaseRefused(e),
     error: (e as Error).message?.split('\n')[0] ?? String(e),
   });
   return {

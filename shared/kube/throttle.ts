@@ -6,6 +6,7 @@
 // priority level) from being made worse by retries. Each throttling episode also halves the
 // rate (and the burst), which then grows back by qps/100 per answered request: the sending
 // rate settles where the server's priority level stops rejecting, like TCP's AIMD.
+import { sleepLong } from '../config/long-timeout.js';
 
 export interface ThrottleOptions {
   /** Requests per second in the long run. */
@@ -17,7 +18,8 @@ export interface ThrottleOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// --client-connection-qps may be tiny: a wait past 2^31-1 ms is waited in steps.
+const realSleep = (ms: number) => sleepLong(ms);
 
 export class Throttle {
   private tokens: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadPolicy, loadPolicyText } from './load.js';
+import { loadPolicy, loadPolicyText, MAX_POLICY_BYTES } from './load.js';
 import { PolicyError } from './errors.js';
 import { policyDoc } from '../../test/fixtures/policy.js';
 
@@ -156,5 +156,13 @@ describe('loading a policy', () => {
   it('reads JSON as well as YAML and reports unparsable text', () => {
     expect(loadPolicyText(JSON.stringify(policyDoc([{ name: 'RemoveFailedPods' }]))).policy.profiles).toHaveLength(1);
     expect(() => loadPolicyText('profiles: [\n')).toThrow(/not valid YAML or JSON/);
+  });
+
+  it('refuses a text past MAX_POLICY_BYTES in UTF-8 (a ConfigMap key, a body), short strings of wide characters included', () => {
+    const valid = JSON.stringify(policyDoc([{ name: 'RemoveFailedPods' }]));
+    expect(() => loadPolicyText(`${valid}\n#${'x'.repeat(MAX_POLICY_BYTES)}`)).toThrow(/larger than 1 MiB/);
+    // 400,000 characters, 1.2 MB: the length alone would pass.
+    expect(() => loadPolicyText(`${valid}\n#${'€'.repeat(400_000)}`)).toThrow(/larger than 1 MiB/);
+    expect(loadPolicyText(`${valid}\n#${'€'.repeat(300_000)}`).policy.profiles).toHaveLength(1);
   });
 });

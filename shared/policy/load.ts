@@ -4,6 +4,7 @@ import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '.
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
 import { KubeTidySectionSchema } from './brakes-schema.js';
+import { nullsAsUnset } from './nulls.js';
 import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, ProfileSchema, type ProfileEnvelope } from './schema.js';
 
 export interface LoadOptions {
@@ -11,10 +12,20 @@ export interface LoadOptions {
   allowUnsupported?: boolean;
 }
 
+/**
+ * The most a policy may be, in UTF-8 bytes: a ConfigMap's limit (1 MiB), which no real policy
+ * nears. A file is read no further (config/bounded-read.ts), a ConfigMap key or a body no larger
+ * is parsed, so a policy from anywhere costs at most this much to refuse.
+ */
+export const MAX_POLICY_BYTES = 1 << 20;
+
 const SUPPORTED = [...STRATEGY_NAMES, 'DefaultEvictor'].join(', ');
 
 /** Parses YAML or JSON text (JSON is YAML), then validates. Throws PolicyError. */
 export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedPolicy {
+  // UTF-8 is never shorter than the string's length: only a text near the cap is encoded to measure it.
+  if (text.length > MAX_POLICY_BYTES || (text.length > MAX_POLICY_BYTES / 4 && new TextEncoder().encode(text).length > MAX_POLICY_BYTES))
+    throw new PolicyError([{ path: '', message: `larger than ${MAX_POLICY_BYTES / (1 << 20)} MiB (a ConfigMap's limit): not read` }]);
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new PolicyError(doc.errors.map((e) => ({ path: '', message: `not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
@@ -30,7 +41,8 @@ export function loadPolicyText(text: string, options: LoadOptions = {}): LoadedP
 }
 
 /** Validates a parsed policy and fills its defaults, reporting every problem at once. */
-export function loadPolicy(raw: unknown, options: LoadOptions = {}): LoadedPolicy {
+export function loadPolicy(given: unknown, options: LoadOptions = {}): LoadedPolicy {
+  const raw = nullsAsUnset(given);
   const envelope = PolicyEnvelopeSchema.safeParse(raw);
   if (!envelope.success) {
     // Report envelope problems and, where profiles are readable, their plugins' too.

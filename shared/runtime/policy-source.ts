@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { loadPolicyText } from '../policy/load.js';
+import { FileTooLargeError, readFileCapped } from '../config/bounded-read.js';
+import { loadPolicyText, MAX_POLICY_BYTES } from '../policy/load.js';
 import { PolicyError } from '../policy/errors.js';
 import type { LoadedPolicy } from '../policy/policy.js';
 
@@ -18,8 +18,10 @@ export interface PolicySource {
 export function filePolicySource(path: string, allowUnsupported: boolean): PolicySource {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Read no further than a policy may be: a mounted path may be a FIFO or a device that never ends.
+    text = readFileCapped(path, MAX_POLICY_BYTES);
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw new PolicyError([{ path: '', message: `policy file ${path}: ${e.message}` }]);
     throw new PolicyError([{ path: '', message: `cannot read policy file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
   }
   return fixedPolicySource(loadPolicyText(text, { allowUnsupported }), `file ${path}`);

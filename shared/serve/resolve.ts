@@ -7,6 +7,7 @@
 // http/node-http.ts or http/functions-framework.ts; the standalone program hands its watch's events and its ticks to `event`
 // (standalone/dispatch.ts). Every answer is counted (kube_tidy_requests_total) and logged
 // the same way whichever way it came; 4xx lines are sampled, as the front's refusals are.
+import { setLongTimeout, type LongTimeout } from '../config/long-timeout.js';
 import { BadEventError, decodeEvent, isEventRequest, type InternalEvent } from '../cloudevents/index.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../cloudevents/body.js';
 import { isCloudEventRequest } from '../cloudevents/http.js';
@@ -212,14 +213,15 @@ function policyWarning<P>(spec: TargetSpec<P>, ctx: ResolveContext): { policyWar
 }
 
 async function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineError('the request deadline passed before the work finished')), Math.max(0, deadline - Date.now()));
+    // REQUEST_DEADLINE_SECONDS has no upper bound: past 2^31-1 ms a bare setTimeout fires at once.
+    timer = setLongTimeout(() => reject(new DeadlineError('the request deadline passed before the work finished')), Math.max(0, deadline - Date.now()));
   });
   try {
     return await Promise.race([work, late]);
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
   }
 }
 

@@ -4,6 +4,7 @@
 // as Knative's ApiServerSource does: `kube-tidy bridge`) or a call in process (the standalone
 // program hands the watched object to its targets as it is, nothing encoded); the same
 // ordering, queue bound, retries and drain apply to both.
+import { setLongInterval, setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { toApiServerSourceEvent, type KubeObject, type Verb } from '../../cloudevents/index.js';
 import { DEFAULT_RETRY, deliver, deliverWith, type Attempt, type DeliveryResult, type RetryOptions, type RetryPolicy } from './deliver.js';
@@ -188,25 +189,23 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
 
   const interval = o.statsIntervalMs ?? DEFAULTS.statsIntervalMs;
   let lastLine = '';
-  const timer =
-    interval > 0
-      ? setInterval(() => {
-          const s = stats();
-          const line = JSON.stringify(s);
-          if (line !== lastLine) log.info(s, 'bridge stats');
-          lastLine = line;
-        }, interval)
-      : undefined;
-  timer?.unref();
+  const logStats = () => {
+    const s = stats();
+    const line = JSON.stringify(s);
+    if (line !== lastLine) log.info(s, 'bridge stats');
+    lastLine = line;
+  };
+  // --stats-interval is any Go duration: setInterval would fire every millisecond past 2^31-1 ms.
+  const timer = interval > 0 ? setLongInterval(logStats, interval, { unref: true }) : undefined;
 
   let stopped: Promise<BridgeStats> | undefined;
   const stop = async (deadlineMs: number): Promise<BridgeStats> => {
-    if (timer) clearInterval(timer);
+    timer?.clear();
     await Promise.all(watches.map((w) => w.stop()));
-    let timeout: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'late'>((resolve) => (timeout = setTimeout(() => resolve('late'), deadlineMs)));
+    let timeout: LongTimeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => (timeout = setLongTimeout(() => resolve('late'), deadlineMs)));
     const how = await Promise.race([queue.idle().then(() => 'drained' as const), deadline]);
-    clearTimeout(timeout);
+    timeout?.clear();
     if (how === 'late') {
       for (const item of queue.clear()) {
         counts.abandoned++;

@@ -7,6 +7,7 @@
 // Knative's adapter sets a fresh UUID once per event before sending, and CloudEvents says a
 // re-sent duplicate may keep its id. Consumers must not rely on it either way: de-duplicate
 // on the object's uid/resourceVersion.
+import { setLongTimeout, timeoutSignal } from '../../config/long-timeout.js';
 import type { CloudEvent } from 'cloudevents';
 import { httpMessage } from '../../cloudevents/encode.js';
 
@@ -107,7 +108,8 @@ function describe(a: Attempt | undefined): Pick<DeliveryResult, 'status' | 'erro
 }
 
 async function post(f: typeof fetch, url: string, headers: Record<string, string>, body: string, timeoutMs: number, outer?: AbortSignal): Promise<Attempt> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  // --timeout is any Go duration: AbortSignal.timeout would abort at once past 2^31-1 ms.
+  const timeout = timeoutSignal(timeoutMs);
   const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
   try {
     const res = await f(url, { method: 'POST', headers, body, signal });
@@ -136,9 +138,9 @@ export function parseRetryAfter(v: string | null): number | undefined {
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
+    const t = setLongTimeout(done, ms);
     function done() {
-      clearTimeout(t);
+      t.clear();
       signal?.removeEventListener('abort', done);
       resolve();
     }

@@ -234,7 +234,7 @@ export const DESCHEDULER_HELP = `Usage: kube-tidy descheduler --policy-config-fi
 The descheduler's command, so its Deployment, CronJob or Helm chart runs kube-tidy by changing
 only the image: its flags (--name value or --name=value), defaults and checks (v0.36.0).
   --policy-config-file FILE            The DeschedulerPolicy (v1alpha2; a kubeTidy: section may add kube-tidy's settings).
-  --descheduling-interval DURATION     Between the starts of two cycles (e.g. 5m); 0 (default): one cycle, then exit.
+  --descheduling-interval DURATION     Between the starts of two cycles (e.g. 5m, 720h); 0 (default): one cycle, then exit.
   --dry-run                            Through the API server's dry run: nothing is changed.
   --kubeconfig, --client-connection-kubeconfig FILE
                                        The cluster; default $KUBECONFIG, else the pod's service account.
@@ -256,6 +256,6 @@ Accepted and not acted on (named in a warning): --otel-*, --feature-gates, --ena
 --tls-min-version, --tls-sni-cert-key, --http2-max-streams-per-connection, --permit-*-sharing, --vmodule, --log-*.
 Under the descheduler's ClusterRole: without "pods delete" terminal pods go through the Eviction API; without
 ConfigMap access the policy's maxNoOfPodsToEvict* hold per cycle (no shared ledger). The log says which.
-Exit codes: 0 done (or stopped by SIGTERM), 2 invalid flags or policy (each problem named), 1 other errors
-(the cluster could not be read, the Lease was lost).
+Exit codes: 0 done (or stopped by SIGTERM), 2 invalid flags or policy (each problem named; a policy file
+past 1 MiB), 1 other errors (the cluster could not be read, the Lease was lost or a Lease request refused).
 `;

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
 import { dns1123LabelProblem } from '../../model/names.js';
 import type { Node, Pod } from '../../model/objects.js';
 import { issueLines, issuesFromZod, PolicyError, type PolicyIssue } from '../../policy/errors.js';
-import { loadPolicyText } from '../../policy/load.js';
+import { FileTooLargeError, readFileCapped } from '../../config/bounded-read.js';
+import { loadPolicyText, MAX_POLICY_BYTES } from '../../policy/load.js';
 
 // Reading the files a person hands the CLI: `kubectl get ... -o json` output (a v1 List or
 // one object), YAML accepted too. Only what the core relies on is required.
@@ -19,10 +19,18 @@ export class InputError extends Error {
   }
 }
 
-export function readText(file: string): string {
+/**
+ * The most a `kubectl get -o json` dump may be: about the longest string V8 makes (2^29 - 24
+ * characters), which a larger file could not have been read into anyway.
+ */
+export const MAX_DUMP_BYTES = 500 * (1 << 20);
+
+/** A file's text, read no further than `maxBytes` (a /dev/zero or a FIFO never ends): an InputError past it. */
+export function readText(file: string, maxBytes = MAX_DUMP_BYTES): string {
   try {
-    return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+    return readFileCapped(file, maxBytes);
   } catch (e) {
+    if (e instanceof FileTooLargeError) throw new InputError(file, [{ path: '', message: e.message }]);
     throw new InputError(file, [{ path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
   }
 }
@@ -79,7 +87,7 @@ export const readNodes = (file: string): Node[] => readObjects<Node>(file, NodeS
 
 /** A policy file, its problems reported under the file's name (exit 2 with every field path). */
 export function loadPolicyFile(file: string, allowUnsupported: boolean) {
-  return loadPolicyFrom(file, readText(file), allowUnsupported);
+  return loadPolicyFrom(file, readText(file, MAX_POLICY_BYTES), allowUnsupported);
 }
 
 /** Policy text from anywhere (a file, a ConfigMap), its problems reported under `where`. */

@@ -3,6 +3,7 @@
 // one writer), from a laptop. A plan sends every would-be write with dryRun=All, so the API
 // server answers as it would for real: admission, preconditions and PodDisruptionBudgets
 // (a PDB at its limit shows as "blocked"), and nothing is persisted. A run asks for --yes.
+import { setLongTimeout } from '../../config/long-timeout.js';
 import { parseArgs } from 'node:util';
 import { runPass } from '../../cleanup/index.js';
 import type { ActResult } from '../../cleanup/io/act.js';
@@ -178,7 +179,8 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
   const deadline = new AbortController();
   let plugins: ExecCredentials | undefined;
   let stuckOn: string | undefined;
-  const timer = setTimeout(() => {
+  // --timeout is any Go duration: waited in steps past 2^31-1 ms, not fired at once.
+  const timer = setLongTimeout(() => {
     stuckOn = plugins?.running();
     deadline.abort(new Error(`--timeout ${o.timeoutMs / 1000}s`));
   }, endsAt - Date.now());
@@ -209,7 +211,7 @@ async function livePass(mode: 'plan' | 'run', o: LiveOptions, io: Out, startedAt
     // deadline it may fire a moment before the command's timer: that is the deadline too.
     if (!deadline.signal.aborted && Date.now() < endsAt - 20) throw e;
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     clients?.close();
   }
   answered = true;

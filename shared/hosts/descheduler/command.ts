@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { brakeSetOf, hasBrakes } from '../../brakes/io/brakes.js';
 import { BRAKES_NAME } from '../../brakes/io/store.js';
+import { setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
 import { kubeClients } from '../../kube/clients.js';
 import { loadKubeConfig } from '../../kube/config.js';
 import { leaseClient } from '../../kube/lease.js';
@@ -143,14 +144,17 @@ interface LoopParts {
 async function loop(p: LoopParts): Promise<number> {
   const { flags, log } = p;
   const le = flags.leaderElection;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let done: (code: number) => void = () => undefined;
   const finished = new Promise<number>((r) => (done = r));
   let stopped = false;
   const next = (startedAt: number) => {
     if (stopped) return;
-    timer = setTimeout(() => tick(), Math.max(0, startedAt + flags.deschedulingIntervalMs - Date.now()));
+    // Any Go duration, 720h included: Node's own timer would fire one past 2^31-1 ms at once.
+    const waitMs = Math.max(0, startedAt + flags.deschedulingIntervalMs - Date.now());
+    timer = setLongTimeout(() => tick(), waitMs);
+    log.debug({ nextInSeconds: Math.round(waitMs / 1000) }, 'waiting for the next cycle');
   };
   const tick = () => {
     const startedAt = Date.now();
@@ -160,7 +164,7 @@ async function loop(p: LoopParts): Promise<number> {
   const stop = async (code: number, why: string) => {
     if (stopped) return;
     stopped = true;
-    clearTimeout(timer);
+    timer?.clear();
     log.info({ why }, 'stopping');
     await running;
     await p.held.elector?.stop();
@@ -183,6 +187,8 @@ async function loop(p: LoopParts): Promise<number> {
         if (!stopped) tick();
       },
       onLost: () => void stop(1, 'Leader lost'),
+      // A Lease this account may not read or write (403, 400): waiting would be forever.
+      onRefused: (why) => void stop(1, `the Lease request was refused: ${why}`),
     });
     log.info({ identity: me, lease: `${le.resourceNamespace}/${le.resourceName}` }, 'waiting for the Lease');
   }

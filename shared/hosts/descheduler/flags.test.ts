@@ -89,6 +89,26 @@ describe('the descheduler command line', () => {
     expect(problems([])[0]).toMatch(/--policy-config-file/);
   });
 
+  it.each([
+    { flag: '--leader-elect-resource-name', value: '../x' },
+    { flag: '--leader-elect-resource-name', value: 'a/b' },
+    { flag: '--leader-elect-resource-name', value: 'Descheduler' },
+    { flag: '--leader-elect-resource-namespace', value: '..' },
+    { flag: '--leader-elect-resource-namespace', value: 'kube.system' },
+  ])('refuses $flag $value, as the API server would the Lease, naming the flag (no request ever made)', ({ flag, value }) => {
+    const found = problems(['--policy-config-file=/p', '--descheduling-interval=1m', '--leader-elect', `${flag}=${value}`]);
+    expect(found).toEqual([expect.stringContaining(`${flag} "${value}": not a`)]);
+  });
+
+  it('takes a Lease name with dots (a DNS-1123 subdomain) and leaves the Lease flags alone without --leader-elect', () => {
+    expect(problems(['--policy-config-file=/p', '--descheduling-interval=1m', '--leader-elect', '--leader-elect-resource-name=a.b-c'])).toEqual([]);
+    expect(problems(['--policy-config-file=/p', '--leader-elect-resource-name=../x'])).toEqual([]);
+  });
+
+  it('takes any Go duration, past what a Node timer holds (720h: the command waits it out in steps)', () => {
+    expect(parseDeschedulerFlags(['--policy-config-file=/p', '--descheduling-interval=720h']).deschedulingIntervalMs).toBe(720 * 3_600_000);
+  });
+
   it('refuses a stray argument pflag would ignore: "--dry-run false" must not run for real', () => {
     expect(problems(['--policy-config-file=/p', '--dry-run', 'false'])).toEqual([expect.stringMatching(/unexpected argument "false"/)]);
   });

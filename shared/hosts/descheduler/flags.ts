@@ -8,6 +8,7 @@
 // (`--dry-run false` would run for real under pflag, "false" being a positional it ignores);
 // flags for things kube-tidy does not do (tracing, feature gates, TLS tuning) are accepted and
 // named in one warning rather than failing a manifest that sets them.
+import { dns1123LabelProblem, dns1123SubdomainProblem } from '../../model/names.js';
 import { parseGoDuration } from '../../policy/duration.js';
 
 export interface LeaderElectionFlags {
@@ -232,7 +233,15 @@ function checked(f: DeschedulerFlags, lock: string | undefined): string[] {
   // descheduler.Run: an election makes sense only for a process that keeps running.
   if (f.deschedulingIntervalMs === 0) problems.push('--leader-elect: leaderElection must be used with deschedulingInterval (set --descheduling-interval)');
   if (lock !== undefined && lock !== 'leases') problems.push(`--leader-elect-resource-lock "${lock}": only leases (as client-go since 1.24)`);
+  // Both go into the Lease's URL: names as the API server validates a Lease's (a DNS-1123
+  // subdomain) and a namespace (a label), so `../x` is refused here rather than by every request.
   if (le.resourceName === '') problems.push('--leader-elect-resource-name: name may not be empty');
+  else {
+    const bad = dns1123SubdomainProblem(le.resourceName);
+    if (bad) problems.push(`--leader-elect-resource-name "${le.resourceName}": not a Lease name: ${bad}`);
+  }
+  const badNs = dns1123LabelProblem(le.resourceNamespace);
+  if (badNs) problems.push(`--leader-elect-resource-namespace "${le.resourceNamespace}": not a namespace name: ${badNs}`);
   // client-go's leaderelection.NewLeaderElector checks.
   if (!(le.leaseDurationMs > le.renewDeadlineMs)) problems.push('--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline');
   if (!(le.renewDeadlineMs > 1.2 * le.retryPeriodMs)) problems.push('--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period');

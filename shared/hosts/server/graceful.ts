@@ -1,3 +1,4 @@
+import { setLongTimeout } from '../../config/long-timeout.js';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from '../../log.js';
 
@@ -51,12 +52,13 @@ export function gracefulServer(app: RequestListener): GracefulServer {
     draining ??= new Promise<DrainResult>((resolve) => {
       const started = Date.now();
       const finish = (drained: boolean) => {
-        clearTimeout(timer);
+        timer.clear();
         const cutOff = inFlight;
         if (!drained) server.closeAllConnections();
         resolve({ drained, cutOff, ms: Date.now() - started });
       };
-      const timer = setTimeout(() => finish(false), deadlineMs);
+      // SHUTDOWN_TIMEOUT_SECONDS has no upper bound: a deadline past 24.8 days is waited in steps.
+      const timer = setLongTimeout(() => finish(false), deadlineMs);
       settle = () => finish(true);
       server.close();
       server.closeIdleConnections();

@@ -9,11 +9,12 @@
 // once a create or an update at the resourceVersion read succeeds; if another replica's does
 // first, it has lost.
 import { performance } from 'node:perf_hooks';
-import type { LeaseClient, ObservedLease } from '../../kube/lease.js';
+import { setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
+import { leaseRefused, type LeaseClient, type ObservedLease } from '../../kube/lease.js';
 import type { Logger } from '../../log.js';
 import { observeStateUnreadable } from '../../metrics/observe.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
-import { decideLease, releasedLease, type ElectionStep, type LeaseSpec } from './core/election.js';
+import { decideLease, isRelease, releasedLease, type ElectionStep, type LeaseSpec } from './core/election.js';
 import { fenceOpen } from './core/fence.js';
 
 export interface ElectorOptions {
@@ -27,6 +28,11 @@ export interface ElectorOptions {
   metrics: MetricsRecorder;
   onStarted(): void;
   onLost(): void;
+  /**
+   * A Lease request no retry mends (kube/lease.ts leaseRefused: a name the path guard refuses,
+   * 403, 400/422): the loop has ended (a leader lost first); the host stops rather than wait forever.
+   */
+  onRefused?(why: string): void;
   now?: () => number;
   /** The monotonic clock (ms) the fence is timed by; performance.now by default. */
   mono?: () => number;
@@ -49,7 +55,7 @@ export interface Elector {
 
 /** A Lease deleted while this replica led or waited on a claim, or naming no holder when no release wrote it: said, once per change. */
 function notAsWritten(spec: LeaseSpec | undefined, c: { leading: boolean; waited: boolean; me: string; log: Logger; metrics: MetricsRecorder }): void {
-  const released = spec && !spec.holderIdentity && spec.leaseDurationSeconds === 1 && spec.renewTime;
+  const released = isRelease(spec);
   const found = !spec ? (c.leading || c.waited ? 'deleted' : undefined) : !spec.holderIdentity && (c.leading || !released) ? 'unreadable' : undefined;
   if (!found) return;
   observeStateUnreadable(c.metrics, 'lease', found);
@@ -57,61 +63,108 @@ function notAsWritten(spec: LeaseSpec | undefined, c: { leading: boolean; waited
   c.log.error({ identity: c.me, found, ...(spec ? { spec } : {}) }, `the Lease was ${found === 'deleted' ? 'deleted' : 'found naming no holder'}: ${then}`);
 }
 
+/** What the election loop keeps between rounds. */
+interface RoundState {
+  seen?: { key: string; at: number };
+  held?: ObservedLease;
+  renewSentAt: number;
+  leading: boolean;
+  lastClaim?: Extract<ElectionStep, { action: 'wait' }>;
+  /** When the claim this round decided to wait on ends; undefined when the round did not wait. */
+  waitingUntil?: number;
+}
+
+interface RoundContext {
+  now: () => number;
+  mono: () => number;
+  lose(why: string): void;
+  refuse(why: string): void;
+}
+
+/** One round: read the Lease, decide (core/election.ts), write what was decided. */
+async function roundOf(o: ElectorOptions, st: RoundState, c: RoundContext): Promise<void> {
+  st.waitingUntil = undefined;
+  const current = await o.lease.read().catch((e: unknown) => {
+    if (leaseRefused(e)) c.refuse(`reading the Lease: ${(e as Error).message}`);
+    throw e;
+  });
+  const key = JSON.stringify(current?.spec ?? null);
+  if (st.seen?.key !== key) {
+    st.seen = { key, at: c.now() };
+    notAsWritten(current?.spec, { leading: st.leading, waited: st.lastClaim !== undefined, me: o.me, log: o.log, metrics: o.metrics });
+  }
+  const { leaseDurationSeconds, me } = o;
+  const step = decideLease({
+    lease: current?.spec,
+    observedAt: st.seen.at,
+    me,
+    now: c.now(),
+    leaseDurationSeconds,
+    leading: st.leading,
+    lastClaim: st.lastClaim,
+  });
+  if (step.action === 'wait') {
+    st.lastClaim = step;
+    st.waitingUntil = step.expiresAt;
+    if (st.leading) c.lose(step.holder ? `the Lease is held by ${step.holder}` : 'the Lease names no holder');
+    return;
+  }
+  // Not renewing its own Lease: a leader's claim is no longer visible to anyone, so nothing is sent until this write succeeds.
+  if (step.action !== 'renew') st.renewSentAt = -Infinity;
+  const sentAt = c.mono();
+  const w = step.action === 'create' ? await o.lease.create(step.spec) : await o.lease.update(step.spec, current!.resourceVersion);
+  if (!w.ok) {
+    if (w.refused) return c.refuse(`${step.action === 'create' ? 'creating' : 'updating'} the Lease: ${w.error}`);
+    o.log.info({ action: step.action, conflict: w.conflict, error: w.error }, 'lease write refused: another replica was quicker or the API server said no');
+    return;
+  }
+  st.held = w.lease;
+  st.renewSentAt = sentAt;
+  st.seen = { key: JSON.stringify(w.lease.spec), at: c.now() };
+  if (!st.leading) {
+    st.leading = true;
+    const from = step.action === 'acquire' ? { from: step.from || '(released)' } : {};
+    o.log.info({ identity: o.me, action: step.action, ...from }, 'leading: this replica acts');
+    o.onStarted();
+  }
+}
+
+/**
+ * The next round in a retry period, or sooner when the claim this replica waits on ends first:
+ * a Lease released at shutdown (1 s) is taken a second after it was seen, not a period later
+ * (client-go takes a Lease naming no holder at its next round, every retry period x [1, 2.2]).
+ */
+function nextRoundInMs(retryPeriodSeconds: number, waitingUntil: number | undefined, now: number): number {
+  const retryMs = retryPeriodSeconds * 1000;
+  return waitingUntil === undefined ? retryMs : Math.min(retryMs, Math.max(0, waitingUntil - now));
+}
+
 export function startElector(o: ElectorOptions): Elector {
   const now = o.now ?? Date.now;
   const mono = o.mono ?? (() => performance.now());
-  let seen: { key: string; at: number } | undefined;
-  let held: ObservedLease | undefined;
-  let renewSentAt = -Infinity;
-  let leading = false;
+  const st: RoundState = { renewSentAt: -Infinity, leading: false };
   let lastRound = now();
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  let lastClaim: Extract<ElectionStep, { action: 'wait' }> | undefined;
-
-  const round = async () => {
-    const current = await o.lease.read();
-    const key = JSON.stringify(current?.spec ?? null);
-    if (seen?.key !== key) {
-      seen = { key, at: now() };
-      notAsWritten(current?.spec, { leading, waited: lastClaim !== undefined, me: o.me, log: o.log, metrics: o.metrics });
-    }
-    const { leaseDurationSeconds, me } = o;
-    const step = decideLease({ lease: current?.spec, observedAt: seen.at, me, now: now(), leaseDurationSeconds, leading, lastClaim });
-    if (step.action === 'wait') {
-      lastClaim = step;
-      if (leading) lose(step.holder ? `the Lease is held by ${step.holder}` : 'the Lease names no holder');
-      return;
-    }
-    // Not renewing its own Lease: a leader's claim is no longer visible to anyone, so nothing is sent until this write succeeds.
-    if (step.action !== 'renew') renewSentAt = -Infinity;
-    const sentAt = mono();
-    const w = step.action === 'create' ? await o.lease.create(step.spec) : await o.lease.update(step.spec, current!.resourceVersion);
-    if (!w.ok) {
-      o.log.info({ action: step.action, conflict: w.conflict, error: w.error }, 'lease write refused: another replica was quicker or the API server said no');
-      return;
-    }
-    held = w.lease;
-    renewSentAt = sentAt;
-    seen = { key: JSON.stringify(w.lease.spec), at: now() };
-    if (!leading) {
-      leading = true;
-      const from = step.action === 'acquire' ? { from: step.from || '(released)' } : {};
-      o.log.info({ identity: o.me, action: step.action, ...from }, 'leading: this replica acts');
-      o.onStarted();
-    }
-  };
 
   const lose = (why: string) => {
-    if (!leading) return;
-    leading = false;
-    held = undefined;
+    if (!st.leading) return;
+    st.leading = false;
+    st.held = undefined;
     o.log.error({ identity: o.me, why }, 'lost the Lease: stopping');
     o.onLost();
   };
 
-  const overdue = () => leading && !fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds);
+  const refuse = (why: string) => {
+    if (stopped) return;
+    stopped = true;
+    lose(why);
+    o.log.error({ identity: o.me, why }, 'the Lease request was refused: no retry mends it, the election ends');
+    o.onRefused?.(why);
+  };
+
+  const overdue = () => st.leading && !fenceOpen({ leading: st.leading, renewSentAt: st.renewSentAt }, mono(), o.renewDeadlineSeconds);
 
   const loop = () => {
     if (stopped) return;
@@ -120,24 +173,26 @@ export function startElector(o: ElectorOptions): Elector {
       .then(() => {
         lastRound = now();
         if (overdue()) lose(`not renewed within ${o.renewDeadlineSeconds} s`);
-        if (!stopped) timer = setTimeout(loop, o.retryPeriodSeconds * 1000);
+        // Any Go duration or setting: a period past 2^31-1 ms waits in steps instead of firing at once.
+        if (!stopped) timer = setLongTimeout(loop, nextRoundInMs(o.retryPeriodSeconds, st.waitingUntil, now()));
       });
   };
+  const round = () => roundOf(o, st, { now, mono, lose, refuse });
   loop();
 
   return {
-    isLeader: () => leading,
-    holds: () => fenceOpen({ leading, renewSentAt }, mono(), o.renewDeadlineSeconds),
+    isLeader: () => st.leading,
+    holds: () => fenceOpen({ leading: st.leading, renewSentAt: st.renewSentAt }, mono(), o.renewDeadlineSeconds),
     lastRound: () => lastRound,
     stop: async () => {
       stopped = true;
-      clearTimeout(timer);
+      timer?.clear();
       await running;
-      if (leading && held) {
-        const w = await o.lease.update(releasedLease(held.spec, now()), held.resourceVersion);
+      if (st.leading && st.held) {
+        const w = await o.lease.update(releasedLease(st.held.spec, now()), st.held.resourceVersion);
         o.log.info({ released: w.ok, ...(w.ok ? {} : { error: w.error }) }, 'gave the Lease up');
       }
-      leading = false;
+      st.leading = false;
     },
   };
 }

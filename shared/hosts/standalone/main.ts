@@ -7,6 +7,7 @@
 // stops and exits 1, so the kubelet restarts it as a follower. Fenced (fence.ts, leader.ts
 // `holds`): once the Lease is not known to be held by the local monotonic clock, no write is
 // sent, no queued event or tick reaches a target, and the backlog is dropped, not drained.
+import { sleepLong } from '../../config/long-timeout.js';
 import type { Server } from 'node:http';
 import { isTarget, TARGETS } from '../../../functions/index.js';
 import { startBridge, type Bridge } from '../bridge/bridge.js';
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
       await Promise.race([
         Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]),
-        new Promise((r) => setTimeout(r, deadline)),
+        sleepLong(deadline),
       ]);
       bridges = [];
       await namespaces?.stop();
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
       if (!stopping) startWork().catch((e: unknown) => void stop(`could not start watching: ${(e as Error).message}`, 1));
     },
     onLost: () => void stop('lost the Lease', 1, { lost: true }),
+    onRefused: (why) => void stop(`the Lease request was refused: ${why}`, 1, { lost: true }),
   });
   ready = true;
   log.info(

@@ -3,12 +3,10 @@
 // bridge's delivery rules and retries (bridge/deliver.ts). A tick that finds the previous one still running is skipped, as a
 // PingSource's Trigger to a max-scale-1, concurrency-1 Service would queue it. A tick that
 // comes while the fence is shut (the Lease not known to be held) is dropped, never sent.
+import { setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
 import { deliverWith, type Attempt } from '../bridge/deliver.js';
 import type { Logger } from '../../log.js';
 import { nextRun, parseSchedule } from './core/schedule.js';
-
-/** The longest delay setTimeout honours. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export interface Scheduler {
   /** Stops scheduling and waits for the ticks in flight; `abandon`: aborts them first (no retries). */
@@ -32,7 +30,7 @@ export function startScheduler(o: {
 }): Scheduler {
   const now = o.now ?? Date.now;
   const abort = new AbortController();
-  const timers = new Map<string, NodeJS.Timeout>();
+  const timers = new Map<string, LongTimeout>();
   const inFlight = new Map<string, Promise<void>>();
 
   const tick = async (target: string) => {
@@ -54,21 +52,18 @@ export function startScheduler(o: {
       );
   };
 
-  const arm = (target: string, spec: string, at = nextRun(parseSchedule(spec), now())) => {
-    const wait = Math.max(0, at - now());
-    // Node fires a timeout longer than 2^31-1 ms (~24.8 days: a monthly cron) at once, so a far
-    // run is reached in steps, firing only when it is due.
-    const far = wait > MAX_TIMEOUT_MS;
+  const arm = (target: string, spec: string) => {
+    // A monthly or yearly cron is further than setTimeout holds (2^31-1 ms, ~24.8 days, fired at
+    // once past that): setLongTimeout reaches it in steps, firing only when it is due.
     timers.set(
       target,
-      setTimeout(
+      setLongTimeout(
         () => {
           if (abort.signal.aborted) return;
-          if (far) return arm(target, spec, at);
           fire(target);
           arm(target, spec);
         },
-        far ? MAX_TIMEOUT_MS : wait,
+        Math.max(0, nextRun(parseSchedule(spec), now()) - now()),
       ),
     );
   };
@@ -82,7 +77,7 @@ export function startScheduler(o: {
 
   return {
     stop: async ({ abandon = false } = {}) => {
-      for (const t of timers.values()) clearTimeout(t);
+      for (const t of timers.values()) t.clear();
       if (abandon) abort.abort();
       await Promise.allSettled(inFlight.values());
       abort.abort();

@@ -173,6 +173,87 @@ describe('the long-running descheduler', () => {
     expect(c! - b!).toBeGreaterThanOrEqual(1_990);
   }, 90_000);
 
+  it('with a 720h interval (past what a Node timer holds), runs one cycle and then waits, stopping with 0 on SIGTERM', async () => {
+    const prefix = 'month';
+    const labels = { set: prefix };
+    await makePods(ns.name, range(prefix, 1), { exitCode: 137, labels });
+    const args = ['descheduler', `--policy-config-file=${policyFile(prefix, 10, labels)}`, '--descheduling-interval=720h', `--kubeconfig=${accounts.head}`];
+    args.push('--secure-port=0', '--v=4');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const lines = () =>
+      stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; nextInSeconds?: number });
+    try {
+      // The wait is armed once the first cycle ends: Node's own timer would say TimeoutOverflowWarning
+      // there and then and fire a millisecond later (37 cycles in 6 s before the fix).
+      await waitFor('the wait for the next cycle', async () => lines().find((l) => l.msg === 'waiting for the next cycle'), { timeoutMs: 60_000 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
+    expect(lines().filter((l) => l.msg === 'descheduling cycle done')).toHaveLength(1);
+    expect(lines().find((l) => l.msg === 'waiting for the next cycle')!.nextInSeconds).toBeGreaterThan(720 * 3600 - 120);
+    expect(stderr).not.toContain('TimeoutOverflowWarning');
+    expect(await left(prefix)).toEqual([]);
+  }, 90_000);
+
+  it('a Lease its role does not grant (403: the v0.36.0 role names only "descheduler") ends it with exit 1 and why, instead of waiting forever', async () => {
+    const args = ['descheduler', `--policy-config-file=${policyFile('other-lease', 10, { set: 'other-lease' })}`, '--descheduling-interval=1h'];
+    args.push(
+      `--kubeconfig=${accounts['v0.36.0']}`,
+      '--leader-elect',
+      '--leader-elect-resource-name=other',
+      `--leader-elect-resource-namespace=${ns.name}`,
+      '--secure-port=0',
+    );
+    const r = await runCli(args, { killAfterMs: 60_000 });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('the Lease request was refused');
+    expect(r.stderr).toMatch(/403|forbidden/i);
+  }, 90_000);
+
+  it('a lease duration in fractions of a second (15500ms) is written in whole seconds, as client-go writes it, and the Lease is held', async () => {
+    const args = ['descheduler', `--policy-config-file=${policyFile('fraction', 10, { set: 'fraction' })}`, '--descheduling-interval=1h'];
+    args.push(`--kubeconfig=${accounts['v0.36.0']}`, '--leader-elect', '--leader-elect-lease-duration=15500ms', '--leader-elect-renew-deadline=10s');
+    args.push('--leader-elect-retry-period=1s', `--leader-elect-resource-namespace=${ns.name}`, '--secure-port=0');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const leases = sharedCluster().kubeConfig().makeApiClient(CoordinationV1Api);
+    try {
+      const spec = await waitFor(
+        'the Lease held',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
+          const s = (await leases.readNamespacedLease({ namespace: ns.name, name: 'descheduler' }).catch(() => undefined))?.spec;
+          return s?.holderIdentity ? s : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(spec.leaseDurationSeconds).toBe(15);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
+  }, 90_000);
+
+  it('--leader-elect-resource-name ../x exits 2 naming the flag, before any request', async () => {
+    const r = await runCli(
+      ['descheduler', '--policy-config-file=/nowhere.yaml', '--descheduling-interval=1h', '--leader-elect', '--leader-elect-resource-name=../x'],
+      {
+        killAfterMs: 30_000,
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--leader-elect-resource-name "../x": not a Lease name');
+  });
+
   it('refuses an election without an interval, as the descheduler, with exit 2', async () => {
     const r = await runCli(['descheduler', '--policy-config-file=/nowhere.yaml', '--leader-elect'], { killAfterMs: 30_000 });
     expect(r.code).toBe(2);

@@ -60,6 +60,15 @@ describe('lease decisions (client-go leaderelection rules)', () => {
       want: { action: 'wait', holder: '', expiresAt: T + 12_000 },
     },
     {
+      sentence:
+        "a release (no holder, 1 s) seen while the last claim seen lasts longer: taken once its second has passed, the holder's own word (client-go takes it at once)",
+      lease: { ...held(null, 1), leaseDurationSeconds: 1 },
+      observedAt: T,
+      now: T + 1_000,
+      lastClaim: { holder: 'other', expiresAt: T + 120_000 },
+      want: { action: 'acquire', from: '' },
+    },
+    {
       sentence: 'deleted while another held it (its claim seen lasting 4 s more): wait, do not create',
       lease: undefined,
       observedAt: T,
@@ -100,6 +109,13 @@ describe('lease decisions (client-go leaderelection rules)', () => {
     },
   ])('$sentence', ({ lease, observedAt, now, want, ...rest }) => {
     expect(decideLease({ lease, observedAt, me: 'me', now, leaseDurationSeconds: 10, ...rest })).toMatchObject(want);
+  });
+
+  it('writes whole seconds, as client-go (int(LeaseDuration / time.Second)): 15.5 s is 15, on create and renew', () => {
+    const created = decideLease({ lease: undefined, observedAt: T, me: 'me', now: T, leaseDurationSeconds: 15.5 });
+    expect(created.action === 'create' && created.spec.leaseDurationSeconds).toBe(15);
+    const renewed = decideLease({ lease: held('me'), observedAt: T, me: 'me', now: T, leaseDurationSeconds: 15.5 });
+    expect(renewed.action === 'renew' && renewed.spec.leaseDurationSeconds).toBe(15);
   });
 
   it('writes MicroTime-shaped times and gives the Lease up with no holder', () => {

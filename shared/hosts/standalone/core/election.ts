@@ -39,9 +39,12 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '000Z');
 
 export function decideLease(i: ElectionInput): ElectionStep {
   const now = iso(i.now);
+  // The Lease holds whole seconds (int32): a duration such as 15.5s is written 15, as client-go
+  // writes int(LeaseDuration / time.Second); a fraction would be refused (400) on every write.
+  const stated = Math.max(1, Math.floor(i.leaseDurationSeconds));
   const fresh = (transitions: number): LeaseSpec => ({
     holderIdentity: i.me,
-    leaseDurationSeconds: i.leaseDurationSeconds,
+    leaseDurationSeconds: stated,
     acquireTime: now,
     renewTime: now,
     leaseTransitions: transitions,
@@ -49,16 +52,24 @@ export function decideLease(i: ElectionInput): ElectionStep {
   const claimed = !i.leading && i.lastClaim && i.now < i.lastClaim.expiresAt ? i.lastClaim : undefined;
   if (!i.lease) return claimed ? { action: 'wait', ...claimed } : { action: 'create', spec: fresh(0) };
   const holder = i.lease.holderIdentity ?? '';
-  if (holder === i.me) return { action: 'renew', spec: { ...i.lease, leaseDurationSeconds: i.leaseDurationSeconds, renewTime: now } };
+  if (holder === i.me) return { action: 'renew', spec: { ...i.lease, leaseDurationSeconds: stated, renewTime: now } };
   const transitions = (i.lease.leaseTransitions ?? 0) + 1;
   const expiresAt = i.observedAt + (i.lease.leaseDurationSeconds ?? i.leaseDurationSeconds) * 1000;
   if (holder === '' && !i.leading) {
-    const until = Math.max(expiresAt, claimed?.expiresAt ?? -Infinity);
+    // A release in the form releasedLease and client-go write is the holder's own word that its
+    // claim ended: a second, as it states (client-go takes it at once). Any other Lease naming no
+    // holder cannot end a claim last seen sooner.
+    const until = isRelease(i.lease) ? expiresAt : Math.max(expiresAt, claimed?.expiresAt ?? -Infinity);
     if (i.now < until) return { action: 'wait', holder: '', expiresAt: until };
   }
   if (holder === '') return { action: 'acquire', spec: fresh(transitions), from: '' };
   if (i.now < expiresAt) return { action: 'wait', holder, expiresAt };
   return { action: 'acquire', spec: fresh(transitions), from: holder };
+}
+
+/** Whether `spec` is a release as releasedLease writes it: no holder, 1 s, a renewTime. */
+export function isRelease(spec: LeaseSpec | undefined): boolean {
+  return !!spec && !spec.holderIdentity && spec.leaseDurationSeconds === 1 && !!spec.renewTime;
 }
 
 /** The spec that gives the Lease up at shutdown: no holder for 1 s, so a waiting replica takes it within a second. */

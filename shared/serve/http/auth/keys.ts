@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../../../config/long-timeout.js';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
 
 // The issuer's public keys, held as jose's local JWK set and refreshed by hand rather than
@@ -97,7 +98,7 @@ export class KeyStore {
   private async load(warming: boolean): Promise<void> {
     this.attemptedAt = this.now();
     try {
-      const json = await this.source.fetch(AbortSignal.timeout(this.timeoutMs));
+      const json = await this.source.fetch(timeoutSignal(this.timeoutMs));
       this.local = createLocalJWKSet(asKeySet(json, this.source.where));
       this.fetchedAt = this.now();
       this.lastError = undefined;
