@@ -1,4 +1,4 @@
-import { cascadeDelete, matchKind, multiKueueParts, type CascadeResult } from '../shared/multikueue/index.js';
+import { cascadeDelete, matchKind, multiKueueParts, notSubmitted, type CascadeResult } from '../shared/multikueue/index.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget } from '../shared/serve/target.js';
 
@@ -7,6 +7,8 @@ import { defineTarget } from '../shared/serve/target.js';
  * delete its copy in every worker, with a propagation policy so the worker's pods go too.
  * Every worker is tried; an unreachable one makes the answer 503 (the bridge retries) only
  * after the others were handled, and the retry finds those already gone (NotFound = done).
+ * The watch takes every Job (the object rules need them), so a job never submitted to Kueue
+ * (no queue-name label on the deleted object) is answered nothing-to-do before any read.
  */
 export const jobDeleted = defineTarget({
   name: 'jobDeleted',
@@ -28,6 +30,9 @@ export const jobDeleted = defineTarget({
       );
     const job = `${input.namespace}/${input.name}`;
     if (input.event.verb !== 'delete') return { outcome: 'nothing-to-do', job, why: `a ${input.event.verb} event; only deletions cascade` };
+    // A reference carries no labels: it may be Kueue's, so it cascades as before.
+    const unqueued = input.type === 'object' ? notSubmitted(input.event.object.metadata) : undefined;
+    if (unqueued) return { outcome: 'nothing-to-do', job, kind: `${kind.group}/${kind.kind}`, why: unqueued };
 
     const workers = await mk.workers.list();
     const opts = { origin: mk.config.MULTIKUEUE_ORIGIN, propagation: mk.config.MULTIKUEUE_PROPAGATION, notifier: mk.notifier };

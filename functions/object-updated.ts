@@ -1,5 +1,5 @@
 import { readDueConfig } from '../shared/cleanup/due/index.js';
-import { objectsHandle, ObjectsDue, ObjectsTick, runObjectsPass, storedUid, type ObjectsHandle } from '../shared/objects/index.js';
+import { anyRuleMatches, hintOf, objectsHandle, ObjectsDue, ObjectsTick, runObjectsPass, storedUid, type ObjectsHandle } from '../shared/objects/index.js';
 import { OBJECT_KINDS, type ObjectKind } from '../shared/policy/objects-schema.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
@@ -45,6 +45,7 @@ const ruledKinds = (p: Pick<ObjectUpdatedParts, 'handle'>): ObjectKind[] =>
  * nothing, and a write is tied to the uid and resourceVersion read just before it. An object
  * only time stands in the way of is timed: this process acts at its eligibility, reading again,
  * and its entry in the objects' due list lets any instance's tick act then if this one died.
+ * An event whose copy no rule could match (a Job still running) is answered without a read.
  */
 export const objectUpdated = defineTarget({
   name: 'objectUpdated',
@@ -77,6 +78,12 @@ export const objectUpdated = defineTarget({
     if (input.event.verb === 'delete') {
       if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });
       return { outcome: 'nothing-to-do', object, why: 'already deleted' };
+    }
+    // Every Job is watched: a copy no rule could match (not finished yet) costs no read. Only a skip is taken from it.
+    const hint = input.type === 'object' ? hintOf(objectKind, input.event.object) : undefined;
+    if (hint && !anyRuleMatches(h.policy().objects ?? [], hint)) {
+      if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });
+      return { outcome: 'nothing-to-do', object, why: "no rule matches the event's copy (its conditions, labels or namespace): nothing read" };
     }
     // A reference carries no uid: the stored object's is the one the pass is restricted to.
     const uid = eventUid ?? (await storedUid(h.reader, objectKind, { namespace: input.namespace, name: input.name }));

@@ -21,6 +21,9 @@ const INLINE: Record<string, string> = {
 
 /** Sentinels for whole values: replaced, quotes and all, by the value as JSON (valid YAML). */
 const json = (key: string) => `@@json:${key}@@`;
+/** A watched kind's label selector, values.selectors.<Kind>: its key is rendered only when it is set. */
+const selectorOf = (kind: string) => `@@selector:${kind}@@`;
+
 const WHOLE: Record<string, string> = {
   image: '.Values.image',
   dryRun: '.Values.dryRun | toString',
@@ -41,11 +44,9 @@ function sentinelDeclaration(decl: Declaration, senderAuth: 'kubernetes' | 'none
   // The policy ConfigMap's namespace follows the rendered namespace (rbac.ts policyConfigMap).
   const src = d.provider.sources.apiserver;
   if (src.namespaceSelector) src.namespaceSelector = json('namespaceSelector') as never;
-  for (const r of src.resources) {
-    if (!r.selector) continue;
-    whole[`selector:${r.kind}`] = `index .Values.selectors "${r.kind}"`;
-    r.selector = json(`selector:${r.kind}`) as never;
-  }
+  // Every watched kind takes values.selectors.<Kind>, declared or not (the standalone watch reads
+  // them all the same way): a kind without one, Jobs by default, is watched whole.
+  for (const r of src.resources) r.selector = selectorOf(r.kind) as never;
   for (const [target, f] of Object.entries(d.functions)) {
     for (const e of f.events) {
       if (!('schedule' in e)) continue;
@@ -91,7 +92,11 @@ function wrapAdded(more: string[], less: string[], where: string): string[] {
 }
 
 function substitute(text: string, whole: Record<string, string>): string {
-  let out = text;
+  // `selector: <a kind's>` becomes a `with`: no key at all when values.selectors has none for the kind (or an empty one).
+  let out = text.replace(
+    /^( *)selector: (["']?)@@selector:([A-Za-z]+)@@\2$/gm,
+    (_line, indent: string, _q, kind: string) => `{{- with index .Values.selectors "${kind}" }}\n${indent}selector: {{ toJson . }}\n{{- end }}`,
+  );
   for (const [key, expr] of Object.entries(whole)) {
     const s = json(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     out = out.replace(new RegExp(`(["']?)${s}\\1`, 'g'), `{{ ${expr} | toJson }}`);

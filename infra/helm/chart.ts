@@ -15,6 +15,14 @@ export const CHART_DIR = join('infra', 'helm', 'kube-tidy');
 /** The standalone process's schedules default to the declaration's crons. */
 const block = (key: string, value: unknown): string => stringify({ [key]: value }, { lineWidth: 0 }).trimEnd();
 
+const SELECTORS = `# What is watched: the ApiServerSource's namespaceSelector and a label selector per kind.
+# Standalone mode applies both to its watch the same way (events only; the scheduled passes
+# follow the policy's namespace filters in either mode). A kind without a selector is watched
+# whole: every Job by default, so the object rules see every Job's events (jobDeleted passes
+# over Jobs without kueue.x-k8s.io/queue-name itself). A selector narrows a kind, e.g.
+# Job: {matchExpressions: [{key: kueue.x-k8s.io/queue-name, operator: Exists}]}: the Jobs
+# it leaves out wait for the sweep (docs/objects.md).`;
+
 export function valuesYaml(decl: Declaration): string {
   const d = knativeDefaults(decl);
   const functions = Object.keys(decl.functions).filter((t) => decl.functions[t]!.events.some((e) => !('http' in e)));
@@ -52,9 +60,7 @@ ${block('policy', d.policy)}
 # Cron (five fields, UTC) per scheduled function. Standalone mode also takes "@every 30s".
 ${block('schedules', d.schedules)}
 
-# What is watched: the ApiServerSource's namespaceSelector and a label selector per kind.
-# Standalone mode applies both to its watch the same way (events only; the scheduled passes
-# follow the policy's namespace filters in either mode).
+${SELECTORS}
 ${block('selectors', d.selectors)}
 
 # Every decision out as a CloudEvent (docs/observing.md "Decisions as CloudEvents": pod removed, evicted,

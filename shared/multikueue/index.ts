@@ -30,7 +30,8 @@ export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type Wor
 export { remoteVerdict, type Verdict } from './core/verdict.js';
 export { Workers, type Worker } from './io/workers.js';
 export { parseKind, matchKind, BATCH_JOB, WORKLOAD, type JobKind } from './core/kinds.js';
-export { ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL, JOB_UID_LABEL, JOB_NAME_LABEL, KUEUE_PODSET_LABEL } from './core/labels.js';
+export { ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL, JOB_UID_LABEL, JOB_NAME_LABEL, KUEUE_PODSET_LABEL, QUEUE_NAME_LABEL } from './core/labels.js';
+export { notSubmitted } from './core/submitted.js';
 export { WITNESS_CONFIGMAP } from '../model/keys.js';
 
 /** MultiKueue's parts for one process, built once at start by a target's setup. */

@@ -11,3 +11,5 @@ export { ObjectReports, type ObjectReportsOptions, type ReportsWritten } from '.
 export { ObjectsDue, type ObjectDueEntry, type ObjectsDueOptions } from './io/due.js';
 export { ObjectsTick, type ObjectsTickResult } from './io/due-tick.js';
 export { storedUid } from './io/lookup.js';
+export { anyRuleMatches } from './core/decide.js';
+export { hintOf } from './core/hint.js';

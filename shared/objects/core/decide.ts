@@ -29,11 +29,22 @@ const idOf = (o: StoredObject): ObjectId => ({ kind: o.kind, namespace: o.namesp
 const controllerOf = (o: StoredObject): OwnerRef | undefined => o.ownerReferences?.find((r) => r.controller === true);
 const describe = (c: StoredCondition) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`;
 
-function matching(o: StoredObject, c: Compiled): StoredCondition | undefined {
+/** What a rule's match reads of an object: its kind, namespace, labels and conditions. */
+export type Matchable = Pick<StoredObject, 'kind' | 'namespace' | 'labels' | 'conditions'>;
+
+function matching(o: Matchable, c: Compiled): StoredCondition | undefined {
   if (o.kind !== c.rule.kind || !inNamespaces(o.namespace, c.rule.namespaces) || !c.labels(o.labels)) return undefined;
   return o.conditions.find((s) =>
     c.conditions.some((want) => want.type === s.type && want.status === s.status && (want.reason === undefined || want.reason === s.reason)),
   );
+}
+
+/**
+ * Whether any rule's kind, namespaces, labels and conditions match `o` (its age and owners
+ * aside): false, and no rule could select it whatever the time or the context.
+ */
+export function anyRuleMatches(rules: readonly ObjectRule[], o: Matchable): boolean {
+  return rules.some((rule) => matching(o, { rule, conditions: conditionsOf(rule), labels: compileLabelSelector(rule.labelSelector) }) !== undefined);
 }
 
 /** The candidates of each rule, and the objects kept because their condition's age cannot be read. */

@@ -82,6 +82,7 @@ describe('helm template, knative mode', () => {
       senderAuth: 'none',
       'schedules.sweep': '*/5 * * * *',
       'selectors.Pod.matchLabels.team': 'ml',
+      'selectors.Job.matchLabels.team': 'ml',
     };
     const { objects } = await template(chart, 'r', 'default', set);
     const d = structuredClone(decl);
@@ -89,10 +90,18 @@ describe('helm template, knative mode', () => {
     d.provider.environment.DRY_RUN = 'false';
     for (const e of d.functions.sweep!.events) if ('schedule' in e) e.schedule.cron = '*/5 * * * *';
     d.provider.sources.apiserver.resources[0]!.selector = { ...d.provider.sources.apiserver.resources[0]!.selector, matchLabels: { team: 'ml' } };
+    // Job has no selector of its own (every Job by default): one set in values narrows it all the same.
+    d.provider.sources.apiserver.resources.find((r) => r.kind === 'Job')!.selector = { matchLabels: { team: 'ml' } };
     const want = Object.entries(renderKnative(d, { namespace: 'tidy', kueueNamespace: 'kq', prefix: 'tidy-a', image: 'example.org/kt:9' }))
       .filter(([file]) => file !== '00-namespace.yaml')
       .flatMap(([, o]) => o);
     expect(byKey(objects)).toEqual(byKey(want));
+  });
+
+  it("watches every Job by default: the ApiServerSource's Jobs have no label selector (jobDeleted passes over those Kueue never queued)", async () => {
+    const { objects } = await template(chart, 'kube-tidy', 'kube-tidy');
+    const source = objects.find((o) => o.kind === 'ApiServerSource') as unknown as { spec: { resources: { kind: string }[] } };
+    expect(source.spec.resources.filter((r) => r.kind === 'Job')).toEqual([{ apiVersion: 'batch/v1', kind: 'Job' }]);
   });
 
   it('renders no standalone object', async () => {
@@ -166,6 +175,8 @@ describe('helm template, standalone mode', () => {
       evacuation: '* * * * *',
     });
     expect(env.STANDALONE_FUNCTIONS).toBe('podTerminated,sweep,objectUpdated,jobDeleted,orphanSweep,defrag,evacuation');
+    // Its watch takes the chart's selectors: every Job (none for Job), pods not opted out, namespaces but the system ones.
+    expect(Object.keys(JSON.parse(env.STANDALONE_SELECTORS!)).sort()).toEqual(['Pod', 'namespaces']);
     // No Broker in standalone mode: decisions go out only to a URL given.
     expect(env.EVENTS_SINK).toBe('none');
     const withUrl = (await template(chart, 'kube-tidy', 'kube-tidy', { mode: 'standalone', 'events.sink': 'https://hooks.example/kt' }, ['--skip-tests']))

@@ -5,11 +5,12 @@ import type { CascadeData } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
 import { receiver, type Receiver } from '../../fixtures/events/receiver.js';
 import { jobDeleted } from '../../../functions/job-deleted.js';
-import { ORIGIN_LABEL } from '../../../shared/multikueue/index.js';
+import { multiKueueParts, ORIGIN_LABEL } from '../../../shared/multikueue/index.js';
+import { serveParts } from '../due/setup.js';
 import { waitFor } from '../../harness/index.js';
 import { serve } from '../functions/setup.js';
 import type { Env } from './env.js';
-import { copyJob, deleteEvent, exists, managerJob, noPodsLeft, podsOf, post } from './fixtures.js';
+import { copyJob, deleteEvent, exists, managerJob, noPodsLeft, podsOf, post, QUEUED } from './fixtures.js';
 import type { HttpMode } from '../../../shared/cloudevents/index.js';
 import { namespaceEverywhere } from './ns.js';
 
@@ -74,6 +75,31 @@ export function cascadeTests(env: () => Env): void {
       });
     }
 
+    it('a deleted Job Kueue never queued (no queue-name label; the watch takes every Job) is nothing to do, with no request to any cluster', async () => {
+      const e = env();
+      const ns = await namespaceEverywhere(e, 'unqueued');
+      const job = await managerJob(e.manager, ns, 'plain', { queued: false });
+      // A namesake copy of our origin in a worker: left alone all the same (orphanSweep's, were it a real orphan).
+      const { pods } = await copyJob(e.workers[0], ns, 'plain');
+      const rt = await e.runtime(withSink());
+      // Every request the manager's and the workers' clients send, counted as the benchmark counts them.
+      let requests = 0;
+      const agent = serveParts(jobDeleted, multiKueueParts(rt, { onRequest: () => void requests++ }), rt);
+      const res = await post(agent, deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...job }));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ outcome: 'nothing-to-do', job: `${ns}/plain`, kind: 'batch/Job' });
+      expect(res.body.why).toContain('no kueue.x-k8s.io/queue-name label');
+      expect(res.body.workers).toBeUndefined();
+      expect(requests).toBe(0);
+      expect(await exists(e.workers[0], ns, 'plain')).toBe(true);
+      expect((await podsOf(e.workers[0], ns, 'plain')).map((p) => p.metadata?.uid).sort()).toEqual(pods.map((p) => p.metadata?.uid).sort());
+      // The same deletion of a queued Job, through the same counted clients: it cascades.
+      const queued = { ...job, metadata: { ...job.metadata, labels: QUEUED } };
+      const cascaded = await post(agent, deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', ...queued }));
+      expect(cascaded.body.workers.map((w: { outcome: string }) => w.outcome)).toEqual(['deleted', 'gone']);
+      expect(requests).toBeGreaterThan(0);
+    });
+
     const foreign: { sentence: string; origin: string | null; outcome: string }[] = [
       { sentence: 'a copy labelled with another origin is never touched', origin: 'another-manager', outcome: 'other-origin' },
       { sentence: 'a Job of the same name with no origin label is never touched', origin: null, outcome: 'no-origin' },
@@ -124,7 +150,7 @@ export function cascadeTests(env: () => Env): void {
         metadata: { name: 'js', namespace: ns, labels },
         spec: {},
       });
-      const managerSet = await e.manager.custom.createNamespacedCustomObject({ ...gvr, namespace: ns, body: body({}) });
+      const managerSet = await e.manager.custom.createNamespacedCustomObject({ ...gvr, namespace: ns, body: body(QUEUED) });
       const copy = await e.workers[0].custom.createNamespacedCustomObject({ ...gvr, namespace: ns, body: body({ [ORIGIN_LABEL]: 'multikueue' }) });
       // The JobSet controller's part: a child Job owned by the JobSet.
       const owner = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', name: 'js', uid: copy.metadata.uid, controller: true, blockOwnerDeletion: true };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { jobDeleted } from '../../../functions/job-deleted.js';
 import { serve } from '../functions/setup.js';
 import { KUEUE_NS, secretFor, type Env } from './env.js';
-import { copyJob, deleteEvent, exists, managerJob, post } from './fixtures.js';
+import { copyJob, deleteEvent, exists, managerJob, post, QUEUED } from './fixtures.js';
 import { namespaceEverywhere } from './ns.js';
 
 const SECRET = 'worker-1-kubeconfig';
@@ -45,7 +45,7 @@ export function credentialTests(env: () => Env): void {
       try {
         const res = await post(
           serve(jobDeleted, await e.runtime()),
-          deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x', namespace: 'default', uid: 'u' } }),
+          deleteEvent(e.manager, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x', namespace: 'default', uid: 'u', labels: QUEUED } }),
         );
         expect(res.status).toBe(500);
         expect(res.body.workers[0]).toMatchObject({ worker: 'worker-1', outcome: 'failed', why: 'worker worker-1: not a readable kubeconfig' });

@@ -1,5 +1,6 @@
-// Builders for the MultiKueue tests: the manager's Job (left alone by the manager's own job
-// controller through spec.managedBy, as with real MultiKueue), its copy in a worker (what
+// Builders for the MultiKueue tests: the manager's Job (submitted to Kueue: its queue-name
+// label; left alone by the manager's own job controller through spec.managedBy, as with real
+// MultiKueue), its copy in a worker (what
 // Kueue creates: same namespace and name, origin and prebuilt-workload labels, pods on kwok),
 // and the CloudEvent Knative's ApiServerSource sends when the manager's Job is deleted.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import type { BatchV1Api, CoreV1Api, CustomObjectsApi, V1Job, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { httpMessage, toApiServerSourceEvent, type HttpMessage, type HttpMode, type KubeObject } from '../../../shared/cloudevents/index.js';
 import { pingRequest } from '../../fixtures/events/requests.js';
-import { JOB_NAME_LABEL, ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL } from '../../../shared/multikueue/index.js';
+import { JOB_NAME_LABEL, ORIGIN_LABEL, PREBUILT_WORKLOAD_LABEL, QUEUE_NAME_LABEL } from '../../../shared/multikueue/index.js';
 import { EXIT_CODE_ANNOTATION, waitFor, type Cluster } from '../../harness/index.js';
 
 /** One cluster's clients (env.ts builds them). */
@@ -35,9 +36,16 @@ const template = (exitCode?: number): V1PodTemplateSpec => ({
   spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
 });
 
+/** What a job submitted to Kueue carries (its LocalQueue); `queued: false` for a Job Kueue never saw. */
+export const QUEUED = { [QUEUE_NAME_LABEL]: 'user-queue' };
+
 /** The manager's Job: MultiKueue owns it, so the manager runs no pods for it. */
-export async function managerJob(m: Apis, namespace: string, name: string): Promise<V1Job> {
-  const body: V1Job = { metadata: { name, namespace }, spec: { managedBy: 'kueue.x-k8s.io/multikueue', parallelism: 2, completions: 2, template: template() } };
+export async function managerJob(m: Apis, namespace: string, name: string, o: { queued?: boolean } = {}): Promise<V1Job> {
+  const labels = o.queued === false ? {} : QUEUED;
+  const body: V1Job = {
+    metadata: { name, namespace, labels },
+    spec: { managedBy: 'kueue.x-k8s.io/multikueue', parallelism: 2, completions: 2, template: template() },
+  };
   return m.batch.createNamespacedJob({ namespace, body });
 }
 

@@ -88,6 +88,13 @@ describe('the generated manifests', () => {
     expect(mismatches(decl, manifests())).toEqual([]);
   });
 
+  it("watch every Job: no label selector narrows the ApiServerSource's Jobs (jobDeleted passes over those Kueue never queued itself)", () => {
+    const source = manifests().find((o: Any) => o.kind === 'ApiServerSource');
+    const jobs = source.spec.resources.filter((r: Any) => r.kind === 'Job');
+    expect(jobs).toEqual([{ apiVersion: 'batch/v1', kind: 'Job' }]);
+    expect(decl.provider.sources.apiserver.resources.find((r) => r.kind === 'Job')).toEqual({ apiVersion: 'batch/v1', kind: 'Job' });
+  });
+
   // The check above must be able to fail: show it each kind of drift.
   for (const [sentence, tamper, expected] of [
     [

@@ -1,6 +1,6 @@
 // objectUpdated's answers that need no cluster: what it refuses before anything is read (a kind
-// it never takes, a "Workload" of another group), a kind no rule names (nothing to do), and a delete, which only clears the
-// object's timer. Its decisions on stored objects are proven on the real control plane
+// it never takes, a "Workload" of another group), a kind no rule names (nothing to do), an update whose copy no rule could
+// match (a running Job: every Job is watched), and a delete, which only clears the object's timer. Its decisions on stored objects are proven on the real control plane
 // (test/integration/objects/event-path.test.ts).
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,38 @@ describe('objectUpdated, before anything is read', () => {
     const tick = { type: 'tick' as const, data: {}, origin: { bridge: 'knative-pingsource' as const, transport: 'plain' as const } };
     const out = await resolver(objectUpdated, parts(), ctx()).input({ type: 'tick', event: tick, sender: 'someone' });
     expect(out.status).toBe(403);
+  });
+
+  const job = (status: unknown, labels?: unknown): ObjectEvent => {
+    const e = event('batch/v1', 'Job');
+    return { ...e, object: { ...e.object, metadata: { ...e.object.metadata, ...(labels ? { labels } : {}) }, status } } as ObjectEvent;
+  };
+  const complete = { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+
+  it.each([
+    { sentence: 'a running Job (no condition yet)', e: job({ active: 1 }) },
+    { sentence: 'a Job whose only condition is one no rule names', e: job({ conditions: [{ type: 'Suspended', status: 'True' }] }) },
+    { sentence: 'a Job with no status at all', e: job(undefined) },
+  ])('$sentence: its copy matches no rule, so the update is nothing to do and reads nothing (every Job is watched)', async ({ e }) => {
+    const p = parts();
+    p.due.timers.arm({ kind: 'Job', namespace: 'ml', name: 'a', uid: 'u1', at: Date.now() + 60_000 });
+    const out = await resolver(objectUpdated, p, ctx()).event(e);
+    expect(out).toMatchObject({
+      status: 200,
+      body: { outcome: 'nothing-to-do', why: "no rule matches the event's copy (its conditions, labels or namespace): nothing read" },
+    });
+    expect(p.due.timers.size, 'a timer armed for it earlier is cleared').toBe(0);
+    p.stop();
+  });
+
+  it.each([
+    { sentence: 'a finished Job: the stored object decides (a forged condition changes nothing)', e: job(complete) },
+    { sentence: 'a copy whose conditions do not read as conditions: not a hint', e: job({ conditions: 'Complete' }) },
+    { sentence: 'a copy whose labels are not strings: not a hint', e: job({ active: 1 }, { app: 3 }) },
+  ])('$sentence, so its namespace is read', async ({ e }) => {
+    const out = await resolver(objectUpdated, parts(), ctx()).event(e);
+    expect(JSON.stringify(out.body)).not.toContain("no rule matches the event's copy");
+    expect(JSON.stringify(out.body)).toContain('no cluster read expected');
   });
 
   it("a delete clears the object's timer and reads nothing", async () => {
