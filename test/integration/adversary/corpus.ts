@@ -295,8 +295,14 @@ const invokeCases: [string, Expect, (ns: string) => Wire][] = [
 for (const [sentence, expect, wire] of invokeCases) add('invoke', sentence, expect, wire);
 
 // --- jobDeleted ------------------------------------------------------------------------------
-const job = (ns: string | undefined, name: unknown) =>
-  ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...(ns === undefined ? {} : { namespace: ns }), uid: 'u-1' } }) as never;
+// Queued by Kueue (its queue-name label), so jobDeleted goes on to the workers: an unqueued Job is
+// answered before any read, which would leave the cases below nothing to attack.
+const job = (ns: string | undefined, name: unknown, queued = true) =>
+  ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, ...(ns === undefined ? {} : { namespace: ns }), uid: 'u-1', ...(queued ? { labels: { 'kueue.x-k8s.io/queue-name': 'q' } } : {}) },
+  }) as never;
 for (const [label, value] of BAD_NAMES.slice(0, 14)) {
   add('jobDeleted', `a Job delete event whose name is ${label} is refused`, '4xx', (ns) =>
     apiServerSourceEvent(job(ns, value), { verb: 'delete', mode: 'structured' }),
@@ -306,6 +312,9 @@ add('jobDeleted', 'a Job delete event whose namespace is .. is refused', '4xx', 
 add('jobDeleted', 'a Job delete event without a namespace is refused', '4xx', () => apiServerSourceEvent(job(undefined, 'train'), { verb: 'delete' }));
 add('jobDeleted', 'a delete event for a Job nobody copied is handled with nothing written', '2xx', (ns) =>
   apiServerSourceEvent(job(ns, 'train'), { verb: 'delete' }),
+);
+add('jobDeleted', 'a delete event for a Job Kueue never queued is nothing to do, with nothing written', '2xx', (ns) =>
+  apiServerSourceEvent(job(ns, 'train', false), { verb: 'delete' }),
 );
 add('jobDeleted', 'a Pod delete event is refused', '4xx', (ns) => apiServerSourceEvent(failedPod(ns, 'victim'), { verb: 'delete' }));
 add('jobDeleted', 'a schedule tick is refused', '4xx', () => pingTick());

@@ -129,7 +129,8 @@ export function build(m: Mutation, stored: Map<string, V1Pod>): { target: Target
       wire: m.header === 'type-unknown' ? { ...tick, headers: { ...tick.headers, 'ce-type': 'x.unknown' } } : m.header === 'text/plain' ? json({}) : tick,
     };
   }
-  const object = m.target === 'jobDeleted' ? { ...pod, apiVersion: 'batch/v1', kind: 'Job' } : pod;
+  // A Job queued by Kueue, so jobDeleted reads the workers rather than answering it unread.
+  const object = m.target === 'jobDeleted' ? queuedJob(pod) : pod;
   const headers: Record<string, string | undefined> = {};
   if (m.header === 'drop-id') headers['ce-id'] = undefined;
   if (m.header === 'drop-type') headers['ce-type'] = undefined;
@@ -235,4 +236,9 @@ export function summary(f: FuzzFigures): string {
     codes[code] = (codes[code] ?? 0) + n;
   }
   return `${f.events} events in ${(f.ms / 1000).toFixed(1)} s (${f.batches} batches): ${f.wrongWrites.length} wrong writes (${f.outsidePolicy} outside the policy, the rest without a resourceVersion precondition; ${f.wrongWritesDone} carried out), ${f.fiveXX} 5xx or no answer, ${f.recreated} pods recreated; status codes ${JSON.stringify(codes)}`;
+}
+
+function queuedJob(pod: { metadata?: { labels?: Record<string, string> } }): object {
+  const metadata = { ...pod.metadata, labels: { ...pod.metadata?.labels, 'kueue.x-k8s.io/queue-name': 'q' } };
+  return { ...pod, apiVersion: 'batch/v1', kind: 'Job', metadata };
 }
