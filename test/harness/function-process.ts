@@ -99,7 +99,9 @@ async function launch(target: string, port: number, args: string[], env: Record<
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
   const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + 30_000;
+  // A hang guard, not a measure: the adversary suite starts six of these at once, each compiling
+  // through tsx, and on two busy cores (load 10+) that took longer than the 30 s this once was.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${target} exited at start:\n${stderr}`);
     // A TCP connect, not an HTTP request: no function should see a request it did not ask for.
@@ -126,7 +128,7 @@ async function launch(target: string, port: number, args: string[], env: Record<
     },
     stderr: () => stderr,
     lines: () => lines,
-    warmed: async (timeoutMs = 30_000) => {
+    warmed: async (timeoutMs = 120_000) => {
       const end = Date.now() + timeoutMs;
       while (!lines.some((l) => /"msg":"(warmed up|warm-up at start failed)/.test(l))) {
         if (Date.now() > end || child.exitCode !== null) throw new Error(`${target}: no warm-up line within ${timeoutMs} ms:\n${stderr}`);
