@@ -43,7 +43,7 @@ export class Due {
     readonly timers: DueTimers,
     private readonly list: DueList,
     private readonly s: DueSettings,
-    sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    sleep?: (ms: number) => Promise<void>,
     private readonly maxListed = 10_000,
   ) {
     this.ticks = new TickLoop(
