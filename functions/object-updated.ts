@@ -9,10 +9,8 @@ export interface ObjectUpdatedParts {
   handle: ObjectsHandle;
   /** Acting at eligibility: this process's timers and the objects' due lists (shared/objects/io/due.ts). */
   due: ObjectsDue;
-  /** The due lists' tick: acts on what any instance listed, at its time (shared/objects/io/due-tick.ts). */
+  /** The due lists' tick: acts on what any instance listed, at its time; DUE_TICK_SENDERS names who may tick (shared/objects/io/due-tick.ts). */
   tick: ObjectsTick;
-  /** Who may tick (DUE_TICK_SENDERS, as podTerminated's); unset: any sender the process lets through. */
-  tickSenders?: readonly string[];
   /** Clears every timer: a process that stops (a standalone replica without its Lease) acts no more. */
   stop(): void;
 }
@@ -30,7 +28,8 @@ const objectUpdatedParts = (rt: Runtime): ObjectUpdatedParts => {
     timersMax: c.DUE_TIMERS_MAX,
     list: { namespace: c.DUE_NAMESPACE, shards: c.DUE_SHARDS, capacity: c.DUE_SHARD_CAPACITY },
   });
-  return { handle, due, tick: new ObjectsTick(due), ...(c.DUE_TICK_SENDERS ? { tickSenders: c.DUE_TICK_SENDERS } : {}), stop: () => due.stop() };
+  const tick = new ObjectsTick(due, { pollMs: c.DUE_POLL_SECONDS * 1000, ...(c.DUE_TICK_SENDERS ? { tickSenders: c.DUE_TICK_SENDERS } : {}) });
+  return { handle, due, tick, stop: () => due.stop() };
 };
 
 /** The kinds the configured policy's `kubeTidy.objects` rules name: what the standalone watch routes here. */
@@ -60,11 +59,11 @@ export const objectUpdated = defineTarget({
   },
   needs: { policy: true, cluster: 'at-start' },
   setup: objectUpdatedParts,
-  async handle(input, { handle: h, due, tick, tickSenders }, call) {
+  async handle(input, { handle: h, due, tick }, call) {
     if (input.type === 'tick') {
-      // Before anything is read: a tick holds a request and reads the due lists.
-      if (tickSenders && input.sender !== undefined && !tickSenders.includes(input.sender))
-        throw new BadRequestError(403, `sender ${JSON.stringify(input.sender)} may not tick objectUpdated (DUE_TICK_SENDERS): nothing was read or done`);
+      // Before anything is read: a tick holds a request and reads the due lists (DUE_TICK_SENDERS, as podTerminated's).
+      const refused = tick.refused(input.sender);
+      if (refused) throw new BadRequestError(403, refused);
       return tick.tick(call.deadline);
     }
     if (input.type !== 'object' && input.type !== 'reference') throw new Error('unreachable: accepts only object events and ticks');

@@ -19,8 +19,9 @@ import { listEverything, type FetchPage, type RawList } from './pager.js';
 import { WriteRefusedError } from './writer.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { WriteRefusals } from './write-refusals.js';
+import { FIELD_MANAGER } from './written-by.js';
 
-export const REPORTS_FIELD_MANAGER = 'kube-tidy';
+export const REPORTS_FIELD_MANAGER = FIELD_MANAGER;
 const REPORTS = { group: 'openreports.io', version: 'v1alpha1', plural: 'reports' } as const;
 const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 

@@ -22,6 +22,7 @@ import { recordNamespaceEvent, recordObjectEvent, recordPodEvent, type PodEvent,
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
 import { WriteRefusals, type WriteVerb } from './write-refusals.js';
+import { FIELD_MANAGER } from './written-by.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 
 export interface WriterOptions {
@@ -331,9 +332,18 @@ export class ClusterWriter {
     const verb = seen ? 'update' : 'create';
     this.guard(what, namespace, verb);
     try {
-      if (!seen) return await this.clients.core.createNamespacedConfigMap(this.dry({ namespace, body: { metadata: { name, namespace }, data } }));
+      // Under kube-tidy's field manager: its state trusts only what that manager wrote (written-by.ts).
+      if (!seen)
+        return await this.clients.core.createNamespacedConfigMap(
+          this.dry({ namespace, body: { metadata: { name, namespace }, data }, fieldManager: FIELD_MANAGER }),
+        );
       return await this.clients.core.replaceNamespacedConfigMap(
-        this.dry({ namespace, name, body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data } }),
+        this.dry({
+          namespace,
+          name,
+          body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data },
+          fieldManager: FIELD_MANAGER,
+        }),
       );
     } catch (e) {
       if (classifyKubeError(e).kind === 'conflict') return false;

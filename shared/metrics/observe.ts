@@ -57,7 +57,7 @@ export function observeDueRefused(m: MetricsRecorder, reason: 'list-full' | 'tim
 export function observeStateUnreadable(
   m: MetricsRecorder,
   store: 'brakes-ledger' | 'due-list' | 'evacuation-slots' | 'lease',
-  found: 'unreadable' | 'deleted' | 'replaced',
+  found: 'unreadable' | 'deleted' | 'replaced' | 'foreign',
   n = 1,
 ): void {
   if (n > 0) m.record('stateUnreadable', n, { store, found });

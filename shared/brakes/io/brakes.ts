@@ -138,8 +138,8 @@ export class Brakes {
   private dryBlind: { rv: string | undefined; state: LedgerState } | undefined;
 
   /**
-   * Reads the ledger. One that cannot be trusted (unreadable, or deleted or replaced since this
-   * process saw it) is never taken as it reads: it is rebuilt blind (core/ledger.ts) and written
+   * Reads the ledger. One that cannot be trusted (unreadable, written by another field manager,
+   * or deleted or replaced since this process saw it) is never taken as it reads: it is rebuilt blind (core/ledger.ts) and written
    * back at the resourceVersion read, so every instance defers what it guards until its windows
    * end; said once by whoever rebuilt it (lost.ts). A dry run keeps its rebuild here.
    */
@@ -159,7 +159,14 @@ export class Brakes {
       const written = await this.store.write(seen.cm, state);
       if (written === false) continue;
       this.keep(written, state, now);
-      await rebuildSaid(this.metrics, this.o.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, found: lost.found, why: lost.why, at: now });
+      await rebuildSaid(this.metrics, this.o.writer, this.o.log, {
+        namespace: this.o.namespace,
+        name: BRAKES_NAME,
+        found: lost.found,
+        why: lost.why,
+        at: now,
+        ...(lost.by ? { by: lost.by } : {}),
+      });
       return;
     }
     throw contended(`${this.o.namespace}/${BRAKES_NAME}`, ROUNDS, 'brakes ledger contended');

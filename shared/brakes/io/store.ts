@@ -15,7 +15,8 @@ import { BRAKES_NAME } from '../../model/keys.js';
 import { BRAKE_SCOPES } from '../../policy/brakes-schema.js';
 
 export { BRAKES_NAME };
-const KEY = 'ledger.json';
+/** The one key the ledger's JSON is under (and whose writer lost.ts checks). */
+export const LEDGER_KEY = 'ledger.json';
 
 export type Reader = ConfigMapReader;
 
@@ -47,7 +48,7 @@ const ledgerSchema = z.object({
     .optional(),
   slotsMended: z.number().optional(),
 }) as unknown as z.ZodType<LedgerState>;
-const codec = jsonDocument(KEY, ledgerSchema, emptyLedger);
+const codec = jsonDocument(LEDGER_KEY, ledgerSchema, emptyLedger);
 
 /** The ledger a ConfigMap holds, or undefined when it cannot be read as one. */
 export const stateOf = (cm: V1ConfigMap | undefined): LedgerState | undefined => {

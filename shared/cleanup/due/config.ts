@@ -1,5 +1,5 @@
 // The due list's and the timers' settings (docs/time-and-events.md), read once at
-// setup of the target that keeps them (podTerminated), so a bad one stops the process at start.
+// setup of the targets that keep them (podTerminated, objectUpdated), so a bad one stops the process at start.
 import { z } from 'zod';
 import { list, positiveInt, readEnv } from '../../config/env.js';
 import { namespaceName } from '../../model/pod-schema.js';
@@ -28,7 +28,7 @@ const Schema = z
      * The senders whose ticks are taken, as sender authentication names them (SENDER_AUTH_SUBJECTS'
      * form: the tick Trigger's OIDC account, Cloud Scheduler's service account). Unset: any sender
      * the process lets through. A tick from anyone else is refused 403 and does nothing: a tick
-     * holds a request and reads the due list, so not every caller of podTerminated should send one.
+     * holds a request and reads the due lists, so not every caller of podTerminated or objectUpdated should send one.
      */
     DUE_TICK_SENDERS: list.optional(),
     // Read only to check DUE_TICK_SENDERS against them.

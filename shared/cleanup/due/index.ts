@@ -14,6 +14,8 @@ export { DueTimers, systemClock, type TimerClock } from './io/timers.js';
 export { readDueConfig, type DueConfig } from './config.js';
 export { dueIn, scheduleOf, type DueEntry } from './core/due.js';
 export { OneLoop } from './io/one-loop.js';
+export { TickLoop, tickRefused, type Taken, type TickFamily, type TickResult, type TickSettings } from './io/tick-loop.js';
+export { DEFAULT_LOOK_AHEAD_MS, DEFAULT_MARGIN_MS } from './io/schedule.js';
 
 /** The due parts of one process: one set of timers, shared by every event and tick it takes. */
 export function dueOf(h: CleanupHandle, config: DueConfig, clock?: TimerClock): Due {

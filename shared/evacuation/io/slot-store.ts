@@ -119,6 +119,7 @@ export class SlotStore {
         found: lost.found,
         why: lost.why,
         at: now,
+        ...(lost.by ? { by: lost.by } : {}),
       });
     return answer;
   }

@@ -1,79 +1,86 @@
-// The objects due lists' tick: any instance, on its schedule, reads every kind's list (a GET per
-// shard, never an object LIST) and acts on each entry due before the next tick at its time,
-// through the same pass as a timer (objects/io/due.ts: the stored objects read again, the write
-// tied to them). So an object whose timer died with its process is acted on at its time by
-// whichever instance ticks. One read per tick: an entry written after it waits for the next tick
-// (at most a tick's interval late, never early). Ticks at once join the one running
-// (pod cleanup's OneLoop); entries done with, or overdue past the horizon, are taken out.
-import { dueIn, OneLoop } from '../../cleanup/due/index.js';
+// The objects due lists' tick: pod cleanup's tick loop (cleanup/due/io/tick-loop.ts) over the
+// objects' lists. Any instance, on its schedule, holds its request until the next tick, reading
+// every kind's list every DUE_POLL_SECONDS (a GET per shard, never an object LIST), and acts on
+// each entry due by then at its time, through the same pass as a timer (objects/io/due.ts: the
+// stored objects read again, the write tied to them). So an object whose timer died with its
+// process is acted on at its time by whichever instance ticks. As pod cleanup's: a tick from a
+// sender DUE_TICK_SENDERS does not name is refused before anything is read, ticks at once join
+// the one loop running, and an entry the pass decided on (deleted, gone, not selected, not yet
+// eligible: its own event or the sweep lists it again) leaves the list, so a forged or stale
+// entry is read once, not on every tick.
+import { DEFAULT_LOOK_AHEAD_MS, DEFAULT_MARGIN_MS, TickLoop, type Taken, type TickResult } from '../../cleanup/due/index.js';
 import { OBJECT_KINDS } from '../../policy/objects-schema.js';
 import { settled, type ObjectDueEntry, type ObjectsDue } from './due.js';
 
-/** How far a tick looks ahead: to the next one (a PingSource fires once a minute). */
-const LOOK_AHEAD_MS = 60_000;
-/** Kept free before the request's deadline, for the answer. */
-const MARGIN_MS = 3_000;
+/** What a tick did: pod cleanup's tick's answer. */
+export type ObjectsTickResult = TickResult;
 
-/** What a tick did (a type, not an interface: a target answers it as it is). */
-export type ObjectsTickResult = {
-  outcome: 'ticked' | 'joined';
-  due: number;
-  expired: number;
-  outcomes: Record<string, number>;
-  removed: number;
-  failures: { transient: number; refused: number };
-};
+export interface ObjectsTickOptions {
+  /** How often a holding tick reads the lists again (DUE_POLL_SECONDS). */
+  pollMs: number;
+  /** Who may tick (DUE_TICK_SENDERS); unset: any sender the process lets through. */
+  tickSenders?: readonly string[];
+}
 
 export class ObjectsTick {
-  private readonly flight: OneLoop<ObjectsTickResult>;
+  private readonly loop: TickLoop<ObjectDueEntry>;
 
   constructor(
     private readonly due: ObjectsDue,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    o: ObjectsTickOptions,
+    sleep?: (ms: number) => Promise<void>,
   ) {
-    this.flight = new OneLoop(0, () => due.h.now());
-  }
-
-  async tick(deadline: number): Promise<ObjectsTickResult> {
-    const until = Math.min(this.due.h.now() + LOOK_AHEAD_MS, deadline - MARGIN_MS);
-    const flight = await this.flight.run(until, (u) => this.loop(u));
-    if (flight.joined) return { outcome: 'joined', due: 0, expired: 0, outcomes: {}, removed: 0, failures: { transient: 0, refused: 0 } };
-    return flight.answer;
-  }
-
-  private async loop(until: number): Promise<ObjectsTickResult> {
-    const { h, o } = this.due;
-    const read = await Promise.all(OBJECT_KINDS.map(async (kind) => (await this.due.lists[kind].read()).map((e): ObjectDueEntry => ({ ...e, kind }))));
-    const found = dueIn(read.flat(), h.now(), until, o.horizonMs);
-    const outcomes: Record<string, number> = {};
-    const failures = { transient: 0, refused: 0 };
-    const done = found.expired.map((e) => e as ObjectDueEntry);
-    await Promise.all(
-      found.due.map(async (entry) => {
-        const e = entry as ObjectDueEntry;
+    const { h } = due;
+    this.loop = new TickLoop<ObjectDueEntry>(
+      {
+        target: 'objectUpdated',
+        read: async () => (await Promise.all(OBJECT_KINDS.map(async (kind) => (await due.lists[kind].read()).map((e) => ({ ...e, kind }))))).flat(),
         // This tick acts on it: this instance's timer would only repeat it.
-        this.due.timers.clear(e.uid);
-        const wait = e.at - h.now();
-        if (wait > 0) await this.sleep(wait);
-        try {
-          const summary = await this.due.pass(e);
-          for (const r of summary.results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
-          failures.transient += summary.failures.transient;
-          failures.refused += summary.failures.refused;
-          if (settled(summary)) done.push(e);
-        } catch (err) {
-          failures.transient++;
-          h.log.warn({ object: `${e.kind} ${e.namespace}/${e.name}`, err: (err as Error)?.message ?? String(err) }, 'objects due: the timed action failed');
-        }
-      }),
+        claim: (e) => due.timers.clear(e.uid),
+        take: (e) => this.take(e),
+        remove: (done) => this.remove(done),
+        now: () => h.now(),
+        log: h.log,
+      },
+      {
+        horizonMs: due.o.horizonMs,
+        lookAheadMs: DEFAULT_LOOK_AHEAD_MS,
+        marginMs: DEFAULT_MARGIN_MS,
+        pollMs: o.pollMs,
+        ...(o.tickSenders ? { tickSenders: o.tickSenders } : {}),
+      },
+      sleep,
     );
+  }
+
+  /** Why a tick from `sender` is not taken (DUE_TICK_SENDERS), or undefined. */
+  refused(sender: string | undefined): string | undefined {
+    return this.loop.refused(sender);
+  }
+
+  tick(deadline: number): Promise<ObjectsTickResult> {
+    return this.loop.tick(deadline);
+  }
+
+  private async take(e: ObjectDueEntry): Promise<Taken> {
+    const summary = await this.due.pass(e);
+    // Not selected (nothing-to-do) or kept is a decision too: the entry has served and leaves the list.
+    const outcomes = summary.results.length ? summary.results.map((r) => r.outcome) : [summary.kept.length ? 'kept' : 'nothing-to-do'];
+    this.due.h.log.info(
+      { object: `${e.kind} ${e.namespace}/${e.name}`, uid: e.uid, dueAt: new Date(e.at).toISOString(), outcomes },
+      'objects due: acted at eligibility (tick)',
+    );
+    return { outcomes, settled: settled(summary), transient: summary.failures.transient, refused: summary.failures.refused };
+  }
+
+  private async remove(done: readonly ObjectDueEntry[]): Promise<number> {
     this.due.forgetListed(done.map((e) => e.uid));
+    if (this.due.h.settings.dryRun) return 0;
     let removed = 0;
-    if (!h.settings.dryRun)
-      for (const kind of OBJECT_KINDS) {
-        const uids = done.filter((e) => e.kind === kind).map((e) => e.uid);
-        if (uids.length) removed += await this.due.lists[kind].remove(uids);
-      }
-    return { outcome: 'ticked', due: found.due.length, expired: found.expired.length, outcomes, removed, failures };
+    for (const kind of OBJECT_KINDS) {
+      const uids = done.filter((e) => e.kind === kind).map((e) => e.uid);
+      if (uids.length) removed += await this.due.lists[kind].remove(uids);
+    }
+    return removed;
   }
 }

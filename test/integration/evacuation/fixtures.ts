@@ -14,6 +14,7 @@ import { policyDoc } from '../../fixtures/policy.js';
 import { knativeRequest, pingRequest, runPod, runtimeFor, send, serve } from '../functions/setup.js';
 import { BEHAVIOUR, startMigrationController, type MigrationController } from './controller.js';
 import { startWebhook, type Webhook } from './webhook.js';
+import { FIELD_MANAGER } from '../../../shared/kube/written-by.js';
 
 export const KUBEVIRT_CRDS = fileURLToPath(new URL('../../fixtures/kubevirt', import.meta.url));
 const KV = { group: 'kubevirt.io', version: 'v1' } as const;
@@ -205,13 +206,15 @@ export async function putLedgerSlot(ns: string, uid: string, slot: { pod: string
   const state = cm?.data?.['ledger.json'] ? JSON.parse(cm.data['ledger.json']) : { counts: {}, holds: {}, trips: {} };
   state.slots = { ...state.slots, [uid]: slot };
   const data = { 'ledger.json': JSON.stringify(state) };
+  // Under kube-tidy's field manager, as its write would be (another's is rebuilt blind: brakes/io/lost.ts).
   if (cm)
     await core().replaceNamespacedConfigMap({
       namespace: ns,
       name: SLOT_STORE_NAME,
       body: { metadata: { name: SLOT_STORE_NAME, resourceVersion: cm.metadata!.resourceVersion }, data },
+      fieldManager: FIELD_MANAGER,
     });
-  else await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: SLOT_STORE_NAME }, data } });
+  else await core().createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: SLOT_STORE_NAME }, data }, fieldManager: FIELD_MANAGER });
 }
 
 /** Sets how the migration stand-in treats the VMI's migrations (controller.ts BEHAVIOUR): a held one then follows it. */

@@ -60,25 +60,28 @@ describe('an upgrade with an evacuation in flight', () => {
     expect(slot).toMatchObject({ pod: `${ns.name}/virt-launcher-a`, attempt: 1 });
     expect(await listSlots(core(), ns.name)).toEqual([]);
 
-    // Two upgraded instances at once, each asked to start b: both carry the old slots.
+    // Two upgraded instances at once, each asked to start b: both carry the old slots. The
+    // previous release wrote the ledger without a field manager (the API server named it after
+    // the client, node-fetch), so the upgraded ones take it as another writer's (issue 44):
+    // rebuilt blind, its slots unknown until a tick writes them back from the Started pods.
     const [one, two] = await Promise.all([serveEvacuation(ns.name, LIMITS), serveEvacuation(ns.name, LIMITS)]);
     const b = await createVm(ns.name, 'b', { request: true, behaviour: 'hang' });
     const answers = await Promise.all([one.event(b), two.event(b)]);
-    expect(answers).toEqual([
-      expect.objectContaining({ outcome: 'queued', why: expect.stringContaining('1 evacuations in flight in the cluster (limit 1)') }),
-      expect.objectContaining({ outcome: 'queued', why: expect.stringContaining('1 evacuations in flight in the cluster (limit 1)') }),
-    ]);
+    const unknown = expect.stringMatching(/ledger was rewritten by node-fetch .* the evacuations in flight are unknown until a tick/);
+    expect(answers).toEqual([expect.objectContaining({ outcome: 'queued', why: unknown }), expect.objectContaining({ outcome: 'queued', why: unknown })]);
     expect(await state('virt-launcher-b')).toBeUndefined();
     expect(await listSlots(core(), ns.name)).toEqual([{ uid, ...slot }]);
     expect(await readCm(LEGACY_SLOTS_NAME)).toBeUndefined();
     expect(JSON.parse((await readCm(SLOT_STORE_NAME))!.data!['ledger.json']!).counts).toEqual({ [SENTINEL]: 1 });
 
-    // Still in flight: a tick of either leaves b waiting and a holding its slot.
+    // Still in flight: a tick of either leaves b waiting and a holding its slot; once the tick
+    // wrote the slots back, b waits for the limit again, as before the upgrade.
     await one.tick();
     await two.tick();
     expect(await state('virt-launcher-a')).toBe('Started');
     expect(await state('virt-launcher-b')).toBeUndefined();
     expect((await listSlots(core(), ns.name)).map((s) => s.uid)).toEqual([uid]);
+    expect(await one.event(b)).toMatchObject({ outcome: 'queued', why: expect.stringContaining('1 evacuations in flight in the cluster (limit 1)') });
 
     // a's migration goes on and succeeds (KubeVirt deletes the source pod): its slot is given
     // back, and b starts in its place.

@@ -27,7 +27,7 @@ function parts(): ObjectUpdatedParts {
     metrics: MetricsRecorder.off(),
   } as unknown as ObjectsHandle;
   const due = new ObjectsDue(handle, { horizonMs: 3_600_000, timersMax: 10, list: { namespace: 'kube-tidy', shards: 4, capacity: 10 } });
-  return { handle, due, tick: new ObjectsTick(due), tickSenders: ['scheduler'], stop: () => due.stop() };
+  return { handle, due, tick: new ObjectsTick(due, { pollMs: 1_000, tickSenders: ['scheduler'] }), stop: () => due.stop() };
 }
 
 const ctx = (): ResolveContext => ({
@@ -68,10 +68,14 @@ describe('objectUpdated, before anything is read', () => {
     expect(objectUpdated.accepts.kinds).toEqual(['Job', 'PersistentVolumeClaim', 'Workload']);
   });
 
-  it('a tick from a sender DUE_TICK_SENDERS does not name is 403, and reads nothing', async () => {
+  it.each([
+    { sentence: 'a sender DUE_TICK_SENDERS does not name', sender: 'someone' },
+    { sentence: 'an unnamed sender (a request no sender check named)', sender: 'anonymous' },
+  ])('a tick from $sentence is 403 as podTerminated says it, and reads nothing', async ({ sender }) => {
     const tick = { type: 'tick' as const, data: {}, origin: { bridge: 'knative-pingsource' as const, transport: 'plain' as const } };
-    const out = await resolver(objectUpdated, parts(), ctx()).input({ type: 'tick', event: tick, sender: 'someone' });
+    const out = await resolver(objectUpdated, parts(), ctx()).input({ type: 'tick', event: tick, sender });
     expect(out.status).toBe(403);
+    expect(out.body.error).toBe(`sender "${sender}" may not tick objectUpdated (DUE_TICK_SENDERS names scheduler): nothing was read or done`);
   });
 
   const job = (status: unknown, labels?: unknown): ObjectEvent => {

@@ -18,8 +18,8 @@ const BOUNDED: Record<string, string> = {
   'shared/gcp/pubsub-publish.ts': 'a constant TIMEOUT_MS',
   'shared/runtime/configmap-policy-source.ts': 'the watch restarts after 0 or 1000 ms',
   'shared/notify/outbox.ts': 'EVENTS_FLUSH_MS (max 10 s) and EVENTS_SEND_TIMEOUT_SECONDS (max 60) by their schemas',
-  'shared/objects/io/due-tick.ts': "an entry's wait within the tick, at most DUE_HORIZON_SECONDS (max 24 h)",
-  'shared/cleanup/due/io/schedule.ts': 'a wait within the tick: DUE_POLL_SECONDS (max 60) or an entry within DUE_HORIZON_SECONDS (max 24 h)',
+  'shared/cleanup/due/io/tick-loop.ts':
+    'a wait within the tick (pods and objects): DUE_POLL_SECONDS (max 60) or an entry within DUE_HORIZON_SECONDS (max 24 h)',
   'shared/cleanup/due/io/timers.ts': 'armOf caps a timer at the horizon, DUE_HORIZON_SECONDS (max 24 h); beyond, it fires only to look again',
   'shared/metrics/recorder.ts': 'the push cap (2 s by default, constants at every call) and 500 ms at shutdown',
   'shared/metrics/sampled-log.ts': "a sampler's window: constants (60 s) at every call",

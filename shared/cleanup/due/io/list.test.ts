@@ -84,6 +84,19 @@ describe('DueList', () => {
     expect(c.counts.writes).toBe(0);
   });
 
+  it("takes out an entry found in another shard than its uid's (a forger's, another DUE_SHARDS') from where it was read", async () => {
+    const c = fakeCluster();
+    const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 2, capacity: 10, metrics });
+    await list.put({ namespace: 'ml', name: 'a', uid: uid(1), at: T0 });
+    const wrong = `kube-tidy-due-${1 - shardOf(uid(2), 2)}`;
+    const cm = c.stored.get(wrong) ?? { metadata: { name: wrong, resourceVersion: '1' }, data: {} };
+    cm.data![uid(2)] = JSON.stringify({ namespace: 'ml', name: 'forged', at: T0 });
+    c.stored.set(wrong, cm);
+    expect((await list.read()).map((e) => e.uid).sort()).toEqual([uid(1), uid(2)].sort());
+    expect(await list.remove([uid(2)])).toBe(1);
+    expect((await list.read()).map((e) => e.uid)).toEqual([uid(1)]);
+  });
+
   it('drops an entry it cannot read (a hint lost, never a removal), says so once, and keeps the rest', async () => {
     const c = fakeCluster();
     const list = new DueList(c.core, () => c.writer, { namespace: 'kube-tidy', shards: 1, capacity: 10, metrics });

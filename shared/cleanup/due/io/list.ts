@@ -85,10 +85,8 @@ export class DueList {
    */
   async remove(uids: Iterable<string>): Promise<number> {
     const byShard = new Map<number, string[]>();
-    for (const uid of uids) {
-      const s = shardOf(uid, this.o.shards);
-      byShard.set(s, [...(byShard.get(s) ?? []), uid]);
-    }
+    for (const uid of uids)
+      for (const s of new Set([shardOf(uid, this.o.shards), ...(this.readIn.get(uid) ?? [])])) byShard.set(s, [...(byShard.get(s) ?? []), uid]);
     const removed = await Promise.all(
       [...byShard].map(async ([s, these]) => {
         const gone = await this.enqueue(s, these);
@@ -128,10 +126,21 @@ export class DueList {
     }, ATTEMPTS);
   }
 
+  /**
+   * Where the last read found each entry, when that is not its uid's shard: kube-tidy never
+   * writes one there, but another writer (a forger, a release with another DUE_SHARDS) may, and
+   * an entry `remove` could not find would be read, and acted on, at every tick.
+   */
+  private readIn = new Map<string, number[]>();
+
   /** Every entry: one GET per shard, never a pod LIST (and a write for a shard that holds unreadable entries). */
   async read(): Promise<DueEntry[]> {
     const shards = await Promise.all(Array.from({ length: this.o.shards }, (_, s) => this.store(s).read()));
     await Promise.all(shards.map((seen, s) => (seen.unreadable.length ? this.dropUnreadable(s, seen) : undefined)));
+    const readIn = new Map<string, number[]>();
+    for (const [s, seen] of shards.entries())
+      for (const uid of seen.value.keys()) if (shardOf(uid, this.o.shards) !== s) readIn.set(uid, [...(readIn.get(uid) ?? []), s]);
+    this.readIn = readIn;
     return shards.flatMap((seen) => entriesOf(seen.value));
   }
 

@@ -3,11 +3,13 @@
 // (it may have changed; the brakes apply as on any event; DRY_RUN as everywhere). Acting twice
 // on one pod (a timer and another instance's tick) is harmless: the write is tied to the stored
 // pod, and a pod already gone answers `gone`.
-import { removeSelected, type CleanupHandle, type Failures, type OnePodResult } from '../../index.js';
-import { dueIn, scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
+import { removeSelected, type CleanupHandle, type OnePodResult } from '../../index.js';
+import { scheduleOf, type Admitted, type DueEntry } from '../core/due.js';
 import type { DueList } from './list.js';
-import { OneLoop } from './one-loop.js';
+import { TickLoop, type TickResult, type TickSettings } from './tick-loop.js';
 import type { DueTimers } from './timers.js';
+
+export type { TickResult };
 
 /**
  * Outcomes after which the entry has not served: the brakes deferred the pod, or the write
@@ -21,17 +23,8 @@ type Acted = Pick<OnePodResult, 'outcome' | 'failures'> & { why?: string };
 
 const settled = (a: Acted): boolean => !UNSETTLED.has(a.outcome) && !a.failures?.transient && !a.failures?.refused;
 
-export interface DueSettings {
-  horizonMs: number;
-  /** How far a tick looks ahead: to the next tick (PingSource and Cloud Scheduler fire once a minute). */
-  lookAheadMs: number;
-  /** Kept free before the request's deadline, for the answer. */
-  marginMs: number;
-  /** How often a tick reads the due list again while it holds (DUE_POLL_SECONDS). */
-  pollMs: number;
-  /** The senders whose ticks are taken (DUE_TICK_SENDERS); unset: any the process lets through. */
-  tickSenders?: readonly string[];
-}
+/** The tick's settings (tick-loop.ts): horizon, look-ahead, margin, poll, DUE_TICK_SENDERS. */
+export type DueSettings = TickSettings;
 
 export const DEFAULT_LOOK_AHEAD_MS = 60_000;
 
@@ -39,36 +32,36 @@ export const DEFAULT_LOOK_AHEAD_MS = 60_000;
 const dueScope = (e: DueEntry, by: 'timer' | 'tick') => ({ due: { at: new Date(e.at).toISOString(), by } });
 export const DEFAULT_MARGIN_MS = 3_000;
 
-/** What a tick did (the due list's own result; a target answers it as it is). */
-export type TickResult = {
-  /** `joined`: a tick already running in this process does the work. */
-  outcome: 'ticked' | 'joined';
-  why?: string;
-  joined?: { since: string; until: string };
-  due: number;
-  waiting: number;
-  expired?: number;
-  outcomes: Record<string, number>;
-  removed: number;
-  reads: number;
-  failures?: Failures;
-};
-
 export class Due {
   /** The pods this instance put in the due list, at their time: an event that changes nothing writes nothing. */
   private readonly listed = new Map<string, number>();
-  /** The process's one tick loop: concurrent ticks join it instead of each reading the list. */
-  private readonly flight: OneLoop<TickResult>;
+  /** The process's one tick loop (tick-loop.ts): concurrent ticks join it instead of each reading the list. */
+  private readonly ticks: TickLoop<DueEntry>;
 
   constructor(
     private readonly h: CleanupHandle,
     readonly timers: DueTimers,
     private readonly list: DueList,
     private readonly s: DueSettings,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    sleep?: (ms: number) => Promise<void>,
     private readonly maxListed = 10_000,
   ) {
-    this.flight = new OneLoop(s.pollMs, () => h.now());
+    this.ticks = new TickLoop(
+      {
+        target: 'podTerminated',
+        read: async () => (await h.ready(), list.read()),
+        claim: (e) => timers.clear(e.uid),
+        take: (e) => this.takeOne(e),
+        remove: async (done) => {
+          for (const e of done) this.listed.delete(e.uid);
+          return h.settings.dryRun ? 0 : list.remove(done.map((e) => e.uid));
+        },
+        now: () => h.now(),
+        log: h.log,
+      },
+      s,
+      sleep,
+    );
   }
 
   /**
@@ -159,104 +152,27 @@ export class Due {
     return answer;
   }
 
-  /**
-   * Why a tick from `sender` is not taken (DUE_TICK_SENDERS), or undefined. No sender: a tick of
-   * the process's own schedule (standalone), which no request brought.
-   */
+  /** Why a tick from `sender` is not taken (DUE_TICK_SENDERS), or undefined (tick-loop.ts). */
   tickRefused(sender: string | undefined): string | undefined {
-    const allowed = this.s.tickSenders;
-    if (!allowed || sender === undefined || allowed.includes(sender)) return undefined;
-    return `sender ${JSON.stringify(sender)} may not tick podTerminated (DUE_TICK_SENDERS names ${allowed.join(', ')}): nothing was read or done`;
+    return this.ticks.refused(sender);
   }
 
   /**
-   * A tick: the process's one tick loop (OneLoop), or joined to the one running when that loop
-   * looks far enough ahead, answered at once as `joined` with the running loop's window. Ticks
-   * at once (a retry, a forged flood) then cost the API server what one tick does.
+   * A tick: the process's one tick loop, or joined to the one running (tick-loop.ts). It holds
+   * its request until the next tick, reading the due list every `pollMs` (a GET per shard, never
+   * a pod LIST), and acts on each entry due by then at its time, through removeSelected.
    */
-  async tick(deadline: number): Promise<TickResult> {
-    const until = Math.min(this.h.now() + this.s.lookAheadMs, deadline - this.s.marginMs);
-    const flight = await this.flight.run(until, (u) => this.loop(u));
-    if (!flight.joined) return flight.answer;
-    const window = { since: new Date(flight.since).toISOString(), until: new Date(flight.until).toISOString() };
-    return {
-      outcome: 'joined',
-      why: `a tick already running in this process acts on what is due until ${window.until}`,
-      joined: window,
-      due: 0,
-      waiting: 0,
-      outcomes: {},
-      removed: 0,
-      reads: 0,
-    };
+  tick(deadline: number): Promise<TickResult> {
+    return this.ticks.tick(deadline);
   }
 
-  /**
-   * The tick loop: holds its request until `until` (the next tick), reading the due list every
-   * `pollMs` (a GET per shard, never a pod LIST), and acts on each entry due by then at its
-   * time. So an entry written after the loop began (an instance that scheduled a pod and then
-   * died) waits at most `pollMs` past its time. Entries it acted on, found gone or no longer
-   * due, or overdue past the horizon are removed.
-   */
-  private async loop(until: number): Promise<TickResult> {
-    await this.h.ready();
-    const outcomes: Record<string, number> = {};
-    const failures = { transient: 0, refused: 0 };
-    const taking = new Map<string, Promise<void>>();
-    const done = new Set<string>();
-    let waiting = 0;
-    let expired = 0;
-    let reads = 0;
-    for (;;) {
-      let entries: DueEntry[];
-      try {
-        entries = await this.list.read();
-      } catch (e) {
-        // The first read failing fails the tick (503: the scheduler's retry); a later one waits for the next poll.
-        if (reads === 0) throw e;
-        this.h.log.warn({ err: (e as Error)?.message ?? String(e) }, 'due list: a poll could not read it');
-        entries = [];
-      }
-      reads++;
-      const now = this.h.now();
-      const found = dueIn(entries, now, until, this.s.horizonMs);
-      for (const e of found.expired)
-        if (!done.has(e.uid)) {
-          done.add(e.uid);
-          expired++;
-        }
-      for (const e of found.due) if (!taking.has(e.uid)) taking.set(e.uid, this.takeAt(e, outcomes, failures, done));
-      if (entries.length) waiting = entries.length - found.due.length - found.expired.length;
-      const next = now + this.s.pollMs;
-      if (next >= until) break;
-      await this.sleep(next - this.h.now());
-    }
-    await Promise.all(taking.values());
-    for (const uid of done) this.listed.delete(uid);
-    const removed = done.size && !this.h.settings.dryRun ? await this.list.remove(done) : 0;
-    return { outcome: 'ticked', due: taking.size, waiting, expired, outcomes, removed, reads, failures };
-  }
-
-  /** One entry a tick takes: at its time, through removeSelected; counted in the tick's answer. */
-  private async takeAt(e: DueEntry, outcomes: Record<string, number>, failures: { transient: number; refused: number }, done: Set<string>): Promise<void> {
-    // This tick acts on it: a timer of this instance for the same pod would only repeat it.
-    this.timers.clear(e.uid);
-    const wait = e.at - this.h.now();
-    if (wait > 0) await this.sleep(wait);
-    let answer: Acted;
-    try {
-      answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid }, undefined, dueScope(e, 'tick'));
-    } catch (err) {
-      this.h.log.warn({ pod: `${e.namespace}/${e.name}`, err: (err as Error)?.message ?? String(err) }, 'due: the timed action failed');
-      answer = { outcome: 'failed', failures: { transient: 1, refused: 0 } };
-    }
+  /** One entry a tick takes, at its time: decided again on the stored pod. */
+  private async takeOne(e: DueEntry): Promise<{ outcomes: string[]; settled: boolean; transient?: number; refused?: number }> {
+    const answer = await removeSelected(this.h, { namespace: e.namespace, name: e.name, uid: e.uid }, undefined, dueScope(e, 'tick'));
     this.h.log.info(
       { pod: `${e.namespace}/${e.name}`, uid: e.uid, dueAt: new Date(e.at).toISOString(), outcome: answer.outcome, why: answer.why },
       'due: acted at eligibleAt (tick)',
     );
-    outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
-    failures.transient += answer.failures?.transient ?? 0;
-    failures.refused += answer.failures?.refused ?? 0;
-    if (settled(answer)) done.add(e.uid);
+    return { outcomes: [answer.outcome], settled: settled(answer), transient: answer.failures?.transient ?? 0, refused: answer.failures?.refused ?? 0 };
   }
 }

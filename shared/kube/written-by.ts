@@ -1,0 +1,58 @@
+// Who last wrote a key of a ConfigMap, as the API server records it (metadata.managedFields).
+// kube-tidy writes its state under one field manager, `kube-tidy`: without one the API server
+// names the writer after the client's user agent, which for @kubernetes/client-node is
+// `node-fetch`, what any script with the same client is named too (and what every release
+// before the field manager was sent is named). Ownership of a field moves to whoever last
+// changed its value (an update, an apply with force, a `kubectl edit`), so a key kube-tidy's
+// manager no longer owns was changed by someone else since kube-tidy wrote it. The field
+// manager is a name a client gives, not an identity: RBAC on the ConfigMap is what stops a
+// hostile writer; this tells kube-tidy's writes from another tool's or a person's.
+import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+
+/** The field manager of every ConfigMap write kube-tidy sends (its state) and of its applied Reports. */
+export const FIELD_MANAGER = 'kube-tidy';
+
+/** A writer as managedFields names it. */
+export interface Writer {
+  manager: string;
+  /** `Update` (a create, a PUT, a patch) or `Apply` (server-side apply). */
+  operation?: string;
+  /** When that manager last changed a field it owns (RFC 3339, seconds). */
+  time?: string;
+}
+
+const timeOf = (e: V1ManagedFieldsEntry): string | undefined => {
+  const t: unknown = e.time;
+  if (t instanceof Date) return Number.isNaN(t.getTime()) ? undefined : t.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return typeof t === 'string' ? t : undefined;
+};
+
+const owns = (e: V1ManagedFieldsEntry, key: string): boolean => {
+  const data = (e.fieldsV1 as Record<string, unknown> | undefined)?.['f:data'];
+  return typeof data === 'object' && data !== null && `f:${key}` in data;
+};
+
+const newest = (entries: readonly V1ManagedFieldsEntry[]): V1ManagedFieldsEntry | undefined =>
+  [...entries].sort((a, b) => (timeOf(b) ?? '').localeCompare(timeOf(a) ?? ''))[0];
+
+/**
+ * The writer of `key` when it is not kube-tidy's field manager: undefined when kube-tidy owns
+ * it, or when the ConfigMap has no managedFields at all (a test double, or a client that reset
+ * them, which changes nothing else). Nobody owning the key while others own fields (a reset,
+ * then another change): the newest of them is named.
+ */
+export function foreignWriter(cm: V1ConfigMap | undefined, key: string): Writer | undefined {
+  const entries = cm?.metadata?.managedFields ?? [];
+  if (entries.length === 0) return undefined;
+  const owners = entries.filter((e) => owns(e, key));
+  if (owners.some((e) => e.manager === FIELD_MANAGER)) return undefined;
+  const by = newest(owners.length ? owners : entries)!;
+  const time = timeOf(by);
+  return { manager: by.manager ?? '(no manager)', ...(by.operation ? { operation: by.operation } : {}), ...(time ? { time } : {}) };
+}
+
+/** "node-fetch (Update at 2026-11-29T06:01:02Z)", for a reason and an Event. */
+export const describeWriter = (w: Writer): string => {
+  const how = [w.operation, w.time ? `at ${w.time}` : undefined].filter(Boolean).join(' ');
+  return how ? `${w.manager} (${how})` : w.manager;
+};
