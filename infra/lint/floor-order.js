@@ -60,7 +60,13 @@ export default {
     const from = relative(ROOT, abs);
     const own = floorOf(from);
     if (!own) {
-      return { Program: (node) => context.report({ node, message: `${from} is in no room of infra/lint/floors.js: give its folder a floor` }) };
+      return {
+        Program: (node) =>
+          context.report({
+            node,
+            message: `${from} is in no room of infra/lint/floors.js: give its folder a floor (or the file, in a folder that stands on several, as policy/ does)`,
+          }),
+      };
     }
     const check = (node) => {
       const spec = specOf(node);

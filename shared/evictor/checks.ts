@@ -3,7 +3,7 @@ import { toMillis } from '../model/time.js';
 import { compileLabelSelector, isEmptySelector, type LabelMatcher } from '../policy/label-selector.js';
 import { parseSelectorString } from '../policy/selector-string.js';
 import { parseGoDuration } from '../policy/duration.js';
-import type { SnapshotIndex } from '../selection/snapshot.js';
+import type { SnapshotIndex } from './snapshot-index.js';
 import type { DefaultEvictorArgs, Protection } from './schema.js';
 import { fitsNode } from './node-fit.js';
 import { BUILT_IN_PRIORITY_CLASSES, SYSTEM_CRITICAL_PRIORITY } from '../model/priority.js';

@@ -1,5 +1,5 @@
 import type { Pod } from '../model/objects.js';
-import type { SnapshotIndex } from '../selection/snapshot.js';
+import type { SnapshotIndex } from './snapshot-index.js';
 import { effectiveProtections, type DefaultEvictorArgs } from './schema.js';
 import * as c from './checks.js';
 import { ANNOTATION_EVICT, ANNOTATION_PREFER_NO_EVICTION } from '../model/keys.js';

@@ -7,7 +7,8 @@ import type { PodMatcher } from '../strategies/lifecycle/matcher.js';
 import type { Decision, Kept, Plan } from './decision.js';
 import { eligibleAt } from './eligible.js';
 import { RetentionIndex, ruleFor } from './retention.js';
-import { indexSnapshot, type Snapshot, type SnapshotIndex } from './snapshot.js';
+import type { SnapshotIndex } from '../evictor/snapshot-index.js';
+import { indexSnapshot, type Snapshot } from './snapshot.js';
 
 export interface DecideOptions {
   /** Never touched, whatever the policy says. Default: kube-system. */

@@ -2,6 +2,7 @@ import type { Namespace, Node, Pod, PodDisruptionBudget, PriorityClass } from '.
 import { compileLabelSelector, type LabelMatcher } from '../policy/label-selector.js';
 import { BUILT_IN_PRIORITY_CLASSES } from '../model/priority.js';
 import { freeOn, type Resources } from '../evictor/node-fit.js';
+import type { SnapshotIndex } from '../evictor/snapshot-index.js';
 
 /**
  * What the core decides over: the pods, and the context some checks need. Anything left out
@@ -21,19 +22,6 @@ export interface Snapshot {
   priorityClasses?: readonly PriorityClass[];
   /** PVC name -> storage class, keyed `namespace/name`; for PodsWithPVC's protectedStorageClasses. */
   pvcStorageClasses?: ReadonlyMap<string, string>;
-}
-
-/** Built once per decide call so that every check is a lookup. */
-export interface SnapshotIndex {
-  nodes?: Map<string, Node>;
-  namespaces?: Map<string, Namespace>;
-  pdbsByNamespace?: Map<string, LabelMatcher[]>;
-  priorityValues: Map<string, number>;
-  pvcStorageClasses?: ReadonlyMap<string, string>;
-  /** Pods per owner uid, counted over the snapshot (DefaultEvictor's minReplicas). */
-  readonly ownerCounts: Map<string, number>;
-  /** What each known node has left for another pod, for node-fit checks: summed once, not per check. */
-  readonly freeByNode: Map<string, Resources>;
 }
 
 function countOwners(pods: readonly Pod[]): Map<string, number> {

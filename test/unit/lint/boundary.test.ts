@@ -144,7 +144,7 @@ describe('rooms import downward only: the floors of infra/lint/floors.js', () =>
 
   it('the message says which rooms and floors (kube/ reading a family core, as kube/names.ts did)', async () => {
     const found = await problems('shared/kube/boundary-probe.ts', "import { MARK } from '../defrag/core/marks.js';\nexport const x = MARK;");
-    expect(found.join('\n')).toContain('shared/kube (floor 3, kube) imports shared/defrag/core (floor 6, family cores) from shared/defrag/core/marks.ts');
+    expect(found.join('\n')).toContain('shared/kube (floor 7, kube) imports shared/defrag/core (floor 10, family cores) from shared/defrag/core/marks.ts');
   });
 
   it('downward imports, and imports within one floor, pass', async () => {
@@ -161,7 +161,71 @@ describe('rooms import downward only: the floors of infra/lint/floors.js', () =>
     );
   });
 
+  // The pure cores have an order of their own: the policy's terms, then what a policy is composed
+  // of (the strategies, the evictor), then the composed document, then what reads it (the planner).
+  // On one floor, the evictor read selection/snapshot.ts and nothing said so.
+  it.each([
+    [
+      'the evictor reading the planner (as gate.ts read selection/snapshot.ts)',
+      'shared/evictor/boundary-probe.ts',
+      "import type { Snapshot } from '../selection/snapshot.js';\nexport type X = Snapshot;",
+    ],
+    [
+      'the evictor reading the composed policy',
+      'shared/evictor/boundary-probe.ts',
+      "import type { Policy } from '../policy/policy.js';\nexport type X = Policy;",
+    ],
+    [
+      'a strategy reading the policy loader',
+      'shared/strategies/boundary-probe.ts',
+      "import { loadPolicy } from '../policy/load.js';\nexport const x = loadPolicy;",
+    ],
+    [
+      'a part of the policy reading the whole (brakes-schema.ts, policy.ts)',
+      'shared/policy/brakes-schema.ts',
+      "import type { Policy } from './policy.js';\nexport type X = Policy;",
+    ],
+    ['a policy term reading a strategy', 'shared/policy/common.ts', "import { STRATEGIES } from '../strategies/registry.js';\nexport const x = STRATEGIES;"],
+    ['the composed policy reading the planner', 'shared/policy/policy.ts', "import type { Plan } from '../selection/decision.js';\nexport type X = Plan;"],
+    [
+      'the bridge formats reading a policy term',
+      'shared/cloudevents/boundary-probe.ts',
+      "import { parseGoDuration } from '../policy/duration.js';\nexport const x = parseGoDuration;",
+    ],
+  ])('%s runs up a floor and fails lint', async (_what, file, code) => {
+    expect((await problems(file, code)).filter((p) => p.startsWith(RULE))).toHaveLength(1);
+  });
+
+  it('the pure cores read downward: the planner the evictor and the policy, the policy the strategies and the evictor, those the terms', async () => {
+    const reads: [string, string][] = [
+      [
+        'shared/selection/boundary-probe.ts',
+        "import { compileGate } from '../evictor/gate.js';\nimport type { Policy } from '../policy/policy.js';\nexport const x = compileGate;\nexport type P = Policy;",
+      ],
+      [
+        'shared/policy/policy.ts',
+        "import { STRATEGIES } from '../strategies/registry.js';\nimport type { EvictionLimits } from '../evictor/limits.js';\nexport const x = STRATEGIES;\nexport type L = EvictionLimits;",
+      ],
+      ['shared/evictor/boundary-probe.ts', "import { parseGoDuration } from '../policy/duration.js';\nexport const x = parseGoDuration;"],
+    ];
+    for (const [file, code] of reads)
+      expect(
+        (await problems(file, code)).filter((p) => p.startsWith(RULE)),
+        file,
+      ).toEqual([]);
+  });
+
+  it("the evictor's gate and checks as they are stand on their floor (the snapshot's index is the evictor's, a leaf it reads)", async () => {
+    for (const file of ['shared/evictor/gate.ts', 'shared/evictor/checks.ts'])
+      expect(
+        (await problems(file, readFileSync(`${ROOT}${file}`, 'utf8'))).filter((p) => p.startsWith(RULE)),
+        file,
+      ).toEqual([]);
+  });
+
   it('a module of shared/ in no room of floors.js fails lint', async () => {
     expect((await problems('shared/newroom/boundary-probe.ts', 'export const x = 1;')).join('\n')).toContain('is in no room of infra/lint/floors.js');
+    // policy/ stands on several floors, its files named: a new one is in no room until given one.
+    expect((await problems('shared/policy/boundary-probe.ts', 'export const x = 1;')).join('\n')).toContain('is in no room of infra/lint/floors.js');
   });
 });

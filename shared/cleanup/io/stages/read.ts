@@ -4,7 +4,8 @@
 import { listPods, type PodPage } from '../../../kube/list.js';
 import type { JobOwners, Owner } from '../../../selection/retention.js';
 import type { SnapshotNeeds } from '../../../selection/needs.js';
-import { indexSnapshot, type Snapshot, type SnapshotIndex } from '../../../selection/snapshot.js';
+import type { SnapshotIndex } from '../../../evictor/snapshot-index.js';
+import { indexSnapshot, type Snapshot } from '../../../selection/snapshot.js';
 import type { Policy } from '../../../policy/policy.js';
 import type { CleanupHandle } from '../../handle.js';
 import { fetchContext, fetchJobOwners } from '../context.js';
