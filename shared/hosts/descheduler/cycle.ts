@@ -9,7 +9,8 @@
 // precondition, so such a pod goes in its cycle. Here it is read and decided again as stored,
 // in the same cycle, instead of waiting a whole --descheduling-interval.
 import { removeSelected, runPass } from '../../cleanup/index.js';
-import type { ActResult } from '../../cleanup/io/act.js';
+import { failuresOf, resultOf, type ActResult } from '../../cleanup/io/act.js';
+import type { OnePodResult } from '../../cleanup/io/results.js';
 import type { CleanupHandle } from '../../cleanup/handle.js';
 import type { PassSummary } from '../../cleanup/io/pass-summary.js';
 import type { Logger } from '../../log.js';
@@ -92,13 +93,27 @@ function tell(p: CycleParts): (r: ActResult, d: Decision) => void {
 async function decideAgain(p: CycleParts, stale: readonly Decision[], summary: PassSummary, told: (r: ActResult, d: Decision) => void): Promise<void> {
   for (const d of stale) {
     p.log.debug({ pod: `${d.namespace}/${d.name}`, strategy: d.strategy }, 'Pod changed since the cycle read it: decided again as stored');
-    let again = await removeSelected(p.handle, { namespace: d.namespace, name: d.name, uid: d.uid });
-    for (let attempt = 1; attempt < STALE_RETRIES && again.result?.outcome === 'stale'; attempt++)
+    let again: OnePodResult;
+    try {
       again = await removeSelected(p.handle, { namespace: d.namespace, name: d.name, uid: d.uid });
+      for (let attempt = 1; attempt < STALE_RETRIES && again.result?.outcome === 'stale'; attempt++)
+        again = await removeSelected(p.handle, { namespace: d.namespace, name: d.name, uid: d.uid });
+    } catch (e) {
+      // Its read failed (the API server unreachable, say): left for the next cycle, as a failed write is.
+      again = {
+        outcome: 'failed',
+        pod: `${d.namespace}/${d.name}`,
+        why: (e as Error).message,
+        result: { ...resultOf(d, p.dryRun), outcome: 'failed', message: (e as Error).message },
+      };
+    }
     const outcome = again.result?.outcome ?? again.outcome;
     summary.outcomes.stale = (summary.outcomes.stale ?? 1) - 1;
     if (!summary.outcomes.stale) delete summary.outcomes.stale;
     summary.outcomes[outcome] = (summary.outcomes[outcome] ?? 0) + 1;
+    const failed = failuresOf(again.result ? [again.result] : []);
+    summary.failures.transient += failed.transient;
+    summary.failures.refused += failed.refused;
     if (again.result) told(again.result, d);
     else p.log.info({ pod: again.pod, strategy: d.strategy, profile: d.profile, outcome, why: again.why }, 'Pod changed since the cycle read it: not evicted');
   }
