@@ -53,6 +53,12 @@ export interface DeschedulerRun {
   args: string[];
   port: number;
   startedAt: Date;
+  /**
+   * When each step of its start happened (ms since the epoch), for the report: the pod created
+   * (the API server's creationTimestamp: whole seconds), seen bound by the stand-in, its process
+   * spawned, Running written, the process's first output.
+   */
+  times: { created?: number; noticed: number; spawned?: number; running?: number; firstOutput?: number };
   exitCode?: number | null;
   signal?: string | null;
   /** The liveness probe as played: successes, failures, the longest run of failures in a row (the kubelet restarts at failureThreshold). */
@@ -94,7 +100,7 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string, imag
   const starting = new Map<string, Promise<void>>();
 
   const startPod = async (pod: V1Pod) => {
-    const started = await start(core, kc, pod, dir, clusterDir, image);
+    const started = await start(core, kc, pod, { dir, clusterDir, image, noticed: Date.now() });
     runs.push(started.run);
     running.set(pod.metadata!.uid!, started);
   };
@@ -135,7 +141,14 @@ export function startDeschedulerKubelet(kc: KubeConfig, clusterDir: string, imag
   };
 }
 
-async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, clusterDir: string, image: DeschedulerImage): Promise<Running> {
+interface StartParts {
+  dir: string;
+  clusterDir: string;
+  image: DeschedulerImage;
+  noticed: number;
+}
+
+async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, { dir, clusterDir, image, noticed }: StartParts): Promise<Running> {
   const c = pod.spec!.containers[0]!;
   const podDir = join(dir, pod.metadata!.uid!);
   mkdirSync(podDir, { recursive: true });
@@ -163,11 +176,16 @@ async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, c
     args,
     port: port!,
     startedAt: new Date(),
+    times: { created: pod.metadata?.creationTimestamp?.getTime(), noticed, spawned: Date.now() },
     probes: { ok: 0, failed: 0, inARow: 0, mostInARow: 0, failureThreshold: 3 },
     output: '',
   };
-  child.stdout!.on('data', (d) => (run.output += String(d)));
-  child.stderr!.on('data', (d) => (run.output += String(d)));
+  const take = (d: Buffer) => {
+    run.times.firstOutput ??= Date.now();
+    run.output += String(d);
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
       Object.assign(run, { exitCode: code, signal });
@@ -176,6 +194,7 @@ async function start(core: CoreV1Api, kc: KubeConfig, pod: V1Pod, dir: string, c
   );
   const running: Running = { run, child, exited };
   await setPodStatus(core, pod, runningStatus(c, run.startedAt));
+  run.times.running = Date.now();
   running.stopProbe = playLivenessProbe(c, run);
   void exited.then(() => running.stopProbe?.());
   // A container that exits on its own under restartPolicy Always is restarted with back-off
@@ -308,6 +327,7 @@ function failedRun(pod: V1Pod, e: unknown): DeschedulerRun {
     args: [],
     port: 0,
     startedAt: new Date(),
+    times: { noticed: Date.now() },
     probes: { ok: 0, failed: 0, inARow: 0, mostInARow: 0, failureThreshold: 3 },
     output: message,
   };

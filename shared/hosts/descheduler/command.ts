@@ -118,6 +118,13 @@ export async function runDescheduler(flags: DeschedulerFlags, io: DeschedulerIo)
       ...(modes.ledgerPolicy ? { ledgerPolicy: modes.ledgerPolicy } : {}),
     });
     const cycle = () => runCycle({ handle, policy, dryRun: flags.dryRun, budgetMs: handle.settings.budgetMs, log, metrics });
+    // Told to stop while it started (a pod deleted right after it was created: the policy, the
+    // secure port and the access probe come first): no cycle begins after the stop, and the
+    // loop's listener would never hear a signal that had already fired.
+    if (io.stopSignal?.aborted) {
+      log.info({ why: 'stop signal' }, 'stopping');
+      return 0;
+    }
     if (flags.deschedulingIntervalMs === 0) {
       await cycle();
       return 0;

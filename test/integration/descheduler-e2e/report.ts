@@ -60,6 +60,14 @@ function row(run: E2eRun, r: GoTestResult): string {
   return `| ${run.label} | ${r.name} | ${outcome} | ${r.seconds ?? ''} | ${why.replaceAll('|', '\\|')} |`;
 }
 
+const seconds = (from: number | undefined, to: number | undefined): string =>
+  from === undefined || to === undefined ? '-' : `${((to - from) / 1000).toFixed(2)} s`;
+
+/** How long each step of a pod's start took: the split the tests' waits (Running, then what the process did) depend on. */
+export function startLine(t: DeschedulerRun['times']): string {
+  return `start: seen bound ${seconds(t.created, t.noticed)} after creation, spawned ${seconds(t.noticed, t.spawned)} later, Running written ${seconds(t.spawned, t.running)} and first output ${seconds(t.spawned, t.firstOutput)} after the spawn`;
+}
+
 export function renderReport(runs: E2eRun[], pods: DeschedulerRun[]): string {
   const lines = ['# sigs.k8s.io/descheduler v0.36.0 e2e tests against kube-tidy', ''];
   lines.push('| run | test | result | seconds | reason |', '|---|---|---|---|---|');
@@ -72,7 +80,9 @@ export function renderReport(runs: E2eRun[], pods: DeschedulerRun[]): string {
   lines.push('## Descheduler pods (kubelet stand-in)', '');
   for (const p of pods) {
     const probes = `liveness probe ok ${p.probes.ok}, failed ${p.probes.failed}${p.probes.lastError ? ` (last: ${p.probes.lastError})` : ''}`;
-    lines.push(`- ${p.pod} on ${p.node}: exit ${p.exitCode ?? '-'}${p.signal ? ` (${p.signal})` : ''}, ${probes}; args ${p.args.join(' ')}`);
+    lines.push(
+      `- ${p.pod} on ${p.node}: exit ${p.exitCode ?? '-'}${p.signal ? ` (${p.signal})` : ''}, ${probes}; ${startLine(p.times)}; args ${p.args.join(' ')}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

@@ -1,0 +1,79 @@
+// One cycle of `kube-tidy descheduler` (hosts/descheduler/cycle.ts runCycle) on the real control
+// plane, where each selected pod changes between the cycle's read and its removal, as a
+// crash-looping container's status does at every restart (the kubelet writes restartCount and
+// lastState; kwok plays it every 3 s for the descheduler's TestTooManyRestarts). The write is
+// tied to the resourceVersion the pod was decided on, so the API server answers 409; the
+// descheduler, which evicts without that precondition, evicts such a pod in its cycle. Under
+// load the window between read and write grows, and its e2e test waited 50 s for evictions
+// the next cycle (100 minutes later) would have made. The pod is read and decided again as
+// stored, in the same cycle. The change is made on cue by a hook on the writer (test-only):
+// before the first removal of each pod, a real write to that pod through the API server.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { cliHandle } from '../../../shared/hosts/cli/handle.js';
+import { runCycle } from '../../../shared/hosts/descheduler/cycle.js';
+import { kubeClients } from '../../../shared/kube/clients.js';
+import type { ClusterWriter } from '../../../shared/kube/writer.js';
+import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
+import { Notifier } from '../../../shared/notify/notifier.js';
+import { loadPolicy } from '../../../shared/policy/load.js';
+import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
+
+const ns = testNamespace('descheduler-changed');
+
+/** `writer` whose removePod first changes the pod once (an annotation, through the API server): the pod the pass decided on is then no longer the stored one. */
+function changingFirst(writer: ClusterWriter, changed: string[]): ClusterWriter {
+  const core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
+  const removePod = writer.removePod.bind(writer);
+  writer.removePod = async (target, ...rest) => {
+    if (!changed.includes(target.name)) {
+      changed.push(target.name);
+      const body = [{ op: 'add', path: '/metadata/annotations', value: { 'test.kube-tidy.dev/restarted': target.name } }];
+      await core.patchNamespacedPod({ name: target.name, namespace: target.namespace ?? ns.name, body });
+    }
+    return removePod(target, ...rest);
+  };
+  return writer;
+}
+
+describe.each([
+  { role: "v0.36.0's role", terminalVia: undefined, action: 'deleted' },
+  { role: "HEAD's role (no pods delete)", terminalVia: 'eviction' as const, action: 'evicted' },
+])('a cycle under $role', ({ terminalVia, action }) => {
+  it('removes a selected pod that changed between its read and its removal: read and decided again as stored, in the same cycle', async () => {
+    const prefix = `c-${action}`;
+    const names = range(prefix, 3);
+    const labels = { set: prefix };
+    await makePods(ns.name, names, { exitCode: 137, labels });
+    const policy = loadPolicy(failedPolicy([ns.name], {}, labels)).policy;
+    const clients = kubeClients(sharedCluster().kubeConfig());
+    const log = pino({ level: 'silent' });
+    const metrics = new MetricsRecorder({});
+    const handle = cliHandle({
+      clients,
+      policy,
+      dryRun: false,
+      chunkSize: 500,
+      protectedNamespaces: ['kube-system'],
+      ledgerNamespace: ns.name,
+      budgetMs: 60_000,
+      log,
+      notifier: Notifier.off(),
+      metrics,
+      writerOptions: { eventStyle: 'descheduler', ...(terminalVia ? { terminalVia } : {}) },
+    });
+    const changed: string[] = [];
+    const hooked = { ...handle, writer: (o?: { dryRun?: boolean }) => changingFirst(handle.writer(o), changed) };
+    try {
+      const summary = await runCycle({ handle: hooked, policy, dryRun: false, budgetMs: 60_000, log, metrics });
+      // Each pod did change under its first removal: the race this test is about happened.
+      expect(changed.sort()).toEqual(names);
+      expect((await podNames(ns.name)).filter((n) => n.startsWith(prefix))).toEqual([]);
+      expect(summary.outcomes).toEqual({ [action]: 3 });
+    } finally {
+      clients.close();
+    }
+  });
+});
