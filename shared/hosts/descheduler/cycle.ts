@@ -50,8 +50,11 @@ export async function runCycle(p: CycleParts): Promise<PassSummary> {
     dryRun: p.dryRun,
     budgetMs: p.budgetMs,
     maxResults: 0,
-    // A stale answer is told once the pod has been decided again (decideAgain).
-    onResult: (r, d) => (r.outcome === 'stale' ? void stale.push(d) : told(r, d)),
+    // A stale answer is told once the pod has been decided again (decideAgain). Not with
+    // kubeTidy.retention: deciding one pod again may push its owner's older pods out of what
+    // retention keeps, and the one-pod path would remove those too, beyond what this cycle's
+    // maxNoOfPodsToEvict* counted; such a pod waits for the next cycle, as it did before.
+    onResult: (r, d) => (r.outcome === 'stale' && !p.policy.retention?.length ? void stale.push(d) : told(r, d)),
     onKept: (kept) => {
       for (const k of kept) {
         const result = LIMIT_RESULT[k.reason];
