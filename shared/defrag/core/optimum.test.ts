@@ -11,8 +11,8 @@ import { replay } from '../../../test/fixtures/defrag-replay.js';
 // clusters whose proof is too large (undecided); those count for validity only.
 
 const SEEDS = 800;
-/** Measured over seeds 1-800: 0.790 before issue 44, 0.804 with the memo per candidate, 0.831 with the retried orders. Issue 44 asks for 0.98 (open). */
-const RATIO_FLOOR = 0.83;
+/** Measured over seeds 1-800: 0.790 before issue 44, 0.804 with the memo per candidate, 0.831 with the retried orders, 0.838 with every make-room try on small clusters. Issue 44 asks for 0.98 (open). */
+const RATIO_FLOOR = 0.835;
 
 // The oracle's search takes seconds on a loaded machine: no test here is timed, so the limit is wide.
 describe('planDefrag against the exact optimum', { timeout: 900_000 }, () => {

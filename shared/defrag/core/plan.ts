@@ -50,15 +50,19 @@ function toMove(b: Built, st: Step, i: number): Move {
  * fewest evictions, then the usual order). A plan in progress (preferTargets) is never reordered.
  */
 const SMALL = 20_000;
+const SMALL_TRIES = 200;
 
 export function planDefrag(input: DefragInput, options: DefragOptions = {}): DefragPlan {
-  const first = planInOrder(input, options);
+  const small = input.nodes.length * input.pods.length <= SMALL;
+  // A small cluster also affords every make-room try a pod has, not the first 8.
+  const opts = small ? { ...options, makeRoomTries: options.makeRoomTries ?? SMALL_TRIES } : options;
+  const first = planInOrder(input, opts);
   let best = first;
   const names = first.order;
-  const retry = !options.preferTargets?.length && input.nodes.length * input.pods.length <= SMALL;
+  const retry = !options.preferTargets?.length && small;
   for (const lead of retry ? names.slice(1) : []) {
     if (best.freed.length >= best.maxFreeable) break;
-    const plan = planInOrder(input, options, [lead, ...names.filter((n) => n !== lead)]);
+    const plan = planInOrder(input, opts, [lead, ...names.filter((n) => n !== lead)]);
     if (plan.freed.length > best.freed.length || (plan.freed.length === best.freed.length && plan.moves.length < best.moves.length)) best = plan;
   }
   const { order: _, ...plan } = best;
