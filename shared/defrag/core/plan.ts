@@ -43,11 +43,39 @@ function toMove(b: Built, st: Step, i: number): Move {
   };
 }
 
+/**
+ * Freeing the easiest node first can spend the room a better set of nodes needed. On a small
+ * cluster (where a search costs milliseconds) the search is run again with each occupied node
+ * tried first, the rest in the usual order, and the plan that frees the most is kept (then the
+ * fewest evictions, then the usual order). A plan in progress (preferTargets) is never reordered.
+ */
+const SMALL = 20_000;
+const SMALL_TRIES = 200;
+
 export function planDefrag(input: DefragInput, options: DefragOptions = {}): DefragPlan {
+  const small = input.nodes.length * input.pods.length <= SMALL;
+  // A small cluster also affords every make-room try a pod has, not the first 8.
+  const opts = small ? { ...options, makeRoomTries: options.makeRoomTries ?? SMALL_TRIES } : options;
+  const first = planInOrder(input, opts);
+  let best = first;
+  const names = first.order;
+  const retry = !options.preferTargets?.length && small;
+  for (const lead of retry ? names.slice(1) : []) {
+    if (best.freed.length >= best.maxFreeable) break;
+    const plan = planInOrder(input, opts, [lead, ...names.filter((n) => n !== lead)]);
+    if (plan.freed.length > best.freed.length || (plan.freed.length === best.freed.length && plan.moves.length < best.moves.length)) best = plan;
+  }
+  const { order: _, ...plan } = best;
+  return plan;
+}
+
+function planInOrder(input: DefragInput, options: DefragOptions, names?: readonly string[]): DefragPlan & { order: string[] } {
   const b = build(input, options.gate);
   const s = b.state;
   const bound = lowerBound(b);
-  const order = candidates(b, new Set(options.preferTargets ?? []));
+  const usual = candidates(b, new Set(options.preferTargets ?? []));
+  const index = new Map(s.nodes.map((n, i) => [n.metadata.name ?? '', i]));
+  const order = names ? names.map((n) => index.get(n)!) : usual;
   const occupied = order.length;
   const maxFreeable = Math.max(0, occupied - bound.nodes);
   // Nodes empty at the start are already free: filling one would undo the point of the plan.
@@ -85,5 +113,5 @@ export function planDefrag(input: DefragInput, options: DefragOptions = {}): Def
   const summary =
     `frees ${freed.length} of ${occupied} occupied nodes with ${moves.length} evictions (${swaps} swaps); ` +
     `at least ${bound.nodes} must stay (${bound.by}), so at most ${maxFreeable} can be freed`;
-  return { moves, freed, notFreed, occupied, lowerBound: bound, maxFreeable, summary };
+  return { moves, freed, notFreed, occupied, lowerBound: bound, maxFreeable, summary, order: usual.map((n) => s.nodes[n]!.metadata.name ?? '') };
 }

@@ -33,7 +33,11 @@ const MISFIT_WORDS: Record<Misfit, string> = {
 export class Search {
   private readonly steps: Step[] = [];
   private commits = 0;
-  /** Class -> [commits when it last found no place, why]; retried only after a commit. */
+  /**
+   * Class -> [commits when it last found no place, why], for the candidate being tried only: a
+   * class that found no place while freeing one node may find one for the next (that node is
+   * open again, the moves made for it are undone), so the memo is cleared per candidate.
+   */
   private readonly stuck = new Map<number, [number, string]>();
   private readonly spent: PlanLimits;
   private readonly byLoad: LoadOrder;
@@ -96,6 +100,10 @@ export class Search {
       const blockers = s.onNode[y]!.filter((q) => this.b.role[q] === 'counts' && this.b.pinned[q] === undefined && !this.isStuck(s.classOf[q]!));
       for (const q of blockers) {
         if (tries >= this.makeRoomTries) break;
+        // Without q, y must have the room p needs; checked on the numbers before anything moves.
+        const qc = s.classes[s.classOf[q]!]!;
+        const pc = s.classes[cls]!;
+        if (s.cpuUsed[y]! - qc.cpu + pc.cpu > s.cpuCap[y]! + 1e-9 || s.memUsed[y]! - qc.mem + pc.mem > s.memCap[y]! + 1e-3) continue;
         s.remove(q);
         s.remove(p);
         const roomMade = s.misfit(cls, y) === undefined;
@@ -142,6 +150,7 @@ export class Search {
     const s = this.s;
     const pinned = this.pinnedReason(x);
     if (pinned !== undefined) return pinned;
+    this.stuck.clear();
     const pods = s.onNode[x]!.filter((p) => this.b.role[p] === 'counts');
     const size = (p: number) => s.classes[s.classOf[p]!]!.cpu / (s.cpuCap[x]! || 1) + s.classes[s.classOf[p]!]!.mem / (s.memCap[x]! || 1);
     pods.sort((a, b) => size(b) - size(a) || a - b);
