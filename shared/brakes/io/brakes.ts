@@ -159,14 +159,7 @@ export class Brakes {
       const written = await this.store.write(seen.cm, state);
       if (written === false) continue;
       this.keep(written, state, now);
-      await rebuildSaid(this.metrics, this.o.writer, this.o.log, {
-        namespace: this.o.namespace,
-        name: BRAKES_NAME,
-        found: lost.found,
-        why: lost.why,
-        at: now,
-        ...(lost.by ? { by: lost.by } : {}),
-      });
+      await rebuildSaid(this.metrics, this.o.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, at: now }, lost);
       return;
     }
     throw contended(`${this.o.namespace}/${BRAKES_NAME}`, ROUNDS, 'brakes ledger contended');

@@ -50,8 +50,10 @@ export async function rebuildSaid(
   metrics: MetricsRecorder,
   writer: ClusterWriter,
   log: Logger | undefined,
-  o: { namespace: string; name: string; found: Lost['found']; why: string; at: number; by?: Writer },
+  at: { namespace: string; name: string; at: number },
+  lost: Lost,
 ): Promise<void> {
+  const o = { ...at, found: lost.found, why: lost.why, by: lost.by };
   observeStateUnreadable(metrics, 'brakes-ledger', o.found);
   const note = `kube-tidy: the brakes' ledger ${o.namespace}/${o.name} was ${o.why}; rebuilt at ${new Date(o.at).toISOString()}: removals under a limit wait for the windows under way to end, and under abort rules for a person's resume (invoke's override)`;
   log?.error({ ledger: `${o.namespace}/${o.name}`, found: o.found, ...(o.by ? { writtenBy: o.by } : {}) }, note);

@@ -113,14 +113,7 @@ export class SlotStore {
       return { next: next ?? (lost ? state : undefined), answer };
     }, ROUNDS);
     if (lost && !this.writer.dryRun)
-      await rebuildSaid(this.o.metrics ?? MetricsRecorder.off(), this.writer, this.o.log, {
-        namespace: this.o.namespace,
-        name: BRAKES_NAME,
-        found: lost.found,
-        why: lost.why,
-        at: now,
-        ...(lost.by ? { by: lost.by } : {}),
-      });
+      await rebuildSaid(this.o.metrics ?? MetricsRecorder.off(), this.writer, this.o.log, { namespace: this.o.namespace, name: BRAKES_NAME, at: now }, lost);
     return answer;
   }
 
