@@ -87,36 +87,7 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
       `g pubsub topics add-iam-policy-binding ${shardTopicFor(t)} --member "serviceAccount:$(sa ${kebab(t)})" --role roles/pubsub.publisher >/dev/null`,
     ]),
   ];
-  for (const [name, t] of Object.entries(specs.eventarc) as [string, TriggerSpec][]) {
-    const svc = t.destination.cloudRun.service;
-    lines.push(
-      `g run services add-iam-policy-binding ${svc} --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null`,
-      `g eventarc triggers describe kube-tidy-${name} --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-${name} --location "$REGION" \\`,
-      `  --destination-run-service ${svc} --destination-run-region "$REGION" --destination-run-path / \\`,
-      `  --event-filters type=${t.eventFilters[0]!.value} \\`,
-      `  --transport-topic "${t.transport.pubsub.topic}" --service-account "$(sa eventarc)"`,
-    );
-    if (google) lines.push(`accept_eventarc_audience ${svc} kube-tidy-${name} "${accepted(svc)}"`);
-    const sharding = Object.entries(decl.functions).find(([t]) => name === `${kebab(t)}-shards`)?.[1];
-    if (sharding) {
-      // A shard takes up to the function's timeout: Pub/Sub must not redeliver it meanwhile
-      // (a redelivery is harmless, the pods are re-read, but it is work done twice).
-      // Pub/Sub push redelivers every non-2xx until retention ends (a day): a shard refused for
-      // good (422: its plan expired, or never planned) goes after 5 attempts to a dead-letter
-      // topic with a subscription of its own (a topic without one loses what it gets). The
-      // Pub/Sub service agent publishes there and acks here (Pub/Sub's DeadLetterPolicy docs).
-      const dead = `kube-tidy-${name}-dead`;
-      const agent = 'serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com';
-      lines.push(
-        `g pubsub topics describe ${dead} >/dev/null 2>&1 || g pubsub topics create ${dead}`,
-        `g pubsub subscriptions describe ${dead} >/dev/null 2>&1 || g pubsub subscriptions create ${dead} --topic ${dead}`,
-        `g pubsub topics add-iam-policy-binding ${dead} --member "${agent}" --role roles/pubsub.publisher >/dev/null`,
-        `sub="$(g eventarc triggers describe kube-tidy-${name} --location "$REGION" --format="value(transport.pubsub.subscription)")"`,
-        `g pubsub subscriptions add-iam-policy-binding "$sub" --member "${agent}" --role roles/pubsub.subscriber >/dev/null`,
-        `g pubsub subscriptions update "$sub" --ack-deadline ${Math.min(600, sharding.timeout + 30)} --dead-letter-topic ${dead} --max-delivery-attempts 5 >/dev/null`,
-      );
-    }
-  }
+  for (const [name, t] of Object.entries(specs.eventarc) as [string, TriggerSpec][]) lines.push(...triggerLines(decl, name, t, google));
   lines.push('', '# Schedules: Cloud Scheduler POSTs with an OIDC token the service checks.');
   for (const [name, j] of Object.entries(specs.scheduler) as [string, JobSpec][]) {
     const svc = `kube-tidy-${name.replace(/-\d+$/, '')}`;
@@ -130,4 +101,38 @@ export function deployScript(decl: Declaration, specs: { scheduler: Record<strin
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One Eventarc trigger: its service's invoker binding, the trigger, the audience it sends; for shards, their dead letters. */
+function triggerLines(decl: Declaration, name: string, t: TriggerSpec, google: boolean): string[] {
+  const out: string[] = [];
+  const svc = t.destination.cloudRun.service;
+  out.push(
+    `g run services add-iam-policy-binding ${svc} --region "$REGION" --member "serviceAccount:$(sa eventarc)" --role roles/run.invoker >/dev/null`,
+    `g eventarc triggers describe kube-tidy-${name} --location "$REGION" >/dev/null 2>&1 || g eventarc triggers create kube-tidy-${name} --location "$REGION" \\`,
+    `  --destination-run-service ${svc} --destination-run-region "$REGION" --destination-run-path / \\`,
+    `  --event-filters type=${t.eventFilters[0]!.value} \\`,
+    `  --transport-topic "${t.transport.pubsub.topic}" --service-account "$(sa eventarc)"`,
+  );
+  if (google) out.push(`accept_eventarc_audience ${svc} kube-tidy-${name} "${accepted(svc)}"`);
+  const sharding = Object.entries(decl.functions).find(([t]) => name === `${kebab(t)}-shards`)?.[1];
+  if (sharding) {
+    // A shard takes up to the function's timeout: Pub/Sub must not redeliver it meanwhile
+    // (a redelivery is harmless, the pods are re-read, but it is work done twice).
+    // Pub/Sub push redelivers every non-2xx until retention ends (a day): a shard refused for
+    // good (422: its plan expired, or never planned) goes after 5 attempts to a dead-letter
+    // topic with a subscription of its own (a topic without one loses what it gets). The
+    // Pub/Sub service agent publishes there and acks here (Pub/Sub's DeadLetterPolicy docs).
+    const dead = `kube-tidy-${name}-dead`;
+    const agent = 'serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com';
+    out.push(
+      `g pubsub topics describe ${dead} >/dev/null 2>&1 || g pubsub topics create ${dead}`,
+      `g pubsub subscriptions describe ${dead} >/dev/null 2>&1 || g pubsub subscriptions create ${dead} --topic ${dead}`,
+      `g pubsub topics add-iam-policy-binding ${dead} --member "${agent}" --role roles/pubsub.publisher >/dev/null`,
+      `sub="$(g eventarc triggers describe kube-tidy-${name} --location "$REGION" --format="value(transport.pubsub.subscription)")"`,
+      `g pubsub subscriptions add-iam-policy-binding "$sub" --member "${agent}" --role roles/pubsub.subscriber >/dev/null`,
+      `g pubsub subscriptions update "$sub" --ack-deadline ${Math.min(600, sharding.timeout + 30)} --dead-letter-topic ${dead} --max-delivery-attempts 5 >/dev/null`,
+    );
+  }
+  return out;
 }

@@ -26,6 +26,13 @@ const SELECTORS = `# What is watched: the ApiServerSource's namespaceSelector an
 export function valuesYaml(decl: Declaration): string {
   const d = knativeDefaults(decl);
   const functions = Object.keys(decl.functions).filter((t) => decl.functions[t]!.events.some((e) => !('http' in e)));
+  return `${whereValues(decl, d)}${whatValues(decl, d)}${standaloneValues(functions)}${OBSERVABILITY_VALUES}`;
+}
+
+type Defaults = ReturnType<typeof knativeDefaults>;
+
+/** values.yaml's head: the mode, the image, and where kube-tidy runs and reads. */
+function whereValues(decl: Declaration, d: Defaults): string {
   return `# GENERATED from serverless.yml by \`npm run infra:generate\` (infra/helm/chart.ts). Do not edit:
 # set values with --set / -f, or edit serverless.yml and regenerate.
 
@@ -50,7 +57,12 @@ ${block('kueueNamespace', decl.provider.kueueNamespace)}
 # has no cluster: pass --set multiKueue=true (or --api-versions kueue.x-k8s.io/v1beta2/MultiKueueCluster).
 multiKueue: auto
 
-# Plans through the API server's dry run until you have read the logs and set false.
+`;
+}
+
+/** What kube-tidy does: dry run, the policy, the schedules and selectors, where decisions go, sender auth. */
+function whatValues(decl: Declaration, d: Defaults): string {
+  return `# Plans through the API server's dry run until you have read the logs and set false.
 ${block('dryRun', d.dryRun)}
 ${block('logLevel', d.logLevel)}
 
@@ -77,7 +89,12 @@ events:
 # authentication-oidc feature must be on), checked by the function. "none" turns it off.
 ${block('senderAuth', decl.provider.senderAuth.knative)}
 
-standalone:
+`;
+}
+
+/** Standalone mode's Deployment: the functions it runs in process, the Lease, its resources. */
+function standaloneValues(functions: string[]): string {
+  return `standalone:
   # More than one is safe: a Lease elects the one that acts; the others wait to take over.
   replicas: 1
   # The functions run in-process (every one with an event or a schedule).
@@ -100,7 +117,10 @@ ${block('functions', functions)
   # is for code, buffers and the young generation (infra/bundle/heap.ts). 0: the image's default.
   heapPercent: ${HEAP_PERCENT}
 
-# Prometheus Operator and Grafana objects; each needs its CRDs or sidecar. Off by default.
+`;
+}
+
+const OBSERVABILITY_VALUES = `# Prometheus Operator and Grafana objects; each needs its CRDs or sidecar. Off by default.
 observability:
   serviceMonitor:
     enabled: false
@@ -115,7 +135,6 @@ observability:
     labels:
       grafana_dashboard: "1"
 `;
-}
 
 export function chartFiles(decl: Declaration): Record<string, string> {
   const out: Record<string, string> = { [join(CHART_DIR, 'values.yaml')]: valuesYaml(decl) };

@@ -6,7 +6,7 @@
 // The OTLP exporter reads the rest of the standard OTEL_EXPORTER_OTLP_* settings itself
 // (headers, timeout); OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the instance.
 import { randomUUID } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Meter } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -33,37 +33,71 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
   let pushing: PeriodicExportingMetricReader | undefined;
   let failedExports = 0;
   if (otlp) {
-    // Flushed at the end of every request (recorder.ts afterRequest); the period only covers a process
-    // that lives on between requests (standalone, min-scale > 0).
-    // The reader's forceFlush swallows a failed export: the exporter is wrapped to count them.
-    const inner = new OTLPMetricExporter();
-    const exporter: PushMetricExporter = {
-      export: (metrics, done) =>
-        inner.export(metrics, (result) => {
-          // ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency of ours) is 0.
-          if (result.code !== 0) failedExports++;
-          done(result);
-        }),
-      forceFlush: () => inner.forceFlush(),
-      shutdown: () => inner.shutdown(),
-      selectAggregationTemporality: (kind) => inner.selectAggregationTemporality(kind),
-      selectAggregation: (kind) => inner.selectAggregation(kind),
-    };
-    pushing = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+    pushing = otlpReader(() => failedExports++);
     readers.push(pushing);
   }
-  const resource = defaultResource()
-    // service.instance.id: a receiver keeps each instance's cumulative series apart.
-    .merge(
-      resourceFromAttributes({
-        'service.name': 'kube-tidy',
-        'service.instance.id': randomUUID(),
-        ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}),
+  const provider = new MeterProvider({ resource: resourceOf(env), readers });
+  const instruments = instrumentsOf(provider.getMeter('kube-tidy'));
+  // No otel_scope_name label on every series: one scope, it would only add noise to queries.
+  const serializer = new PrometheusSerializer(undefined, false, undefined, false, true);
+  return {
+    otlp,
+    add(key, value, labels) {
+      instruments.get(key)!(value, labels);
+    },
+    async scrape() {
+      const { resourceMetrics, errors } = await prometheus.collect();
+      if (errors.length) throw new AggregateError(errors, 'metrics collection failed');
+      return serializer.serialize(resourceMetrics);
+    },
+    async flush() {
+      const failedBefore = failedExports;
+      await pushing?.forceFlush();
+      if (failedExports > failedBefore) throw new Error('OTLP metrics export failed');
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+/**
+ * The OTLP/HTTP reader. Flushed at the end of every request (recorder.ts afterRequest); the
+ * period only covers a process that lives on between requests (standalone, min-scale > 0).
+ * The reader's forceFlush swallows a failed export: the exporter is wrapped to count them.
+ */
+function otlpReader(onFailedExport: () => void): PeriodicExportingMetricReader {
+  const inner = new OTLPMetricExporter();
+  const exporter: PushMetricExporter = {
+    export: (metrics, done) =>
+      inner.export(metrics, (result) => {
+        // ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency of ours) is 0.
+        if (result.code !== 0) onFailedExport();
+        done(result);
       }),
-    )
-    .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new MeterProvider({ resource, readers });
-  const meter = provider.getMeter('kube-tidy');
+    forceFlush: () => inner.forceFlush(),
+    shutdown: () => inner.shutdown(),
+    selectAggregationTemporality: (kind) => inner.selectAggregationTemporality(kind),
+    selectAggregation: (kind) => inner.selectAggregation(kind),
+  };
+  return new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+}
+
+function resourceOf(env: NodeJS.ProcessEnv) {
+  return (
+    defaultResource()
+      // service.instance.id: a receiver keeps each instance's cumulative series apart.
+      .merge(
+        resourceFromAttributes({
+          'service.name': 'kube-tidy',
+          'service.instance.id': randomUUID(),
+          ...(env.FUNCTION_TARGET ? { 'faas.name': env.FUNCTION_TARGET } : {}),
+        }),
+      )
+      .merge(detectResources({ detectors: [envDetector] }))
+  );
+}
+
+/** One instrument per catalogue metric, of the kind the catalogue says, as one recording call. */
+function instrumentsOf(meter: Meter): Map<MetricKey, (value: number, labels: Attributes) => void> {
   const instruments = new Map<MetricKey, (value: number, labels: Attributes) => void>();
   for (const [key, def] of Object.entries(METRICS) as [MetricKey, MetricDef][]) {
     switch (def.kind) {
@@ -86,23 +120,5 @@ export function startSdk(env: NodeJS.ProcessEnv = process.env): Sdk {
       }
     }
   }
-  // No otel_scope_name label on every series: one scope, it would only add noise to queries.
-  const serializer = new PrometheusSerializer(undefined, false, undefined, false, true);
-  return {
-    otlp,
-    add(key, value, labels) {
-      instruments.get(key)!(value, labels);
-    },
-    async scrape() {
-      const { resourceMetrics, errors } = await prometheus.collect();
-      if (errors.length) throw new AggregateError(errors, 'metrics collection failed');
-      return serializer.serialize(resourceMetrics);
-    },
-    async flush() {
-      const failedBefore = failedExports;
-      await pushing?.forceFlush();
-      if (failedExports > failedBefore) throw new Error('OTLP metrics export failed');
-    },
-    shutdown: () => provider.shutdown(),
-  };
+  return instruments;
 }

@@ -64,20 +64,59 @@ export const LIMIT_REASON: Record<LimitHit | 'none', string | undefined> = {
  */
 export function decide(policy: Policy, snapshot: Snapshot, now: number, options: DecideOptions = {}): Plan {
   const index = options.index ?? indexSnapshot(snapshot);
-  const { limiter, decided } = options.session ?? newSession(policy);
-  // Within one call a pod is known by its position (no hashing on the hot path); the uid set
-  // only matters across calls, for a pod that shows up again on a later page.
   const pods = snapshot.pods;
-  const taken = new Uint8Array(pods.length);
-  const acrossCalls = options.session !== undefined;
-  const decisions: Decision[] = [];
-  const order: Plan['order'] = { run: [], key: [] };
-  const kept: Kept[] = [];
   const protectedNamespaces = options.protectedNamespaces ?? DEFAULT_PROTECTED_NAMESPACES;
+  const kept: Kept[] = [];
+  const runs = matchRuns(compileRuns(policy), pods, now, kept);
+  const gates = new Map(policy.profiles.map((p) => [p, compileGate(p.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector })]));
+  const taking: Taking = {
+    pods,
+    now,
+    // Within one call a pod is known by its position (no hashing on the hot path); the uid set
+    // only matters across calls, for a pod that shows up again on a later page.
+    taken: new Uint8Array(pods.length),
+    session: options.session ?? newSession(policy),
+    acrossCalls: options.session !== undefined,
+    rules: policy.retention?.length ? policy.retention : undefined,
+    defer: options.retention === 'defer',
+    retained: undefined,
+    decisions: [],
+    order: { run: [], key: [] },
+    kept,
+  };
+  if (taking.rules && !taking.defer) taking.retained = retentionFor(options.retention, snapshot);
+  for (const [run, matched] of runs.entries()) takeRun(taking, run, matched, gates.get(matched.profile)!);
+  const plan: Plan = { decisions: taking.decisions, order: taking.order, kept, evaluated: snapshot.pods.length };
+  if (options.eligibleAt) plan.eligible = eligibleOf(pods, taking.taken, now, runs, gates);
+  return plan;
+}
 
-  // Match every strategy in one pass over the pods: each pod object is brought into the CPU
-  // cache once, not once per strategy, which is most of the cost over 100,000 pods.
-  const runs = compileRuns(policy).map((run) => ({ ...run, picked: [] as number[], keys: [] as number[] }));
+type Run = ReturnType<typeof compileRuns>[number];
+/** A run with the positions of the pods its matcher selected, and their sort keys. */
+type MatchedRun = Run & { picked: number[]; keys: number[] };
+type Gate = ReturnType<typeof compileGate>;
+
+/** What one decide call carries from run to run: what is taken, and the plan being written. */
+interface Taking {
+  readonly pods: Snapshot['pods'];
+  readonly now: number;
+  readonly taken: Uint8Array;
+  readonly session: DecideSession;
+  readonly acrossCalls: boolean;
+  readonly rules: Policy['retention'] | undefined;
+  readonly defer: boolean;
+  retained: RetentionIndex | undefined;
+  readonly decisions: Decision[];
+  readonly order: Plan['order'];
+  readonly kept: Kept[];
+}
+
+/**
+ * Match every strategy in one pass over the pods: each pod object is brought into the CPU
+ * cache once, not once per strategy, which is most of the cost over 100,000 pods.
+ */
+function matchRuns(compiled: Run[], pods: Snapshot['pods'], now: number, kept: Kept[]): MatchedRun[] {
+  const runs = compiled.map((run) => ({ ...run, picked: [] as number[], keys: [] as number[] }));
   for (let i = 0; i < pods.length; i++) {
     const pod = pods[i]!;
     for (const run of runs) {
@@ -101,64 +140,67 @@ export function decide(policy: Policy, snapshot: Snapshot, now: number, options:
       run.keys.push(run.matcher.sortKey(pod));
     }
   }
+  return runs;
+}
 
-  const gates = new Map(policy.profiles.map((p) => [p, compileGate(p.evictor, index, { protectedNamespaces, nodeSelector: policy.nodeSelector })]));
-  const rules = policy.retention?.length ? policy.retention : undefined;
-  const defer = options.retention === 'defer';
-  let retained: RetentionIndex | undefined;
-  if (rules && !defer) {
-    retained = options.retention instanceof RetentionIndex ? options.retention : new RetentionIndex();
-    if (!(options.retention instanceof RetentionIndex)) for (const p of snapshot.contextPods ?? []) retained.see(p);
-    for (const p of pods) retained.see(p);
-  }
-  for (const [run, { profile, strategy, matcher, picked, keys }] of runs.entries()) {
-    const gate = gates.get(profile)!;
-    const rule = rules && ruleFor(rules, profile.name, strategy.name);
-    // Deferred: selected now, kept or not once every page is seen; a later run may take it meanwhile.
-    const pending = defer && rule !== undefined;
-    for (const o of inOrder(keys)) {
-      const i = picked[o]!;
-      if (taken[i]) continue;
-      const pod = pods[i]!;
-      const meta = pod.metadata;
-      const uid = meta.uid ?? '';
-      if (acrossCalls && decided.has(uid)) continue;
-      const action = isTerminal(pod) ? 'delete' : 'evict';
-      // Retention before the limits: a pod it keeps spends none of them.
-      const why = gate(pod, action, now) ?? retained?.keeps(rule, uid) ?? LIMIT_REASON[limiter.take(meta.namespace, pod.spec?.nodeName) ?? 'none'];
-      if (why !== undefined) {
-        kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
-        continue;
-      }
-      if (!pending) {
-        taken[i] = 1;
-        if (acrossCalls) decided.add(uid);
-      }
-      decisions.push({
-        namespace: meta.namespace ?? '',
-        name: meta.name ?? '',
-        uid,
-        resourceVersion: meta.resourceVersion,
-        node: pod.spec?.nodeName,
-        profile: profile.name,
-        strategy: strategy.name,
-        action,
-        reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
-      });
-      order.run.push(run);
-      order.key.push(keys[o]!);
+/** The owners' finished pods retention counts: the caller's index, else the snapshot's pods and context pods. */
+function retentionFor(given: DecideOptions['retention'], snapshot: Snapshot): RetentionIndex {
+  const retained = given instanceof RetentionIndex ? given : new RetentionIndex();
+  if (!(given instanceof RetentionIndex)) for (const p of snapshot.contextPods ?? []) retained.see(p);
+  for (const p of snapshot.pods) retained.see(p);
+  return retained;
+}
+
+/** One strategy's selected pods in its order, each through the gate, retention and the limits. */
+function takeRun(t: Taking, run: number, { profile, strategy, matcher, picked, keys }: MatchedRun, gate: Gate): void {
+  const { pods, now, taken, acrossCalls, retained } = t;
+  const { limiter, decided } = t.session;
+  const rule = t.rules && ruleFor(t.rules, profile.name, strategy.name);
+  // Deferred: selected now, kept or not once every page is seen; a later run may take it meanwhile.
+  const pending = t.defer && rule !== undefined;
+  for (const o of inOrder(keys)) {
+    const i = picked[o]!;
+    if (taken[i]) continue;
+    const pod = pods[i]!;
+    const meta = pod.metadata;
+    const uid = meta.uid ?? '';
+    if (acrossCalls && decided.has(uid)) continue;
+    const action = isTerminal(pod) ? 'delete' : 'evict';
+    // Retention before the limits: a pod it keeps spends none of them.
+    const why = gate(pod, action, now) ?? retained?.keeps(rule, uid) ?? LIMIT_REASON[limiter.take(meta.namespace, pod.spec?.nodeName) ?? 'none'];
+    if (why !== undefined) {
+      t.kept.push({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid, profile: profile.name, strategy: strategy.name, reason: why });
+      continue;
     }
-  }
-  const plan: Plan = { decisions, order, kept, evaluated: snapshot.pods.length };
-  if (options.eligibleAt) {
-    plan.eligible = [];
-    for (let i = 0; i < pods.length; i++) {
-      if (taken[i]) continue;
-      const e = eligibleAt(pods[i]!, now, runs, (p) => gates.get(p)!);
-      if (e) plan.eligible.push(e);
+    if (!pending) {
+      taken[i] = 1;
+      if (acrossCalls) decided.add(uid);
     }
+    t.decisions.push({
+      namespace: meta.namespace ?? '',
+      name: meta.name ?? '',
+      uid,
+      resourceVersion: meta.resourceVersion,
+      node: pod.spec?.nodeName,
+      profile: profile.name,
+      strategy: strategy.name,
+      action,
+      reason: `${strategy.name}: ${matcher.explain(pod, now)}`,
+    });
+    t.order.run.push(run);
+    t.order.key.push(keys[o]!);
   }
-  return plan;
+}
+
+/** For each pod not taken, when time alone would bring it in (Plan.eligible). */
+function eligibleOf(pods: Snapshot['pods'], taken: Uint8Array, now: number, runs: MatchedRun[], gates: Map<Profile, Gate>): NonNullable<Plan['eligible']> {
+  const eligible: NonNullable<Plan['eligible']> = [];
+  for (let i = 0; i < pods.length; i++) {
+    if (taken[i]) continue;
+    const e = eligibleAt(pods[i]!, now, runs, (p) => gates.get(p)!);
+    if (e) eligible.push(e);
+  }
+  return eligible;
 }
 
 /** Every enabled strategy with its compiled matcher, in the order decide runs them. */

@@ -6,20 +6,16 @@
 // ordering, queue bound, retries and drain apply to both.
 import { setLongInterval, setLongTimeout, type LongTimeout } from '../../config/long-timeout.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { toApiServerSourceEvent, type KubeObject, type Verb } from '../../cloudevents/index.js';
-import { DEFAULT_RETRY, deliver, deliverWith, type Attempt, type DeliveryResult, type RetryOptions, type RetryPolicy } from './deliver.js';
+import type { KubeObject, Verb } from '../../cloudevents/index.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './deliver.js';
 import { parseKinds, type KindInfo } from './kinds.js';
 import { createLogger } from '../../log.js';
 import type { Logger } from './log.js';
 import { KeyedQueue } from './queue.js';
+import { describe, sender, type Counts, type InProcessSink, type Item } from './send.js';
 import { startKindWatch, type KindWatch } from './watch.js';
 
-/** A sink in process: one attempt at one watch event, answered as an HTTP sink would (a status). */
-export interface InProcessSink {
-  /** Said in the logs where a URL would be. */
-  name: string;
-  send(verb: Verb, object: KubeObject, signal?: AbortSignal): Promise<Attempt>;
-}
+export type { InProcessSink } from './send.js';
 
 export interface BridgeOptions {
   kubeConfig: KubeConfig;
@@ -71,12 +67,6 @@ export interface Bridge {
   readonly kinds: readonly KindInfo[];
 }
 
-interface Item {
-  verb: Verb;
-  object: KubeObject;
-  kind: KindInfo;
-}
-
 export const DEFAULTS = { kinds: ['Pod'], concurrency: 4, queueSize: 1000, statsIntervalMs: 60_000, stopDeadlineMs: 10_000 } as const;
 
 export async function startBridge(o: BridgeOptions): Promise<Bridge> {
@@ -87,58 +77,13 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...o.retry };
   const mode = o.mode ?? 'binary';
   const abort = new AbortController();
-  const counts = { delivered: 0, rejected: 0, failed: 0, dropped: 0, skipped: 0, abandoned: 0, retries: 0, gaps: 0, watchErrors: 0 };
+  const counts: Counts = { delivered: 0, rejected: 0, failed: 0, dropped: 0, skipped: 0, abandoned: 0, retries: 0, gaps: 0, watchErrors: 0 };
   const received: Record<Verb, number> = { add: 0, update: 0, delete: 0 };
-
-  const send = async ({ verb, object, kind }: Item) => {
-    const started = Date.now();
-    const retrying: RetryOptions = {
-      policy,
-      signal: abort.signal,
-      onRetry: ({ attempt, retry, delayMs }) => {
-        counts.retries++;
-        const why = 'status' in attempt ? { status: attempt.status } : { error: attempt.error };
-        log.debug({ ...at, ...why, retry, delayMs: Math.round(delayMs) }, 'retrying');
-      },
-    };
-    let at: Record<string, unknown>;
-    let r: DeliveryResult;
-    if (typeof o.sink === 'string') {
-      const event = toApiServerSourceEvent(verb, object, source);
-      at = { id: event.id, type: event.type, subject: event.subject, resourceVersion: object.metadata.resourceVersion };
-      r = await deliver(event, { ...retrying, sink: o.sink, mode });
-    } else {
-      const sink = o.sink;
-      at = { verb, kind: kind.kind, namespace: object.metadata.namespace, name: object.metadata.name, resourceVersion: object.metadata.resourceVersion };
-      r = await deliverWith((signal) => sink.send(verb, object, signal), retrying);
-    }
-    const line = {
-      ...at,
-      outcome: r.outcome,
-      attempts: r.attempts,
-      ms: Date.now() - started,
-      ...(r.status ? { status: r.status } : {}),
-      ...(r.error ? { error: r.error } : {}),
-    };
-    if (r.outcome === 'delivered') {
-      counts.delivered++;
-      log.info(line, 'delivered');
-    } else if (r.outcome === 'rejected') {
-      counts.rejected++;
-      log.warn(line, 'rejected by the sink, not retried');
-    } else if (r.outcome === 'failed') {
-      counts.failed++;
-      log.error(line, `gave up after ${r.attempts} attempts`);
-    } else {
-      counts.abandoned++;
-      log.warn(line, 'abandoned at shutdown');
-    }
-  };
 
   const queue = new KeyedQueue<Item>({
     concurrency: o.concurrency ?? DEFAULTS.concurrency,
     capacity: o.queueSize ?? DEFAULTS.queueSize,
-    handle: send,
+    handle: sender({ sink: o.sink, source, mode, policy, signal: abort.signal, counts, log }),
     onDrop: (item) => {
       counts.dropped++;
       log.warn({ ...describe(item), dropped: counts.dropped }, 'queue full: dropped the oldest waiting event');
@@ -147,34 +92,19 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
 
   const stats = (): BridgeStats => ({ received: { ...received }, ...counts, waiting: queue.waitingCount, running: queue.runningCount });
 
-  const watches: KindWatch[] = [];
-  try {
-    for (const kind of kinds) {
-      watches.push(
-        await startKindWatch({
-          kubeConfig: o.kubeConfig,
-          kind,
-          log,
-          ...(o.namespace ? { namespace: o.namespace } : {}),
-          ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-          onEvent: (verb, object) => {
-            received[verb]++;
-            if (o.accept && !o.accept(object)) {
-              counts.skipped++;
-              return;
-            }
-            const key = `${kind.apiVersion}/${kind.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
-            queue.push(key, { verb, object, kind });
-          },
-          onGap: () => counts.gaps++,
-          onError: () => counts.watchErrors++,
-        }),
-      );
-    }
-  } catch (e) {
-    await Promise.all(watches.map((w) => w.stop()));
-    throw e;
-  }
+  const watches = await watchKinds(o, kinds, log, {
+    onEvent: (kind, verb, object) => {
+      received[verb]++;
+      if (o.accept && !o.accept(object)) {
+        counts.skipped++;
+        return;
+      }
+      const key = `${kind.apiVersion}/${kind.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+      queue.push(key, { verb, object, kind });
+    },
+    onGap: () => counts.gaps++,
+    onError: () => counts.watchErrors++,
+  });
   log.info(
     {
       sink: typeof o.sink === 'string' ? o.sink : o.sink.name,
@@ -187,33 +117,12 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
     'bridge started',
   );
 
-  const interval = o.statsIntervalMs ?? DEFAULTS.statsIntervalMs;
-  let lastLine = '';
-  const logStats = () => {
-    const s = stats();
-    const line = JSON.stringify(s);
-    if (line !== lastLine) log.info(s, 'bridge stats');
-    lastLine = line;
-  };
-  // --stats-interval is any Go duration: setInterval would fire every millisecond past 2^31-1 ms.
-  const timer = interval > 0 ? setLongInterval(logStats, interval, { unref: true }) : undefined;
-
+  const timer = logStatsEvery(o.statsIntervalMs ?? DEFAULTS.statsIntervalMs, stats, log);
   let stopped: Promise<BridgeStats> | undefined;
   const stop = async (deadlineMs: number): Promise<BridgeStats> => {
     timer?.clear();
     await Promise.all(watches.map((w) => w.stop()));
-    let timeout: LongTimeout | undefined;
-    const deadline = new Promise<'late'>((resolve) => (timeout = setLongTimeout(() => resolve('late'), deadlineMs)));
-    const how = await Promise.race([queue.idle().then(() => 'drained' as const), deadline]);
-    timeout?.clear();
-    if (how === 'late') {
-      for (const item of queue.clear()) {
-        counts.abandoned++;
-        log.warn({ ...describe(item), outcome: 'aborted' }, 'abandoned at shutdown');
-      }
-      abort.abort();
-      await queue.idle();
-    }
+    const how = await drain(queue, deadlineMs, { abort, counts, log });
     const s = stats();
     log.info(s, how === 'drained' ? 'bridge stopped, all deliveries finished' : `bridge stopped, deadline of ${deadlineMs} ms passed`);
     return s;
@@ -227,6 +136,66 @@ export async function startBridge(o: BridgeOptions): Promise<Bridge> {
   };
 }
 
-function describe({ verb, object, kind }: Item) {
-  return { verb, kind: kind.kind, namespace: object.metadata.namespace, name: object.metadata.name, resourceVersion: object.metadata.resourceVersion };
+interface WatchHandlers {
+  onEvent(kind: KindInfo, verb: Verb, object: KubeObject): void;
+  onGap(): void;
+  onError(): void;
+}
+
+/** One watch per kind, started in order; if one cannot start, those already started are stopped. */
+async function watchKinds(o: BridgeOptions, kinds: readonly KindInfo[], log: Logger, on: WatchHandlers): Promise<KindWatch[]> {
+  const watches: KindWatch[] = [];
+  try {
+    for (const kind of kinds) {
+      watches.push(
+        await startKindWatch({
+          kubeConfig: o.kubeConfig,
+          kind,
+          log,
+          ...(o.namespace ? { namespace: o.namespace } : {}),
+          ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+          onEvent: (verb, object) => on.onEvent(kind, verb, object),
+          onGap: () => on.onGap(),
+          onError: () => on.onError(),
+        }),
+      );
+    }
+  } catch (e) {
+    await Promise.all(watches.map((w) => w.stop()));
+    throw e;
+  }
+  return watches;
+}
+
+/** The periodic count, logged only when it changed since the last line; none for 0. */
+function logStatsEvery(interval: number, stats: () => BridgeStats, log: Logger) {
+  let lastLine = '';
+  const logStats = () => {
+    const s = stats();
+    const line = JSON.stringify(s);
+    if (line !== lastLine) log.info(s, 'bridge stats');
+    lastLine = line;
+  };
+  // --stats-interval is any Go duration: setInterval would fire every millisecond past 2^31-1 ms.
+  return interval > 0 ? setLongInterval(logStats, interval, { unref: true }) : undefined;
+}
+
+/**
+ * Waits up to deadlineMs for queued and in-flight deliveries; past it, what still waits is
+ * abandoned and what is in flight aborted, and the queue is waited for once more.
+ */
+async function drain(queue: KeyedQueue<Item>, deadlineMs: number, ctx: { abort: AbortController; counts: Counts; log: Logger }): Promise<'drained' | 'late'> {
+  let timeout: LongTimeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timeout = setLongTimeout(() => resolve('late'), deadlineMs)));
+  const how = await Promise.race([queue.idle().then(() => 'drained' as const), deadline]);
+  timeout?.clear();
+  if (how === 'late') {
+    for (const item of queue.clear()) {
+      ctx.counts.abandoned++;
+      ctx.log.warn({ ...describe(item), outcome: 'aborted' }, 'abandoned at shutdown');
+    }
+    ctx.abort.abort();
+    await queue.idle();
+  }
+  return how;
 }

@@ -6,7 +6,8 @@
 // stderr or a SyntaxError. Here the plugin runs as client-go runs it (the ExecCredential
 // protocol: KUBERNETES_EXEC_INFO in, an ExecCredential out, cached until it expires), in its
 // own process group so that stopping it at the deadline stops whatever it started too.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError } from '../../kube/config.js';
@@ -154,27 +155,12 @@ function runPlugin(spec: ExecSpec, cluster: Cluster | undefined, signal: AbortSi
   if (spec.interactiveMode === 'Always') return Promise.reject(fail('its interactiveMode is Always, and kube-tidy runs it without a terminal'));
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<Credential>((resolve, reject) => {
-    const child = spawn(spec.command, spec.args, {
-      env: { ...process.env, ...spec.env, KUBERNETES_EXEC_INFO: execInfo(spec, cluster) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: a wrapper script's children are stopped with it.
-      detached: true,
-    });
+    const child = spawnPlugin(spec, cluster);
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';
     let settled = false;
-    const killGroup = (sig: NodeJS.Signals) => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, sig);
-      } catch {
-        // already gone
-      }
-    };
-    const stop = () => {
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
-    };
+    const { killGroup, stop } = groupKiller(child);
     // The group is not the terminal's: if kube-tidy itself is stopped, it takes the plugin along.
     const onExit = () => killGroup('SIGKILL');
     const onSignal = (sig: NodeJS.Signals) => {
@@ -219,25 +205,58 @@ function runPlugin(spec: ExecSpec, cluster: Cluster | undefined, signal: AbortSi
     });
     child.on('close', (code, sig) => {
       if (settled) return;
-      const firstLine = err
-        .split('\n')
-        .find((l) => l.trim() !== '')
-        ?.trim()
-        .slice(0, 300);
-      if (code !== 0) {
-        stop(); // whatever it left running
-        const how = sig ? `killed by ${sig}` : `exit code ${code}`;
-        settle(() => reject(fail(firstLine ? `${firstLine} (${how})` : how)));
-        return;
-      }
+      if (code !== 0) stop(); // whatever it left running
       try {
-        const credential = parseCredential(spec, Buffer.concat(out).toString('utf8'), fail);
+        const credential = credentialAtExit(spec, { code, sig, stderr: err, stdout: out }, fail);
         settle(() => resolve(credential));
       } catch (e) {
         settle(() => reject(e));
       }
     });
   });
+}
+
+function spawnPlugin(spec: ExecSpec, cluster: Cluster | undefined): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(spec.command, spec.args, {
+    env: { ...process.env, ...spec.env, KUBERNETES_EXEC_INFO: execInfo(spec, cluster) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a wrapper script's children are stopped with it.
+    detached: true,
+  });
+}
+
+/** Signals the plugin's whole process group; stop asks, then kills after KILL_GRACE_MS. */
+function groupKiller(child: { pid?: number }): { killGroup(sig: NodeJS.Signals): void; stop(): void } {
+  const killGroup = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  const stop = () => {
+    killGroup('SIGTERM');
+    setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+  };
+  return { killGroup, stop };
+}
+
+/** The credential a finished plugin printed; a failed exit is thrown with its stderr's first line. */
+function credentialAtExit(
+  spec: ExecSpec,
+  exit: { code: number | null; sig: NodeJS.Signals | null; stderr: string; stdout: Buffer[] },
+  fail: (reason: string) => Error,
+): Credential {
+  if (exit.code !== 0) {
+    const firstLine = exit.stderr
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300);
+    const how = exit.sig ? `killed by ${exit.sig}` : `exit code ${exit.code}`;
+    throw fail(firstLine ? `${firstLine} (${how})` : how);
+  }
+  return parseCredential(spec, Buffer.concat(exit.stdout).toString('utf8'), fail);
 }
 
 const quoted = (v: unknown) => JSON.stringify(typeof v === 'string' ? v.slice(0, 100) : (v ?? ''));

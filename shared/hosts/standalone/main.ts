@@ -32,14 +32,7 @@ function cannotStart(reason: string): never {
 
 async function main(): Promise<void> {
   const log = createLogger({ name: 'kube-tidy-standalone' });
-  let c: StandaloneConfig;
-  try {
-    c = readStandaloneConfig(process.env);
-  } catch (e) {
-    cannotStart((e as Error).message);
-  }
-  const unknown = c.STANDALONE_FUNCTIONS.filter((t) => !isTarget(t));
-  if (unknown.length) cannotStart(`STANDALONE_FUNCTIONS: ${unknown.join(', ')} not among ${Object.keys(TARGETS).join(', ')}`);
+  const c = configOrExit();
 
   let ready = false;
   const held: { elector?: Elector } = {};
@@ -61,46 +54,8 @@ async function main(): Promise<void> {
   const routes = routesOf(served);
   const dispatch = inProcessDispatch({ served, routes, rt, log: rt.log, holds });
 
-  let bridges: Bridge[] = [];
-  let namespaces: NamespaceSet | undefined;
-  let scheduler: Scheduler | undefined;
-  const startWork = async () => {
-    const { watched: kinds, unwatched } = watchedKinds(routes);
-    if (unwatched.length) rt.log.info({ kinds: unwatched }, 'not watched (no watch for these kinds): their targets see them on their ticks');
-    // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
-    // policy's own namespace filters, in Knative as here.
-    const nsSelector = c.STANDALONE_SELECTORS.namespaces;
-    if (nsSelector && kinds.length) namespaces = await watchNamespaces({ kubeConfig: rt.kubeConfig, labelSelector: selectorString(nsSelector), log: rt.log });
-    const inNamespaces = namespaces;
-    for (const kind of kinds) {
-      const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind]);
-      bridges.push(
-        await startBridge({
-          kubeConfig: rt.kubeConfig,
-          sink: {
-            name: `in-process: ${routes
-              .get(kind)!
-              .map((r) => r.target)
-              .join(', ')}`,
-            send: dispatch.event,
-          },
-          kinds: [kind],
-          ...(labelSelector ? { labelSelector } : {}),
-          ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
-          log: rt.log,
-        }),
-      );
-    }
-    scheduler = startScheduler({
-      schedules: c.STANDALONE_SCHEDULES,
-      targets: c.STANDALONE_FUNCTIONS,
-      run: dispatch.tick,
-      log: rt.log,
-      fence: holds,
-      // The due lists' ticks at once: what the last leader scheduled is acted on at its time.
-      atStart: ['podTerminated', 'objectUpdated'],
-    });
-  };
+  const work: Work = { bridges: [] };
+  const startWork = () => startWatchesAndTicks(work, { c, rt, routes, dispatch, holds });
 
   let stopping: Promise<void> | undefined;
   // `lost`: the Lease is gone, so the backlog is dropped (the new leader lists afresh), not drained.
@@ -112,11 +67,11 @@ async function main(): Promise<void> {
       rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
       await Promise.race([
-        Promise.all([...bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), scheduler?.stop({ abandon: lost })]),
+        Promise.all([...work.bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), work.scheduler?.stop({ abandon: lost })]),
         sleepLong(deadline),
       ]);
-      bridges = [];
-      await namespaces?.stop();
+      work.bridges = [];
+      await work.namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
       await held.elector?.stop();
       if (dispatch.dropped()) rt.log.info({ dropped: dispatch.dropped() }, 'events and ticks dropped while not holding the Lease');
@@ -148,6 +103,73 @@ async function main(): Promise<void> {
   );
   process.once('SIGTERM', () => void stop('SIGTERM', 0));
   process.once('SIGINT', () => void stop('SIGINT', 0));
+}
+
+function configOrExit(): StandaloneConfig {
+  let c: StandaloneConfig;
+  try {
+    c = readStandaloneConfig(process.env);
+  } catch (e) {
+    cannotStart((e as Error).message);
+  }
+  const unknown = c.STANDALONE_FUNCTIONS.filter((t) => !isTarget(t));
+  if (unknown.length) cannotStart(`STANDALONE_FUNCTIONS: ${unknown.join(', ')} not among ${Object.keys(TARGETS).join(', ')}`);
+  return c;
+}
+
+/** What the leader runs, kept as it starts so that stop finds whatever had started. */
+interface Work {
+  bridges: Bridge[];
+  namespaces?: NamespaceSet;
+  scheduler?: Scheduler;
+}
+
+interface WorkParts {
+  c: StandaloneConfig;
+  rt: Awaited<ReturnType<typeof setupTargets>>['rt'];
+  routes: ReturnType<typeof routesOf>;
+  dispatch: ReturnType<typeof inProcessDispatch>;
+  holds: () => boolean;
+}
+
+/** On taking the Lease: a bridge per watched kind into the in-process dispatch, and the scheduler. */
+async function startWatchesAndTicks(work: Work, { c, rt, routes, dispatch, holds }: WorkParts): Promise<void> {
+  const { watched: kinds, unwatched } = watchedKinds(routes);
+  if (unwatched.length) rt.log.info({ kinds: unwatched }, 'not watched (no watch for these kinds): their targets see them on their ticks');
+  // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
+  // policy's own namespace filters, in Knative as here.
+  const nsSelector = c.STANDALONE_SELECTORS.namespaces;
+  if (nsSelector && kinds.length)
+    work.namespaces = await watchNamespaces({ kubeConfig: rt.kubeConfig, labelSelector: selectorString(nsSelector), log: rt.log });
+  const inNamespaces = work.namespaces;
+  for (const kind of kinds) {
+    const labelSelector = selectorString(c.STANDALONE_SELECTORS[kind]);
+    work.bridges.push(
+      await startBridge({
+        kubeConfig: rt.kubeConfig,
+        sink: {
+          name: `in-process: ${routes
+            .get(kind)!
+            .map((r) => r.target)
+            .join(', ')}`,
+          send: dispatch.event,
+        },
+        kinds: [kind],
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
+        log: rt.log,
+      }),
+    );
+  }
+  work.scheduler = startScheduler({
+    schedules: c.STANDALONE_SCHEDULES,
+    targets: c.STANDALONE_FUNCTIONS,
+    run: dispatch.tick,
+    log: rt.log,
+    fence: holds,
+    // The due lists' ticks at once: what the last leader scheduled is acted on at its time.
+    atStart: ['podTerminated', 'objectUpdated'],
+  });
 }
 
 main().catch((e: unknown) => cannotStart((e as Error).stack ?? String(e)));
