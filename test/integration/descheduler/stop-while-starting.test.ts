@@ -40,7 +40,14 @@ describe('kube-tidy descheduler told to stop before its first cycle', () => {
     };
     const stopped = new AbortController();
     stopped.abort();
-    const code = await Promise.race([runDescheduler(flags, { err, stopSignal: stopped.signal }), cycle]);
+    // Its own ledger namespace, as its Deployment sets it: the shared cluster holds other files'
+    // ledgers, and with more than one and none named the program refuses to guess.
+    const before = process.env.BRAKES_NAMESPACE;
+    process.env.BRAKES_NAMESPACE = ns.name;
+    const code = await Promise.race([runDescheduler(flags, { err, stopSignal: stopped.signal }), cycle]).finally(() => {
+      if (before === undefined) delete process.env.BRAKES_NAMESPACE;
+      else process.env.BRAKES_NAMESPACE = before;
+    });
     expect(code, log.join('')).toBe(0);
     expect(log.join('')).toContain('"msg":"stopping"');
   });
