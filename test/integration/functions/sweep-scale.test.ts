@@ -105,7 +105,12 @@ describe('sweep fanned out into shards across instances', () => {
     const answers = await Promise.all(b.taken.map((m, i) => send(instances[i % 2]!, m)));
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(answers.map((a) => a.body.outcome)).toEqual(['shard-done', 'shard-done']);
-    expect(answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0)).toBe(5);
+    // What each taker made of its pods, said when the count is off (once seen 4 of 5 under a full run's load).
+    const told = JSON.stringify(answers.map((a) => ({ outcomes: a.body.outcomes, results: a.body.results, kept: a.body.kept })));
+    expect(
+      answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0),
+      told,
+    ).toBe(5);
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'running']);
 
     // Delivered again (a broker retries): nothing left to do, nothing else touched.
@@ -247,7 +252,12 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
       [200, 'shard-done'],
       [200, 'shard-done'],
     ]);
-    expect(answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0)).toBe(5);
+    // What each taker made of its pods, said when the count is off (once seen 4 of 5 under a full run's load).
+    const told = JSON.stringify(answers.map((a) => ({ outcomes: a.body.outcomes, results: a.body.results, kept: a.body.kept })));
+    expect(
+      answers.reduce((n, a) => n + (a.body.outcomes.deleted ?? 0), 0),
+      told,
+    ).toBe(5);
     expect(await names(ns.name)).toEqual(['new-0', 'new-1', 'new-2', 'new-3']);
 
     const again = await Promise.all(ps.published.map((_, i) => send(instances[1]!, ps.delivery(i))));
