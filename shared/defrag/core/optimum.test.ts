@@ -3,16 +3,27 @@ import { fc, test } from '@fast-check/vitest';
 import { planDefrag } from './plan.js';
 import { smallCluster } from '../../../test/fixtures/defrag-clusters.js';
 import { optimum } from '../../../test/fixtures/defrag-optimum.js';
+import { reachableOptimum } from '../../../test/fixtures/defrag-reachable.js';
 import { replay } from '../../../test/fixtures/defrag-replay.js';
 
 // The planner against the exact optimum of small seeded clusters (issue 44): every plan
 // replays validly step by step, never frees more than the optimum, and over a fixed set of
-// 800 seeds frees a measured share of what the optimum frees. The oracle gives up on a few
-// clusters whose proof is too large (undecided); those count for validity only.
+// 800 seeds frees a measured share of what the optimum frees. The optimum is what some
+// sequence of single valid moves reaches (defrag-reachable.ts); where pods could end
+// (defrag-optimum.ts) bounds it from above, so a plan that replays validly and frees that many
+// settles it without the walk. The oracles give up on clusters whose proof is too large
+// (undecided); those count for validity only.
 
 const SEEDS = 800;
-/** Measured over seeds 1-800: 0.790 before issue 44, 0.804 with the memo per candidate, 0.831 with the retried orders, 0.838 with every make-room try on small clusters. Issue 44 asks for 0.98 (open). */
-const RATIO_FLOOR = 0.835;
+/**
+ * Measured over seeds 1-800 against where pods could end (the upper bound): 0.790 before issue 44,
+ * 0.804 with the memo per candidate, 0.831 with the retried orders, 0.838 with every make-room
+ * try on small clusters. Against the optimum single valid moves reach: 342 of 370 nodes, 0.924
+ * (36 undecided). Issue 44 asks for 0.98 (open).
+ */
+const RATIO_FLOOR = 0.92;
+/** 36 of 800 were undecided when measured (no state budget depends on time or load). */
+const UNDECIDED_SHARE = 0.05;
 
 // The oracle's search takes seconds on a loaded machine: no test here is timed, so the limit is wide.
 describe('planDefrag against the exact optimum', { timeout: 900_000 }, () => {
@@ -32,17 +43,28 @@ describe('planDefrag against the exact optimum', { timeout: 900_000 }, () => {
       const { input, limits } = smallCluster(seed);
       const plan = planDefrag(input, { limits });
       expect(replay(input, plan, { limits }), `seed ${seed}`).toEqual([]);
-      const o = optimum(input, limits);
-      if (!o) {
+      const upper = optimum(input, limits);
+      if (upper) expect(plan.freed.length, `seed ${seed}`).toBeLessThanOrEqual(upper.freed);
+      // The plan's valid replay shows its count reachable: at the upper bound, that is the optimum.
+      const exact = upper?.freed === plan.freed.length ? upper : reachableOptimum(input, limits);
+      if (!exact) {
         undecided++;
         continue;
       }
-      expect(plan.freed.length, `seed ${seed}`).toBeLessThanOrEqual(o.freed);
+      expect(plan.freed.length, `seed ${seed}`).toBeLessThanOrEqual(exact.freed);
       planned += plan.freed.length;
-      best += o.freed;
+      best += exact.freed;
     }
-    expect(undecided).toBeLessThanOrEqual(SEEDS * 0.08);
+    expect(undecided).toBeLessThanOrEqual(SEEDS * UNDECIDED_SHARE);
     expect(planned / best).toBeGreaterThanOrEqual(RATIO_FLOOR);
+  });
+
+  it('where pods could end is only an upper bound: on seed 18 no first move is valid (every node is full in cpu or memory)', () => {
+    // The relaxation empties n2 by moving pods all at once; one at a time, none has a place.
+    const { input, limits } = smallCluster(18);
+    expect(optimum(input, limits)?.freed).toBe(1);
+    expect(reachableOptimum(input, limits)?.freed).toBe(0);
+    expect(planDefrag(input, { limits }).moves).toEqual([]);
   });
 
   it('a workload that found no place while one node was tried is tried again for the next (seed 663)', () => {
