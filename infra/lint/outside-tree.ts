@@ -1,7 +1,7 @@
 // The repository stands alone: no file under it reads a path outside its tree. A clone has
 // nothing beside it, so a path that climbs above the root works only where some other layout
-// happens to put a folder there (as `resolve(repoRoot, '..', 'shared', 'crds')` did, read by
-// eleven integration files, found by a newcomer's first `npm test`). Grepping for one folder's
+// happens to put a folder there (as the harness's old `sharedCrdsDir`, reading a folder beside
+// the checkout, did for eleven integration files, found by a newcomer's first `npm test`). Grepping for one folder's
 // name misses the next; this counts instead: how deep a path starts and how far it climbs.
 //
 // - TypeScript and JavaScript are parsed. A string (or a template's first text) that starts with

@@ -24,21 +24,21 @@ describe('no file reads a path outside the repository', () => {
     [
       "the harness's old sharedCrdsDir (resolve from a root built from import.meta.url)",
       'test/harness/crds.ts',
-      "const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');\nexport const dir = (name: string) => resolve(repoRoot, '..', 'shared', 'crds', name);",
+      "const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');\nexport const dir = (name: string) => resolve(repoRoot, '..', 'elsewhere', 'crds', name);",
     ],
-    ['an imported root, then one folder up', 'test/integration/x/a.ts', "readFileSync(join(REPO_ROOT, '../shared/crds/kueue/x.yaml'));"],
-    ['a URL from the file climbing past the root', 'test/unit/x.ts', "const D = fileURLToPath(new URL('../../../shared/', import.meta.url));"],
+    ['an imported root, then one folder up', 'test/integration/x/a.ts', "readFileSync(join(REPO_ROOT, '../elsewhere/crds/kueue/x.yaml'));"],
+    ['a URL from the file climbing past the root', 'test/unit/x.ts', "const D = fileURLToPath(new URL('../../../elsewhere/', import.meta.url));"],
     [
       'a root from a URL, then joined upwards',
       'test/unit/x.ts',
-      "const R = fileURLToPath(new URL('../..', import.meta.url));\nreaddirSync(join(R, '..', 'shared'));",
+      "const R = fileURLToPath(new URL('../..', import.meta.url));\nreaddirSync(join(R, '..', 'elsewhere'));",
     ],
-    ['import.meta.dirname with one `..` too many', 'infra/local/x.ts', "join(import.meta.dirname, '../../..', 'shared');"],
-    ['dirname taken once too often', 'test/harness/x.ts', 'resolve(dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url))))), "shared");'],
+    ['import.meta.dirname with one `..` too many', 'infra/local/x.ts', "join(import.meta.dirname, '../../..', 'elsewhere');"],
+    ['dirname taken once too often', 'test/harness/x.ts', 'resolve(dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url))))), "elsewhere");'],
     ['an import above the root', 'functions/x.ts', "import { a } from '../../outside/a.js';"],
-    ['a file read from where npm test runs', 'test/integration/x/a.test.ts', "readFileSync('../shared/crds/kueue/x.yaml', 'utf8');"],
-    ['resolve from the working directory', 'infra/x.ts', "const d = resolve('..', 'shared');"],
-    ['process.cwd() joined upwards', 'test/unit/x.ts', "join(process.cwd(), '..', 'shared');"],
+    ['a file read from where npm test runs', 'test/integration/x/a.test.ts', "readFileSync('../elsewhere/crds/kueue/x.yaml', 'utf8');"],
+    ['resolve from the working directory', 'infra/x.ts', "const d = resolve('..', 'elsewhere');"],
+    ['process.cwd() joined upwards', 'test/unit/x.ts', "join(process.cwd(), '..', 'elsewhere');"],
     ['a template whose text climbs first', 'test/unit/x.ts', 'const f = (n: string) => readFileSync(`../../../../shared/${n}`);'],
     ['a Markdown link beside the checkout', 'docs/x.md', 'See [the design](../../shared/design.md).'],
     ['a shell script climbing out', 'infra/local/x.sh', 'cd "$(dirname "$0")/../../.."'],
@@ -72,7 +72,7 @@ describe("the harness's guard on what it installs", () => {
   const cache = '/home/u/.cache/kube-tidy';
 
   it.each([
-    ['a folder beside the checkout', '/src/kube-tidy/../shared/crds/kueue'],
+    ['a folder beside the checkout', '/src/kube-tidy/../elsewhere/crds/kueue'],
     ['a sibling whose name starts with the checkout', '/src/kube-tidy-shared/crds'],
     ['anywhere else', '/tmp/crds'],
   ])('refuses %s', (_what, dir) => {
