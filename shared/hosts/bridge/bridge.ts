@@ -41,22 +41,11 @@ export interface BridgeOptions {
   statsIntervalMs?: number;
 }
 
-export interface BridgeStats {
+/** The counters (send.ts Counts), what each verb received, and the queue as it stands. */
+export interface BridgeStats extends Counts {
   received: Record<Verb, number>;
-  delivered: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  /** Seen but not delivered: `accept` said no. */
-  skipped: number;
-  /** Still undelivered when stop's deadline passed. */
-  abandoned: number;
-  retries: number;
   waiting: number;
   running: number;
-  /** Re-lists after 410 Gone: changes inside each gap produced no events. */
-  gaps: number;
-  watchErrors: number;
 }
 
 export interface Bridge {

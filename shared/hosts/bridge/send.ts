@@ -18,15 +18,18 @@ export interface Item {
   kind: KindInfo;
 }
 
-/** The bridge's counters that deliveries, the queue and the watches add to. */
+/** The bridge's counters that deliveries, the queue and the watches add to (the most of its BridgeStats). */
 export interface Counts {
   delivered: number;
   rejected: number;
   failed: number;
   dropped: number;
+  /** Seen but not delivered: `accept` said no. */
   skipped: number;
+  /** Still undelivered when stop's deadline passed. */
   abandoned: number;
   retries: number;
+  /** Re-lists after 410 Gone: changes inside each gap produced no events. */
   gaps: number;
   watchErrors: number;
 }
