@@ -78,10 +78,11 @@ export const objectUpdated = defineTarget({
       if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });
       return { outcome: 'nothing-to-do', object, why: 'already deleted' };
     }
-    // Every Job is watched: a copy no rule could match (not finished yet) costs no read. Only a skip is taken from it.
+    // Every Job is watched: a copy no rule could match (not finished yet) costs no read. Only a skip
+    // is taken from it, never a timer or a due entry: a finished Job does not become unfinished, so
+    // such a copy of one is stale (reordered) or forged, and what was armed re-reads when it fires.
     const hint = input.type === 'object' ? hintOf(objectKind, input.event.object) : undefined;
     if (hint && !anyRuleMatches(h.policy().objects ?? [], hint)) {
-      if (eventUid) await due.forget({ kind: objectKind, uid: eventUid });
       return { outcome: 'nothing-to-do', object, why: "no rule matches the event's copy (its conditions, labels or namespace): nothing read" };
     }
     // A reference carries no uid: the stored object's is the one the pass is restricted to.
