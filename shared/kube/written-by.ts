@@ -37,13 +37,15 @@ const newest = (entries: readonly V1ManagedFieldsEntry[]): V1ManagedFieldsEntry 
 
 /**
  * The writer of `key` when it is not kube-tidy's field manager: undefined when kube-tidy owns
- * it, or when the ConfigMap has no managedFields at all (a test double, or a client that reset
- * them, which changes nothing else). Nobody owning the key while others own fields (a reset,
- * then another change): the newest of them is named.
+ * it. Nobody owning the key while others own fields (a reset, then another change): the newest
+ * of them is named. No managedFields at all is foreign too: the API server records every write,
+ * so only a client that stripped them (a write with `managedFields: [{}]`, which may change the
+ * data in the same request) leaves none, never kube-tidy's own write.
  */
 export function foreignWriter(cm: V1ConfigMap | undefined, key: string): Writer | undefined {
-  const entries = cm?.metadata?.managedFields ?? [];
-  if (entries.length === 0) return undefined;
+  if (!cm) return undefined;
+  const entries = cm.metadata?.managedFields ?? [];
+  if (entries.length === 0) return { manager: '(unknown: managedFields stripped)' };
   const owners = entries.filter((e) => owns(e, key));
   if (owners.some((e) => e.manager === FIELD_MANAGER)) return undefined;
   const by = newest(owners.length ? owners : entries)!;

@@ -19,7 +19,7 @@ function cluster(initial: Record<string, Record<string, string>>, o: { conflicts
   let rv = 1;
   let uid = 0;
   const put = (name: string, data: Record<string, string>) =>
-    cms.set(name, { metadata: { name, namespace: 'ns', uid: `uid-${name}-${++uid}`, resourceVersion: String(++rv) }, data });
+    cms.set(name, { metadata: { name, namespace: 'ns', uid: `uid-${name}-${++uid}`, resourceVersion: String(++rv), managedFields: ownedBy(data) }, data });
   for (const [name, data] of Object.entries(initial)) put(name, data);
   let conflicts = o.conflicts ?? 0;
   const writes: string[] = [];
@@ -40,7 +40,10 @@ function cluster(initial: Record<string, Record<string, string>>, o: { conflicts
       if (conflicts > 0) return (conflicts--, false);
       if (seen?.metadata?.resourceVersion !== cms.get(name)?.metadata?.resourceVersion) return false;
       const old = cms.get(name)?.metadata;
-      const next = { metadata: { name, namespace: 'ns', uid: old?.uid ?? `uid-${name}-${++uid}`, resourceVersion: String(++rv) }, data: d };
+      const next = {
+        metadata: { name, namespace: 'ns', uid: old?.uid ?? `uid-${name}-${++uid}`, resourceVersion: String(++rv), managedFields: ownedBy(d) },
+        data: d,
+      };
       if (!o.dryRun) cms.set(name, next);
       return next;
     },
@@ -238,3 +241,8 @@ describe('a ledger that cannot be trusted', () => {
     expect(await store(c, memo).acquire(slot('b', 'n2'), limits)).toMatchObject({ ok: false });
   });
 });
+
+/** managedFields as the API server records a write of `data` by kube-tidy's field manager (the ledger trusts only those: kube/written-by.ts). */
+function ownedBy(data: Record<string, string> | undefined) {
+  return [{ manager: 'kube-tidy', operation: 'Update', fieldsV1: { 'f:data': Object.fromEntries(Object.keys(data ?? {}).map((k) => [`f:${k}`, {}])) } }];
+}

@@ -20,7 +20,7 @@ import { knativeRequest, runtimeFor, send, serve } from '../functions/setup.js';
 import { core, failedPolicy, limited, makePods, podNames, range, storedLedger, windowWithRoom } from './helpers.js';
 
 const ns = testNamespace('brakes-foreign');
-const homes = { jobs: testNamespace('brakes-foreign-jobs'), pods: testNamespace('brakes-foreign-pods') };
+const homes = { jobs: testNamespace('brakes-foreign-jobs'), pods: testNamespace('brakes-foreign-pods'), stripped: testNamespace('brakes-foreign-strip') };
 const batch = () => sharedCluster().kubeConfig().makeApiClient(BatchV1Api);
 const CAP = 5;
 const STORM = 12;
@@ -29,14 +29,15 @@ const runtimes: Runtime[] = [];
 let jobs: Map<string, V1Job>;
 let pods: Map<string, V1Pod>;
 
-/** Another writer's PUT of a valid, empty ledger at the resourceVersion it read (no field manager: the client's user agent names it). */
-async function foreignPut(home: string): Promise<void> {
+/**
+ * Another writer's PUT of a valid, empty ledger at the resourceVersion it read (no field manager:
+ * the client's user agent names it); `strip`: with `managedFields: [{}]`, which has the API server
+ * drop every managedFields entry, so no writer is named at all.
+ */
+async function foreignPut(home: string, strip = false): Promise<void> {
   const cm = await core().readNamespacedConfigMap({ namespace: home, name: BRAKES_NAME });
-  await core().replaceNamespacedConfigMap({
-    namespace: home,
-    name: BRAKES_NAME,
-    body: { metadata: { name: BRAKES_NAME, resourceVersion: cm.metadata!.resourceVersion }, data: { 'ledger.json': EMPTY } },
-  });
+  const metadata = { name: BRAKES_NAME, resourceVersion: cm.metadata!.resourceVersion, ...(strip ? { managedFields: [{}] } : {}) };
+  await core().replaceNamespacedConfigMap({ namespace: home, name: BRAKES_NAME, body: { metadata, data: { 'ledger.json': EMPTY } } });
 }
 
 /** Who owns the ledger's value now, as the API server records it. */
@@ -67,7 +68,7 @@ const jobsLeft = async () => (await batch().listNamespacedJob({ namespace: ns.na
 
 beforeAll(async () => {
   const [made, finished] = await Promise.all([
-    makePods(ns.name, range('pod', STORM), { exitCode: 137 }),
+    makePods(ns.name, [...range('pod', STORM), ...range('strip', STORM)], { exitCode: 137 }),
     limited(
       4,
       range('job', STORM).map((name) => () => finishedJob(batch(), ns.name, name)),
@@ -87,6 +88,7 @@ async function storm(
   served: (rt: Runtime) => ReturnType<typeof serve>,
   event: (name: string) => ReturnType<typeof jobEvent>,
   names: string[],
+  strip = false,
 ) {
   const instance = async () => {
     const rt = await runtimeFor(policy, { BRAKES_NAMESPACE: home, DRY_RUN: 'false' });
@@ -100,8 +102,8 @@ async function storm(
   // kube-tidy's own writes are its own: nothing said so far, and its field manager owns the value.
   expect(await owners(home)).toEqual(['kube-tidy']);
   expect(await rebuiltEvents(home)).toEqual([]);
-  await foreignPut(home);
-  expect(await owners(home)).toEqual(['node-fetch']);
+  await foreignPut(home, strip);
+  expect(await owners(home)).toEqual(strip ? [] : ['node-fetch']);
   const b = await instance();
   const after = [];
   for (const [i, name] of names.slice(CAP).entries()) after.push((await send(i % 2 ? a.agent : b.agent, event(name))).body);
@@ -152,5 +154,17 @@ describe('a ledger another writer rewrote as a valid, empty ledger mid-storm', (
     expect(after[0].deferred.why).toMatch(/the brakes' ledger was rewritten by node-fetch .* and rebuilt at/);
     expect((await podNames(ns.name)).filter((n) => n.startsWith('pod-'))).toHaveLength(STORM - CAP);
     expect((await saidRebuilt(home))[0]!.note).toMatch(/was rewritten by node-fetch \(Update at/);
+  }, 180_000);
+
+  it(`pods under maxNoOfPodsToEvictTotal ${CAP}, the PUT stripping managedFields: the same, no writer to name`, async () => {
+    const { top } = windowWithRoom(180_000);
+    const home = homes.stripped.name;
+    const policy = failedPolicy([ns.name], { maxNoOfPodsToEvictTotal: CAP, ...top });
+    const served = (rt: Runtime) => serve(podTerminated, rt);
+    const { before, after } = await storm(home, policy, served, (name) => knativeRequest('binary', 'update', pods.get(name)!), range('strip', STORM), true);
+    expect(before).toEqual(Array(CAP).fill('deleted'));
+    expect(after.map((x) => x.outcome)).toEqual(Array(STORM - CAP).fill('deferred'));
+    expect(after[0].deferred.why).toMatch(/rewritten by \(unknown: managedFields stripped\)/);
+    expect((await podNames(ns.name)).filter((n) => n.startsWith('strip-'))).toHaveLength(STORM - CAP);
   }, 180_000);
 });

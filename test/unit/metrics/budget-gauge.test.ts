@@ -26,7 +26,18 @@ function fakeCluster() {
   let rv = 0;
   /** Ledger reads and writes sent (what the client middleware would count: request-tally.ts). */
   const calls = { n: 0 };
-  const store = (data: Record<string, string>): V1ConfigMap => (cm = { metadata: { name: 'kube-tidy-brakes', resourceVersion: String(++rv) }, data });
+  const store = (data: Record<string, string>): V1ConfigMap =>
+    (cm = {
+      metadata: {
+        name: 'kube-tidy-brakes',
+        resourceVersion: String(++rv),
+        // As the API server records kube-tidy's write (the ledger trusts only those: kube/written-by.ts).
+        managedFields: [
+          { manager: 'kube-tidy', operation: 'Update', fieldsV1: { 'f:data': Object.fromEntries(Object.keys(data).map((k) => [`f:${k}`, {}])) } },
+        ],
+      },
+      data,
+    });
   const core = {
     readNamespacedConfigMap: async () => {
       calls.n++;
