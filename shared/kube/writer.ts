@@ -22,7 +22,7 @@ import { recordNamespaceEvent, recordObjectEvent, recordPodEvent, type PodEvent,
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
 import { WriteRefusals, type WriteVerb } from './write-refusals.js';
-import { FIELD_MANAGER } from './written-by.js';
+import { FIELD_MANAGER, ownedAgain } from './written-by.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 
 export interface WriterOptions {
@@ -341,7 +341,7 @@ export class ClusterWriter {
         this.dry({
           namespace,
           name,
-          body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion }, data },
+          body: { metadata: { name, namespace, resourceVersion: seen.metadata?.resourceVersion, ...ownedAgain(seen, data) }, data },
           fieldManager: FIELD_MANAGER,
         }),
       );

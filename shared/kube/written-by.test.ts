@@ -3,7 +3,7 @@
 // test/integration/brakes/foreign.test.ts).
 import type { V1ConfigMap, V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { describeWriter, FIELD_MANAGER, foreignWriter } from './written-by.js';
+import { describeWriter, FIELD_MANAGER, foreignWriter, ownedAgain } from './written-by.js';
 
 const owning = (manager: string, operation: string, time: string, key = 'ledger.json'): V1ManagedFieldsEntry => ({
   manager,
@@ -67,5 +67,18 @@ describe('foreignWriter', () => {
   it('is said as a person reads it', () => {
     expect(describeWriter({ manager: 'node-fetch', operation: 'Update', time: '2026-11-29T06:01:02Z' })).toBe('node-fetch (Update at 2026-11-29T06:01:02Z)');
     expect(describeWriter({ manager: 'curl' })).toBe('curl');
+  });
+});
+
+describe('ownedAgain', () => {
+  it('names kube-tidy as the owner of the keys it writes only when the object has no managedFields left', () => {
+    const stripped: V1ConfigMap = { metadata: { name: 'x' }, data: { 'ledger.json': '{}' } };
+    const sent = ownedAgain(stripped, { 'ledger.json': '{"counts":{}}' });
+    expect(sent.managedFields).toEqual([
+      { manager: FIELD_MANAGER, operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:ledger.json': {} } } },
+    ]);
+    // What the API server sends back for it reads as kube-tidy's own write again.
+    expect(foreignWriter({ ...stripped, metadata: { name: 'x', managedFields: sent.managedFields } }, 'ledger.json')).toBeUndefined();
+    expect(ownedAgain(cm({ manager: 'node-fetch', operation: 'Update', fieldsV1: { 'f:data': { 'f:ledger.json': {} } } }), {})).toEqual({});
   });
 });

@@ -58,3 +58,18 @@ export const describeWriter = (w: Writer): string => {
   const how = [w.operation, w.time ? `at ${w.time}` : undefined].filter(Boolean).join(' ');
   return how ? `${w.manager} (${how})` : w.manager;
 };
+
+/**
+ * The managedFields to send with an update of `seen` so the keys of `data` are kube-tidy's
+ * again, or nothing when the API server will record the update itself. Once an object's
+ * managedFields are gone (stripped, or never recorded), the API server records no manager on
+ * later updates (measured on v1.37: a PUT under `fieldManager` leaves none), so a ledger once
+ * stripped would read as foreign on every read, rebuilt blind forever. Managed fields sent in
+ * the update are the ones the API server starts from (as `kubectl` documents for resetting
+ * them), so naming kube-tidy's keys there makes its write kube-tidy's.
+ */
+export function ownedAgain(seen: V1ConfigMap, data: Record<string, string>): { managedFields?: V1ManagedFieldsEntry[] } {
+  if ((seen.metadata?.managedFields ?? []).length > 0) return {};
+  const fields = Object.fromEntries(Object.keys(data).map((k) => [`f:${k}`, {}]));
+  return { managedFields: [{ manager: FIELD_MANAGER, operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': fields } }] };
+}
