@@ -5,10 +5,10 @@
 // Nothing here ever logs or returns kubeconfig contents: parse errors are replaced by a
 // generic message, since YAML errors quote the offending (credential) lines.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeClients, type KubeClientOptions, type KubeClients } from '../../kube/clients.js';
 import { classifyKubeError, toKubeError, TransientKubeError } from '../../kube/errors.js';
+import { describeBytes, FileTooLargeError, readFileCapped } from '../../config/bounded-read.js';
 
 export interface Worker {
   name: string;
@@ -133,12 +133,20 @@ export class Workers {
   }
 }
 
+/**
+ * A kubeconfig file is at most what a Secret may hold (1 MiB). A MultiKueueCluster names its
+ * path (locationType Path), so the object decides what is read: `/dev/zero` or a FIFO would
+ * otherwise be read until the process runs out of memory (bounded-read.ts).
+ */
+export const MAX_KUBECONFIG_BYTES = 1 << 20;
+
 function fromPath(name: string, path: string): Source {
   try {
-    const text = readFileSync(path, 'utf8');
+    const text = readFileCapped(path, MAX_KUBECONFIG_BYTES);
     return { name, fingerprint: `path:${sha(text)}`, text };
   } catch (e) {
-    return { name, error: { message: `kubeconfig ${path} of worker ${name}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`, transient: false } };
+    const why = e instanceof FileTooLargeError ? `larger than ${describeBytes(MAX_KUBECONFIG_BYTES)}` : ((e as NodeJS.ErrnoException).code ?? 'unreadable');
+    return { name, error: { message: `kubeconfig ${path} of worker ${name}: ${why}`, transient: false } };
   }
 }
 
