@@ -1,8 +1,9 @@
 // One version for everything a release publishes (docs/versioning.md): the npm package's
 // (package.json) is the chart's version and appVersion, the image tag the chart, the generated
-// manifests and serverless.yml name, what `kube-tidy descheduler --version` reports, and an
-// entry of CHANGELOG.md. A bump that misses one of them fails here, before a tag is pushed.
-import { readFileSync } from 'node:fs';
+// manifests and serverless.yml name, what `kube-tidy descheduler --version` reports, the
+// version the docs install (`npx kube-tidy@X.Y.Z`, the chart's `--version`), and an entry of
+// CHANGELOG.md. A bump that misses one of them fails here, before a tag is pushed.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -37,6 +38,20 @@ describe('the release version', () => {
   it("is package.json's everywhere a release names it", () => {
     const all = named();
     expect(all).toEqual(Object.fromEntries(Object.keys(all).map((k) => [k, version])));
+  });
+
+  it("is the one the docs install: npx kube-tidy@<version>, the chart's --version", () => {
+    const docs = [
+      'README.md',
+      ...readdirSync(join(REPO_ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    const pinned = docs.flatMap((f) =>
+      [...read(f).matchAll(/kube-tidy@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)|charts\/kube-tidy --version (\S+)/g)].map((m) => `${f}: ${m[1] ?? m[2]}`),
+    );
+    expect(pinned.length).toBeGreaterThanOrEqual(4);
+    expect(pinned.filter((p) => !p.endsWith(`: ${version}`))).toEqual([]);
   });
 
   it('has an entry in CHANGELOG.md, with a link to its release', () => {
