@@ -3,19 +3,22 @@
 // bundle: kube-tidy.cjs, everything the offline commands need, and kube-client.cjs, the
 // Kubernetes client, required only by the commands that talk to a cluster (plan --kubeconfig,
 // run, bridge, descheduler), so `--help` and `policy check` never parse its 1.4 MB.
-// Usage: `npm run bundle:cli` -> dist/cli/{kube-tidy.cjs, kube-client.cjs, licences};
+// Usage: `npm run bundle:cli` -> dist/cli/{kube-tidy.cjs, kube-client.cjs, THIRD-PARTY-NOTICES.txt};
 // `npm pack` runs it first (prepack) and package.json's "files" ships that folder only.
-import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { BUNDLE_TARGET } from './build.js';
 import { clientEntry } from './client-entry.js';
+import { bundledPackages, noticesText } from './notices.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI_DIR = join(ROOT, 'dist', 'cli');
-/** The file package.json's "bin" names (a unit test keeps them equal). */
+/** The file package.json's "bin" names (the package test checks them equal). */
 export const CLI_FILE = 'kube-tidy.cjs';
+/** The licences of every package the two files carry (notices.ts). */
+export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 const CLIENT_FILE = 'kube-client.cjs';
 
 const common: BuildOptions = {
@@ -26,7 +29,9 @@ const common: BuildOptions = {
   minify: true,
   // As the image's bundle (build.ts): the npm package of punycode, not Node's deprecated builtin.
   alias: { punycode: 'punycode/' },
-  legalComments: 'linked',
+  // The licences go in whole into NOTICES_FILE; the comments inline would say less.
+  legalComments: 'none',
+  metafile: true,
   logLevel: 'warning',
 };
 
@@ -63,7 +68,7 @@ export async function bundleCli(dir = CLI_DIR): Promise<CliBundle> {
   mkdirSync(dir, { recursive: true });
   const program = join(dir, CLI_FILE);
   const client = join(dir, CLIENT_FILE);
-  await Promise.all([
+  const built = await Promise.all([
     build({
       ...common,
       entryPoints: [join(ROOT, 'shared', 'hosts', 'cli', 'main.ts')],
@@ -79,6 +84,15 @@ export async function bundleCli(dir = CLI_DIR): Promise<CliBundle> {
     }),
   ]);
   chmodSync(program, 0o755);
+  writeFileSync(
+    join(dir, NOTICES_FILE),
+    noticesText(
+      bundledPackages(
+        ROOT,
+        built.map((b) => b.metafile!),
+      ),
+    ),
+  );
   return { dir, bytes: statSync(program).size, clientBytes: statSync(client).size, ms: Date.now() - started };
 }
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { CLI_FILE } from '../../../infra/bundle/cli.js';
+import { CLI_FILE, NOTICES_FILE } from '../../../infra/bundle/cli.js';
 import { installPacked, packPackage, type Installed, type Packed } from '../../../infra/package/pack.js';
 import { sharedAudit, sharedCluster, testNamespace, notControlPlane } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
@@ -69,10 +69,17 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('the packed tarball', () => {
-  it('holds the bundled program, its legal comments, the changelog, the README and package.json: nothing else', () => {
+  it("holds the bundled program, the bundled packages' licences, the changelog, the README and package.json: nothing else", () => {
     expect(packed.files).toEqual(
-      ['CHANGELOG.md', 'README.md', 'dist/cli/kube-client.cjs', `dist/cli/${CLI_FILE}`, `dist/cli/${CLI_FILE}.LEGAL.txt`, 'package.json'].sort(),
+      ['CHANGELOG.md', 'README.md', 'dist/cli/kube-client.cjs', `dist/cli/${CLI_FILE}`, `dist/cli/${NOTICES_FILE}`, 'package.json'].sort(),
     );
+  });
+
+  it('names every package the bundle carries with a declared licence, and its licence text where it ships one', async () => {
+    const { stdout } = await exec('tar', ['-xOzf', packed.tarball, `package/dist/cli/${NOTICES_FILE}`], { maxBuffer: 16 << 20 });
+    const entries = [...stdout.matchAll(/^(\S+)@(\d\S*) \((.+)\)$/gm)].map((m) => ({ name: m[1]!, license: m[3]! }));
+    expect(entries.map((e) => e.name)).toEqual(expect.arrayContaining(['@kubernetes/client-node', 'zod', 'yaml', 'pino', 'cloudevents']));
+    expect(entries.filter((e) => e.license === 'UNKNOWN')).toEqual([]);
   });
 
   it('is publishable: not private, its bin a file it ships, no dependencies, the tree version', async () => {
