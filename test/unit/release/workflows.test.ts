@@ -5,7 +5,7 @@
 // Dockerfile, under the name the chart runs, the chart to an OCI registry, the npm package with
 // provenance, and the rendered manifests attached to the release.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,7 +58,47 @@ describe('actionlint', () => {
   });
 });
 
+/**
+ * The check job's scripts (the version gate, then the notes), run with bash as the runner would
+ * on a copy of the files they read, the changelog's entry dated or not.
+ */
+async function checkJob(tag: string, dated: boolean): Promise<{ ok: boolean; output: string; notes: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-release-check-'));
+  for (const f of ['package.json', join(CHART_DIR, 'Chart.yaml'), join(CHART_DIR, 'values.yaml')]) {
+    mkdirSync(join(dir, f, '..'), { recursive: true });
+    cpSync(join(REPO_ROOT, f), join(dir, f));
+  }
+  const changelog = readFileSync(join(REPO_ROOT, 'CHANGELOG.md'), 'utf8');
+  writeFileSync(join(dir, 'CHANGELOG.md'), dated ? changelog.replace(/^(## \[[^\]]+\]) - Unreleased$/m, '$1 - 2026-12-01') : changelog);
+  const env = { ...process.env, ...release.env, GITHUB_REF_NAME: tag, GITHUB_OUTPUT: join(dir, 'out'), GITHUB_REPOSITORY: 'kube-tidy/kube-tidy' };
+  try {
+    for (const step of steps('check').filter((x) => x.run)) {
+      const scriptText = step.run!.replace(/\$\{\{ steps\.version\.outputs\.version \}\}/g, tag.slice(1));
+      await run('bash', ['-eo', 'pipefail', '-c', scriptText], { cwd: dir, env });
+    }
+    return { ok: true, output: readFileSync(join(dir, 'out'), 'utf8'), notes: readFileSync(join(dir, 'notes.md'), 'utf8') };
+  } catch (e) {
+    return { ok: false, output: (e as { stdout?: string }).stdout ?? '', notes: '' };
+  }
+}
+
 describe('release.yml', () => {
+  it("passes the tree's version once its changelog entry is dated, and gives that entry as notes, its docs links absolute", async () => {
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const r = await checkJob(`v${version}`, true);
+    expect(r.ok).toBe(true);
+    expect(r.output).toBe(`version=${version}\n`);
+    expect(r.notes).toMatch(/^### Added$/m);
+    expect(r.notes).not.toMatch(/\]\(docs\//);
+    expect(r.notes).toContain(`https://github.com/kube-tidy/kube-tidy/blob/v${version}/docs/versioning.md`);
+  });
+
+  it('refuses a tag that is not the tree version, and an entry still Unreleased', async () => {
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect((await checkJob('v9.9.9', true)).output).toMatch(/::error::tag v9\.9\.9 but package\.json says/);
+    expect((await checkJob(`v${version}`, false)).output).toMatch(/::error::CHANGELOG\.md has no dated entry/);
+  });
+
   it('runs on version tags only, and the check compares the tag with package.json, the chart, values.yaml and a dated changelog entry', () => {
     expect(release.on).toEqual({ push: { tags: ['v*.*.*'] } });
     const check = script('check');
