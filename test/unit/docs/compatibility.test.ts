@@ -20,7 +20,11 @@ describe('docs/compatibility.md', () => {
   const body = rows(page);
 
   it('has its tables: Kubernetes features, add-ons, the descheduler, Node and Helm', () => {
-    for (const want of ['PersistentVolumeClaim', 'EvictionRequest', 'Kueue', 'Knative', 'KubeVirt', 'v0.36.0', 'Node 24', 'Helm']) expect(body.some((r) => r.includes(want)), want).toBe(true);
+    for (const want of ['PersistentVolumeClaim', 'EvictionRequest', 'Kueue', 'Knative', 'KubeVirt', 'v0.36.0', 'Node 24', 'Helm'])
+      expect(
+        body.some((r) => r.includes(want)),
+        want,
+      ).toBe(true);
   });
 
   it('names, in every row, a test file that exists', () => {
