@@ -25,7 +25,7 @@ const json = (key: string) => `@@json:${key}@@`;
 const selectorOf = (kind: string) => `@@selector:${kind}@@`;
 
 const WHOLE: Record<string, string> = {
-  image: '.Values.image',
+  image: 'include "kube-tidy.image" .',
   dryRun: '.Values.dryRun | toString',
   logLevel: '.Values.logLevel',
   policy: '.Values.policy',

@@ -40,7 +40,12 @@ function whereValues(decl: Declaration, d: Defaults): string {
 # standalone: one Deployment that watches the cluster itself, for clusters without Knative.
 mode: knative
 
+# The image by tag: the release's own, whose version is the chart's appVersion. Another build:
+# --set image=registry/name:tag, or a whole reference with its digest (name@sha256:...).
 ${block('image', d.image)}
+# Pins the image by digest as well: "sha256:" and 64 hex digits, as the release notes give it.
+# The pods then run image@digest (the tag stays for people to read; the digest decides).
+imageDigest: ""
 imagePullPolicy: IfNotPresent
 
 # Where kube-tidy runs. Empty: the release namespace (helm install -n ... --create-namespace).

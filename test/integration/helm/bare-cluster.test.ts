@@ -1,18 +1,21 @@
-// The README's two `helm install` commands, exactly as written there, with the real Helm on a
-// cluster that has nothing but Kubernetes (no Knative, no Kueue, no kueue-system namespace):
+// The README's two `helm install` commands, as written there but for the chart: the published
+// oci://ghcr.io/kube-tidy/charts/kube-tidy at the version they name is replaced by what the
+// release pushes there, the `helm package` of the tree's chart (which must be that version).
+// With the real Helm on a cluster that has nothing but Kubernetes (no Knative, no Kueue, no kueue-system namespace):
 // the shared clusters have the Kueue CRDs and namespaces, which is how a standalone install that
 // wrote a Role into kueue-system passed its tests. Standalone installs and writes nothing
 // outside its namespace; knative mode stops before writing anything, with one message naming
 // what is missing and the standalone alternative. Then the same cluster gets Kueue (MultiKueue's
 // Secret access follows on upgrade) and the Knative CRDs (knative mode installs).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
 import { installCrds, kubectl, upstreamCrdsDir, startCluster, waitFor, type Cluster } from '../../harness/index.js';
-import { helm, type Obj } from './helm.js';
+import { chartCopy, helm, type Obj } from './helm.js';
 
 /** The `helm install` commands of the README's "Helm (either mode)" block, continuations joined. */
 function readmeInstalls(): string[][] {
@@ -32,6 +35,18 @@ const [knativeCmd, standaloneCmd] = (() => {
   return [cmds.find((c) => !c.includes('mode=standalone'))!, cmds.find((c) => c.includes('mode=standalone'))!];
 })();
 
+/** Where the release publishes the chart (release.yml's CHART_REPO), as the README names it. */
+const PUBLISHED = 'oci://ghcr.io/kube-tidy/charts/kube-tidy';
+const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+let packaged: string;
+
+/** A README command with the published chart at `--version V` replaced by the packaged one, after checking V is the tree's. */
+function asPackaged(cmd: string[]): string[] {
+  const i = cmd.indexOf(PUBLISHED);
+  if (i < 0 || cmd[i + 1] !== '--version' || cmd[i + 2] !== version) throw new Error(`not ${PUBLISHED} --version ${version}: ${cmd.join(' ')}`);
+  return [...cmd.slice(0, i), packaged, ...cmd.slice(i + 3)];
+}
+
 let cluster: Cluster;
 const h = (args: string[]) => helm(args, { kubeconfig: cluster.kubeconfigPath, cwd: REPO_ROOT });
 const status = (e: unknown) => (e as { code?: number; statusCode?: number }).code ?? (e as { statusCode?: number }).statusCode;
@@ -42,6 +57,9 @@ const exists = (read: () => Promise<unknown>) =>
   );
 
 beforeAll(async () => {
+  const dest = mkdtempSync(join(tmpdir(), 'kube-tidy-chart-bare-'));
+  await helm(['package', chartCopy(), '--destination', dest]);
+  packaged = join(dest, `kube-tidy-${version}.tgz`);
   cluster = await startCluster({ name: 'helm-bare' });
 }, 300_000);
 
@@ -51,7 +69,7 @@ afterAll(async () => {
 
 describe("the README's helm install on a cluster with nothing but Kubernetes", () => {
   it('reads both commands from the README', () => {
-    expect(knativeCmd).toEqual(['install', 'kube-tidy', 'infra/helm/kube-tidy', '-n', 'kube-tidy', '--create-namespace']);
+    expect(knativeCmd).toEqual(['install', 'kube-tidy', PUBLISHED, '--version', version, '-n', 'kube-tidy', '--create-namespace']);
     expect(standaloneCmd).toEqual([...knativeCmd!, '--set', 'mode=standalone', '--set', 'standalone.replicas=2']);
   });
 
@@ -63,7 +81,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
   });
 
   it('knative mode stops before writing anything, with one message naming what is missing and the standalone alternative', async () => {
-    const err = await h(knativeCmd!).then(
+    const err = await h(asPackaged(knativeCmd!)).then(
       () => undefined,
       (e: Error) => e.message,
     );
@@ -82,7 +100,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
 
   it('standalone mode installs, writes nothing outside its namespace, and both replicas come up', async () => {
     const started = Date.now();
-    const out = await h(standaloneCmd!);
+    const out = await h(asPackaged(standaloneCmd!));
     console.log(`[helm-bare] standalone install in ${Date.now() - started} ms`);
     expect(out).toMatch(/STATUS: deployed/);
     const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy', '-n', 'kube-tidy']))
@@ -129,7 +147,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
       .kubeConfig()
       .makeApiClient(CoreV1Api)
       .createNamespace({ body: { metadata: { name: 'kueue-system' } } });
-    await h(['upgrade', 'kube-tidy', 'infra/helm/kube-tidy', '-n', 'kube-tidy', '--reuse-values']);
+    await h(['upgrade', 'kube-tidy', packaged, '-n', 'kube-tidy', '--reuse-values']);
     await waitFor('the Secret read in kueue-system', canRead);
   });
 
@@ -137,7 +155,7 @@ describe("the README's helm install on a cluster with nothing but Kubernetes", (
     await installCrds(cluster, upstreamCrdsDir('knative'));
     // A second release beside the standalone one (its own namespace and cluster-scoped prefix).
     const cmd = knativeCmd!.map((a) => (a === 'kube-tidy' ? 'kube-tidy-kn' : a));
-    const out = await h(cmd);
+    const out = await h(asPackaged(cmd));
     expect(out).toMatch(/STATUS: deployed/);
     const manifest = parseAllDocuments(await h(['get', 'manifest', 'kube-tidy-kn', '-n', 'kube-tidy-kn']))
       .map((d) => d.toJS() as Obj | null)

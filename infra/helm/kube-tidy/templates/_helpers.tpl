@@ -85,3 +85,21 @@ serving.knative.dev/v1/Service eventing.knative.dev/v1/Broker eventing.knative.d
 {{- end -}}
 {{- if and $mib $s.heapPercent -}}--max-old-space-size={{ div (mul $mib $s.heapPercent) 100 }}{{- end -}}
 {{- end }}
+
+{{/* The image every pod runs: values.image (by tag, or a whole reference with its digest), and
+     with values.imageDigest, image@digest, so an install can pin what it reviewed while the tag
+     stays readable. A digest in both places, or one that is not sha256 and 64 hex digits, stops
+     the render: a pod must never run an image nobody named. */}}
+{{- define "kube-tidy.image" -}}
+{{- $image := toString .Values.image -}}
+{{- $digest := toString (default "" .Values.imageDigest) -}}
+{{- if not $digest -}}
+{{- $image -}}
+{{- else if not (regexMatch "^sha256:[0-9a-f]{64}$" $digest) -}}
+{{- fail (printf "imageDigest is %q: use sha256: and 64 hex digits, as the release notes give it" $digest) -}}
+{{- else if contains "@" $image -}}
+{{- fail (printf "image %q already names a digest: set imageDigest only with an image by tag" $image) -}}
+{{- else -}}
+{{- printf "%s@%s" $image $digest -}}
+{{- end -}}
+{{- end }}
