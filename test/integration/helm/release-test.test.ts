@@ -38,7 +38,7 @@ const status = (e: unknown) => (e as { code?: number }).code;
 async function leader(name: string, extra: Record<string, string> = {}): Promise<Standalone> {
   const p = await startStandalone(name, { ...env, ...extra });
   procs.push(p);
-  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => {
+  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 120_000 }).catch((e: Error) => {
     throw new Error(`${e.message}\n${p.log.join('')}`);
   });
   return p;
@@ -117,7 +117,7 @@ describe('helm test on a standalone release', () => {
     expect(await gone(() => kc.makeApiClient(CoreV1Api).readNamespacedPod({ name: TEST_POD, namespace: NS }))).toBe(true);
     expect(await gone(() => kc.makeApiClient(CoreV1Api).readNamespacedServiceAccount({ name: TEST_POD, namespace: NS }))).toBe(true);
     expect(await gone(() => kc.makeApiClient(RbacAuthorizationV1Api).readNamespacedRole({ name: TEST_POD, namespace: NS }))).toBe(true);
-  }, 120_000);
+  }, 240_000);
 
   it('fails while the Lease is held but the Service has no live /metrics behind it; the failed Pod stays', async () => {
     const [nothing] = await freePorts(1);
@@ -129,7 +129,7 @@ describe('helm test on a standalone release', () => {
     expect(lastRun().output).toMatch(new RegExp(`FAILED: GET http://127.0.0.1:${nothing}/metrics: no answer`));
     const pod = await cluster.kubeConfig().makeApiClient(CoreV1Api).readNamespacedPod({ name: TEST_POD, namespace: NS });
     expect(pod.status?.phase).toBe('Failed');
-  }, 120_000);
+  }, 240_000);
 
   it('fails when what answers behind the Service is not kube-tidy (200 without kube_tidy_ metrics)', async () => {
     const stranger = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('# HELP up Up.\nup 1\n'));
@@ -142,7 +142,7 @@ describe('helm test on a standalone release', () => {
     }
     expect(lastRun().exitCode).toBe(1);
     expect(lastRun().output).toMatch(/FAILED: GET .*: answered 200 without any kube_tidy_ metric/);
-  }, 120_000);
+  }, 240_000);
 
   it('fails once the leader is gone long enough for its Lease to expire, though /metrics answers; passes again under a new leader', async () => {
     const a = procs[0]!;
@@ -171,5 +171,5 @@ describe('helm test on a standalone release', () => {
     kubelet.services.set(SERVICE, `127.0.0.1:${c.port}`);
     expect(await helmTest()).toMatch(/Phase:\s+Succeeded/);
     expect(lastRun().output).toMatch(/is held by replica-c/);
-  }, 120_000);
+  }, 240_000);
 });

@@ -150,12 +150,12 @@ describe('the standalone process', () => {
 
     const a = await startStandalone('replica-a', env);
     procs.push(a);
-    await waitFor('replica-a to lead', async () => (await a.leader()) === true, { timeoutMs: 30_000 }).catch((e: Error) => {
+    await waitFor('replica-a to lead', async () => (await a.leader()) === true, { timeoutMs: 120_000 }).catch((e: Error) => {
       throw new Error(`${e.message}\n${a.log.join('')}`);
     });
     const b = await startStandalone('replica-b', env);
     procs.push(b);
-    await waitFor('replica-b to answer', async () => (await b.leader()) !== undefined, { timeoutMs: 30_000 });
+    await waitFor('replica-b to answer', async () => (await b.leader()) !== undefined, { timeoutMs: 120_000 });
 
     await createWorkload(api);
     const names = async (namespace: string) => (await api.core.listNamespacedPod({ namespace })).items.map((p) => p.metadata!.name!);
