@@ -104,6 +104,8 @@ export interface OneWay {
  */
 export async function removeSelected(h: CleanupHandle, from: OneSource, context?: Omit<Snapshot, 'pods'>, scope: RemovalScope = {}): Promise<OnePodResult> {
   const told = tellerOf(h.notifier, scope);
+  // The writer and the brakes need the client loaded (a lazy process loads it on first need), even when the event is the read.
+  await h.ready();
   const way = eventWay(h, scope);
   const first = await throughStages(h, from, context, way, { older: true, told });
   if (first.own?.result.outcome !== 'stale') {

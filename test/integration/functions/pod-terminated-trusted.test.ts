@@ -15,7 +15,17 @@ import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { countedRuntime, serveParts, type Seen } from '../due/setup.js';
 import { createStaticPod } from '../adversary/env.js';
 import { exists, knativeRequest, send } from './setup.js';
-import { mint, trustedEnv } from './trust-modes.js';
+import { mint, sa, trustedEnv } from './trust-modes.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http } from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { pino } from 'pino';
+import supertest from 'supertest';
+import { startRuntime } from '../../../shared/runtime/runtime.js';
+import type { SenderAuth } from '../../../shared/serve/http/auth.js';
+import { serveTarget } from '../../../shared/serve/http/functions-framework.js';
 
 const ns = testNamespace('fn-trust');
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
@@ -141,5 +151,28 @@ describe('forged: what naming a source trusts', () => {
     const { body, sent } = await sendAs('source', update(claimedFailed(pod)));
     expect(body.outcome).toBe('deleted');
     expect(sent).toEqual(['DELETE pods/forged-source']);
+  });
+});
+
+describe('a process that loads its client on first need (lazyKube, as the production server starts podTerminated)', () => {
+  it('takes the named source’s pod as the read from its first event, the client loaded before the write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-trust-'));
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
+    // Sender authentication here is an OIDC issuer's, which never touches the cluster: nothing else loads the client first.
+    const env = { ...trustedEnv(ns.name), SENDER_AUTH: 'oidc', POLICY_FILE: join(dir, 'policy.json'), KUBECONFIG: sharedCluster().kubeconfigPath };
+    const rt = await startRuntime(env, { log: pino({ level: 'silent' }) }, { lazyKube: true });
+    const named: SenderAuth = {
+      platform: 'oidc',
+      authenticate: async (h) => ({ ok: true, subject: String(h.authorization).slice('Bearer '.length), issuer: 'test' }),
+      warm: async () => undefined,
+      summary: 'the bearer names the sender (test)',
+    };
+    const name = `lazy-${process.pid}`;
+    http(name, serveTarget(podTerminated, await podTerminated.setup(rt), rt, named));
+    const pod = await failed('lazy');
+    const req = update(pod);
+    const res = await send(supertest(getTestServer(name)), { ...req, headers: { ...req.headers, authorization: `Bearer ${sa(ns.name, 'source')}` } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.outcome).toBe('deleted');
   });
 });
