@@ -2,12 +2,16 @@ import { BadRequestError } from '../shared/serve/resolve.js';
 import { defineTarget, type Input } from '../shared/serve/target.js';
 import { cleanupParts, decideOne, removeSelected, type CleanupParts, type OnePodResult } from '../shared/cleanup/index.js';
 import { dueParts, type Due } from '../shared/cleanup/due/index.js';
+import { watchedPod } from '../shared/kube/from-client.js';
 import type { Pod } from '../shared/model/objects.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
+import { trustedSendersOf, type TrustsSender } from '../shared/cleanup/trusted-senders.js';
 
 export interface PodTerminatedParts extends CleanupParts {
   /** Acting at eligibleAt (shared/cleanup/due): this process's timers, the due list, the tick. */
   due: Due;
+  /** Whose Resource-mode pod events are the read (TRUSTED_POD_SENDERS; none by default). */
+  trusts: TrustsSender;
   /** Clears every timer: a process that stops (a standalone replica without its Lease) acts no more. */
   stop(): void;
 }
@@ -15,14 +19,17 @@ export interface PodTerminatedParts extends CleanupParts {
 const podTerminatedParts = (rt: Runtime): PodTerminatedParts => {
   const parts = cleanupParts(rt);
   const due = dueParts(parts.handle, rt.env);
-  return { ...parts, due, stop: () => due.stop() };
+  return { ...parts, due, trusts: trustedSendersOf(rt.env), stop: () => due.stop() };
 };
 
 /**
  * `podTerminated`: one pod event in, the lifecycle strategies decide for that pod, the
- * decision is carried out. The event's copy is only a hint: when it selects the pod, the
- * stored pod is read and decided on again, and only that decides the write (tied to its uid
- * and resourceVersion). Repeats and stale events change nothing.
+ * decision is carried out. From a sender TRUSTED_POD_SENDERS names (authenticated), the
+ * event's whole pod is the read: decided on and written at its uid and resourceVersion, so the
+ * write lands only on that very version; a 409 reads the stored pod and decides again. From
+ * anyone else, or in Reference mode, the event's copy is only a hint: when it selects the pod,
+ * the stored pod is read and decided on again, and only that decides the write. Repeats and
+ * stale events change nothing.
  *
  * A pod only time stands in the way of is scheduled (shared/cleanup/due): this instance's timer acts
  * at its eligibleAt, and its entry in the due list lets any instance's tick act then if this
@@ -36,7 +43,7 @@ export const podTerminated = defineTarget({
   // Most events select nothing and need no cluster request: the client loads on first need.
   needs: { policy: true, cluster: 'on-demand' },
   setup: podTerminatedParts,
-  async handle(input: Input, { handle: h, due }, call) {
+  async handle(input: Input, { handle: h, due, trusts }, call) {
     if (input.type === 'tick') {
       // Before anything is read: a tick holds a request and reads the due list (DUE_TICK_SENDERS).
       const refused = due.tickRefused(input.sender);
@@ -58,6 +65,9 @@ export const podTerminated = defineTarget({
         await due.forget(podUid);
         return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
       }
+      // The event is the read: what a named source read from the API server's watch, written at its version.
+      const watched = trusts(input.sender) ? watchedPod(copy) : undefined;
+      if (watched) return answerAs(scheduleFrom(due, { namespace: input.namespace, name: input.name, uid: podUid }, await removeSelected(h, { watched })));
       // A cheap first look at the event's copy: most events select nothing, and answer
       // without a request. A copy that selects is not believed: the stored pod decides.
       const hint = await decideOne(h, copy);
@@ -86,6 +96,12 @@ export const podTerminated = defineTarget({
     return scheduleFrom(due, { namespace: input.namespace, name: input.name }, await removeSelected(h, { namespace: input.namespace, name: input.name }));
   },
 });
+
+/** The trusted path's answer as the first look's always was: the pod's uid is the event's, not said again. */
+async function answerAs(answer: Promise<OnePodResult>): Promise<OnePodResult> {
+  const { uid: _uid, ...said } = await answer;
+  return said;
+}
 
 /**
  * After removeSelected decided on the stored pod: kept until a time (its answer's eligibleAt,

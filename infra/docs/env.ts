@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CleanupEnv, PassEnv } from '../../shared/cleanup/config.js';
 import { DefragEnv } from '../../shared/defrag/config.js';
 import { DueEnv } from '../../shared/cleanup/due/config.js';
+import { TrustedSendersEnv } from '../../shared/cleanup/trusted-senders.js';
 import { EvacuationEnv } from '../../shared/evacuation/config.js';
 import { StandaloneEnv } from '../../shared/hosts/standalone/config.js';
 import { MultiKueueEnv } from '../../shared/multikueue/config.js';
@@ -30,6 +31,7 @@ export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; read
   },
   { title: 'A pass', file: 'shared/cleanup/config.ts', schema: PassEnv, readBy: 'podTerminated, sweep, invoke, evacuation' },
   { title: 'Pod cleanup', file: 'shared/cleanup/config.ts', schema: CleanupEnv, readBy: 'podTerminated, sweep, invoke' },
+  { title: 'Events as the read', file: 'shared/cleanup/trusted-senders.ts', schema: TrustedSendersEnv, readBy: 'podTerminated' },
   {
     title: 'Time: timers and the due list',
     file: 'shared/cleanup/due/config.ts',

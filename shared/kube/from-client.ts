@@ -41,3 +41,17 @@ export function storedPodId(pod: Stored<Pod>): StoredPodId {
     phase: pod.status?.phase ?? '',
   } as StoredPodId;
 }
+
+/**
+ * The pod an event carries whole (Resource mode) from a source the process authenticated and
+ * names as one whose events are the read (podTerminated's TRUSTED_POD_SENDERS): what that source
+ * read from the API server's watch, taken as read. A write is tied to its uid and
+ * resourceVersion, so it lands only if the stored pod is that very version; anything else is
+ * answered 409 and the pod is read (cleanup/io/one-pod.ts). Undefined without a uid and a
+ * resourceVersion: nothing to tie a write to, so the stored pod is read instead.
+ */
+export function watchedPod(copy: Pod): Stored<Pod> | undefined {
+  const m = copy.metadata;
+  if (!m?.name || !m.namespace || !m.uid || !m.resourceVersion) return undefined;
+  return copy as Stored<Pod>;
+}

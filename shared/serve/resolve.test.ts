@@ -136,6 +136,33 @@ describe('a tick says who sent it', () => {
     await r.event(tick);
     expect(seen.map((i) => (i.type === 'tick' ? (i.sender ?? 'none') : i.type))).toEqual(['system:serviceaccount:kube-tidy:tick', 'anonymous', 'none']);
   });
+
+  it('a request’s object event carries the sender check’s subject too (podTerminated’s TRUSTED_POD_SENDERS); one a host hands over none', async () => {
+    const { ctx } = context();
+    const seen: Input[] = [];
+    const pods = defineTarget({
+      name: 'pods',
+      accepts: { kinds: ['Pod'], hint: 'pods' },
+      needs: { policy: false, cluster: 'on-demand' },
+      setup: () => ({}),
+      handle: async (input: Input) => (seen.push(input), { outcome: 'nothing-to-do' }),
+    });
+    const r = resolver(pods, {}, ctx);
+    const event = {
+      headers: {
+        'ce-id': '1',
+        'ce-source': 'https://api',
+        'ce-type': 'dev.knative.apiserver.resource.update',
+        'ce-specversion': '1.0',
+        'content-type': 'application/json',
+      },
+      body: pod('n').object,
+    };
+    await r.request({ ...event, sender: 'system:serviceaccount:kube-tidy:source' });
+    await r.request(event);
+    await r.event(pod('n'));
+    expect(seen.map((i) => (i.type === 'object' ? (i.sender ?? 'none') : i.type))).toEqual(['system:serviceaccount:kube-tidy:source', 'anonymous', 'none']);
+  });
 });
 
 describe('4xx answers are logged as a sample', () => {

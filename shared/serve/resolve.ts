@@ -143,8 +143,8 @@ export function resolver<P>(spec: TargetSpec<P>, parts: P, ctx: ResolveContext):
       settle(() => {
         const decoded = decode(spec, req);
         const input = 'input' in decoded ? decoded.input : accept(spec, parts, decoded.event);
-        // A request's tick says who sent it; one of the process's own schedule (`event`) has no sender.
-        return input.type === 'tick' ? { ...input, sender: req.sender ?? 'anonymous' } : input;
+        // A request's tick or object event says who sent it; one a host hands over itself (`event`) has no sender.
+        return input.type === 'tick' || input.type === 'object' ? { ...input, sender: req.sender ?? 'anonymous' } : input;
       }, started),
     event: (event, started = Date.now()) => settle(() => accept(spec, parts, event), started),
     input: (input, started = Date.now()) => settle(() => input, started),

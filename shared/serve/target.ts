@@ -12,7 +12,12 @@ export type { Answer } from '../model/answer.js';
 
 /** What reached the handler, already decoded and checked against `accepts`. */
 export type Input =
-  | { type: 'object'; event: ObjectEvent; namespace: string; name: string }
+  /**
+   * `sender`: who sent an event that came as a request (the sender check's subject, `anonymous`
+   * with SENDER_AUTH=none); absent for one a host hands over itself (standalone's watch).
+   * podTerminated takes a named sender's whole pod as the read (TRUSTED_POD_SENDERS).
+   */
+  | { type: 'object'; event: ObjectEvent; namespace: string; name: string; sender?: string }
   | { type: 'reference'; event: ReferenceEvent; namespace: string; name: string }
   /**
    * `sender`: who sent a tick that came as a request (the sender check's subject, `anonymous`

@@ -1,31 +1,35 @@
-// The event path of pod cleanup: decide for one pod, and remove it only as it is stored.
-import { getPod } from '../../kube/get.js';
+// The one-pod path of pod cleanup (an event, a shard's pod, a due act, a pass's pod that changed
+// under its write): a pass's own stages over one pod. read (stages/read-one.ts: the stored pod,
+// or an event's whole copy from a source the process trusts: the event is the read) -> decide
+// and order (stages/plan-one.ts: decide.ts and order.ts over that pod, with its owner's group
+// under kubeTidy.retention) -> admit (the admission port, or a pass's brakes) -> act
+// (stages/act.ts `actAdmitted`, tied to the uid and resourceVersion decided on). A write answered
+// 409 (the pod changed since it was read) sends the pod back to the read once; then it is stale.
+import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import { removalTarget } from '../../kube/evict-only.js';
 import { tallied } from '../../kube/request-tally.js';
+import type { ClusterWriter } from '../../kube/writer.js';
 import { keyOf, type Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
-import { decide } from '../../selection/decide.js';
+import type { Policy } from '../../policy/policy.js';
 import type { Decision, Kept } from '../../selection/decision.js';
-import { snapshotNeeds } from '../../selection/needs.js';
-import { RetentionIndex, ruleCovers, ruleFor } from '../../selection/retention.js';
 import type { Snapshot } from '../../selection/snapshot.js';
+import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { CleanupHandle } from '../handle.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
-import { removalCharged, type Admission, type AdmissionDeferral, type AdmissionTicket } from '../../kube/admission.js';
-import { failuresOf, type ActResult } from './act.js';
-import { actAdmitted } from './stages/act.js';
+import { removalCharged, type AdmissionDeferral } from '../../kube/admission.js';
+import { failuresOf, resultOf, type ActResult } from './act.js';
+import { actAdmitted, type AdmitAnswer, type Settle } from './stages/act.js';
+import { planOne, type OnePlan } from './stages/plan-one.js';
+import { contextOf, readOne, type OneSource, type PodRef } from './stages/read-one.js';
 import type { EventBudget } from './event-budget.js';
-import type { OwnerGroup } from './context.js';
 import type { OnePodResult } from './results.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { podDecided, type PassEvents } from '../../notify/pods.js';
 import type { DueAct } from '../../notify/types.js';
 
-/**
- * An event removes at most this many older pods of the pod's owner (kubeTidy.retention's window
- * moved past them): the requests of one event stay bounded; the rest go on the next event or sweep.
- */
-export const OLDER_PER_EVENT = 20;
+export { OLDER_PER_EVENT } from './stages/plan-one.js';
+export type { OneSource, PodRef, Watched } from './stages/read-one.js';
 
 export interface OneDecision {
   decision?: Decision;
@@ -33,79 +37,28 @@ export interface OneDecision {
   why: string;
   /** When time alone will bring the pod in (RFC 3339), if that is all that stands in the way. */
   eligibleAt?: string;
-  /**
-   * kubeTidy.retention, when it had to rank the pod: the other pods of its owner that a run
-   * with a rule selects and retention no longer keeps (this pod's arrival pushed them out; no
-   * event comes for them), decided as listed, in the policy's order, at most OLDER_PER_EVENT.
-   * Worth removeSelected even when the pod itself is kept.
-   */
+  /** kubeTidy.retention: the owner's older pods this pod's arrival pushed out (stages/plan-one.ts). Worth removeSelected even when the pod itself is kept. */
   older?: Decision[];
-  /** The owner's pods as listed (context.ts `fetchOwnerGroup`): what `older` is tied to. */
-  group?: OwnerGroup['pods'];
 }
 
 /**
- * The policy's decision for `pod` alone. The cluster (and the client, loaded on first need)
- * only when the policy reads more than the pod: most events need no request at all.
- * `requests`: those this decision sent to the API server (its context's reads; 0 when given one).
+ * The policy's decision for `pod` alone, through the decide and order stages, nothing written:
+ * podTerminated's first look at an event's copy it does not take as the read, evacuation's
+ * strategy request. The cluster only when the policy reads more than the pod. `requests`:
+ * those this decision sent to the API server (its context's reads; 0 when given one).
  */
 export function decideOne(
   h: CleanupHandle,
   pod: Pod,
   context?: Omit<Snapshot, 'pods'>,
 ): Promise<OneDecision & { context: Omit<Snapshot, 'pods'>; requests: number }> {
-  return tallied(async (tally) => ({ ...(await decideOn(h, pod, context)), requests: tally.sent }));
-}
-
-async function decideOn(h: CleanupHandle, pod: Pod, context?: Omit<Snapshot, 'pods'>): Promise<OneDecision & { context: Omit<Snapshot, 'pods'> }> {
-  const policy = h.policy();
-  if (!context) {
-    const needs = snapshotNeeds(policy);
-    context = {};
-    if (Object.values(needs).some(Boolean)) {
-      await h.ready();
-      context = (await (await import('./context.js')).fetchContext(h, needs)).snapshot;
-    }
-  }
-  const now = h.now();
-  const options = { protectedNamespaces: h.settings.protectedNamespaces, eligibleAt: true };
-  // With retention rules, first without them: the owner's other pods are read only when a run
-  // with a rule for the pod's phase selects it (most events select nothing, and cost nothing).
-  let plan = decide(policy, { ...context, pods: [pod] }, now, { ...options, ...(policy.retention?.length ? { retention: 'defer' as const } : {}) });
-  let group: OneDecision['group'];
-  let older: Decision[] | undefined;
-  if (plan.decisions.some((d) => d.uid === pod.metadata.uid && ruleCovers(ruleFor(policy.retention, d.profile, d.strategy), pod))) {
-    await h.ready();
-    const read = await (await import('./context.js')).fetchOwnerGroup(h, pod);
-    const index = new RetentionIndex(read.jobs);
-    for (const p of read.pods) index.see(p);
-    group = read.pods;
-    plan = decide(policy, { ...context, pods: [pod] }, now, { ...options, retention: index });
-    // The same ranking decides the others: the pods of one group agree on who is newest.
-    const others = read.pods.filter((p) => p.metadata.uid !== pod.metadata.uid && !p.metadata.deletionTimestamp);
-    const byUid = new Map(others.map((p) => [p.metadata.uid, p]));
-    older = decide(policy, { ...context, pods: others }, now, { protectedNamespaces: h.settings.protectedNamespaces, retention: index })
-      .decisions.filter((d) => ruleCovers(ruleFor(policy.retention, d.profile, d.strategy), byUid.get(d.uid)!))
-      .slice(0, OLDER_PER_EVENT);
-  }
-  const decision = plan.decisions.find((d) => d.uid === pod.metadata.uid);
-  const kept = plan.kept.filter((k) => k.uid === pod.metadata.uid);
-  const eligible = decision ? undefined : plan.eligible?.find((e) => e.uid === pod.metadata.uid);
-  const at = eligible?.at;
-  // Nothing selects it now, but time will: saying only "no strategy selects it" hid the schedule.
-  const unselected = eligible
-    ? `no strategy selects it yet: time alone brings it in, ${eligible.profile}/${eligible.strategy} at ${new Date(eligible.at).toISOString()}`
-    : 'no strategy selects it';
-  const why = decision?.reason ?? (kept.length ? kept.map((k) => `${k.strategy}: ${k.reason}`).join('; ') : unselected);
-  return {
-    ...(decision ? { decision } : {}),
-    kept,
-    why,
-    ...(at === undefined ? {} : { eligibleAt: new Date(at).toISOString() }),
-    ...(group ? { group } : {}),
-    ...(older?.length ? { older } : {}),
-    context,
-  };
+  return tallied(async (tally) => {
+    const policy = h.policy();
+    const ctx = context ?? (await contextOf(h, policy));
+    const { decision, kept, why, eligibleAt, older } = await planOne(h, policy, pod as Stored<Pod>, ctx, true);
+    const one = { ...(decision ? { decision } : {}), kept, why, ...(eligibleAt ? { eligibleAt } : {}), ...(older.length ? { older } : {}) };
+    return { ...one, context: ctx, requests: tally.sent };
+  });
 }
 
 /**
@@ -127,68 +80,140 @@ export interface RemovalScope {
 }
 
 /**
- * Reads the pod, decides on what is stored, and removes it if the stored pod is selected:
- * DELETE when stored Succeeded/Failed, eviction otherwise, tied to the stored uid and
- * resourceVersion. `ref.uid`, when the event named one, must be the stored pod's.
+ * How the one-pod path admits and writes: an event's (the admission port and the handle's
+ * writer, `eventWay`), or a pass's, for a pod it listed that changed under its write (its
+ * brakes, its writer and dry run, its Events' budget: pass.ts).
  */
-export async function removeSelected(
-  h: CleanupHandle,
-  ref: { namespace: string; name: string; uid?: string; resourceVersion?: string },
-  context?: Omit<Snapshot, 'pods'>,
-  shard: RemovalScope = {},
-): Promise<OnePodResult> {
-  const { events, pass, ahead } = shard;
-  const told = tellerOf(h.notifier, shard);
-  const pod = keyOf(ref);
-  await h.ready();
-  const stored = await getPod(h.reader.podReads, ref);
-  // An event about a pod (its uid named) that is gone: done already. A bare reference: nothing to do.
-  if (!stored) return { outcome: ref.uid ? 'gone' : 'nothing-to-do', pod, why: 'the pod no longer exists' };
-  if (ref.uid && stored.metadata.uid !== ref.uid)
-    return { outcome: 'stale', pod, why: `the event was about uid ${ref.uid}; the pod of that name now is ${stored.metadata.uid}` };
-  if (stored.metadata.deletionTimestamp) return { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' };
-  const again = await decideOne(h, stored, context);
-  // This pod joining its owner's newest may push older ones out of what retention keeps: no
-  // event comes for them, so this one removes them (as listed, tied to their uid and resourceVersion).
-  const older = () => (again.older && again.group ? removeOlder(h, again.older, again.group, told, events, pass) : Promise.resolve(undefined));
-  if (!again.decision) {
-    // The event described a state the pod is no longer in (or never was): say so.
-    const changed = ref.resourceVersion !== undefined && ref.resourceVersion !== stored.metadata.resourceVersion;
-    const outcome = changed ? 'stale' : again.kept.length ? 'kept' : 'nothing-to-do';
-    const why = changed
-      ? `the pod changed since the event (resourceVersion ${ref.resourceVersion}, stored ${stored.metadata.resourceVersion}); as stored: ${again.why}`
-      : `as stored: ${again.why}`;
-    // Kept only until a time (eligibleAt, as stored, even when the event was stale) with the
-    // stored uid: what the event path schedules from, in either mode.
-    const waiting = again.eligibleAt ? { eligibleAt: again.eligibleAt, uid: stored.metadata.uid } : {};
-    return withOlder({ outcome, pod, why, kept: again.kept, ...waiting }, await older());
-  }
-  // The admission port (the brakes): a unit of every budget, or the pod waits (2xx: nothing is
-  // wrong, and a retry would only be deferred again; the port told it); a later event or pass takes it.
-  const admission = h.admission({ brakes: h.brakes(), path: 'event' });
-  const { result, deferred } = await admitThenAct(h, admission, stored, again.decision, { ahead, pass, events });
-  told(again.decision, result);
-  if (deferred) return { outcome: 'deferred', pod, why: deferred.why, deferred };
-  const why = result.message ? `${again.decision.reason} (${result.message})` : again.decision.reason;
-  return withOlder({ outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, await older());
+export interface OneWay {
+  policy: Policy;
+  writer: ClusterWriter;
+  /** Where each removal is counted: the handle's recorder. */
+  metrics: MetricsRecorder;
+  /** A unit of every budget for removing `pod` (decided `d`), or why it waits. */
+  admit(pod: Stored<Pod>, d: Decision): Promise<AdmitAnswer>;
+  settle: Settle;
+  events?: EventBudget | undefined;
 }
 
-/** Removes `due` (decisions on the owner's other pods as listed in `group`), in order, each through the admission port; a deferral stops the rest (a later event or pass takes them). */
-async function removeOlder(
-  h: CleanupHandle,
-  due: readonly Decision[],
-  group: readonly Stored<Pod>[],
-  told: Teller,
-  events?: EventBudget,
-  pass?: string,
-): Promise<ActResult[]> {
-  // One policy for the whole group, as it was when the group was decided.
+/**
+ * Decides on the pod as read and removes it if it is selected: DELETE when it was read
+ * Succeeded/Failed, eviction otherwise, tied to the uid and resourceVersion it was read at.
+ * `from`: a reference (the stored pod is read; its `uid`, when named, must be the stored
+ * pod's), or a trusted event's copy (`{watched}`: decided on as it is, no GET). A write
+ * answered 409 is read and decided again once.
+ */
+export async function removeSelected(h: CleanupHandle, from: OneSource, context?: Omit<Snapshot, 'pods'>, scope: RemovalScope = {}): Promise<OnePodResult> {
+  const told = tellerOf(h.notifier, scope);
+  // The writer and the brakes need the client loaded (a lazy process loads it on first need), even when the event is the read.
+  await h.ready();
+  const way = eventWay(h, scope);
+  const first = await throughStages(h, from, context, way, { older: true, told });
+  if (first.own?.result.outcome !== 'stale') {
+    if (first.own) told(first.own.decision, first.own.result);
+    return withOlder(first.answer, first.older);
+  }
+  // 409: the pod changed since it was read (or since the source read it): read it now, decide again, once.
+  const again = await throughStages(h, first.own.seen, first.context, way, { older: false, told, again: true });
+  if (again.own) told(again.own.decision, again.own.result);
+  return withOlder(again.answer, first.older);
+}
+
+/**
+ * A pass's pod whose write was answered 409, read and decided on again as stored (once) with the
+ * pass's own parts: its result, the write's if one was sent; `stale` (the why as stored) when the
+ * stored pod is no longer selected, `gone` when it is gone. Never the owner's older pods: the
+ * pass decided that group. A read that fails is the pod's result (failed, or refused), as a write's.
+ */
+export async function decidedAgain(h: CleanupHandle, way: OneWay, decision: Decision, seen: PodRef, context?: Omit<Snapshot, 'pods'>): Promise<ActResult> {
+  const base = resultOf(decision, way.writer.dryRun);
+  try {
+    const again = await throughStages(h, seen, context, way, { older: false, told: () => undefined, again: true });
+    if (again.own) return again.own.result;
+    return { ...base, outcome: again.answer.outcome === 'gone' ? 'gone' : 'stale', message: again.answer.why };
+  } catch (e) {
+    if (e instanceof TransientKubeError) return { ...base, outcome: 'failed', message: e.message };
+    if (e instanceof KubeRequestError) return { ...base, outcome: 'refused', message: e.message };
+    throw e;
+  }
+}
+
+/** An event's way to admit and write: the admission port over the handle's brakes, one policy for the whole group. */
+function eventWay(h: CleanupHandle, { ahead, pass, events }: RemovalScope): OneWay {
   const policy = h.policy();
-  const byUid = new Map(group.map((p) => [p.metadata.uid, p]));
-  const results: ActResult[] = [];
   const admission = h.admission({ brakes: h.brakes(), path: 'event', policy: () => policy });
-  for (const d of due) {
-    const { result, deferred } = await admitThenAct(h, admission, byUid.get(d.uid)!, d, { pass, events });
+  return {
+    policy,
+    writer: h.writer(),
+    metrics: h.metrics,
+    admit: (pod) => admission.admit(subjectOf(pod), { ahead, pass }),
+    settle: (ticket, result) => admission.settle(ticket, removalCharged(result)),
+    events,
+  };
+}
+
+interface Through {
+  answer: OnePodResult;
+  /** The pod's own removal, not yet told (a 409 is read again first), and the pod as it was decided on. */
+  own?: { decision: Decision; result: ActResult; seen: PodRef };
+  older?: ActResult[];
+  context?: Omit<Snapshot, 'pods'>;
+}
+
+/** read -> decide and order -> admit -> act, for the pod and (`older`) its owner's older pods retention let go. */
+async function throughStages(
+  h: CleanupHandle,
+  from: OneSource,
+  context: Omit<Snapshot, 'pods'> | undefined,
+  way: OneWay,
+  o: { older: boolean; told: Teller; again?: boolean },
+): Promise<Through> {
+  const read = await readOne(h, from);
+  if ('answer' in read) return { answer: read.answer };
+  const ctx = context ?? (await contextOf(h, way.policy));
+  const plan = await planOne(h, way.policy, read.pod, ctx, o.older);
+  const pod = keyOf({ namespace: read.pod.metadata.namespace ?? '', name: read.pod.metadata.name ?? '' });
+  // This pod joining its owner's newest may push older ones out of what retention keeps: no
+  // event comes for them, so this one removes them (as listed, tied to their uid and resourceVersion).
+  const older = async () => (plan.older.length ? removeOlder(way, plan, o.told) : undefined);
+  if (!plan.decision) return { answer: unselected(read.pod, pod, plan, from, o.again), older: await older(), context: ctx };
+  // The admission port (the brakes): a unit of every budget, or the pod waits (2xx: nothing is
+  // wrong, and a retry would only be deferred again; the port told it); a later event or pass takes it.
+  const { result, deferred } = await admitThenAct(way, read.pod, plan.decision);
+  const m = read.pod.metadata;
+  const own = { decision: plan.decision, result, seen: { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid!, resourceVersion: m.resourceVersion! } };
+  if (deferred) return { answer: { outcome: 'deferred', pod, why: deferred.why, deferred }, own, context: ctx };
+  const why = result.message ? `${plan.decision.reason} (${result.message})` : plan.decision.reason;
+  return { answer: { outcome: result.outcome, pod, why, result, failures: failuresOf([result]) }, own, older: await older(), context: ctx };
+}
+
+/**
+ * The pod is not selected as read. Read after a reference that said its resourceVersion (an
+ * event's, or the one a write was refused at), a pod changed since is `stale`: the event (or
+ * the decision) described a state it is no longer in. A trusted event's copy is the read: its
+ * answer is as the event path's first look always said it.
+ */
+function unselected(read: Stored<Pod>, pod: string, plan: OnePlan, from: OneSource, again?: boolean): OnePodResult {
+  const stored = read.metadata.resourceVersion;
+  const seenAt = 'watched' in from ? undefined : from.resourceVersion;
+  const changed = seenAt !== undefined && seenAt !== stored;
+  const outcome = changed ? 'stale' : plan.kept.length ? 'kept' : 'nothing-to-do';
+  const since = again ? 'its removal was decided' : 'the event';
+  const why = changed
+    ? `the pod changed since ${since} (resourceVersion ${seenAt}, stored ${stored}); as stored: ${plan.why}`
+    : 'watched' in from
+      ? plan.why
+      : `as stored: ${plan.why}`;
+  // Kept only until a time (eligibleAt, as read, even when the event was stale) with the
+  // pod's uid: what the event path schedules from, in either mode.
+  const waiting = plan.eligibleAt ? { eligibleAt: plan.eligibleAt, uid: read.metadata.uid! } : {};
+  return { outcome, pod, why, kept: plan.kept, ...waiting };
+}
+
+/** Removes the owner's older pods (as listed), in order, each admitted; a deferral stops the rest (a later event or pass takes them). */
+async function removeOlder(way: OneWay, plan: OnePlan, told: Teller): Promise<ActResult[]> {
+  const results: ActResult[] = [];
+  for (const d of plan.older) {
+    const { result, deferred } = await admitThenAct(way, plan.read.get(d.uid)!, d);
     told(d, result);
     results.push(result);
     if (deferred) break;
@@ -197,20 +222,13 @@ async function removeOlder(
 }
 
 /**
- * One stored pod through the same admit and act stages as a pass's (stages/act.ts): a unit of
- * every budget from the admission port, or it waits (its result `deferred`, nothing sent); let
- * through, written as listed and settled with the API server's answer. A ledger that fails throws.
+ * One pod through the admit and act stages, as a pass's (stages/act.ts): a unit of every budget,
+ * or it waits (its result `deferred`, nothing sent); let through, written as read and settled
+ * with the API server's answer. An event's ledger that fails throws.
  */
-async function admitThenAct(
-  h: CleanupHandle,
-  admission: Admission,
-  pod: Stored<Pod>,
-  decision: Decision,
-  o: Pick<RemovalScope, 'ahead' | 'pass' | 'events'>,
-): Promise<{ result: ActResult; deferred?: AdmissionDeferral }> {
-  const taken = await admission.admit(subjectOf(pod), { ahead: o.ahead, pass: o.pass });
-  const settle = (ticket: AdmissionTicket, result: ActResult | undefined) => admission.settle(ticket, removalCharged(result));
-  const result = await actAdmitted(h.writer(), h.metrics, settle, decision, removalTarget(pod), taken, o.events);
+async function admitThenAct(way: OneWay, pod: Stored<Pod>, decision: Decision): Promise<{ result: ActResult; deferred?: AdmissionDeferral }> {
+  const taken = await way.admit(pod, decision);
+  const result = await actAdmitted(way.writer, way.metrics, way.settle, decision, removalTarget(pod), taken, way.events);
   return { result, ...('deferred' in taken ? { deferred: taken.deferred } : {}) };
 }
 

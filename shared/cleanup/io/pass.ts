@@ -21,6 +21,9 @@ import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import type { Fed } from '../../pool/as-they-come.js';
 import type { CleanupHandle } from '../handle.js';
 import type { ActResult } from './act.js';
+import type { Ticket } from '../../brakes/io/brakes.js';
+import type { Snapshot } from '../../selection/snapshot.js';
+import { decidedAgain, type OneWay } from './one-pod.js';
 import type { Carry, CarriedWrite } from './carry.js';
 import { AnswerLists } from './observers/answer-lists.js';
 import { cloudEventsOf } from './observers/cloud-events.js';
@@ -100,6 +103,8 @@ interface Parts {
   lists: boolean;
   observers: Observers;
   act: ActStage;
+  /** What the read stage read besides the pods, once read: a pod read again after a 409 is decided against it too. */
+  context?: Omit<Snapshot, 'pods'>;
 }
 
 function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Parts {
@@ -122,18 +127,29 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
     meterOf(h, tally, started),
     cloudEventsOf(h.notifier, opts.origin ?? 'cli', id, opts.eventsPerPass),
   ]);
+  const settle = (t: Ticket, r: ActResult | undefined) => brakes.done(t, r);
+  // A pod its write found changed (409) is read and decided again as stored, once, with this
+  // pass's policy, brakes, writer, Events and context (one-pod.ts). Not under kubeTidy.retention:
+  // the pass ranked each owner's pods over every page, which one pod read again cannot redo.
+  const way: OneWay = { policy: opts.policy, writer, metrics: h.metrics, admit: (_pod, d) => brakes.take([d], 0), settle, events: events?.budget };
+  const again = opts.policy.retention?.length ? undefined : (d: Decision, target: RemovalTarget) => decidedAgain(h, way, d, seenAt(target), parts.context);
   const act = new ActStage({
     writer,
     metrics: h.metrics,
-    settle: (t, r) => brakes.done(t, r),
+    settle,
     events: events?.budget,
     tell: (r, d) => observers.result(r, d),
     now: () => h.now(),
     started,
+    again,
   });
   const deadline = started + opts.budgetMs;
-  return { id, started, overdue: () => h.now() > deadline, writer, brakes, schedule, carried, lists, observers, act };
+  const parts: Parts = { id, started, overdue: () => h.now() > deadline, writer, brakes, schedule, carried, lists, observers, act };
+  return parts;
 }
+
+/** A pod as listed, by what its write was tied to. */
+const seenAt = (t: RemovalTarget) => ({ namespace: t.namespace ?? '', name: t.name, uid: t.uid, resourceVersion: t.resourceVersion });
 
 async function passOver(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Promise<PassSummary> {
   const p = partsOf(h, opts, tally);
@@ -187,6 +203,7 @@ interface Listed {
 async function readAndDecide(h: CleanupHandle, opts: PassOptions, p: Parts, fed: Fed<CarriedWrite> | undefined): Promise<Listed> {
   const now = () => h.now();
   const context = await readContext(h, opts.policy, snapshotNeeds(opts.policy), opts.namespaces);
+  p.context = context.snapshot;
   const order = new OrderStage(opts.policy, context.jobs, now);
   const { early, inSteps } = p.schedule;
   const decider = new DecideStage(

@@ -1,11 +1,12 @@
 import { CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
-import { httpMessage, type HttpMode } from '../../../shared/cloudevents/index.js';
+import { httpMessage, type HttpMessage, type HttpMode } from '../../../shared/cloudevents/index.js';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { exists, knativeRequest, runPod, runtimeFor, send, serve, tidyEvents } from './setup.js';
+import { modeOf, TRUST_MODES } from './trust-modes.js';
 
 // podTerminated over HTTP against the real cluster: what a bridge delivers, what the
 // cluster looks like afterwards.
@@ -82,32 +83,47 @@ describe('podTerminated in Reference mode (the default of ApiServerSource)', () 
   });
 });
 
-describe('podTerminated safety', () => {
+// The hostile cases in both of podTerminated's ways to take an event (trust-modes.ts): read
+// first, and the named source's Resource-mode pod as the read. In both the same event changes
+// nothing the stored pod would not: a repeat finds it gone, a stale copy's write is refused by
+// its preconditions (409) and the stored pod decides.
+describe.each(TRUST_MODES)('podTerminated safety (%s)', (mode) => {
+  const m = mode === 'trusted' ? 't' : 'r';
+  let headers: Record<string, string>;
+  let modeEnv: Record<string, string>;
+  let tidy: ReturnType<typeof serve>;
+  beforeAll(async () => {
+    ({ env: modeEnv, headers } = await modeOf(mode, ns.name));
+    tidy = serve(podTerminated, await runtimeFor(POLICY, modeEnv));
+  });
+  const as = (req: HttpMessage): HttpMessage => ({ ...req, headers: { ...req.headers, ...headers } });
+
   it('the same event delivered 10 times deletes once', async () => {
-    const pod = await runPod(core(), ns.name, 'repeat', { exitCode: 137 });
-    const req = knativeRequest('binary', 'update', pod);
+    const pod = await runPod(core(), ns.name, `repeat-${m}`, { exitCode: 137 });
+    const req = as(knativeRequest('binary', 'update', pod));
     const outcomes: string[] = [];
-    for (let i = 0; i < 10; i++) outcomes.push((await send(agent, req)).body.outcome);
+    for (let i = 0; i < 10; i++) outcomes.push((await send(tidy, req)).body.outcome);
     expect(outcomes[0]).toBe('deleted');
     expect(outcomes.slice(1).every((o) => o === 'gone')).toBe(true);
     expect(await tidyEvents(ns.name, pod.metadata!.uid!)).toHaveLength(1);
   });
 
   it('a stale event for a pod recreated under the same name deletes nothing', async () => {
-    const old = await runPod(core(), ns.name, 'reborn', { exitCode: 3 });
-    await core().deleteNamespacedPod({ namespace: ns.name, name: 'reborn', gracePeriodSeconds: 0 });
-    await waitFor('old pod gone', async () => !(await exists(core(), ns.name, 'reborn')));
-    const fresh = await runPod(core(), ns.name, 'reborn', { exitCode: 3 });
-    const res = await send(agent, knativeRequest('binary', 'update', old));
+    const old = await runPod(core(), ns.name, `reborn-${m}`, { exitCode: 3 });
+    await core().deleteNamespacedPod({ namespace: ns.name, name: `reborn-${m}`, gracePeriodSeconds: 0 });
+    await waitFor('old pod gone', async () => !(await exists(core(), ns.name, `reborn-${m}`)));
+    const fresh = await runPod(core(), ns.name, `reborn-${m}`, { exitCode: 3 });
+    const res = await send(tidy, as(knativeRequest('binary', 'update', old)));
     expect(res.status).toBe(200);
     expect(res.body.outcome).toBe('stale');
-    expect((await exists(core(), ns.name, 'reborn'))?.metadata?.uid).toBe(fresh.metadata!.uid);
+    expect((await exists(core(), ns.name, `reborn-${m}`))?.metadata?.uid).toBe(fresh.metadata!.uid);
   });
 
   it('a running pod under a PodDisruptionBudget is reported blocked and never deleted', async () => {
     // The evict annotation lets this bare pod past the evictor, so only the budget stands in the way.
-    const pod = await runPod(core(), ns.name, 'guarded', {
-      labels: { expire: 'now', app: 'guarded' },
+    const app = `guarded-${m}`;
+    const pod = await runPod(core(), ns.name, app, {
+      labels: { expire: 'now', app },
       annotations: { 'descheduler.alpha.kubernetes.io/evict': 'true' },
     });
     await sharedCluster()
@@ -115,48 +131,48 @@ describe('podTerminated safety', () => {
       .makeApiClient(PolicyV1Api)
       .createNamespacedPodDisruptionBudget({
         namespace: ns.name,
-        body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
+        body: { metadata: { name: app }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } },
       });
     // The disruption controller must have computed the budget's status for it to refuse.
     await waitFor('PDB observed', async () => {
-      const pdb = await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'guarded' });
+      const pdb = await sharedCluster().kubeConfig().makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns.name, name: app });
       return pdb.status?.observedGeneration === pdb.metadata?.generation && pdb.status?.currentHealthy === 1 && pdb.status?.disruptionsAllowed === 0;
     });
-    const res = await send(agent, knativeRequest('binary', 'update', pod));
+    const res = await send(tidy, as(knativeRequest('binary', 'update', pod)));
     expect(res.status).toBe(200);
     expect(res.body.outcome).toBe('blocked');
     expect(res.body.result.message).toContain('disruption budget');
-    const still = await exists(core(), ns.name, 'guarded');
+    const still = await exists(core(), ns.name, app);
     expect(still?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it('a late event about a running pod that has changed since evicts nothing', async () => {
     const annotations = { 'descheduler.alpha.kubernetes.io/evict': 'true' };
-    const old = await runPod(core(), ns.name, 'changed', { labels: { expire: 'now' }, annotations });
+    const old = await runPod(core(), ns.name, `changed-${m}`, { labels: { expire: 'now' }, annotations });
     // The owner opts the pod out after the event was sent: the event's copy still matches.
     await core().patchNamespacedPod(
-      { namespace: ns.name, name: 'changed', body: [{ op: 'remove', path: '/metadata/labels/expire' }] },
+      { namespace: ns.name, name: `changed-${m}`, body: [{ op: 'remove', path: '/metadata/labels/expire' }] },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
-    const res = await send(agent, knativeRequest('binary', 'update', old));
+    const res = await send(tidy, as(knativeRequest('binary', 'update', old)));
     expect(res.body.outcome).toBe('stale');
-    expect((await exists(core(), ns.name, 'changed'))?.metadata?.deletionTimestamp).toBeUndefined();
+    expect((await exists(core(), ns.name, `changed-${m}`))?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it('never touches a pod in a protected namespace', async () => {
-    const pod = await runPod(core(), ns.name, 'protected', { exitCode: 3 });
-    const guarded = serve(podTerminated, await runtimeFor(POLICY, { PROTECTED_NAMESPACES: `kube-system,${ns.name}` }));
-    const res = await send(guarded, knativeRequest('binary', 'update', pod));
+    const pod = await runPod(core(), ns.name, `protected-${m}`, { exitCode: 3 });
+    const guarded = serve(podTerminated, await runtimeFor(POLICY, { ...modeEnv, PROTECTED_NAMESPACES: `kube-system,${ns.name}` }));
+    const res = await send(guarded, as(knativeRequest('binary', 'update', pod)));
     expect(res.body).toMatchObject({ outcome: 'kept', kept: [{ reason: `namespace ${ns.name} is protected` }] });
-    expect(await exists(core(), ns.name, 'protected')).toBeDefined();
+    expect(await exists(core(), ns.name, `protected-${m}`)).toBeDefined();
   });
 
   it('in DRY_RUN it goes through the API server dry run and deletes nothing', async () => {
-    const pod = await runPod(core(), ns.name, 'dry', { exitCode: 3 });
-    const dry = serve(podTerminated, await runtimeFor(POLICY, { DRY_RUN: 'true' }));
-    const res = await send(dry, knativeRequest('binary', 'update', pod));
+    const pod = await runPod(core(), ns.name, `dry-${m}`, { exitCode: 3 });
+    const dry = serve(podTerminated, await runtimeFor(POLICY, { ...modeEnv, DRY_RUN: 'true' }));
+    const res = await send(dry, as(knativeRequest('binary', 'update', pod)));
     expect(res.body).toMatchObject({ outcome: 'deleted', result: { dryRun: true } });
-    expect(await exists(core(), ns.name, 'dry')).toBeDefined();
+    expect(await exists(core(), ns.name, `dry-${m}`)).toBeDefined();
   });
 });
 

@@ -65,6 +65,12 @@ export interface ActStageOptions {
   tell: (result: ActResult, decision: Decision) => void;
   now: () => number;
   started: number;
+  /**
+   * A removal answered `stale` (409: the pod changed since it was listed), read and decided
+   * again as stored, once (one-pod.ts `decidedAgain`): its result replaces the stale one.
+   * Absent: left stale for the next pass.
+   */
+  again?: ((decision: Decision, target: RemovalTarget) => Promise<ActResult>) | undefined;
 }
 
 export class ActStage {
@@ -75,7 +81,8 @@ export class ActStage {
   /** One removal with its unit of every brake taken (or not): its result, counted. */
   async removal(decision: Decision, target: RemovalTarget, taken: AdmitAnswer): Promise<ActResult> {
     if ('ticket' in taken) this.summary.firstWriteMs ??= this.o.now() - this.o.started;
-    const result = await actAdmitted(this.o.writer, this.o.metrics, this.o.settle, decision, target, taken, this.o.events);
+    let result = await actAdmitted(this.o.writer, this.o.metrics, this.o.settle, decision, target, taken, this.o.events);
+    if (result.outcome === 'stale' && this.o.again) result = await this.o.again(decision, target);
     const s = this.summary;
     s.selected++;
     s.outcomes[result.outcome] = (s.outcomes[result.outcome] ?? 0) + 1;

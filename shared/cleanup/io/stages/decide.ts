@@ -7,7 +7,7 @@ import { removalTarget, type RemovalTarget } from '../../../kube/evict-only.js';
 import type { Stored } from '../../../model/identity.js';
 import type { Pod } from '../../../model/objects.js';
 import { decide } from '../../../selection/decide.js';
-import type { Kept, Plan } from '../../../selection/decision.js';
+import type { Decision, Kept, Plan } from '../../../selection/decision.js';
 import { splitEarly } from '../../../selection/early.js';
 import type { Policy } from '../../../policy/policy.js';
 import type { CarriedWrite } from '../carry.js';
@@ -32,6 +32,12 @@ export interface DecideOptions {
   early: boolean;
   /** Ask the core when time alone brings a pod in (an observer wants it: the due list). */
   eligibleAt: boolean;
+  /**
+   * Which of a page's decisions this run may act on; default all. The one-pod path's (one-pod.ts):
+   * its pod, and those of its owner's older pods retention no longer keeps; the owner's other
+   * pods are its page for retention's ranking only (a sweep takes what else is selected).
+   */
+  only?: (d: Decision) => boolean;
 }
 
 export class DecideStage {
@@ -50,12 +56,13 @@ export class DecideStage {
 
   page(pods: readonly Stored<Pod>[]): DecidedPage {
     const decidedAt = this.now();
-    const plan = decide(this.policy, { ...this.context.snapshot, pods }, decidedAt, {
+    const decided = decide(this.policy, { ...this.context.snapshot, pods }, decidedAt, {
       ...this.order.options,
       protectedNamespaces: this.o.protectedNamespaces,
       ...(this.context.index ? { index: this.context.index } : {}),
       ...(this.o.eligibleAt ? { eligibleAt: true } : {}),
     });
+    const plan = this.o.only ? restricted(decided, this.o.only) : decided;
     this.ms += this.now() - decidedAt;
     const chosen = new Set(plan.decisions.map((d) => d.uid));
     const { early, rest } = this.o.early ? splitEarly(plan) : { early: [], rest: plan };
@@ -71,4 +78,15 @@ export class DecideStage {
     this.order.add(rest, pods);
     return { plan, decidedAt, chosen, writes, kept: rest.kept };
   }
+}
+
+/** `plan` with only the decisions `keep` takes, each still with its place in the policy's order. */
+function restricted(plan: Plan, keep: (d: Decision) => boolean): Plan {
+  const at = plan.decisions.flatMap((d, i) => (keep(d) ? [i] : []));
+  if (at.length === plan.decisions.length) return plan;
+  return {
+    ...plan,
+    decisions: at.map((i) => plan.decisions[i]!),
+    order: { run: at.map((i) => plan.order.run[i]!), key: at.map((i) => plan.order.key[i]!) },
+  };
 }
