@@ -23,8 +23,12 @@ const AGE_S = 15;
 const POLICY = policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: AGE_S } }], {
   evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
 });
-/** A tick holds ~27 s (the deadline less its margin), looking at the list every 2 s: about 14 looks, 4 GETs each. */
-const HOLD = { REQUEST_DEADLINE_SECONDS: '30', DUE_POLL_SECONDS: '2' };
+/**
+ * A tick holds ~57 s (the deadline less its margin), looking at the list every 2 s: about 29 looks,
+ * 4 GETs each. Long enough that all N requests reach the process while the first loop runs, even
+ * at load 25 (at a 30 s hold some arrived after it ended and rightly ran a loop of their own).
+ */
+const HOLD = { REQUEST_DEADLINE_SECONDS: '60', DUE_POLL_SECONDS: '2' };
 const N = 20;
 
 /** A pod listed in `list` by an instance that then went away (its timer stopped): only a tick acts on it. */

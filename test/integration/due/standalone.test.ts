@@ -59,7 +59,7 @@ afterAll(() => {
 async function start(name: string, more: Record<string, string> = {}): Promise<Standalone> {
   const p = await startStandalone(name, { ...env, ...more });
   procs.push(p);
-  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 30_000, intervalMs: 100 }).catch((e: Error) => {
+  await waitFor(`${name} to lead`, async () => (await p.leader()) === true, { timeoutMs: 120_000, intervalMs: 100 }).catch((e: Error) => {
     throw new Error(`${e.message}\n${p.log.join('').slice(-4000)}`);
   });
   // Leading comes before watching: a pod that fails before the Pod watch has its starting
@@ -94,7 +94,7 @@ describe('standalone acts at eligibleAt by its timers', () => {
     await waitFor('the timer’s log line', async () => p.log.join('').includes('due: acted at eligibleAt') || undefined, { timeoutMs: 10_000 });
     p.child.kill('SIGTERM');
     await p.exited;
-  }, 120_000);
+  }, 240_000);
 
   it('a leader killed after the event: the replica that takes over acts on time from the due list, on its tick', async () => {
     const a = await start('due-b');
@@ -118,7 +118,7 @@ describe('standalone acts at eligibleAt by its timers', () => {
     await waitFor('the tick’s log line', async () => b.log.join('').includes('due: acted at eligibleAt (tick)') || undefined, { timeoutMs: 10_000 });
     b.child.kill('SIGTERM');
     await b.exited;
-  }, 120_000);
+  }, 240_000);
 
   it('a new leader ticks podTerminated at once (main.ts wires atStart): a pod already due in the list goes within seconds, its cron a year away', async () => {
     const pod = await runPod(core(), ns.name, 'sa-at-start', { exitCode: 1 });
@@ -142,5 +142,5 @@ describe('standalone acts at eligibleAt by its timers', () => {
     expect(Date.now() - led).toBeLessThan(20_000);
     c.child.kill('SIGTERM');
     await c.exited;
-  }, 120_000);
+  }, 240_000);
 });
