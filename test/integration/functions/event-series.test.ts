@@ -4,11 +4,15 @@
 // about the Job (series.count), written when its interval passes, its window ends or the
 // process stops: Event writes per storm are bounded by owners x windows, not by pods.
 import { BatchV1Api, CoreV1Api, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { podTerminated } from '../../../functions/pod-terminated.js';
 import { inOrder } from '../../../shared/pool/in-order.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { describeWrite, kubectl, notControlPlane, sharedAudit, sharedCluster, testNamespace, waitFor, EXIT_CODE_ANNOTATION } from '../../harness/index.js';
+import { startServerProcess, type ServerProcess } from '../../harness/function-process.js';
 import { knativeRequest, runPod, runtimeFor, send, serve, tidyEvents } from './setup.js';
 
 const ns = testNamespace('fn-series');
@@ -164,5 +168,36 @@ describe('podTerminated: Events as series under a storm', () => {
     // One create for the first pod's own Event, one for the series; any more are its updates.
     expect(writes.filter((w) => w.verb === 'create')).toHaveLength(2);
     expect(writes.filter((w) => w.verb !== 'create').every((w) => w.verb === 'patch')).toBe(true);
+  });
+
+  const processes: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const p of processes) await p.stop();
+  });
+
+  it("the image's server stopped by SIGTERM writes the series it counted before it exits (nothing lost, within the shutdown deadline)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-series-'));
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
+    const p = await startServerProcess('podTerminated', {
+      POLICY_FILE: join(dir, 'policy.json'),
+      KUBECONFIG: sharedCluster().kubeconfigPath,
+      BRAKES_NAMESPACE: `brakes-series-${process.pid}`,
+      EVENT_SERIES_WINDOW_SECONDS: '3600',
+      EVENT_SERIES_INTERVAL_SECONDS: '600',
+    });
+    processes.push(p);
+    const { uid, pods } = await failedJob('stopped', 4);
+    for (const pod of pods) {
+      const m = knativeRequest('binary', 'update', pod);
+      const res = await fetch(p.url, { method: 'POST', headers: m.headers, body: m.body });
+      expect(await res.json()).toMatchObject({ outcome: 'deleted' });
+    }
+    // Counted, not yet written: the interval is 10 minutes.
+    expect(await tidyAbout(uid)).toEqual([]);
+
+    p.kill('SIGTERM');
+
+    expect(await p.exited).toMatchObject({ code: 0 });
+    expect((await tidyAbout(uid)).map((e) => [e.reason, e.series?.count])).toEqual([['PodsDeleted', 4]]);
   });
 });
