@@ -32,7 +32,7 @@ const EnvSchema = z.object({
   PROTECTED_NAMESPACES: list.default([...DEFAULT_PROTECTED_NAMESPACES]),
   /** Everything through the API server's dryRun=All: validated, admitted, never persisted. */
   DRY_RUN: bool.default(false),
-  /** A Kubernetes Event per cleaned pod (a pass records them for its first SWEEP_EVENTS_PER_PASS removals, then one per namespace). */
+  /** A Kubernetes Event per cleaned pod (a pass records them for its first SWEEP_EVENTS_PER_PASS removals, then one per namespace; outside a pass, one per owner and EVENT_SERIES_WINDOW_SECONDS that counts). */
   RECORD_EVENTS: bool.default(true),
   /**
    * Outside a pass (an event, a due act), removals of one owner (a bare pod's: its namespace)
