@@ -5,7 +5,7 @@
 // request annotation on the pod (evacuation/core/annotations.ts), which it follows from there.
 import { EVACUATION_ANNOTATIONS as ANNOTATIONS } from '../model/keys.js';
 import type { Stored, StoredPodId } from '../model/identity.js';
-import type { Pod } from '../model/objects.js';
+import type { OwnerReference, Pod } from '../model/objects.js';
 import { storedPodId } from './from-client.js';
 
 /** What a pod's own annotations say about removing it, as stored. */
@@ -20,10 +20,15 @@ export interface EvictOnly {
  * reads it from the pod; `false` is a caller saying, with its reason beside it, that the rule
  * does not apply to what it removes.
  */
-export type RemovalTarget = StoredPodId & { evictOnly: EvictOnly | false };
+export type RemovalTarget = StoredPodId & {
+  evictOnly: EvictOnly | false;
+  /** Its controller (ownerReferences[controller=true]): whose Event series its removal counts in (event-series.ts). */
+  owner?: OwnerReference;
+};
 
 export function removalTarget(pod: Stored<Pod>): RemovalTarget {
-  const id = storedPodId(pod);
+  const ctl = pod.metadata.ownerReferences?.find((o) => o.controller === true);
+  const id = { ...storedPodId(pod), ...(ctl ? { owner: ctl } : {}) };
   const a = pod.metadata.annotations ?? {};
   if (a[ANNOTATIONS.requestEvictOnly] === undefined) return { ...id, evictOnly: false };
   const request = a[ANNOTATIONS.request];

@@ -97,19 +97,20 @@ export async function recordObjectEvent(events: EventWriter, about: Regarding, e
   return recordEventAbout(events, about, event, opts);
 }
 
-async function recordEventAbout(
-  events: EventWriter,
-  about: { kind: string; apiVersion?: string; namespace: string; name: string; uid: string },
-  event: PodEvent,
-  opts: RecordOptions = {},
-): Promise<RecordResult> {
-  if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
-  const body: EventsV1Event = {
+/** What an Event is about, as pod-event.ts and the series (event-series.ts) name it. */
+export type About = { kind: string; apiVersion?: string; namespace: string; name: string; uid: string };
+
+/**
+ * The body of an Event about `about`, named once per `event.once` (event-series.ts adds its
+ * `series`). `eventTime`: when it was first observed; now unless given.
+ */
+export function eventBody(about: About, event: PodEvent, opts: RecordOptions = {}, eventTime: Date = new Date()): EventsV1Event {
+  return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: { name: eventName(about, event.once ?? event.reason), namespace: about.namespace },
     // MicroTime: client-node's subclass serialises with the microseconds the server requires.
-    eventTime: new V1MicroTime(),
+    eventTime: new V1MicroTime(eventTime.getTime()),
     reportingController: REPORTING_CONTROLLER,
     reportingInstance: instance(opts.instance),
     action: clip(event.action, 128),
@@ -123,6 +124,11 @@ async function recordEventAbout(
         ? { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name }
         : { apiVersion: about.apiVersion ?? 'v1', kind: about.kind, namespace: about.namespace, name: about.name, uid: about.uid },
   };
+}
+
+async function recordEventAbout(events: EventWriter, about: About, event: PodEvent, opts: RecordOptions = {}): Promise<RecordResult> {
+  if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
+  const body = eventBody(about, event, opts);
   try {
     const created = await events.createNamespacedEvent({ namespace: about.namespace, body });
     return { recorded: true, name: created.metadata?.name ?? '' };

@@ -6,7 +6,8 @@
 // - a pod is changed only through a StoredPodId (uid + resourceVersion preconditions, minted
 //   from what the API server returned), and DELETEd only when it was stored Succeeded or
 //   Failed: anything else goes through the Eviction API, so budgets hold;
-// - one Kubernetes Event per action (pod-event.ts names it after the pod's uid and action);
+// - one Kubernetes Event per action (pod-event.ts names it after the pod's uid and action), or,
+//   outside a pass, one per owner and window that counts the rest (event-series.ts);
 // - a pod its owner marked request-evict-only is not evicted while it runs: its evacuation is
 //   requested instead (the descheduler's EvictionsInBackground contract, evict-only.ts);
 // - every write refused, by kube-tidy or the API server, is counted by reason and verb and
@@ -22,6 +23,7 @@ import { recordNamespaceEvent, recordObjectEvent, recordPodEvent, type PodEvent,
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
 import { WriteRefusals, type WriteVerb } from './write-refusals.js';
+import type { PodEventSeries } from './event-series.js';
 import { FIELD_MANAGER, ownedAgain } from './written-by.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 
@@ -48,6 +50,11 @@ export interface WriterOptions {
    * reads its Events. Default: action Delete or Evict, reason Deleted or Evicted.
    */
   eventStyle?: 'kube-tidy' | 'descheduler';
+  /**
+   * The process's Event series (event-series.ts), one per process: a strategy's removal outside
+   * a pass gets its own Event only as the first of its owner's window. Absent: one Event each.
+   */
+  series?: PodEventSeries;
 }
 
 /** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
@@ -173,12 +180,20 @@ export class ClusterWriter {
       throw this.refusals.noted(verb, what, e);
     }
     this.said(verb, what, result);
-    // `ownEvent` is asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts).
-    if ((result.outcome === 'deleted' || result.outcome === 'evicted') && (ownEvent?.() ?? true)) {
+    if (result.outcome === 'deleted' || result.outcome === 'evicted') {
       const deleted = result.outcome === 'deleted';
       const as = this.options.eventStyle === 'descheduler' ? { reason: strategy || 'NotSet', action: 'Descheduled' } : undefined;
       const event = as ?? { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict' };
-      const recorded = await this.recordEvent(pod, { ...event, type: 'Normal', note });
+      // Asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts),
+      // else, for a strategy's removal outside a pass (an event, a due act), the process's
+      // series (event-series.ts): the first of its owner's window has its own Event, the rest count.
+      const series = this.options.recordEvents && strategy ? this.options.series : undefined;
+      const own = ownEvent
+        ? ownEvent()
+        : series
+          ? series.ownEvent({ namespace: pod.namespace!, name: pod.name, owner: pod.owner, ...event, strategy: strategy! })
+          : true;
+      const recorded = own ? await this.recordEvent(pod, { ...event, type: 'Normal', note }) : undefined;
       if (recorded) result.event = recorded;
     }
     return result;

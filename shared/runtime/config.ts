@@ -32,8 +32,16 @@ const EnvSchema = z.object({
   PROTECTED_NAMESPACES: list.default([...DEFAULT_PROTECTED_NAMESPACES]),
   /** Everything through the API server's dryRun=All: validated, admitted, never persisted. */
   DRY_RUN: bool.default(false),
-  /** A Kubernetes Event per cleaned pod (a pass records them for its first SWEEP_EVENTS_PER_PASS removals, then one per namespace). */
+  /** A Kubernetes Event per cleaned pod (a pass records them for its first SWEEP_EVENTS_PER_PASS removals, then one per namespace; outside a pass, one per owner and EVENT_SERIES_WINDOW_SECONDS that counts). */
   RECORD_EVENTS: bool.default(true),
+  /**
+   * Outside a pass (an event, a due act), removals of one owner (a bare pod's: its namespace)
+   * within this window from the first get one Event that counts (an events.k8s.io/v1 series
+   * about the owner), the first its own Event on the pod. 0: an Event per pod.
+   */
+  EVENT_SERIES_WINDOW_SECONDS: z.coerce.number().int().nonnegative().max(3600).default(60),
+  /** The least time between two writes of one Event series (its count as kubectl shows it moves at this pace). */
+  EVENT_SERIES_INTERVAL_SECONDS: positiveInt.max(600).default(10),
   /** Cluster access from these kubeconfig files; unset: the pod's service account (never ~/.kube/config). */
   KUBECONFIG: z.string().min(1).optional(),
   /** Client-side rate limit for every request, as client-go's QPS/Burst (see kube/throttle.ts). */

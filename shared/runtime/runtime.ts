@@ -6,6 +6,7 @@ import { Brakes } from '../brakes/io/brakes.js';
 import type { KubeClients } from '../kube/index.js';
 import type { WriteRefusals } from '../kube/write-refusals.js';
 import type { ClusterWriter, WriterClients } from '../kube/writer.js';
+import type { PodEventSeries } from '../kube/event-series.js';
 import { createLogger, type Logger } from '../log.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { Notifier } from '../notify/notifier.js';
@@ -55,6 +56,12 @@ export interface Runtime {
   metrics: MetricsRecorder;
   /** This process's name as its host knows it (HOSTNAME: the pod's name): its Events' reportingInstance and its hold's name in the ledger. */
   instance: string;
+  /**
+   * The process stops: its Event series (kube/event-series.ts) write what they counted and not
+   * yet wrote, within `deadlineMs`. Nothing to do when no removal was counted. Hosts call it
+   * after their last request or event is done.
+   */
+  drainEvents(deadlineMs: number): Promise<{ drained: boolean }>;
 }
 
 export interface StartOptions {
@@ -99,7 +106,8 @@ export async function startRuntime(
   if (!lazyKube || config.POLICY_CONFIGMAP) await kube.ready();
   const policy = await policySourceOf(config, overrides, needsPolicy, kube, log);
   log.info({ policySource: policy?.describe() ?? 'none', dryRun: config.DRY_RUN, lazyKube }, 'kube-tidy runtime ready');
-  const writer = writerOf(config, kube, { instance, writerClients, policy });
+  const series = seriesOf(config, kube, { instance, writerClients, now, log });
+  const writer = writerOf(config, kube, { instance, writerClients, policy, series });
   const brakes = brakesOf(config, kube, writer, overrides, { now, log, instance, metrics });
   return {
     config,
@@ -112,6 +120,7 @@ export async function startRuntime(
     notifier,
     metrics,
     instance,
+    drainEvents: (deadlineMs) => series.built?.drain(deadlineMs) ?? Promise.resolve({ drained: true }),
     kubeReady: kube.ready,
     get kubeConfig() {
       return kube.loaded().kubeConfig;
@@ -128,7 +137,7 @@ interface KubeLoader {
   /** The client; throws while it is not loaded. */
   loaded(): { kubeConfig: KubeConfig; clients: KubeClients };
   /** The writer's class and the process's refused writes, once loaded. */
-  writing(): { Writer: typeof ClusterWriter; refusals: WriteRefusals };
+  writing(): { Writer: typeof ClusterWriter; Series: typeof PodEventSeries; refusals: WriteRefusals };
 }
 
 function kubeLoader(config: RuntimeConfig, overrides: Partial<Runtime>, log: Logger, metrics: MetricsRecorder): KubeLoader {
@@ -137,16 +146,21 @@ function kubeLoader(config: RuntimeConfig, overrides: Partial<Runtime>, log: Log
   let loading: Promise<void> | undefined;
   // What this process keeps across requests, built once here and handed down: where a refused
   // write is logged (sampled per process) and counted.
-  let writing: { Writer: typeof ClusterWriter; refusals: WriteRefusals } | undefined;
+  let writing: { Writer: typeof ClusterWriter; Series: typeof PodEventSeries; refusals: WriteRefusals } | undefined;
   // The client and the writer (which needs the client) load together, on first need; clients
   // given as overrides (tests, benches) still need the writer's module.
   const ready = (): Promise<void> =>
     kube && writing
       ? Promise.resolve()
-      : (loading ??= Promise.all([import('../kube/index.js'), import('../kube/writer.js'), import('../kube/write-refusals.js')])
-          .then(([k, w, r]) => {
+      : (loading ??= Promise.all([
+          import('../kube/index.js'),
+          import('../kube/writer.js'),
+          import('../kube/write-refusals.js'),
+          import('../kube/event-series.js'),
+        ])
+          .then(([k, w, r, es]) => {
             // Refused writes are logged where this process logs (the CLI: stderr, never its output).
-            writing = { Writer: w.ClusterWriter, refusals: new r.WriteRefusals(metrics, log) };
+            writing = { Writer: w.ClusterWriter, Series: es.PodEventSeries, refusals: new r.WriteRefusals(metrics, log) };
             if (kube) return;
             const kubeConfig = overrides.kubeConfig ?? k.loadKubeConfig(config.KUBECONFIG ? { kubeconfig: config.KUBECONFIG } : {});
             const timeoutMs = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -204,23 +218,61 @@ async function policySourceOf(
   return policy;
 }
 
-/** The runtime's `writer`: the process's settings, its refused writes, the policy's grace period as it is now. */
+/** The process's Event series, built with the first writer that records Events (the client is loaded by then). */
+interface SeriesHolder {
+  readonly built: PodEventSeries | undefined;
+  get(): PodEventSeries | undefined;
+}
+
+function seriesOf(
+  config: RuntimeConfig,
+  kube: KubeLoader,
+  o: { instance: string; writerClients: StartOptions['writerClients']; now: () => number; log: Logger },
+): SeriesHolder {
+  let built: PodEventSeries | undefined;
+  const on = config.RECORD_EVENTS && !config.DRY_RUN && config.EVENT_SERIES_WINDOW_SECONDS > 0;
+  return {
+    get built() {
+      return built;
+    },
+    get() {
+      if (!on) return undefined;
+      if (built) return built;
+      const { Series } = kube.writing();
+      const clients = kube.loaded().clients;
+      // Through the same (in standalone, fenced) clients as every write of the process.
+      const events = (o.writerClients ? o.writerClients(clients) : clients).events;
+      const windowMs = config.EVENT_SERIES_WINDOW_SECONDS * 1000;
+      const intervalMs = Math.min(config.EVENT_SERIES_INTERVAL_SECONDS * 1000, windowMs);
+      return (built = new Series({ events, now: o.now, instance: o.instance, log: o.log, windowMs, intervalMs, named: SERIES_NAMED }));
+    },
+  };
+}
+
+/** How many pods a series' note names besides the one with its own Event (the note holds 1 KiB). */
+const SERIES_NAMED = 5;
+
+/** The runtime's `writer`: the process's settings, its refused writes and Event series, the policy's grace period as it is now. */
 function writerOf(
   config: RuntimeConfig,
   kube: KubeLoader,
-  o: { instance: string; writerClients: StartOptions['writerClients']; policy: PolicySource | undefined },
+  o: { instance: string; writerClients: StartOptions['writerClients']; policy: PolicySource | undefined; series: SeriesHolder },
 ): Runtime['writer'] {
   return (opts = {}) => {
     const { Writer, refusals } = kube.writing();
     const clients = opts.clients ?? kube.loaded().clients;
     const grace = o.policy?.current().policy.gracePeriodSeconds;
+    const dryRun = config.DRY_RUN || opts.dryRun === true;
+    // Only the process's own clients count into its series: a writer over other clients (a test's, a worker cluster's) records each Event.
+    const series = dryRun || opts.clients ? undefined : o.series.get();
     return new Writer(o.writerClients ? o.writerClients(clients) : clients, {
-      dryRun: config.DRY_RUN || opts.dryRun === true,
+      dryRun,
       recordEvents: config.RECORD_EVENTS,
       protectedNamespaces: config.PROTECTED_NAMESPACES,
       instance: o.instance,
       refusals,
       ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
+      ...(series ? { series } : {}),
     });
   };
 }

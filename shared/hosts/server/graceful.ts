@@ -78,6 +78,11 @@ export interface ServeOptions {
   log: Logger;
   /** Fields for the "serving" line (the target). */
   describe?: Record<string, unknown>;
+  /**
+   * Once the requests are done, before the exit: what the process still owes the cluster (its
+   * Event series' last counts, runtime.ts `drainEvents`), within what is left of the deadline.
+   */
+  afterDrain?: (deadlineMs: number) => Promise<unknown>;
 }
 
 /**
@@ -100,6 +105,7 @@ export function serveUntilSignal(app: RequestListener, opts: ServeOptions): Grac
     const result = await served.drain(opts.deadlineMs);
     if (result.drained) opts.log.info(result, 'drained');
     else opts.log.error(result, 'shutdown deadline reached: in-flight requests cut off');
+    await opts.afterDrain?.(Math.max(0, opts.deadlineMs - result.ms)).catch((e: unknown) => opts.log.error({ err: e }, 'after the drain'));
     // Let pino write its last line before exiting.
     opts.log.flush(() => process.exit(result.drained ? 0 : 1));
   };

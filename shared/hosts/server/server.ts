@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     deadlineMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     log,
     describe: { target: env.FUNCTION_TARGET, ...(codeCache ? { codeCache } : {}) },
+    afterDrain: (ms) => rt.drainEvents(ms),
   });
   // Once listening (loading the client takes the event loop for ~100 ms: listen first), what
   // the first event would pay for starts in the background; that event waits for it.

@@ -66,11 +66,14 @@ async function main(): Promise<void> {
       for (const { parts } of served) (parts as { stop?: () => void }).stop?.();
       rt.log.info({ why }, lost ? 'stopping: not leading, dropping queued events and ticks' : 'stopping: no new work, draining');
       const deadline = c.SHUTDOWN_TIMEOUT_SECONDS * 1000;
+      const started = Date.now();
       await Promise.race([
         Promise.all([...work.bridges.map((b) => b.stop({ deadlineMs: lost ? 0 : deadline })), work.scheduler?.stop({ abandon: lost })]),
         sleepLong(deadline),
       ]);
       work.bridges = [];
+      // The Event series' last counts, while the Lease is still held (without it the fence refuses them).
+      if (!lost) await rt.drainEvents(Math.max(0, deadline - (Date.now() - started)));
       await work.namespaces?.stop();
       // Last, so no replica acts while this one still finishes work.
       await held.elector?.stop();

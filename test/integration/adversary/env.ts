@@ -254,11 +254,12 @@ export function wrongWrites(writes: AuditWrite[], allowed: (w: AuditWrite) => bo
     .map((w) => `${describeWrite(w)}${unbound(w) ? ` [preconditions ${JSON.stringify(w.preconditions)}]` : ''}`);
 }
 
-/** A pod write (delete, eviction, patch) or an Event about a pod in `ns` named in `names`. */
+/** A pod write (delete, eviction, patch) of a pod in `ns` named in `names`, or an Event there (created, or an Event series' count patched in place). */
 export const podWriteIn =
   (ns: string, names: Set<string>) =>
   (w: AuditWrite): boolean =>
-    w.namespace === ns && ((w.resource === 'pods' && w.name !== undefined && names.has(w.name)) || (w.resource === 'events' && w.verb === 'create'));
+    w.namespace === ns &&
+    ((w.resource === 'pods' && w.name !== undefined && names.has(w.name)) || (w.resource === 'events' && (w.verb === 'create' || w.verb === 'patch')));
 
 /** What each target may write besides pods the policy selects (and Events in the namespace). */
 export function allowedFor(env: Pick<Adversary, 'ns' | 'kueueNs'>, target: Target, selected: Set<string>): (w: AuditWrite) => boolean {
