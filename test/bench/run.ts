@@ -52,6 +52,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   // Not in the default run: finished Jobs removed by kube-tidy's sweep beside the Job TTL controller (issue 38). `npm run bench objects -- 200`.
   ...(only === 'objects' ? { objects: async () => (await import('./objects.js')).runObjectsBench(Number(process.argv[3] ?? '200')) } : {}),
+  // Not in the default run: the objects family's CPU per Job removed, pass and events, beside a plain client's DELETEs (issue 45). `npm run bench objects-cost -- 300`.
+  ...(only === 'objects-cost' ? { 'objects-cost': async () => (await import('./objects-cost.js')).runObjectsCostBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 
