@@ -15,6 +15,7 @@ import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '.
 import type { ObjectsHandle } from '../handle.js';
 import { actOnObject, type ObjectResult } from './act.js';
 import { readObjects } from './read.js';
+import { readAround } from './read-one.js';
 
 export type ObjectsOrigin = 'sweep' | 'invoke' | 'cli' | 'event' | 'due';
 
@@ -24,8 +25,12 @@ export interface ObjectsPassOptions {
   dryRun: boolean;
   /** Only these namespaces (invoke's and the CLI's `namespaces`). */
   namespaces?: readonly string[];
-  /** The one object an event named: only its decision is acted on (the rest of the read is its context). */
-  only?: { kind: ObjectKind; uid: string };
+  /**
+   * The one object an event named: only its decision is acted on (the rest of the read is its
+   * context). With its `name` and `readNamespace`, it is read first, and its namespace only when
+   * an owner rule could group it with others (io/read-one.ts).
+   */
+  only?: { kind: ObjectKind; uid: string; name?: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
   /** No delete is started after this (epoch ms): the target's time budget. The rest is the next pass's, said in `notStarted`. */
@@ -98,7 +103,10 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     failures: { transient: 0, refused: 0 },
   };
   if (rules.length === 0) return empty;
-  const read = await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
+  const one = o.only?.name !== undefined && o.readNamespace !== undefined ? { kind: o.only.kind, namespace: o.readNamespace, name: o.only.name } : undefined;
+  const read = one
+    ? await readAround(h.reader, rules, one)
+    : await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   if (read.notServed.length)
     h.log.warn(
       { kinds: read.notServed, origin: o.origin },
