@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { brakesAdmission } from '../../../shared/brakes/io/admission.js';
 import { Brakes } from '../../../shared/brakes/io/brakes.js';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../../shared/cleanup/config.js';
 import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import type { ObjectReads, Resource } from '../../../shared/kube/direct-objects.js';
 import { ClusterWriter } from '../../../shared/kube/writer.js';
@@ -86,7 +87,7 @@ export function testHandle(o: TestHandleOptions): TestHandle {
   const policy = () => policyOf(o.policy());
   const reader = { ...o.clients, objectReads: hookedReads(o.clients.objectReads, o.beforeOwnerRead) };
   const handle: ObjectsHandle = {
-    settings: { protectedNamespaces: [], dryRun: false },
+    settings: { protectedNamespaces: [], dryRun: false, concurrency: DEFAULT_SWEEP_CONCURRENCY },
     policy,
     reader,
     writer: ({ dryRun }) => writer(dryRun),
