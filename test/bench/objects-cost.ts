@@ -9,7 +9,8 @@
 //    (in process, through the same resolver).
 // kube-tidy's CPU is this process's (process.cpuUsage) over the pass or over the events, the
 // bench idle meanwhile; its requests are those its clients send. With OBJECTS_COST_PROFILE=<dir>
-// a V8 CPU profile of each kube-tidy phase is written there (where a removal's CPU goes).
+// a V8 CPU profile of each kube-tidy phase is written there (where a removal's CPU goes); with
+// OBJECTS_COST_EVENTS=off no Kubernetes Event is recorded per Job (RECORD_EVENTS=false).
 // `npm run bench objects-cost -- 300`.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -91,7 +92,14 @@ async function runtimeFor(cluster: Cluster, kc: KubeConfig, namespace: string): 
   writeFileSync(file, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [], kubeTidy: { objects: [rule] } }));
   let requests = 0;
   const clients = kubeClients(kc, { onRequest: () => void requests++ });
-  const env = { POLICY_FILE: file, KUBECONFIG: cluster.kubeconfigPath, BRAKES_NAMESPACE: 'kube-tidy-bench', REQUEST_DEADLINE_SECONDS: '300' };
+  const env = {
+    POLICY_FILE: file,
+    KUBECONFIG: cluster.kubeconfigPath,
+    BRAKES_NAMESPACE: 'kube-tidy-bench',
+    REQUEST_DEADLINE_SECONDS: '300',
+    // OBJECTS_COST_EVENTS=off: no Kubernetes Event per Job (the family's own cost, as the pods' figures are taken).
+    ...(process.env.OBJECTS_COST_EVENTS === 'off' ? { RECORD_EVENTS: 'false' } : {}),
+  };
   const rt = await startRuntime(env, { log: pino({ level: 'silent' }), kubeConfig: kc, clients });
   return { rt, requests: () => requests };
 }
