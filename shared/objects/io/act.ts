@@ -57,11 +57,11 @@ async function ownerAgain(r: ObjectsReader, t: RemovalTarget) {
 /**
  * A Job, deleted as the read it was decided on saw it (a pass's LIST, an event's GET), tied to
  * that uid and resourceVersion: all its rule reads of it (its conditions, labels, namespace) is
- * in that version, and a finished Job's condition does not go back nor its age down, so a read
- * again would decide the same unless the Job was written since, which the precondition refuses
- * (`stale`: the next pass, or the watch event of that write, decides again). Its owner's rules (a
- * CronJob's history, keepLast) are not judged again on one object, as after a re-read. One
- * request per Job, as the pods' pass writes.
+ * in that version, and the time since its condition only grows, so a read again would decide the
+ * same unless the Job was written since, which the precondition refuses (`stale`: the next pass,
+ * or the watch event of that write, decides again). Its owner's rules (a CronJob's history,
+ * keepLast) are not judged again on one object, as after a re-read. One request per Job, as the
+ * pods' pass writes.
  */
 async function asDecided(deps: ActDeps, d: ObjectDecision): Promise<'deleted' | 'gone' | 'stale'> {
   const id = { namespace: d.namespace, name: d.name, uid: d.uid, resourceVersion: d.resourceVersion };
