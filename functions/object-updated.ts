@@ -91,7 +91,8 @@ export const objectUpdated = defineTarget({
     const summary = await runObjectsPass(h, {
       origin: 'event',
       dryRun: h.settings.dryRun,
-      only: { kind: objectKind, uid },
+      // Its name: the object is read first, its namespace only if an owner rule could group it with others.
+      only: { kind: objectKind, uid, name: input.name },
       readNamespace: input.namespace,
     });
     const { scheduled } = await due.schedule({ kind: objectKind, namespace: input.namespace, name: input.name, uid }, summary);

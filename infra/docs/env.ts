@@ -29,7 +29,7 @@ export const ENV_SOURCES: { title: string; file: string; schema: z.ZodType; read
     schema: SenderAuthEnv,
     readBy: 'the production server (every target it serves) and invoke',
   },
-  { title: 'A pass', file: 'shared/cleanup/config.ts', schema: PassEnv, readBy: 'podTerminated, sweep, invoke, evacuation' },
+  { title: 'A pass', file: 'shared/cleanup/config.ts', schema: PassEnv, readBy: 'podTerminated, objectUpdated, sweep, invoke, evacuation' },
   { title: 'Pod cleanup', file: 'shared/cleanup/config.ts', schema: CleanupEnv, readBy: 'podTerminated, sweep, invoke' },
   { title: 'Events as the read', file: 'shared/cleanup/trusted-senders.ts', schema: TrustedSendersEnv, readBy: 'podTerminated' },
   {

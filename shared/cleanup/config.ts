@@ -23,7 +23,7 @@ const PassSchema = z.object({
   SWEEP_PAGE_SIZE: positiveInt.max(5000).default(500),
   /** A pass's or a shard's time budget. */
   SWEEP_TIME_BUDGET_SECONDS: positiveInt.default(50),
-  /** Writes a pass has in flight at once (in the policy's order; the rate limit still applies). */
+  /** Writes a pass has in flight at once (in the policy's order; the rate limit still applies): the pods' removals, and the objects' deletes (kubeTidy.objects). */
   SWEEP_CONCURRENCY: positiveInt.max(256).default(DEFAULT_SWEEP_CONCURRENCY),
   /** Removals in one pass that get an Event each; the rest one Event per namespace (io/event-budget.ts). */
   SWEEP_EVENTS_PER_PASS: z.coerce.number().int().nonnegative().default(100),

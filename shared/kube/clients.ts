@@ -23,6 +23,7 @@ import { MetricsRecorder } from '../metrics/recorder.js';
 import { KeepAliveAgents } from './agent.js';
 import { DirectRequests } from './direct.js';
 import { DirectPodWrites, DirectPodReads } from './direct-pods.js';
+import { DirectObjectReads, DirectObjectWrites, type ObjectDeleter, type ObjectReads } from './direct-objects.js';
 import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
 import type { PodDeleter, PodEvictor } from './pods.js';
@@ -47,6 +48,10 @@ export interface KubeClients {
   podWrites: PodDeleter & PodEvictor;
   /** A pass's pod LIST pages and the event path's GET of one pod, read directly: the wire's JSON, not client-node's models. */
   podReads: PodLister & PodReader;
+  /** Cleanup beyond pods' LIST pages and GETs (Jobs, claims, Workloads), read directly: the wire's JSON (direct-objects.ts). */
+  objectReads: ObjectReads;
+  /** Cleanup beyond pods' DELETE, sent directly, its answer unread (direct-objects.ts; the writer's `deleteAsRead`). */
+  objectWrites: ObjectDeleter;
   /** The rate limit every request of these clients waits on (and its counters). */
   throttle: Throttle;
   /** Close the kept-alive connections (tests, CLI exit); the clients stay usable. */
@@ -167,6 +172,8 @@ export function kubeClients(kc: KubeConfig, options: KubeClientOptions = {}): Ku
     apps: api(AppsV1Api),
     podWrites: new DirectPodWrites(direct),
     podReads: new DirectPodReads(direct),
+    objectReads: new DirectObjectReads(direct),
+    objectWrites: new DirectObjectWrites(direct),
     throttle,
     close,
   };

@@ -14,6 +14,7 @@
 //   logged as a sample (write-refusals.ts).
 // Nothing outside shared/kube calls a client's write methods (eslint.config.js enforces it).
 import { deleteAsSeen, type DeletedAsSeen } from './delete-as-seen.js';
+import type { Resource } from './direct-objects.js';
 import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
@@ -89,8 +90,10 @@ export class WriteRefusedError extends KubeRequestError {
   }
 }
 
-/** What the writer writes through: client-node's clients and the direct pod DELETE. */
-export type WriterClients = Pick<KubeClients, 'core' | 'events' | 'custom' | 'podWrites'>;
+/** What the writer writes through: client-node's clients, the direct pod DELETE and eviction, and the objects' direct DELETE. */
+export type WriterClients = Pick<KubeClients, 'core' | 'events' | 'custom' | 'podWrites' | 'objectWrites'>;
+
+const CLAIMS: Resource = { group: '', version: 'v1', plural: 'persistentvolumeclaims' };
 
 export class ClusterWriter {
   /** Where a refused write is counted and logged (write-refusals.ts). */
@@ -386,13 +389,38 @@ export class ClusterWriter {
    * answers `stale`). Cleanup beyond pods (shared/objects): the only way kube-tidy deletes a claim.
    */
   async deleteClaim(claim: StoredId): Promise<DeletedAsSeen> {
-    const what = `delete persistentvolumeclaim ${keyOf(claim)}`;
-    this.guard(what, claim.namespace, 'delete');
-    const preconditions = { uid: claim.uid, resourceVersion: claim.resourceVersion };
+    return this.deletedAsRead(`delete persistentvolumeclaim ${keyOf(claim)}`, CLAIMS, claim, {});
+  }
+
+  /**
+   * Delete an object cleanup beyond pods decided on (a Job, a Workload's owner), only if it is
+   * still the version that was read (its uid and resourceVersion: written since, or recreated
+   * under its name, answers `stale`; already gone, `gone`), with the propagation its family asks
+   * for. Sent directly (direct-objects.ts), its answer (the whole object) unread, as a pod's DELETE.
+   */
+  async deleteAsRead(resource: Resource, id: StoredId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<DeletedAsSeen> {
+    return this.deletedAsRead(`delete ${resource.plural} ${keyOf(id)}`, resource, id, opts);
+  }
+
+  private async deletedAsRead(
+    what: string,
+    resource: Resource,
+    id: StoredId,
+    opts: { propagationPolicy?: 'Background' | 'Foreground' },
+  ): Promise<DeletedAsSeen> {
+    this.guard(what, id.namespace, 'delete');
+    const body = {
+      ...this.deleteOptions({ uid: id.uid, resourceVersion: id.resourceVersion }),
+      ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+    };
     return deleteAsSeen(what, this.refusals, () =>
-      this.clients.core.deleteNamespacedPersistentVolumeClaim(
-        this.dry({ namespace: claim.namespace!, name: claim.name, body: this.deleteOptions(preconditions) }),
-      ),
+      this.clients.objectWrites.deleteNamespacedObject({
+        resource,
+        namespace: id.namespace!,
+        name: id.name,
+        body,
+        ...(this.options.dryRun ? { dryRun: 'All' } : {}),
+      }),
     );
   }
 

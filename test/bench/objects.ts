@@ -23,7 +23,7 @@ import { createNamespace } from './pods.js';
 
 const batchOf = (kc: KubeConfig) => kc.makeApiClient(BatchV1Api);
 
-async function finishedJobs(kc: KubeConfig, namespace: string, n: number): Promise<void> {
+export async function finishedJobs(kc: KubeConfig, namespace: string, n: number): Promise<void> {
   const batch = batchOf(kc);
   for (let i = 0; i < n; i += 20)
     await Promise.all(

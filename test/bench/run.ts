@@ -54,6 +54,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'objects' ? { objects: async () => (await import('./objects.js')).runObjectsBench(Number(process.argv[3] ?? '200')) } : {}),
   // Not in the default run: the npm package's size, install and CLI cold start (issue 46). `npm run bench package`.
   ...(only === 'package' ? { package: async () => (await import('./package.js')).runPackageBench() } : {}),
+  // Not in the default run: the objects family's CPU per Job removed, pass and events, beside a plain client's DELETEs (issue 45). `npm run bench objects-cost -- 300`.
+  ...(only === 'objects-cost' ? { 'objects-cost': async () => (await import('./objects-cost.js')).runObjectsCostBench(Number(process.argv[3] ?? '300')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 

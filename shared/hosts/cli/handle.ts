@@ -113,7 +113,13 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
 export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader): ObjectsHandle {
   return {
     // A kept object's reason names the setting as the person set it: the flag, not the environment variable.
-    settings: { protectedNamespaces: h.settings.protectedNamespaces, protectedNamespacesFrom: '--protected-namespaces', dryRun: h.settings.dryRun },
+    settings: {
+      protectedNamespaces: h.settings.protectedNamespaces,
+      protectedNamespacesFrom: '--protected-namespaces',
+      dryRun: h.settings.dryRun,
+      // Its deletes in flight as its pod removals.
+      concurrency: h.settings.concurrency,
+    },
     policy: () => h.policy(),
     reader,
     writer: ({ dryRun }) => h.writer({ dryRun }),

@@ -159,11 +159,14 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     };
     const events = { createNamespacedEvent: vi.fn(async () => ({ metadata: { name: 'e' } })) };
     const custom = { patchNamespacedCustomObject: vi.fn(async () => ({})) };
+    // The objects' direct DELETE (a finished Job, a claim).
+    const objectWrites = { deleteNamespacedObject: vi.fn(async () => 200) };
     // The direct pod DELETE is the fake core's too: a write through it is fenced like any other.
-    return { core, events, custom, podWrites: core } as unknown as WriterClients & {
+    return { core, events, custom, podWrites: core, objectWrites } as unknown as WriterClients & {
       core: typeof core;
       events: typeof events;
       custom: typeof custom;
+      objectWrites: typeof objectWrites;
     };
   };
   const options = { dryRun: false, recordEvents: true, protectedNamespaces: [] };
@@ -177,9 +180,13 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     expect((await w.removePod(pod, 'gone')).outcome).toBe('deleted');
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledTimes(1);
     expect(c.events.createNamespacedEvent).toHaveBeenCalledTimes(1);
+    expect(await w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, { namespace: 'ml', name: 'done', uid: 'j1', resourceVersion: '9' })).toBe(
+      'deleted',
+    );
+    expect(c.objectWrites.deleteNamespacedObject).toHaveBeenCalledTimes(1);
   });
 
-  it('shut: removal, ConfigMap and custom-object writes are refused before sending, as a transient error (reason Fenced); reads still pass', async () => {
+  it('shut: removal, object, ConfigMap and custom-object writes are refused before sending, as a transient error (reason Fenced); reads still pass', async () => {
     const c = clients();
     const w = new ClusterWriter(
       fencedClients(c, () => false),
@@ -198,6 +205,12 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     expect(await w.recordEvent(pod, { reason: 'Deleted', action: 'Delete', type: 'Normal', note: '' })).toMatchObject({ recorded: false });
     // kube-tidy's OpenReports go through the writer's client too (written apart from DRY_RUN, never unfenced).
     await expect(new ReportWriter(w.reportsClient, []).apply({ metadata: { namespace: 'ml', name: 'kube-tidy-default' } })).rejects.toBeInstanceOf(FencedError);
+    const job = { namespace: 'ml', name: 'done', uid: 'j1', resourceVersion: '9' };
+    await expect(w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, job, { propagationPolicy: 'Background' })).rejects.toBeInstanceOf(
+      FencedError,
+    );
+    await expect(w.deleteClaim(job)).rejects.toBeInstanceOf(FencedError);
+    expect(c.objectWrites.deleteNamespacedObject).not.toHaveBeenCalled();
     expect(c.core.deleteNamespacedPod).not.toHaveBeenCalled();
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
     expect(c.core.replaceNamespacedConfigMap).not.toHaveBeenCalled();

@@ -36,7 +36,7 @@ export function fencedApi<T extends object>(api: T, holds: () => boolean): T {
   });
 }
 
-const APIS = ['core', 'events', 'custom', 'policy', 'scheduling', 'podWrites'] as const;
+const APIS = ['core', 'events', 'custom', 'policy', 'scheduling', 'podWrites', 'objectWrites'] as const;
 
 /** The clients a writer is given, every API of them fenced (the rate limit and close kept). */
 export function fencedClients<C extends Partial<KubeClients>>(clients: C, holds: () => boolean): C {

@@ -1,17 +1,19 @@
 // One object decision carried out. A report-mode rule writes nothing here (its results are
-// reported). A delete reads the object again, checks the rule against what is stored now (the
-// condition, its age, and for a claim the pods, templates and volume read again), then deletes
-// tied to the uid and resourceVersion just read: a claim recreated under the same name, or a
-// condition that flipped back after the re-read, answers `stale`/`gone`, never a wrong delete.
-// A Job goes with propagationPolicy Background (its pods with it, as the TTL controller
-// deletes); a finished Workload's owner is read again and deleted the same way.
-import type { KubernetesObject } from '@kubernetes/client-node';
+// reported). A Job is deleted as the read it was decided on saw it (see `asDecided`). A claim or
+// a Workload is read again, the rule checked against what is stored now (the condition, its
+// age, and for a claim the pods, templates and volume read again: what names a claim is not in
+// the claim's own version), then deleted tied to the uid and resourceVersion just read: a claim
+// recreated under the same name, or a condition that flipped back after the re-read, answers
+// `stale`/`gone`, never a wrong delete. A Job goes with propagationPolicy Background (its pods
+// with it, as the TTL controller deletes); a finished Workload's owner is read again and deleted
+// the same way. Reads and DELETEs are sent directly (kube/direct-objects.ts: no typed models).
 import { classifyKubeError, KubeRequestError, TransientKubeError } from '../../kube/errors.js';
-import type { ClusterWriter, Gvr } from '../../kube/writer.js';
+import type { Resource } from '../../kube/direct-objects.js';
+import type { ClusterWriter } from '../../kube/writer.js';
 import type { ObjectRule } from '../../policy/objects-schema.js';
 import { recheck } from '../core/decide.js';
 import { emptyContext, type ObjectDecision, type RemovalTarget, type StoredObject } from '../core/model.js';
-import { claimContextFor, storedOf, WORKLOADS, type ObjectsReader } from './read.js';
+import { claimContextFor, readRaw, readStored, type ObjectsReader } from './read.js';
 
 export type ObjectOutcome = 'reported' | 'deleted' | 'deferred' | 'kept' | 'stale' | 'gone' | 'failed' | 'refused';
 
@@ -29,40 +31,11 @@ export interface ActDeps {
   now: () => number;
 }
 
-type Raw = KubernetesObject & {
-  status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[] };
-  spec?: { volumeName?: string };
-};
-
-/** A group/version/plural for a target read and deleted through the custom-objects client (any group but the core one). */
-function gvrOf(t: Pick<RemovalTarget, 'apiVersion' | 'kind'>): Gvr {
+/** The resource of a target of any group (a Job, a Workload's owner of any job kind). */
+function resourceOf(t: Pick<RemovalTarget, 'apiVersion' | 'kind'>): Resource {
   const [group, version] = t.apiVersion.includes('/') ? t.apiVersion.split('/') : ['', t.apiVersion];
   // The convention every job kind's CRD follows (jobs, jobsets, rayjobs, ...), as MultiKueue reads them.
   return { group: group!, version: version!, plural: `${t.kind.toLowerCase()}s` };
-}
-
-async function orGone<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (e) {
-    if (classifyKubeError(e).kind === 'not-found') return undefined;
-    throw e;
-  }
-}
-
-/** The decided object as stored now; undefined when it is gone. */
-async function readAgain(r: ObjectsReader, d: ObjectDecision): Promise<StoredObject | undefined> {
-  const at = { namespace: d.namespace, name: d.name };
-  if (d.kind === 'Job') {
-    const j = await orGone(() => r.batch.readNamespacedJob(at));
-    return j && storedOf('Job', 'batch/v1', j.metadata, j.status?.conditions);
-  }
-  if (d.kind === 'PersistentVolumeClaim') {
-    const c = await orGone(() => r.core.readNamespacedPersistentVolumeClaim(at));
-    return c && storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions, c.spec?.volumeName);
-  }
-  const w = (await orGone(() => r.custom.getNamespacedCustomObject({ ...WORKLOADS, ...at }))) as Raw | undefined;
-  return w && storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions);
 }
 
 /** Deletes what the decision removes, tied to the stored object (and for a Workload, its owner read again). */
@@ -72,13 +45,27 @@ async function deleteTarget(deps: ActDeps, d: ObjectDecision, now: StoredObject)
   const target = d.target.uid === now.uid ? { ...d.target, resourceVersion: now.resourceVersion } : await ownerAgain(deps.reader, d.target);
   if (!target) return 'gone';
   if (target.uid !== d.target.uid) return 'stale';
-  return deps.writer.deleteObject(gvrOf(d.target), target, { propagationPolicy: 'Background' });
+  return deps.writer.deleteAsRead(resourceOf(d.target), target, { propagationPolicy: 'Background' });
 }
 
 async function ownerAgain(r: ObjectsReader, t: RemovalTarget) {
-  const o = (await orGone(() => r.custom.getNamespacedCustomObject({ ...gvrOf(t), namespace: t.namespace, name: t.name }))) as Raw | undefined;
+  const o = await readRaw<{ metadata?: { uid?: string; resourceVersion?: string } }>(r, resourceOf(t), t);
   if (!o?.metadata?.uid || !o.metadata.resourceVersion) return undefined;
   return { namespace: t.namespace, name: t.name, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion };
+}
+
+/**
+ * A Job, deleted as the read it was decided on saw it (a pass's LIST, an event's GET), tied to
+ * that uid and resourceVersion: all its rule reads of it (its conditions, labels, namespace) is
+ * in that version, and the time since its condition only grows, so a read again would decide the
+ * same unless the Job was written since, which the precondition refuses (`stale`: the next pass,
+ * or the watch event of that write, decides again). Its owner's rules (a CronJob's history,
+ * keepLast) are not judged again on one object, as after a re-read. One request per Job, as the
+ * pods' pass writes.
+ */
+async function asDecided(deps: ActDeps, d: ObjectDecision): Promise<'deleted' | 'gone' | 'stale'> {
+  const id = { namespace: d.namespace, name: d.name, uid: d.uid, resourceVersion: d.resourceVersion };
+  return deps.writer.deleteAsRead(resourceOf(d.target), id, { propagationPolicy: 'Background' });
 }
 
 export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<ObjectResult> {
@@ -86,7 +73,16 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<Obj
   const rule = deps.rules.find((r) => r.name === d.rule);
   if (!rule || d.mode === 'report') return { decision: d, outcome: 'reported', dryRun };
   try {
-    const now = await readAgain(deps.reader, d);
+    if (d.kind === 'Job') {
+      const outcome = await asDecided(deps, d);
+      return {
+        decision: d,
+        outcome,
+        dryRun,
+        ...(outcome === 'stale' ? { message: 'written since it was read (or recreated under its name): the next decision reads it again' } : {}),
+      };
+    }
+    const now = await readStored(deps.reader, d.kind, d);
     if (!now) return { decision: d, outcome: 'gone', dryRun, message: 'gone before the delete' };
     if (now.uid !== d.uid)
       return { decision: d, outcome: 'gone', dryRun, message: 'recreated under the same name since it was decided: a new object, left alone' };

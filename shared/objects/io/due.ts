@@ -4,8 +4,9 @@
 // newer event) and, within the horizon, by an entry in a due list of its own (pod cleanup's
 // DueList, one list per kind: `kube-tidy-objects-due-<job|pvc|workload>-<n>`), which any
 // instance's tick (due-tick.ts) acts on if this one scaled to zero or died. Whatever acts,
-// nothing from the time of scheduling is trusted: the pass runs again over the stored objects
-// of that namespace, restricted to this uid (`only`), and the write is tied to what is read then.
+// nothing from the time of scheduling is trusted: the pass runs again over the stored object
+// (and its namespace when an owner rule could group it with others: read-one.ts), restricted to
+// this uid (`only`), and the write is tied to what is read then.
 import { DueList, DueTimers, scheduleOf, type DueEntry, type TimerClock } from '../../cleanup/due/index.js';
 import { objectsDueName } from '../../model/keys.js';
 import { OBJECT_KINDS, type ObjectKind } from '../../policy/objects-schema.js';
@@ -106,7 +107,12 @@ export class ObjectsDue {
 
   /** The pass over what is stored now, restricted to this object (`by`: a timer or a tick). */
   async pass(e: ObjectDueEntry): Promise<ObjectsPassSummary> {
-    return runObjectsPass(this.h, { origin: 'due', dryRun: this.h.settings.dryRun, only: { kind: e.kind, uid: e.uid }, readNamespace: e.namespace });
+    return runObjectsPass(this.h, {
+      origin: 'due',
+      dryRun: this.h.settings.dryRun,
+      only: { kind: e.kind, uid: e.uid, name: e.name },
+      readNamespace: e.namespace,
+    });
   }
 
   /** A timer fired: the pass again; re-scheduled if it is still only waiting, its entry kept when the delete must be tried again. */

@@ -1,7 +1,8 @@
 // One pass of cleanup beyond pods: read what the rules name, decide on what is stored, then for
-// each decision in a delete rule ask the admission port (the brakes, charged per kind), act
-// (io/act.ts: read again, check again, delete tied to uid and resourceVersion) and settle on the
-// API server's answer; one Event per object removed. A report rule's decision is reported, never
+// each decision in a delete rule, in the plan's order with up to SWEEP_CONCURRENCY in flight (as
+// the pods' pass), ask the admission port (the brakes, charged per kind), act (io/act.ts: a Job
+// deleted as it was read, a claim or a Workload read and checked again; every delete tied to uid
+// and resourceVersion) and settle on the API server's answer; one Event per object removed. A report rule's decision is reported, never
 // admitted nor acted on. Every path runs this: the sweep, invoke, the CLI, and the event path
 // restricted to the one object its event named (`only`). Each result goes out as a CloudEvent
 // (notify/objects.ts); its Reports are the caller's, written after the pass (objects/reports).
@@ -10,11 +11,13 @@ import { removalCharged } from '../../kube/admission.js';
 import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
 import { observeObject } from '../../metrics/observe.js';
+import { inOrder } from '../../pool/in-order.js';
 import { decideObjects } from '../core/decide.js';
 import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '../core/model.js';
 import type { ObjectsHandle } from '../handle.js';
 import { actOnObject, type ObjectResult } from './act.js';
 import { readObjects } from './read.js';
+import { readAround } from './read-one.js';
 
 export type ObjectsOrigin = 'sweep' | 'invoke' | 'cli' | 'event' | 'due';
 
@@ -24,8 +27,12 @@ export interface ObjectsPassOptions {
   dryRun: boolean;
   /** Only these namespaces (invoke's and the CLI's `namespaces`). */
   namespaces?: readonly string[];
-  /** The one object an event named: only its decision is acted on (the rest of the read is its context). */
-  only?: { kind: ObjectKind; uid: string };
+  /**
+   * The one object an event named: only its decision is acted on (the rest of the read is its
+   * context). With its `name` and `readNamespace`, it is read first, and its namespace only when
+   * an owner rule could group it with others (io/read-one.ts).
+   */
+  only?: { kind: ObjectKind; uid: string; name?: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
   /** No delete is started after this (epoch ms): the target's time budget. The rest is the next pass's, said in `notStarted`. */
@@ -86,6 +93,33 @@ async function tell(h: ObjectsHandle, r: ObjectResult, dryRun: boolean): Promise
     );
 }
 
+/**
+ * The decisions carried out in the plan's order (oldest condition first), up to the handle's
+ * concurrency in flight, as the pods' pass writes (pool/in-order.ts): each delete admitted
+ * first, none started once `until` has passed. Each result's CloudEvent goes out in the plan's
+ * order, as soon as every one before it is done; its Event as it ends.
+ */
+async function actInOrder(h: ObjectsHandle, rules: readonly ObjectRule[], decided: readonly ObjectDecision[], o: ObjectsPassOptions) {
+  const admission = h.admission({ dryRun: o.dryRun });
+  const waiting = new Map<number, ObjectResult>();
+  let told = 0;
+  const overdue = () => o.until !== undefined && h.now() >= o.until;
+  const acted = await inOrder(decided, h.settings.concurrency, overdue, async (d, i) => {
+    const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
+    observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
+    waiting.set(i, r);
+    // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
+    for (let next; (next = waiting.get(told)) !== undefined; told++) {
+      waiting.delete(told);
+      objectDecided(h.notifier, next, o.origin);
+    }
+    await tell(h, r, o.dryRun);
+    return r;
+  });
+  // Started in order: the first `started` are done, the rest never began.
+  return { results: acted.results.slice(0, acted.started) as ObjectResult[], notStarted: decided.length - acted.started };
+}
+
 export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): Promise<ObjectsPassSummary> {
   const rules = o.rules ?? h.policy().objects ?? [];
   const empty: ObjectsPassSummary = {
@@ -98,7 +132,10 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     failures: { transient: 0, refused: 0 },
   };
   if (rules.length === 0) return empty;
-  const read = await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
+  const one = o.only?.name !== undefined && o.readNamespace !== undefined ? { kind: o.only.kind, namespace: o.readNamespace, name: o.only.name } : undefined;
+  const read = one
+    ? await readAround(h.reader, rules, one)
+    : await readObjects(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   if (read.notServed.length)
     h.log.warn(
       { kinds: read.notServed, origin: o.origin },
@@ -123,22 +160,7 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
     })),
   );
   const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
-  const admission = h.admission({ dryRun: o.dryRun });
-  const results: ObjectResult[] = [];
-  const decided = plan.decisions.filter(mine);
-  let notStarted = 0;
-  for (const [i, d] of decided.entries()) {
-    if (o.until !== undefined && h.now() >= o.until) {
-      notStarted = decided.length - i;
-      break;
-    }
-    const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
-    results.push(r);
-    observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
-    // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
-    objectDecided(h.notifier, r, o.origin);
-    await tell(h, r, o.dryRun);
-  }
+  const { results, notStarted } = await actInOrder(h, rules, plan.decisions.filter(mine), o);
   return {
     rules: rules.length,
     considered: objects.length,

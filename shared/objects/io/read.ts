@@ -8,16 +8,20 @@
 // keepLast per owner, the pods, templates and StatefulSets naming a claim), so the event's object
 // is decided on the same context as in a full read, at the cost of its namespace alone.
 import type {
-  AppsV1Api,
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
+  V1CronJob,
+  V1DaemonSet,
+  V1Deployment,
+  V1Job,
   V1ObjectMeta,
+  V1PersistentVolume,
   V1PersistentVolumeClaim,
   V1Pod,
   V1PodSpec,
+  V1ReplicaSet,
   V1StatefulSet,
 } from '@kubernetes/client-node';
+import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { ObjectReads, Resource } from '../../kube/direct-objects.js';
 import { classifyKubeError } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
@@ -28,10 +32,33 @@ export interface ObjectsReader {
   batch: BatchV1Api;
   apps: AppsV1Api;
   custom: CustomObjectsApi;
+  /**
+   * What the family reads by the hundred, directly (kube/direct-objects.ts): every LIST page and
+   * GET here is the wire's JSON, never decoded by client-node's models (a Job's pod template
+   * included), and only what `storedOf` and the context keep is looked at.
+   */
+  objectReads: ObjectReads;
 }
 
 /** Kueue's Workload, at the version its CRD stores (as multikueue/core/kinds.ts reads it). */
 export const WORKLOADS = { group: 'kueue.x-k8s.io', version: 'v1beta2', plural: 'workloads' } as const;
+
+/** The resources the family reads, as the wire names them. */
+export const RESOURCES = {
+  jobs: { group: 'batch', version: 'v1', plural: 'jobs' },
+  cronJobs: { group: 'batch', version: 'v1', plural: 'cronjobs' },
+  claims: { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
+  volumes: { group: '', version: 'v1', plural: 'persistentvolumes' },
+  pods: { group: '', version: 'v1', plural: 'pods' },
+  statefulSets: { group: 'apps', version: 'v1', plural: 'statefulsets' },
+  deployments: { group: 'apps', version: 'v1', plural: 'deployments' },
+  replicaSets: { group: 'apps', version: 'v1', plural: 'replicasets' },
+  daemonSets: { group: 'apps', version: 'v1', plural: 'daemonsets' },
+  workloads: WORKLOADS,
+} as const satisfies Record<string, Resource>;
+
+/** The resource each kind a rule names is read and deleted as. */
+export const RESOURCE_OF: Record<ObjectKind, Resource> = { Job: RESOURCES.jobs, PersistentVolumeClaim: RESOURCES.claims, Workload: WORKLOADS };
 
 export interface ObjectsRead {
   objects: StoredObject[];
@@ -51,7 +78,8 @@ interface Building {
 
 const building = (): Building => ({ cronJobs: new Map(), statefulSets: [], templateClaims: new Set(), podClaims: new Map(), volumes: new Map() });
 
-type Meta = Pick<V1ObjectMeta, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'creationTimestamp' | 'labels' | 'ownerReferences'>;
+/** Metadata as the wire has it (times as strings) or as client-node decodes it (times as Dates). */
+type Meta = Pick<V1ObjectMeta, 'namespace' | 'name' | 'uid' | 'resourceVersion' | 'labels' | 'ownerReferences'> & { creationTimestamp?: Date | string };
 type Condition = { type: string; status: string; reason?: string; lastTransitionTime?: Date | string };
 
 const time = (t: Date | string | undefined): string | undefined => (t instanceof Date ? t.toISOString() : t);
@@ -95,31 +123,32 @@ export function storedOf(
   };
 }
 
-type Page = { limit?: number; _continue?: string };
-
 const all = async <T, R>(what: string, fetch: FetchPage<T>, keep: (item: T) => R | undefined): Promise<R[]> =>
   (await listEverything(fetch, { what }, keep)).items;
+
+/**
+ * One resource's pages, in every namespace or in one, as the wire has them: client-node's types
+ * describe the fields read (timestamps aside, which stay strings: `storedOf` takes both).
+ */
+const pagesOf =
+  <T>(r: ObjectsReader, resource: Resource, namespace: string | undefined): FetchPage<T> =>
+  (p) =>
+    r.objectReads.list<T>(resource, namespace, p);
 
 const claimsOf = (spec: V1PodSpec | undefined): string[] =>
   (spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
 
+const storedJob = (j: V1Job) => storedOf('Job', 'batch/v1', j.metadata, j.status?.conditions);
+
 async function jobs(r: ObjectsReader, ctx: Building, namespace: string | undefined): Promise<StoredObject[]> {
-  const cronJobs = await all(
-    'list cronjobs',
-    (p) => (namespace === undefined ? r.batch.listCronJobForAllNamespaces(p) : r.batch.listNamespacedCronJob({ ...p, namespace })),
-    (c) => c,
-  );
+  const cronJobs = await all('list cronjobs', pagesOf<V1CronJob>(r, RESOURCES.cronJobs, namespace), (c) => c);
   // batch/v1's defaults: 3 successful, 1 failed.
   for (const c of cronJobs)
     ctx.cronJobs.set(`${c.metadata?.namespace}/${c.metadata?.name}`, {
       successful: c.spec?.successfulJobsHistoryLimit ?? 3,
       failed: c.spec?.failedJobsHistoryLimit ?? 1,
     });
-  return all(
-    'list jobs',
-    (p) => (namespace === undefined ? r.batch.listJobForAllNamespaces(p) : r.batch.listNamespacedJob({ ...p, namespace })),
-    (j) => storedOf('Job', 'batch/v1', j.metadata, j.status?.conditions),
-  );
+  return all('list jobs', pagesOf<V1Job>(r, RESOURCES.jobs, namespace), storedJob);
 }
 
 /** A list over every namespace, or one (a write's re-check reads only the claim's namespace). */
@@ -130,62 +159,25 @@ type Lists = {
 };
 
 function listsIn(r: ObjectsReader, namespace: string | undefined): Lists {
-  const within =
-    <T>(everywhere: (p: Page) => Promise<T>, one: (p: Page & { namespace: string }) => Promise<T>) =>
-    (p: Page) =>
-      namespace === undefined ? everywhere(p) : one({ ...p, namespace });
   // Each workload as the pod spec its template holds.
   const spec =
-    <T extends { metadata?: V1ObjectMeta }>(fetch: (p: Page) => Promise<{ items: T[] }>, of: (t: T) => V1PodSpec | undefined) =>
-    async (p: Page) => {
-      const list = await fetch(p);
-      return { ...list, items: list.items.map((t) => ({ metadata: t.metadata, spec: of(t) })) };
+    <T extends { metadata?: V1ObjectMeta }>(
+      resource: Resource,
+      of: (t: T) => V1PodSpec | undefined,
+    ): FetchPage<{ metadata?: V1ObjectMeta; spec?: V1PodSpec }> =>
+    async (p) => {
+      const list = await pagesOf<T>(r, resource, namespace)(p);
+      return { ...list, items: (list.items ?? []).map((t) => ({ metadata: t.metadata, spec: of(t) })) };
     };
   return {
-    pods: within(
-      (p) => r.core.listPodForAllNamespaces(p),
-      (p) => r.core.listNamespacedPod(p),
-    ),
-    statefulSets: within(
-      (p) => r.apps.listStatefulSetForAllNamespaces(p),
-      (p) => r.apps.listNamespacedStatefulSet(p),
-    ),
+    pods: pagesOf<V1Pod>(r, RESOURCES.pods, namespace),
+    statefulSets: pagesOf<V1StatefulSet>(r, RESOURCES.statefulSets, namespace),
     templates: [
-      spec(
-        within(
-          (p) => r.apps.listDeploymentForAllNamespaces(p),
-          (p) => r.apps.listNamespacedDeployment(p),
-        ),
-        (d) => d.spec?.template.spec,
-      ),
-      spec(
-        within(
-          (p) => r.apps.listReplicaSetForAllNamespaces(p),
-          (p) => r.apps.listNamespacedReplicaSet(p),
-        ),
-        (d) => d.spec?.template?.spec,
-      ),
-      spec(
-        within(
-          (p) => r.apps.listDaemonSetForAllNamespaces(p),
-          (p) => r.apps.listNamespacedDaemonSet(p),
-        ),
-        (d) => d.spec?.template.spec,
-      ),
-      spec(
-        within(
-          (p) => r.batch.listJobForAllNamespaces(p),
-          (p) => r.batch.listNamespacedJob(p),
-        ),
-        (d) => d.spec?.template.spec,
-      ),
-      spec(
-        within(
-          (p) => r.batch.listCronJobForAllNamespaces(p),
-          (p) => r.batch.listNamespacedCronJob(p),
-        ),
-        (d) => d.spec?.jobTemplate.spec?.template.spec,
-      ),
+      spec<V1Deployment>(RESOURCES.deployments, (d) => d.spec?.template.spec),
+      spec<V1ReplicaSet>(RESOURCES.replicaSets, (d) => d.spec?.template?.spec),
+      spec<V1DaemonSet>(RESOURCES.daemonSets, (d) => d.spec?.template.spec),
+      spec<V1Job>(RESOURCES.jobs, (d) => d.spec?.template.spec),
+      spec<V1CronJob>(RESOURCES.cronJobs, (d) => d.spec?.jobTemplate.spec?.template.spec),
     ],
   };
 }
@@ -214,11 +206,7 @@ async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?
     all('list statefulsets', lists.statefulSets, (s) => s),
     // undefined: every volume; else those named (none for an unbound claim), a GET each.
     scope.volumes === undefined
-      ? all(
-          'list persistentvolumes',
-          (p) => r.core.listPersistentVolume(p),
-          (v) => v,
-        )
+      ? all('list persistentvolumes', pagesOf<V1PersistentVolume>(r, RESOURCES.volumes, undefined), (v) => v)
       : Promise.all(scope.volumes.map((name) => readVolume(r, name))).then((vs) => vs.flatMap((v) => (v ? [v] : []))),
     ...lists.templates.map((fetch) => all('list workloads', fetch, (t) => t)),
   ]);
@@ -230,12 +218,15 @@ async function claimContext(r: ObjectsReader, ctx: Building, scope: { namespace?
   for (const v of volumes) if (v.metadata?.name) ctx.volumes.set(v.metadata.name, v.spec?.persistentVolumeReclaimPolicy ?? 'Delete');
 }
 
-/** One volume; undefined when it is not there (its claim's reclaim policy is then unknown, and the claim kept). */
-const readVolume = (r: ObjectsReader, name: string) =>
-  r.core.readPersistentVolume({ name }).then(
-    (v) => v,
+/** One object as the wire has it; undefined when it is not there. */
+export const readRaw = <T>(r: ObjectsReader, resource: Resource, at: { namespace?: string; name: string }): Promise<T | undefined> =>
+  r.objectReads.get<T>(resource, at.namespace, at.name).then(
+    (o) => o,
     (e: unknown) => (classifyKubeError(e).kind === 'not-found' ? undefined : Promise.reject(e)),
   );
+
+/** One volume; undefined when it is not there (its claim's reclaim policy is then unknown, and the claim kept). */
+const readVolume = (r: ObjectsReader, name: string) => readRaw<V1PersistentVolume>(r, RESOURCES.volumes, { name });
 
 /** The context a claim's write is checked against again: its namespace's pods and workloads, its volume. */
 export async function claimContextFor(r: ObjectsReader, claim: StoredObject): Promise<ObjectContext> {
@@ -244,38 +235,43 @@ export async function claimContextFor(r: ObjectsReader, claim: StoredObject): Pr
   return ctx;
 }
 
+const storedClaim = (c: V1PersistentVolumeClaim) =>
+  storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName);
+
 async function claims(r: ObjectsReader, ctx: Building, namespace: string | undefined): Promise<StoredObject[]> {
-  const of = (c: V1PersistentVolumeClaim) =>
-    storedOf('PersistentVolumeClaim', 'v1', c.metadata, c.status?.conditions as Condition[] | undefined, c.spec?.volumeName);
+  const list = pagesOf<V1PersistentVolumeClaim>(r, RESOURCES.claims, namespace);
   if (namespace === undefined) {
-    const [items] = await Promise.all([
-      all('list persistentvolumeclaims', (p) => r.core.listPersistentVolumeClaimForAllNamespaces(p), of),
-      claimContext(r, ctx),
-    ]);
+    const [items] = await Promise.all([all('list persistentvolumeclaims', list, storedClaim), claimContext(r, ctx)]);
     return items;
   }
   // One namespace: its claims first, then only the volumes they are bound to (never every volume of the cluster).
-  const items = await all('list persistentvolumeclaims', (p) => r.core.listNamespacedPersistentVolumeClaim({ ...p, namespace }), of);
+  const items = await all('list persistentvolumeclaims', list, storedClaim);
   await claimContext(r, ctx, { namespace, volumes: [...new Set(items.flatMap((c) => (c.volumeName ? [c.volumeName] : [])))] });
   return items;
 }
 
 type RawWorkload = { metadata?: Meta; status?: { conditions?: Condition[] } };
 
+const storedWorkload = (w: RawWorkload) => storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions);
+
 async function workloads(r: ObjectsReader, namespace: string | undefined): Promise<StoredObject[] | 'not-served'> {
-  const page = (p: Page) =>
-    (namespace === undefined
-      ? r.custom.listClusterCustomObject({ ...WORKLOADS, limit: p.limit, _continue: p._continue })
-      : r.custom.listNamespacedCustomObject({ ...WORKLOADS, namespace, limit: p.limit, _continue: p._continue })) as Promise<{ items?: RawWorkload[] }>;
   try {
-    return await all('list workloads', page, (w) => storedOf('Workload', `${WORKLOADS.group}/${WORKLOADS.version}`, w.metadata, w.status?.conditions));
+    return await all('list workloads', pagesOf<RawWorkload>(r, WORKLOADS, namespace), storedWorkload);
   } catch (e) {
     if (classifyKubeError(e).kind === 'not-found') return 'not-served';
     throw e;
   }
 }
 
-/** The objects `rules` name, and their context, as stored now: in every namespace, or in `namespace` alone (an event's). */
+/** One object of `kind` as stored now, read by name (the wire's JSON); undefined when it is not there. */
+export async function readStored(r: ObjectsReader, kind: ObjectKind, at: { namespace: string; name: string }): Promise<StoredObject | undefined> {
+  if (kind === 'Job') return mapped(await readRaw<V1Job>(r, RESOURCES.jobs, at), storedJob);
+  if (kind === 'PersistentVolumeClaim') return mapped(await readRaw<V1PersistentVolumeClaim>(r, RESOURCES.claims, at), storedClaim);
+  return mapped(await readRaw<RawWorkload>(r, WORKLOADS, at), storedWorkload);
+}
+
+const mapped = <T>(o: T | undefined, of: (o: T) => StoredObject | undefined) => (o === undefined ? undefined : of(o));
+
 export async function readObjects(r: ObjectsReader, rules: readonly ObjectRule[], opts: { namespace?: string } = {}): Promise<ObjectsRead> {
   const { namespace } = opts;
   const kinds = new Set(rules.map((x) => x.kind));

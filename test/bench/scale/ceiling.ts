@@ -26,7 +26,7 @@ export interface PlainRun {
 const text = (b: unknown): string | undefined => (b === undefined ? undefined : Buffer.isBuffer(b) ? b.toString('utf8') : String(b));
 
 /** The connection plain-client.mjs needs, from a kubeconfig's current context. */
-async function connection(kubeconfigPath: string) {
+export async function connection(kubeconfigPath: string) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const opts: RequestOptions = {};

@@ -2,17 +2,20 @@
 // objectsHandle(rt) builds it from a runtime: the real writer (Events on), the real Brakes with
 // its ledger in the test's namespace, the policy the test sets. Two seams, test-only, each the
 // smallest that lets a test step in where the production code cannot be made to race on cue:
-// `beforeDelete` runs just before the writer sends a DELETE (after the pass's re-read and
-// recheck), and `beforeOwnerRead` just before a Workload's owner is read again.
-import { AppsV1Api, BatchV1Api, CoreV1Api, type CustomObjectsApi } from '@kubernetes/client-node';
+// `beforeDelete` runs just before the writer sends a DELETE (a claim's or a Workload's owner's
+// after the pass's re-read and recheck, a Job's as it was listed), and `beforeOwnerRead` just
+// before a Workload's owner is read again.
+import { AppsV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { brakesAdmission } from '../../../shared/brakes/io/admission.js';
 import { Brakes } from '../../../shared/brakes/io/brakes.js';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../../shared/cleanup/config.js';
 import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
-import { ClusterWriter, type Gvr } from '../../../shared/kube/writer.js';
+import type { ObjectReads, Resource } from '../../../shared/kube/direct-objects.js';
+import { ClusterWriter } from '../../../shared/kube/writer.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
-import type { ObjectId, StoredId } from '../../../shared/model/identity.js';
+import type { StoredId } from '../../../shared/model/identity.js';
 import { Notifier } from '../../../shared/notify/notifier.js';
 import type { ObjectsHandle } from '../../../shared/objects/index.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
@@ -21,7 +24,7 @@ import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { Volumes } from './fixtures.js';
 
 /** What a DELETE is about to be sent for: a claim, or an object of any group (a Job, a Workload's owner). */
-export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Gvr; id: ObjectId };
+export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Resource; id: StoredId };
 
 export interface TestHandleOptions {
   clients: KubeClients;
@@ -54,25 +57,22 @@ class HookedWriter extends ClusterWriter {
     return super.deleteClaim(claim);
   }
 
-  override async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
-    await this.hook?.({ kind: 'object', gvr, id });
-    return super.deleteObject(gvr, id, opts);
+  override async deleteAsRead(resource: Resource, id: StoredId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
+    await this.hook?.({ kind: 'object', gvr: resource, id });
+    return super.deleteAsRead(resource, id, opts);
   }
 }
 
-/** The custom-objects client, with the test's hook run before a read of anything but a Workload (a Workload's owner). */
-function hookedCustom(custom: CustomObjectsApi, hook: TestHandleOptions['beforeOwnerRead']): CustomObjectsApi {
-  if (!hook) return custom;
-  return new Proxy(custom, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (prop !== 'getNamespacedCustomObject' || typeof value !== 'function') return value;
-      return async (p: { plural: string; namespace: string; name: string }) => {
-        if (p.plural !== 'workloads') await hook(p);
-        return (value as (x: typeof p) => Promise<unknown>).call(target, p);
-      };
+/** The objects' direct reads, with the test's hook run before a GET of anything but a Workload (a Workload's owner). */
+function hookedReads(reads: ObjectReads, hook: TestHandleOptions['beforeOwnerRead']): ObjectReads {
+  if (!hook) return reads;
+  return {
+    list: (r, namespace, page) => reads.list(r, namespace, page),
+    get: async <T>(r: Resource, namespace: string | undefined, name: string) => {
+      if (r.plural !== 'workloads') await hook({ plural: r.plural, namespace: namespace ?? '', name });
+      return reads.get<T>(r, namespace, name);
     },
-  });
+  };
 }
 
 export interface TestHandle {
@@ -85,9 +85,9 @@ export function testHandle(o: TestHandleOptions): TestHandle {
   const writer = (dryRun: boolean) => new HookedWriter(o.clients, dryRun, o.beforeDelete);
   const brakes = new Brakes({ core: o.clients.core, writer: writer(false), namespace: o.ledgerNamespace, dryRun: false, now: Date.now, log });
   const policy = () => policyOf(o.policy());
-  const reader = { ...o.clients, custom: hookedCustom(o.clients.custom, o.beforeOwnerRead) };
+  const reader = { ...o.clients, objectReads: hookedReads(o.clients.objectReads, o.beforeOwnerRead) };
   const handle: ObjectsHandle = {
-    settings: { protectedNamespaces: [], dryRun: false },
+    settings: { protectedNamespaces: [], dryRun: false, concurrency: DEFAULT_SWEEP_CONCURRENCY },
     policy,
     reader,
     writer: ({ dryRun }) => writer(dryRun),

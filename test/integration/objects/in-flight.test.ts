@@ -1,11 +1,12 @@
 // The hostile case "a condition that flips back while the write is in flight", through the pass
-// on the real control plane. The test steps in after the pass has read the object again and
-// checked it (still Unused, still Complete) and just before the DELETE is sent (the test
-// handle's `beforeDelete` seam, test-only), and changes the stored object:
+// on the real control plane. The test steps in just before the DELETE is sent (the test
+// handle's `beforeDelete` seam, test-only): a claim's after the pass has read it again and
+// checked it (still Unused), a Job's after the pass listed it Complete (a Job is deleted as it
+// was read: act.ts `asDecided`), and changes the stored object:
 // - a claim: a pod takes it and kube-controller-manager itself writes Unused=False;
 // - a Job: its labels change (a Job's Complete never flips back; any write moves its
 //   resourceVersion, which is what the precondition is tied to).
-// The DELETE carries the uid and resourceVersion of the re-read: the API server answers 409
+// The DELETE carries the uid and resourceVersion of that read: the API server answers 409
 // (precondition failed), the pass says `stale`, and the object is there, not being deleted.
 import { describe, expect, it } from 'vitest';
 import { runObjectsPass } from '../../../shared/objects/index.js';
@@ -50,7 +51,7 @@ describe('a condition that flips back while the write is in flight', () => {
     expect(await liveClaim(core(), ns.name, 'flipping'), 'the claim is there, not being deleted').toBe(claim.metadata!.uid);
   }, 120_000);
 
-  it("a Job written between the pass's re-read and its DELETE: stale, the Job stays", async () => {
+  it("a Job written between the pass's read and its DELETE: stale, the Job stays", async () => {
     const job = await finishedJob(batch(), ns.name, 'moving');
     const { summary, sent } = await passWith({ name: 'jobs', kind: 'Job' }, async (about) => {
       if (about.kind !== 'object') return;

@@ -49,7 +49,7 @@ afterAll(() => clients.close());
 function handle(): ObjectsHandle {
   const writer = (o: { dryRun: boolean }) => new ClusterWriter(clients, { dryRun: o.dryRun, recordEvents: false, protectedNamespaces: ['kube-system'] });
   return {
-    settings: { protectedNamespaces: ['kube-system'], dryRun: false },
+    settings: { protectedNamespaces: ['kube-system'], dryRun: false, concurrency: 4 },
     policy: () => ({ profiles: [], limits: {} }) as unknown as Policy,
     reader: clients,
     writer,

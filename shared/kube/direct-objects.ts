@@ -1,0 +1,80 @@
+// The requests cleanup beyond pods makes per object (shared/objects: Jobs, claims, Kueue
+// Workloads), sent directly (direct.ts) as the pods' are (direct-pods.ts), rather than through
+// client-node's BatchV1Api, CoreV1Api and CustomObjectsApi: the same paths, queries and bodies,
+// the same answers to their callers, without their generated layers. A LIST page and the GET
+// of one object are the wire's JSON as it is (timestamps stay strings, which the family's
+// reader takes as they are): no ObjectSerializer walk over every field of every Job's pod
+// template. A DELETE's answer (the whole object, or its Status) is not read at all: the
+// writer (writer.ts deleteAsRead) needs its status, nothing more. Reads and writes are apart,
+// as the pods' are, so a host fences the writes alone (standalone's Lease: fence.ts).
+import type { DirectRequests } from './direct.js';
+import type { RawList } from './pager.js';
+
+/** An API resource by group (empty: the core group), version and plural, as client-node's CustomObjectsApi takes it. */
+export interface Resource {
+  group: string;
+  version: string;
+  plural: string;
+}
+
+/** Encoded as client-node encodes path and query parameters; the lifecycle's path guard refuses what encoding lets through ('..'). */
+const segment = encodeURIComponent;
+
+/** `/api/v1[/namespaces/<ns>]/<plural>[/<name>]`, or `/apis/<group>/<version>/...` outside the core group. */
+export function resourcePath(r: Resource, namespace: string | undefined, name?: string): string {
+  const root = r.group === '' ? `/api/${segment(r.version)}` : `/apis/${segment(r.group)}/${segment(r.version)}`;
+  const scope = namespace === undefined ? '' : `/namespaces/${segment(namespace)}`;
+  return `${root}${scope}/${segment(r.plural)}${name === undefined ? '' : `/${segment(name)}`}`;
+}
+
+/** A page's query, as the pager (pager.ts) asks for it. */
+export interface ObjectPageQuery {
+  limit?: number;
+  _continue?: string;
+}
+
+/** The objects' reads: LIST pages (in one namespace or in all) and the GET of one object (namespace undefined: a cluster-scoped one). */
+export interface ObjectReads {
+  list<T>(r: Resource, namespace: string | undefined, page: ObjectPageQuery): Promise<RawList<T>>;
+  get<T>(r: Resource, namespace: string | undefined, name: string): Promise<T>;
+}
+
+/** What a DELETE names: the object, the DeleteOptions body (preconditions, propagation) and the dry run's query. */
+export interface ObjectDeleteParams {
+  resource: Resource;
+  namespace: string;
+  name: string;
+  body: object;
+  dryRun?: string;
+}
+
+/** The objects' one write. Its name starts with `delete`: a host's fence (fence.ts) holds it as every client's writes. */
+export interface ObjectDeleter {
+  deleteNamespacedObject(p: ObjectDeleteParams): Promise<unknown>;
+}
+
+export class DirectObjectReads implements ObjectReads {
+  constructor(private readonly direct: DirectRequests) {}
+
+  async list<T>(r: Resource, namespace: string | undefined, { limit, _continue }: ObjectPageQuery): Promise<RawList<T>> {
+    const params: [string, string | number | undefined][] = [
+      ['limit', limit],
+      ['continue', _continue],
+    ];
+    const query = params.flatMap(([k, v]) => (v === undefined || v === '' ? [] : [`${k}=${segment(v)}`])).join('&');
+    const path = resourcePath(r, namespace);
+    return (await this.direct.getJson(query ? `${path}?${query}` : path)) as RawList<T>;
+  }
+
+  async get<T>(r: Resource, namespace: string | undefined, name: string): Promise<T> {
+    return (await this.direct.getJson(resourcePath(r, namespace, name))) as T;
+  }
+}
+
+export class DirectObjectWrites implements ObjectDeleter {
+  constructor(private readonly direct: DirectRequests) {}
+
+  async deleteNamespacedObject({ resource, namespace, name, body, dryRun }: ObjectDeleteParams): Promise<number> {
+    return this.direct.send('DELETE', `${resourcePath(resource, namespace, name)}${dryRun ? `?dryRun=${segment(dryRun)}` : ''}`, body);
+  }
+}
