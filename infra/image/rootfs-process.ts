@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveIn } from './resolve.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'in-rootfs.sh');
 
@@ -34,7 +35,9 @@ function commandLine(o: InRootfs): { args: string[]; cleanup: () => void } {
       .join(''),
   );
   const overlay = o.overlay ? ['--overlay', o.overlay.lower.join(':'), o.overlay.upper, o.overlay.work] : [];
-  const binds = Object.entries(o.binds ?? {}).flatMap(([src, dst]) => ['--bind', src, dst]);
+  // Mount points resolved inside the image (its /var/run is a link to /run, which on the host is the host's).
+  const inImage = (dst: string) => (o.overlay ? resolveIn(o.overlay.lower, dst) : dst);
+  const binds = Object.entries(o.binds ?? {}).flatMap(([src, dst]) => ['--bind', src, inImage(dst)]);
   const mode = o.readOnly ? 'ro' : 'rw';
   const args = ['--mount', '--pid', '--fork', 'bash', SCRIPT, o.root, o.workdir, uid, gid!, mode, envFile, ...overlay, ...binds, '--', ...o.argv];
   return { args, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -5,9 +5,10 @@
 // image's own symlinks lead (bookworm's /bin is usr/bin: COPY ... /bin/descheduler writes
 // usr/bin/descheduler, as docker does). A RUN runs in a chroot of the layers (an overlay whose
 // upper directory is the new layer) with the config's environment, directory and user.
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, join, posix } from 'node:path';
 import type { Plan, Step } from './dockerfile.js';
+import { resolveIn } from './resolve.js';
 import { runInRootfs } from './rootfs-process.js';
 
 export interface ImageConfig {
@@ -30,32 +31,6 @@ export interface RunContext {
   /** Returns a layer directory holding the RUN's changes, from the cache or by calling `make`. */
   cachedRun(step: Extract<Step, { kind: 'run' }>, config: ImageConfig, below: StepLayer[], make: (dir: string) => void): string;
   newDir(name: string): string;
-}
-
-/** `path` (absolute, in the image) with every symlink on the way resolved through the layers, top layer first. */
-export function resolveIn(layers: string[], path: string, hops = 0): string {
-  if (hops > 40) throw new Error(`too many symlinks resolving ${path}`);
-  const parts = path.split('/').filter(Boolean);
-  let at = '/';
-  for (const [i, part] of parts.entries()) {
-    const next = posix.join(at, part);
-    const found = layers.find((l) => existsSync(join(l, next)) || isLink(join(l, next)));
-    if (found && isLink(join(found, next))) {
-      const target = readlinkSync(join(found, next));
-      const rest = parts.slice(i + 1).join('/');
-      return resolveIn(layers, posix.join(target.startsWith('/') ? target : posix.join(at, target), rest), hops + 1);
-    }
-    at = next;
-  }
-  return at;
-}
-
-function isLink(p: string): boolean {
-  try {
-    return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 const isDirIn = (layers: string[], path: string) => layers.some((l) => existsSync(join(l, path)) && lstatSync(join(l, path)).isDirectory());
