@@ -52,6 +52,8 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   // Not in the default run: finished Jobs removed by kube-tidy's sweep beside the Job TTL controller (issue 38). `npm run bench objects -- 200`.
   ...(only === 'objects' ? { objects: async () => (await import('./objects.js')).runObjectsBench(Number(process.argv[3] ?? '200')) } : {}),
+  // Not in the default run: the production image's size, build and cold start from its own root filesystem (issue 46). `npm run bench image [-- warm|cold]`.
+  ...(only === 'image' ? { image: async () => (await import('./image.js')).runImageBench(process.argv[3]) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 
