@@ -21,12 +21,15 @@ import { baseKey, ensureBase } from './base.js';
 import { parseDockerfile, planOf, type Step } from './dockerfile.js';
 import { pack, readImage, type OciConfig } from './oci.js';
 import { carryOut, type ImageConfig, type RunContext, type StepLayer } from './steps.js';
-import { imageCache, missingTools, NEEDED, run, tarLayer } from './tools.js';
+import { imageCache, missingTools, NEEDED, prune, run, tarLayer } from './tools.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 export const DOCKERFILE = join(ROOT, 'infra', 'docker', 'Dockerfile');
 /** What the image is made of: the build stage's sources (its .dockerignore's allow-list), the Dockerfile and this builder. */
 const INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'shared', 'infra/bundle', 'infra/docker', 'infra/image'];
+
+/** Images (and RUN layers) kept in the cache: the newest few commits'. */
+const KEEP = 4;
 
 export interface BuiltImage {
   /** The OCI layout. */
@@ -140,22 +143,40 @@ async function make(out: string, epoch: number, log: (line: string) => void): Pr
   }
 }
 
-/** Builds the image, or takes it from the cache when its inputs have not changed. */
-export async function buildImage(log: (line: string) => void = () => undefined): Promise<BuiltImage> {
-  const started = Date.now();
+function outputOf(): { out: string; epoch: number } {
   const missing = missingTools();
   if (missing.length) throw new Error(`npm run image needs ${Object.keys(NEEDED).join(', ')}: apt-get install ${missing.join(' ')}`);
   const epoch = sourceDateEpoch();
   const plan = planOf(readFileSync(DOCKERFILE, 'utf8'));
-  const out = join(imageCache('image'), `${version()}-${inputsHash(epoch, baseKey(plan.base))}`);
+  return { out: join(imageCache('image'), `${version()}-${inputsHash(epoch, baseKey(plan.base))}`), epoch };
+}
+
+/** Builds the image, or takes it from the cache when its inputs have not changed. */
+export async function buildImage(log: (line: string) => void = () => undefined): Promise<BuiltImage> {
+  const started = Date.now();
+  const { out, epoch } = outputOf();
   const cached = existsSync(join(out, 'complete.stamp'));
   if (!cached) {
     mkdirSync(imageCache('image'), { recursive: true });
     await make(out, epoch, log);
+    prune(imageCache('image'), KEEP);
+    prune(imageCache('image-run'), KEEP);
   }
   const image = readImage(join(out, 'oci'), version());
   const packages = readFileSync(join(out, 'packages.txt'), 'utf8');
   return { layout: join(out, 'oci'), tag: version(), ...image, packages, cached, ms: Date.now() - started };
+}
+
+/** The digest of the same inputs built again beside the cached image (its RUN layer from the RUN cache, all else anew), then removed. */
+export async function buildAgain(log: (line: string) => void = () => undefined): Promise<string> {
+  const { out, epoch } = outputOf();
+  const again = `${out}.again-${process.pid}`;
+  try {
+    await make(again, epoch, log);
+    return readImage(join(again, 'oci'), version()).digest;
+  } finally {
+    rmSync(again, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

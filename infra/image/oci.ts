@@ -21,6 +21,8 @@ export interface Packed {
 
 export interface OciConfig {
   architecture: string;
+  created?: string;
+  history?: { created?: string; created_by?: string }[];
   config: { Env?: string[]; Entrypoint?: string[]; Cmd?: string[]; User?: string; WorkingDir?: string; ExposedPorts?: Record<string, object> };
   rootfs: { diff_ids: string[] };
 }

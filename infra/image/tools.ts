@@ -3,6 +3,7 @@
 // recipe for GNU tar (names sorted, owners numeric, no atime/ctime, every mtime clamped to the
 // build's epoch).
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,4 +53,13 @@ export function tarLayer(dir: string, epoch: number): string {
     '.',
   ]);
   return out;
+}
+
+/** Keeps the `keep` newest entries of a cache folder (one per commit built: they would pile up on a CI machine). */
+export function prune(dir: string, keep: number): void {
+  if (!existsSync(dir)) return;
+  const entries = readdirSync(dir)
+    .map((name) => ({ path: join(dir, name), at: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of entries.slice(keep)) rmSync(old.path, { recursive: true, force: true });
 }

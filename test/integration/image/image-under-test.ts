@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage } from '../../../infra/image/build.js';
 import { startInRootfs, type RootfsProcess } from '../../../infra/image/rootfs-process.js';
-import { imageCache, run } from '../../../infra/image/tools.js';
+import { imageCache, prune, run } from '../../../infra/image/tools.js';
 
 export interface ImageUnderTest {
   /** What a pod names: kube-tidy.local/kube-tidy@sha256:... */
@@ -44,6 +44,7 @@ function unpacked(layout: string, tag: string, digest: string): string {
   writeFileSync(join(tmp, 'complete.stamp'), '');
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
+  prune(imageCache('image-unpacked'), 2);
   return dir;
 }
 

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpMessage, toApiServerSourceEvent } from '../../../shared/cloudevents/index.js';
 import type { KubeObject } from '../../../shared/cloudevents/types.js';
 import { EXIT_CODE_ANNOTATION, startCluster, waitFor, type Cluster } from '../../harness/index.js';
+import { buildAgain, sourceDateEpoch } from '../../../infra/image/build.js';
+import { readImage } from '../../../infra/image/oci.js';
 import { freePorts } from '../../harness/ports.js';
 import { chartCopy, helm } from '../helm/helm.js';
 import { accountDir, SERVICE_ACCOUNT_DIR, serviceEnv, startImageKubelet, type ImageKubelet } from './image-kubelet.js';
@@ -142,6 +144,21 @@ describe("the image's own program", () => {
     });
     expect(await cycle.exited, cycle.output().slice(-3000)).toBe(0);
     await gone('failed-for-cycle');
+  });
+});
+
+describe('the build', () => {
+  it('is reproducible: the same inputs built again (the RUN layer from its cache, every other layer, the config and the manifest anew) give the same digest', async () => {
+    expect(await buildAgain()).toBe(image.digest);
+  }, 300_000);
+
+  it("carries no time but the commit's: the config, its history and every layer added by the steps say SOURCE_DATE_EPOCH", () => {
+    const { config } = readImage(image.layout, image.tag);
+    const epoch = new Date(sourceDateEpoch() * 1000).toISOString().replace('.000Z', 'Z');
+    expect(config.created).toBe(epoch);
+    const steps = (config.history ?? []).slice(2);
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.map((h) => h.created)).toEqual(steps.map(() => epoch));
   });
 });
 
