@@ -4,7 +4,7 @@
 // tagged with the package's version. The build stage's work is `npm run bundle` over the same
 // sources (the Dockerfile's own unit test replays that stage); the runtime stage's steps run over
 // a base equivalent to its FROM (infra/image/base.ts). Reproducible: every time in the image is
-// SOURCE_DATE_EPOCH (the commit's time), tars are sorted with numeric owners, and the one step
+// SOURCE_DATE_EPOCH (the time of the last commit that changed its inputs), tars are sorted with numeric owners, and the one step
 // whose output is not deterministic, RUN node warm.cjs (V8 compiles lazily, so which functions
 // a code cache holds differs run to run), is kept by its inputs as a Docker layer cache keeps
 // it: the same commit gives the same digest. The whole image is cached by the hash of its
@@ -48,11 +48,11 @@ export interface BuiltImage {
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** The commit's time, or SOURCE_DATE_EPOCH when set. */
+/** SOURCE_DATE_EPOCH when set, else the time of the last commit that changed the image's inputs (a commit of docs alone rebuilds nothing). */
 export function sourceDateEpoch(): number {
   const set = process.env.SOURCE_DATE_EPOCH;
   if (set) return Number(set);
-  return Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT, encoding: 'utf8' }).trim());
+  return Number(execFileSync('git', ['log', '-1', '--format=%ct', '--', ...INPUTS], { cwd: ROOT, encoding: 'utf8' }).trim());
 }
 
 /** Tracked and untracked (not ignored) files under INPUTS, test files out as the .dockerignore says, hashed by content. */

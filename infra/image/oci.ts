@@ -1,6 +1,6 @@
 // The image as an OCI layout, packed by umoci: the cached base layout's two layers, then each
 // step's layer (a reproducible tar, infra/image/tools.ts), then the config. Every time in it is
-// the build's epoch (SOURCE_DATE_EPOCH: the commit's time), so the same layers and config give
+// the build's epoch (SOURCE_DATE_EPOCH: the last commit that changed the image's inputs), so the same layers and config give
 // the same digests.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
