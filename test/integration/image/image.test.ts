@@ -152,7 +152,7 @@ describe('the build', () => {
     expect(await buildAgain()).toBe(image.digest);
   }, 300_000);
 
-  it("carries no time but the commit's: the config, its history and every layer added by the steps say SOURCE_DATE_EPOCH", () => {
+  it('carries no time but SOURCE_DATE_EPOCH (the last commit that changed its inputs): the config, its history and every layer added by the steps say SOURCE_DATE_EPOCH', () => {
     const { config } = readImage(image.layout, image.tag);
     const epoch = new Date(sourceDateEpoch() * 1000).toISOString().replace('.000Z', 'Z');
     expect(config.created).toBe(epoch);
