@@ -79,6 +79,33 @@ describe('createLogger', () => {
     });
 });
 
+describe('redaction touches only what it censors', () => {
+  it("a child logger's bindings are redacted too", () => {
+    const { logger, lines } = capture({});
+    logger.child({ token: 'abc', pod: 'ml/a' }).info('bound');
+    expect(JSON.stringify(lines[0])).not.toContain('abc');
+    expect(lines[0]).toMatchObject({ token: '[redacted]', pod: 'ml/a' });
+  });
+
+  it('an error carrying a token keeps its message and type; the token is redacted', () => {
+    const { logger, lines } = capture({});
+    const err = Object.assign(new Error('refused'), { token: 'abc' });
+    logger.error({ err }, 'failed');
+    expect(lines[0]).toMatchObject({ err: { message: 'refused', type: 'Error', token: '[redacted]' } });
+    expect(JSON.stringify(lines[0])).not.toContain('abc');
+  });
+
+  it("the caller's object is left as it was, and a line with nothing to censor is written whole", () => {
+    const { logger, lines } = capture({});
+    const fields = { headers: { authorization: 'Bearer abc', accept: 'json' }, result: { uid: 'u1', outcome: 'deleted' } };
+    logger.info(fields, 'request');
+    logger.info({ result: { uid: 'u2', outcome: 'kept' }, tokens: 3 }, 'handled');
+    expect(fields.headers.authorization).toBe('Bearer abc');
+    expect(lines[0]).toMatchObject({ headers: { authorization: '[redacted]', accept: 'json' }, result: { uid: 'u1', outcome: 'deleted' } });
+    expect(lines[1]).toMatchObject({ result: { uid: 'u2', outcome: 'kept' }, tokens: 3 });
+  });
+});
+
 describe('onGoogleCloud', () => {
   for (const row of [
     { env: { K_SERVICE: 's' }, expected: true },

@@ -11,18 +11,21 @@ export const MAX_VALUES = 200;
 export const MAX_LENGTH = 128;
 
 export class LabelBound {
-  private readonly seen = new Map<string, Set<string>>();
+  /** Per metric, per label, the values kept: maps by name, so a recorded value costs lookups, not a key built per label. */
+  private readonly seen = new Map<string, Map<string, Set<string>>>();
 
   constructor(private readonly maxValues = MAX_VALUES) {}
 
   /** `labels` with every value bounded, for metric `metric`. */
   bound(metric: string, labels: Record<string, string>): Record<string, string> {
+    let byLabel: Map<string, Set<string>> | undefined = this.seen.get(metric);
+    if (!byLabel) this.seen.set(metric, (byLabel = new Map()));
     const out: Record<string, string> = {};
-    for (const [label, raw] of Object.entries(labels)) {
+    for (const label in labels) {
+      const raw = labels[label]!;
       const value = raw.length > MAX_LENGTH ? raw.slice(0, MAX_LENGTH) : raw;
-      const key = `${metric}\0${label}`;
-      let values = this.seen.get(key);
-      if (!values) this.seen.set(key, (values = new Set()));
+      let values: Set<string> | undefined = byLabel.get(label);
+      if (!values) byLabel.set(label, (values = new Set()));
       if (values.has(value)) out[label] = value;
       else if (values.size < this.maxValues) out[label] = (values.add(value), value);
       else out[label] = OTHER;

@@ -43,11 +43,15 @@ const AREAS: [RegExp, string][] = [
 ];
 const IDLE = new Set(['(idle)', '(program)']);
 
+function readProfile(dir: string): Profile {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${dir} (did the process exit cleanly?)`);
+  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
+}
+
 /** The one .cpuprofile in `dir`, by area: seconds, busy seconds (not idle) and per-area seconds. */
 export function cpuBreakdown(dir: string, bundleFile: string): { sampledSeconds: number; busySeconds: number; areas: Record<string, number> } {
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`no .cpuprofile in ${dir} (did the sweep exit cleanly?)`);
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
+  const profile = readProfile(dir);
   const sourceOf = sourcesOf(dirname(bundleFile));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -78,6 +82,28 @@ export function cpuBreakdown(dir: string, bundleFile: string): { sampledSeconds:
       .map(([k, v]) => [k, Math.round(v * 100) / 100]),
   );
   return { sampledSeconds: Math.round(sampled * 10) / 10, busySeconds: Math.round((sampled - (areas.idle ?? 0)) * 10) / 10, areas: rounded };
+}
+
+/**
+ * The `n` functions with the most self time in the one .cpuprofile in `dir` (idle left out),
+ * as "name source:line" with seconds: where a profile's CPU goes, below the areas.
+ */
+export function topSelf(dir: string, bundleFile: string, n: number): [string, number][] {
+  const profile = readProfile(dir);
+  const sourceOf = sourcesOf(dirname(bundleFile));
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    if (IDLE.has(f.functionName)) return;
+    const where = (sourceOf(f) ?? f.url).replace(/^.*\/(node_modules|shared|functions|dist)\//, '$1/');
+    const key = `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1e6);
+  });
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => [k, Math.round(v * 1000) / 1000]);
 }
 
 /** A frame's original source path, through the source map of the bundle file it is in (`bundleDir`: where the bundle's maps are). */

@@ -1,133 +1,126 @@
-// Bench `event-cost` (issue 35): what a removal costs on the event path, to set beside the
-// sweep's (scale-snapshot.ts) and PodGC's. N bare pods (1,000 by default, EVENT_COST_PODS)
-// fail with the selected exit code on a kwok node; kwok is then stopped and the control plane
-// left to go idle; then each pod is sent once, as a Knative ApiServerSource `update` event of
-// its Failed object, to `podTerminated`, 4 in flight (the bridge's default). The function is
-// the production bundle on Node 22 with the image's heap limit, as podTerminated's
-// ServiceAccount, Events off (as the sweep's figures).
-// Its CPU: utime + stime of that process (/proc) from the first event to the last answer,
-// start-up apart (the Kubernetes client loads on the first event that needs it: in the figure,
-// spread over the N). Its API requests: not in podTerminated's answers, so counted on the API
-// server, apiserver_request_total before and after (every client's requests but watches,
-// leases and non-resource paths; with kwok stopped and bare pods nothing else sends any then).
-// `npm run bench event-cost`.
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { bundle } from '../../infra/bundle/build.js';
-import { IMAGE_NODE_OPTIONS } from '../../infra/bundle/heap.js';
-import { httpMessage, toApiServerSourceEvent } from '../../shared/cloudevents/index.js';
-import type { KubeObject } from '../../shared/cloudevents/index.js';
+// Bench `event-cost` (issue 35; a storm since issue 45, item 6): what a removal costs on the
+// event path beside the API server's parallel-delete ceiling and the sweep, side by side in one
+// run on one cluster. EVENT_COST_PODS pods (20,000 by default) of which EVENT_COST_FAILED
+// (5,000) are Failed and selected (event-cost/storm.ts); kwok stopped, PodGC off. Each row
+// removes the storm, and the Failed pods are created again before the next (same count,
+// namespaces and nodes), with the control plane left to go idle between rows:
+//   ceiling                  a plain HTTP client, 32 DELETEs in flight, uid preconditions
+//   sweep                    one tick of `sweep`
+//   eventPath                one ApiServerSource update event per pod to `podTerminated`,
+//                            EVENT_COST_IN_FLIGHT (32) in flight, the sender anonymous
+//   eventPathAuthenticated   the same, the sender authenticated (SENDER_AUTH=kubernetes, a
+//                            ServiceAccount token for the function's audience, the sender named
+//                            in SENDER_AUTH_SUBJECTS); EVENT_COST_AUTH_ENV (JSON) adds to that
+//                            environment, "{sender}" in a value standing for the sender's name
+//   ceilingAfter             the ceiling again: a row's place in the run moves it
+// EVENT_COST_ROWS=a,b: those rows only, in that order. kube-tidy is served as the README's
+// development command serves it (EVENT_COST_SERVE=dev, the default) or as the image does
+// (bundle), with the image's heap limit, its ServiceAccounts and Events on (the default).
+// Each row: removals/s, the ratio to the ceiling, CPU per removal (the kube-tidy process's
+// utime + stime from /proc; the plain client's own), its ratio to the plain client's, API
+// requests per removal (apiserver_request_total deltas: every client's, but watches, leases
+// and non-resource paths; with kwok stopped and bare pods nothing else sends any), and Events
+// written. EVENT_COST_CPU_PROFILE=1: each kube-tidy process is profiled (--cpu-prof; the
+// figures then include the profiler's cost). `npm run bench event-cost`.
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { functionIdentities } from '../harness/function-identity.js';
 import type { Cluster } from '../harness/index.js';
-import { kubeRequest } from '../harness/kube-http.js';
 import { withCluster } from './cluster.js';
-import { countBy } from './event-path.js';
-import { createNamespace, createPods, SELECTED_EXIT_CODE, writePolicy } from './pods.js';
-import { bundled, peakRssMiB } from './scale.js';
-import { cpuSeconds, IDENTITY_NAMESPACES, settle, stopKwok } from './scale/snapshot.js';
+import { ceilingRow, eventRow, sweepRow, type Row, type RowContext, type SenderIdentity } from './event-cost/rows.js';
+import { serveMode, servedAs } from './event-cost/serve.js';
+import { populateStorm, refillFailed } from './event-cost/storm.js';
+import { SCALE_POLICY } from './scale/populate.js';
+import { IDENTITY_NAMESPACES, PODGC_OFF, settle, stopKwok } from './scale/snapshot.js';
+import { buildDist } from './scale/sweep-process.js';
+import { bundle } from '../../infra/bundle/build.js';
+import { stormTable } from './event-cost/table.js';
 
-const IN_FLIGHT = 4;
-const NAMESPACE = 'event-cost';
+const ROWS = ['ceiling', 'sweep', 'eventPath', 'eventPathAuthenticated', 'ceilingAfter'] as const;
+type RowName = (typeof ROWS)[number];
+const AUDIENCE = 'kube-tidy-bench/pod-terminated';
+const SENDER = 'storm-sender';
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
+const int = (name: string, fallback: number) => {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a positive integer, not ${process.env[name]}`);
+  return n;
+};
 
-/** The API server's request counts by "VERB resource" (watches, leases and non-resource paths left out). */
-async function apiRequests(cluster: Cluster): Promise<Map<string, number>> {
-  const { status, body } = await kubeRequest(cluster.endpoint, 'GET', '/metrics');
-  if (status !== 200) throw new Error(`GET /metrics answered ${status}`);
-  const counts = new Map<string, number>();
-  for (const line of body.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const [verb, resource, subresource] = [label('verb'), label('resource'), label('subresource')];
-    if (verb === 'WATCH' || resource === '' || resource === 'leases') continue;
-    const key = `${verb} ${resource}${subresource ? `/${subresource}` : ''}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return counts;
+function chosenRows(named = process.env.EVENT_COST_ROWS): RowName[] {
+  const names = named
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean) ?? [...ROWS];
+  const unknown = names.filter((n) => !(ROWS as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`EVENT_COST_ROWS: unknown ${unknown.join(', ')} (known: ${ROWS.join(', ')})`);
+  return names as RowName[];
 }
 
-/** Each pod's Failed object to `url` as an update event, IN_FLIGHT at a time: the answers' outcomes. */
-async function sendAll(url: string, pods: V1Pod[], server: string): Promise<string[]> {
-  const outcomes: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < pods.length) {
-        // A LIST's items carry no apiVersion and kind; an event's object does.
-        const pod = { apiVersion: 'v1', kind: 'Pod', ...(JSON.parse(JSON.stringify(pods[next++])) as object) } as KubeObject;
-        const m = httpMessage(toApiServerSourceEvent('update', pod, server));
-        const res = await fetch(url, { method: 'POST', headers: m.headers, body: m.body, signal: AbortSignal.timeout(60_000) });
-        const body = (await res.json()) as { outcome?: string };
-        outcomes.push(res.status === 200 ? String(body.outcome) : `http ${res.status}`);
-      }
-    }),
-  );
-  return outcomes;
+/** A ServiceAccount of the bench's own, its token for the function's audience, and the environment that names it as the sender. */
+async function authenticatedSender(cluster: Cluster): Promise<SenderIdentity> {
+  const core = cluster.kubeConfig().makeApiClient(CoreV1Api);
+  const namespace = IDENTITY_NAMESPACES[0];
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: SENDER } } });
+  const minted = await core.createNamespacedServiceAccountToken({
+    name: SENDER,
+    namespace,
+    body: { spec: { audiences: [AUDIENCE], expirationSeconds: 3600 } },
+  });
+  const subject = `system:serviceaccount:${namespace}:${SENDER}`;
+  // What the authenticated row adds (EVENT_COST_AUTH_ENV): whatever names a trusted source once the code has it.
+  const extra = JSON.parse(process.env.EVENT_COST_AUTH_ENV ?? '{}') as Record<string, string>;
+  const env = {
+    SENDER_AUTH: 'kubernetes',
+    SENDER_AUTH_AUDIENCE: AUDIENCE,
+    SENDER_AUTH_SUBJECTS: subject,
+    ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, String(v).replaceAll('{sender}', subject)])),
+  };
+  return { authorization: `Bearer ${minted.status!.token}`, env, subject };
 }
 
-/** The pods, Failed; kwok stopped and the control plane idle; the identities minted. */
-async function prepare(cluster: Cluster, pods: number) {
+async function storm(cluster: Cluster, rows: RowName[], size: { pods: number; failed: number }, inFlight: number) {
   const kc = cluster.kubeConfig();
+  const kwokStopped = await stopKwok(cluster);
   const core = kc.makeApiClient(CoreV1Api);
   for (const name of IDENTITY_NAMESPACES) await core.createNamespace({ body: { metadata: { name } } });
   const ids = await functionIdentities(kc, cluster.kubeconfigPath, ...IDENTITY_NAMESPACES);
-  await createNamespace(core, NAMESPACE);
-  const failed = await createPods(core, NAMESPACE, 'cost', pods, SELECTED_EXIT_CODE);
-  const kwokStopped = await stopKwok(cluster);
-  const settleSeconds = await settle(cluster);
-  return { core, ids, failed, kwokStopped, settleSeconds };
+  const sender = rows.includes('eventPathAuthenticated') ? await authenticatedSender(cluster) : undefined;
+  const { namespaces, seconds: populateSeconds } = await populateStorm(kc, size);
+  const policyFile = join(mkdtempSync(join(tmpdir(), 'kube-tidy-storm-')), 'policy.json');
+  writeFileSync(policyFile, JSON.stringify(SCALE_POLICY));
+  const ctx: RowContext = { cluster, ids, policyFile, mode: serveMode(), inFlight };
+  const run: Record<RowName, () => Promise<Row>> = {
+    ceiling: () => ceilingRow(ctx),
+    sweep: () => sweepRow(ctx),
+    eventPath: () => eventRow(ctx),
+    eventPathAuthenticated: () => eventRow(ctx, sender),
+    ceilingAfter: () => ceilingRow(ctx),
+  };
+  const out: Partial<Record<RowName, Row & { settleSeconds: number }>> = {};
+  for (const [i, name] of rows.entries()) {
+    if (i > 0) await refillFailed(kc, namespaces, size.failed, i);
+    const settleSeconds = await settle(cluster);
+    out[name] = { ...(await run[name]()), settleSeconds };
+    console.log(`[event-cost] ${name} ${JSON.stringify(out[name])}`);
+  }
+  return { kwokStopped, populateSeconds, rows: out };
 }
 
-export async function runEventCostBench(pods = Number(process.env.EVENT_COST_PODS ?? 1000)): Promise<object> {
-  await bundle();
-  return withCluster('bench-event-cost', 1, async (cluster) => {
-    const { core, ids, failed, kwokStopped, settleSeconds } = await prepare(cluster, pods);
-    const fn = await bundled(
-      {
-        FUNCTION_TARGET: 'podTerminated',
-        POLICY_FILE: writePolicy(),
-        KUBECONFIG: ids.kubeconfig('podTerminated'),
-        RECORD_EVENTS: 'false',
-        NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-        // EVENT_COST_BUNDLE=<another checkout's dist/bundle/server.cjs>: that build instead (before/after).
-      },
-      process.env.EVENT_COST_BUNDLE,
-    );
-    let run: { outcomes: string[]; cpu: number; seconds: number; startup: number; peak: number; requests: Map<string, number> };
-    try {
-      const before = await apiRequests(cluster);
-      const startup = cpuSeconds(fn.pid);
-      const t0 = performance.now();
-      const outcomes = await sendAll(fn.url, failed, cluster.server);
-      const seconds = (performance.now() - t0) / 1000;
-      const cpu = cpuSeconds(fn.pid) - startup;
-      const after = await apiRequests(cluster);
-      const requests = new Map([...after].map(([k, n]) => [k, n - (before.get(k) ?? 0)] as const).filter(([, n]) => n > 0));
-      run = { outcomes, cpu, seconds, startup, peak: peakRssMiB(fn.pid), requests };
-    } finally {
-      await fn.stop();
-    }
-    const removed = run.outcomes.filter((o) => o === 'deleted').length;
-    const requests = [...run.requests.values()].reduce((a, b) => a + b, 0);
-    const per1000 = (x: number) => round2((x * 1000) / Math.max(1, removed));
-    return {
-      runs: `podTerminated, production bundle ${process.env.EVENT_COST_BUNDLE ?? '(this tree)'} on Node 22, image heap limit, its ServiceAccount, Events off`,
-      pods,
-      kwokStopped,
-      settleSeconds,
-      answers: countBy(run.outcomes, (o) => o),
-      removed,
-      podsLeft: (await core.listNamespacedPod({ namespace: NAMESPACE })).items.length,
-      seconds: round2(run.seconds),
-      removalsPerSecond: Math.round(removed / run.seconds),
-      cpuSeconds: round2(run.cpu),
-      cpuMsPerRemovedPod: round2((run.cpu * 1000) / Math.max(1, removed)),
-      cpuSecondsPer1000Removed: per1000(run.cpu),
-      startupCpuSeconds: round2(run.startup),
-      apiRequests: requests,
-      requestsPer1000Removed: per1000(requests),
-      requestsByKind: Object.fromEntries(run.requests),
-      peakRssMiB: run.peak,
-    };
-  });
+export async function runEventCostBench(): Promise<object> {
+  const size = { pods: int('EVENT_COST_PODS', 20_000), failed: int('EVENT_COST_FAILED', 5_000) };
+  if (size.failed > size.pods) throw new Error('EVENT_COST_FAILED: at most EVENT_COST_PODS');
+  const inFlight = int('EVENT_COST_IN_FLIGHT', 32);
+  const rows = chosenRows();
+  const mode = serveMode();
+  // The code measured is the tree as it is now.
+  if (mode === 'dev') buildDist();
+  else await bundle();
+  const loadBefore = loadavg().map((x) => Math.round(x * 100) / 100);
+  const result = await withCluster('bench-event-cost', 1, (cluster) => storm(cluster, rows, size, inFlight), { controllerManagerArgs: PODGC_OFF });
+  const table = stormTable(result.rows, size, inFlight);
+  for (const line of table) console.log(line);
+  return { served: servedAs(mode), ...size, inFlight, loadAverageAtStart: loadBefore, ...result, table };
 }

@@ -47,8 +47,10 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'scale-snapshot'
     ? { 'scale-snapshot': async () => (await import('./scale-snapshot.js')).runScaleSnapshotBench((process.argv[3] ?? '20000').split(',').map(Number)) }
     : {}),
-  // Not in the default run: a removal's CPU and API requests on the event path (issue 35). `npm run bench event-cost` (EVENT_COST_PODS, default 1000).
+  // Not in the default run: a storm of Failed pods through the event path beside the ceiling and the sweep (issues 35, 45). `npm run bench event-cost` (EVENT_COST_PODS 20000, EVENT_COST_FAILED 5000, EVENT_COST_IN_FLIGHT 32, EVENT_COST_ROWS, EVENT_COST_SERVE).
   ...(only === 'event-cost' ? { 'event-cost': async () => (await import('./event-cost.js')).runEventCostBench() } : {}),
+  // Not in the default run: the serving layers' CPU per event, in process (issue 45). `npm run bench event-serve -- 20000`.
+  ...(only === 'event-serve' ? { 'event-serve': async () => (await import('./event-serve.js')).runEventServeBench(Number(process.argv[3] ?? '20000')) } : {}),
   ...(only === 'due' ? { due: async () => (await import('./due.js')).runDueBench(Number(process.argv[3] ?? '300')) } : {}),
   // Not in the default run: finished Jobs removed by kube-tidy's sweep beside the Job TTL controller (issue 38). `npm run bench objects -- 200`.
   ...(only === 'objects' ? { objects: async () => (await import('./objects.js')).runObjectsBench(Number(process.argv[3] ?? '200')) } : {}),

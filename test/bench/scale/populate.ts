@@ -40,7 +40,7 @@ export interface Population {
 /** Raw clients with no client-side limit: the population is not what is measured. */
 export const unthrottled = (kc: KubeConfig): KubeClients => kubeClients(kc, { qps: 1e6, burst: 1e6, timeoutMs: 120_000 });
 
-async function inParallel(count: number, width: number, each: (i: number) => Promise<unknown>): Promise<void> {
+export async function inParallel(count: number, width: number, each: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
@@ -66,10 +66,11 @@ export async function prepareCluster(kc: KubeConfig): Promise<string[]> {
   return namespaces;
 }
 
-type Kind = 'Failed' | 'Succeeded' | 'Pending';
+export type Kind = 'Failed' | 'Succeeded' | 'Pending';
 const kindOf = (i: number): Kind => (i % 4 === 0 ? 'Failed' : i % 4 === 1 ? 'Succeeded' : 'Pending');
 
-async function createPod(clients: KubeClients, namespace: string, name: string, node: string, kind: Kind): Promise<void> {
+/** One bare pod bound to `node`, labelled bench=scale, then set to `kind`'s phase (Pending: left as created). */
+export async function createPod(clients: KubeClients, namespace: string, name: string, node: string, kind: Kind): Promise<void> {
   await clients.core.createNamespacedPod({
     namespace,
     body: {

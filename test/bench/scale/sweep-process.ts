@@ -20,7 +20,7 @@ import { restoredIdentities } from './snapshot.js';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
 /** package.json "main": what `npx functions-framework` loads. */
-const DIST_ENTRY = `${ROOT}dist/shared/hosts/server/framework-entry.js`;
+export const DIST_ENTRY = `${ROOT}dist/shared/hosts/server/framework-entry.js`;
 
 export interface SweepProcess {
   url: string;
@@ -55,7 +55,7 @@ export const devHarness = (nodeOptions: string | undefined): SweepHarness => ({
   runs: 'functions-framework --target=sweep over dist/ (the README development command), admin kubeconfig',
   nodeOptions,
   kubeconfig: async (cluster) => cluster.kubeconfigPath,
-  start: devSweep,
+  start: (env) => devTarget('sweep', env),
   code: DIST_ENTRY,
 });
 
@@ -71,10 +71,11 @@ const listening = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-async function devSweep(env: Record<string, string>): Promise<SweepProcess> {
+/** `npx functions-framework --target=<target>` over dist/ (functions-framework's main run directly), with exactly `env` (plus PATH). */
+export async function devTarget(target: string, env: Record<string, string>): Promise<SweepProcess> {
   const port = (await freePorts(1))[0]!;
   // Its log lines go nowhere (written all the same): the bench reads the answers, not the log.
-  const child = spawn(node22(), [FRAMEWORK, '--target=sweep', `--port=${port}`, `--source=${DIST_ENTRY}`], {
+  const child = spawn(node22(), [FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${DIST_ENTRY}`], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -83,11 +84,11 @@ async function devSweep(env: Record<string, string>): Promise<SweepProcess> {
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 60_000;
-  // A TCP connect, not a request: the sweep sees no request but the ticks.
+  // A TCP connect, not a request: the process sees no request but the measured ones.
   while (!(await listening(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`functions-framework --target=sweep did not listen on ${port}: ${stderr}`);
+      throw new Error(`functions-framework --target=${target} did not listen on ${port}: ${stderr}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

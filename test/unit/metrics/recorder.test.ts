@@ -52,6 +52,15 @@ describe('labels are bounded', () => {
     expect(b.bound('n', { namespace: 'c' }).namespace).toBe('c');
   });
 
+  it('each label of a metric has its own room, whatever the names', () => {
+    const b = new LabelBound(1);
+    expect(b.bound('m', { namespace: 'a', node: 'b' })).toEqual({ namespace: 'a', node: 'b' });
+    expect(b.bound('m', { node: 'a', namespace: 'b' })).toEqual({ node: OTHER, namespace: OTHER });
+    // Names that would run together in one joined key stay apart.
+    expect(b.bound('m\0x', { y: 'v' }).y).toBe('v');
+    expect(b.bound('m', { 'x\0y': 'w' })['x\0y']).toBe('w');
+  });
+
   it('cuts a long value', () => {
     expect(new LabelBound().bound('m', { node: 'x'.repeat(500) }).node).toHaveLength(MAX_LENGTH);
   });

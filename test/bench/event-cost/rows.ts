@@ -1,0 +1,146 @@
+// The storm's rows (issue 45, item 6), each on the same storm of Failed pods created again:
+//   ceiling  scale/plain-client.mjs: node:https, 32 DELETEs in flight with uid preconditions,
+//            as the sweep's ServiceAccount; its rate over its writes alone, its CPU over them
+//            (process.cpuUsage() in it): the floor a removal costs a client.
+//   sweep    one tick ('{}') of `sweep`.
+//   event    one ApiServerSource update event per Failed pod to `podTerminated`, `inFlight` at
+//            a time, the sender anonymous or authenticated (named by sender authentication).
+// For kube-tidy's rows: removals per second from the first request sent to the last answer,
+// the process's CPU (utime + stime, /proc) over the same span per removal, its start apart.
+// For every row: the API server's requests over the row (apiserver_request_total deltas) per
+// removal, and the Events written.
+import { loadavg } from 'node:os';
+import type { Cluster } from '../../harness/index.js';
+import type { FunctionIdentities } from '../../harness/function-identity.js';
+import { countBy } from '../event-path.js';
+import { plainClient } from '../scale/ceiling.js';
+import { countPhase } from '../scale/populate.js';
+import { cpuSeconds } from '../scale/snapshot.js';
+import { sendStorm, stormMessages } from './sender.js';
+import { profileOf, serve, type ServeMode } from './serve.js';
+import { apiRequests, listFailed, requestsBetween } from './storm.js';
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+export interface RowContext {
+  cluster: Cluster;
+  ids: FunctionIdentities;
+  policyFile: string;
+  mode: ServeMode;
+  inFlight: number;
+}
+
+export interface Row {
+  removed: number;
+  seconds: number;
+  removalsPerSecond: number;
+  cpuMsPerRemoval: number;
+  requestsPerRemoval: number;
+  eventsWritten: number;
+  requestsByKind: Record<string, number>;
+  /** Failed pods the row left (0: the storm is cleared). */
+  failedLeft: number;
+  loadAverage1m: number;
+  [more: string]: unknown;
+}
+
+/** The figures every row has, from its removals, time, CPU and the API server's counts before and after. */
+async function figures(ctx: RowContext, removed: number, seconds: number, cpuS: number, before: Map<string, number>): Promise<Row> {
+  const requests = requestsBetween(before, await apiRequests(ctx.cluster));
+  return {
+    removed,
+    seconds: round2(seconds),
+    removalsPerSecond: Math.round(removed / seconds),
+    cpuMsPerRemoval: round2((cpuS * 1000) / Math.max(1, removed)),
+    requestsPerRemoval: round2(requests.total / Math.max(1, removed)),
+    eventsWritten: requests.eventsWritten,
+    requestsByKind: requests.byKind,
+    failedLeft: await countPhase(ctx.cluster.kubeConfig(), 'Failed'),
+    loadAverage1m: round2(loadavg()[0]!),
+  };
+}
+
+export async function ceilingRow(ctx: RowContext): Promise<Row> {
+  const before = await apiRequests(ctx.cluster);
+  const run = await plainClient(ctx.ids.kubeconfig('sweep'));
+  const failed = Object.values(run.failed).reduce((a, b) => a + b, 0);
+  if (failed) throw new Error(`the ceiling's DELETEs failed: ${JSON.stringify(run.failed)}`);
+  return {
+    runs: 'scale/plain-client.mjs: node:https, 32 DELETEs in flight, uid preconditions, the sweep ServiceAccount',
+    ...(await figures(ctx, run.deleted, run.writeSeconds, run.cpuMs.delete / 1000, before)),
+    listSeconds: round2(run.listSeconds),
+    cpuMsPerRemovalWithList: round2((run.cpuMs.delete + run.cpuMs.list) / Math.max(1, run.deleted)),
+  };
+}
+
+export async function sweepRow(ctx: RowContext): Promise<Row> {
+  const fn = await serve(ctx.mode, 'sweep', { POLICY_FILE: ctx.policyFile, KUBECONFIG: ctx.ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: '50' });
+  let tick: { status: number; summary: Record<string, unknown> };
+  let cpu: number;
+  let seconds: number;
+  let before: Map<string, number>;
+  try {
+    before = await apiRequests(ctx.cluster);
+    const cpu0 = cpuSeconds(fn.pid);
+    const t0 = performance.now();
+    const res = await fetch(fn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(180_000) });
+    tick = { status: res.status, summary: ((await res.json()) as { summary?: Record<string, unknown> }).summary ?? {} };
+    seconds = (performance.now() - t0) / 1000;
+    cpu = cpuSeconds(fn.pid) - cpu0;
+  } finally {
+    await fn.stop();
+  }
+  const outcomes = (tick.summary.outcomes ?? {}) as Record<string, number>;
+  const removed = outcomes.deleted ?? 0;
+  const profile = profileOf(fn, ctx.mode, removed);
+  return {
+    runs: 'sweep, one tick',
+    ...(await figures(ctx, removed, seconds, cpu, before)),
+    status: tick.status,
+    outcomes,
+    listMs: tick.summary.listMs,
+    eventsSummarised: tick.summary.eventsSummarised,
+    ...(profile ? { cpuProfile: profile } : {}),
+  };
+}
+
+/** How the authenticated row's sender is named: its token, and the environment that checks it. */
+export interface SenderIdentity {
+  authorization: string;
+  env: Record<string, string>;
+  subject: string;
+}
+
+export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promise<Row> {
+  const pods = await listFailed(ctx.cluster.kubeConfig());
+  const messages = stormMessages(pods, ctx.cluster.server, sender?.authorization);
+  const fn = await serve(ctx.mode, 'podTerminated', {
+    POLICY_FILE: ctx.policyFile,
+    KUBECONFIG: ctx.ids.kubeconfig('podTerminated'),
+    ...(sender?.env ?? {}),
+  });
+  let outcomes: string[];
+  let cpu: number;
+  let seconds: number;
+  let before: Map<string, number>;
+  try {
+    before = await apiRequests(ctx.cluster);
+    const cpu0 = cpuSeconds(fn.pid);
+    const t0 = performance.now();
+    outcomes = await sendStorm(fn.url, messages, ctx.inFlight);
+    seconds = (performance.now() - t0) / 1000;
+    cpu = cpuSeconds(fn.pid) - cpu0;
+  } finally {
+    await fn.stop();
+  }
+  const removed = outcomes.filter((o) => o === 'deleted').length;
+  const profile = profileOf(fn, ctx.mode, removed);
+  return {
+    runs: `podTerminated, one event per pod, ${ctx.inFlight} in flight, sender ${sender ? `authenticated as ${sender.subject}` : 'anonymous (SENDER_AUTH=none)'}`,
+    ...(await figures(ctx, removed, seconds, cpu, before)),
+    events: pods.length,
+    answers: countBy(outcomes, (o) => o),
+    ...(sender ? { senderEnv: sender.env } : {}),
+    ...(profile ? { cpuProfile: profile } : {}),
+  };
+}
