@@ -20,7 +20,7 @@ export function run(cmd: string, args: string[], opts: ExecFileSyncOptions = {})
   }
 }
 
-/** The programs `npm run image` needs, each with the Debian package that has it (.ci/run installs them). */
+/** The programs `npm run image` needs, each with the Debian package that has it (`npm run image:tools`, part of `npm test`, installs them). */
 export const NEEDED = { mmdebstrap: 'mmdebstrap', umoci: 'umoci', unshare: 'util-linux', tar: 'tar' } as const;
 
 export function missingTools(): string[] {
