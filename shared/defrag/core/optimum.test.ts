@@ -3,8 +3,9 @@ import { fc, test } from '@fast-check/vitest';
 import { planDefrag } from './plan.js';
 import { smallCluster } from '../../../test/fixtures/defrag-clusters.js';
 import { optimum } from '../../../test/fixtures/defrag-optimum.js';
-import { reachableOptimum } from '../../../test/fixtures/defrag-reachable.js';
+import { reachableOptimum, type Reachable } from '../../../test/fixtures/defrag-reachable.js';
 import { replay } from '../../../test/fixtures/defrag-replay.js';
+import type { DefragInput, DefragPlan } from './types.js';
 
 // The planner against the exact optimum of small seeded clusters (issue 44): every plan
 // replays validly step by step, never frees more than the optimum, and over a fixed set of
@@ -24,6 +25,20 @@ const SEEDS = 800;
 const RATIO_FLOOR = 0.92;
 /** 36 of 800 were undecided when measured (no state budget depends on time or load). */
 const UNDECIDED_SHARE = 0.05;
+
+/** The oracle's sequence as a plan, so the independent replay checks it as it checks a plan. */
+function asPlan(input: DefragInput, r: Reachable): DefragPlan {
+  const byUid = new Map(input.pods.map((p) => [p.metadata.uid!, p]));
+  const moves = r.path.map((m, i) => {
+    const p = byUid.get(m.uid)!;
+    const owner = p.metadata.ownerReferences!.find((o) => o.controller)!;
+    const pod = { namespace: p.metadata.namespace!, name: m.pod, uid: m.uid };
+    return { step: i + 1, pod, owner: { kind: owner.kind, name: owner.name, uid: owner.uid }, from: m.from, to: m.to, frees: m.from, reason: 'oracle' };
+  });
+  const steps = moves.map((m) => m.step);
+  const freed = r.nodes.map((node) => ({ node, steps, staying: 0 }));
+  return { moves, freed, notFreed: [], occupied: 0, lowerBound: { nodes: 0, by: '' }, maxFreeable: 0, summary: '' };
+}
 
 // The oracle's search takes seconds on a loaded machine: no test here is timed, so the limit is wide.
 describe('planDefrag against the exact optimum', { timeout: 900_000 }, () => {
@@ -65,6 +80,13 @@ describe('planDefrag against the exact optimum', { timeout: 900_000 }, () => {
     expect(optimum(input, limits)?.freed).toBe(1);
     expect(reachableOptimum(input, limits)?.freed).toBe(0);
     expect(planDefrag(input, { limits }).moves).toEqual([]);
+  });
+
+  it.each([17, 561, 610])("the oracle's own sequence of moves for seed %i replays validly and frees what it says", (seed) => {
+    const { input, limits } = smallCluster(seed);
+    const best = reachableOptimum(input, limits)!;
+    expect(best.freed).toBe(1);
+    expect(replay(input, asPlan(input, best), { limits })).toEqual([]);
   });
 
   it('a workload that found no place while one node was tried is tried again for the next (seed 663)', () => {
