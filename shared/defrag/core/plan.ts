@@ -1,5 +1,6 @@
 import { lowerBound } from './bound.js';
 import { build, type Built } from './build.js';
+import { exactPlan } from './exact.js';
 import { Search, type Step } from './search.js';
 import type { DefragInput, DefragOptions, DefragPlan, Move, PodRef } from './types.js';
 
@@ -51,6 +52,15 @@ function toMove(b: Built, st: Step, i: number): Move {
  */
 const SMALL = 20_000;
 const SMALL_TRIES = 200;
+/**
+ * Where the greedy search stops short of the lower bound, or leaves a node in progress unfreed,
+ * a cluster this small (nodes times pods) is searched over move sequences too (exact.ts), within
+ * a budget of states (never of time: the plan must not depend on the machine or its load).
+ */
+const EXACT = 1_000;
+const EXACT_STATES = 5_000;
+
+type Planned = DefragPlan & { order: string[] };
 
 export function planDefrag(input: DefragInput, options: DefragOptions = {}): DefragPlan {
   const small = input.nodes.length * input.pods.length <= SMALL;
@@ -65,11 +75,54 @@ export function planDefrag(input: DefragInput, options: DefragOptions = {}): Def
     const plan = planInOrder(input, opts, [lead, ...names.filter((n) => n !== lead)]);
     if (plan.freed.length > best.freed.length || (plan.freed.length === best.freed.length && plan.moves.length < best.moves.length)) best = plan;
   }
+  if (input.nodes.length * input.pods.length <= EXACT) best = searchSequences(input, options, best);
   const { order: _, ...plan } = best;
   return plan;
 }
 
-function planInOrder(input: DefragInput, options: DefragOptions, names?: readonly string[]): DefragPlan & { order: string[] } {
+/** The greedy plan, or one the search over move sequences finds that frees more (or, as many and every node in progress). */
+function searchSequences(input: DefragInput, options: DefragOptions, greedy: Planned): Planned {
+  const freedNames = new Set(greedy.freed.map((f) => f.node));
+  const targets = (options.preferTargets ?? []).filter((t) => greedy.notFreed.some((x) => x.node === t) || freedNames.has(t));
+  const unfinished = targets.some((t) => !freedNames.has(t));
+  if (greedy.freed.length >= greedy.maxFreeable && !unfinished) return greedy;
+  const b = build(input, options.gate);
+  const s = b.state;
+  const bound = lowerBound(b);
+  const occupied = s.onNode.map((pods) => pods.some((p) => b.role[p] === 'counts'));
+  // Nodes empty at the start are already free: filling one would undo the point of the plan.
+  occupied.forEach((o, n) => (s.closed[n] ||= o ? 0 : 1));
+  const index = new Map(s.nodes.map((n, i) => [n.metadata.name ?? '', i]));
+  const budget = { left: EXACT_STATES };
+  const atLeast = greedy.freed.length + (unfinished ? 0 : 1);
+  const found = exactPlan(
+    b,
+    options.limits ?? {},
+    targets.map((t) => index.get(t)!),
+    atLeast,
+    greedy.maxFreeable,
+    budget,
+  );
+  if (!found || found.freed.length < atLeast) return greedy;
+  const spent = EXACT_STATES - Math.max(0, budget.left);
+  const order = occupied.flatMap((o, n) => (o ? [n] : []));
+  const freed = new Set(found.freed);
+  const notFreed = order
+    .filter((n) => !freed.has(n))
+    .map((n) => {
+      const pinned = s.onNode[n]!.find((p) => b.role[p] === 'counts' && b.pinned[p] !== undefined);
+      if (pinned !== undefined)
+        return { node: s.nodes[n]!.metadata.name ?? '', reason: `${s.pods[pinned]!.metadata.namespace}/${s.pods[pinned]!.metadata.name} ${b.pinned[pinned]}` };
+      const why =
+        found.freed.length >= greedy.maxFreeable
+          ? `the lower bound is reached: ${bound.nodes} nodes must stay (${bound.by})`
+          : `no sequence of moves found that frees it too (${spent} states searched)`;
+      return { node: s.nodes[n]!.metadata.name ?? '', reason: why };
+    });
+  return { ...assemble(b, bound, order.length, found.steps, found.freed, notFreed), order: greedy.order };
+}
+
+function planInOrder(input: DefragInput, options: DefragOptions, names?: readonly string[]): Planned {
   const b = build(input, options.gate);
   const s = b.state;
   const bound = lowerBound(b);
@@ -96,7 +149,21 @@ function planInOrder(input: DefragInput, options: DefragOptions, names?: readonl
     else notFreed.push({ node: s.nodes[x]!.metadata.name ?? '', reason: why });
   }
 
-  const steps = search.result();
+  const plan = assemble(b, bound, occupied, search.result(), freedNodes, notFreed);
+  return { ...plan, order: usual.map((n) => s.nodes[n]!.metadata.name ?? '') };
+}
+
+/** The plan's moves, freed nodes (each with its steps) and summary from the search's steps. */
+function assemble(
+  b: Built,
+  bound: DefragPlan['lowerBound'],
+  occupied: number,
+  steps: Step[],
+  freedNodes: number[],
+  notFreed: DefragPlan['notFreed'],
+): DefragPlan {
+  const s = b.state;
+  const maxFreeable = Math.max(0, occupied - bound.nodes);
   const moves = steps.map((st, i) => toMove(b, st, i));
   const stepsOf = new Map<number, number[]>();
   steps.forEach((st, i) => {
@@ -113,5 +180,5 @@ function planInOrder(input: DefragInput, options: DefragOptions, names?: readonl
   const summary =
     `frees ${freed.length} of ${occupied} occupied nodes with ${moves.length} evictions (${swaps} swaps); ` +
     `at least ${bound.nodes} must stay (${bound.by}), so at most ${maxFreeable} can be freed`;
-  return { moves, freed, notFreed, occupied, lowerBound: bound, maxFreeable, summary, order: usual.map((n) => s.nodes[n]!.metadata.name ?? '') };
+  return { moves, freed, notFreed, occupied, lowerBound: bound, maxFreeable, summary };
 }

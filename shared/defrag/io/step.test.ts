@@ -7,6 +7,7 @@ import { countRequestSent } from '../../kube/request-tally.js';
 import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
 import type { Node, Pod } from '../../model/objects.js';
 import { node, wpod } from '../../../test/fixtures/defrag.js';
+import { smallCluster } from '../../../test/fixtures/defrag-clusters.js';
 import { CORDONED, IN_FLIGHT, inFlightOf, MARK } from '../core/marks.js';
 import { defragStep, type StepReport } from './step.js';
 
@@ -151,5 +152,36 @@ describe('defragStep and request-evict-only', () => {
     // An eviction's pod is gone at once; the step waits for the replacement only.
     c.state.pods = c.state.pods.filter((p) => p.metadata.name !== 'a-1');
     expect((await c.step(2_000)).report).toMatchObject({ outcome: 'waiting', message: 'replacement of a-1 not running yet', requests: 3 });
+  });
+});
+
+describe('defragStep carries out a chain of make-room moves', () => {
+  it('seed 561: each step evicts the next move of the re-plan, the make-room moves hold their spots, and n2 ends freed', async () => {
+    // A move that depends on earlier ones (b/app0-1 has a place only once b/app3-0 has left n5)
+    // must still be the plan when the step after re-plans from the cluster as it is then.
+    const { input } = smallCluster(561);
+    const c = cluster([...input.nodes], [...input.pods]);
+    const evicted: string[] = [];
+    let now = 1_000;
+    for (let i = 0; i < 10; i++) {
+      const { report } = await c.step((now += 1_000));
+      if (report.outcome === 'converged') break;
+      expect(report.outcome).toBe('evicted');
+      const move = report.move!;
+      evicted.push(`${move.pod.name} ${move.from}>${move.to}`);
+      // A held spot is cordoned until the blocker's replacement runs.
+      if (move.reserveFor) expect(c.state.nodes.find((n) => n.metadata.name === move.from)?.spec?.unschedulable).toBe(true);
+      // The scheduler places the replacement where the plan said: the evicted pod goes, a new one runs there.
+      const gone = c.podNamed(move.pod.name);
+      c.state.pods = c.state.pods.filter((p) => p !== gone);
+      const replacement = structuredClone(gone);
+      replacement.metadata = { ...replacement.metadata, name: `${move.pod.name}-r${i}`, uid: `${move.pod.uid}-r${i}`, deletionTimestamp: undefined };
+      replacement.spec = { ...replacement.spec, nodeName: move.to };
+      c.state.pods.push(replacement);
+    }
+    expect(evicted).toEqual(['app3-0 n5>n3', 'app0-1 n0>n5', 'app1-0 n2>n0']);
+    const marks = Object.fromEntries(c.state.nodes.map((n) => [n.metadata.name, n.metadata.annotations?.[MARK]]).filter(([, m]) => m));
+    expect(marks).toEqual({ n2: 'freed' });
+    expect(c.state.nodes.filter((n) => n.spec?.unschedulable).map((n) => n.metadata.name)).toEqual(['n2']);
   });
 });
