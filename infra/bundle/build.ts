@@ -40,7 +40,8 @@ export interface BundleResult {
   ms: number;
 }
 
-const common: BuildOptions = {
+/** What every bundle kube-tidy ships is built with: the image's and the npm package's CLI (cli.ts). */
+export const COMMON_BUILD: BuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -51,6 +52,7 @@ const common: BuildOptions = {
   alias: { punycode: 'punycode/' },
   logLevel: 'warning',
 };
+const common = COMMON_BUILD;
 
 /** /bin/descheduler's build: one file, the client inside, executable through its shebang. */
 const deschedulerBuild = (outfile: string): BuildOptions => ({

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { BUNDLE_TARGET } from './build.js';
+import { COMMON_BUILD } from './build.js';
 import { clientEntry } from './client-entry.js';
 import { bundledPackages, noticesText } from './notices.js';
 
@@ -22,17 +22,10 @@ export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 const CLIENT_FILE = 'kube-client.cjs';
 
 const common: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: BUNDLE_TARGET,
-  minify: true,
-  // As the image's bundle (build.ts): the npm package of punycode, not Node's deprecated builtin.
-  alias: { punycode: 'punycode/' },
+  ...COMMON_BUILD,
   // The licences go in whole into NOTICES_FILE; the comments inline would say less.
   legalComments: 'none',
   metafile: true,
-  logLevel: 'warning',
 };
 
 /** The client's import becomes a require of the file beside the program, read on first need. */
