@@ -48,3 +48,23 @@ export async function setPodStatus(core: CoreV1Api, pod: V1Pod, status: V1Pod['s
     await core.replaceNamespacedPodStatus({ name, namespace, body: current });
   });
 }
+
+/**
+ * Registers `node` and reports it Ready with room for pods, as a kubelet does (`who` goes in
+ * the Ready condition's message). The node lifecycle controller taints a new Node at once, so
+ * its status is read again on a conflict.
+ */
+export async function registerReadyNode(core: CoreV1Api, node: string, who: string): Promise<void> {
+  await core.createNode({ body: { metadata: { name: node, labels: { 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' } } } });
+  const room = { cpu: '4', memory: '8Gi', pods: '10' };
+  await onConflictAgain(async () => {
+    const registered = await core.readNode({ name: node });
+    const now = new Date();
+    registered.status = {
+      capacity: room,
+      allocatable: room,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: who, lastHeartbeatTime: now, lastTransitionTime: now }],
+    };
+    await core.replaceNodeStatus({ name: node, body: registered });
+  });
+}

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { onConflictAgain, podKubeconfig, setPodStatus } from '../../harness/pod-kubelet.js';
+import { podKubeconfig, registerReadyNode, setPodStatus } from '../../harness/pod-kubelet.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Bundle entry in the image -> its source. */
@@ -41,20 +41,7 @@ export interface KubeletStandIn {
 export async function startKubeletStandIn(kc: KubeConfig, node: string, services = new Map<string, string>()): Promise<KubeletStandIn> {
   const core = kc.makeApiClient(CoreV1Api);
   const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-kubelet-'));
-  // Registering the Node and reporting it Ready with room for pods, as a kubelet does.
-  await core.createNode({ body: { metadata: { name: node, labels: { 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' } } } });
-  const room = { cpu: '4', memory: '8Gi', pods: '10' };
-  // The node lifecycle controller taints a new Node at once: read again on a conflict.
-  await onConflictAgain(async () => {
-    const registered = await core.readNode({ name: node });
-    const now = new Date();
-    registered.status = {
-      capacity: room,
-      allocatable: room,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now }],
-    };
-    await core.replaceNodeStatus({ name: node, body: registered });
-  });
+  await registerReadyNode(core, node, 'kubelet stand-in');
 
   const runs: PodRun[] = [];
   const seen = new Set<string>();

@@ -19,7 +19,7 @@ import { appendFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { onConflictAgain, setPodStatus } from '../../harness/pod-kubelet.js';
+import { registerReadyNode, setPodStatus } from '../../harness/pod-kubelet.js';
 import type { RootfsProcess } from '../../../infra/image/rootfs-process.js';
 import { argvOf, startContainer, type ImageUnderTest } from './image-under-test.js';
 
@@ -74,26 +74,9 @@ function envOf(pod: V1Pod): Record<string, string> {
   return env;
 }
 
-async function registerNode(core: CoreV1Api, node: string): Promise<void> {
-  await core.createNode({ body: { metadata: { name: node, labels: { 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' } } } });
-  const room = { cpu: '4', memory: '8Gi', pods: '10' };
-  await onConflictAgain(async () => {
-    const registered = await core.readNode({ name: node });
-    const now = new Date();
-    registered.status = {
-      capacity: room,
-      allocatable: room,
-      conditions: [
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'image kubelet stand-in', lastHeartbeatTime: now, lastTransitionTime: now },
-      ],
-    };
-    await core.replaceNodeStatus({ name: node, body: registered });
-  });
-}
-
 export async function startImageKubelet(kc: KubeConfig, image: ImageUnderTest, node: string, pidsFile: string): Promise<ImageKubelet> {
   const core = kc.makeApiClient(CoreV1Api);
-  await registerNode(core, node);
+  await registerReadyNode(core, node, 'image kubelet stand-in');
   const runs: ImagePodRun[] = [];
   const byUid = new Map<string, ImagePodRun>();
 
