@@ -21,7 +21,7 @@ function parts(): ObjectUpdatedParts {
   const handle = {
     settings: { protectedNamespaces: [], dryRun: false },
     policy: () => ({ objects: rules }),
-    reader: { core: untouchable, batch: untouchable, apps: untouchable, custom: untouchable },
+    reader: { core: untouchable, batch: untouchable, apps: untouchable, custom: untouchable, objectReads: untouchable },
     now: () => Date.now(),
     log: pino({ level: 'silent' }),
     metrics: MetricsRecorder.off(),
@@ -105,7 +105,7 @@ describe('objectUpdated, before anything is read', () => {
     { sentence: 'a finished Job: the stored object decides (a forged condition changes nothing)', e: job(complete) },
     { sentence: 'a copy whose conditions do not read as conditions: not a hint', e: job({ conditions: 'Complete' }) },
     { sentence: 'a copy whose labels are not strings: not a hint', e: job({ active: 1 }, { app: 3 }) },
-  ])('$sentence, so its namespace is read', async ({ e }) => {
+  ])('$sentence, so the cluster is read (the object, or its namespace when a controller owns it)', async ({ e }) => {
     const out = await resolver(objectUpdated, parts(), ctx()).event(e);
     expect(JSON.stringify(out.body)).not.toContain("no rule matches the event's copy");
     expect(JSON.stringify(out.body)).toContain('no cluster read expected');
