@@ -107,7 +107,8 @@ const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000);
 describe('keep the newest Failed pods of a Job', () => {
   it('through podTerminated events (Reference mode) as each pod fails: ten pods with failed: 3 leave exactly the three newest', async () => {
     const ns = events.name;
-    const rt = await runtimeFor(policyFor(ns, 3));
+    // An Event per removal (no series, whose writes come on their own timer): each event's requests are its own.
+    const rt = await runtimeFor(policyFor(ns, 3), { EVENT_SERIES_WINDOW_SECONDS: '0' });
     const agent = serve(podTerminated, rt);
     const owner = await job(ns, 'etl-28891');
     const answers = [];
