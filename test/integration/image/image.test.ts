@@ -71,7 +71,8 @@ function container(c: Container) {
 }
 
 /** A bare pod that kwok fails at once (exit 1), on the kwok node. */
-async function failedPod(name: string, namespace = NS): Promise<V1Pod> {
+/** A pod kwok runs and ends with exit code 1 (Failed). */
+async function failingPod(name: string, namespace = NS): Promise<void> {
   await core.createNamespacedPod({
     namespace,
     body: {
@@ -79,6 +80,11 @@ async function failedPod(name: string, namespace = NS): Promise<V1Pod> {
       spec: { nodeName: kwokNode, restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
     },
   });
+}
+
+/** A failing pod, once stored Failed. */
+async function failedPod(name: string, namespace = NS): Promise<V1Pod> {
+  await failingPod(name, namespace);
   return waitFor(`${namespace}/${name} to fail`, async () => {
     const pod = await core.readNamespacedPod({ name, namespace });
     return pod.status?.phase === 'Failed' && pod;
@@ -194,7 +200,9 @@ describe('the chart in standalone mode with image set to the built digest', () =
     expect(lease.spec?.holderIdentity).toBe(run.pod.split('/')[1]);
 
     await gone('failed-before-install');
-    await failedPod('failed-after-install');
+    // The running kube-tidy may remove it the moment it is Failed, before a read here sees it so
+    // (its policy removes only Failed pods): created, then gone.
+    await failingPod('failed-after-install');
     await gone('failed-after-install');
     const sweeps = async () => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
