@@ -17,6 +17,7 @@ import { sharedAudit, sharedCluster, testNamespace, notControlPlane } from '../.
 import { runPod } from '../functions/setup.js';
 
 const exec = promisify(execFile);
+const ROOT = join(dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const ns = testNamespace('package');
 const cluster = sharedCluster();
 const work = mkdtempSync(join(tmpdir(), 'kube-tidy-package-'));
@@ -70,7 +71,11 @@ beforeAll(async () => {
 
 describe('the packed tarball', () => {
   it("holds the bundled program, the bundled packages' licences, the changelog, the README and package.json: nothing else", () => {
-    expect(packed.files).toEqual(
+    // npm always packs the file "main" names when it exists (after `npm ci`'s prepare built dist/):
+    // functions-framework's development command finds its entry there. Known wart: it ships
+    // without the rest of dist/shared, so the package is a CLI, not a library.
+    const main = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string }).main;
+    expect(packed.files.filter((f) => f !== main)).toEqual(
       ['CHANGELOG.md', 'README.md', 'dist/cli/kube-client.cjs', `dist/cli/${CLI_FILE}`, `dist/cli/${NOTICES_FILE}`, 'package.json'].sort(),
     );
   });
