@@ -6,6 +6,7 @@
 // from the API server before it is decided on. Read once at podTerminated's setup.
 import { z } from 'zod';
 import { list, readEnv } from '../config/env.js';
+import { checkNamedSenders } from '../config/named-senders.js';
 
 const Schema = z
   .object({
@@ -23,13 +24,9 @@ const Schema = z
     SENDER_AUTH_SUBJECTS: list.optional(),
   })
   .superRefine((e, ctx) => {
-    if (!e.TRUSTED_POD_SENDERS) return;
-    const problem = (message: string) => ctx.addIssue({ code: 'custom', path: ['TRUSTED_POD_SENDERS'], message });
-    if (!e.TRUSTED_POD_SENDERS.length) problem('names no sender: unset it to read every pod first, or name the source');
     // Without sender authentication every caller is `anonymous`: anyone who reaches the service would be trusted.
-    if (!e.SENDER_AUTH || e.SENDER_AUTH === 'none') problem('needs SENDER_AUTH (kubernetes, google or oidc): a sender is known only once it is authenticated');
-    const unknown = e.SENDER_AUTH_SUBJECTS?.length ? e.TRUSTED_POD_SENDERS.filter((s) => !e.SENDER_AUTH_SUBJECTS!.includes(s)) : [];
-    if (unknown.length) problem(`${unknown.join(', ')} not in SENDER_AUTH_SUBJECTS: refused before any event is seen`);
+    if (e.TRUSTED_POD_SENDERS)
+      checkNamedSenders(ctx, 'TRUSTED_POD_SENDERS', e.TRUSTED_POD_SENDERS, e, { unset: 'read every pod first, or name the source', what: 'event' });
   });
 
 /** Whether an event's pod from `sender` (as sender authentication named it; none for an event a host hands over itself) is the read. */

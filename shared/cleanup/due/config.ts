@@ -2,6 +2,7 @@
 // setup of the targets that keep them (podTerminated, objectUpdated), so a bad one stops the process at start.
 import { z } from 'zod';
 import { list, positiveInt, readEnv } from '../../config/env.js';
+import { checkNamedSenders } from '../../config/named-senders.js';
 import { namespaceName } from '../../model/pod-schema.js';
 
 const Schema = z
@@ -37,13 +38,9 @@ const Schema = z
     SENDER_AUTH_SUBJECTS: list.optional(),
   })
   .superRefine((e, ctx) => {
-    if (!e.DUE_TICK_SENDERS) return;
-    const problem = (message: string) => ctx.addIssue({ code: 'custom', path: ['DUE_TICK_SENDERS'], message });
-    if (!e.DUE_TICK_SENDERS.length) problem('names no sender: unset it to take ticks from any sender, or name the scheduler');
     // Without sender authentication every caller is `anonymous`: naming one would refuse every tick or none.
-    if (!e.SENDER_AUTH || e.SENDER_AUTH === 'none') problem('needs SENDER_AUTH (kubernetes, google or oidc): a sender is known only once it is authenticated');
-    const unknown = e.SENDER_AUTH_SUBJECTS?.length ? e.DUE_TICK_SENDERS.filter((s) => !e.SENDER_AUTH_SUBJECTS!.includes(s)) : [];
-    if (unknown.length) problem(`${unknown.join(', ')} not in SENDER_AUTH_SUBJECTS: refused before any tick is seen`);
+    if (e.DUE_TICK_SENDERS)
+      checkNamedSenders(ctx, 'DUE_TICK_SENDERS', e.DUE_TICK_SENDERS, e, { unset: 'take ticks from any sender, or name the scheduler', what: 'tick' });
   });
 
 export type DueConfig = Omit<z.output<typeof Schema>, 'SENDER_AUTH' | 'SENDER_AUTH_SUBJECTS'>;

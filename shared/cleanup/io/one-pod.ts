@@ -12,7 +12,7 @@ import type { ClusterWriter } from '../../kube/writer.js';
 import { keyOf, type Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
 import type { Policy } from '../../policy/policy.js';
-import type { Decision, Kept } from '../../selection/decision.js';
+import type { Decision } from '../../selection/decision.js';
 import type { Snapshot } from '../../selection/snapshot.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { CleanupHandle } from '../handle.js';
@@ -31,15 +31,11 @@ import type { DueAct } from '../../notify/types.js';
 export { OLDER_PER_EVENT } from './stages/plan-one.js';
 export type { OneSource, PodRef, Watched } from './stages/read-one.js';
 
-export interface OneDecision {
-  decision?: Decision;
-  kept: Kept[];
-  why: string;
-  /** When time alone will bring the pod in (RFC 3339), if that is all that stands in the way. */
-  eligibleAt?: string;
-  /** kubeTidy.retention: the owner's older pods this pod's arrival pushed out (stages/plan-one.ts). Worth removeSelected even when the pod itself is kept. */
+/** The plan for one pod (stages/plan-one.ts) as a first look answers it: `older` only when there are some, the pods read left out. */
+export type OneDecision = Omit<OnePlan, 'older' | 'read'> & {
+  /** kubeTidy.retention: the owner's older pods this pod's arrival pushed out. Worth removeSelected even when the pod itself is kept. */
   older?: Decision[];
-}
+};
 
 /**
  * The policy's decision for `pod` alone, through the decide and order stages, nothing written:
@@ -55,9 +51,8 @@ export function decideOne(
   return tallied(async (tally) => {
     const policy = h.policy();
     const ctx = context ?? (await contextOf(h, policy));
-    const { decision, kept, why, eligibleAt, older } = await planOne(h, policy, pod as Stored<Pod>, ctx, true);
-    const one = { ...(decision ? { decision } : {}), kept, why, ...(eligibleAt ? { eligibleAt } : {}), ...(older.length ? { older } : {}) };
-    return { ...one, context: ctx, requests: tally.sent };
+    const { older, read: _read, ...one } = await planOne(h, policy, pod as Stored<Pod>, ctx, true);
+    return { ...one, ...(older.length ? { older } : {}), context: ctx, requests: tally.sent };
   });
 }
 

@@ -5,18 +5,15 @@
 // 45, item 2). Before, such a pod was answered stale and left for the next pass. The change is
 // made on cue by a hook on the writer (test-only): before the first removal of each pod, a real
 // write to that pod through the API server.
-import { CoreV1Api } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { removeSelected } from '../../../shared/cleanup/index.js';
 import { runPass } from '../../../shared/cleanup/io/pass.js';
-import { cliHandle } from '../../../shared/hosts/cli/handle.js';
-import { kubeClients } from '../../../shared/kube/clients.js';
-import type { ClusterWriter } from '../../../shared/kube/writer.js';
-import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
-import { Notifier } from '../../../shared/notify/notifier.js';
+import type { Stored } from '../../../shared/model/identity.js';
+import type { Pod } from '../../../shared/model/objects.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
-import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { testNamespace } from '../../harness/index.js';
 import { failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
+import { changingHandle, type PodChange } from './changing-pods.js';
 
 const ns = testNamespace('pass-changed');
 
@@ -26,47 +23,19 @@ const CHANGES = {
   away: () => [{ op: 'remove', path: '/metadata/labels/set' }],
 };
 
-/** `writer` whose removePod first changes the pod once, through the API server. */
-function changingFirst(writer: ClusterWriter, change: (set: string) => object[], changed: string[]): ClusterWriter {
-  const core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
-  const removePod = writer.removePod.bind(writer);
-  writer.removePod = async (target, ...rest) => {
-    if (!changed.includes(target.name)) {
-      changed.push(target.name);
-      await core.patchNamespacedPod({ name: target.name, namespace: target.namespace ?? ns.name, body: change(target.name) });
-    }
-    return removePod(target, ...rest);
-  };
-  return writer;
-}
-
 /** One pass over the pods labelled set=`prefix`, every removal of which first changes its pod. */
-async function passChangingFirst(prefix: string, change: (set: string) => object[], dryRun = false) {
+async function passChangingFirst(prefix: string, change: PodChange, dryRun = false) {
   const names = range(prefix, 3);
   await makePods(ns.name, names, { exitCode: 137, labels: { set: prefix } });
   const policy = loadPolicy(failedPolicy([ns.name], {}, { set: prefix })).policy;
-  const clients = kubeClients(sharedCluster().kubeConfig());
-  const handle = cliHandle({
-    clients,
-    policy,
-    dryRun: false,
-    chunkSize: 500,
-    protectedNamespaces: ['kube-system'],
-    ledgerNamespace: ns.name,
-    budgetMs: 60_000,
-    log: pino({ level: 'silent' }),
-    notifier: Notifier.off(),
-    metrics: new MetricsRecorder({}),
-  });
-  const changed: string[] = [];
-  const hooked = { ...handle, writer: (o?: { dryRun?: boolean }) => changingFirst(handle.writer(o), change, changed) };
+  const { handle, changed, close } = changingHandle(policy, ns.name, change);
   try {
-    const summary = await runPass(hooked, { policy, dryRun, budgetMs: 60_000 });
+    const summary = await runPass(handle, { policy, dryRun, budgetMs: 60_000 });
     // Each pod did change under its first removal: the race this test is about happened.
     expect(changed.sort()).toEqual(names);
     return { summary, names, left: (await podNames(ns.name)).filter((n) => n.startsWith(prefix)) };
   } finally {
-    clients.close();
+    close();
   }
 }
 
@@ -91,5 +60,46 @@ describe('a pass whose pods change between its LIST and its write (409)', () => 
     expect(summary.outcomes).toEqual({ deleted: 3 });
     expect(summary.results.every((r) => r.dryRun)).toBe(true);
     expect(left.sort()).toEqual(names);
+  });
+});
+
+// Read again once, then stale (docs/safety.md "When the event is the read": a second 409 answers
+// `stale`): a pod that changes under every write costs two writes and a read, never a loop.
+describe('a pod that changes under each of its writes', () => {
+  let n = 0;
+  // A new value each time: a patch that changes nothing changes no resourceVersion either.
+  const again: PodChange = () => [{ op: 'add', path: '/metadata/labels/touched', value: `t${++n}` }];
+
+  it('a pass reads it again once, writes once more, and leaves it stale', async () => {
+    const names = range('every', 3);
+    await makePods(ns.name, names, { exitCode: 137, labels: { set: 'every' } });
+    const policy = loadPolicy(failedPolicy([ns.name], {}, { set: 'every' })).policy;
+    const { handle, changed, close } = changingHandle(policy, ns.name, again, { every: true });
+    try {
+      const summary = await runPass(handle, { policy, dryRun: false, budgetMs: 60_000 });
+      expect(summary.outcomes).toEqual({ stale: 3 });
+      expect(changed.sort()).toEqual(names.flatMap((x) => [x, x]));
+      expect((await podNames(ns.name)).filter((x) => x.startsWith('every')).sort()).toEqual(names);
+    } finally {
+      close();
+    }
+  });
+
+  it.each([
+    { from: 'a reference (read first)', source: (p: Stored<Pod>) => ({ namespace: ns.name, name: p.metadata.name!, uid: p.metadata.uid! }) },
+    { from: 'a trusted event’s copy (the read)', source: (p: Stored<Pod>) => ({ watched: p }) },
+  ])('the one-pod path from $from reads it again once, writes once more, and answers stale', async ({ from, source }) => {
+    const name = from.startsWith('a ref') ? 'one-ref' : 'one-watched';
+    const [pod] = await makePods(ns.name, [name], { exitCode: 137, labels: { set: name } });
+    const policy = loadPolicy(failedPolicy([ns.name], {}, { set: name })).policy;
+    const { handle, changed, close } = changingHandle(policy, ns.name, again, { every: true });
+    try {
+      const answer = await removeSelected(handle, source(pod as Stored<Pod>));
+      expect(answer).toMatchObject({ outcome: 'stale', result: { outcome: 'stale' } });
+      expect(changed).toEqual([name, name]);
+      expect(await podNames(ns.name)).toContain(name);
+    } finally {
+      close();
+    }
   });
 });

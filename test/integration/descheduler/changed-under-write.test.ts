@@ -8,36 +8,18 @@
 // the next cycle (100 minutes later) would have made. The pod is read and decided again as
 // stored, in the same cycle. The change is made on cue by a hook on the writer (test-only):
 // before the first removal of each pod, a real write to that pod through the API server.
-import { CoreV1Api } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { cliHandle } from '../../../shared/hosts/cli/handle.js';
 import { runCycle } from '../../../shared/hosts/descheduler/cycle.js';
-import { kubeClients } from '../../../shared/kube/clients.js';
-import type { ClusterWriter } from '../../../shared/kube/writer.js';
-import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
-import { Notifier } from '../../../shared/notify/notifier.js';
 import { loadPolicy } from '../../../shared/policy/load.js';
 import type { Policy } from '../../../shared/policy/policy.js';
-import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { testNamespace } from '../../harness/index.js';
 import { failedPolicy, makePods, podNames, range } from '../brakes/helpers.js';
+import { changingHandle } from '../cleanup/changing-pods.js';
 
 const ns = testNamespace('descheduler-changed');
 
-/** `writer` whose removePod first changes the pod once (an annotation, through the API server): the pod the pass decided on is then no longer the stored one. */
-function changingFirst(writer: ClusterWriter, changed: string[]): ClusterWriter {
-  const core = sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
-  const removePod = writer.removePod.bind(writer);
-  writer.removePod = async (target, ...rest) => {
-    if (!changed.includes(target.name)) {
-      changed.push(target.name);
-      const body = [{ op: 'add', path: '/metadata/annotations', value: { 'test.kube-tidy.dev/restarted': target.name } }];
-      await core.patchNamespacedPod({ name: target.name, namespace: target.namespace ?? ns.name, body });
-    }
-    return removePod(target, ...rest);
-  };
-  return writer;
-}
+/** An annotation, through the API server: the pod the cycle decided on is then no longer the stored one. */
+const restarted = (name: string) => [{ op: 'add', path: '/metadata/annotations', value: { 'test.kube-tidy.dev/restarted': name } }];
 
 describe.each([
   { role: "v0.36.0's role", terminalVia: undefined, action: 'deleted' },
@@ -71,29 +53,13 @@ it('a cycle under kubeTidy.retention leaves a pod that changed under its removal
   expect(summary.outcomes).toEqual({ stale: 3 });
 });
 
-/** One cycle over `policy` whose every removal first changes its pod (changingFirst). */
+/** One cycle over `policy` whose every removal first changes its pod (restarted), once per pod. */
 async function cycleChangingFirst(policy: Policy, terminalVia: 'eviction' | undefined) {
-  const clients = kubeClients(sharedCluster().kubeConfig());
-  const log = pino({ level: 'silent' });
-  const metrics = new MetricsRecorder({});
-  const handle = cliHandle({
-    clients,
-    policy,
-    dryRun: false,
-    chunkSize: 500,
-    protectedNamespaces: ['kube-system'],
-    ledgerNamespace: ns.name,
-    budgetMs: 60_000,
-    log,
-    notifier: Notifier.off(),
-    metrics,
-    writerOptions: { eventStyle: 'descheduler', ...(terminalVia ? { terminalVia } : {}) },
-  });
-  const changed: string[] = [];
-  const hooked = { ...handle, writer: (o?: { dryRun?: boolean }) => changingFirst(handle.writer(o), changed) };
+  const writerOptions = { eventStyle: 'descheduler' as const, ...(terminalVia ? { terminalVia } : {}) };
+  const { handle, changed, log, metrics, close } = changingHandle(policy, ns.name, restarted, { writerOptions });
   try {
-    return { summary: await runCycle({ handle: hooked, policy, dryRun: false, budgetMs: 60_000, log, metrics }), changed };
+    return { summary: await runCycle({ handle, policy, dryRun: false, budgetMs: 60_000, log, metrics }), changed };
   } finally {
-    clients.close();
+    close();
   }
 }

@@ -20,15 +20,15 @@ export type Watched = { watched: Stored<Pod> };
 /** What the one-pod path starts from. */
 export type OneSource = PodRef | Watched;
 
-/** The pod to decide on (`watched`: the source's copy, not a GET), or the answer when there is none to decide on. */
-export type ReadOne = { pod: Stored<Pod>; watched: boolean } | { answer: OnePodResult };
+/** The pod to decide on (a trusted source's copy, or as stored), or the answer when there is none to decide on. */
+export type ReadOne = { pod: Stored<Pod> } | { answer: OnePodResult };
 
 export async function readOne(h: Pick<CleanupHandle, 'ready' | 'reader'>, from: OneSource): Promise<ReadOne> {
   if ('watched' in from) {
     const copy = from.watched;
     const pod = keyOf({ namespace: copy.metadata.namespace ?? '', name: copy.metadata.name ?? '' });
     if (copy.metadata.deletionTimestamp) return { answer: { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' } };
-    return { pod: copy, watched: true };
+    return { pod: copy };
   }
   const pod = keyOf(from);
   await h.ready();
@@ -38,7 +38,7 @@ export async function readOne(h: Pick<CleanupHandle, 'ready' | 'reader'>, from: 
   if (from.uid && stored.metadata.uid !== from.uid)
     return { answer: { outcome: 'stale', pod, why: `the event was about uid ${from.uid}; the pod of that name now is ${stored.metadata.uid}` } };
   if (stored.metadata.deletionTimestamp) return { answer: { outcome: 'nothing-to-do', pod, why: 'the pod is already terminating' } };
-  return { pod: stored, watched: false };
+  return { pod: stored };
 }
 
 /** The context `policy` reads beyond the pods (the client loaded on first need): most policies read none, and cost no request. */
