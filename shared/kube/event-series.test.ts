@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesWrite } from './core/event-series.js';
 import { seriesBody } from './event-series.js';
+import { dns1123SubdomainProblem } from '../model/names.js';
 
 const job = { apiVersion: 'batch/v1', kind: 'Job', name: 'train', uid: 'job-uid', controller: true };
 const write = (o: Partial<SeriesWrite> = {}): SeriesWrite => ({
@@ -51,6 +52,19 @@ describe('seriesBody: the events.k8s.io/v1 Event of a series', () => {
     expect(name(write(), 'a')).toBe(name(write({ count: 80 }), 'a'));
     expect(name(write(), 'a')).not.toBe(name(write(), 'b'));
     expect(name(write(), 'a')).not.toBe(name(write({ id: 'another window' }), 'a'));
+  });
+
+  it.each([
+    { case: 'upper case and an underscore', name: 'Train_Run' },
+    { case: 'a slash and dots', name: '../x/y' },
+    { case: 'a part longer than 63 characters', name: `${'a'.repeat(240)}.b` },
+  ])("an owner's name the API server never validated ($case): the Event is still validly named, so its create and the patch's URL hold", ({ name }) => {
+    // ownerReferences[].name is only checked to be non-empty: whoever creates the pod writes it.
+    const body = seriesBody(write({ owner: { ...job, name } }), 'i');
+    expect(dns1123SubdomainProblem(body.metadata?.name)).toBeUndefined();
+    expect(body.regarding).toMatchObject({ kind: 'Job', name });
+    // Still one name per series and instance.
+    expect(seriesBody(write({ owner: { ...job, name }, count: 80 }), 'i').metadata?.name).toBe(body.metadata?.name);
   });
 
   it('a note of long names stays within the 1 KiB the API server takes', () => {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { classifyKubeError, type KubeFailure } from './errors.js';
 import { REPORTING_CONTROLLER } from '../model/keys.js';
+import { dns1123SubdomainProblem } from '../model/names.js';
 
 export { REPORTING_CONTROLLER };
 
@@ -50,9 +51,14 @@ function clip(text: string, bytes: number): string {
 // attempt) create one Event, and the second create answers AlreadyExists. `once` says what
 // makes an action distinct ("Deleted", "EvacuationSucceeded:3"). Not generateName: the API
 // server validates the prefix itself as a DNS subdomain, and "<pod>." ends in a dot.
-function eventName(pod: { name: string; uid: string }, once: string): string {
-  const suffix = `kt-${createHash('sha256').update(`${pod.uid}\n${once}`).digest('hex').slice(0, 16)}`;
-  return `${pod.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+// What an Event is about is named as stored, and a stored name is a valid prefix, except an
+// owner reference's (an Event series about a pod's controller): the API server checks only
+// that it is not empty, and whoever creates the pod writes it. A name that would not be a
+// valid Event name (a 422 on create, a patch's URL) is left out: the hash alone names it.
+function eventName(about: { name: string; uid: string }, once: string): string {
+  const suffix = `kt-${createHash('sha256').update(`${about.uid}\n${once}`).digest('hex').slice(0, 16)}`;
+  const name = `${about.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+  return dns1123SubdomainProblem(name) === undefined ? name : suffix;
 }
 
 function instance(given: string | undefined): string {
