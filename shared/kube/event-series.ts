@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { OwnerReference } from '../model/objects.js';
 import { EventSeries, type SeriesSettings, type SeriesWrite } from './core/event-series.js';
 import { classifyKubeError } from './errors.js';
-import { eventBody, type About } from './pod-event.js';
+import { eventBody, namespaceAbout, type About } from './pod-event.js';
 
 export type SeriesEventWriter = Pick<EventsV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
 
@@ -156,7 +156,7 @@ export const seriesReason = (podReason: string): string => `Pods${podReason}`;
 export function seriesBody(w: SeriesWrite, instance: string): EventsV1Event {
   const about: About = w.owner
     ? { apiVersion: w.owner.apiVersion ?? 'v1', kind: w.owner.kind, namespace: w.namespace, name: w.owner.name, uid: w.owner.uid }
-    : { kind: 'Namespace', namespace: w.namespace, name: w.namespace, uid: `namespace/${w.namespace}` };
+    : namespaceAbout(w.namespace);
   const of = w.owner ? `of ${w.owner.kind} ${w.owner.name}` : 'without an owner in this namespace';
   const named = [`${w.first} (with an Event of its own)`, ...w.named].join(', ');
   const verb = w.action === 'Evict' ? 'evicted' : w.action === 'Delete' ? 'deleted' : `removed (${w.action})`;

@@ -84,10 +84,15 @@ export async function recordNamespaceEvent(
   event: PodEvent & { once: string },
   opts: RecordOptions = {},
 ): Promise<RecordResult> {
-  // A namespace's uid is not at hand (reading it would cost a request per namespace); the
-  // name is its identity for the Event's name, and `regarding` without a uid is valid.
-  return recordEventAbout(events, { kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` }, event, opts);
+  return recordEventAbout(events, namespaceAbout(namespace), event, opts);
 }
+
+/**
+ * A namespace as an Event is about it (a pass's summary, the series of its bare pods). Its uid
+ * is not at hand (reading it would cost a request per namespace): the name is its identity for
+ * the Event's name, and `regarding` without a uid is valid.
+ */
+export const namespaceAbout = (namespace: string): About => ({ kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` });
 
 /** What an Event is about: a pod, a namespace, or an object cleanup beyond pods removed (a Job, a claim, a Workload's owner). */
 export interface Regarding {
@@ -103,8 +108,8 @@ export async function recordObjectEvent(events: EventWriter, about: Regarding, e
   return recordEventAbout(events, about, event, opts);
 }
 
-/** What an Event is about, as pod-event.ts and the series (event-series.ts) name it. */
-export type About = { kind: string; apiVersion?: string; namespace: string; name: string; uid: string };
+/** What an Event is about, as pod-event.ts and the series (event-series.ts) name it: a Regarding whose apiVersion defaults to v1. */
+export type About = Omit<Regarding, 'apiVersion'> & Partial<Pick<Regarding, 'apiVersion'>>;
 
 /**
  * The body of an Event about `about`, named once per `event.once` (event-series.ts adds its
