@@ -1,6 +1,6 @@
 import { ApiException } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SeriesWrite } from './core/event-series.js';
+import { EventSeries, type SeriesWrite } from './core/event-series.js';
 import { PodEventSeries, seriesBody, type SeriesEventWriter } from './event-series.js';
 import { dns1123SubdomainProblem } from '../model/names.js';
 
@@ -81,7 +81,10 @@ const status = (code: number, reason: string) =>
   new ApiException(code, reason, JSON.stringify({ kind: 'Status', status: 'Failure', code, reason, message: reason }), {});
 const pod = (name: string) => ({ namespace: 'ml', name, owner: job, reason: 'Deleted', action: 'Delete', strategy: 'PodLifeTime' });
 
-function seriesOver(events: Partial<SeriesEventWriter>, o: { windowMs?: number; intervalMs?: number } = {}) {
+/** Every series a test made: drained after it, so no timer of one (on its test's clock) fires in the next. */
+const made: PodEventSeries[] = [];
+
+function seriesOver(events: Partial<SeriesEventWriter>, o: { windowMs?: number; intervalMs?: number; clock?: () => number } = {}) {
   let now = 0;
   const warn = vi.fn();
   const client = {
@@ -91,18 +94,22 @@ function seriesOver(events: Partial<SeriesEventWriter>, o: { windowMs?: number; 
   } as unknown as SeriesEventWriter & { createNamespacedEvent: ReturnType<typeof vi.fn>; patchNamespacedEvent: ReturnType<typeof vi.fn> };
   const series = new PodEventSeries({
     events: client,
-    now: () => now,
+    now: o.clock ?? (() => now),
     instance: 'i',
     log: { warn } as never,
     windowMs: o.windowMs ?? 3_600_000,
     intervalMs: o.intervalMs ?? 600_000,
     named: 5,
   });
+  made.push(series);
   return { series, client, warn, at: (ms: number) => (now = ms) };
 }
 
 describe('PodEventSeries: the process timer and the writes', () => {
-  afterEach(() => vi.useRealTimers());
+  afterEach(async () => {
+    vi.useRealTimers();
+    await Promise.all(made.splice(0).map((s) => s.drain(0)));
+  });
 
   it("the timer it arms never holds the process up (unref'd), and the drain clears it", async () => {
     const { series } = seriesOver({});
@@ -166,5 +173,32 @@ describe('PodEventSeries: the process timer and the writes', () => {
     expect(await series.drain(1_000)).toMatchObject({ drained: true, stats: { failed: 1, created: 0 } });
     expect(client.createNamespacedEvent).toHaveBeenCalledTimes(1);
     expect(warn).toHaveBeenCalledWith(expect.objectContaining({ count: 2 }), expect.stringContaining('a write failed'));
+  });
+
+  it("a removal arms the timer from its own group's time, not a scan of every open window; the timer still writes each group when it is due", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const scans = vi.spyOn(EventSeries.prototype, 'nextDue');
+    const { series, client } = seriesOver({}, { windowMs: 60_000, intervalMs: 10_000, clock: () => Date.now() });
+    const ofJob = (uid: string, name: string) => ({ ...pod(name), owner: { ...job, uid, name: uid } });
+    // 100 Jobs' first pods (their windows end at 60 s), then two more pods of Job j7 at 5 s: its series is due at 10 s.
+    for (let i = 0; i < 100; i++) series.ownEvent(ofJob(`j${i}`, `p${i}`));
+    vi.setSystemTime(5_000);
+    series.ownEvent(ofJob('j7', 'q1'));
+    series.ownEvent(ofJob('j7', 'q2'));
+    expect(scans).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(client.createNamespacedEvent).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(client.createNamespacedEvent).toHaveBeenCalledTimes(1);
+    expect(client.createNamespacedEvent.mock.calls[0]![0]).toMatchObject({ body: { regarding: { name: 'j7' }, series: { count: 3 } } });
+    // Then the windows end (at 60 s) and are let go; nothing more is armed.
+    // The write done, the timer is armed again (by a scan) for the windows' end.
+    await series.flushDue();
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(50_000);
+    await series.flushDue();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(series.stats).toMatchObject({ own: 100, folded: 2, created: 1, failed: 0 });
+    scans.mockRestore();
   });
 });

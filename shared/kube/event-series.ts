@@ -66,7 +66,8 @@ export class PodEventSeries {
     const answer = this.series.observe({ ...pod, pod: pod.name, at: this.o.now() });
     if (answer === 'own') this.stats.own++;
     else this.stats.folded++;
-    this.arm();
+    // Only this pod's group changed: its time, not a scan of every open window (a storm over many owners).
+    this.arm(this.series.dueOf(pod));
     return answer === 'own';
   }
 
@@ -93,9 +94,11 @@ export class PodEventSeries {
     return { drained, stats: { ...this.stats } };
   }
 
-  /** One timer for the process, at the next moment a series is due; unref'd: it never holds the process up. */
-  private arm(): void {
-    const next = this.series.nextDue();
+  /**
+   * One timer for the process, at the next moment a series is due (`next`: a scan's, or after a
+   * removal its group's, core/event-series.ts dueOf); unref'd: it never holds the process up.
+   */
+  private arm(next = this.series.nextDue()): void {
     if (next === undefined || this.stopped) return;
     if (this.timer && this.armedAt !== undefined && this.armedAt <= next) return;
     this.timer?.clear();
