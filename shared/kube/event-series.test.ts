@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import type { SeriesWrite } from './core/event-series.js';
-import { seriesBody } from './event-series.js';
+import { ApiException } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EventSeries, type SeriesWrite } from './core/event-series.js';
+import { PodEventSeries, seriesBody, type SeriesEventWriter } from './event-series.js';
+import { dns1123SubdomainProblem } from '../model/names.js';
 
 const job = { apiVersion: 'batch/v1', kind: 'Job', name: 'train', uid: 'job-uid', controller: true };
 const write = (o: Partial<SeriesWrite> = {}): SeriesWrite => ({
@@ -53,9 +55,150 @@ describe('seriesBody: the events.k8s.io/v1 Event of a series', () => {
     expect(name(write(), 'a')).not.toBe(name(write({ id: 'another window' }), 'a'));
   });
 
+  it.each([
+    { case: 'upper case and an underscore', name: 'Train_Run' },
+    { case: 'a slash and dots', name: '../x/y' },
+    { case: 'a part longer than 63 characters', name: `${'a'.repeat(240)}.b` },
+  ])("an owner's name the API server never validated ($case): the Event is still validly named, so its create and the patch's URL hold", ({ name }) => {
+    // ownerReferences[].name is only checked to be non-empty: whoever creates the pod writes it.
+    const body = seriesBody(write({ owner: { ...job, name } }), 'i');
+    expect(dns1123SubdomainProblem(body.metadata?.name)).toBeUndefined();
+    expect(body.regarding).toMatchObject({ kind: 'Job', name });
+    // Still one name per series and instance.
+    expect(seriesBody(write({ owner: { ...job, name }, count: 80 }), 'i').metadata?.name).toBe(body.metadata?.name);
+  });
+
   it('a note of long names stays within the 1 KiB the API server takes', () => {
     const long = (i: number) => `${'x'.repeat(240)}-${i}`;
     const body = seriesBody(write({ first: long(0), named: [1, 2, 3, 4, 5].map(long) }), 'i');
     expect(Buffer.byteLength(body.note ?? '')).toBeLessThanOrEqual(1024);
+  });
+});
+
+// The series' writes over a client double (pure: no API server; the wire is the integration
+// tests'): the clock is the test's, and nothing here waits on wall-clock time.
+const status = (code: number, reason: string) =>
+  new ApiException(code, reason, JSON.stringify({ kind: 'Status', status: 'Failure', code, reason, message: reason }), {});
+const pod = (name: string) => ({ namespace: 'ml', name, owner: job, reason: 'Deleted', action: 'Delete', strategy: 'PodLifeTime' });
+
+/** Every series a test made: drained after it, so no timer of one (on its test's clock) fires in the next. */
+const made: PodEventSeries[] = [];
+
+function seriesOver(events: Partial<SeriesEventWriter>, o: { windowMs?: number; intervalMs?: number; clock?: () => number } = {}) {
+  let now = 0;
+  const warn = vi.fn();
+  const client = {
+    createNamespacedEvent: vi.fn(async () => ({})),
+    patchNamespacedEvent: vi.fn(async () => ({})),
+    ...events,
+  } as unknown as SeriesEventWriter & { createNamespacedEvent: ReturnType<typeof vi.fn>; patchNamespacedEvent: ReturnType<typeof vi.fn> };
+  const series = new PodEventSeries({
+    events: client,
+    now: o.clock ?? (() => now),
+    instance: 'i',
+    log: { warn } as never,
+    windowMs: o.windowMs ?? 3_600_000,
+    intervalMs: o.intervalMs ?? 600_000,
+    named: 5,
+  });
+  made.push(series);
+  return { series, client, warn, at: (ms: number) => (now = ms) };
+}
+
+describe('PodEventSeries: the process timer and the writes', () => {
+  afterEach(async () => {
+    vi.useRealTimers();
+    await Promise.all(made.splice(0).map((s) => s.drain(0)));
+  });
+
+  it("the timer it arms never holds the process up (unref'd), and the drain clears it", async () => {
+    const { series } = seriesOver({});
+    const refed = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = refed();
+    expect(series.ownEvent(pod('a'))).toBe(true);
+    expect(series.ownEvent(pod('b'))).toBe(false);
+    expect(refed()).toBe(before);
+    vi.useFakeTimers();
+    const { series: faked } = seriesOver({});
+    faked.ownEvent(pod('a'));
+    faked.ownEvent(pod('b'));
+    expect(vi.getTimerCount()).toBe(1);
+    await faked.drain(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+    await series.drain(1_000);
+  });
+
+  it('the drain gives up at its deadline when a write hangs, says so, and answers not drained', async () => {
+    const { series, warn } = seriesOver({ createNamespacedEvent: vi.fn(() => new Promise<never>(() => undefined)) });
+    series.ownEvent(pod('a'));
+    series.ownEvent(pod('b'));
+    expect(await series.drain(0)).toMatchObject({ drained: false });
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ deadlineMs: 0 }), expect.stringContaining('stop deadline cut off'));
+  });
+
+  it('after the drain every removal gets its own Event again: nothing would write a series', async () => {
+    const { series } = seriesOver({});
+    series.ownEvent(pod('a'));
+    await series.drain(1_000);
+    expect([series.ownEvent(pod('b')), series.ownEvent(pod('c'))]).toEqual([true, true]);
+  });
+
+  it('an update of a series whose Event is gone (expired, its create failed) creates it whole; an AlreadyExists create is no failure', async () => {
+    const { series, client, at } = seriesOver({}, { intervalMs: 10 });
+    series.ownEvent(pod('a'));
+    series.ownEvent(pod('b'));
+    at(10);
+    await series.flushDue();
+    expect(client.createNamespacedEvent).toHaveBeenCalledTimes(1);
+    client.patchNamespacedEvent.mockRejectedValueOnce(status(404, 'NotFound'));
+    series.ownEvent(pod('c'));
+    at(20);
+    await series.flushDue();
+    expect(client.patchNamespacedEvent).toHaveBeenCalledTimes(1);
+    expect(client.createNamespacedEvent).toHaveBeenCalledTimes(2);
+    expect(client.createNamespacedEvent.mock.calls[1]![0]).toMatchObject({ namespace: 'ml', body: { series: { count: 3 } } });
+    client.patchNamespacedEvent.mockRejectedValueOnce(status(404, 'NotFound'));
+    client.createNamespacedEvent.mockRejectedValueOnce(status(409, 'AlreadyExists'));
+    series.ownEvent(pod('d'));
+    at(30);
+    await series.flushDue();
+    expect(series.stats).toMatchObject({ own: 1, folded: 3, created: 2, updated: 0, failed: 0 });
+  });
+
+  it('a write the API server refuses is counted and logged, not retried', async () => {
+    const { series, client, warn } = seriesOver({});
+    client.createNamespacedEvent.mockRejectedValueOnce(status(422, 'Invalid'));
+    series.ownEvent(pod('a'));
+    series.ownEvent(pod('b'));
+    expect(await series.drain(1_000)).toMatchObject({ drained: true, stats: { failed: 1, created: 0 } });
+    expect(client.createNamespacedEvent).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ count: 2 }), expect.stringContaining('a write failed'));
+  });
+
+  it("a removal arms the timer from its own group's time, not a scan of every open window; the timer still writes each group when it is due", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const scans = vi.spyOn(EventSeries.prototype, 'nextDue');
+    const { series, client } = seriesOver({}, { windowMs: 60_000, intervalMs: 10_000, clock: () => Date.now() });
+    const ofJob = (uid: string, name: string) => ({ ...pod(name), owner: { ...job, uid, name: uid } });
+    // 100 Jobs' first pods (their windows end at 60 s), then two more pods of Job j7 at 5 s: its series is due at 10 s.
+    for (let i = 0; i < 100; i++) series.ownEvent(ofJob(`j${i}`, `p${i}`));
+    vi.setSystemTime(5_000);
+    series.ownEvent(ofJob('j7', 'q1'));
+    series.ownEvent(ofJob('j7', 'q2'));
+    expect(scans).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(client.createNamespacedEvent).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(client.createNamespacedEvent).toHaveBeenCalledTimes(1);
+    expect(client.createNamespacedEvent.mock.calls[0]![0]).toMatchObject({ body: { regarding: { name: 'j7' }, series: { count: 3 } } });
+    // Then the windows end (at 60 s) and are let go; nothing more is armed.
+    // The write done, the timer is armed again (by a scan) for the windows' end.
+    await series.flushDue();
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(50_000);
+    await series.flushDue();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(series.stats).toMatchObject({ own: 100, folded: 2, created: 1, failed: 0 });
+    scans.mockRestore();
   });
 });

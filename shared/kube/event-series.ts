@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { OwnerReference } from '../model/objects.js';
 import { EventSeries, type SeriesSettings, type SeriesWrite } from './core/event-series.js';
 import { classifyKubeError } from './errors.js';
-import { eventBody, type About } from './pod-event.js';
+import { eventBody, namespaceAbout, type About } from './pod-event.js';
 
 export type SeriesEventWriter = Pick<EventsV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
 
@@ -66,7 +66,8 @@ export class PodEventSeries {
     const answer = this.series.observe({ ...pod, pod: pod.name, at: this.o.now() });
     if (answer === 'own') this.stats.own++;
     else this.stats.folded++;
-    this.arm();
+    // Only this pod's group changed: its time, not a scan of every open window (a storm over many owners).
+    this.arm(this.series.dueOf(pod));
     return answer === 'own';
   }
 
@@ -93,9 +94,11 @@ export class PodEventSeries {
     return { drained, stats: { ...this.stats } };
   }
 
-  /** One timer for the process, at the next moment a series is due; unref'd: it never holds the process up. */
-  private arm(): void {
-    const next = this.series.nextDue();
+  /**
+   * One timer for the process, at the next moment a series is due (`next`: a scan's, or after a
+   * removal its group's, core/event-series.ts dueOf); unref'd: it never holds the process up.
+   */
+  private arm(next = this.series.nextDue()): void {
     if (next === undefined || this.stopped) return;
     if (this.timer && this.armedAt !== undefined && this.armedAt <= next) return;
     this.timer?.clear();
@@ -156,7 +159,7 @@ export const seriesReason = (podReason: string): string => `Pods${podReason}`;
 export function seriesBody(w: SeriesWrite, instance: string): EventsV1Event {
   const about: About = w.owner
     ? { apiVersion: w.owner.apiVersion ?? 'v1', kind: w.owner.kind, namespace: w.namespace, name: w.owner.name, uid: w.owner.uid }
-    : { kind: 'Namespace', namespace: w.namespace, name: w.namespace, uid: `namespace/${w.namespace}` };
+    : namespaceAbout(w.namespace);
   const of = w.owner ? `of ${w.owner.kind} ${w.owner.name}` : 'without an owner in this namespace';
   const named = [`${w.first} (with an Event of its own)`, ...w.named].join(', ');
   const verb = w.action === 'Evict' ? 'evicted' : w.action === 'Delete' ? 'deleted' : `removed (${w.action})`;

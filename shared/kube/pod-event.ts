@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { classifyKubeError, type KubeFailure } from './errors.js';
 import { REPORTING_CONTROLLER } from '../model/keys.js';
+import { dns1123SubdomainProblem } from '../model/names.js';
 
 export { REPORTING_CONTROLLER };
 
@@ -50,9 +51,14 @@ function clip(text: string, bytes: number): string {
 // attempt) create one Event, and the second create answers AlreadyExists. `once` says what
 // makes an action distinct ("Deleted", "EvacuationSucceeded:3"). Not generateName: the API
 // server validates the prefix itself as a DNS subdomain, and "<pod>." ends in a dot.
-function eventName(pod: { name: string; uid: string }, once: string): string {
-  const suffix = `kt-${createHash('sha256').update(`${pod.uid}\n${once}`).digest('hex').slice(0, 16)}`;
-  return `${pod.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+// What an Event is about is named as stored, and a stored name is a valid prefix, except an
+// owner reference's (an Event series about a pod's controller): the API server checks only
+// that it is not empty, and whoever creates the pod writes it. A name that would not be a
+// valid Event name (a 422 on create, a patch's URL) is left out: the hash alone names it.
+function eventName(about: { name: string; uid: string }, once: string): string {
+  const suffix = `kt-${createHash('sha256').update(`${about.uid}\n${once}`).digest('hex').slice(0, 16)}`;
+  const name = `${about.name.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '')}.${suffix}`;
+  return dns1123SubdomainProblem(name) === undefined ? name : suffix;
 }
 
 function instance(given: string | undefined): string {
@@ -78,10 +84,15 @@ export async function recordNamespaceEvent(
   event: PodEvent & { once: string },
   opts: RecordOptions = {},
 ): Promise<RecordResult> {
-  // A namespace's uid is not at hand (reading it would cost a request per namespace); the
-  // name is its identity for the Event's name, and `regarding` without a uid is valid.
-  return recordEventAbout(events, { kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` }, event, opts);
+  return recordEventAbout(events, namespaceAbout(namespace), event, opts);
 }
+
+/**
+ * A namespace as an Event is about it (a pass's summary, the series of its bare pods). Its uid
+ * is not at hand (reading it would cost a request per namespace): the name is its identity for
+ * the Event's name, and `regarding` without a uid is valid.
+ */
+export const namespaceAbout = (namespace: string): About => ({ kind: 'Namespace', namespace, name: namespace, uid: `namespace/${namespace}` });
 
 /** What an Event is about: a pod, a namespace, or an object cleanup beyond pods removed (a Job, a claim, a Workload's owner). */
 export interface Regarding {
@@ -97,8 +108,8 @@ export async function recordObjectEvent(events: EventWriter, about: Regarding, e
   return recordEventAbout(events, about, event, opts);
 }
 
-/** What an Event is about, as pod-event.ts and the series (event-series.ts) name it. */
-export type About = { kind: string; apiVersion?: string; namespace: string; name: string; uid: string };
+/** What an Event is about, as pod-event.ts and the series (event-series.ts) name it: a Regarding whose apiVersion defaults to v1. */
+export type About = Omit<Regarding, 'apiVersion'> & Partial<Pick<Regarding, 'apiVersion'>>;
 
 /**
  * The body of an Event about `about`, named once per `event.once` (event-series.ts adds its

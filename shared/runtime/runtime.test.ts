@@ -68,6 +68,23 @@ describe('startRuntime', () => {
     expect(rt.writer({ dryRun: false }).dryRun).toBe(true);
   });
 
+  it("one Event series per runtime, shared by its writers (never a module's); none where nothing is written or Events are off", async () => {
+    const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
+    const series = rt.writer().options.series;
+    expect(series).toBeDefined();
+    expect(rt.writer().options.series).toBe(series);
+    const other = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig }, silent);
+    expect(other.writer().options.series).not.toBe(series);
+    // A dry run's writer (DRY_RUN, or a caller's dry run), and one over other clients (a worker cluster's), count into none.
+    expect(rt.writer({ dryRun: true }).options.series).toBeUndefined();
+    expect(rt.writer({ clients: rt.clients }).options.series).toBeUndefined();
+    for (const env of [{ DRY_RUN: 'true' }, { RECORD_EVENTS: 'false' }, { EVENT_SERIES_WINDOW_SECONDS: '0' }]) {
+      const off = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, ...env }, silent);
+      expect(off.writer().options.series, JSON.stringify(env)).toBeUndefined();
+      expect(await off.drainEvents(0)).toEqual({ drained: true });
+    }
+  });
+
   it('builds what the process keeps across requests once, from the environment its host gave it: the outbox, its name, where refusals are logged, its metrics recorder', async () => {
     const rt = await startRuntime({ POLICY_FILE: policy, KUBECONFIG: kubeconfig, EVENTS_SINK: 'http://127.0.0.1:9/', HOSTNAME: 'kube-tidy-7f9c' }, silent);
     expect(rt.notifier.on).toBe(true);

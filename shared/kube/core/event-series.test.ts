@@ -148,4 +148,28 @@ describe('EventSeries: one Event that counts per owner and window', () => {
     expect(second!.id).toBe(first!.id);
     expect(next!.id).not.toBe(first!.id);
   });
+
+  it("dueOf, the time of the group a removal counts in, with the time before it is never later than nextDue's scan after it: a timer armed so is never late", () => {
+    const s = new EventSeries(settings);
+    const owners = ['a', 'b', 'c'].map((uid) => ({ ...job, uid }));
+    let next: number | undefined;
+    // A storm over three Jobs, removals interleaved, with flushes between (which re-scan, as the timer does).
+    for (let i = 0; i < 60; i++) {
+      const r = removal(`p-${i}`, i * 1_500, { owner: owners[i % 3]! });
+      s.observe(r);
+      next = Math.min(next ?? Number.POSITIVE_INFINITY, s.dueOf(r)!);
+      // Earlier only when a window ended and its group's next one began (the timer then fires early, finds nothing and scans).
+      expect(next, `after removal ${i}`).toBeLessThanOrEqual(s.nextDue()!);
+      if (i % 3 === 0 && i < 39) expect(next, `after removal ${i}, every window open`).toBe(s.nextDue());
+      if (i % 7 === 6) {
+        s.due(r.at);
+        next = s.nextDue();
+      }
+    }
+    // A window that ended unflushed is set aside by the next observe: due at once.
+    const late = removal('late', 500_000, { owner: owners[0]! });
+    s.observe(late);
+    expect(s.dueOf(late)).toBe(Number.NEGATIVE_INFINITY);
+    expect(s.nextDue()).toBe(Number.NEGATIVE_INFINITY);
+  });
 });

@@ -133,16 +133,29 @@ export class EventSeries {
     return out;
   }
 
-  /** When `due` next has something to do (a write or a window to close); undefined: nothing open. */
+  /** When `due` next has something to do (a write or a window to close); undefined: nothing open. A scan of every open window. */
   nextDue(): number | undefined {
     if (this.closed.length) return Number.NEGATIVE_INFINITY;
     let next: number | undefined;
-    for (const s of this.open.values()) {
-      const end = s.firstAt + this.settings.windowMs;
-      const at = s.count > s.writtenCount ? Math.min(end, s.writtenAt + this.settings.intervalMs) : end;
-      next = next === undefined ? at : Math.min(next, at);
-    }
+    for (const s of this.open.values()) next = Math.min(next ?? Number.POSITIVE_INFINITY, this.dueAt(s));
     return next;
+  }
+
+  /**
+   * When `due` next has something to do for the group `r` counts in. `observe(r)` brings no
+   * other group's time forward (a window it sets aside is due at once: -Infinity here), so the
+   * earlier of this and the time `nextDue` said before is never later than `nextDue` now: a
+   * timer armed so is never late, at worst early (it then finds nothing due and scans).
+   */
+  dueOf(r: Pick<Removal, 'namespace' | 'owner' | 'reason' | 'action' | 'strategy'>): number | undefined {
+    if (this.closed.length) return Number.NEGATIVE_INFINITY;
+    const s = this.open.get(groupKey(r));
+    return s && this.dueAt(s);
+  }
+
+  private dueAt(s: Open): number {
+    const end = s.firstAt + this.settings.windowMs;
+    return s.count > s.writtenCount ? Math.min(end, s.writtenAt + this.settings.intervalMs) : end;
   }
 
   /** Groups with an open window (what the process holds in memory). */
