@@ -70,8 +70,7 @@ function container(c: Container) {
   return p;
 }
 
-/** A bare pod that kwok fails at once (exit 1), on the kwok node. */
-/** A pod kwok runs and ends with exit code 1 (Failed). */
+/** A bare pod on the kwok node that kwok runs and ends with exit code 1 (Failed). */
 async function failingPod(name: string, namespace = NS): Promise<void> {
   await core.createNamespacedPod({
     namespace,
