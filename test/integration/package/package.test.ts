@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CLI_FILE, NOTICES_FILE } from '../../../infra/bundle/cli.js';
 import { installPacked, packPackage, type Installed, type Packed } from '../../../infra/package/pack.js';
+import { policyDoc } from '../../fixtures/policy.js';
 import { sharedAudit, sharedCluster, testNamespace, notControlPlane } from '../../harness/index.js';
 import { runPod } from '../functions/setup.js';
 
@@ -46,20 +47,11 @@ async function kubeTidy(...args: string[]): Promise<Ran> {
   }
 }
 
-const policy = (namespace: string) => ({
-  apiVersion: 'descheduler/v1alpha2',
-  kind: 'DeschedulerPolicy',
-  profiles: [
-    {
-      name: 'failed',
-      pluginConfig: [
-        { name: 'DefaultEvictor', args: { podProtections: { defaultDisabled: ['FailedBarePods'] } } },
-        { name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0, namespaces: { include: [namespace] } } },
-      ],
-      plugins: { deschedule: { enabled: ['RemoveFailedPods'] } },
-    },
-  ],
-});
+/** Failed pods of `namespace` go, bare ones too. */
+const policy = (namespace: string) =>
+  policyDoc([{ name: 'RemoveFailedPods', args: { minPodLifetimeSeconds: 0, namespaces: { include: [namespace] } } }], {
+    evictor: { podProtections: { defaultDisabled: ['FailedBarePods'] } },
+  });
 
 beforeAll(async () => {
   packed = await packPackage(work);
