@@ -273,6 +273,29 @@ describe('helm template, standalone mode', () => {
   });
 });
 
+/** DRY_RUN of every container of kube-tidy's image the render holds (Deployments and Knative Services; not the dead letters' event_display). */
+function dryRunsOf(objects: Obj[]): (string | undefined)[] {
+  type Container = { image?: string; env?: { name: string; value?: string }[] };
+  const podSpecs = objects.map((o) => (o as unknown as { spec?: { template?: { spec?: { containers?: Container[] } } } }).spec?.template?.spec);
+  return podSpecs
+    .flatMap((p) => p?.containers ?? [])
+    .filter((c) => c.image?.startsWith('ghcr.io/kube-tidy/kube-tidy:'))
+    .map((c) => c.env?.find((e) => e.name === 'DRY_RUN')?.value);
+}
+
+describe('dry run by default (README: both modes start in dry run)', () => {
+  for (const mode of ['knative', 'standalone']) {
+    it(`${mode} mode: every container kube-tidy runs has DRY_RUN "true" unless dryRun=false is set`, async () => {
+      const defaults = dryRunsOf((await template(chart, 'kube-tidy', 'kube-tidy', { mode }, ['--skip-tests'])).objects);
+      expect(defaults.length).toBeGreaterThan(0);
+      expect(defaults).toEqual(defaults.map(() => 'true'));
+      // The check can fail: the same render with dryRun=false says so in every container.
+      const off = dryRunsOf((await template(chart, 'kube-tidy', 'kube-tidy', { mode, dryRun: 'false' }, ['--skip-tests'])).objects);
+      expect(off).toEqual(defaults.map(() => 'false'));
+    });
+  }
+});
+
 describe('server-side dry run of every rendered object', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'kube-tidy-helm-dry-'));
   beforeAll(async () => {
