@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { readDeclaration } from '../../../infra/declaration/declaration.js';
 import { renderKnative } from '../../../infra/knative/render.js';
 import { installCrds, kubectl, sharedCluster, upstreamCrdsDir, testNamespace } from '../../harness/index.js';
-import { chartCopy, helm, key, template, type Obj } from './helm.js';
+import { chartCopy, containersOf, helm, key, template, type Obj } from './helm.js';
 
 const decl = readDeclaration();
 const chart = chartCopy();
@@ -273,15 +273,11 @@ describe('helm template, standalone mode', () => {
   });
 });
 
-/** DRY_RUN of every container of kube-tidy's image the render holds (Deployments and Knative Services; not the dead letters' event_display). */
-function dryRunsOf(objects: Obj[]): (string | undefined)[] {
-  type Container = { image?: string; env?: { name: string; value?: string }[] };
-  const podSpecs = objects.map((o) => (o as unknown as { spec?: { template?: { spec?: { containers?: Container[] } } } }).spec?.template?.spec);
-  return podSpecs
-    .flatMap((p) => p?.containers ?? [])
-    .filter((c) => c.image?.startsWith('ghcr.io/kube-tidy/kube-tidy:'))
+/** DRY_RUN of every container of kube-tidy's image the render holds (not the dead letters' event_display). */
+const dryRunsOf = (objects: Obj[]): (string | undefined)[] =>
+  containersOf(objects)
+    .filter((c) => c.image.startsWith('ghcr.io/kube-tidy/kube-tidy:'))
     .map((c) => c.env?.find((e) => e.name === 'DRY_RUN')?.value);
-}
 
 describe('dry run by default (README: both modes start in dry run)', () => {
   for (const mode of ['knative', 'standalone']) {
