@@ -52,11 +52,10 @@ export const COMMON_BUILD: BuildOptions = {
   alias: { punycode: 'punycode/' },
   logLevel: 'warning',
 };
-const common = COMMON_BUILD;
 
 /** /bin/descheduler's build: one file, the client inside, executable through its shebang. */
 const deschedulerBuild = (outfile: string): BuildOptions => ({
-  ...common,
+  ...COMMON_BUILD,
   entryPoints: [join(ROOT, 'shared', 'hosts', 'descheduler', 'main.ts')],
   outfile,
   banner: { js: '#!/usr/bin/env node' },
@@ -81,7 +80,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
   const client = join(dir, 'client.cjs');
   const [result] = await Promise.all([
     build({
-      ...common,
+      ...COMMON_BUILD,
       entryPoints: [join(ROOT, 'shared', 'hosts', 'server', 'server.ts')],
       outfile: app,
       external: Object.keys(SEPARATE),
@@ -92,7 +91,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
       legalComments: 'linked',
     }),
     build({
-      ...common,
+      ...COMMON_BUILD,
       stdin: { contents: clientEntry([join(ROOT, 'functions'), join(ROOT, 'shared')]), resolveDir: ROOT, sourcefile: 'client.ts' },
       outfile: client,
       sourcemap: 'linked',
@@ -101,7 +100,7 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
     // The chart's standalone mode (infra/helm): one file, the client inside (it watches from
     // the start, so there is nothing to load lazily).
     build({
-      ...common,
+      ...COMMON_BUILD,
       entryPoints: [join(ROOT, 'shared', 'hosts', 'standalone', 'main.ts')],
       outfile: join(dir, 'standalone.cjs'),
       legalComments: 'none',
@@ -111,13 +110,13 @@ export async function bundle(outfile = BUNDLE_FILE): Promise<BundleResult> {
     build(deschedulerBuild(join(dir, 'descheduler.cjs'))),
     // The chart's `helm test` for standalone mode (templates/tests): the Lease and /metrics.
     build({
-      ...common,
+      ...COMMON_BUILD,
       entryPoints: [join(ROOT, 'shared', 'hosts', 'standalone', 'release-check.ts')],
       outfile: join(dir, 'release-check.cjs'),
       legalComments: 'none',
     }),
     build({
-      ...common,
+      ...COMMON_BUILD,
       entryPoints: [join(ROOT, 'infra', 'bundle', 'warm.ts')],
       outfile: join(dir, 'warm.cjs'),
       define: { __KUBE_TIDY_TARGETS__: JSON.stringify(Object.keys(TARGETS)) },

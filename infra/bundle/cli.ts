@@ -4,7 +4,7 @@
 // Kubernetes client, required only by the commands that talk to a cluster (plan --kubeconfig,
 // run, bridge, descheduler), so `--help` and `policy check` never parse its 1.4 MB.
 // Usage: `npm run bundle:cli` -> dist/cli/{kube-tidy.cjs, kube-client.cjs, THIRD-PARTY-NOTICES.txt};
-// `npm pack` runs it first (prepack) and package.json's "files" ships that folder only.
+// `npm ci`, `npm pack` and `npm publish` run it first (package.json's "prepare") and "files" ships that folder only.
 import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Base } from './dockerfile.js';
-import { imageCache, run } from './tools.js';
+import { imageCache, run, tarLayer } from './tools.js';
 
 /** Every file of the two base layers carries this time (2024-01-01), so their bytes do not depend on when the cache was filled. */
 export const BASE_EPOCH = 1_704_067_200;
@@ -104,7 +104,7 @@ function nodeLayer(dir: string, debian: string, version: string, arch: string, t
 }
 
 /** The base's OCI layout: an empty image, the two layers, the base's config (all at BASE_EPOCH). */
-function baseLayout(layout: string, layers: string[], env: Record<string, string>, arch: string, tarLayer: (dir: string, epoch: number) => string): void {
+function baseLayout(layout: string, layers: string[], env: Record<string, string>, arch: string): void {
   const at = new Date(BASE_EPOCH * 1000).toISOString();
   run('umoci', ['init', '--layout', layout]);
   run('umoci', ['new', '--image', `${layout}:base`]);
@@ -133,11 +133,11 @@ function baseLayout(layout: string, layers: string[], env: Record<string, string
   run('umoci', ['gc', '--layout', layout]);
 }
 
-/** The cached base for `base`, made first when missing (about half a minute, plus the download). */
 /** The cache's name for `base`: suite, Node version, architecture and this recipe. */
 export const baseKey = (base: Base): string => `${base.suite}-node${base.node}-${archOf().debian}-${recipeHash()}`;
 
-export function ensureBase(base: Base, tarLayer: (dir: string, epoch: number) => string): BaseImage {
+/** The cached base for `base`, made first when missing (about half a minute, plus the download). */
+export function ensureBase(base: Base): BaseImage {
   const arch = archOf();
   const key = baseKey(base);
   const dir = join(imageCache('image-base'), key);
@@ -162,7 +162,7 @@ export function ensureBase(base: Base, tarLayer: (dir: string, epoch: number) =>
     encoding: 'utf8',
   });
   writeFileSync(join(tmp, 'packages.txt'), packages);
-  baseLayout(made.layout, made.layers, env, arch.debian, tarLayer);
+  baseLayout(made.layout, made.layers, env, arch.debian);
   writeFileSync(join(tmp, 'complete.stamp'), `${new Date().toISOString()}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);

@@ -116,7 +116,7 @@ async function make(out: string, epoch: number, log: (line: string) => void): Pr
     }
     return tars.get(dir)!;
   };
-  const base = ensureBase(plan.base, tarLayer);
+  const base = ensureBase(plan.base);
   log(`base ${base.key}`);
   const work = mkdtempSync(`${out}.work-`);
   try {

@@ -75,7 +75,7 @@ function innerPid(outer: number): number | undefined {
   }
 }
 
-/** Starts it in a process group of its own; `pidsFile` gets its pid (the harness kills those groups with the cluster). */
+/** Starts it in a process group of its own; `onStart` gets its pid (the tests write it to the cluster's pids file, whose groups the harness kills with the cluster). */
 export function startInRootfs(o: InRootfs, onStart?: (pid: number) => void): RootfsProcess {
   const { args, cleanup } = commandLine(o);
   const child = spawn('unshare', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

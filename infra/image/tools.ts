@@ -4,11 +4,11 @@
 // build's epoch).
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { cacheRoot } from '../local/versions.js';
 
-/** ~/.cache/kube-tidy/<name> (XDG_CACHE_HOME honoured), as the control plane's cache. */
-export const imageCache = (name: string): string => join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kube-tidy', name);
+/** ~/.cache/kube-tidy/<name>: the control plane's cache root (infra/local/versions.ts), one XDG_CACHE_HOME rule for every cache. */
+export const imageCache = (name: string): string => join(cacheRoot(), name);
 
 /** Runs a program, its output kept for the error: a failed step says which and why. */
 export function run(cmd: string, args: string[], opts: ExecFileSyncOptions = {}): string {

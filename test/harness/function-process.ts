@@ -11,7 +11,7 @@ import { freePorts } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
-/** The functions-framework entry point from its source (package.json "main" is its build). */
+/** The functions-framework entry point from its source (its build is what the root's function.js loads). */
 export const FUNCTIONS_SOURCE = `${ROOT}shared/hosts/server/framework-entry.ts`;
 /** The same, built (`npm run build`): what a user runs. */
 export const FUNCTIONS_BUILT = `${ROOT}dist/shared/hosts/server/framework-entry.js`;

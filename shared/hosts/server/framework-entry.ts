@@ -1,9 +1,9 @@
 import { registerTargets } from './register.js';
 
-// The functions-framework entry point (package.json "main"). One build serves every target;
-// `npx functions-framework --target=<name>` (or FUNCTION_TARGET) picks one per process. The
-// configuration and the policy are read here, at start (see register.ts), so a bad setup stops
-// the process before it serves.
+// The functions-framework entry point (built; the repository root's function.js loads it). One
+// build serves every target; `npx functions-framework --target=<name>` (or FUNCTION_TARGET) picks
+// one per process. The configuration and the policy are read here, at start (see register.ts), so
+// a bad setup stops the process before it serves.
 
 /** The target functions-framework was asked to serve, from its flag or the environment. */
 function chosenTarget(): string | undefined {

@@ -17,7 +17,7 @@ import { plainClient } from '../scale/ceiling.js';
 import { countPhase } from '../scale/populate.js';
 import { cpuSeconds } from '../scale/snapshot.js';
 import { sendStorm, stormMessages } from './sender.js';
-import { profileOf, serve, type ServeMode } from './serve.js';
+import { profileOf, serve, type Served, type ServeMode } from './serve.js';
 import { apiRequests, listFailed, requestsBetween } from './storm.js';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -60,6 +60,27 @@ async function figures(ctx: RowContext, removed: number, seconds: number, cpuS: 
   };
 }
 
+/**
+ * `work` against a served function: the API server's request counts read first, then the time
+ * (wall clock) and the process's CPU over `work` alone; the process stopped after, whatever happened.
+ */
+async function measured<T>(
+  ctx: RowContext,
+  fn: Served,
+  work: () => Promise<T>,
+): Promise<{ result: T; seconds: number; cpu: number; before: Map<string, number> }> {
+  try {
+    const before = await apiRequests(ctx.cluster);
+    const cpu0 = cpuSeconds(fn.pid);
+    const t0 = performance.now();
+    const result = await work();
+    const seconds = (performance.now() - t0) / 1000;
+    return { result, seconds, cpu: cpuSeconds(fn.pid) - cpu0, before };
+  } finally {
+    await fn.stop();
+  }
+}
+
 export async function ceilingRow(ctx: RowContext): Promise<Row> {
   const before = await apiRequests(ctx.cluster);
   const run = await plainClient(ctx.ids.kubeconfig('sweep'));
@@ -75,21 +96,11 @@ export async function ceilingRow(ctx: RowContext): Promise<Row> {
 
 export async function sweepRow(ctx: RowContext): Promise<Row> {
   const fn = await serve(ctx.mode, 'sweep', { POLICY_FILE: ctx.policyFile, KUBECONFIG: ctx.ids.kubeconfig('sweep'), SWEEP_TIME_BUDGET_SECONDS: '50' });
-  let tick: { status: number; summary: Record<string, unknown> };
-  let cpu: number;
-  let seconds: number;
-  let before: Map<string, number>;
-  try {
-    before = await apiRequests(ctx.cluster);
-    const cpu0 = cpuSeconds(fn.pid);
-    const t0 = performance.now();
+  const oneTick = async () => {
     const res = await fetch(fn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(180_000) });
-    tick = { status: res.status, summary: ((await res.json()) as { summary?: Record<string, unknown> }).summary ?? {} };
-    seconds = (performance.now() - t0) / 1000;
-    cpu = cpuSeconds(fn.pid) - cpu0;
-  } finally {
-    await fn.stop();
-  }
+    return { status: res.status, summary: ((await res.json()) as { summary?: Record<string, unknown> }).summary ?? {} };
+  };
+  const { result: tick, seconds, cpu, before } = await measured(ctx, fn, oneTick);
   const outcomes = (tick.summary.outcomes ?? {}) as Record<string, number>;
   const removed = outcomes.deleted ?? 0;
   const profile = profileOf(fn, ctx.mode, removed);
@@ -119,20 +130,7 @@ export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promis
     KUBECONFIG: ctx.ids.kubeconfig('podTerminated'),
     ...(sender?.env ?? {}),
   });
-  let outcomes: string[];
-  let cpu: number;
-  let seconds: number;
-  let before: Map<string, number>;
-  try {
-    before = await apiRequests(ctx.cluster);
-    const cpu0 = cpuSeconds(fn.pid);
-    const t0 = performance.now();
-    outcomes = await sendStorm(fn.url, messages, ctx.inFlight);
-    seconds = (performance.now() - t0) / 1000;
-    cpu = cpuSeconds(fn.pid) - cpu0;
-  } finally {
-    await fn.stop();
-  }
+  const { result: outcomes, seconds, cpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
   const removed = outcomes.filter((o) => o === 'deleted').length;
   const profile = profileOf(fn, ctx.mode, removed);
   return {

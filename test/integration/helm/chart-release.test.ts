@@ -2,14 +2,13 @@
 // release workflow pushes to oci://ghcr.io/kube-tidy/charts), linted as a package, its version
 // and appVersion the npm package's, and the image by tag or pinned by digest in every pod it
 // renders, the `helm test` hook's included.
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../../infra/declaration/declaration.js';
-import { chartCopy, helm, template, type Obj } from './helm.js';
+import { chartCopy, containersOf, helm, template, type Obj } from './helm.js';
 
 const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
@@ -17,19 +16,7 @@ const MULTIKUEUE = ['--api-versions', 'kueue.x-k8s.io/v1beta2/MultiKueueCluster'
 let packaged: string;
 
 /** Every container image of the rendered objects (Knative Services, the Deployment, the test Pod), by object. */
-function images(objects: Obj[]): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object')
-      for (const [k, x] of Object.entries(v)) {
-        if (k === 'containers' && Array.isArray(x)) for (const c of x as { image: string }[]) out.push(c.image);
-        else walk(x);
-      }
-  };
-  objects.forEach(walk);
-  return out;
-}
+const images = (objects: Obj[]): string[] => containersOf(objects).map((c) => c.image);
 
 beforeAll(async () => {
   const dest = mkdtempSync(join(tmpdir(), 'kube-tidy-chart-package-'));

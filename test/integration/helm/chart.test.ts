@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { readDeclaration } from '../../../infra/declaration/declaration.js';
 import { renderKnative } from '../../../infra/knative/render.js';
 import { installCrds, kubectl, sharedCluster, upstreamCrdsDir, testNamespace } from '../../harness/index.js';
-import { chartCopy, helm, key, template, type Obj } from './helm.js';
+import { chartCopy, containersOf, helm, key, template, type Obj } from './helm.js';
 
 const decl = readDeclaration();
 const chart = chartCopy();
@@ -271,6 +271,25 @@ describe('helm template, standalone mode', () => {
       /multiKueue is "yes": use auto, true or false/,
     );
   });
+});
+
+/** DRY_RUN of every container of kube-tidy's image the render holds (not the dead letters' event_display). */
+const dryRunsOf = (objects: Obj[]): (string | undefined)[] =>
+  containersOf(objects)
+    .filter((c) => c.image.startsWith('ghcr.io/kube-tidy/kube-tidy:'))
+    .map((c) => c.env?.find((e) => e.name === 'DRY_RUN')?.value);
+
+describe('dry run by default (README: both modes start in dry run)', () => {
+  for (const mode of ['knative', 'standalone']) {
+    it(`${mode} mode: every container kube-tidy runs has DRY_RUN "true" unless dryRun=false is set`, async () => {
+      const defaults = dryRunsOf((await template(chart, 'kube-tidy', 'kube-tidy', { mode }, ['--skip-tests'])).objects);
+      expect(defaults.length).toBeGreaterThan(0);
+      expect(defaults).toEqual(defaults.map(() => 'true'));
+      // The check can fail: the same render with dryRun=false says so in every container.
+      const off = dryRunsOf((await template(chart, 'kube-tidy', 'kube-tidy', { mode, dryRun: 'false' }, ['--skip-tests'])).objects);
+      expect(off).toEqual(defaults.map(() => 'false'));
+    });
+  }
 });
 
 describe('server-side dry run of every rendered object', () => {

@@ -61,3 +61,24 @@ export async function template(
 }
 
 export const key = (o: Obj): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** A container as a rendered object holds it: its image and environment. */
+export interface RenderedContainer {
+  image: string;
+  env?: { name: string; value?: string }[];
+}
+
+/** Every container of the rendered objects (Knative Services, the Deployment, the test Pod), in order, wherever its `containers` list sits. */
+export function containersOf(objects: Obj[]): RenderedContainer[] {
+  const out: RenderedContainer[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'containers' && Array.isArray(x)) out.push(...(x as RenderedContainer[]));
+        else walk(x);
+      }
+  };
+  objects.forEach(walk);
+  return out;
+}

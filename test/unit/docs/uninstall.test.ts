@@ -1,7 +1,7 @@
 // docs/uninstall.md names everything kube-tidy keeps in a cluster (shared/model/keys.ts is where
 // every such name lives) and a command that removes it: a new ConfigMap, Lease, annotation or
 // label kube-tidy writes fails here until the page says how to remove it.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOCS_ROOT } from '../../../infra/docs/generate.js';
@@ -32,5 +32,20 @@ describe('docs/uninstall.md', () => {
     expect(commands).toContain('kubectl uncordon');
     for (const a of keys.EVACUATION_MARKERS) expect(commands, a).toContain(`${a}-`);
     expect(commands).toContain(`-l ${keys.EVICTION_REQUEST_POD_UID_LABEL}`);
+  });
+
+  it('says kube-tidy installs no CRD, no webhook and no finalizer: the chart, the manifests and the code hold none', () => {
+    expect(page).toContain('kube-tidy installs no CRD, no webhook and no finalizer');
+    const files = (dir: string, ext: RegExp) =>
+      readdirSync(join(DOCS_ROOT, dir), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && ext.test(e.name))
+        .map((e) => join(e.parentPath, e.name));
+    // Helm installs a chart's crds/ folder before its templates.
+    expect(existsSync(join(DOCS_ROOT, 'infra', 'helm', 'kube-tidy', 'crds'))).toBe(false);
+    const installed = [...files('infra/helm/kube-tidy/templates', /\.(yaml|tpl)$/), ...files('infra/knative/manifests', /\.yaml$/)];
+    expect(installed.length).toBeGreaterThan(0);
+    for (const f of installed) expect(readFileSync(f, 'utf8'), f).not.toMatch(/kind:\s*(CustomResourceDefinition|\w*WebhookConfiguration)\b/);
+    const code = [...files('shared', /\.ts$/), ...files('functions', /\.ts$/)].filter((f) => !f.endsWith('.test.ts'));
+    for (const f of code) expect(readFileSync(f, 'utf8'), f).not.toMatch(/finalizers/i);
   });
 });
