@@ -58,12 +58,8 @@ export interface WriterOptions {
   series?: PodEventSeries;
 }
 
-/** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
-export interface Gvr {
-  group: string;
-  version: string;
-  plural: string;
-}
+/** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds: the direct requests' `Resource`, one type under the name its callers know. */
+export type Gvr = Resource;
 
 /**
  * A pod marked request-evict-only that would have been evicted: `evacuation-requested` (its
