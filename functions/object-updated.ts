@@ -38,9 +38,10 @@ const ruledKinds = (p: Pick<ObjectUpdatedParts, 'handle'>): ObjectKind[] =>
 
 /**
  * `objectUpdated`: a Job, PersistentVolumeClaim or Kueue Workload event in, the object rules
- * decide on that one object as stored. The event's copy is only a hint of which object: its
- * namespace is read (every owner rule is namespaced) and the pass is restricted to the stored
- * object with the event's uid, so a forged condition, a stale or repeated event changes
+ * decide on that one object as stored. The event's copy is only a hint of which object: the
+ * object is read by name, its namespace too when a controller owns it (an owner rule could group
+ * it with others: objects/io/read-one.ts), and the pass is restricted to the stored object with
+ * the event's uid, so a forged condition, a stale or repeated event changes
  * nothing, and a write is tied to the uid and resourceVersion read just before it. An object
  * only time stands in the way of is timed: this process acts at its eligibility, reading again,
  * and its entry in the objects' due list lets any instance's tick act then if this one died.

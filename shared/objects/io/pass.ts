@@ -39,7 +39,8 @@ export interface ObjectsPassOptions {
   until?: number;
   /**
    * Read this namespace alone (an event's, a due timer's): every owner rule is namespaced, so its
-   * object is decided on the context a full read gives it, and an event costs its namespace only.
+   * object is decided on the context a full read gives it. With `only.name`, the object is read
+   * first and this namespace only when a controller owns it (io/read-one.ts).
    */
   readNamespace?: string;
 }
