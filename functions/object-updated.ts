@@ -1,5 +1,15 @@
 import { readDueConfig } from '../shared/cleanup/due/index.js';
-import { anyRuleMatches, hintOf, objectsHandle, ObjectsDue, ObjectsTick, runObjectsPass, storedUid, type ObjectsHandle } from '../shared/objects/index.js';
+import {
+  anyRuleMatches,
+  controlledInCopy,
+  hintOf,
+  objectsHandle,
+  ObjectsDue,
+  ObjectsTick,
+  runObjectsPass,
+  storedUid,
+  type ObjectsHandle,
+} from '../shared/objects/index.js';
 import { OBJECT_KINDS, type ObjectKind } from '../shared/policy/objects-schema.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
@@ -92,8 +102,9 @@ export const objectUpdated = defineTarget({
     const summary = await runObjectsPass(h, {
       origin: 'event',
       dryRun: h.settings.dryRun,
-      // Its name: the object is read first, its namespace only if an owner rule could group it with others.
-      only: { kind: objectKind, uid, name: input.name },
+      // Its name: the object is read first, its namespace only if an owner rule could group it with
+      // others; at once when the copy names a controller (the GET would only be repeated by the LIST).
+      only: { kind: objectKind, uid, ...(input.type === 'object' && controlledInCopy(input.event.object) ? {} : { name: input.name }) },
       readNamespace: input.namespace,
     });
     const { scheduled } = await due.schedule({ kind: objectKind, namespace: input.namespace, name: input.name, uid }, summary);
