@@ -1,5 +1,15 @@
 import { readDueConfig } from '../shared/cleanup/due/index.js';
-import { anyRuleMatches, hintOf, objectsHandle, ObjectsDue, ObjectsTick, runObjectsPass, storedUid, type ObjectsHandle } from '../shared/objects/index.js';
+import {
+  anyRuleMatches,
+  controlledInCopy,
+  hintOf,
+  objectsHandle,
+  ObjectsDue,
+  ObjectsTick,
+  runObjectsPass,
+  storedUid,
+  type ObjectsHandle,
+} from '../shared/objects/index.js';
 import { OBJECT_KINDS, type ObjectKind } from '../shared/policy/objects-schema.js';
 import type { Runtime } from '../shared/runtime/runtime.js';
 import { BadRequestError } from '../shared/serve/resolve.js';
@@ -38,9 +48,10 @@ const ruledKinds = (p: Pick<ObjectUpdatedParts, 'handle'>): ObjectKind[] =>
 
 /**
  * `objectUpdated`: a Job, PersistentVolumeClaim or Kueue Workload event in, the object rules
- * decide on that one object as stored. The event's copy is only a hint of which object: its
- * namespace is read (every owner rule is namespaced) and the pass is restricted to the stored
- * object with the event's uid, so a forged condition, a stale or repeated event changes
+ * decide on that one object as stored. The event's copy is only a hint of which object: the
+ * object is read by name, its namespace too when a controller owns it (an owner rule could group
+ * it with others: objects/io/read-one.ts), and the pass is restricted to the stored object with
+ * the event's uid, so a forged condition, a stale or repeated event changes
  * nothing, and a write is tied to the uid and resourceVersion read just before it. An object
  * only time stands in the way of is timed: this process acts at its eligibility, reading again,
  * and its entry in the objects' due list lets any instance's tick act then if this one died.
@@ -91,8 +102,9 @@ export const objectUpdated = defineTarget({
     const summary = await runObjectsPass(h, {
       origin: 'event',
       dryRun: h.settings.dryRun,
-      // Its name: the object is read first, its namespace only if an owner rule could group it with others.
-      only: { kind: objectKind, uid, name: input.name },
+      // Its name: the object is read first, its namespace only if an owner rule could group it with
+      // others; at once when the copy names a controller (the GET would only be repeated by the LIST).
+      only: { kind: objectKind, uid, ...(input.type === 'object' && controlledInCopy(input.event.object) ? {} : { name: input.name }) },
       readNamespace: input.namespace,
     });
     const { scheduled } = await due.schedule({ kind: objectKind, namespace: input.namespace, name: input.name, uid }, summary);

@@ -8,24 +8,8 @@
 // writer (writer.ts deleteAsRead) needs its status, nothing more. Reads and writes are apart,
 // as the pods' are, so a host fences the writes alone (standalone's Lease: fence.ts).
 import type { DirectRequests } from './direct.js';
+import { resourcePath, withQuery, type Resource } from './direct-paths.js';
 import type { RawList } from './pager.js';
-
-/** An API resource by group (empty: the core group), version and plural, as client-node's CustomObjectsApi takes it. */
-export interface Resource {
-  group: string;
-  version: string;
-  plural: string;
-}
-
-/** Encoded as client-node encodes path and query parameters; the lifecycle's path guard refuses what encoding lets through ('..'). */
-const segment = encodeURIComponent;
-
-/** `/api/v1[/namespaces/<ns>]/<plural>[/<name>]`, or `/apis/<group>/<version>/...` outside the core group. */
-export function resourcePath(r: Resource, namespace: string | undefined, name?: string): string {
-  const root = r.group === '' ? `/api/${segment(r.version)}` : `/apis/${segment(r.group)}/${segment(r.version)}`;
-  const scope = namespace === undefined ? '' : `/namespaces/${segment(namespace)}`;
-  return `${root}${scope}/${segment(r.plural)}${name === undefined ? '' : `/${segment(name)}`}`;
-}
 
 /** A page's query, as the pager (pager.ts) asks for it. */
 export interface ObjectPageQuery {
@@ -57,13 +41,11 @@ export class DirectObjectReads implements ObjectReads {
   constructor(private readonly direct: DirectRequests) {}
 
   async list<T>(r: Resource, namespace: string | undefined, { limit, _continue }: ObjectPageQuery): Promise<RawList<T>> {
-    const params: [string, string | number | undefined][] = [
+    const path = withQuery(resourcePath(r, namespace), [
       ['limit', limit],
       ['continue', _continue],
-    ];
-    const query = params.flatMap(([k, v]) => (v === undefined || v === '' ? [] : [`${k}=${segment(v)}`])).join('&');
-    const path = resourcePath(r, namespace);
-    return (await this.direct.getJson(query ? `${path}?${query}` : path)) as RawList<T>;
+    ]);
+    return (await this.direct.getJson(path)) as RawList<T>;
   }
 
   async get<T>(r: Resource, namespace: string | undefined, name: string): Promise<T> {
@@ -75,6 +57,6 @@ export class DirectObjectWrites implements ObjectDeleter {
   constructor(private readonly direct: DirectRequests) {}
 
   async deleteNamespacedObject({ resource, namespace, name, body, dryRun }: ObjectDeleteParams): Promise<number> {
-    return this.direct.send('DELETE', `${resourcePath(resource, namespace, name)}${dryRun ? `?dryRun=${segment(dryRun)}` : ''}`, body);
+    return this.direct.send('DELETE', withQuery(resourcePath(resource, namespace, name), [['dryRun', dryRun]]), body);
   }
 }

@@ -7,29 +7,28 @@
 import type { V1DeleteOptions, V1Eviction } from '@kubernetes/client-node';
 import type { Pod } from '../model/objects.js';
 import type { DirectRequests } from './direct.js';
+import { resourcePath, withQuery, type Resource } from './direct-paths.js';
 import type { PodReader } from './get.js';
 import type { PodListQuery, PodLister } from './list.js';
 import type { RawList } from './pager.js';
 import type { PodDeleter, PodEvictor, PodWriteParams } from './pods.js';
 
-// Encoded as client-node encodes path and query parameters; the lifecycle's path guard refuses what encoding lets through ('..').
-const segment = encodeURIComponent;
+const PODS: Resource = { group: '', version: 'v1', plural: 'pods' };
 
 /** The two writes to pods (pods.ts): a DELETE, and an eviction (whose answer, a Status, is not read either). */
 export class DirectPodWrites implements PodDeleter, PodEvictor {
   constructor(private readonly direct: DirectRequests) {}
 
   async deleteNamespacedPod({ name, namespace, body, dryRun }: PodWriteParams<V1DeleteOptions>): Promise<number> {
-    return this.direct.send('DELETE', `${podPath(namespace, name)}${dryRunQuery(dryRun)}`, body);
+    return this.direct.send('DELETE', withQuery(podPath(namespace, name), [['dryRun', dryRun]]), body);
   }
 
   async createNamespacedPodEviction({ name, namespace, body, dryRun }: PodWriteParams<V1Eviction>): Promise<number> {
-    return this.direct.send('POST', `${podPath(namespace, name)}/eviction${dryRunQuery(dryRun)}`, body);
+    return this.direct.send('POST', withQuery(`${podPath(namespace, name)}/eviction`, [['dryRun', dryRun]]), body);
   }
 }
 
-const podPath = (namespace: string, name: string) => `/api/v1/namespaces/${segment(namespace)}/pods/${segment(name)}`;
-const dryRunQuery = (dryRun: string | undefined) => (dryRun ? `?dryRun=${segment(dryRun)}` : '');
+const podPath = (namespace: string, name: string) => resourcePath(PODS, namespace, name);
 
 /** The pod reads a pass and the event path make per page and per pod: LIST pages and the GET of one pod. */
 export class DirectPodReads implements PodLister, PodReader {
@@ -40,21 +39,20 @@ export class DirectPodReads implements PodLister, PodReader {
   }
 
   listNamespacedPod({ namespace, ...query }: PodListQuery & { namespace: string }): Promise<RawList<Pod>> {
-    return this.list(`/api/v1/namespaces/${segment(namespace)}/pods`, query);
+    return this.list(resourcePath(PODS, namespace), query);
   }
 
   listPodForAllNamespaces(query: PodListQuery): Promise<RawList<Pod>> {
-    return this.list('/api/v1/pods', query);
+    return this.list(resourcePath(PODS, undefined), query);
   }
 
   private async list(path: string, { labelSelector, fieldSelector, limit, _continue }: PodListQuery): Promise<RawList<Pod>> {
-    const params: [string, string | number | undefined][] = [
+    const query = withQuery(path, [
       ['labelSelector', labelSelector],
       ['fieldSelector', fieldSelector],
       ['limit', limit],
       ['continue', _continue],
-    ];
-    const query = params.flatMap(([k, v]) => (v === undefined || v === '' ? [] : [`${k}=${segment(v)}`])).join('&');
-    return (await this.direct.getJson(query ? `${path}?${query}` : path)) as RawList<Pod>;
+    ]);
+    return (await this.direct.getJson(query)) as RawList<Pod>;
   }
 }

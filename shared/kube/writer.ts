@@ -14,7 +14,7 @@
 //   logged as a sample (write-refusals.ts).
 // Nothing outside shared/kube calls a client's write methods (eslint.config.js enforces it).
 import { deleteAsSeen, type DeletedAsSeen } from './delete-as-seen.js';
-import type { Resource } from './direct-objects.js';
+import type { Resource } from './direct-paths.js';
 import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
@@ -58,12 +58,8 @@ export interface WriterOptions {
   series?: PodEventSeries;
 }
 
-/** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds. */
-export interface Gvr {
-  group: string;
-  version: string;
-  plural: string;
-}
+/** A custom resource's address (CustomObjectsApi), e.g. KubeVirt migrations, Job kinds: the direct requests' `Resource`, one type under the name its callers know. */
+export type Gvr = Resource;
 
 /**
  * A pod marked request-evict-only that would have been evicted: `evacuation-requested` (its

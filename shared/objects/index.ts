@@ -12,4 +12,4 @@ export { ObjectsDue, type ObjectDueEntry, type ObjectsDueOptions } from './io/du
 export { ObjectsTick, type ObjectsTickResult } from './io/due-tick.js';
 export { storedUid } from './io/lookup.js';
 export { anyRuleMatches } from './core/decide.js';
-export { hintOf } from './core/hint.js';
+export { controlledInCopy, hintOf } from './core/hint.js';

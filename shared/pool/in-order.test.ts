@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inOrder } from './in-order.js';
+import { inOrder, inTurn } from './in-order.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -55,5 +55,41 @@ describe('inOrder', () => {
         },
       ),
     ).rejects.toThrow('bug');
+  });
+});
+
+describe('inTurn', () => {
+  it('tells each result in its item order, as soon as every one before it is in, whatever order they finish in', () => {
+    const told: [string, number][] = [];
+    const done = inTurn<string>((r, i) => told.push([r, i]));
+    done(2, 'c');
+    done(1, 'b');
+    expect(told).toEqual([]);
+    done(0, 'a');
+    expect(told).toEqual([
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+    ]);
+    done(4, 'e');
+    expect(told).toHaveLength(3);
+    done(3, 'd');
+    expect(told.map(([r]) => r)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('with inOrder: the items finishing out of order are told in the plan order, each once', async () => {
+    const told: number[] = [];
+    const done = inTurn<number>((r) => told.push(r));
+    await inOrder(
+      [...Array(30).keys()],
+      5,
+      () => false,
+      async (n, i) => {
+        for (let k = 0; k < (n * 7) % 5; k++) await tick();
+        done(i, n);
+        return n;
+      },
+    );
+    expect(told).toEqual([...Array(30).keys()]);
   });
 });

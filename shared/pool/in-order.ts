@@ -26,3 +26,22 @@ export async function inOrder<T, R>(
   const { started } = await fed.done;
   return { results, started };
 }
+
+/**
+ * Hands results on in their items' order whatever order they finish in: `done(i, r)` records the
+ * i-th and tells every result whose turn has come (this one and any finished after it, once all
+ * before them are in). Only those finished ahead of one still in flight wait here. For a pass
+ * that writes in flight with `inOrder` but tells (a CloudEvent, a summary line) in the plan's order.
+ */
+export function inTurn<R>(tell: (result: R, index: number) => void): (index: number, result: R) => void {
+  const waiting = new Map<number, R>();
+  let next = 0;
+  return (index, result) => {
+    waiting.set(index, result);
+    for (; waiting.has(next); next++) {
+      const r = waiting.get(next)!;
+      waiting.delete(next);
+      tell(r, next);
+    }
+  };
+}

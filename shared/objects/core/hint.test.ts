@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectRuleSchema } from '../../policy/objects-schema.js';
 import { anyRuleMatches } from './decide.js';
-import { hintOf } from './hint.js';
+import { controlledInCopy, hintOf } from './hint.js';
 
 const rules = [
   ObjectRuleSchema.parse({ name: 'jobs', kind: 'Job', minAge: '1h', namespaces: { exclude: ['prod'] }, labelSelector: { matchLabels: { tier: 'batch' } } }),
@@ -56,5 +56,25 @@ describe("an event's copy as a hint: could any rule select it?", () => {
     { sentence: 'a status that is not an object', o: { metadata: { namespace: 'ml' }, status: 'done' } },
   ])('a copy with $sentence is no hint (the stored object decides)', ({ o }) => {
     expect(hintOf('Job', o as never)).toBeUndefined();
+  });
+});
+
+describe('controlledInCopy', () => {
+  const ref = (controller?: unknown) => ({
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    name: 'nightly',
+    uid: 'u',
+    ...(controller === undefined ? {} : { controller }),
+  });
+  it.each([
+    { sentence: 'a controller owner: yes', refs: [ref(true)], want: true },
+    { sentence: 'an owner that is not its controller: no', refs: [ref(false), ref()], want: false },
+    { sentence: 'no owner: no', refs: undefined, want: false },
+    { sentence: "a controller that is only a string 'true': no", refs: [ref('true')], want: false },
+    { sentence: 'owner references that are not a list: no', refs: { controller: true }, want: false },
+    { sentence: 'an entry that is not an object: no', refs: [null, 'x'], want: false },
+  ])('$sentence', ({ refs, want }) => {
+    expect(controlledInCopy({ metadata: { namespace: 'ml', ...(refs === undefined ? {} : { ownerReferences: refs }) } })).toBe(want);
   });
 });

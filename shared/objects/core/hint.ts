@@ -33,3 +33,14 @@ export function hintOf(kind: ObjectKind, object: { metadata: Record<string, unkn
   if (!conditions) return undefined;
   return { kind, namespace, ...(labels ? { labels } : {}), conditions };
 }
+
+/**
+ * Whether the copy names a controller owner: then an owner rule may group the object with its
+ * owner's others and its namespace is read at once, without a GET of the object first that the
+ * namespace's LIST would only repeat. Only which read comes first is taken from it: whatever the
+ * copy says, the stored object decides (one said unowned but owned is read with its namespace).
+ */
+export function controlledInCopy(object: { metadata: Record<string, unknown> }): boolean {
+  const refs = object.metadata.ownerReferences;
+  return Array.isArray(refs) && refs.some((o: unknown) => isRecord(o) && o.controller === true);
+}

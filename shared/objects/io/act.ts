@@ -8,7 +8,7 @@
 // with it, as the TTL controller deletes); a finished Workload's owner is read again and deleted
 // the same way. Reads and DELETEs are sent directly (kube/direct-objects.ts: no typed models).
 import { classifyKubeError, KubeRequestError, TransientKubeError } from '../../kube/errors.js';
-import type { Resource } from '../../kube/direct-objects.js';
+import type { Resource } from '../../kube/direct-paths.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { ObjectRule } from '../../policy/objects-schema.js';
 import { recheck } from '../core/decide.js';

@@ -11,7 +11,7 @@ import { removalCharged } from '../../kube/admission.js';
 import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
 import { observeObject } from '../../metrics/observe.js';
-import { inOrder } from '../../pool/in-order.js';
+import { inOrder, inTurn } from '../../pool/in-order.js';
 import { decideObjects } from '../core/decide.js';
 import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '../core/model.js';
 import type { ObjectsHandle } from '../handle.js';
@@ -39,7 +39,8 @@ export interface ObjectsPassOptions {
   until?: number;
   /**
    * Read this namespace alone (an event's, a due timer's): every owner rule is namespaced, so its
-   * object is decided on the context a full read gives it, and an event costs its namespace only.
+   * object is decided on the context a full read gives it. With `only.name`, the object is read
+   * first and this namespace only when a controller owns it (io/read-one.ts).
    */
   readNamespace?: string;
 }
@@ -101,18 +102,13 @@ async function tell(h: ObjectsHandle, r: ObjectResult, dryRun: boolean): Promise
  */
 async function actInOrder(h: ObjectsHandle, rules: readonly ObjectRule[], decided: readonly ObjectDecision[], o: ObjectsPassOptions) {
   const admission = h.admission({ dryRun: o.dryRun });
-  const waiting = new Map<number, ObjectResult>();
-  let told = 0;
+  // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
+  const decidedInTurn = inTurn<ObjectResult>((r) => objectDecided(h.notifier, r, o.origin));
   const overdue = () => o.until !== undefined && h.now() >= o.until;
   const acted = await inOrder(decided, h.settings.concurrency, overdue, async (d, i) => {
     const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
     observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
-    waiting.set(i, r);
-    // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
-    for (let next; (next = waiting.get(told)) !== undefined; told++) {
-      waiting.delete(told);
-      objectDecided(h.notifier, next, o.origin);
-    }
+    decidedInTurn(i, r);
     await tell(h, r, o.dryRun);
     return r;
   });

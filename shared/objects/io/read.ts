@@ -21,7 +21,8 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { ObjectReads, Resource } from '../../kube/direct-objects.js';
+import type { ObjectReads } from '../../kube/direct-objects.js';
+import type { Resource } from '../../kube/direct-paths.js';
 import { classifyKubeError } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';

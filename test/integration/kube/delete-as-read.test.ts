@@ -7,7 +7,7 @@
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kubeClients } from '../../../shared/kube/clients.js';
-import type { Resource } from '../../../shared/kube/direct-objects.js';
+import type { Resource } from '../../../shared/kube/direct-paths.js';
 import { classifyKubeError } from '../../../shared/kube/errors.js';
 import { ClusterWriter, WriteRefusedError, type WriterOptions } from '../../../shared/kube/writer.js';
 import type { StoredId } from '../../../shared/model/identity.js';

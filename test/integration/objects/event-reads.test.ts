@@ -3,7 +3,8 @@
 // one GET of it, then its DELETE tied to that read, and nothing of its namespace listed, so a
 // storm of finished Jobs in one namespace costs each event its own Job, not every Job there.
 // A Job a controller owns is decided on its namespace as before: `keepLast: 1` keeps the newest
-// of its owner's Jobs and removes the older, whichever event comes.
+// of its owner's Jobs and removes the older, whichever event comes; its copy names the controller,
+// so the namespace is read at once, with no GET of the Job first.
 import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { objectUpdated } from '../../../functions/object-updated.js';
@@ -95,6 +96,10 @@ describe("objectUpdated reads a finished Job's event", () => {
         requests.some((r) => r.method === 'GET' && r.path === jobsPath()),
         "the owner's Jobs were listed",
       ).toBe(true);
+      expect(
+        requests.filter((r) => r.method === 'GET' && r.path.startsWith(`${jobsPath()}/`)),
+        'no GET of the Job before its namespace (its copy names a controller: the LIST reads it)',
+      ).toEqual([]);
       const stayed = [await liveJob(batch(), ns.name, 'owned-1'), await liveJob(batch(), ns.name, 'owned-2')].filter(Boolean);
       expect(stayed).toHaveLength(1);
     } finally {

@@ -11,7 +11,7 @@ import type { Decision } from '../../../selection/decision.js';
 import type { SnapshotNeeds } from '../../../selection/needs.js';
 import type { Policy } from '../../../policy/policy.js';
 import { asTheyCome, type Fed } from '../../../pool/as-they-come.js';
-import { inOrder } from '../../../pool/in-order.js';
+import { inOrder, inTurn } from '../../../pool/in-order.js';
 import type { RemovalTarget } from '../../../kube/evict-only.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
 import type { CleanupHandle } from '../../handle.js';
@@ -73,17 +73,12 @@ export async function inPolicyOrder(
   concurrency: number,
   stop: () => boolean,
 ): Promise<number> {
-  const waiting = new Map<number, ActResult>();
-  let told = 0;
+  const told = inTurn<ActResult>((r, i) => act.told(r, own[i]!));
   const acted = await inOrder(own, concurrency, stop, async (decision, i) => {
     const taken = await brakes.take(own, i);
     const target = targets.get(decision.uid)!;
     targets.delete(decision.uid);
-    waiting.set(i, await act.removal(decision, target, taken));
-    for (let next; (next = waiting.get(told)) !== undefined; told++) {
-      waiting.delete(told);
-      act.told(next, own[told]!);
-    }
+    told(i, await act.removal(decision, target, taken));
     return true;
   });
   return acted.started;
