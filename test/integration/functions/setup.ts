@@ -29,11 +29,23 @@ export async function runtimeFor(policy: unknown, env: Record<string, string> = 
   const file = join(dir, 'policy.json');
   writeFileSync(file, JSON.stringify(policy));
   const ledger = env.BRAKES_NAMESPACE || env.KUBE_TIDY_NAMESPACE ? {} : { BRAKES_NAMESPACE: `brakes-${process.pid}-${++counter}` };
-  return startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...ledger, ...env }, { log });
+  const rt = await startRuntime({ POLICY_FILE: file, KUBECONFIG: sharedCluster().kubeconfigPath, ...ledger, ...env }, { log });
+  started.push(rt);
+  return rt;
 }
 
-/** Forgets what earlier tests spent in a shared ledger (tests that share one namespace across tests). */
+/** Every runtime runtimeFor started: resetBrakes stops those of the ledger it deletes. */
+const started: Runtime[] = [];
+
+/**
+ * Forgets what earlier tests spent in a shared ledger (tests that share one namespace across
+ * tests). The earlier tests' processes are stopped first (their brakes' timers): one that knew
+ * the ledger and finds it deleted rebuilds it blind, as it must (brakes/io/lost.ts), and an idle
+ * give-back or a hold's renewal firing after the delete did that to the next test's window
+ * (its planner and takers all deferred; seen under load, when the timers came late).
+ */
 export async function resetBrakes(namespace: string): Promise<void> {
+  for (const rt of started.filter((r) => r.config.BRAKES_NAMESPACE === namespace)) rt.brakes().close();
   await sharedCluster()
     .kubeConfig()
     .makeApiClient(CoreV1Api)
