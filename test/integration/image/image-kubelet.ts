@@ -14,6 +14,11 @@
 //   KUBERNETES_SERVICE_HOST/PORT naming the API server (here on loopback), so the program finds
 //   its cluster in-cluster, as in a real pod;
 // - the pod network: the host's (ports must differ per pod; the chart's port is set per test);
+//   cluster DNS and kube-proxy: `services` maps a Service's "host:port" named in a command or
+//   argument URL to a local "127.0.0.1:port" (as helm/kubelet-stand-in.ts does);
+// - the container's exit: with restartPolicy Never the phase is Succeeded when it exited 0,
+//   else Failed, and the container terminated (the Pod lifecycle's phase rule: what `helm test`
+//   waits for); with Always it is waiting in CrashLoopBackOff, its exit its last state;
 // - deletion: SIGTERM to the program, SIGKILL after the grace period, then the deletion confirmed.
 import { appendFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +79,13 @@ function envOf(pod: V1Pod): Record<string, string> {
   return env;
 }
 
-export async function startImageKubelet(kc: KubeConfig, image: ImageUnderTest, node: string, pidsFile: string): Promise<ImageKubelet> {
+export async function startImageKubelet(
+  kc: KubeConfig,
+  image: ImageUnderTest,
+  node: string,
+  pidsFile: string,
+  services = new Map<string, string>(),
+): Promise<ImageKubelet> {
   const core = kc.makeApiClient(CoreV1Api);
   await registerReadyNode(core, node, 'image kubelet stand-in');
   const runs: ImagePodRun[] = [];
@@ -92,9 +103,10 @@ export async function startImageKubelet(kc: KubeConfig, image: ImageUnderTest, n
       return setPodStatus(core, pod, { containerStatuses: [waiting(c.name, c.image, 'CreateContainerConfigError')] });
     }
     const account = await serviceAccountFiles(core, kc, pod);
+    const routed = (arg: string) => [...services].reduce((a, [svc, local]) => a.replaceAll(`//${svc}/`, `//${local}/`), arg);
     const container = {
-      command: c.command,
-      args: c.args,
+      command: c.command?.map(routed),
+      args: c.args?.map(routed),
       env: { ...serviceEnv(kc), ...envOf(pod) },
       readOnlyRootFilesystem: c.securityContext?.readOnlyRootFilesystem ?? false,
     };
@@ -110,10 +122,7 @@ export async function startImageKubelet(kc: KubeConfig, image: ImageUnderTest, n
     });
     void r.process.exited.then((code) => {
       r.exitCode = code;
-      const terminated = { exitCode: code ?? 137, reason: code === 0 ? 'Completed' : 'Error', startedAt, finishedAt: new Date() };
-      return setPodStatus(core, pod, { containerStatuses: [{ ...waiting(c.name, c.image!, 'CrashLoopBackOff'), lastState: { terminated } }] }).catch(
-        () => undefined,
-      );
+      return setPodStatus(core, pod, exitStatus(pod, code, startedAt)).catch(() => undefined);
     });
   };
 
@@ -155,6 +164,17 @@ export async function startImageKubelet(kc: KubeConfig, image: ImageUnderTest, n
       await Promise.all(runs.map((r) => r.process?.exited));
     },
   };
+}
+
+/** The pod's status once its one container exited with `code` (null: killed by a signal). */
+function exitStatus(pod: V1Pod, code: number | null, startedAt: Date): V1Pod['status'] {
+  const c = pod.spec!.containers[0]!;
+  const terminated = { exitCode: code ?? 137, reason: code === 0 ? 'Completed' : 'Error', startedAt, finishedAt: new Date() };
+  if (pod.spec?.restartPolicy === 'Never') {
+    const state = { name: c.name, image: c.image!, imageID: '', ready: false, started: false, restartCount: 0, state: { terminated } };
+    return { phase: code === 0 ? 'Succeeded' : 'Failed', containerStatuses: [state] };
+  }
+  return { containerStatuses: [{ ...waiting(c.name, c.image!, 'CrashLoopBackOff'), lastState: { terminated } }] };
 }
 
 function waiting(name: string, image: string, reason: string) {

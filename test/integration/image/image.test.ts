@@ -3,7 +3,8 @@
 // config (entrypoint and command, environment, user, working directory) against a control plane
 // of its own: podTerminated removes a Failed pod on its event; /bin/descheduler answers --help
 // and runs one cycle; then the chart in standalone mode, its image set to the built digest, has
-// its pod run from that image, take the Lease, sweep and clean the cluster from inside it.
+// its pod run from that image, take the Lease, sweep and clean the cluster from inside it, and
+// `helm test` passes with the chart's hook Pod run from that image too.
 // A broken COPY, a missing bundle file or a wrong entrypoint fails here (CONTRIBUTING.md).
 import { appendFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -174,10 +175,12 @@ describe('the chart in standalone mode with image set to the built digest', () =
   it('runs its pod from that image, which takes the Lease, sweeps, and cleans the cluster from inside it', async () => {
     // The chart's pod must land on the stand-in's node, the workload's pods are bound to kwok's by name.
     await core.patchNode({ name: kwokNode, body: [{ op: 'add', path: '/spec/unschedulable', value: true }] });
-    kubelet = await startImageKubelet(cluster.kubeConfig(), image, 'image-node', join(cluster.dir, 'pids'));
+    const [port] = await freePorts(1);
+    // The chart's Service, as its test hook names it, is the leader's port here (the host's network).
+    const services = new Map([[`kube-tidy-standalone.${HOME}.svc:${port}`, `127.0.0.1:${port}`]]);
+    kubelet = await startImageKubelet(cluster.kubeConfig(), image, 'image-node', join(cluster.dir, 'pids'), services);
     await failedPod('failed-before-install');
     await failedPod('protected', 'kube-system');
-    const [port] = await freePorts(1);
     const set = { mode: 'standalone', image: image.ref, dryRun: 'false', 'standalone.port': String(port), 'schedules.sweep': '@every 3s' };
     const values = Object.entries(set).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
     await helm(['install', 'kube-tidy', chartCopy(), '-n', HOME, '--set-file', `policy=${join(policyDir, 'policy.yaml')}`, ...values], {
@@ -211,6 +214,20 @@ describe('the chart in standalone mode with image set to the built digest', () =
     };
     await waitFor('a sweep to have run', async () => (await sweeps()) >= 1, { timeoutMs: 30_000 });
     expect((await core.listNamespacedPod({ namespace: 'kube-system' })).items.map((p) => p.metadata?.name)).toContain('protected');
+
+    // `helm test`: the chart's hook Pod runs release-check.cjs from the same image (a bundle missing
+    // from it exits non-zero: Failed, and helm test fails), reads the Lease with its own account and
+    // GETs /metrics through the Service; it passes, and the hook deletes its Pod once it has.
+    await helm(['test', 'kube-tidy', '-n', HOME, '--timeout', '120s'], { kubeconfig: cluster.kubeconfigPath });
+    const check = kubelet.runs.find((r) => r.pod === `${HOME}/kube-tidy-standalone-test`)!;
+    expect(check.argv.slice(0, 2)).toEqual(['node', 'release-check.cjs']);
+    expect(check.argv).toContain(`http://127.0.0.1:${port}/metrics`);
+    expect(check.exitCode, check.process?.output()).toBe(0);
+    expect(check.process?.output()).toMatch(/ok: Lease kube-tidy\/kube-tidy-standalone is held by/);
+    await waitFor(
+      'the passed hook Pod to be deleted',
+      async () => !(await core.listNamespacedPod({ namespace: HOME })).items.some((p) => p.metadata?.name === 'kube-tidy-standalone-test'),
+    );
 
     // Uninstalled: the pod is deleted, its program gets SIGTERM, drains and exits 0.
     await helm(['uninstall', 'kube-tidy', '-n', HOME], { kubeconfig: cluster.kubeconfigPath });
