@@ -29,6 +29,13 @@ const PURE = [
 /** The programs that run the library (ARCHITECTURE.md "Shared edges"). */
 const HOSTS = { group: ['**/hosts/**'], message: 'shared/hosts holds the programs that run the library: a library room or function never imports one' };
 
+const SETTLE = {
+  group: ['**/kube/admission.js'],
+  importNames: ['settleRemoval'],
+  message:
+    'the writer settles every removal ticket on the answer (kube/writer.ts): a holder that sent nothing gives its ticket back with `unsent`, a plan with `spentByPlan`',
+};
+
 const IMPURE_IMPORTS = [
   {
     group: ['@kubernetes/client-node', 'pino', 'express', '@google-cloud/*', '@opentelemetry/*'],
@@ -140,6 +147,18 @@ export default tseslint.config(
     // share) run the library; no library room or function reaches back into one.
     files: ['shared/**/*.ts', 'functions/**/*.ts'],
     ignores: ['shared/hosts/**', '**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [HOSTS, SETTLE] }] },
+  },
+  {
+    // Admission is part of the write (issue 45): no family, host or function settles a ticket.
+    files: ['shared/hosts/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SETTLE] }] },
+  },
+  {
+    // ... but the writer, beside the port, does.
+    files: ['shared/kube/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [HOSTS] }] },
   },
   {

@@ -100,11 +100,19 @@ export const unlimited = (reason: string): RemovalTicket => RemovalTicket.unlimi
 
 /**
  * The one settle: `ticket` by the charge rule on the API server's answer (`undefined`: the call
- * threw, so the removal may have happened). The writer's, on every removal it sends; a no-op
- * on a ticket already settled. Returns whether it charged (undefined: settled before).
+ * threw, so the removal may have happened). The writer's alone, on every removal it sends (lint
+ * refuses it anywhere else outside shared/kube); a no-op on a ticket already settled. Returns
+ * whether it charged (undefined: settled before).
  */
 export const settleRemoval = (ticket: RemovalTicket, answer: { outcome: string } | undefined): boolean | undefined =>
   RemovalTicket.settle(ticket, removalCharged(answer));
+
+/**
+ * A plan's ticket, which sends nothing (defrag's plan-only step): spent as the run's removal
+ * would be, so what the plan's process admits next defers as a run's would (its brakes, a dry
+ * run's, write nothing).
+ */
+export const spentByPlan = (ticket: RemovalTicket): void => void RemovalTicket.settle(ticket, true);
 
 /**
  * A ticket its holder did not spend on a write (the object was gone or kept on the re-read, a

@@ -13,7 +13,7 @@
 // the brakes behind it) and is sent with its ticket, which the writer settles: the policy's
 // maxNoOfPodsToEvict* and rates then hold across steps, instances and pod cleanup's removals,
 // not only within one plan (core/plan-limits.ts).
-import { settleRemoval, unsent, type Admission, type AdmissionDeferral, type RemovalTicket } from '../../kube/admission.js';
+import { spentByPlan, unsent, type Admission, type AdmissionDeferral, type RemovalTicket } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { removalTarget } from '../../kube/evict-only.js';
 import { tallied } from '../../kube/request-tally.js';
@@ -176,8 +176,8 @@ async function verifyMoves(
 async function planned(admission: Admission, cluster: Cluster, move: Move): Promise<Pick<StepReport, 'outcome' | 'move' | 'message' | 'deferred'>> {
   const admitted = await admission.admit(subjectOf(podOf(cluster, move)));
   if ('deferred' in admitted) return { outcome: 'deferred', move, message: admitted.deferred.why, deferred: admitted.deferred };
-  // No write: spent as the run's eviction would be answered, so the plan's next step defers what a run's would.
-  settleRemoval(admitted.ticket, { outcome: 'evicted' });
+  // No write: spent as the run's eviction would be, so the plan's next step defers what a run's would.
+  spentByPlan(admitted.ticket);
   return { outcome: 'planned' };
 }
 
