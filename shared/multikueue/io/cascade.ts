@@ -14,7 +14,7 @@ import type { ObjectId } from '../../model/identity.js';
 import type { JobKind } from '../core/kinds.js';
 import type { RemoteObject } from '../core/remote-object.js';
 import { remoteVerdict } from '../core/verdict.js';
-import { cascadeTicket } from './outside-budgets.js';
+import { CASCADE_OUTSIDE_BUDGETS, cascadeTicket } from './outside-budgets.js';
 import type { Worker } from './workers.js';
 import { cascaded } from '../../notify/families.js';
 import type { Notifier } from '../../notify/notifier.js';
@@ -101,8 +101,9 @@ async function cascade(
           { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) },
           opts.propagation,
         );
-        if (outcome === 'deleted')
-          return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`);
+        // Its unlimited ticket's reason, said where the removal is (the CloudEvent, the answer's body).
+        const deleted = `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`;
+        if (outcome === 'deleted') return result('deleted', `${deleted}; ${CASCADE_OUTSIDE_BUDGETS}`);
         if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile');
         return false; // stale: it changed since it was read
       },
