@@ -108,6 +108,11 @@ describe('only the writer settles a removal ticket (admission is part of the wri
     expect((await problems(file, settles(from))).join('\n')).toContain('the writer settles every removal ticket');
   });
 
+  it("calling the ticket class's own settle fails lint too", async () => {
+    const code = "import { RemovalTicket } from '../../kube/admission.js';\nexport const x = (t: RemovalTicket) => RemovalTicket.settle(t, true);";
+    expect((await problems('shared/defrag/io/boundary-probe.ts', code)).join('\n')).toContain('the writer settles every removal ticket');
+  });
+
   it('the writer beside the port may; a family gives back what it did not send, and names the ticket type', async () => {
     expect(await problems('shared/kube/boundary-probe.ts', settles('./admission.js'))).toEqual([]);
     const gives = "import { unsent, type RemovalTicket } from '../../kube/admission.js';\nexport const x = (t: RemovalTicket) => unsent(t);";
