@@ -52,7 +52,7 @@ export interface CleanupHandle {
    * not one removal asks it directly (a pass's abort gate, resume and trip, its settling).
    */
   brakes(opts?: { dryRun?: boolean }): Brakes;
-  /** What every removal asks before it is sent and settles after (kube/admission.ts): `cleanupAdmission`. */
+  /** What every removal asks before it is sent, for the ticket the writer settles (kube/admission.ts): `cleanupAdmission`. */
   admission(o: CleanupAdmissionOptions): Admission;
   now(): number;
   log: Logger;

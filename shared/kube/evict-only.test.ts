@@ -5,6 +5,7 @@ import type { Pod } from '../model/objects.js';
 import { removalTarget } from './evict-only.js';
 import { storedPodId } from './from-client.js';
 import { ClusterWriter, type WriterClients } from './writer.js';
+import { testTicket } from '../../test/fixtures/ticket.js';
 
 // The writer and the descheduler's request-evict-only mark: what removing such a pod sends.
 
@@ -26,7 +27,7 @@ const writerOf = (c: ReturnType<typeof clients>, dryRun = false) =>
 describe('removePod and request-evict-only', () => {
   it('a running pod marked request-evict-only is not evicted: its evacuation is requested, tied to its resourceVersion', async () => {
     const c = clients();
-    const r = await writerOf(c).removePod(removalTarget(stored('Running', MARK)), 'test', { requester: 'strategy:PodLifeTime' });
+    const r = await writerOf(c).removePod(removalTarget(stored('Running', MARK)), testTicket(), 'test', { requester: 'strategy:PodLifeTime' });
     expect(r).toMatchObject({ action: 'evict', outcome: 'evacuation-requested', dryRun: false });
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
     expect(c.core.patchNamespacedPod).toHaveBeenCalledWith(
@@ -37,7 +38,7 @@ describe('removePod and request-evict-only', () => {
 
   it("in a dry run the request goes through the API server's dry run only", async () => {
     const c = clients();
-    const r = await writerOf(c, true).removePod(removalTarget(stored('Pending', MARK)), 'test');
+    const r = await writerOf(c, true).removePod(removalTarget(stored('Pending', MARK)), testTicket(), 'test');
     expect(r).toMatchObject({ outcome: 'evacuation-requested', dryRun: true });
     expect(c.core.patchNamespacedPod).toHaveBeenCalledWith(expect.objectContaining({ dryRun: 'All' }), expect.anything());
   });
@@ -48,7 +49,7 @@ describe('removePod and request-evict-only', () => {
       { ...MARK, [ANNOTATIONS.request]: 'someone' },
       { ...MARK, [ANNOTATIONS.state]: 'Backoff' },
     ]) {
-      expect((await writerOf(c).removePod(removalTarget(stored('Running', a)), 'test')).outcome).toBe('evacuating');
+      expect((await writerOf(c).removePod(removalTarget(stored('Running', a)), testTicket(), 'test')).outcome).toBe('evacuating');
     }
     expect(c.core.patchNamespacedPod).not.toHaveBeenCalled();
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
@@ -59,19 +60,19 @@ describe('removePod and request-evict-only', () => {
     c.core.patchNamespacedPod.mockRejectedValueOnce(
       Object.assign(new Error('conflict'), { code: 409, body: '{"reason":"Conflict","message":"the object has been modified"}' }),
     );
-    expect((await writerOf(c).removePod(removalTarget(stored('Running', MARK)), 'test')).outcome).toBe('stale');
+    expect((await writerOf(c).removePod(removalTarget(stored('Running', MARK)), testTicket(), 'test')).outcome).toBe('stale');
   });
 
   it.each(['Failed', 'Succeeded'])('a %s pod with the mark is deleted as before (the rule is about evicting running pods)', async (phase) => {
     const c = clients();
-    expect((await writerOf(c).removePod(removalTarget(stored(phase, MARK)), 'test')).outcome).toBe('deleted');
+    expect((await writerOf(c).removePod(removalTarget(stored(phase, MARK)), testTicket(), 'test')).outcome).toBe('deleted');
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledOnce();
     expect(c.core.patchNamespacedPod).not.toHaveBeenCalled();
   });
 
   it('an unmarked running pod is evicted as before', async () => {
     const c = clients();
-    expect((await writerOf(c).removePod(removalTarget(stored('Running')), 'test')).outcome).toBe('evicted');
+    expect((await writerOf(c).removePod(removalTarget(stored('Running')), testTicket(), 'test')).outcome).toBe('evicted');
     expect(c.core.createNamespacedPodEviction).toHaveBeenCalledOnce();
   });
 
@@ -83,7 +84,7 @@ describe('removePod and request-evict-only', () => {
 
   it('a caller that says evictOnly: false (the MultiKueue orphan sweep) evicts a marked running pod: the choice is its own, and explicit', async () => {
     const c = clients();
-    expect((await writerOf(c).removePod({ ...storedPodId(stored('Running', MARK)), evictOnly: false }, 'test')).outcome).toBe('evicted');
+    expect((await writerOf(c).removePod({ ...storedPodId(stored('Running', MARK)), evictOnly: false }, testTicket(), 'test')).outcome).toBe('evicted');
     expect(c.core.createNamespacedPodEviction).toHaveBeenCalledOnce();
     expect(c.core.patchNamespacedPod).not.toHaveBeenCalled();
   });
@@ -92,6 +93,6 @@ describe('removePod and request-evict-only', () => {
     const c = clients();
     // The type is the guard (tsc checks this file): at run time such an identity would be evicted, mark or not.
     // @ts-expect-error a StoredPodId says nothing about request-evict-only
-    expect((await writerOf(c).removePod(storedPodId(stored('Running', MARK)), 'test')).outcome).toBe('evicted');
+    expect((await writerOf(c).removePod(storedPodId(stored('Running', MARK)), testTicket(), 'test')).outcome).toBe('evicted');
   });
 });

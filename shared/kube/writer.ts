@@ -19,7 +19,8 @@ import { PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/c
 import type { ObjectId, StoredId, StoredPodId } from '../model/identity.js';
 import { keyOf } from '../model/identity.js';
 import type { KubeClients } from './clients.js';
-import { classifyKubeError, KubeRequestError, toKubeError } from './errors.js';
+import { classifyKubeError, KubeRequestError, toKubeError, TransientKubeError } from './errors.js';
+import { settleRemoval, type RemovalTicket } from './admission.js';
 import { recordNamespaceEvent, recordObjectEvent, recordPodEvent, type PodEvent, type RecordOptions, type RecordResult, type Regarding } from './pod-event.js';
 import { deletePod, evictPod, type DeleteOutcome, type EvictOutcome, type WriteResult } from './pods.js';
 import { EVACUATION_REQUEST, type RemovalTarget } from './evict-only.js';
@@ -71,6 +72,8 @@ export type EvacuationOutcome = 'evacuation-requested' | 'evacuating' | 'stale' 
 export type RemoveResult = (WriteResult<DeleteOutcome> | WriteResult<EvictOutcome> | WriteResult<EvacuationOutcome>) & {
   action: 'delete' | 'evict';
   event?: RecordResult;
+  /** Sent outside every budget, and why: the unlimited ticket's reason (kube/admission.ts `unlimited`). */
+  unlimited?: string;
 };
 
 const TERMINAL: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
@@ -147,6 +150,26 @@ export class ClusterWriter {
   }
 
   /**
+   * Sends a removal with its admission ticket and settles the ticket on the answer, once: the
+   * one place a removal is charged (kube/admission.ts `removalCharged`). A call that throws may
+   * have removed the object (a timeout, a 5xx: `failed`) and is charged, unless it was refused
+   * (by kube-tidy before sending, or by the API server: RBAC, validation), which removed nothing.
+   */
+  private async settling<R>(ticket: RemovalTicket, send: () => Promise<R>, outcome: (r: R) => string): Promise<R> {
+    let answer: { outcome: string } | undefined;
+    try {
+      const r = await send();
+      answer = { outcome: outcome(r) };
+      return r;
+    } catch (e) {
+      answer = e instanceof TransientKubeError ? { outcome: 'failed' } : e instanceof KubeRequestError ? { outcome: 'refused' } : undefined;
+      throw e;
+    } finally {
+      settleRemoval(ticket, answer);
+    }
+  }
+
+  /**
    * Removes a pod the core selected: DELETE when it was stored Succeeded or Failed, the
    * Eviction API otherwise; both tied to the stored uid and resourceVersion, so a pod that
    * changed since it was read answers `stale` and is left for the next decision. A pod that
@@ -154,16 +177,41 @@ export class ClusterWriter {
    * evict-only.ts's removalTarget) is not evicted: its evacuation is requested instead, by
    * `requester`, and the evacuation family takes it from there (a live migration for KubeVirt).
    * Only a RemovalTarget is taken, never a bare StoredPodId: every caller says what the rule
-   * makes of the pod (removalTarget(pod), or `evictOnly: false` with its reason).
+   * makes of the pod (removalTarget(pod), or `evictOnly: false` with its reason). Only with an
+   * admission ticket, settled here on the API server's answer (before the Event is recorded).
    */
   async removePod(
     pod: RemovalTarget,
+    ticket: RemovalTicket,
     note: string,
     { ownEvent, requester = 'kube-tidy', strategy }: { ownEvent?: () => boolean; requester?: string; strategy?: string } = {},
   ): Promise<RemoveResult> {
     const terminal = TERMINAL.has(pod.phase);
     const evictOnly = terminal ? false : pod.evictOnly;
-    if (evictOnly) return this.requestEvacuation(pod, evictOnly.underWay, requester, note, ownEvent);
+    const result = await this.settling(
+      ticket,
+      () => (evictOnly ? this.requestEvacuation(pod, evictOnly.underWay, requester) : this.sendRemoval(pod, terminal)),
+      (r) => r.outcome,
+    );
+    if (ticket.unlimited !== undefined) result.unlimited = ticket.unlimited;
+    if (result.outcome === 'evacuation-requested' && (ownEvent?.() ?? true)) {
+      const recorded = await this.recordEvent(pod, {
+        reason: 'EvacuationRequested',
+        action: 'Evict',
+        type: 'Normal',
+        note: `${note}; the pod is marked request-evict-only: its evacuation is requested instead of an eviction`,
+      });
+      if (recorded) result.event = recorded;
+    }
+    if (result.outcome === 'deleted' || result.outcome === 'evicted') {
+      const recorded = await this.removedEvent(pod, result.outcome === 'deleted', note, ownEvent, strategy);
+      if (recorded) result.event = recorded;
+    }
+    return result;
+  }
+
+  /** The DELETE (stored terminal) or the eviction, as the pod was stored; refusals counted. */
+  private async sendRemoval(pod: RemovalTarget, terminal: boolean): Promise<RemoveResult> {
     const byDelete = terminal && this.options.terminalVia !== 'eviction';
     const verb = byDelete ? 'delete' : 'evict';
     const what = `${verb} pod ${keyOf(pod)}`;
@@ -178,24 +226,29 @@ export class ClusterWriter {
     } catch (e) {
       throw this.refusals.noted(verb, what, e);
     }
-    this.said(verb, what, result);
-    if (result.outcome === 'deleted' || result.outcome === 'evicted') {
-      const deleted = result.outcome === 'deleted';
-      const as = this.options.eventStyle === 'descheduler' ? { reason: strategy || 'NotSet', action: 'Descheduled' } : undefined;
-      const event = as ?? { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict' };
-      // Asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts),
-      // else, for a strategy's removal outside a pass (an event, a due act), the process's
-      // series (event-series.ts): the first of its owner's window has its own Event, the rest count.
-      const series = this.options.recordEvents && strategy ? this.options.series : undefined;
-      const own = ownEvent
-        ? ownEvent()
-        : series
-          ? series.ownEvent({ namespace: pod.namespace!, name: pod.name, owner: pod.owner, ...event, strategy: strategy! })
-          : true;
-      const recorded = own ? await this.recordEvent(pod, { ...event, type: 'Normal', note }) : undefined;
-      if (recorded) result.event = recorded;
-    }
-    return result;
+    return this.said(verb, what, result);
+  }
+
+  /** The removed pod's Event, unless a pass's budget or the process's series counts it instead. */
+  private async removedEvent(
+    pod: RemovalTarget,
+    deleted: boolean,
+    note: string,
+    ownEvent: (() => boolean) | undefined,
+    strategy: string | undefined,
+  ): Promise<RecordResult | undefined> {
+    const as = this.options.eventStyle === 'descheduler' ? { reason: strategy || 'NotSet', action: 'Descheduled' } : undefined;
+    const event = as ?? { reason: deleted ? 'Deleted' : 'Evicted', action: deleted ? 'Delete' : 'Evict' };
+    // Asked only once the pod is removed: a pass's event budget (cleanup/io/event-budget.ts),
+    // else, for a strategy's removal outside a pass (an event, a due act), the process's
+    // series (event-series.ts): the first of its owner's window has its own Event, the rest count.
+    const series = this.options.recordEvents && strategy ? this.options.series : undefined;
+    const own = ownEvent
+      ? ownEvent()
+      : series
+        ? series.ownEvent({ namespace: pod.namespace!, name: pod.name, owner: pod.owner, ...event, strategy: strategy! })
+        : true;
+    return own ? await this.recordEvent(pod, { ...event, type: 'Normal', note }) : undefined;
   }
 
   /**
@@ -204,50 +257,43 @@ export class ClusterWriter {
    * the pod is still as stored (resourceVersion), in a dry run only through the API server's
    * dry run. Nothing is asked twice: a pod already requested or under way answers `evacuating`.
    */
-  private async requestEvacuation(
-    pod: StoredPodId,
-    underWay: string | undefined,
-    requester: string,
-    note: string,
-    ownEvent?: () => boolean,
-  ): Promise<RemoveResult> {
+  private async requestEvacuation(pod: StoredPodId, underWay: string | undefined, requester: string): Promise<RemoveResult> {
     const dryRun = this.options.dryRun;
     if (underWay)
       return { action: 'evict', outcome: 'evacuating', dryRun, message: `request-evict-only: not evicted; its evacuation is under way (${underWay})` };
     const w = await this.annotatePod(pod, { [EVACUATION_REQUEST]: requester });
     if (w.outcome === 'conflict') return { action: 'evict', outcome: 'stale', dryRun, message: 'the pod changed since it was read' };
     if (w.outcome === 'gone') return { action: 'evict', outcome: 'gone', dryRun, message: 'the pod is gone' };
-    const result: RemoveResult = {
+    return {
       action: 'evict',
       outcome: 'evacuation-requested',
       dryRun,
       message: `request-evict-only: not evicted; evacuation requested (${EVACUATION_REQUEST}=${requester})`,
     };
-    if (ownEvent?.() ?? true) {
-      const recorded = await this.recordEvent(pod, {
-        reason: 'EvacuationRequested',
-        action: 'Evict',
-        type: 'Normal',
-        note: `${note}; the pod is marked request-evict-only: its evacuation is requested instead of an eviction`,
-      });
-      if (recorded) result.event = recorded;
-    }
-    return result;
   }
 
-  /** Eviction tied to the uid only: the evacuation path, right after its own annotation write. */
-  async evictPodForMigration(pod: StoredId): Promise<WriteResult<EvictOutcome>> {
+  /**
+   * Eviction tied to the uid only: the evacuation path, right after its own annotation write.
+   * Its ticket is settled on the answer as an evacuation's start: evicted, or refused (429: the
+   * attempt stays Started and is driven again until its deadline without asking again, or
+   * KubeVirt started its migration), the evacuation is under way and charged as one asked for;
+   * a pod changed or gone spends nothing.
+   */
+  async evictPodForMigration(pod: StoredId, ticket: RemovalTicket): Promise<WriteResult<EvictOutcome>> {
     const what = `evict pod ${keyOf(pod)}`;
-    this.guard(what, pod.namespace, 'evict');
-    try {
-      return this.said(
-        'evict',
-        what,
-        await evictPod(this.clients.podWrites, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
-      );
-    } catch (e) {
-      throw this.refusals.noted('evict', what, e);
-    }
+    const send = async () => {
+      this.guard(what, pod.namespace, 'evict');
+      try {
+        return this.said(
+          'evict',
+          what,
+          await evictPod(this.clients.podWrites, { namespace: pod.namespace!, name: pod.name, uid: pod.uid }, { dryRun: this.options.dryRun }),
+        );
+      } catch (e) {
+        throw this.refusals.noted('evict', what, e);
+      }
+    };
+    return this.settling(ticket, send, (r) => (r.outcome === 'blocked' ? 'evacuation-requested' : r.outcome));
   }
 
   /** Merge-patch annotations (null removes) if the pod is still at its stored resourceVersion. */
@@ -281,24 +327,54 @@ export class ClusterWriter {
     }
   }
 
-  /** Create a custom object; AlreadyExists is success (the deterministic name was taken by us). */
-  async createObject(gvr: Gvr, namespace: string, body: { metadata: { name: string } } & Record<string, unknown>): Promise<'created' | 'exists'> {
+  /**
+   * Create the custom object that starts an evacuation (a KubeVirt migration, an EvictionRequest);
+   * AlreadyExists is success (the deterministic name was taken by us). A removal begun: only with
+   * its ticket, settled on the answer, either way as an evacuation asked for.
+   */
+  async startEvacuation(
+    gvr: Gvr,
+    namespace: string,
+    body: { metadata: { name: string } } & Record<string, unknown>,
+    ticket: RemovalTicket,
+  ): Promise<'created' | 'exists'> {
     const what = `create ${gvr.plural} ${namespace}/${body.metadata.name}`;
-    this.guard(what, namespace, 'create');
-    try {
-      await this.clients.custom.createNamespacedCustomObject(this.dry({ ...gvr, namespace, body }));
-      return 'created';
-    } catch (e) {
-      if (classifyKubeError(e).kind === 'conflict') return 'exists';
-      throw this.refusals.noted('create', what, toKubeError(e, what));
-    }
+    const send = async (): Promise<'created' | 'exists'> => {
+      this.guard(what, namespace, 'create');
+      try {
+        await this.clients.custom.createNamespacedCustomObject(this.dry({ ...gvr, namespace, body }));
+        return 'created';
+      } catch (e) {
+        if (classifyKubeError(e).kind === 'conflict') return 'exists';
+        throw this.refusals.noted('create', what, toKubeError(e, what));
+      }
+    };
+    return this.settling(ticket, send, () => 'evacuation-requested');
   }
 
   /**
-   * Delete a custom object (a migration, a job copy), with preconditions on what was read
-   * when `id` carries them. Already gone is done; a failed precondition is `stale`.
+   * Delete a custom object the cluster's workloads own (a job copy in a MultiKueue worker), with
+   * preconditions on what was read when `id` carries them. Already gone is done; a failed
+   * precondition is `stale`. A removal: only with its ticket, settled on the answer.
    */
-  async deleteObject(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<DeletedAsSeen> {
+  async deleteObject(gvr: Gvr, id: ObjectId, ticket: RemovalTicket, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<DeletedAsSeen> {
+    return this.settling(
+      ticket,
+      () => this.deleteCustom(gvr, id, opts),
+      (r) => r,
+    );
+  }
+
+  /**
+   * Delete a custom object kube-tidy made itself (an evacuation's migration, its EvictionRequest):
+   * taking back its own request, not a removal of a workload, so no ticket. Preconditions as
+   * `deleteObject`'s.
+   */
+  async deleteOwnObject(gvr: Gvr, id: ObjectId): Promise<DeletedAsSeen> {
+    return this.deleteCustom(gvr, id, {});
+  }
+
+  private async deleteCustom(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' }): Promise<DeletedAsSeen> {
     const what = `delete ${gvr.plural} ${keyOf(id)}`;
     this.guard(what, id.namespace, 'delete');
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
@@ -383,9 +459,14 @@ export class ClusterWriter {
    * Delete a PersistentVolumeClaim only if it is still as read just before (its uid and
    * resourceVersion: a condition that flipped since, or a claim recreated under the same name,
    * answers `stale`). Cleanup beyond pods (shared/objects): the only way kube-tidy deletes a claim.
+   * A removal: only with its ticket, settled on the answer.
    */
-  async deleteClaim(claim: StoredId): Promise<DeletedAsSeen> {
-    return this.deletedAsRead(`delete persistentvolumeclaim ${keyOf(claim)}`, CLAIMS, claim, {});
+  async deleteClaim(claim: StoredId, ticket: RemovalTicket): Promise<DeletedAsSeen> {
+    return this.settling(
+      ticket,
+      () => this.deletedAsRead(`delete persistentvolumeclaim ${keyOf(claim)}`, CLAIMS, claim, {}),
+      (r) => r,
+    );
   }
 
   /**
@@ -393,9 +474,19 @@ export class ClusterWriter {
    * still the version that was read (its uid and resourceVersion: written since, or recreated
    * under its name, answers `stale`; already gone, `gone`), with the propagation its family asks
    * for. Sent directly (direct-objects.ts), its answer (the whole object) unread, as a pod's DELETE.
+   * A removal: only with its ticket, settled on the answer.
    */
-  async deleteAsRead(resource: Resource, id: StoredId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}): Promise<DeletedAsSeen> {
-    return this.deletedAsRead(`delete ${resource.plural} ${keyOf(id)}`, resource, id, opts);
+  async deleteAsRead(
+    resource: Resource,
+    id: StoredId,
+    ticket: RemovalTicket,
+    opts: { propagationPolicy?: 'Background' | 'Foreground' } = {},
+  ): Promise<DeletedAsSeen> {
+    return this.settling(
+      ticket,
+      () => this.deletedAsRead(`delete ${resource.plural} ${keyOf(id)}`, resource, id, opts),
+      (r) => r,
+    );
   }
 
   private async deletedAsRead(

@@ -1,7 +1,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Admission } from '../../kube/admission.js';
+import { settleRemoval, type Admission } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Policy } from '../../policy/policy.js';
 import { policyOf } from '../../../test/fixtures/policy.js';
@@ -47,7 +47,7 @@ const limited = (top: Record<string, unknown>) => policyOf([{ name: 'PodLifeTime
 /** Admits `s`; a granted removal is settled as the API server answered (`removed`). */
 async function remove(port: Admission, s: ReturnType<typeof subject>, removed = true) {
   const a = await port.admit(s);
-  if ('ticket' in a) port.settle(a.ticket, removed);
+  if ('ticket' in a) settleRemoval(a.ticket, { outcome: removed ? 'deleted' : 'gone' });
   return a;
 }
 

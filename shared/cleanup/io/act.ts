@@ -1,8 +1,10 @@
 // Carrying out one of the core's decisions on the pod it was made on (as stored): the write
-// goes through the writer (preconditions, DRY_RUN, protected namespaces, one Event), and every
+// goes through the writer with its admission ticket (preconditions, DRY_RUN, protected
+// namespaces, one Event; the ticket settled on the answer), and every
 // way it can end is a result, never an exception, so a pass can count what did not happen.
 import { KubeRequestError, TransientKubeError } from '../../kube/errors.js';
 import type { RemovalTarget } from '../../kube/evict-only.js';
+import type { RemovalTicket } from '../../kube/admission.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { PodResult } from '../../model/pod-result.js';
 import type { Decision } from '../../selection/decision.js';
@@ -29,20 +31,21 @@ export async function act(
   writer: ClusterWriter,
   metrics: MetricsRecorder,
   target: RemovalTarget,
+  ticket: RemovalTicket,
   decision: Decision,
   events?: EventBudget,
 ): Promise<ActResult> {
-  const result = await actOnce(writer, target, decision, events);
+  const result = await actOnce(writer, target, ticket, decision, events);
   observeRemoval(metrics, decision, result);
   return result;
 }
 
-async function actOnce(writer: ClusterWriter, target: RemovalTarget, decision: Decision, events?: EventBudget): Promise<ActResult> {
+async function actOnce(writer: ClusterWriter, target: RemovalTarget, ticket: RemovalTicket, decision: Decision, events?: EventBudget): Promise<ActResult> {
   const base = resultOf(decision, writer.dryRun);
   try {
     const ownEvent = events ? () => events.take(decision.namespace, decision.strategy) : undefined;
     // The strategy asks, as the evacuation family names a strategy that asks (evacuation/index.ts).
-    const r = await writer.removePod(target, `kube-tidy ${decision.profile}/${decision.reason}`, {
+    const r = await writer.removePod(target, ticket, `kube-tidy ${decision.profile}/${decision.reason}`, {
       requester: `strategy:${decision.strategy}`,
       strategy: decision.strategy,
       ...(ownEvent ? { ownEvent } : {}),

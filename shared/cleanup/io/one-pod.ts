@@ -17,9 +17,9 @@ import type { Snapshot } from '../../selection/snapshot.js';
 import type { MetricsRecorder } from '../../metrics/recorder.js';
 import type { CleanupHandle } from '../handle.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
-import { removalCharged, type AdmissionDeferral } from '../../kube/admission.js';
+import type { AdmissionDeferral } from '../../kube/admission.js';
 import { failuresOf, resultOf, type ActResult } from './act.js';
-import { actAdmitted, type AdmitAnswer, type Settle } from './stages/act.js';
+import { actAdmitted, type AdmitAnswer } from './stages/act.js';
 import { planOne, type OnePlan } from './stages/plan-one.js';
 import { contextOf, readOne, type OneSource, type PodRef } from './stages/read-one.js';
 import type { EventBudget } from './event-budget.js';
@@ -86,7 +86,6 @@ export interface OneWay {
   metrics: MetricsRecorder;
   /** A unit of every budget for removing `pod` (decided `d`), or why it waits. */
   admit(pod: Stored<Pod>, d: Decision): Promise<AdmitAnswer>;
-  settle: Settle;
   events?: EventBudget | undefined;
 }
 
@@ -141,7 +140,6 @@ function eventWay(h: CleanupHandle, { ahead, pass, events }: RemovalScope): OneW
     writer: h.writer(),
     metrics: h.metrics,
     admit: (pod) => admission.admit(subjectOf(pod), { ahead, pass }),
-    settle: (ticket, result) => admission.settle(ticket, removalCharged(result)),
     events,
   };
 }
@@ -218,12 +216,12 @@ async function removeOlder(way: OneWay, plan: OnePlan, told: Teller): Promise<Ac
 
 /**
  * One pod through the admit and act stages, as a pass's (stages/act.ts): a unit of every budget,
- * or it waits (its result `deferred`, nothing sent); let through, written as read and settled
- * with the API server's answer. An event's ledger that fails throws.
+ * or it waits (its result `deferred`, nothing sent); let through, written as read with its
+ * ticket, which the writer settles on the API server's answer. An event's ledger that fails throws.
  */
 async function admitThenAct(way: OneWay, pod: Stored<Pod>, decision: Decision): Promise<{ result: ActResult; deferred?: AdmissionDeferral }> {
   const taken = await way.admit(pod, decision);
-  const result = await actAdmitted(way.writer, way.metrics, way.settle, decision, removalTarget(pod), taken, way.events);
+  const result = await actAdmitted(way.writer, way.metrics, decision, removalTarget(pod), taken, way.events);
   return { result, ...('deferred' in taken ? { deferred: taken.deferred } : {}) };
 }
 

@@ -9,8 +9,8 @@ import { abortCut, consideredIn } from '../../brakes/core/abort.js';
 import { stopOf } from '../../brakes/core/deferral.js';
 import { standing } from '../../brakes/core/ledger.js';
 import { subjectOf, type Subject } from '../../brakes/core/meters.js';
-import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral, type Take, type Ticket } from '../../brakes/io/brakes.js';
-import { removalCharged, type Admission } from '../../kube/admission.js';
+import { brakeSetOf, hasBrakes, tripDeferral, type BrakeSet, type Brakes, type Deferral } from '../../brakes/io/brakes.js';
+import type { Admission, Admitted } from '../../kube/admission.js';
 import { tallied } from '../../kube/request-tally.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { Logger } from '../../log.js';
@@ -18,7 +18,6 @@ import { observeAbort } from '../../metrics/observe.js';
 import type { Pod } from '../../model/objects.js';
 import type { Decision, Kept } from '../../selection/decision.js';
 import type { Policy } from '../../policy/policy.js';
-import type { ActResult } from './act.js';
 import type { CleanupHandle } from '../handle.js';
 import { tellDeferral } from '../../brakes/io/tell.js';
 
@@ -148,8 +147,8 @@ export class PassBrakes {
    * A ledger that cannot be read or written stops the pass's writes: no removal without its
    * unit (the error is the pod's result: transient or refused, as the API server said).
    */
-  async take(own: readonly Decision[], i: number): Promise<Take | { error: Error }> {
-    let taken: Take;
+  async take(own: readonly Decision[], i: number): Promise<Admitted | { error: Error }> {
+    let taken: Admitted;
     try {
       taken = await this.ledger(() =>
         this.admission.admit(this.subject(own[i]!), { ahead: () => own.slice(i + 1, i + 1 + AHEAD).map((d) => this.subject(d)), pass: this.pass }),
@@ -164,10 +163,6 @@ export class PassBrakes {
       if (taken.deferred.scope === 'cluster') this.stopped = true;
     }
     return taken;
-  }
-
-  done(ticket: Ticket, result: ActResult | undefined): void {
-    this.admission.settle(ticket, removalCharged(result));
   }
 
   /** Whether the summary says what the brakes did (they held something back, or spoke to the ledger). */

@@ -21,7 +21,6 @@ import { tallied, type RequestTally } from '../../kube/request-tally.js';
 import type { Fed } from '../../pool/as-they-come.js';
 import type { CleanupHandle } from '../handle.js';
 import type { ActResult } from './act.js';
-import type { Ticket } from '../../brakes/io/brakes.js';
 import type { Snapshot } from '../../selection/snapshot.js';
 import { decidedAgain, type OneWay } from './one-pod.js';
 import type { Carry, CarriedWrite } from './carry.js';
@@ -127,16 +126,14 @@ function partsOf(h: CleanupHandle, opts: PassOptions, tally: RequestTally): Part
     meterOf(h, tally, started),
     cloudEventsOf(h.notifier, opts.origin ?? 'cli', id, opts.eventsPerPass),
   ]);
-  const settle = (t: Ticket, r: ActResult | undefined) => brakes.done(t, r);
   // A pod its write found changed (409) is read and decided again as stored, once, with this
   // pass's policy, brakes, writer, Events and context (one-pod.ts). Not under kubeTidy.retention:
   // the pass ranked each owner's pods over every page, which one pod read again cannot redo.
-  const way: OneWay = { policy: opts.policy, writer, metrics: h.metrics, admit: (_pod, d) => brakes.take([d], 0), settle, events: events?.budget };
+  const way: OneWay = { policy: opts.policy, writer, metrics: h.metrics, admit: (_pod, d) => brakes.take([d], 0), events: events?.budget };
   const again = opts.policy.retention?.length ? undefined : (d: Decision, target: RemovalTarget) => decidedAgain(h, way, d, seenAt(target), parts.context);
   const act = new ActStage({
     writer,
     metrics: h.metrics,
-    settle,
     events: events?.budget,
     tell: (r, d) => observers.result(r, d),
     now: () => h.now(),

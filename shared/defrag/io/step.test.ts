@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../evacuation/core/annotations.js';
 import { Notifier } from '../../notify/notifier.js';
-import type { Admission } from '../../kube/admission.js';
+import { admissionPort, type Admission } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { countRequestSent } from '../../kube/request-tally.js';
 import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
@@ -20,7 +20,7 @@ import { defragStep, type StepReport } from './step.js';
 const SETTLE_MS = 120_000;
 
 /** No limits here (the policy's are the brakes', tested with them): every eviction admitted. */
-const ADMIT_ALL: Admission = { admit: async () => ({ ticket: { counters: [] } }), settle: () => undefined };
+const ADMIT_ALL: Admission = admissionPort({ admit: async () => ({ ticket: { counters: [] } }), settle: () => undefined });
 
 function cluster(nodes: Node[], pods: Pod[]) {
   const state = { nodes: structuredClone(nodes), pods: structuredClone(pods) };

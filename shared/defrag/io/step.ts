@@ -10,9 +10,10 @@
 // (the descheduler's EvictionsInBackground contract, kube/evict-only.ts) and is followed as
 // any move in flight, until the pod has left and its replacement runs.
 // The one eviction (or evacuation request) asks the admission port first (kube/admission.ts,
-// the brakes behind it): the policy's maxNoOfPodsToEvict* and rates then hold across steps,
-// instances and pod cleanup's removals, not only within one plan (core/plan-limits.ts).
-import { removalCharged, type Admission, type AdmissionDeferral } from '../../kube/admission.js';
+// the brakes behind it) and is sent with its ticket, which the writer settles: the policy's
+// maxNoOfPodsToEvict* and rates then hold across steps, instances and pod cleanup's removals,
+// not only within one plan (core/plan-limits.ts).
+import { spentByPlan, unsent, type Admission, type AdmissionDeferral, type RemovalTicket } from '../../kube/admission.js';
 import type { KubeClients } from '../../kube/clients.js';
 import { removalTarget } from '../../kube/evict-only.js';
 import { tallied } from '../../kube/request-tally.js';
@@ -175,7 +176,8 @@ async function verifyMoves(
 async function planned(admission: Admission, cluster: Cluster, move: Move): Promise<Pick<StepReport, 'outcome' | 'move' | 'message' | 'deferred'>> {
   const admitted = await admission.admit(subjectOf(podOf(cluster, move)));
   if ('deferred' in admitted) return { outcome: 'deferred', move, message: admitted.deferred.why, deferred: admitted.deferred };
-  admission.settle(admitted.ticket, true);
+  // No write: spent as the run's eviction would be, so the plan's next step defers what a run's would.
+  spentByPlan(admitted.ticket);
   return { outcome: 'planned' };
 }
 
@@ -197,16 +199,14 @@ async function makeMove(
   const admitted = await admission.admit(subjectOf(pod));
   // Deferred is an answer, not a failure (2xx): the next tick after the window frees makes the move.
   if ('deferred' in admitted) return { outcome: 'deferred', move, message: admitted.deferred.why, deferred: admitted.deferred };
-  let sent = false;
-  let result: Awaited<ReturnType<typeof evict>> | undefined;
+  let result: Awaited<ReturnType<typeof evict>>;
   try {
     if (!targets.includes(move.frees)) await markNode(writer, nodeNamed(cluster, move.frees), { mark: 'target', cordon: true });
     if (move.reserveFor) await markNode(writer, nodeNamed(cluster, move.from), { mark: 'reserved', cordon: true });
-    sent = true;
-    result = await evict(writer, pod, move);
+    result = await evict(writer, pod, admitted.ticket, move);
   } finally {
-    // A mark that failed sent no eviction: nothing spent. An eviction that threw may have happened: charged.
-    admission.settle(admitted.ticket, sent && removalCharged(result));
+    // A mark that failed sent no eviction: nothing spent (a no-op once the writer settled the ticket on the eviction's answer).
+    unsent(admitted.ticket);
   }
   // The pod's evacuation asked for (request-evict-only): the pod leaves that way, so the move is
   // under way as after an eviction, and the next step verifies it the same way.
@@ -229,9 +229,9 @@ const REQUESTER = 'defrag';
  * The move's eviction, tied to the pod as read (uid and resourceVersion), with its Event; for a
  * running pod marked request-evict-only, its evacuation request instead (removalTarget).
  */
-async function evict(writer: ClusterWriter, pod: Cluster['pods'][number], move: Move): Promise<{ outcome: string; message?: string }> {
+async function evict(writer: ClusterWriter, pod: Cluster['pods'][number], ticket: RemovalTicket, move: Move): Promise<{ outcome: string; message?: string }> {
   try {
-    return await writer.removePod(removalTarget(pod), `kube-tidy defragmentation: ${move.reason}`, { requester: REQUESTER });
+    return await writer.removePod(removalTarget(pod), ticket, `kube-tidy defragmentation: ${move.reason}`, { requester: REQUESTER });
   } catch (e) {
     // A protected namespace: the gate keeps such pods out of plans, but a policy without an evictor has no gate.
     if (e instanceof WriteRefusedError) return { outcome: 'blocked', message: e.message };

@@ -38,7 +38,7 @@ export type Effect =
    * Ask the admission port (kube/admission.ts) for the removal this evacuation's start makes,
    * when evacuation is charged to the policy's limits (EVACUATION_CHARGE_BUDGETS; otherwise let
    * through). Deferred: the pass answers `deferred` with the budget, nothing written (the pod
-   * stays Requested). Admitted: the ticket is settled once the start effect answered.
+   * stays Requested). Admitted: the ticket goes with the start effect; the writer settles it on its answer.
    */
   | { do: 'admit' }
   /** Take a slot in the slot store within the limits (held already: fine). Refused: the pass answers `queued` with the slot store's reason. */

@@ -3,11 +3,13 @@
 // resourceVersion) that meets 409 stops the list, and the caller reads the object again and
 // decides again; every other write is idempotent (AlreadyExists, NotFound: done). The slot store
 // keeps its own conditional writes (slot-store.ts, on the ConfigMap store). Every write goes
-// through the ClusterWriter.
+// through the ClusterWriter; a start goes with a ticket, which the writer settles: the admission
+// port's when the `admit` effect asked it, else an unlimited one that says why (`uncharged`).
 import { storedPodId } from '../../kube/from-client.js';
 import type { Stored } from '../../model/identity.js';
 import type { Pod } from '../../model/objects.js';
-import { subjectOf, type Ticket } from '../../model/removal.js';
+import { unlimited, unsent, type RemovalTicket } from '../../kube/admission.js';
+import { subjectOf } from '../../model/removal.js';
 import type { Driven, Effect, Info, KubevirtMark, PassOutcome, ResponderAction } from '../core/effects.js';
 import type { Eviction } from '../core/eviction-request.js';
 import { requesterName } from '../../model/keys.js';
@@ -48,8 +50,8 @@ function podOf(t: Target): Stored<Pod> {
   return t.pod;
 }
 
-async function evict(d: EvacuationDeps, pod: Stored<Pod>): Promise<Driven> {
-  const r = await d.writer.evictPodForMigration(storedPodId(pod));
+async function evict(d: EvacuationDeps, pod: Stored<Pod>, ticket: RemovalTicket): Promise<Driven> {
+  const r = await d.writer.evictPodForMigration(storedPodId(pod), ticket);
   if (r.outcome === 'evicted')
     return { outcome: 'started', why: d.writer.dryRun ? 'evicted through the Eviction API (admitted in the dry run)' : 'evicted: the pod is terminating' };
   if (r.outcome === 'blocked' && STARTED.test(r.message ?? '')) return { outcome: 'started', why: r.message ?? 'evacuation started' };
@@ -67,35 +69,43 @@ async function mark(d: EvacuationDeps, namespace: string, vmi: string): Promise<
   }
 }
 
-/** One of the start effects: the request, the migration or the eviction that empties the pod. */
-function startBy(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'request-eviction' | 'create-migration' | 'evict' }>): Promise<Driven> {
+/**
+ * Why a start is sent without the port's ticket: evacuation is not charged (the default: an
+ * explicit request is a decision already made, paced by its slots), or it was charged once
+ * already: when its first start was admitted (a start driven again asks nothing again), or by
+ * the family that asked for it (core/annotations.ts `chargedWhenRequested`).
+ */
+const uncharged = (d: EvacuationDeps): string =>
+  d.admission
+    ? 'evacuation: charged once already (its first start, or the pod cleanup or defrag removal that asked for it)'
+    : 'evacuation: not charged to the budgets (EVACUATION_CHARGE_BUDGETS=false), paced by its slots';
+
+/** One of the start effects: the request, the migration or the eviction that empties the pod, sent with its ticket. */
+function startBy(
+  d: EvacuationDeps,
+  t: Target,
+  e: Extract<Effect, { do: 'request-eviction' | 'create-migration' | 'evict' }>,
+  ticket: RemovalTicket,
+): Promise<Driven> {
   const { namespace } = t;
   switch (e.do) {
     case 'request-eviction': {
       // The attempt keeps the path it started on, whatever discovery says now.
       const requester = d.evictionRequests?.requester ?? requesterName('evacuation');
-      return requestEviction(d, { namespace, name: e.name, pod: { name: podOf(t).metadata.name!, uid: e.uid }, requester }).then((r) => {
+      return requestEviction(d, { namespace, name: e.name, pod: { name: podOf(t).metadata.name!, uid: e.uid }, requester }, ticket).then((r) => {
         const how = r === 'created' ? 'created' : r === 'renewed' ? 'asked again' : 'already there';
         return { outcome: 'started', why: `EvictionRequest ${e.name} (requester ${requester}) ${how}` };
       });
     }
     case 'create-migration':
-      return createMigration(d.writer, namespace, e.name, e.vmi, e.labels).then((r) => ({
+      return createMigration(d.writer, namespace, e.name, e.vmi, e.labels, ticket).then((r) => ({
         outcome: 'started',
         why: `migration ${e.name} ${r === 'created' ? 'created' : 'already there'}`,
       }));
     case 'evict':
-      return evict(d, podOf(t));
+      return evict(d, podOf(t), ticket);
   }
 }
-
-/**
- * Whether an admitted start spent its unit. Not sent (the slot refused, the state write met a
- * newer pod): nothing. Sent: spent unless the pod was found gone or changed (`waiting`); a start
- * that threw may have happened; a refused eviction (`blocked`) too, since the attempt stays
- * Started and is driven again until its deadline without asking again.
- */
-const startCharged = (sent: boolean, driven: Driven | undefined): boolean => sent && driven?.outcome !== 'waiting';
 
 /** The pass's answer: as the effect says, or as the start effect before it went; an end whose slot told it says so. */
 function answerOf(d: EvacuationDeps, t: Target, e: Extract<Effect, { do: 'answer' }>, driven: Driven | undefined, endedGone: Slot | undefined): Applied {
@@ -123,9 +133,8 @@ interface Run {
   endedGone?: Slot;
   /** Whether a state write on the pod told this list's change (evacuationWritten). */
   told: boolean;
-  /** The start's ticket from the admission port, and whether its start effect was sent. */
-  admitted?: Ticket;
-  sent: boolean;
+  /** The start's ticket from the admission port: settled by the writer when the start is sent, given back otherwise. */
+  admitted?: RemovalTicket;
 }
 
 /** Merges the annotations into the pod as read: 'again' when the list stops there (409, or the pod gone when that means decide again). */
@@ -158,12 +167,12 @@ async function writeResponders(d: EvacuationDeps, t: Target, e: Extract<Effect, 
 }
 
 export async function apply(d: EvacuationDeps, t: Target, effects: readonly Effect[]): Promise<Applied> {
-  const run: Run = { told: false, sent: false };
+  const run: Run = { told: false };
   try {
     return await applyAll(d, t, [...effects], run);
   } finally {
-    // However the list ended (an answer, decide again, a throw), an admitted start is settled once.
-    if (run.admitted) d.admission!.settle(run.admitted, startCharged(run.sent, run.driven));
+    // Not sent (the slot refused, the state write met a newer pod): nothing spent. Sent: the writer settled it, and this is a no-op.
+    if (run.admitted) unsent(run.admitted);
   }
 }
 
@@ -191,8 +200,7 @@ async function applyAll(d: EvacuationDeps, t: Target, queue: Effect[], run: Run)
       case 'request-eviction':
       case 'create-migration':
       case 'evict':
-        run.sent = true;
-        run.driven = await startBy(d, t, e);
+        run.driven = await startBy(d, t, e, run.admitted ?? unlimited(uncharged(d)));
         break;
       case 'withdraw-request':
         await withdrawEvictionRequest(d.writer, namespace, e.name);

@@ -11,6 +11,7 @@ import type { MetricsRecorder } from '../../metrics/recorder.js';
 import { toKubeError } from '../../kube/index.js';
 import { readOrAbsent } from '../../kube/read.js';
 import type { DeletedAsSeen } from '../../kube/delete-as-seen.js';
+import type { RemovalTicket } from '../../kube/admission.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
 import { evictionRequestBody, EvictionRequestSchema, EvictionSchema, LIFECYCLE, type Eviction, type EvictionRequest } from '../core/eviction-request.js';
 import { EVICTION_REQUEST_POD_UID_LABEL as POD_UID_LABEL } from '../../model/keys.js';
@@ -67,8 +68,10 @@ export async function evictionFor(api: LifecycleReader, namespace: string, podUi
 export async function requestEviction(
   d: { custom: LifecycleReader; writer: ClusterWriter },
   o: { namespace: string; name: string; pod: { name: string; uid: string }; requester: string },
+  ticket: RemovalTicket,
 ): Promise<'created' | 'exists' | 'renewed'> {
-  const created = await d.writer.createObject(EVICTION_REQUESTS, o.namespace, evictionRequestBody(o));
+  // The ticket is settled on the create's answer; a withdrawn request asked again is that start's.
+  const created = await d.writer.startEvacuation(EVICTION_REQUESTS, o.namespace, evictionRequestBody(o), ticket);
   if (created === 'created') return 'created';
   const er = await getEvictionRequest(d.custom, o.namespace, o.name);
   if (!er || er.spec.intent === 'Eviction') return 'exists';
@@ -95,7 +98,7 @@ export async function deleteEvictionRequest(
   name: string,
   stored: { uid?: string; resourceVersion?: string } = {},
 ): Promise<DeletedAsSeen> {
-  return writer.deleteObject(EVICTION_REQUESTS, {
+  return writer.deleteOwnObject(EVICTION_REQUESTS, {
     namespace,
     name,
     ...(stored.uid ? { uid: stored.uid } : {}),

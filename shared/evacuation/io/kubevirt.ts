@@ -4,6 +4,7 @@
 // protected namespaces hold for migrations as for pods.
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { readOrAbsent } from '../../kube/read.js';
+import type { RemovalTicket } from '../../kube/admission.js';
 import type { ClusterWriter, Gvr } from '../../kube/writer.js';
 
 export const MIGRATIONS: Gvr = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstancemigrations' };
@@ -45,19 +46,16 @@ export function createMigration(
   name: string,
   vmi: string,
   labels: Record<string, string>,
+  ticket: RemovalTicket,
 ): Promise<'created' | 'exists'> {
   const metadata = { name, namespace, labels };
-  return writer.createObject(MIGRATIONS, namespace, {
-    apiVersion: 'kubevirt.io/v1',
-    kind: 'VirtualMachineInstanceMigration',
-    metadata,
-    spec: { vmiName: vmi },
-  });
+  const body = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstanceMigration', metadata, spec: { vmiName: vmi } };
+  return writer.startEvacuation(MIGRATIONS, namespace, body, ticket);
 }
 
-/** Deleting a migration is how KubeVirt aborts it. Already gone is fine. */
+/** Deleting a migration is how KubeVirt aborts it: our own, taken back. Already gone is fine. */
 export async function deleteMigration(writer: ClusterWriter, namespace: string, name: string): Promise<boolean> {
-  return (await writer.deleteObject(MIGRATIONS, { namespace, name })) === 'deleted';
+  return (await writer.deleteOwnObject(MIGRATIONS, { namespace, name })) === 'deleted';
 }
 
 /**

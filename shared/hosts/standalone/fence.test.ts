@@ -9,6 +9,7 @@ import { fenceOpen, fenceUntil } from './core/fence.js';
 import { FencedError, fencedClients } from './fence.js';
 import { startElector } from './leader.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
+import { testTicket } from '../../../test/fixtures/ticket.js';
 
 const log = createLogger({ level: 'silent' });
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -177,12 +178,12 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
       fencedClients(c, () => true),
       options,
     );
-    expect((await w.removePod(pod, 'gone')).outcome).toBe('deleted');
+    expect((await w.removePod(pod, testTicket(), 'gone')).outcome).toBe('deleted');
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledTimes(1);
     expect(c.events.createNamespacedEvent).toHaveBeenCalledTimes(1);
-    expect(await w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, { namespace: 'ml', name: 'done', uid: 'j1', resourceVersion: '9' })).toBe(
-      'deleted',
-    );
+    expect(
+      await w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, { namespace: 'ml', name: 'done', uid: 'j1', resourceVersion: '9' }, testTicket()),
+    ).toBe('deleted');
     expect(c.objectWrites.deleteNamespacedObject).toHaveBeenCalledTimes(1);
   });
 
@@ -192,10 +193,10 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
       fencedClients(c, () => false),
       options,
     );
-    const removed = w.removePod(pod, 'gone');
+    const removed = w.removePod(pod, testTicket(), 'gone');
     await expect(removed).rejects.toBeInstanceOf(FencedError);
-    await expect(w.removePod(pod, 'gone')).rejects.toBeInstanceOf(TransientKubeError);
-    await expect(w.removePod({ ...pod, phase: 'Running' } as RemovalTarget, 'gone')).rejects.toThrow(
+    await expect(w.removePod(pod, testTicket(), 'gone')).rejects.toBeInstanceOf(TransientKubeError);
+    await expect(w.removePod({ ...pod, phase: 'Running' } as RemovalTarget, testTicket(), 'gone')).rejects.toThrow(
       /createNamespacedPodEviction: not sent: this replica does not hold the Lease/,
     );
     await expect(w.writeConfigMap('kube-tidy', 'ledger', { metadata: { resourceVersion: '1' } }, {})).rejects.toBeInstanceOf(FencedError);
@@ -206,10 +207,10 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
     // kube-tidy's OpenReports go through the writer's client too (written apart from DRY_RUN, never unfenced).
     await expect(new ReportWriter(w.reportsClient, []).apply({ metadata: { namespace: 'ml', name: 'kube-tidy-default' } })).rejects.toBeInstanceOf(FencedError);
     const job = { namespace: 'ml', name: 'done', uid: 'j1', resourceVersion: '9' };
-    await expect(w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, job, { propagationPolicy: 'Background' })).rejects.toBeInstanceOf(
-      FencedError,
-    );
-    await expect(w.deleteClaim(job)).rejects.toBeInstanceOf(FencedError);
+    await expect(
+      w.deleteAsRead({ group: 'batch', version: 'v1', plural: 'jobs' }, job, testTicket(), { propagationPolicy: 'Background' }),
+    ).rejects.toBeInstanceOf(FencedError);
+    await expect(w.deleteClaim(job, testTicket())).rejects.toBeInstanceOf(FencedError);
     expect(c.objectWrites.deleteNamespacedObject).not.toHaveBeenCalled();
     expect(c.core.deleteNamespacedPod).not.toHaveBeenCalled();
     expect(c.core.createNamespacedPodEviction).not.toHaveBeenCalled();
@@ -226,9 +227,9 @@ describe('fenced clients: the one writer sends nothing once the fence is shut', 
       fencedClients(c, () => open),
       { ...options, recordEvents: false },
     );
-    await w.removePod(pod, 'gone');
+    await w.removePod(pod, testTicket(), 'gone');
     open = false;
-    await expect(w.removePod({ ...pod, name: 'b', uid: 'u2' } as RemovalTarget, 'gone')).rejects.toBeInstanceOf(FencedError);
+    await expect(w.removePod({ ...pod, name: 'b', uid: 'u2' } as RemovalTarget, testTicket(), 'gone')).rejects.toBeInstanceOf(FencedError);
     expect(c.core.deleteNamespacedPod).toHaveBeenCalledTimes(1);
   });
 });

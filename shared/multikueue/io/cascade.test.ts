@@ -6,6 +6,7 @@ import { ClusterWriter, type WriterClients } from '../../kube/writer.js';
 import { BATCH_JOB } from '../core/kinds.js';
 import { ORIGIN_LABEL } from '../core/labels.js';
 import { cascadeDelete } from './cascade.js';
+import { CASCADE_OUTSIDE_BUDGETS } from './outside-budgets.js';
 import type { Worker } from './workers.js';
 
 // A cascade's `requests`: what its own tally saw, not a hand count. Each fake call counts itself
@@ -63,6 +64,14 @@ describe('cascadeDelete counts the requests it sent', () => {
     expect(a).toMatchObject({ worker: 'worker-1', outcome: 'deleted', requests: 4 });
     expect(absent.calls).toEqual(['get']);
     expect(b).toMatchObject({ worker: 'worker-2', outcome: 'gone', requests: 1 });
+  });
+
+  it('a copy deleted outside the budgets says so, with its unlimited ticket’s reason', async () => {
+    const one = worker('worker-1', [copy('1')], ['ok']);
+    const r = await cascadeDelete(one.worker, one.writer, BATCH_JOB, ref, opts);
+    expect(r.outcome).toBe('deleted');
+    expect(r.why).toContain('propagation Background');
+    expect(r.why).toContain(CASCADE_OUTSIDE_BUDGETS);
   });
 
   it('a worker without clients sends nothing and says so', async () => {

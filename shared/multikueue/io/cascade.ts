@@ -3,7 +3,8 @@
 // resourceVersion that were checked. If the object changed in between (relabelled, or
 // replaced by a new one of the same name) the API server answers 409 and we look again,
 // so the check and the delete are about the same object. NotFound is done. The delete goes
-// through the worker's ClusterWriter: DRY_RUN, protected namespaces, preconditions.
+// through the worker's ClusterWriter: DRY_RUN, protected namespaces, preconditions, and an
+// unlimited ticket (outside-budgets.ts: the cascade is outside the budgets, and says why).
 import { retryOnConflict } from '../../kube/conflict.js';
 import { TransientKubeError } from '../../kube/errors.js';
 import { readOrAbsent } from '../../kube/read.js';
@@ -13,6 +14,7 @@ import type { ObjectId } from '../../model/identity.js';
 import type { JobKind } from '../core/kinds.js';
 import type { RemoteObject } from '../core/remote-object.js';
 import { remoteVerdict } from '../core/verdict.js';
+import { CASCADE_OUTSIDE_BUDGETS, cascadeTicket } from './outside-budgets.js';
 import type { Worker } from './workers.js';
 import { cascaded } from '../../notify/families.js';
 import type { Notifier } from '../../notify/notifier.js';
@@ -35,14 +37,14 @@ export interface CascadeOptions {
   notifier: Notifier;
 }
 
-/** Delete one object with preconditions (when `id` carries a uid): deleted, gone (404) or stale (409: it changed). */
+/** Delete one object with preconditions (when `id` carries a uid): deleted, gone (404) or stale (409: it changed). Outside the budgets. */
 export function deleteRemote(
   writer: ClusterWriter,
   kind: JobKind,
   id: ObjectId,
   propagation: 'Background' | 'Foreground',
 ): Promise<'deleted' | 'gone' | 'stale'> {
-  return writer.deleteObject({ group: kind.group, version: kind.version, plural: kind.plural }, id, { propagationPolicy: propagation });
+  return writer.deleteObject({ group: kind.group, version: kind.version, plural: kind.plural }, id, cascadeTicket(), { propagationPolicy: propagation });
 }
 
 function read(worker: Worker, kind: JobKind, namespace: string, name: string): Promise<RemoteObject | undefined> {
@@ -99,8 +101,9 @@ async function cascade(
           { ...ref, uid: verdict.uid, ...(verdict.resourceVersion ? { resourceVersion: verdict.resourceVersion } : {}) },
           opts.propagation,
         );
-        if (outcome === 'deleted')
-          return result('deleted', `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`);
+        // Its unlimited ticket's reason, said where the removal is (the CloudEvent, the answer's body).
+        const deleted = `${kind.kind} ${ref.namespace}/${ref.name} uid ${verdict.uid} deleted (propagation ${opts.propagation})`;
+        if (outcome === 'deleted') return result('deleted', `${deleted}; ${CASCADE_OUTSIDE_BUDGETS}`);
         if (outcome === 'gone') return result('gone', 'deleted by someone else meanwhile');
         return false; // stale: it changed since it was read
       },

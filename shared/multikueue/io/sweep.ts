@@ -13,6 +13,7 @@ import { BATCH_JOB, isBatchJob, WORKLOAD, type JobKind } from '../core/kinds.js'
 import { JOB_UID_LABEL, ORIGIN_LABEL } from '../core/labels.js';
 import { keyOf, kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
 import { deleteRemote } from './cascade.js';
+import { cascadeTicket } from './outside-budgets.js';
 import type { RemoteObject } from '../core/remote-object.js';
 import { keepCopy, keepJobPod, type CopyContext } from './compact.js';
 import { listEach } from './list.js';
@@ -173,9 +174,9 @@ async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: Readonly
     // Never an evacuation request, whatever request-evict-only mark the pod carries: its Job is
     // gone from the manager, so this is the cascade the garbage collector would have done, which
     // deletes regardless of any annotation; there is no workload left to preserve, and no
-    // evacuation family in a worker cluster to answer a request.
+    // evacuation family in a worker cluster to answer a request. Outside the budgets, as the cascade.
     const pod = pods.get(d.uid)!;
-    return (await writer.removePod({ ...storedPodId(pod), evictOnly: false }, `kube-tidy orphan sweep: ${d.reason}`)).outcome;
+    return (await writer.removePod({ ...storedPodId(pod), evictOnly: false }, cascadeTicket(), `kube-tidy orphan sweep: ${d.reason}`)).outcome;
   }
   const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
   // Tied to the copy as listed, uid and resourceVersion: a copy relabelled to another origin

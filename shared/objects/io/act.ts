@@ -8,6 +8,7 @@
 // with it, as the TTL controller deletes); a finished Workload's owner is read again and deleted
 // the same way. Reads and DELETEs are sent directly (kube/direct-objects.ts: no typed models).
 import { classifyKubeError, KubeRequestError, TransientKubeError } from '../../kube/errors.js';
+import type { RemovalTicket } from '../../kube/admission.js';
 import type { Resource } from '../../kube/direct-paths.js';
 import type { ClusterWriter } from '../../kube/writer.js';
 import type { ObjectRule } from '../../policy/objects-schema.js';
@@ -39,13 +40,13 @@ function resourceOf(t: Pick<RemovalTarget, 'apiVersion' | 'kind'>): Resource {
 }
 
 /** Deletes what the decision removes, tied to the stored object (and for a Workload, its owner read again). */
-async function deleteTarget(deps: ActDeps, d: ObjectDecision, now: StoredObject): Promise<'deleted' | 'gone' | 'stale'> {
+async function deleteTarget(deps: ActDeps, d: ObjectDecision, now: StoredObject, ticket: RemovalTicket): Promise<'deleted' | 'gone' | 'stale'> {
   const id = { namespace: now.namespace, name: now.name, uid: now.uid, resourceVersion: now.resourceVersion };
-  if (now.kind === 'PersistentVolumeClaim') return deps.writer.deleteClaim(id);
+  if (now.kind === 'PersistentVolumeClaim') return deps.writer.deleteClaim(id, ticket);
   const target = d.target.uid === now.uid ? { ...d.target, resourceVersion: now.resourceVersion } : await ownerAgain(deps.reader, d.target);
   if (!target) return 'gone';
   if (target.uid !== d.target.uid) return 'stale';
-  return deps.writer.deleteAsRead(resourceOf(d.target), target, { propagationPolicy: 'Background' });
+  return deps.writer.deleteAsRead(resourceOf(d.target), target, ticket, { propagationPolicy: 'Background' });
 }
 
 async function ownerAgain(r: ObjectsReader, t: RemovalTarget) {
@@ -63,18 +64,22 @@ async function ownerAgain(r: ObjectsReader, t: RemovalTarget) {
  * keepLast) are not judged again on one object, as after a re-read. One request per Job, as the
  * pods' pass writes.
  */
-async function asDecided(deps: ActDeps, d: ObjectDecision): Promise<'deleted' | 'gone' | 'stale'> {
+async function asDecided(deps: ActDeps, d: ObjectDecision, ticket: RemovalTicket): Promise<'deleted' | 'gone' | 'stale'> {
   const id = { namespace: d.namespace, name: d.name, uid: d.uid, resourceVersion: d.resourceVersion };
-  return deps.writer.deleteAsRead(resourceOf(d.target), id, { propagationPolicy: 'Background' });
+  return deps.writer.deleteAsRead(resourceOf(d.target), id, ticket, { propagationPolicy: 'Background' });
 }
 
-export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<ObjectResult> {
+/**
+ * The decision carried out with its admission ticket, which the writer settles if a delete is
+ * sent; the caller gives it back when none is (kept or gone on the re-read: `unsent`).
+ */
+export async function actOnObject(deps: ActDeps, d: ObjectDecision, ticket: RemovalTicket): Promise<ObjectResult> {
   const dryRun = deps.writer.dryRun;
   const rule = deps.rules.find((r) => r.name === d.rule);
   if (!rule || d.mode === 'report') return { decision: d, outcome: 'reported', dryRun };
   try {
     if (d.kind === 'Job') {
-      const outcome = await asDecided(deps, d);
+      const outcome = await asDecided(deps, d, ticket);
       return {
         decision: d,
         outcome,
@@ -89,7 +94,7 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<Obj
     const ctx = now.kind === 'PersistentVolumeClaim' ? await claimContextFor(deps.reader, now) : emptyContext();
     const why = recheck(rule, now, ctx, deps.now());
     if (why) return { decision: d, outcome: 'kept', dryRun, message: `read again before the delete: ${why}` };
-    const outcome = await deleteTarget(deps, d, now);
+    const outcome = await deleteTarget(deps, d, now, ticket);
     return { decision: d, outcome, dryRun, ...(outcome === 'stale' ? { message: 'changed between the re-read and the delete' } : {}) };
   } catch (e) {
     if (e instanceof TransientKubeError) return { decision: d, outcome: 'failed', dryRun, message: e.message };

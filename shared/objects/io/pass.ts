@@ -2,12 +2,12 @@
 // each decision in a delete rule, in the plan's order with up to SWEEP_CONCURRENCY in flight (as
 // the pods' pass), ask the admission port (the brakes, charged per kind), act (io/act.ts: a Job
 // deleted as it was read, a claim or a Workload read and checked again; every delete tied to uid
-// and resourceVersion) and settle on the API server's answer; one Event per object removed. A report rule's decision is reported, never
+// and resourceVersion; the writer settles the ticket on the API server's answer, and a ticket no
+// delete was sent with is given back); one Event per object removed. A report rule's decision is reported, never
 // admitted nor acted on. Every path runs this: the sweep, invoke, the CLI, and the event path
 // restricted to the one object its event named (`only`). Each result goes out as a CloudEvent
 // (notify/objects.ts); its Reports are the caller's, written after the pass (objects/reports).
-import type { Admission } from '../../kube/admission.js';
-import { removalCharged } from '../../kube/admission.js';
+import { unsent, type Admission } from '../../kube/admission.js';
 import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
 import { observeObject } from '../../metrics/observe.js';
@@ -73,12 +73,11 @@ function subjectOf(d: ObjectDecision) {
 async function deleteAdmitted(h: ObjectsHandle, admission: Admission, rules: readonly ObjectRule[], d: ObjectDecision, dryRun: boolean): Promise<ObjectResult> {
   const taken = await admission.admit(subjectOf(d));
   if ('deferred' in taken) return { decision: d, outcome: 'deferred', dryRun, message: taken.deferred.why };
-  let result: ObjectResult | undefined;
   try {
-    result = await actOnObject({ reader: h.reader, writer: h.writer({ dryRun }), rules, now: () => h.now() }, d);
-    return result;
+    return await actOnObject({ reader: h.reader, writer: h.writer({ dryRun }), rules, now: () => h.now() }, d, taken.ticket);
   } finally {
-    admission.settle(taken.ticket, removalCharged(result && { outcome: result.outcome }));
+    // Kept or gone on the re-read, or a read that failed: no delete was sent, nothing spent (a no-op once the writer settled it).
+    unsent(taken.ticket);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Pod } from '../../../shared/model/objects.js';
 import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { readDefragConfig, type StepIo } from '../../../shared/defrag/index.js';
-import type { Admission } from '../../../shared/kube/admission.js';
+import { admissionPort, type Admission } from '../../../shared/kube/admission.js';
 import { kubeClients } from '../../../shared/kube/clients.js';
 import { ClusterWriter } from '../../../shared/kube/writer.js';
 import { Notifier } from '../../../shared/notify/notifier.js';
@@ -167,7 +167,7 @@ export const defragIo = (kc: KubeConfig, { dryRun }: { dryRun: boolean }): StepI
  * These steps run with no policy and so no limits: every eviction admitted. The limits across
  * steps are the brakes' (brakes.test.ts here runs defrag with them, through the function).
  */
-export const ADMIT_ALL: Admission = { admit: async () => ({ ticket: { counters: [] } }), settle: () => undefined };
+export const ADMIT_ALL: Admission = admissionPort({ admit: async () => ({ ticket: { counters: [] } }), settle: () => undefined });
 
 /** The step's settings as configured by default (DEFRAG_* unset). */
 export const STEP_DEFAULTS = readDefragConfig({});

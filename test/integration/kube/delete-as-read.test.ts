@@ -12,6 +12,7 @@ import { classifyKubeError } from '../../../shared/kube/errors.js';
 import { ClusterWriter, WriteRefusedError, type WriterOptions } from '../../../shared/kube/writer.js';
 import type { StoredId } from '../../../shared/model/identity.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
+import { testTicket } from '../../fixtures/ticket.js';
 
 const ns = testNamespace('kube-delete-as-read');
 const kc = sharedCluster().kubeConfig();
@@ -51,7 +52,7 @@ const live = (name: string) =>
 describe("the writer's deleteAsRead: a Job deleted only as it was read", () => {
   it('the read version: deleted', async () => {
     const j = await job('as-read');
-    expect(await writer().deleteAsRead(JOBS, idOf(j), { propagationPolicy: 'Background' })).toBe('deleted');
+    expect(await writer().deleteAsRead(JOBS, idOf(j), testTicket(), { propagationPolicy: 'Background' })).toBe('deleted');
     expect(await live('as-read')).toBeUndefined();
   });
 
@@ -59,7 +60,7 @@ describe("the writer's deleteAsRead: a Job deleted only as it was read", () => {
     const j = await job('written');
     await batch.patchNamespacedJob({ namespace: ns.name, name: 'written', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
     const w = writer();
-    expect(await w.deleteAsRead(JOBS, idOf(j), { propagationPolicy: 'Background' })).toBe('stale');
+    expect(await w.deleteAsRead(JOBS, idOf(j), testTicket(), { propagationPolicy: 'Background' })).toBe('stale');
     const stored = await batch.readNamespacedJob({ namespace: ns.name, name: 'written' });
     expect(stored.metadata?.deletionTimestamp).toBeUndefined();
     expect(stored.metadata?.labels?.touched).toBe('yes');
@@ -76,31 +77,31 @@ describe("the writer's deleteAsRead: a Job deleted only as it was read", () => {
       ),
     );
     const fresh = await job('recreated');
-    expect(await writer().deleteAsRead(JOBS, idOf(old))).toBe('stale');
+    expect(await writer().deleteAsRead(JOBS, idOf(old), testTicket())).toBe('stale');
     expect(await live('recreated')).toBe(fresh.metadata!.uid);
   });
 
   it('already gone: gone', async () => {
     const j = await job('twice');
-    expect(await writer().deleteAsRead(JOBS, idOf(j))).toBe('deleted');
+    expect(await writer().deleteAsRead(JOBS, idOf(j), testTicket())).toBe('deleted');
     await waitFor('the Job gone', () =>
       batch.readNamespacedJob({ namespace: ns.name, name: 'twice' }).then(
         () => undefined,
         () => true,
       ),
     );
-    expect(await writer().deleteAsRead(JOBS, idOf(j))).toBe('gone');
+    expect(await writer().deleteAsRead(JOBS, idOf(j), testTicket())).toBe('gone');
   });
 
   it("a dry run: the API server's answer, nothing persisted", async () => {
     const j = await job('dry');
-    expect(await writer({ dryRun: true }).deleteAsRead(JOBS, idOf(j), { propagationPolicy: 'Background' })).toBe('deleted');
+    expect(await writer({ dryRun: true }).deleteAsRead(JOBS, idOf(j), testTicket(), { propagationPolicy: 'Background' })).toBe('deleted');
     expect(await live('dry')).toBe(j.metadata!.uid);
   });
 
   it('a protected namespace: refused before anything is sent', async () => {
     const j = await job('guarded');
-    await expect(writer({ protectedNamespaces: [ns.name] }).deleteAsRead(JOBS, idOf(j))).rejects.toBeInstanceOf(WriteRefusedError);
+    await expect(writer({ protectedNamespaces: [ns.name] }).deleteAsRead(JOBS, idOf(j), testTicket())).rejects.toBeInstanceOf(WriteRefusedError);
     expect(await live('guarded')).toBe(j.metadata!.uid);
   });
 });

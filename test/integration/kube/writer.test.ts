@@ -8,6 +8,7 @@ import { removalTarget } from '../../../shared/kube/evict-only.js';
 import { ClusterWriter, WriteRefusedError } from '../../../shared/kube/writer.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { liveUid, makePod } from './fixtures.js';
+import { testTicket } from '../../fixtures/ticket.js';
 
 const ns = testNamespace('kube-writer');
 const kc = sharedCluster().kubeConfig();
@@ -37,14 +38,14 @@ beforeAll(async () => {
 describe('ClusterWriter.removePod', () => {
   it('never DELETEs a pod stored Running: it evicts, and the budget holds', async () => {
     await makePod(core, ns.name, 'running-guarded', { labels: guarded });
-    const r = await writer().removePod(removalTarget(await read('running-guarded')), 'test');
+    const r = await writer().removePod(removalTarget(await read('running-guarded')), testTicket(), 'test');
     expect(r).toMatchObject({ action: 'evict', outcome: 'blocked', disruptionBudget: true });
     expect(await liveUid(core, ns.name, 'running-guarded')).toBeDefined();
   });
 
   it('DELETEs a pod stored Failed, with one Event', async () => {
     const made = await makePod(core, ns.name, 'failed', { exitCode: 3, phase: 'Failed' });
-    const r = await writer().removePod(removalTarget(await read('failed')), 'test');
+    const r = await writer().removePod(removalTarget(await read('failed')), testTicket(), 'test');
     expect(r).toMatchObject({ action: 'delete', outcome: 'deleted' });
     expect(await tidyEvents(made.uid)).toHaveLength(1);
   });
@@ -53,7 +54,7 @@ describe('ClusterWriter.removePod', () => {
     await makePod(core, ns.name, 'changed', { exitCode: 1, phase: 'Failed' });
     const seen = removalTarget(await read('changed'));
     await core.patchNamespacedPod({ namespace: ns.name, name: 'changed', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
-    const r = await writer().removePod(seen, 'test');
+    const r = await writer().removePod(seen, testTicket(), 'test');
     expect(r.outcome).toBe('stale');
     expect(await liveUid(core, ns.name, 'changed')).toBeDefined();
   });
@@ -61,14 +62,14 @@ describe('ClusterWriter.removePod', () => {
   it('records one Event when ten deliveries race for the same pod', async () => {
     const made = await makePod(core, ns.name, 'raced', { exitCode: 3, phase: 'Failed' });
     const seen = removalTarget(await read('raced'));
-    const results = await Promise.all(Array.from({ length: 10 }, () => writer().removePod(seen, 'test')));
+    const results = await Promise.all(Array.from({ length: 10 }, () => writer().removePod(seen, testTicket(), 'test')));
     expect(results.filter((r) => r.outcome === 'deleted')).toHaveLength(1);
     expect(await tidyEvents(made.uid)).toHaveLength(1);
   });
 
   it('writes nothing in a dry run (the API server admits, nothing persists, no Event)', async () => {
     const made = await makePod(core, ns.name, 'dry', { exitCode: 3, phase: 'Failed' });
-    const r = await writer({ dryRun: true }).removePod(removalTarget(await read('dry')), 'test');
+    const r = await writer({ dryRun: true }).removePod(removalTarget(await read('dry')), testTicket(), 'test');
     expect(r).toMatchObject({ outcome: 'deleted', dryRun: true });
     expect(await liveUid(core, ns.name, 'dry')).toBe(made.uid);
     expect(await tidyEvents(made.uid)).toHaveLength(0);
@@ -77,7 +78,7 @@ describe('ClusterWriter.removePod', () => {
   it('refuses any write in a protected namespace before sending it', async () => {
     await makePod(core, ns.name, 'protected', { exitCode: 3, phase: 'Failed' });
     const seen = removalTarget(await read('protected'));
-    await expect(writer({ protectedNamespaces: [ns.name] }).removePod(seen, 'test')).rejects.toBeInstanceOf(WriteRefusedError);
+    await expect(writer({ protectedNamespaces: [ns.name] }).removePod(seen, testTicket(), 'test')).rejects.toBeInstanceOf(WriteRefusedError);
     expect(await liveUid(core, ns.name, 'protected')).toBeDefined();
   });
 });

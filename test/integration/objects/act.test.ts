@@ -15,6 +15,7 @@ import { readObjects } from '../../../shared/objects/io/read.js';
 import { ObjectRuleSchema, type ObjectRule } from '../../../shared/policy/objects-schema.js';
 import { EXIT_CODE_ANNOTATION, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { boundClaim as boundClaimIn, Volumes } from './fixtures.js';
+import { testTicket } from '../../fixtures/ticket.js';
 
 const ns = testNamespace('objects-act');
 const kc = () => sharedCluster().kubeConfig();
@@ -54,14 +55,14 @@ const exists = (name: string) =>
 describe('an unused claim, decided and deleted', () => {
   it('report mode writes nothing; delete mode deletes it, tied to what it read again', async () => {
     await boundClaim('plain');
-    const reported = await actOnObject(deps([claimRule('report')]), await decisionFor(claimRule('report'), 'plain'));
+    const reported = await actOnObject(deps([claimRule('report')]), await decisionFor(claimRule('report'), 'plain'), testTicket());
     expect(reported.outcome).toBe('reported');
     expect(await exists('plain')).toBeDefined();
-    const dry = await actOnObject(deps([claimRule('delete')], true), await decisionFor(claimRule('delete'), 'plain'));
+    const dry = await actOnObject(deps([claimRule('delete')], true), await decisionFor(claimRule('delete'), 'plain'), testTicket());
     expect(dry).toMatchObject({ outcome: 'deleted', dryRun: true });
     const afterDry = await core().readNamespacedPersistentVolumeClaim({ namespace: ns.name, name: 'plain' });
     expect(afterDry.metadata?.deletionTimestamp, 'a dry run deletes nothing').toBeUndefined();
-    const done = await actOnObject(deps([claimRule('delete')]), await decisionFor(claimRule('delete'), 'plain'));
+    const done = await actOnObject(deps([claimRule('delete')]), await decisionFor(claimRule('delete'), 'plain'), testTicket());
     expect(done.outcome, done.message).toBe('deleted');
     await waitFor('plain gone', async () => ((await exists('plain')) === undefined ? true : undefined));
   }, 120_000);
@@ -76,7 +77,7 @@ describe('an unused claim, decided and deleted', () => {
         spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'taken' } }] },
       },
     });
-    const r = await actOnObject(deps([claimRule('delete')]), d);
+    const r = await actOnObject(deps([claimRule('delete')]), d, testTicket());
     expect(r.outcome).toBe('kept');
     expect(r.message).toMatch(/no longer matches|used by pod .*taker/);
     expect(await exists('taken')).toBeDefined();
@@ -112,7 +113,7 @@ describe('an unused claim, decided and deleted', () => {
       reason: 'forged',
       target: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: ns.name, name: 'busy', uid: stored.metadata!.uid! },
     };
-    const r = await actOnObject(deps([claimRule('delete')]), forged);
+    const r = await actOnObject(deps([claimRule('delete')]), forged, testTicket());
     expect(r.outcome).toBe('kept');
     expect(await exists('busy')).toBe(stored.metadata!.uid);
   }, 120_000);
@@ -124,7 +125,7 @@ describe('an unused claim, decided and deleted', () => {
     await waitFor('again gone', async () => ((await exists('again')) === undefined ? true : undefined), { timeoutMs: 60_000 });
     const second = await boundClaim('again');
     expect(second.metadata!.uid).not.toBe(first.metadata!.uid);
-    const r = await actOnObject(deps([claimRule('delete')]), d);
+    const r = await actOnObject(deps([claimRule('delete')]), d, testTicket());
     expect(r.outcome).toBe('gone');
     expect(await exists('again')).toBe(second.metadata!.uid);
   }, 120_000);
@@ -134,7 +135,10 @@ describe('an unused claim, decided and deleted', () => {
     const now = await core().readNamespacedPersistentVolumeClaim({ namespace: ns.name, name: 'moved' });
     now.metadata!.labels = { touched: 'yes' };
     await core().replaceNamespacedPersistentVolumeClaim({ namespace: ns.name, name: 'moved', body: now });
-    const outcome = await writer().deleteClaim({ namespace: ns.name, name: 'moved', uid: c.metadata!.uid!, resourceVersion: c.metadata!.resourceVersion! });
+    const outcome = await writer().deleteClaim(
+      { namespace: ns.name, name: 'moved', uid: c.metadata!.uid!, resourceVersion: c.metadata!.resourceVersion! },
+      testTicket(),
+    );
     expect(outcome).toBe('stale');
     expect(await exists('moved')).toBe(c.metadata!.uid);
   }, 120_000);
@@ -170,7 +174,7 @@ describe('a finished Job, deleted', () => {
     );
     const rule = ObjectRuleSchema.parse({ name: 'jobs', kind: 'Job', minAge: '0s', mode: 'delete', namespaces: { include: [ns.name] } });
     const d = await decisionFor(rule, 'done');
-    expect((await actOnObject(deps([rule]), d)).outcome).toBe('deleted');
+    expect((await actOnObject(deps([rule]), d, testTicket())).outcome).toBe('deleted');
     await waitFor(
       'Job and pods gone',
       async () =>

@@ -10,6 +10,7 @@ import { waitFor } from '../../harness/index.js';
 import { spentAt, storedLedger } from '../brakes/helpers.js';
 import { finishedJob, liveJob } from './fixtures.js';
 import { objectsSuite, type TestHandle } from './handle.js';
+import { settleRemoval } from '../../../shared/kube/admission.js';
 
 const { ns, batch, handle } = objectsSuite('objects-brakes');
 const HOUR = 3_600_000;
@@ -63,7 +64,7 @@ describe('a rate that counts Jobs', () => {
     const admission = h.handle.admission({ dryRun: false });
     const answer = async (subject: { kind?: 'Job'; namespace: string }) => {
       const a = await admission.admit(subject);
-      if ('ticket' in a) admission.settle(a.ticket, true);
+      if ('ticket' in a) settleRemoval(a.ticket, { outcome: 'deleted' });
       return 'deferred' in a ? a.deferred.budget : 'admitted';
     };
     const job = { kind: 'Job' as const, namespace: ns.name };

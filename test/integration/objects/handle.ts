@@ -23,6 +23,7 @@ import { loadPolicy } from '../../../shared/policy/load.js';
 import type { Policy } from '../../../shared/policy/policy.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { Volumes } from './fixtures.js';
+import type { RemovalTicket } from '../../../shared/kube/admission.js';
 
 /** What a DELETE is about to be sent for: a claim, or an object of any group (a Job, a Workload's owner). */
 export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Resource; id: StoredId };
@@ -53,14 +54,14 @@ class HookedWriter extends ClusterWriter {
     super(clients, { dryRun, recordEvents: true, protectedNamespaces: [] });
   }
 
-  override async deleteClaim(claim: StoredId) {
+  override async deleteClaim(claim: StoredId, ticket: RemovalTicket) {
     await this.hook?.({ kind: 'claim', id: claim });
-    return super.deleteClaim(claim);
+    return super.deleteClaim(claim, ticket);
   }
 
-  override async deleteAsRead(resource: Resource, id: StoredId, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
+  override async deleteAsRead(resource: Resource, id: StoredId, ticket: RemovalTicket, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
     await this.hook?.({ kind: 'object', gvr: resource, id });
-    return super.deleteAsRead(resource, id, opts);
+    return super.deleteAsRead(resource, id, ticket, opts);
   }
 }
 

@@ -56,7 +56,6 @@ function handle(): ObjectsHandle {
     // A report rule is never admitted: were it asked, the test fails.
     admission: () => ({
       admit: () => Promise.reject(new Error('a report rule asked the brakes')),
-      settle: () => undefined,
     }),
     now: Date.now,
     log: createLogger({ level: 'silent' }),

@@ -98,6 +98,36 @@ describe('only the writer changes a cluster', () => {
   });
 });
 
+describe('only the writer settles a removal ticket (admission is part of the write)', () => {
+  const settles = (from: string) => `import { settleRemoval } from '${from}';\nexport const x = settleRemoval;`;
+  it.each([
+    ['shared/cleanup/io/boundary-probe.ts', '../../kube/admission.js'],
+    ['shared/hosts/cli/boundary-probe.ts', '../../kube/admission.js'],
+    ['functions/boundary-probe.ts', '../shared/kube/admission.js'],
+  ])('%s settling one fails lint', async (file, from) => {
+    expect((await problems(file, settles(from))).join('\n')).toContain('the writer settles every removal ticket');
+  });
+
+  it("calling the ticket class's own settle fails lint too", async () => {
+    const code = "import { RemovalTicket } from '../../kube/admission.js';\nexport const x = (t: RemovalTicket) => RemovalTicket.settle(t, true);";
+    expect((await problems('shared/defrag/io/boundary-probe.ts', code)).join('\n')).toContain('the writer settles every removal ticket');
+  });
+
+  it('the writer beside the port may; a family gives back what it did not send, and names the ticket type', async () => {
+    expect(await problems('shared/kube/boundary-probe.ts', settles('./admission.js'))).toEqual([]);
+    const gives = "import { unsent, type RemovalTicket } from '../../kube/admission.js';\nexport const x = (t: RemovalTicket) => unsent(t);";
+    expect(await problems('shared/objects/io/boundary-probe.ts', gives)).toEqual([]);
+  });
+
+  it('a host still may not be imported from shared/kube', async () => {
+    expect(
+      (await problems('shared/kube/boundary-probe.ts', "import { FencedError } from '../hosts/standalone/fence.js';\nexport const x = FencedError;")).join(
+        '\n',
+      ),
+    ).toContain('shared/hosts holds the programs');
+  });
+});
+
 describe('rooms import downward only: no import cycle, type imports included', () => {
   it('metrics/observe.ts naming a type of the target contract again fails lint (the six-file circle through the runtime)', async () => {
     const observe = readFileSync(`${ROOT}shared/metrics/observe.ts`, 'utf8');

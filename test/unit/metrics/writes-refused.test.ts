@@ -11,6 +11,7 @@ import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import type { RemovalTarget } from '../../../shared/kube/evict-only.js';
 import { FencedError } from '../../../shared/hosts/standalone/fence.js';
 import { metricNames } from '../../fixtures/metrics/promcheck.js';
+import { testTicket } from '../../fixtures/ticket.js';
 
 // Issue 23, item 3: every write refused, by kube-tidy or by the API server, is counted at the
 // one writer by reason and verb (fixed sets) and logged as a sample a flood cannot fill.
@@ -71,7 +72,7 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
       deleteNamespacedPod: () =>
         Promise.reject(apiError(403, 'Forbidden', 'pods "a" is forbidden: User "system:serviceaccount:x:y" cannot delete resource "pods"')),
     });
-    for (let i = 0; i < 200; i++) await expect(w.removePod(pod(), 'test')).rejects.toBeInstanceOf(KubeRequestError);
+    for (let i = 0; i < 200; i++) await expect(w.removePod(pod(), testTicket(), 'test')).rejects.toBeInstanceOf(KubeRequestError);
     expect(refusedLines()).toHaveLength(LOG_PER_WINDOW);
     expect(refusedLines()[0]).toMatchObject({ level: 40, verb: 'delete', reason: 'forbidden', what: 'delete pod ml/a' });
     expect(String(refusedLines()[0]!.message)).toContain('cannot delete resource "pods"');
@@ -85,7 +86,9 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
 
   it('a removal in a protected namespace: refused before anything is sent, counted as protected-namespace', async () => {
     const sent = vi.fn();
-    await expect(writer({ createNamespacedPodEviction: sent }, ['ml']).removePod(pod({ phase: 'Running' }), 'test')).rejects.toBeInstanceOf(WriteRefusedError);
+    await expect(writer({ createNamespacedPodEviction: sent }, ['ml']).removePod(pod({ phase: 'Running' }), testTicket(), 'test')).rejects.toBeInstanceOf(
+      WriteRefusedError,
+    );
     expect(sent).not.toHaveBeenCalled();
     expect(await counted('protected-namespace', 'evict')).toBe(1);
     expect(refusedLines()).toEqual([expect.objectContaining({ reason: 'protected-namespace', verb: 'evict' })]);
@@ -95,12 +98,14 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
     const budget = apiError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", [
       { reason: 'DisruptionBudget', message: 'The disruption budget pdb needs 1 healthy pods' },
     ]);
-    expect((await writer({ createNamespacedPodEviction: () => Promise.reject(budget) }).removePod(pod({ phase: 'Running' }), 'test')).outcome).toBe('blocked');
+    expect(
+      (await writer({ createNamespacedPodEviction: () => Promise.reject(budget) }).removePod(pod({ phase: 'Running' }), testTicket(), 'test')).outcome,
+    ).toBe('blocked');
     expect(
       (
         await writer({
           deleteNamespacedPod: () => Promise.reject(apiError(409, 'Conflict', 'Precondition failed: UID in precondition: u1, UID in object meta: u2')),
-        }).removePod(pod(), 'test')
+        }).removePod(pod(), testTicket(), 'test')
       ).outcome,
     ).toBe('stale');
     expect(await counted('disruption-budget', 'evict')).toBe(1);
@@ -120,25 +125,25 @@ describe('kube_tidy_writes_refused_total, at the writer', () => {
       { dryRun: false, recordEvents: false, protectedNamespaces: [], refusals },
     );
     expect(await w.deleteConfigMap('kube-tidy', 'old', { metadata: { uid: 'u1', resourceVersion: '1' } })).toBe('stale');
-    expect(await w.deleteObject({ group: 'g', version: 'v1', plural: 'things' }, { namespace: 'ml', name: 'x', uid: 'u2', resourceVersion: '1' })).toBe(
-      'stale',
-    );
+    expect(
+      await w.deleteObject({ group: 'g', version: 'v1', plural: 'things' }, { namespace: 'ml', name: 'x', uid: 'u2', resourceVersion: '1' }, testTicket()),
+    ).toBe('stale');
     expect(await counted('stale', 'delete')).toBe(2);
     expect(refusedLines().map((l) => l.what)).toEqual(['delete configmap kube-tidy/old', 'delete things ml/x']);
   });
 
   it('KubeVirt answering an eviction with "Eviction triggered evacuation" is what the evacuation asked for: not a refusal', async () => {
     const started = apiError(429, 'TooManyRequests', 'Eviction triggered evacuation of VMI "ml/vm"');
-    expect((await writer({ createNamespacedPodEviction: () => Promise.reject(started) }).evictPodForMigration(pod({ phase: 'Running' }))).outcome).toBe(
-      'blocked',
-    );
+    expect(
+      (await writer({ createNamespacedPodEviction: () => Promise.reject(started) }).evictPodForMigration(pod({ phase: 'Running' }), testTicket())).outcome,
+    ).toBe('blocked');
     expect(await counted('eviction-blocked', 'evict')).toBe(0);
     expect(refusedLines()).toEqual([]);
   });
 
   it('a transient failure (a 503) is not a refusal: a retry may succeed', async () => {
     await expect(
-      writer({ deleteNamespacedPod: () => Promise.reject(apiError(503, 'ServiceUnavailable', 'down')) }).removePod(pod(), 'test'),
+      writer({ deleteNamespacedPod: () => Promise.reject(apiError(503, 'ServiceUnavailable', 'down')) }).removePod(pod(), testTicket(), 'test'),
     ).rejects.toBeInstanceOf(TransientKubeError);
     expect((await metricsExposition(metrics)).body).not.toMatch(/^kube_tidy_writes_refused_total\{/m);
     expect(refusedLines()).toEqual([]);

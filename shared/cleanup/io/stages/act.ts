@@ -1,9 +1,10 @@
-// The act stage: one removal the admit stage answered, carried out (act.ts: through the one
-// writer) and settled with the API server's answer, every way it can end a result. A pass and
+// The act stage: one removal the admit stage answered, carried out with its ticket (act.ts:
+// through the one writer, which settles the ticket on the API server's answer), every way it
+// can end a result. A pass and
 // the one-pod path (one-pod.ts: an event, a shard's pod, a due act) act through the same
 // `actAdmitted`; a pass's ActStage also counts each result (selected, outcomes, failures, the
 // first write's time) and hands it to its observers in the order its schedule says (schedules.ts).
-import type { Admitted, AdmissionTicket } from '../../../kube/admission.js';
+import type { Admitted } from '../../../kube/admission.js';
 import { KubeRequestError } from '../../../kube/errors.js';
 import type { RemovalTarget } from '../../../kube/evict-only.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
@@ -15,17 +16,14 @@ import type { EventBudget } from '../event-budget.js';
 /** The admit stage's answer for one removal: let through, held back, or the brakes' ledger failed. */
 export type AdmitAnswer = Admitted | { error: Error };
 
-/** Tells the admission what came of a removal it let through (charged unless nothing happened). */
-export type Settle = (ticket: AdmissionTicket, result: ActResult | undefined) => void;
-
 /**
  * One removal with its admission's answer: held back or a failed ledger is its result (nothing
- * sent); let through, it is written, counted in `metrics` (the handle's recorder) and settled.
+ * sent); let through, it is written with its ticket (the writer settles it) and counted in
+ * `metrics` (the handle's recorder).
  */
 export async function actAdmitted(
   writer: ClusterWriter,
   metrics: MetricsRecorder,
-  settle: Settle,
   decision: Decision,
   target: RemovalTarget,
   taken: AdmitAnswer,
@@ -35,14 +33,7 @@ export async function actAdmitted(
   if ('deferred' in taken) return { ...base, outcome: 'deferred', message: taken.deferred.why };
   if ('error' in taken)
     return { ...base, outcome: taken.error instanceof KubeRequestError ? 'refused' : 'failed', message: `the brakes' ledger: ${taken.error.message}` };
-  let result: ActResult | undefined;
-  try {
-    result = await act(writer, metrics, target, decision, events);
-  } finally {
-    // An exception (no result) is a bug or an unclassified failure: charged, as a removal that may have happened.
-    settle(taken.ticket, result);
-  }
-  return result;
+  return act(writer, metrics, target, taken.ticket, decision, events);
 }
 
 export interface ActSummary {
@@ -58,7 +49,6 @@ export interface ActStageOptions {
   writer: ClusterWriter;
   /** Where each removal is counted: the handle's recorder. */
   metrics: MetricsRecorder;
-  settle: Settle;
   /** Kubernetes Events' budget (observers/kube-events.ts), when Events are recorded. */
   events: EventBudget | undefined;
   /** Hands a result on to the pass's observers (observers/observer.ts `Observers.result`). */
@@ -81,7 +71,7 @@ export class ActStage {
   /** One removal with its unit of every brake taken (or not): its result, counted. */
   async removal(decision: Decision, target: RemovalTarget, taken: AdmitAnswer): Promise<ActResult> {
     if ('ticket' in taken) this.summary.firstWriteMs ??= this.o.now() - this.o.started;
-    let result = await actAdmitted(this.o.writer, this.o.metrics, this.o.settle, decision, target, taken, this.o.events);
+    let result = await actAdmitted(this.o.writer, this.o.metrics, decision, target, taken, this.o.events);
     if (result.outcome === 'stale' && this.o.again) result = await this.o.again(decision, target);
     const s = this.summary;
     s.selected++;
