@@ -112,7 +112,9 @@ export class MetricsRecorder {
   async afterRequest(capMs = 2_000, backoff: PushBackoff = {}): Promise<void> {
     if (!this.on) return;
     if (!pushes(this.env)) {
-      setImmediate(() => void this.loadSdk().catch(() => undefined));
+      // Once: after the first request the SDK is loading or loaded, and an Immediate per answer
+      // (an async resource, two promises) would buy nothing (issue 45, item 6).
+      if (!this.loading) setImmediate(() => void this.loadSdk().catch(() => undefined));
       return;
     }
     if (Date.now() < this.skipUntil) {

@@ -2,6 +2,7 @@ import { fetchableUrl, readSenderAuthConfig, SenderAuthConfigError, type Platfor
 import { KeyStore, KeysUnavailableError, type KeySource, type KeyStoreOptions } from './auth/keys.js';
 import { discoveryOf, fetchJson, kubeGetJson, kubeKeySource, urlKeySource, type KubeConnection } from './auth/sources.js';
 import { verifyBearer, type AuthResult, type Headers } from './auth/verify.js';
+import { VerifiedTokens } from './auth/verified-tokens.js';
 
 // Sender authentication: who sent this request, from its headers alone, before any body is
 // read. Created once per process (it holds the issuer's keys); the request wrapper calls
@@ -70,6 +71,7 @@ export function createSenderAuth(config: SenderAuthConfig, deps: SenderAuthDeps 
     subjectClaim: config.platform === 'google' ? ('email' as const) : ('sub' as const),
     clockToleranceSeconds: config.clockToleranceSeconds,
     ...(deps.now ? { now: deps.now } : {}),
+    verified: { tokens: new VerifiedTokens(config.clockToleranceSeconds), keys: () => store.held() },
   };
   const allow = config.subjects.length ? `senders ${config.subjects.join(', ')}` : 'any sender of the issuer';
   return {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defrag } from '../../../functions/defrag.js';
 import { evacuation } from '../../../functions/evacuation.js';
 import { jobDeleted } from '../../../functions/job-deleted.js';
@@ -236,6 +236,19 @@ describe('the push at the end of a request', () => {
     m.record('defragNodesFreed', 1);
     await m.afterRequest();
     expect(value(await scrape(), 'kube_tidy_defrag_nodes_freed_total')).toBe(1);
+  });
+
+  it('without an endpoint the SDK is sent to load after the first answer only, not after every one', async () => {
+    const immediates = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      for (let i = 0; i < 3; i++) {
+        await m.afterRequest();
+        await m.loadSdk();
+      }
+      expect(immediates).toHaveBeenCalledTimes(1);
+    } finally {
+      immediates.mockRestore();
+    }
   });
 
   it('does not hold the answer up when the collector does not answer', async () => {

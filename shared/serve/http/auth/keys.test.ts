@@ -38,6 +38,16 @@ describe('issuer keys', () => {
     expect(issuer.jwksRequests).toBe(1);
   });
 
+  it('a token taken once is refused with its key once the key set past its age no longer holds that key', async () => {
+    const auth = make();
+    const same = await bearer();
+    for (let i = 0; i < 2; i++) expect((await auth.authenticate(same)).ok).toBe(true);
+    issuer.published = [await makeKey('key-2')];
+    clock += 600_001;
+    expect(await auth.authenticate(same)).toMatchObject({ ok: false, status: 401, why: expect.stringMatching(/no key of the issuer matches/) });
+    expect(issuer.jwksRequests).toBe(2);
+  });
+
   it('picks up a rotated key (new kid) once the cooldown has passed, and not before', async () => {
     const auth = make();
     await auth.authenticate(await bearer());

@@ -82,6 +82,15 @@ export class KeyStore {
   };
 
   /**
+   * The key set getKey would verify with now without fetching (held and not past its age), or
+   * undefined: what a token verified earlier must have been verified with to be taken again
+   * (verified-tokens.ts). A new set, even with the same keys, is another object.
+   */
+  held(): object | undefined {
+    return this.local && this.now() - this.fetchedAt <= this.maxAgeMs ? this.local : undefined;
+  }
+
+  /**
    * Fetches now unless a recent failure says wait; keeps the old keys when it fails.
    * `warming` (at start): a failure does not make the next request wait `retryMs`.
    */

@@ -1,5 +1,6 @@
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { KeysUnavailableError } from './keys.js';
+import type { VerifiedTokens } from './verified-tokens.js';
 
 // One bearer token, checked from the headers alone: well-formed, signed by a key of the
 // issuer with an asymmetric algorithm, for one of our audiences, by our issuer, inside its
@@ -29,6 +30,8 @@ export interface VerifyOptions {
   subjectClaim: 'sub' | 'email';
   clockToleranceSeconds: number;
   now?: () => number;
+  /** Tokens verified before, and the key set held now (KeyStore.held): a token is checked once per key set. */
+  verified?: { tokens: VerifiedTokens; keys: () => object | undefined };
 }
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -62,6 +65,9 @@ export function bearerToken(headers: Headers): { token: string } | { why: string
 export async function verifyBearer(headers: Headers, o: VerifyOptions): Promise<AuthResult> {
   const found = bearerToken(headers);
   if ('why' in found) return refuse(found.why, 401, !('missing' in found));
+  const nowMs = o.now ? o.now() : Date.now();
+  const known = o.verified?.tokens.get(found.token, o.verified.keys(), nowMs);
+  if (known) return allowed(known, o);
   let payload: JWTPayload;
   try {
     const issuers = await o.issuers();
@@ -79,8 +85,8 @@ export async function verifyBearer(headers: Headers, o: VerifyOptions): Promise<
   }
   // jose checks iat only for a maximum age; the API server's verifier (go-jose) refuses a
   // token issued in the future, past the same tolerance. A token without iat is not refused.
-  const nowSeconds = (o.now ? o.now() : Date.now()) / 1000;
-  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + o.clockToleranceSeconds) return refuse('token issued in the future (iat)');
+  if (typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + o.clockToleranceSeconds) return refuse('token issued in the future (iat)');
+  o.verified?.tokens.set(found.token, payload, o.verified.keys(), nowMs);
   return allowed(payload, o);
 }
 
