@@ -82,7 +82,7 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<Obj
         ...(outcome === 'stale' ? { message: 'written since it was read (or recreated under its name): the next decision reads it again' } : {}),
       };
     }
-    const now = await readStored(deps.reader, d.kind, d);
+    const now = await readStored(deps.reader, rule.kind, d);
     if (!now) return { decision: d, outcome: 'gone', dryRun, message: 'gone before the delete' };
     if (now.uid !== d.uid)
       return { decision: d, outcome: 'gone', dryRun, message: 'recreated under the same name since it was decided: a new object, left alone' };

@@ -34,10 +34,11 @@ export interface ObjectReportContext {
 }
 
 /** The API version of each kind a rule selects, as the pass reads it (objects/io/read.ts). */
-const API_VERSION: Record<ObjectDecision['kind'], string> = { Job: 'batch/v1', PersistentVolumeClaim: 'v1', Workload: 'kueue.x-k8s.io/v1beta2' };
+const API_VERSION: Record<string, string> = { Job: 'batch/v1', PersistentVolumeClaim: 'v1', Workload: 'kueue.x-k8s.io/v1beta2' };
 
-const resourceOf = (o: Pick<ObjectDecision, 'kind' | 'namespace' | 'name' | 'uid'>): ObjectReference => ({
-  apiVersion: API_VERSION[o.kind],
+/** A ttl rule's object carries its own API version; an objects rule's kind has one. */
+const resourceOf = (o: Pick<ObjectDecision, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion'>): ObjectReference => ({
+  apiVersion: o.apiVersion ?? API_VERSION[o.kind] ?? '',
   kind: o.kind,
   namespace: o.namespace,
   name: o.name,
