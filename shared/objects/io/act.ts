@@ -92,9 +92,14 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision): Promise<Obj
     const outcome = await deleteTarget(deps, d, now);
     return { decision: d, outcome, dryRun, ...(outcome === 'stale' ? { message: 'changed between the re-read and the delete' } : {}) };
   } catch (e) {
-    if (e instanceof TransientKubeError) return { decision: d, outcome: 'failed', dryRun, message: e.message };
-    if (e instanceof KubeRequestError) return { decision: d, outcome: 'refused', dryRun, message: e.message };
-    const failure = classifyKubeError(e);
-    return { decision: d, outcome: failure.kind === 'transient' ? 'failed' : 'refused', dryRun, message: (e as Error).message };
+    return failedWith(d, dryRun, e);
   }
+}
+
+/** A delete that threw: `failed` when it may be retried (or may have landed), `refused` when the API server said no. */
+export function failedWith(d: ObjectDecision, dryRun: boolean, e: unknown): ObjectResult {
+  if (e instanceof TransientKubeError) return { decision: d, outcome: 'failed', dryRun, message: e.message };
+  if (e instanceof KubeRequestError) return { decision: d, outcome: 'refused', dryRun, message: e.message };
+  const failure = classifyKubeError(e);
+  return { decision: d, outcome: failure.kind === 'transient' ? 'failed' : 'refused', dryRun, message: (e as Error).message };
 }
