@@ -15,7 +15,7 @@ import { ClusterWriter } from '../../../shared/kube/writer.js';
 import { runObjectsPass } from '../../../shared/objects/index.js';
 import { TtlRuleSchema } from '../../../shared/policy/ttl-schema.js';
 import { sharedCluster } from '../../harness/index.js';
-import { writeKubeconfig } from '../../harness/credentials.js';
+import { tokenKubeconfig } from '../../harness/credentials.js';
 import { objectsSuite, type TestHandle } from '../objects/handle.js';
 
 const { ns, handle } = objectsSuite('ttl-rbac');
@@ -62,14 +62,7 @@ beforeAll(async () => {
     namespace: ns.name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
-  const cluster = kc().getCurrentCluster()!;
-  const file = writeKubeconfig(
-    join(mkdtempSync(join(tmpdir(), 'kube-tidy-ttl-rbac-')), 'account.kubeconfig'),
-    'kube-tidy',
-    cluster.server,
-    Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'),
-    token.status!.token,
-  );
+  const file = tokenKubeconfig(kc(), join(mkdtempSync(join(tmpdir(), 'kube-tidy-ttl-rbac-')), 'account.kubeconfig'), 'kube-tidy', token.status!.token);
   const accountKc = new KubeConfig();
   accountKc.loadFromFile(file);
   account = kubeClients(accountKc);
