@@ -87,13 +87,15 @@ interface Group {
   make: (() => ReportResult)[];
 }
 
-/** One Report per (namespace, rule) with anything to say, decisions first, within the caps; none in a protected namespace. */
+/** One Report per (namespace, rule) with anything to say, decisions first, within the caps; none in a protected namespace, none outside one. */
 export function buildObjectReports(results: readonly ObjectReported[], kept: readonly ObjectKept[], c: ObjectReportContext): Report[] {
   const cap = c.cap ?? MAX_RESULTS_PER_REPORT;
   const timestamp = { seconds: Math.floor(c.now / 1000), nanos: 0 };
   const groups = new Map<string, Group>();
   const add = (o: { namespace: string; rule: string }, status: ResultStatus, make: () => ReportResult) => {
-    if (c.protectedNamespaces.includes(o.namespace)) return;
+    // A cluster-scoped object of a ttl rule (a ClusterRole; a Namespace reports in itself) has no
+    // namespace for a Report: the answer, the CloudEvent and the metric still say it.
+    if (o.namespace === '' || c.protectedNamespaces.includes(o.namespace)) return;
     const key = `${o.namespace}\0${o.rule}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { namespace: o.namespace, rule: o.rule, summary: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 }, make: [] }));
