@@ -1,7 +1,7 @@
 // `kube-tidy plan --kubeconfig` and `run --yes` with kubeTidy.ttl rules, as a person runs them:
 // the CLI as a child process against the shared real cluster. The plan removes nothing and shows
 // each object expired, waiting or unreadable, and says once the kind the cluster does not serve;
-// the run deletes the expired ConfigMap alone.
+// `plan --against` counts what the ttl rule newly deletes; the run deletes the expired ConfigMap alone.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ const cluster = sharedCluster();
 const core = () => cluster.kubeConfig().makeApiClient(CoreV1Api);
 let policy: string;
 let base: string[];
+let dir: string;
 
 const present = (name: string) =>
   core()
@@ -26,7 +27,7 @@ const present = (name: string) =>
     );
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-ttl-cli-'));
+  dir = mkdtempSync(join(tmpdir(), 'kube-tidy-ttl-cli-'));
   policy = join(dir, 'policy.yaml');
   const kinds = [
     { version: 'v1', kind: 'ConfigMap' },
@@ -64,6 +65,20 @@ describe('kube-tidy with ttl rules', () => {
     expect(r.stderr).toContain(
       'ttl: example.com/v1/Widget cannot be read here (example.com/v1 is not served by this cluster): its rules go on with the other kinds',
     );
+    expect(await present('expired')).toBe(true);
+  }, 120_000);
+
+  it('plan --against a policy without the ttl rule shows the ConfigMap newly deleted and exits 3 over --max-new 0', async () => {
+    const old = join(dir, 'old.yaml');
+    writeFileSync(
+      old,
+      stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', kubeTidy: { objects: [{ name: 'jobs', kind: 'Job', minAge: '1h' }] } }),
+    );
+    const r = await runCli(['plan', ...base, '--against', old, '--max-new', '0', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(3);
+    const changes = jsonLines(r).filter((l) => l.type === 'object-new');
+    // The 7d one is not yet selected on either side: only what expired is new.
+    expect(changes.map((l) => [l.kind, l.name, l.newlyDeleted])).toEqual([['ConfigMap', 'expired', true]]);
     expect(await present('expired')).toBe(true);
   }, 120_000);
 
