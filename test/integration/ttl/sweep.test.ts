@@ -1,7 +1,8 @@
 // TTL on any kind on the sweep's path: the `sweep` function over HTTP, its own runtime on a clock
 // three hours ahead (the runtime's injectable `now`), a policy of ttl rules only. The sweep's
 // answer carries the ttl rules' results beside the pods'; kube-janitor's documented example (a
-// namespace with `janitor/ttl: 2h`) goes, one with `janitor/expires` in the future stays.
+// namespace with `janitor/ttl: 2h`) goes, one with `janitor/expires` in the future stays; the
+// Reports are written (none inside the namespace being deleted, which would refuse it).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/sweep.js';
 import { startRuntime, type Runtime } from '../../../shared/runtime/runtime.js';
-import { sharedCluster, testNamespace } from '../../harness/index.js';
+import { installOpenReportsCrds, sharedCluster, testNamespace } from '../../harness/index.js';
 import { pingRequest, send, serve } from '../functions/setup.js';
 
 const ns = testNamespace('ttl-sweep');
@@ -19,6 +20,8 @@ const names = () => ({ expired: `${ns.name}-2h`, later: `${ns.name}-later` });
 let rt: Runtime | undefined;
 
 beforeAll(async () => {
+  // The sweep writes Reports where OpenReports is served: always here, whichever test ran before.
+  await installOpenReportsCrds(sharedCluster());
   const { expired, later } = names();
   await core().createNamespace({ body: { metadata: { name: expired, annotations: { 'janitor/ttl': '2h' } } } });
   // kube-janitor's absolute form, a day after the sweep's clock.
@@ -51,7 +54,7 @@ describe('the sweep runs the ttl rules', () => {
       { log: pino({ level: 'silent' }), now: () => Date.now() + 3 * 3_600_000 },
     );
     const r = await send(serve(sweep, rt), pingRequest());
-    expect(r.status).toBe(200);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     const objects = (r.body as { objects: { results: { kind: string; name: string; outcome: string }[]; eligible: { name: string }[] } }).objects;
     expect(objects.results.map((x) => `${x.kind} ${x.name}: ${x.outcome}`)).toEqual([`Namespace ${expired}: deleted`]);
     expect(objects.eligible.map((x) => x.name)).toEqual([later]);

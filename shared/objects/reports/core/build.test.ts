@@ -168,6 +168,9 @@ describe("an objects pass's results as Reports", () => {
       rules: [{ name: 'previews', mode: 'report' }],
     });
     expect(reports.map((r) => r.metadata.namespace)).toEqual(['preview-1']);
+    // Deleted (not as a dry run), it is terminating: no Report is written in it; planned, it is.
+    expect(buildObjectReports([reported(ns, 'deleted')], [], { ...ctx, rules: [{ name: 'previews', mode: 'delete' }] })).toEqual([]);
+    expect(buildObjectReports([reported(ns, 'deleted', { dryRun: true })], [], ctx).map((r) => r.metadata.namespace)).toEqual(['preview-1']);
     expect(reports[0]!.results[0]!.resources).toEqual([{ apiVersion: 'v1', kind: 'Namespace', namespace: 'preview-1', name: 'preview-1', uid: 'u-preview-1' }]);
   });
 

@@ -103,7 +103,10 @@ export function buildObjectReports(results: readonly ObjectReported[], kept: rea
     // Makers past the cap are never called: a pass of any size holds plain references only.
     if (g.make.length < cap) g.make.push(make);
   };
-  for (const r of results) add(r.decision, statusOfObject(r.outcome), () => decidedResult(r, c.origin, timestamp));
+  // A Namespace a ttl rule deleted is terminating: nothing new may be written in it (its Report
+  // would be refused, and would go with it). The answer, the CloudEvent and the metric say it.
+  const inDeleted = (r: ObjectReported) => r.decision.kind === 'Namespace' && r.decision.apiVersion === 'v1' && r.outcome === 'deleted' && !r.dryRun;
+  for (const r of results) if (!inDeleted(r)) add(r.decision, statusOfObject(r.outcome), () => decidedResult(r, c.origin, timestamp));
   for (const k of kept) add(k, 'skip', () => keptResult(k, c.origin, timestamp));
   const modeOf = new Map(c.rules.map((r) => [r.name, r.mode]));
   return [...groups.values()].map((g) =>
