@@ -1,5 +1,5 @@
 // docs/reference/cli.md: the CLI's help, exactly as `--help` prints it (shared/hosts/cli/help.ts).
-import { BRIDGE_HELP, DESCHEDULER_HELP, LIVE_PLAN_HELP, MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP, RUN_HELP } from '../../shared/hosts/cli/help.js';
+import { BRIDGE_HELP, DESCHEDULER_HELP, LIVE_PLAN_HELP, MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP, RBAC_HELP, RUN_HELP } from '../../shared/hosts/cli/help.js';
 import { generatedBanner } from './markdown.js';
 
 /** Each help text with the command that prints it. */
@@ -10,6 +10,7 @@ export const CLI_HELP: { command: string; help: string }[] = [
   { command: 'kube-tidy plan --kubeconfig FILE --help', help: LIVE_PLAN_HELP },
   { command: 'kube-tidy run --help', help: RUN_HELP },
   { command: 'kube-tidy bridge --help', help: BRIDGE_HELP },
+  { command: 'kube-tidy rbac --help', help: RBAC_HELP },
   { command: 'kube-tidy descheduler --help', help: DESCHEDULER_HELP },
 ];
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DefaultEvictorArgsSchema } from '../../shared/evictor/schema.js';
 import { KubeTidySectionSchema } from '../../shared/policy/brakes-schema.js';
+import { TtlRulesSchema } from '../../shared/policy/ttl-schema.js';
 import { MAX_POLICY_BYTES } from '../../shared/policy/load.js';
 import { PolicyEnvelopeSchema } from '../../shared/policy/schema.js';
 import { STRATEGIES } from '../../shared/strategies/registry.js';
@@ -127,9 +128,18 @@ export function policyPage(root: string): string {
       root,
       'kubeTidy',
       "kube-tidy's own top-level section (the descheduler ignores it): [brakes](../brakes.md), [retention](../retention.md) and [cleanup beyond pods](../objects.md).",
-      KubeTidySectionSchema,
+      KubeTidySectionSchema.omit({ ttl: true }),
       'kubeTidy.',
       ['shared/policy/brakes-schema.ts', 'shared/policy/retention.ts', 'shared/policy/objects-schema.ts'],
+    ),
+    // Its own part: its fields' names (kinds, kind) are the brakes' and the objects rules' too, and a comment is found by name.
+    ...part(
+      root,
+      'kubeTidy.ttl',
+      "TTL on any kind ([the page](../ttl.md)): Kyverno's and kube-janitor's TTL values honoured on the kinds a rule names.",
+      z.strictObject({ ttl: TtlRulesSchema.default([]) }),
+      'kubeTidy.',
+      ['shared/policy/ttl-schema.ts'],
     ),
   ].join('\n');
 }

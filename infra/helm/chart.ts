@@ -26,7 +26,7 @@ const SELECTORS = `# What is watched: the ApiServerSource's namespaceSelector an
 export function valuesYaml(decl: Declaration): string {
   const d = knativeDefaults(decl);
   const functions = Object.keys(decl.functions).filter((t) => decl.functions[t]!.events.some((e) => !('http' in e)));
-  return `${whereValues(decl, d)}${whatValues(decl, d)}${standaloneValues(functions)}${OBSERVABILITY_VALUES}`;
+  return `${whereValues(decl, d)}${whatValues(decl, d)}${standaloneValues(functions)}${OBSERVABILITY_VALUES}${TTL_VALUES}`;
 }
 
 type Defaults = ReturnType<typeof knativeDefaults>;
@@ -139,6 +139,21 @@ observability:
     # The label Grafana's dashboard sidecar selects.
     labels:
       grafana_dashboard: "1"
+`;
+
+// TTL on any kind (docs/ttl.md): the kinds the policy's kubeTidy.ttl rules name, which the
+// functions that run them (sweep, invoke; standalone) may then list, watch and delete.
+const TTL_VALUES = `
+# TTL on any kind (docs/ttl.md): the kinds the policy's kubeTidy.ttl rules name, each
+# {group, kind} ("" for the core group) and its resource when the plural is irregular; the
+# chart grants list, watch and delete on each (templates/ttl-rbac.yaml), as
+# \`kube-tidy rbac --policy\` prints them. None by default: a ttl rule without its kind here
+# says the kind cannot be listed, and goes on with the others.
+ttl:
+  kinds: []
+  # - {group: "", kind: Namespace}
+  # - {group: apps, kind: Deployment}
+  # - {group: networking.k8s.io, kind: Ingress, resource: ingresses}
 `;
 
 export function chartFiles(decl: Declaration): Record<string, string> {

@@ -34,8 +34,8 @@ export const FLOORS = [
   },
   {
     name: 'policy vocabulary',
-    why: "what a policy is composed of, each part with its schema and its rule: the strategies and their registry, the evictor gate with its args, limits and the snapshot's index it reads, kube-tidy's brakes, retention and object rules",
-    rooms: ['shared/strategies/**', 'shared/evictor/**', 'shared/policy/{brakes-schema,objects-schema,retention}.ts'],
+    why: "what a policy is composed of, each part with its schema and its rule: the strategies and their registry, the evictor gate with its args, limits and the snapshot's index it reads, kube-tidy's brakes, retention, object and TTL rules",
+    rooms: ['shared/strategies/**', 'shared/evictor/**', 'shared/policy/{brakes-schema,objects-schema,retention,ttl-schema}.ts'],
   },
   {
     name: 'policy',

@@ -21,12 +21,20 @@ export interface ObjectPageQuery {
 export interface ObjectReads {
   list<T>(r: Resource, namespace: string | undefined, page: ObjectPageQuery): Promise<RawList<T>>;
   get<T>(r: Resource, namespace: string | undefined, name: string): Promise<T>;
+  /** What a group/version serves (its APIResourceList: each resource's name, kind, scope and verbs), as discovery reads it. */
+  discover(group: string, version: string): Promise<ServedResources>;
+}
+
+/** An APIResourceList, as much of it as a TTL rule reads: which plural serves a kind, whether namespaced, with which verbs. */
+export interface ServedResources {
+  resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
 }
 
 /** What a DELETE names: the object, the DeleteOptions body (preconditions, propagation) and the dry run's query. */
 export interface ObjectDeleteParams {
   resource: Resource;
-  namespace: string;
+  /** Absent: a cluster-scoped object (a Namespace a TTL rule deletes). */
+  namespace?: string;
   name: string;
   body: object;
   dryRun?: string;
@@ -50,6 +58,11 @@ export class DirectObjectReads implements ObjectReads {
 
   async get<T>(r: Resource, namespace: string | undefined, name: string): Promise<T> {
     return (await this.direct.getJson(resourcePath(r, namespace, name))) as T;
+  }
+
+  async discover(group: string, version: string): Promise<ServedResources> {
+    const root = group === '' ? `/api/${encodeURIComponent(version)}` : `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}`;
+    return (await this.direct.getJson(root)) as ServedResources;
   }
 }
 

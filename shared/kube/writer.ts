@@ -82,6 +82,9 @@ const TERMINAL: ReadonlySet<string> = new Set(['Succeeded', 'Failed']);
 const EVACUATION_STARTED = /Eviction triggered evacuation|Evacuation in progress/;
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** How the API server deletes what an object owns (DeleteOptions.propagationPolicy). */
+export type Propagation = 'Background' | 'Foreground' | 'Orphan';
+
 /** A write refused before it was sent: a protected namespace, or a pod not stored terminal. */
 export class WriteRefusedError extends KubeRequestError {
   constructor(what: string, why: string) {
@@ -476,12 +479,7 @@ export class ClusterWriter {
    * for. Sent directly (direct-objects.ts), its answer (the whole object) unread, as a pod's DELETE.
    * A removal: only with its ticket, settled on the answer.
    */
-  async deleteAsRead(
-    resource: Resource,
-    id: StoredId,
-    ticket: RemovalTicket,
-    opts: { propagationPolicy?: 'Background' | 'Foreground' } = {},
-  ): Promise<DeletedAsSeen> {
+  async deleteAsRead(resource: Resource, id: StoredId, ticket: RemovalTicket, opts: { propagationPolicy?: Propagation } = {}): Promise<DeletedAsSeen> {
     return this.settling(
       ticket,
       () => this.deletedAsRead(`delete ${resource.plural} ${keyOf(id)}`, resource, id, opts),
@@ -489,13 +487,10 @@ export class ClusterWriter {
     );
   }
 
-  private async deletedAsRead(
-    what: string,
-    resource: Resource,
-    id: StoredId,
-    opts: { propagationPolicy?: 'Background' | 'Foreground' },
-  ): Promise<DeletedAsSeen> {
+  private async deletedAsRead(what: string, resource: Resource, id: StoredId, opts: { propagationPolicy?: Propagation }): Promise<DeletedAsSeen> {
     this.guard(what, id.namespace, 'delete');
+    // A Namespace (a TTL rule's, cluster-scoped: no namespace of its own) is the namespace it would take with it.
+    if (resource.group === '' && resource.plural === 'namespaces') this.guard(what, id.name, 'delete');
     const body = {
       ...this.deleteOptions({ uid: id.uid, resourceVersion: id.resourceVersion }),
       ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
@@ -503,7 +498,7 @@ export class ClusterWriter {
     return deleteAsSeen(what, this.refusals, () =>
       this.clients.objectWrites.deleteNamespacedObject({
         resource,
-        namespace: id.namespace!,
+        ...(id.namespace ? { namespace: id.namespace } : {}),
         name: id.name,
         body,
         ...(this.options.dryRun ? { dryRun: 'All' } : {}),

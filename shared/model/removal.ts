@@ -6,7 +6,7 @@ import type { Pod } from './objects.js';
 /** What a removal is charged against: where the pod is and what controls it. */
 export interface Subject {
   /** What is removed: absent for a pod (every family's), else an object kind of cleanup beyond pods, counted on its own. */
-  kind?: 'Job' | 'PersistentVolumeClaim' | 'Workload';
+  kind?: string;
   namespace: string;
   /** Unscheduled pods belong to no node: no node meter applies to them (as the descheduler's limiter). */
   node?: string;

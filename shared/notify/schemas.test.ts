@@ -147,6 +147,30 @@ describe('the event schemas', () => {
       objectDecided(n, objectResult(`j-${outcome}`, outcome, i % 2 === 0 ? {} : { message: `said ${outcome}` }), origins[i % origins.length]!),
     );
     objectDecided(n, objectResult('w', 'deleted', { dryRun: true, workload: true }), 'sweep');
+    // A ttl rule's decisions (TTL on any kind): a Namespace, and a cluster-scoped kind outside any namespace.
+    const ttl = {
+      rule: 'previews',
+      condition: 'expired',
+      reason: 'previews: expired at 2026-11-27T12:00:00.000Z, from annotation janitor/ttl (2h after creation)',
+    };
+    const preview = { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'preview-1', uid: 'uid-ns' };
+    objectDecided(
+      n,
+      {
+        ...objectResult('preview-1', 'deleted'),
+        decision: { ...objectResult('preview-1', 'deleted').decision, ...ttl, kind: 'Namespace', namespace: 'preview-1', target: preview },
+      },
+      'sweep',
+    );
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'old-role', uid: 'uid-role' };
+    objectDecided(
+      n,
+      {
+        ...objectResult('old-role', 'reported'),
+        decision: { ...objectResult('old-role', 'reported').decision, ...ttl, kind: 'ClusterRole', namespace: '', target: role },
+      },
+      'cli',
+    );
     await settle();
 
     const types = new Set(sent.map((e) => e.type));
@@ -182,7 +206,8 @@ describe('the event schemas', () => {
     const target = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ml', name: 'j', uid: 'u' };
     expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target })).toEqual([]);
     expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, outcome: 'evicted' })).not.toEqual([]);
-    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, kind: 'Secret' })).not.toEqual([]);
+    // Any Kind a ttl rule names is one; a resource's plural is not.
+    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, kind: 'secrets' })).not.toEqual([]);
     expect(schemas.check(dataschemaOf('object-decision'), whole)).not.toEqual([]);
   });
 });

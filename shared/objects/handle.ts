@@ -10,10 +10,12 @@ import type { ObjectsReader } from './io/read.js';
 /**
  * Never touched (PROTECTED_NAMESPACES: what a rule selected there is kept, and said); every pass
  * only plans (DRY_RUN); and how many of a pass's deletes are in flight at once (SWEEP_CONCURRENCY,
- * as the pods' pass: started in the plan's order, each admitted first).
+ * as the pods' pass: started in the plan's order, each admitted first); kube-tidy's own namespace.
  */
 export interface ObjectsSettings extends FamilySettings {
   concurrency: number;
+  /** kube-tidy's own namespace (BRAKES_NAMESPACE: its ledger, its Lease): a ttl rule never deletes it nor anything in it. */
+  ownNamespace?: string;
 }
 
 /** The process's edges (runtime/family-edges.ts): its policy's `kubeTidy.objects` rules, a delete's admission charged per kind, one CloudEvent per decision. */
@@ -27,5 +29,7 @@ export function objectsHandle(rt: Runtime): ObjectsHandle {
   // scopeKey), so a Job rate never spends the pods' budget.
   const edges = familyEdges(rt, 'objects');
   // Set on the edges themselves, not spread into a copy: their reader is read on use (the cluster may come later).
-  return Object.assign(edges, { settings: { ...edges.settings, concurrency: readPassConfig(rt.env).SWEEP_CONCURRENCY } });
+  return Object.assign(edges, {
+    settings: { ...edges.settings, concurrency: readPassConfig(rt.env).SWEEP_CONCURRENCY, ownNamespace: rt.config.BRAKES_NAMESPACE },
+  });
 }

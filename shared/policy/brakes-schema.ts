@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { parseGoDuration } from './duration.js';
 import { OBJECT_KINDS, ObjectRulesSchema } from './objects-schema.js';
+import { TtlRulesSchema } from './ttl-schema.js';
 import { RetentionSchema } from './retention.js';
 
 /** The generated sweep runs every 15 minutes (serverless.yml): one window is one descheduler cycle. */
@@ -30,9 +31,10 @@ const Duration = z.string().transform((s, ctx) => {
 });
 
 export const BRAKE_SCOPES = ['cluster', 'namespace', 'owner'] as const;
-/** What a removal removes: a pod (every family's), or an object of cleanup beyond pods (objects-schema.ts). */
+/** What a removal removes: a pod (every family's), an object of cleanup beyond pods (objects-schema.ts), or any kind a TTL rule deletes (ttl-schema.ts). */
 export const REMOVAL_KINDS = ['Pod', ...OBJECT_KINDS] as const;
-export type RemovalKind = (typeof REMOVAL_KINDS)[number];
+/** A Kind by its name alone (Namespace, Deployment): a rate counts that kind's removals in any group. */
+export type RemovalKind = string;
 export type BrakeScope = (typeof BRAKE_SCOPES)[number];
 const Scope = z.enum(BRAKE_SCOPES);
 
@@ -46,11 +48,19 @@ const RateSchema = z.strictObject({
   /**
    * What the rate counts (issue 38): pods by default. Each kind is counted on its own (a
    * scope per kind), so deleting finished Jobs never spends the pods' budget, nor the reverse.
+   * Pod, Job, PersistentVolumeClaim, Workload, or a kind a ttl rule names (Namespace), by its name.
    */
   kinds: z
-    .array(z.enum(REMOVAL_KINDS))
+    .array(
+      z
+        .string()
+        .regex(
+          /^[A-Z][A-Za-z0-9]{0,62}$/,
+          `a Kind as the API server names it: ${REMOVAL_KINDS.join(', ')}, or a kind a ttl rule names (Namespace, Deployment)`,
+        ),
+    )
     .min(1)
-    .max(REMOVAL_KINDS.length)
+    .max(64)
     .refine((k) => new Set(k).size === k.length, 'each kind once')
     .default(['Pod']),
 });
@@ -86,4 +96,6 @@ export const KubeTidySectionSchema = z.strictObject({
   retention: RetentionSchema.default([]),
   // Cleanup beyond pods (objects-schema.ts): Jobs, claims, Workloads.
   objects: ObjectRulesSchema.default([]),
+  // TTL on any kind (ttl-schema.ts): Kyverno's and kube-janitor's TTL values on the kinds a rule names.
+  ttl: TtlRulesSchema.default([]),
 });

@@ -3,7 +3,8 @@ import { DefaultEvictorArgsSchema } from '../evictor/schema.js';
 import { isStrategyName, STRATEGIES, STRATEGY_NAMES, type StrategyName } from '../strategies/registry.js';
 import { issuesFromZod, PolicyError, type PolicyIssue } from './errors.js';
 import type { LoadedPolicy, Profile, StrategyConfig } from './policy.js';
-import { KubeTidySectionSchema } from './brakes-schema.js';
+import { KubeTidySectionSchema, REMOVAL_KINDS, type BrakesPolicy } from './brakes-schema.js';
+import type { TtlRule } from './ttl-schema.js';
 import { nullsAsUnset } from './nulls.js';
 import { IGNORED_TOP_LEVEL, PolicyEnvelopeSchema, ProfileSchema, type ProfileEnvelope } from './schema.js';
 
@@ -77,9 +78,11 @@ export function loadPolicy(given: unknown, options: LoadOptions = {}): LoadedPol
   // Names too, whatever else is wrong in the section: every problem at once.
   issues.push(...retentionNames((e.kubeTidy as { retention?: unknown } | undefined)?.retention, e.profiles));
   // A policy does something: pod profiles, or only rules beyond pods (docs/objects.md).
-  const objectRules = (e.kubeTidy as { objects?: unknown } | undefined)?.objects;
-  if (e.profiles.length === 0 && !(Array.isArray(objectRules) && objectRules.length > 0))
-    issues.push({ path: 'profiles', message: 'at least one profile is required (or kubeTidy.objects rules only)' });
+  const { objects: objectRules, ttl: ttlRules } = (e.kubeTidy ?? {}) as { objects?: unknown; ttl?: unknown };
+  const some = (x: unknown) => Array.isArray(x) && x.length > 0;
+  if (e.profiles.length === 0 && !some(objectRules) && !some(ttlRules))
+    issues.push({ path: 'profiles', message: 'at least one profile is required (or kubeTidy.objects or kubeTidy.ttl rules only)' });
+  if (section.success) issues.push(...sharedRuleNames(section.data.objects, section.data.ttl), ...rateKinds(section.data));
   if (issues.length > 0 || !section.success) throw new PolicyError(issues);
   return {
     policy: {
@@ -88,6 +91,7 @@ export function loadPolicy(given: unknown, options: LoadOptions = {}): LoadedPol
       brakes: section.data.brakes,
       ...(section.data.retention.length ? { retention: section.data.retention } : {}),
       ...(section.data.objects.length ? { objects: section.data.objects } : {}),
+      ...(section.data.ttl.length ? { ttl: section.data.ttl } : {}),
       gracePeriodSeconds: e.gracePeriodSeconds,
       profiles,
     },
@@ -217,4 +221,20 @@ function dedupe(issues: PolicyIssue[]): PolicyIssue[] {
     seen.add(k);
     return true;
   });
+}
+
+/** A ttl rule named as an objects rule: both name the same reports and metrics, so each name is used once. */
+function sharedRuleNames(objects: readonly { name: string }[], ttl: readonly { name: string }[]): PolicyIssue[] {
+  const names = new Set(objects.map((r) => r.name));
+  return ttl.flatMap((r, i) => (names.has(r.name) ? [{ path: `kubeTidy.ttl[${i}].name`, message: `"${r.name}" already names a kubeTidy.objects rule` }] : []));
+}
+
+/** A rate's kind that nothing removes is a typo that would hold nothing: pods, the objects rules' kinds, or a kind a ttl rule names. */
+function rateKinds(section: { brakes: BrakesPolicy; ttl: readonly TtlRule[] }): PolicyIssue[] {
+  const removable = new Set<string>([...REMOVAL_KINDS, ...section.ttl.flatMap((r) => r.kinds.map((k) => k.kind))]);
+  return section.brakes.rates.flatMap((r, i) =>
+    r.kinds.flatMap((k, j) =>
+      removable.has(k) ? [] : [{ path: `kubeTidy.brakes.rates[${i}].kinds[${j}]`, message: `no rule removes ${k}: one of ${[...removable].join(', ')}` }],
+    ),
+  );
 }

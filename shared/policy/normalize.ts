@@ -28,6 +28,7 @@ export function toDeschedulerPolicy(policy: Policy): Record<string, unknown> {
     brakes: brakesOut(policy.brakes ?? DEFAULT_BRAKES),
     ...(policy.retention?.length ? { retention: policy.retention } : {}),
     ...(policy.objects?.length ? { objects: policy.objects.map((r) => ({ ...r, conditions: conditionsOf(r), minAge: duration(r.minAge) })) } : {}),
+    ...(policy.ttl?.length ? { ttl: policy.ttl } : {}),
   };
   return out;
 }

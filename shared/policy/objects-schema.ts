@@ -57,7 +57,7 @@ const ConditionSchema = z.strictObject({
 });
 export type ObjectCondition = z.output<typeof ConditionSchema>;
 
-const RULE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export const RULE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export const ObjectRuleSchema = z
   .strictObject({
@@ -104,16 +104,16 @@ export const ObjectRuleSchema = z
 
 export type ObjectRule = z.output<typeof ObjectRuleSchema>;
 
-export const ObjectRulesSchema = z
-  .array(ObjectRuleSchema)
-  .max(32)
-  .superRefine((rules, ctx) => {
-    const seen = new Set<string>();
-    rules.forEach((r, i) => {
-      if (seen.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate rule name "${r.name}"` });
-      seen.add(r.name);
-    });
+/** A list of rules whose names are each used once (they name reports, Events and metrics). */
+export function uniqueNames(rules: readonly { name: string }[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  rules.forEach((r, i) => {
+    if (seen.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate rule name "${r.name}"` });
+    seen.add(r.name);
   });
+}
+
+export const ObjectRulesSchema = z.array(ObjectRuleSchema).max(32).superRefine(uniqueNames);
 
 /** The conditions a rule selects by: its own, or its kind's. */
 export const conditionsOf = (r: Pick<ObjectRule, 'kind' | 'conditions'>): readonly ObjectCondition[] => r.conditions ?? DEFAULT_CONDITIONS[r.kind];

@@ -32,8 +32,8 @@ describe('kubeTidy.objects in the policy', () => {
   });
 
   it('no profiles and no object rules is refused at profiles, written or left out', () => {
-    expect(issuesOf(envelope)).toEqual(['profiles: at least one profile is required (or kubeTidy.objects rules only)']);
-    expect(issuesOf({ ...envelope, profiles: [] })).toEqual(['profiles: at least one profile is required (or kubeTidy.objects rules only)']);
+    expect(issuesOf(envelope)).toEqual(['profiles: at least one profile is required (or kubeTidy.objects or kubeTidy.ttl rules only)']);
+    expect(issuesOf({ ...envelope, profiles: [] })).toEqual(['profiles: at least one profile is required (or kubeTidy.objects or kubeTidy.ttl rules only)']);
   });
 
   it('deleting claims without the volumes’ reclaim policies acknowledged is refused with its field path', () => {

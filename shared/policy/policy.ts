@@ -3,6 +3,7 @@ import type { EvictionLimits } from '../evictor/limits.js';
 import type { BrakesPolicy } from './brakes-schema.js';
 import type { ObjectRule } from './objects-schema.js';
 import type { RetentionRule } from './retention.js';
+import type { TtlRule } from './ttl-schema.js';
 import type { StrategyName } from '../strategies/registry.js';
 
 /** A validated policy with every default filled in: what the core runs. */
@@ -15,6 +16,8 @@ export interface Policy {
   retention?: RetentionRule[];
   /** kube-tidy's cleanup beyond pods (policy/objects-schema.ts, shared/objects); absent: none. */
   objects?: ObjectRule[];
+  /** kube-tidy's TTL on any kind (policy/ttl-schema.ts, shared/ttl); absent: none. */
+  ttl?: TtlRule[];
   gracePeriodSeconds?: number;
   profiles: Profile[];
 }

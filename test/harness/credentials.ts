@@ -54,3 +54,9 @@ export function writeKubeconfig(path: string, name: string, server: string, ca: 
   writeFileSync(path, stringify(config), { mode: 0o600 });
   return path;
 }
+
+/** A kubeconfig at `path` for `token` against the cluster `kc` is current on (its server and CA). */
+export function tokenKubeconfig(kc: { getCurrentCluster(): { server: string; caData?: string } | null }, path: string, name: string, token: string): string {
+  const cluster = kc.getCurrentCluster()!;
+  return writeKubeconfig(path, name, cluster.server, Buffer.from(cluster.caData ?? '', 'base64').toString('utf8'), token);
+}

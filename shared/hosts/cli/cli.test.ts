@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { run, runAsync } from './main.js';
+import { guessResource } from './rbac.js';
 import { pod } from '../../../test/fixtures/pods.js';
 import { policyDoc } from '../../../test/fixtures/policy.js';
 
@@ -337,5 +339,66 @@ describe('the kube-tidy program', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(2);
     const bad = spawnSync(process.execPath, ['--import', 'tsx', 'shared/hosts/cli/main.ts', 'plan'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
+  });
+});
+
+// `kube-tidy rbac --policy`: the ClusterRole a policy's ttl rules need, printed as YAML.
+const envelope = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy' };
+const kinds = [
+  { version: 'v1', kind: 'Namespace' },
+  { version: 'v1', kind: 'ConfigMap' },
+  { group: 'apps', version: 'v1', kind: 'Deployment' },
+  { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+  { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy' },
+];
+
+describe('kube-tidy rbac', () => {
+  it('prints list, watch and delete on each kind the ttl rules name, by group, and what a Namespace’s report reads', () => {
+    const policy = file('ttl-rbac.json', {
+      ...envelope,
+      kubeTidy: {
+        ttl: [
+          { name: 'a', kinds: kinds.slice(0, 3) },
+          { name: 'b', kinds: kinds.slice(3) },
+        ],
+      },
+    });
+    const r = cli('rbac', '--policy', policy);
+    expect(r.code).toBe(0);
+    const role = parse(r.stdout);
+    expect(role).toMatchObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kube-tidy-ttl' } });
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps', 'namespaces'], verbs: ['delete', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['delete', 'list', 'watch'] },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'networkpolicies'], verbs: ['delete', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['persistentvolumeclaims', 'pods'], verbs: ['list'] },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list'] },
+    ]);
+  });
+
+  it('takes a name and an irregular plural', () => {
+    const policy = file('ttl-one.json', { ...envelope, kubeTidy: { ttl: [{ name: 'a', kinds: [{ group: 'example.com', version: 'v1', kind: 'Mouse' }] }] } });
+    const role = parse(cli('rbac', '--policy', policy, '--name', 'previews', '--resource', 'Mouse=mice').stdout);
+    expect(role.metadata.name).toBe('previews');
+    expect(role.rules).toEqual([{ apiGroups: ['example.com'], resources: ['mice'], verbs: ['delete', 'list', 'watch'] }]);
+  });
+
+  it('a policy without ttl rules needs none (exit 0, said on stderr); an invalid one exits 2 with its field path; no --policy is a usage error', () => {
+    const none = cli('rbac', '--policy', file('ttl-none.json', { ...envelope, kubeTidy: { objects: [{ name: 'j', kind: 'Job', minAge: '1h' }] } }));
+    expect([none.code, none.stdout, none.stderr]).toEqual([0, '', 'kube-tidy: the policy has no kubeTidy.ttl rules: no ClusterRole is needed for them\n']);
+    const bad = cli(
+      'rbac',
+      '--policy',
+      file('ttl-bad.json', { ...envelope, kubeTidy: { ttl: [{ name: 'a', kinds: [{ version: 'v1', kind: 'namespace' }] }] } }),
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('kubeTidy.ttl[0].kinds[0].kind');
+    expect(cli('rbac').code).toBe(2);
+    expect(cli('rbac', '--policy', 'x', '--resource', 'mice').code).toBe(2);
+  });
+
+  it('names a kind’s resource as the REST mapper guesses it (lower case; es after an s; ies for a y; Endpoints as it is)', () => {
+    const kinds = ['Deployment', 'Ingress', 'NetworkPolicy', 'Endpoints', 'Namespace'];
+    expect(kinds.map(guessResource)).toEqual(['deployments', 'ingresses', 'networkpolicies', 'endpoints', 'namespaces']);
   });
 });

@@ -109,6 +109,8 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     // --label-selector narrows both sides' object rules as it narrows a plan's (live-objects.ts).
     before: narrowRules(o.against.policy.objects ?? [], o.labelSelector),
     after: narrowRules(o.policy.objects ?? [], o.labelSelector),
+    ttlBefore: narrowRules(o.against.policy.ttl ?? [], o.labelSelector),
+    ttlAfter: narrowRules(o.policy.ttl ?? [], o.labelSelector),
     namespace: o.namespace,
     protectedNamespaces: o.protectedNamespaces,
     now: Date.now(),

@@ -86,4 +86,5 @@ export function objectsDiffSummary(d: ObjectsDiffRead, gate: NewSelectionGate | 
   );
   for (const k of kinds) io.err(`objects: ${k}\n`);
   for (const kind of d.notServed) io.err(`objects: the cluster does not serve ${kind} (Kueue not installed?): its rules read nothing\n`);
+  for (const u of d.unavailable ?? []) io.err(`ttl: ${u.kind} cannot be read here (${u.why}): its rules go on with the other kinds\n`);
 }

@@ -9,6 +9,7 @@ Usage:
   kube-tidy plan (--pods FILE | --kubeconfig FILE) --policy NEW --against CURRENT [--max-new N|P%]
   kube-tidy run --kubeconfig FILE --yes [--context C] [--namespace N] [--policy FILE] [options]
   kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
+  kube-tidy rbac --policy FILE [--name NAME] [--resource Kind=plural ...]
   kube-tidy descheduler --policy-config-file FILE [the descheduler's flags]
 
 Commands:
@@ -20,6 +21,8 @@ Commands:
   run            One real pass against a live cluster (deletes and evicts pods, then deletes
                  what the object rules in mode delete select; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
+  rbac           Print the ClusterRole the policy's kubeTidy.ttl rules need (list, watch, delete
+                 on each kind they name), as \`kyverno create cluster-role\` does for Kyverno.
   descheduler    The descheduler's command (v0.36.0 flags, defaults and metrics): cycles on
                  an interval, or once with --descheduling-interval 0 (/bin/descheduler in the image).
 
@@ -82,6 +85,23 @@ On failure prints every problem with its field path on stderr and exits 2.
 Options:
   --allow-unsupported   Plugins kube-tidy does not implement become warnings instead of errors.
   -h, --help            This help.
+`;
+
+export const RBAC_HELP = `Usage: kube-tidy rbac --policy FILE [--name NAME] [--resource Kind=plural ...]
+
+Prints, as YAML on stdout, the ClusterRole the policy's kubeTidy.ttl rules need: list, watch
+and delete on each kind they name, by API group (and list on pods, Jobs and claims when a rule
+names Namespace: a namespace's deletion says what it holds). Offline: a kind's resource is the
+API server's own guess from its Kind (Deployment: deployments, Ingress: ingresses, NetworkPolicy:
+networkpolicies); give an irregular one with --resource. Bind it to kube-tidy's ServiceAccount,
+or give the chart the same kinds (values ttl.kinds). A policy with no ttl rules prints none and
+exits 0; an invalid policy exits 2 with every problem at its field path.
+
+Options:
+  --policy FILE          The policy (YAML or JSON; "-" reads stdin).
+  --name NAME            The ClusterRole's name (default kube-tidy-ttl).
+  --resource Kind=plural A kind's resource when the guess is wrong (repeatable).
+  -h, --help             This help.
 `;
 
 export const PLAN_HELP = `Usage: kube-tidy plan --policy FILE --pods FILE [--nodes FILE] [--now RFC3339] [options]

@@ -8,6 +8,7 @@ import { sumFailures } from '../../model/answer.js';
 import { ObjectReports, runObjectsPass, type ObjectsPassSummary } from '../../objects/index.js';
 import type { ObjectsReader } from '../../objects/io/read.js';
 import type { ObjectRule } from '../../policy/objects-schema.js';
+import type { TtlRule } from '../../policy/ttl-schema.js';
 import { parseSelectorString } from '../../policy/selector-string.js';
 import { cliObjectsHandle } from './handle.js';
 import { printObjects } from './objects-output.js';
@@ -23,7 +24,7 @@ type Requirement = NonNullable<Selector['matchExpressions']>[number];
  * matches stays the same. The owner rules (keepLast, a CronJob's history) then count only
  * within the narrowed set, which keeps as many or more, never fewer.
  */
-export function narrowRules(rules: readonly ObjectRule[], selector: string | undefined): ObjectRule[] {
+export function narrowRules<R extends { labelSelector?: Selector }>(rules: readonly R[], selector: string | undefined): R[] {
   if (selector === undefined) return [...rules];
   const parsed = parseSelectorString(selector);
   // live.ts checked the selector before anything ran.
@@ -43,6 +44,8 @@ export interface LiveObjects {
   handle: CleanupHandle;
   reader: ObjectsReader;
   rules: readonly ObjectRule[];
+  /** The policy's ttl rules (TTL on any kind), narrowed and run in the same pass. */
+  ttlRules?: readonly TtlRule[];
   namespace: string | undefined;
   labelSelector: string | undefined;
   dryRun: boolean;
@@ -54,18 +57,20 @@ export interface LiveObjects {
 
 /** Runs and prints the object pass; none when the policy has no object rules. */
 export async function liveObjects(o: LiveObjects, io: Out): Promise<ObjectsPassSummary | undefined> {
-  if (o.rules.length === 0) return undefined;
+  if (o.rules.length === 0 && !o.ttlRules?.length) return undefined;
   const rules = narrowRules(o.rules, o.labelSelector);
+  const ttlRules = narrowRules(o.ttlRules ?? [], o.labelSelector);
   const summary = await runObjectsPass(cliObjectsHandle(o.handle, o.reader), {
     origin: 'cli',
     dryRun: o.dryRun,
     rules,
+    ttlRules,
     ...(o.namespace ? { namespaces: [o.namespace] } : {}),
   });
-  printObjects(summary, rules, o.format, o.handle.now(), io);
+  printObjects(summary, [...rules, ...ttlRules], o.format, o.handle.now(), io);
   if (!o.report) return summary;
   const reported = await new ObjectReports({
-    rules,
+    rules: [...rules, ...ttlRules],
     origin: 'cli',
     protectedNamespaces: o.protectedNamespaces ?? [],
     ...(o.namespace ? { namespaces: [o.namespace] } : {}),

@@ -293,7 +293,10 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
     io.err(podsSummary(mode, summary));
     // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
-    const objects = summary.stoppedBy === 'time-budget' ? undefined : await liveObjects(objectsOptions(o, handle, clients, policy.objects ?? [], dryRun), io);
+    const objects =
+      summary.stoppedBy === 'time-budget'
+        ? undefined
+        : await liveObjects({ ...objectsOptions(o, handle, clients, policy.objects ?? [], dryRun), ttlRules: policy.ttl ?? [] }, io);
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
     return exitOf(summary, objects, o, dryRun, io);
   } finally {

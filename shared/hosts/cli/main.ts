@@ -12,7 +12,8 @@ import type { Pod } from '../../model/objects.js';
 import type { Policy } from '../../policy/policy.js';
 import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
 import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
-import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP } from './help.js';
+import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP, RBAC_HELP } from './help.js';
+import { ttlClusterRole } from './rbac.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
 import type { NewSelectionGate } from '../../selection/diff.js';
 import { parseAgainst, parseMaxNew } from './diff-args.js';
@@ -77,6 +78,7 @@ export function run(argv: string[], io: Out): number {
     }
     if (command === 'policy') return policyCommand(rest, io);
     if (command === 'plan') return planCommand(rest, io);
+    if (command === 'rbac') return rbacCommand(rest, io);
     if (command === 'bridge') throw new Error('"bridge" runs until stopped: call runAsync()');
     if (command === 'run' || (command === 'plan' && isLivePlan(rest))) throw new Error(`"${command}" against a cluster is asynchronous: call runAsync()`);
     throw new UsageError(`unknown command "${command}"`, MAIN_HELP);
@@ -98,7 +100,7 @@ export function run(argv: string[], io: Out): number {
   }
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 function parse(args: string[], options: OptionSpec, help: string): Parsed {
@@ -127,6 +129,30 @@ function policyCommand(args: string[], io: Out): number {
   const { policy, warnings } = loadPolicyFile(file, values['allow-unsupported'] === true);
   for (const w of warnings) io.err(`warning: ${w}\n`);
   io.out(`${JSON.stringify(toDeschedulerPolicy(policy), null, 2)}\n`);
+  return 0;
+}
+
+function rbacCommand(args: string[], io: Out): number {
+  const { values } = parse(args, { policy: { type: 'string' }, name: { type: 'string' }, resource: { type: 'string', multiple: true } }, RBAC_HELP);
+  if (values.help) {
+    io.out(RBAC_HELP);
+    return 0;
+  }
+  if (typeof values.policy !== 'string') throw new UsageError('rbac needs --policy FILE', RBAC_HELP);
+  const overrides = new Map<string, string>();
+  for (const r of (values.resource as unknown as string[] | undefined) ?? []) {
+    const m = /^([A-Z][A-Za-z0-9]*)=([a-z0-9][a-z0-9.-]*)$/.exec(r);
+    if (!m) throw new UsageError(`--resource ${JSON.stringify(r)}: expected Kind=plural, such as Ingress=ingresses`, RBAC_HELP);
+    overrides.set(m[1]!, m[2]!);
+  }
+  const { policy, warnings } = loadPolicyFile(values.policy, false);
+  for (const w of warnings) io.err(`warning: ${w}\n`);
+  const rules = policy.ttl ?? [];
+  if (rules.length === 0) {
+    io.err('kube-tidy: the policy has no kubeTidy.ttl rules: no ClusterRole is needed for them\n');
+    return 0;
+  }
+  io.out(ttlClusterRole(rules, typeof values.name === 'string' ? values.name : 'kube-tidy-ttl', overrides));
   return 0;
 }
 

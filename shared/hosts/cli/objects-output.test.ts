@@ -111,7 +111,7 @@ describe('printObjects', () => {
     expect(none.stdout + none.stderr).toBe('');
     const empty = capture();
     printObjects({ ...summary(true), results: [], kept: [], eligible: [], notServed: ['Workload'] }, rules, 'table', NOW, empty);
-    expect(empty.stdout).toBe('\nnothing to do: the 2 kubeTidy.objects rules match no object\n');
+    expect(empty.stdout).toBe('\nnothing to do: the 2 kubeTidy.objects and ttl rules match no object\n');
     expect(empty.stderr).toMatch(/does not serve Workload/);
   });
 

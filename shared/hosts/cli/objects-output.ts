@@ -4,10 +4,11 @@
 // of every object a rule matched: what was done or would be, what is kept and why, and when
 // the rest becomes eligible. A summary line goes to stderr. Pure: the pass's summary in, text out.
 import type { ObjectKept, ObjectEligible, ObjectResult, ObjectsPassSummary } from '../../objects/index.js';
-import type { ObjectRule } from '../../policy/objects-schema.js';
 import { jsonLine, table, type Format } from './output.js';
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
+/** A rule as the output names it: an objects rule or a ttl rule. */
+type Named = { name: string; mode: 'report' | 'delete' };
 
 /** What the API server answered for one object, in words (a plan's delete is "would delete"). */
 export function objectResultText(r: Pick<ObjectResult, 'outcome' | 'dryRun' | 'message'>): string {
@@ -42,9 +43,9 @@ export function inText(ms: number): string {
 /** A Workload's decision removes its owner: said, so nobody reads "Workload" and misses that a Job goes. */
 const removes = (r: ObjectResult) => (r.decision.target.uid === r.decision.uid ? undefined : r.decision.target);
 
-const modeOf = (rules: readonly ObjectRule[], name: string) => rules.find((r) => r.name === name)?.mode ?? 'report';
+const modeOf = (rules: readonly Named[], name: string) => rules.find((r) => r.name === name)?.mode ?? 'report';
 
-function jsonRows(s: ObjectsPassSummary, rules: readonly ObjectRule[]): Record<string, unknown>[] {
+function jsonRows(s: ObjectsPassSummary, rules: readonly Named[]): Record<string, unknown>[] {
   const id = (o: { kind: string; namespace: string; name: string; uid: string; rule: string }) => ({
     kind: o.kind,
     namespace: o.namespace,
@@ -71,7 +72,7 @@ function jsonRows(s: ObjectsPassSummary, rules: readonly ObjectRule[]): Record<s
   ];
 }
 
-function tableRows(s: ObjectsPassSummary, rules: readonly ObjectRule[], now: number): string[][] {
+function tableRows(s: ObjectsPassSummary, rules: readonly Named[], now: number): string[][] {
   const at = (o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`;
   return [
     ...s.results.map((r) => {
@@ -85,7 +86,7 @@ function tableRows(s: ObjectsPassSummary, rules: readonly ObjectRule[], now: num
 }
 
 /** The objects' section of a live plan or run; nothing when the policy has no object rules (the output is as it was). */
-export function printObjects(s: ObjectsPassSummary, rules: readonly ObjectRule[], format: Format, now: number, io: Out): void {
+export function printObjects(s: ObjectsPassSummary, rules: readonly Named[], format: Format, now: number, io: Out): void {
   if (s.rules === 0) return;
   if (format === 'json') {
     for (const row of jsonRows(s, rules)) io.out(jsonLine(row));
@@ -94,11 +95,12 @@ export function printObjects(s: ObjectsPassSummary, rules: readonly ObjectRule[]
     io.out(
       rows.length
         ? `\n${table(['KIND', 'OBJECT', 'RULE', 'MODE', 'RESULT', 'REASON'], rows)}`
-        : `\nnothing to do: the ${s.rules} kubeTidy.objects rules match no object\n`,
+        : `\nnothing to do: the ${s.rules} kubeTidy.objects and ttl rules match no object\n`,
     );
   }
   io.err(`${objectsSummary(s)}\n`);
   for (const kind of s.notServed) io.err(`objects: the cluster does not serve ${kind} (Kueue not installed?): its rules read nothing\n`);
+  for (const u of s.unavailable ?? []) io.err(`ttl: ${u.kind} cannot be read here (${u.why}): its rules go on with the other kinds\n`);
 }
 
 /** The stderr line: counts by outcome, as the pods' summary says them. */

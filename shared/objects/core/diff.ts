@@ -3,7 +3,6 @@
 // compared object by object. Pure, as selection/diff.ts is for pods. What a gate counts is
 // "newly deleted": objects the new rules would remove that today's leave alone or only report.
 // A report rule removes nothing, so what it newly reports is shown but is not new work.
-import type { ObjectKind } from '../../policy/objects-schema.js';
 import type { ObjectDecision, ObjectPlan } from './model.js';
 
 /** What one policy's rules do with an object of the diff. */
@@ -16,7 +15,7 @@ export type ObjectSide =
 export interface ObjectChange {
   /** new: selected only after; released: only before; changed: both, by another rule or mode. */
   change: 'new' | 'released' | 'changed';
-  kind: ObjectKind;
+  kind: string;
   namespace: string;
   name: string;
   uid: string;
@@ -28,7 +27,7 @@ export interface ObjectChange {
 
 /** Per kind: objects listed, selected before and after, and the changes. */
 export interface ObjectKindCount {
-  kind: ObjectKind;
+  kind: string;
   considered: number;
   before: number;
   after: number;
@@ -57,14 +56,14 @@ function sides(plan: ObjectPlan): Map<string, ObjectSide> {
 const deletes = (s: ObjectSide) => s.status === 'selected' && s.mode === 'delete';
 
 /** `considered`: the objects listed of each kind either policy names (in scope), in the order to count them. */
-export function diffObjectPlans(before: ObjectPlan, after: ObjectPlan, considered: ReadonlyMap<ObjectKind, number>): ObjectsDiff {
+export function diffObjectPlans(before: ObjectPlan, after: ObjectPlan, considered: ReadonlyMap<string, number>): ObjectsDiff {
   const was = sides(before);
   const is = sides(after);
   const none: ObjectSide = { status: 'unselected' };
-  const counts = new Map<ObjectKind, ObjectKindCount>(
+  const counts = new Map<string, ObjectKindCount>(
     [...considered].map(([kind, n]) => [kind, { kind, considered: n, before: 0, after: 0, new: 0, released: 0, changed: 0, newlyDeleted: 0 }]),
   );
-  const count = (kind: ObjectKind) => {
+  const count = (kind: string) => {
     let c = counts.get(kind);
     if (!c) counts.set(kind, (c = { kind, considered: 0, before: 0, after: 0, new: 0, released: 0, changed: 0, newlyDeleted: 0 }));
     return c;

@@ -69,7 +69,10 @@ export const emptyContext = (): ObjectContext => ({
 });
 
 export interface ObjectId {
-  kind: ObjectKind;
+  /** An objects rule's kind, or any kind a ttl rule names (Namespace, Deployment). */
+  kind: string;
+  /** A ttl rule's object: its API version (an objects rule's kind has one, objects/io/read.ts). */
+  apiVersion?: string;
   namespace: string;
   name: string;
   uid: string;
@@ -93,6 +96,8 @@ export interface ObjectDecision extends ObjectId {
   since: number;
   reason: string;
   target: RemovalTarget;
+  /** A ttl rule's decision: how its delete propagates (the rule's, or the object's Kyverno annotation). */
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
 }
 
 export interface ObjectKept extends ObjectId {

@@ -87,7 +87,7 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision, ticket: Remo
         ...(outcome === 'stale' ? { message: 'written since it was read (or recreated under its name): the next decision reads it again' } : {}),
       };
     }
-    const now = await readStored(deps.reader, d.kind, d);
+    const now = await readStored(deps.reader, rule.kind, d);
     if (!now) return { decision: d, outcome: 'gone', dryRun, message: 'gone before the delete' };
     if (now.uid !== d.uid)
       return { decision: d, outcome: 'gone', dryRun, message: 'recreated under the same name since it was decided: a new object, left alone' };
@@ -97,9 +97,14 @@ export async function actOnObject(deps: ActDeps, d: ObjectDecision, ticket: Remo
     const outcome = await deleteTarget(deps, d, now, ticket);
     return { decision: d, outcome, dryRun, ...(outcome === 'stale' ? { message: 'changed between the re-read and the delete' } : {}) };
   } catch (e) {
-    if (e instanceof TransientKubeError) return { decision: d, outcome: 'failed', dryRun, message: e.message };
-    if (e instanceof KubeRequestError) return { decision: d, outcome: 'refused', dryRun, message: e.message };
-    const failure = classifyKubeError(e);
-    return { decision: d, outcome: failure.kind === 'transient' ? 'failed' : 'refused', dryRun, message: (e as Error).message };
+    return failedWith(d, dryRun, e);
   }
+}
+
+/** A delete that threw: `failed` when it may be retried (or may have landed), `refused` when the API server said no. */
+export function failedWith(d: ObjectDecision, dryRun: boolean, e: unknown): ObjectResult {
+  if (e instanceof TransientKubeError) return { decision: d, outcome: 'failed', dryRun, message: e.message };
+  if (e instanceof KubeRequestError) return { decision: d, outcome: 'refused', dryRun, message: e.message };
+  const failure = classifyKubeError(e);
+  return { decision: d, outcome: failure.kind === 'transient' ? 'failed' : 'refused', dryRun, message: (e as Error).message };
 }

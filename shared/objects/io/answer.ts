@@ -23,6 +23,8 @@ export interface ObjectsAnswer {
   kept: { kind: string; namespace: string; name: string; rule: string; reason: string }[];
   eligible: { kind: string; namespace: string; name: string; rule: string; at: string }[];
   notServed?: string[];
+  /** Kinds a ttl rule names that could not be read here, and why. */
+  unavailable?: { kind: string; why: string }[];
   /** Decisions the time budget left for the next pass. */
   notStarted?: number;
   /** The sweep wrote no Reports: the OpenReports CRD is not installed. */
@@ -53,6 +55,7 @@ export function objectsAnswer(s: ObjectsPassSummary): ObjectsAnswer {
     kept: s.kept.slice(0, SHOWN).map(({ kind, namespace, name, rule, reason }) => ({ kind, namespace, name, rule, reason })),
     eligible: s.eligible.slice(0, SHOWN).map(({ kind, namespace, name, rule, at }) => ({ kind, namespace, name, rule, at: new Date(at).toISOString() })),
     ...(s.notServed.length ? { notServed: s.notServed } : {}),
+    ...(s.unavailable?.length ? { unavailable: s.unavailable } : {}),
     ...(s.notStarted ? { notStarted: s.notStarted } : {}),
   };
 }

@@ -10,14 +10,18 @@
 import { unsent, type Admission } from '../../kube/admission.js';
 import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
+import type { TtlRule } from '../../policy/ttl-schema.js';
 import { observeObject } from '../../metrics/observe.js';
 import { inOrder, inTurn } from '../../pool/in-order.js';
 import { decideObjects } from '../core/decide.js';
-import type { ObjectDecision, ObjectEligible, ObjectKept, StoredObject } from '../core/model.js';
+import type { ObjectDecision, ObjectEligible, ObjectKept, ObjectPlan, StoredObject } from '../core/model.js';
 import type { ObjectsHandle } from '../handle.js';
 import { actOnObject, type ObjectResult } from './act.js';
 import { readObjects } from './read.js';
 import { readAround } from './read-one.js';
+import { actOnTtl } from './ttl-act.js';
+import { planTtl } from './ttl-plan.js';
+import type { ServedKind } from './ttl-read.js';
 
 export type ObjectsOrigin = 'sweep' | 'invoke' | 'cli' | 'event' | 'due';
 
@@ -35,6 +39,8 @@ export interface ObjectsPassOptions {
   only?: { kind: ObjectKind; uid: string; name?: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
+  /** The ttl rules to apply (TTL on any kind); default the configured policy's. */
+  ttlRules?: readonly TtlRule[];
   /** No delete is started after this (epoch ms): the target's time budget. The rest is the next pass's, said in `notStarted`. */
   until?: number;
   /**
@@ -56,6 +62,8 @@ export interface ObjectsPassSummary {
   eligible: ObjectEligible[];
   /** Kinds a rule names that the cluster does not serve (Workload without Kueue). */
   notServed: ObjectKind[];
+  /** Kinds a ttl rule names that could not be read (not served, not listable), and why: the rest were. */
+  unavailable?: { kind: string; why: string }[];
   failures: { transient: number; refused: number };
   /** Decisions not started because the time budget ran out (`until`): the next pass decides them again. */
   notStarted?: number;
@@ -70,11 +78,21 @@ function subjectOf(d: ObjectDecision) {
   return { kind: d.kind, namespace: d.namespace, ...(owner ? { owner } : {}) };
 }
 
-async function deleteAdmitted(h: ObjectsHandle, admission: Admission, rules: readonly ObjectRule[], d: ObjectDecision, dryRun: boolean): Promise<ObjectResult> {
+/** What a pass acts with: the objects rules, and the kinds the ttl rules read (how each is served). */
+interface Acting {
+  rules: readonly ObjectRule[];
+  served: ReadonlyMap<string, ServedKind>;
+}
+
+async function deleteAdmitted(h: ObjectsHandle, admission: Admission, acting: Acting, d: ObjectDecision, dryRun: boolean): Promise<ObjectResult> {
   const taken = await admission.admit(subjectOf(d));
   if ('deferred' in taken) return { decision: d, outcome: 'deferred', dryRun, message: taken.deferred.why };
   try {
-    return await actOnObject({ reader: h.reader, writer: h.writer({ dryRun }), rules, now: () => h.now() }, d, taken.ticket);
+    const writer = h.writer({ dryRun });
+    // A ttl rule's decision carries its propagation; an objects rule's is acted on by its kind.
+    return d.propagationPolicy
+      ? await actOnTtl(writer, acting.served.get(`${d.apiVersion}/${d.kind}`), d, taken.ticket)
+      : await actOnObject({ reader: h.reader, writer, rules: acting.rules, now: () => h.now() }, d, taken.ticket);
   } finally {
     // Kept or gone on the re-read, or a read that failed: no delete was sent, nothing spent (a no-op once the writer settled it).
     unsent(taken.ticket);
@@ -99,13 +117,13 @@ async function tell(h: ObjectsHandle, r: ObjectResult, dryRun: boolean): Promise
  * first, none started once `until` has passed. Each result's CloudEvent goes out in the plan's
  * order, as soon as every one before it is done; its Event as it ends.
  */
-async function actInOrder(h: ObjectsHandle, rules: readonly ObjectRule[], decided: readonly ObjectDecision[], o: ObjectsPassOptions) {
+async function actInOrder(h: ObjectsHandle, acting: Acting, decided: readonly ObjectDecision[], o: ObjectsPassOptions) {
   const admission = h.admission({ dryRun: o.dryRun });
   // Its CloudEvent, whatever the outcome (a report rule's included): queued in the outbox, never awaited.
   const decidedInTurn = inTurn<ObjectResult>((r) => objectDecided(h.notifier, r, o.origin));
   const overdue = () => o.until !== undefined && h.now() >= o.until;
   const acted = await inOrder(decided, h.settings.concurrency, overdue, async (d, i) => {
-    const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, rules, d, o.dryRun);
+    const r = d.mode === 'report' ? { decision: d, outcome: 'reported' as const, dryRun: o.dryRun } : await deleteAdmitted(h, admission, acting, d, o.dryRun);
     observeObject(h.metrics, { kind: d.kind, rule: d.rule, mode: d.mode, outcome: r.outcome, namespace: d.namespace, dryRun: o.dryRun });
     decidedInTurn(i, r);
     await tell(h, r, o.dryRun);
@@ -115,18 +133,9 @@ async function actInOrder(h: ObjectsHandle, rules: readonly ObjectRule[], decide
   return { results: acted.results.slice(0, acted.started) as ObjectResult[], notStarted: decided.length - acted.started };
 }
 
-export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): Promise<ObjectsPassSummary> {
-  const rules = o.rules ?? h.policy().objects ?? [];
-  const empty: ObjectsPassSummary = {
-    rules: rules.length,
-    considered: 0,
-    results: [],
-    kept: [],
-    eligible: [],
-    notServed: [],
-    failures: { transient: 0, refused: 0 },
-  };
-  if (rules.length === 0) return empty;
+/** The objects rules' read and plan (none without rules): an event's one object, one namespace, or every one. */
+async function planObjects(h: ObjectsHandle, rules: readonly ObjectRule[], o: ObjectsPassOptions) {
+  if (rules.length === 0) return { plan: { decisions: [], kept: [], eligible: [] } as ObjectPlan, notServed: [] as ObjectKind[], considered: 0 };
   const one = o.only?.name !== undefined && o.readNamespace !== undefined ? { kind: o.only.kind, namespace: o.readNamespace, name: o.only.name } : undefined;
   const read = one
     ? await readAround(h.reader, rules, one)
@@ -137,8 +146,11 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
       'objects: a rule names a kind this cluster does not serve (Workload: is Kueue installed?); those rules read nothing',
     );
   const objects = read.objects.filter((x) => inScope(x, o.namespaces));
-  const plan = decideObjects(rules, objects, read.ctx, h.now());
-  // A protected namespace is never touched (the writer refuses it too): what a rule selected there is kept, and said.
+  return { plan: decideObjects(rules, objects, read.ctx, h.now()), notServed: read.notServed, considered: objects.length };
+}
+
+/** A protected namespace is never touched (the writer refuses it too): what a rule selected there is kept, and said. */
+function shield(h: ObjectsHandle, plan: ObjectPlan): void {
   const guarded = new Set(h.settings.protectedNamespaces);
   const shielded = plan.decisions.filter((d) => guarded.has(d.namespace));
   plan.decisions = plan.decisions.filter((d) => !guarded.has(d.namespace));
@@ -154,15 +166,34 @@ export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): P
       reason: `in a protected namespace (${h.settings.protectedNamespacesFrom ?? 'PROTECTED_NAMESPACES'})`,
     })),
   );
+}
+
+export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): Promise<ObjectsPassSummary> {
+  const rules = o.rules ?? h.policy().objects ?? [];
+  // An event's object is an objects rule's (objectUpdated): the ttl rules run on the other paths.
+  const ttlRules = o.only ? [] : (o.ttlRules ?? h.policy().ttl ?? []);
+  const total = rules.length + ttlRules.length;
+  const empty: ObjectsPassSummary = { rules: total, considered: 0, results: [], kept: [], eligible: [], notServed: [], failures: { transient: 0, refused: 0 } };
+  if (total === 0) return empty;
+  const objects = await planObjects(h, rules, o);
+  const ttl = ttlRules.length ? await planTtl(h, ttlRules, o) : undefined;
+  const plan: ObjectPlan = {
+    decisions: [...objects.plan.decisions, ...(ttl?.plan.decisions ?? [])],
+    kept: [...objects.plan.kept, ...(ttl?.plan.kept ?? [])],
+    eligible: [...objects.plan.eligible, ...(ttl?.plan.eligible ?? [])],
+  };
+  shield(h, plan);
   const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
-  const { results, notStarted } = await actInOrder(h, rules, plan.decisions.filter(mine), o);
+  const acting = { rules, served: ttl?.served ?? new Map<string, ServedKind>() };
+  const { results, notStarted } = await actInOrder(h, acting, plan.decisions.filter(mine), o);
   return {
-    rules: rules.length,
-    considered: objects.length,
+    rules: total,
+    considered: objects.considered + (ttl?.considered ?? 0),
     results,
     kept: plan.kept.filter(mine),
     eligible: plan.eligible.filter(mine),
-    notServed: read.notServed,
+    notServed: objects.notServed,
+    ...(ttl?.unavailable.length ? { unavailable: ttl.unavailable } : {}),
     ...(notStarted ? { notStarted } : {}),
     failures: {
       transient: results.filter((r) => r.outcome === 'failed').length,

@@ -32,9 +32,10 @@ export interface ObjectsStep {
 
 export async function objectsStep(h: ObjectsHandle, o: ObjectsStepOptions): Promise<ObjectsStep> {
   const rules = o.rules ?? h.policy().objects ?? [];
-  if (rules.length === 0) return { failures: { transient: 0, refused: 0 } };
+  const ttlRules = o.ttlRules ?? h.policy().ttl ?? [];
+  if (rules.length === 0 && ttlRules.length === 0) return { failures: { transient: 0, refused: 0 } };
   try {
-    const summary = await runObjectsPass(h, { ...o, rules });
+    const summary = await runObjectsPass(h, { ...o, rules, ttlRules });
     if (!o.reports) return { answer: objectsAnswer(summary), summary, failures: summary.failures };
     if (o.reports === 'if-served' && !(await reportsServed(h.reader.custom))) {
       h.log.warn({ origin: o.origin }, 'objects: no Reports written: openreports.io is not served here (install the OpenReports CRD to have them)');
@@ -42,7 +43,7 @@ export async function objectsStep(h: ObjectsHandle, o: ObjectsStepOptions): Prom
     }
     // Written apart from the dry run (kube/reports.ts): a plan's Reports are what it would do.
     const reports = await new ObjectReports({
-      rules,
+      rules: [...rules, ...ttlRules],
       origin: o.origin,
       protectedNamespaces: h.settings.protectedNamespaces,
       ...(o.namespaces ? { namespaces: o.namespaces } : {}),

@@ -14,7 +14,7 @@ import { DEFAULT_SWEEP_CONCURRENCY } from '../../../shared/cleanup/config.js';
 import { kubeClients, type KubeClients } from '../../../shared/kube/clients.js';
 import type { ObjectReads } from '../../../shared/kube/direct-objects.js';
 import type { Resource } from '../../../shared/kube/direct-paths.js';
-import { ClusterWriter } from '../../../shared/kube/writer.js';
+import { ClusterWriter, type Propagation } from '../../../shared/kube/writer.js';
 import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import type { StoredId } from '../../../shared/model/identity.js';
 import { Notifier } from '../../../shared/notify/notifier.js';
@@ -59,7 +59,7 @@ class HookedWriter extends ClusterWriter {
     return super.deleteClaim(claim, ticket);
   }
 
-  override async deleteAsRead(resource: Resource, id: StoredId, ticket: RemovalTicket, opts: { propagationPolicy?: 'Background' | 'Foreground' } = {}) {
+  override async deleteAsRead(resource: Resource, id: StoredId, ticket: RemovalTicket, opts: { propagationPolicy?: Propagation } = {}) {
     await this.hook?.({ kind: 'object', gvr: resource, id });
     return super.deleteAsRead(resource, id, ticket, opts);
   }
@@ -70,6 +70,7 @@ function hookedReads(reads: ObjectReads, hook: TestHandleOptions['beforeOwnerRea
   if (!hook) return reads;
   return {
     list: (r, namespace, page) => reads.list(r, namespace, page),
+    discover: (group, version) => reads.discover(group, version),
     get: async <T>(r: Resource, namespace: string | undefined, name: string) => {
       if (r.plural !== 'workloads') await hook({ plural: r.plural, namespace: namespace ?? '', name });
       return reads.get<T>(r, namespace, name);

@@ -22,12 +22,14 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 describe('the cookbook', () => {
-  it('has the four policies the page promises', () => {
+  it('has the six policies the page promises', () => {
     expect(files.sort()).toEqual([
       'descheduler-cronjob.yaml',
       'failed-job-pods.yaml',
       'finished-jobs-and-scratch-claims.yaml',
       'finished-kueue-workloads.yaml',
+      'preview-namespaces.yaml',
+      'test-environments.yaml',
     ]);
   });
 

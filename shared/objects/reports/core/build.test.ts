@@ -159,6 +159,21 @@ describe("an objects pass's results as Reports", () => {
     expect(buildObjectReports([reported(decision('k', { namespace: 'kube-system' }))], [kept('j', 'x', { namespace: 'kube-system' })], ctx)).toEqual([]);
   });
 
+  it("a ttl rule's Namespace is reported in itself, with its API version; a cluster-scoped object of another kind has no namespace to report in", () => {
+    const ttl = { rule: 'previews', kind: 'Namespace', apiVersion: 'v1', condition: 'expired' };
+    const ns = decision('preview-1', { ...ttl, namespace: 'preview-1' });
+    const role = decision('old-role', { ...ttl, kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1', namespace: '' });
+    const reports = buildObjectReports([reported(ns), reported(role)], [kept('other-role', 'unreadable', { kind: 'ClusterRole', namespace: '' })], {
+      ...ctx,
+      rules: [{ name: 'previews', mode: 'report' }],
+    });
+    expect(reports.map((r) => r.metadata.namespace)).toEqual(['preview-1']);
+    // Deleted (not as a dry run), it is terminating: no Report is written in it; planned, it is.
+    expect(buildObjectReports([reported(ns, 'deleted')], [], { ...ctx, rules: [{ name: 'previews', mode: 'delete' }] })).toEqual([]);
+    expect(buildObjectReports([reported(ns, 'deleted', { dryRun: true })], [], ctx).map((r) => r.metadata.namespace)).toEqual(['preview-1']);
+    expect(reports[0]!.results[0]!.resources).toEqual([{ apiVersion: 'v1', kind: 'Namespace', namespace: 'preview-1', name: 'preview-1', uid: 'u-preview-1' }]);
+  });
+
   it('bounded: past the cap the summary stays complete, decisions come first, an annotation says how many were left out, and the bytes stay under budget', () => {
     const many = Array.from({ length: 7 }, (_, i) => reported(decision(`j${i}`)));
     const [capped] = buildObjectReports(

@@ -34,10 +34,11 @@ export interface ObjectReportContext {
 }
 
 /** The API version of each kind a rule selects, as the pass reads it (objects/io/read.ts). */
-const API_VERSION: Record<ObjectDecision['kind'], string> = { Job: 'batch/v1', PersistentVolumeClaim: 'v1', Workload: 'kueue.x-k8s.io/v1beta2' };
+const API_VERSION: Record<string, string> = { Job: 'batch/v1', PersistentVolumeClaim: 'v1', Workload: 'kueue.x-k8s.io/v1beta2' };
 
-const resourceOf = (o: Pick<ObjectDecision, 'kind' | 'namespace' | 'name' | 'uid'>): ObjectReference => ({
-  apiVersion: API_VERSION[o.kind],
+/** A ttl rule's object carries its own API version; an objects rule's kind has one. */
+const resourceOf = (o: Pick<ObjectDecision, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion'>): ObjectReference => ({
+  apiVersion: o.apiVersion ?? API_VERSION[o.kind] ?? '',
   kind: o.kind,
   namespace: o.namespace,
   name: o.name,
@@ -86,13 +87,15 @@ interface Group {
   make: (() => ReportResult)[];
 }
 
-/** One Report per (namespace, rule) with anything to say, decisions first, within the caps; none in a protected namespace. */
+/** One Report per (namespace, rule) with anything to say, decisions first, within the caps; none in a protected namespace, none outside one. */
 export function buildObjectReports(results: readonly ObjectReported[], kept: readonly ObjectKept[], c: ObjectReportContext): Report[] {
   const cap = c.cap ?? MAX_RESULTS_PER_REPORT;
   const timestamp = { seconds: Math.floor(c.now / 1000), nanos: 0 };
   const groups = new Map<string, Group>();
   const add = (o: { namespace: string; rule: string }, status: ResultStatus, make: () => ReportResult) => {
-    if (c.protectedNamespaces.includes(o.namespace)) return;
+    // A cluster-scoped object of a ttl rule (a ClusterRole; a Namespace reports in itself) has no
+    // namespace for a Report: the answer, the CloudEvent and the metric still say it.
+    if (o.namespace === '' || c.protectedNamespaces.includes(o.namespace)) return;
     const key = `${o.namespace}\0${o.rule}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { namespace: o.namespace, rule: o.rule, summary: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 }, make: [] }));
@@ -100,7 +103,10 @@ export function buildObjectReports(results: readonly ObjectReported[], kept: rea
     // Makers past the cap are never called: a pass of any size holds plain references only.
     if (g.make.length < cap) g.make.push(make);
   };
-  for (const r of results) add(r.decision, statusOfObject(r.outcome), () => decidedResult(r, c.origin, timestamp));
+  // A Namespace a ttl rule deleted is terminating: nothing new may be written in it (its Report
+  // would be refused, and would go with it). The answer, the CloudEvent and the metric say it.
+  const inDeleted = (r: ObjectReported) => r.decision.kind === 'Namespace' && r.decision.apiVersion === 'v1' && r.outcome === 'deleted' && !r.dryRun;
+  for (const r of results) if (!inDeleted(r)) add(r.decision, statusOfObject(r.outcome), () => decidedResult(r, c.origin, timestamp));
   for (const k of kept) add(k, 'skip', () => keptResult(k, c.origin, timestamp));
   const modeOf = new Map(c.rules.map((r) => [r.name, r.mode]));
   return [...groups.values()].map((g) =>

@@ -1,0 +1,53 @@
+// `kube-tidy rbac --policy FILE`: the ClusterRole a policy's ttl rules need, as `kyverno create
+// cluster-role` prints the one its cleanup controller needs: list, watch and delete on each kind
+// a rule names, grouped by API group; for a rule that names Namespace, list on the pods, Jobs and
+// claims a namespace's deletion report counts. Offline: a kind's resource is named as the API
+// server's REST mapper guesses it (apimachinery's UnsafeGuessKindToResource: lower case, "s",
+// "es" after an s, "ies" for a y); a kind whose plural is irregular is given as `--resource`.
+import { stringify } from 'yaml';
+import type { TtlRule } from '../../policy/ttl-schema.js';
+
+/** A kind's resource as the REST mapper guesses it from the Kind alone. */
+export function guessResource(kind: string): string {
+  const singular = kind.toLowerCase();
+  if (singular.endsWith('endpoints')) return singular;
+  if (singular.endsWith('s')) return `${singular}es`;
+  if (singular.endsWith('y')) return `${singular.slice(0, -1)}ies`;
+  return `${singular}s`;
+}
+
+interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+const TTL_VERBS = ['delete', 'list', 'watch'];
+
+/** The ClusterRole's rules: one per API group, its resources sorted; what a Namespace's report reads after them. */
+export function ttlRbacRules(rules: readonly TtlRule[], overrides: ReadonlyMap<string, string> = new Map()): PolicyRule[] {
+  const byGroup = new Map<string, Set<string>>();
+  for (const k of rules.flatMap((r) => r.kinds)) {
+    const set = byGroup.get(k.group) ?? new Set<string>();
+    set.add(overrides.get(k.kind) ?? guessResource(k.kind));
+    byGroup.set(k.group, set);
+  }
+  const out = [...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([group, rs]) => ({ apiGroups: [group], resources: [...rs].sort(), verbs: TTL_VERBS }));
+  if (rules.some((r) => r.kinds.some((k) => k.group === '' && k.kind === 'Namespace')))
+    out.push(
+      { apiGroups: [''], resources: ['persistentvolumeclaims', 'pods'], verbs: ['list'] },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list'] },
+    );
+  return out;
+}
+
+/** The ClusterRole as YAML, named `name`. */
+export function ttlClusterRole(rules: readonly TtlRule[], name: string, overrides?: ReadonlyMap<string, string>): string {
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name, labels: { 'app.kubernetes.io/part-of': 'kube-tidy' } },
+    rules: ttlRbacRules(rules, overrides),
+  };
+  return stringify(role);
+}

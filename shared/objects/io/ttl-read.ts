@@ -1,0 +1,120 @@
+// What the ttl rules read, from the API server: each kind a rule names, found by discovery (its
+// plural, its scope, its verbs: a Kind's plural is not guessed), then listed to the end, in every
+// namespace or in one. A kind the cluster does not serve, or one kube-tidy may not list, is
+// named in `unavailable` with why, and the rules go on with the other kinds. A Namespace a
+// rule may delete is read with what it holds (its pods, Jobs and claims, counted) so that its
+// deletion says what it takes with it.
+import type { Resource } from '../../kube/direct-paths.js';
+import type { ObjectMeta } from '../../model/objects.js';
+import { classifyKubeError, KubeError } from '../../kube/errors.js';
+import { listEverything } from '../../kube/pager.js';
+import { gvkName, type GroupVersionKind, type TtlRule } from '../../policy/ttl-schema.js';
+import type { NamespaceHoldings, TtlObject } from '../core/ttl.js';
+import type { ObjectsReader } from './read.js';
+import { RESOURCES } from './read.js';
+
+/** A kind as the cluster serves it: its resource and whether it lives in a namespace. */
+export interface ServedKind {
+  resource: Resource;
+  namespaced: boolean;
+}
+
+export interface TtlRead {
+  objects: TtlObject[];
+  /** `group/version/Kind` (gvkName) -> how it is served. */
+  served: Map<string, ServedKind>;
+  /** Kinds a rule names that could not be read, and why (not served, not listable): said once, the rest read. */
+  unavailable: { kind: string; why: string }[];
+}
+
+/** Metadata as the wire has it: only what a TTL is read from, and the identity a delete is tied to. */
+type RawMeta = ObjectMeta;
+
+/** What the API server answered: a failure the pager already wrapped (kube/errors.ts KubeError) carries it. */
+const failureKind = (e: unknown) => (e instanceof KubeError ? e.failure.kind : classifyKubeError(e).kind);
+
+/** Each distinct kind the rules name, in the order they name them. */
+function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
+  const seen = new Map<string, GroupVersionKind>();
+  for (const r of rules) for (const k of r.kinds) if (!seen.has(gvkName(k))) seen.set(gvkName(k), k);
+  return [...seen.values()];
+}
+
+/** How `k` is served, or why it cannot be read: discovery's answer for its group/version (one request per group/version). */
+async function servedAs(r: ObjectsReader, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
+  const gv = k.group ? `${k.group}/${k.version}` : k.version;
+  if (!cache.has(gv))
+    cache.set(
+      gv,
+      r.objectReads.discover(k.group, k.version).catch((e: unknown) => e),
+    );
+  const list = await cache.get(gv)!;
+  if (list instanceof Error || (list as { resources?: unknown })?.resources === undefined) {
+    if (failureKind(list) === 'not-found') return `${gv} is not served by this cluster`;
+    throw list;
+  }
+  const found = (list as { resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[] }).resources.find(
+    (x) => x.kind === k.kind && !x.name.includes('/'),
+  );
+  if (!found) return `${gv} serves no kind ${k.kind}`;
+  const verbs = new Set(found.verbs ?? []);
+  if (!verbs.has('list') || !verbs.has('delete')) return `${gv} ${found.name} cannot be listed and deleted (verbs: ${[...verbs].join(', ') || 'none'})`;
+  return { resource: { group: k.group, version: k.version, plural: found.name }, namespaced: found.namespaced };
+}
+
+const ttlObject =
+  (gvk: GroupVersionKind) =>
+  (o: { metadata?: RawMeta }): TtlObject | undefined => {
+    const m = o.metadata;
+    if (!m?.name || !m.uid || !m.resourceVersion) return undefined;
+    // What the wire left out stays out (a namespaced object's namespace, its labels, its annotations).
+    const some = Object.entries({ namespace: m.namespace, creationTimestamp: m.creationTimestamp, labels: m.labels, annotations: m.annotations }).filter(
+      ([, v]) => v !== undefined && v !== '',
+    );
+    return { gvk, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, ...(Object.fromEntries(some) as Partial<TtlObject>) };
+  };
+
+/** Every object of one served kind (in `namespace` alone when given: a cluster-scoped kind then only as that Namespace). */
+async function listKind(r: ObjectsReader, k: GroupVersionKind, s: ServedKind, namespace: string | undefined): Promise<TtlObject[]> {
+  if (!s.namespaced && namespace !== undefined && !(k.group === '' && k.kind === 'Namespace')) return [];
+  const fetch = (p: { limit?: number; _continue?: string }) => r.objectReads.list<{ metadata?: RawMeta }>(s.resource, s.namespaced ? namespace : undefined, p);
+  const items = (await listEverything(fetch, { what: `list ${s.resource.plural}` }, ttlObject(k))).items;
+  return s.namespaced || namespace === undefined ? items : items.filter((o) => o.name === namespace);
+}
+
+export async function readTtl(r: ObjectsReader, rules: readonly TtlRule[], opts: { namespace?: string } = {}): Promise<TtlRead> {
+  const read: TtlRead = { objects: [], served: new Map(), unavailable: [] };
+  const cache = new Map<string, Promise<unknown>>();
+  for (const k of kindsOf(rules)) {
+    const s = await servedAs(r, k, cache);
+    if (typeof s === 'string') {
+      read.unavailable.push({ kind: gvkName(k), why: s });
+      continue;
+    }
+    try {
+      read.objects.push(...(await listKind(r, k, s, opts.namespace)));
+      read.served.set(gvkName(k), s);
+    } catch (e) {
+      if (failureKind(e) !== 'forbidden') throw e;
+      read.unavailable.push({
+        kind: gvkName(k),
+        why: `kube-tidy may not list ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`,
+      });
+    }
+  }
+  return read;
+}
+
+/** What a namespace holds, counted: its pods, Jobs and claims (a namespace's deletion takes them all). */
+export async function holdingsOf(r: ObjectsReader, namespace: string): Promise<NamespaceHoldings> {
+  const count = async (resource: Resource) =>
+    (
+      await listEverything(
+        (p) => r.objectReads.list<unknown>(resource, namespace, p),
+        { what: `list ${resource.plural}` },
+        () => true,
+      )
+    ).items.length;
+  const [pods, jobs, claims] = await Promise.all([count(RESOURCES.pods), count(RESOURCES.jobs), count(RESOURCES.claims)]);
+  return { pods, jobs, claims };
+}
