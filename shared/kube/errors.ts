@@ -142,6 +142,13 @@ export class KubeError extends Error {
   }
 }
 
+/**
+ * What the API server answered, whether the error is the client's own or one kube-tidy already
+ * wrapped (the pager's, toKubeError): a KubeError carries its failure, which classifyKubeError
+ * cannot see (it reads the client's numeric `code`).
+ */
+export const failureKindOf = (e: unknown): KubeErrorKind => (e instanceof KubeError ? e.failure.kind : classifyKubeError(e).kind);
+
 /** Retrying may help (server 5xx, throttling, unreachable, timeout): adapters answer 5xx. */
 export class TransientKubeError extends KubeError {}
 

@@ -23,7 +23,7 @@ import type {
 import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { ObjectReads } from '../../kube/direct-objects.js';
 import type { Resource } from '../../kube/direct-paths.js';
-import { classifyKubeError } from '../../kube/errors.js';
+import { classifyKubeError, failureKindOf } from '../../kube/errors.js';
 import { listEverything, type FetchPage } from '../../kube/pager.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
 import type { ObjectContext, StatefulSetClaims, StoredCondition, StoredObject } from '../core/model.js';
@@ -259,7 +259,8 @@ async function workloads(r: ObjectsReader, namespace: string | undefined): Promi
   try {
     return await all('list workloads', pagesOf<RawWorkload>(r, WORKLOADS, namespace), storedWorkload);
   } catch (e) {
-    if (classifyKubeError(e).kind === 'not-found') return 'not-served';
+    // The pager wrapped the 404 (a cluster without Kueue's CRDs): its failure says so.
+    if (failureKindOf(e) === 'not-found') return 'not-served';
     throw e;
   }
 }

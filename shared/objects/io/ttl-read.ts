@@ -6,7 +6,7 @@
 // deletion says what it takes with it.
 import type { Resource } from '../../kube/direct-paths.js';
 import type { ObjectMeta } from '../../model/objects.js';
-import { classifyKubeError, KubeError } from '../../kube/errors.js';
+import { failureKindOf } from '../../kube/errors.js';
 import { listEverything } from '../../kube/pager.js';
 import { gvkName, type GroupVersionKind, type TtlRule } from '../../policy/ttl-schema.js';
 import type { NamespaceHoldings, TtlObject } from '../core/ttl.js';
@@ -30,9 +30,6 @@ export interface TtlRead {
 /** Metadata as the wire has it: only what a TTL is read from, and the identity a delete is tied to. */
 type RawMeta = ObjectMeta;
 
-/** What the API server answered: a failure the pager already wrapped (kube/errors.ts KubeError) carries it. */
-const failureKind = (e: unknown) => (e instanceof KubeError ? e.failure.kind : classifyKubeError(e).kind);
-
 /** Each distinct kind the rules name, in the order they name them. */
 function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
   const seen = new Map<string, GroupVersionKind>();
@@ -50,7 +47,7 @@ async function servedAs(r: ObjectsReader, k: GroupVersionKind, cache: Map<string
     );
   const list = await cache.get(gv)!;
   if (list instanceof Error || (list as { resources?: unknown })?.resources === undefined) {
-    if (failureKind(list) === 'not-found') return `${gv} is not served by this cluster`;
+    if (failureKindOf(list) === 'not-found') return `${gv} is not served by this cluster`;
     throw list;
   }
   const found = (list as { resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[] }).resources.find(
@@ -95,7 +92,7 @@ export async function readTtl(r: ObjectsReader, rules: readonly TtlRule[], opts:
       read.objects.push(...(await listKind(r, k, s, opts.namespace)));
       read.served.set(gvkName(k), s);
     } catch (e) {
-      if (failureKind(e) !== 'forbidden') throw e;
+      if (failureKindOf(e) !== 'forbidden') throw e;
       read.unavailable.push({
         kind: gvkName(k),
         why: `kube-tidy may not list ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`,
