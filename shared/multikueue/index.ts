@@ -25,6 +25,7 @@ export {
   type WorkerWriteClients,
 } from './handle.js';
 export { cascadeDelete, deleteRemote, type CascadeOutcome, type CascadeResult } from './io/cascade.js';
+export { CASCADE_OUTSIDE_BUDGETS } from './io/outside-budgets.js';
 export { readManager, sweepWorker, type SweepOptions, type WorkerReport } from './io/sweep.js';
 export { orphans, keyOf, kindKey, type OrphanDecision, type OrphanPlan, type WorkerSnapshot, type ManagerSnapshot } from './core/orphans.js';
 export { remoteVerdict, type Verdict } from './core/verdict.js';

@@ -28,6 +28,7 @@ export function orphanDone(n: Notifier, o: OrphanData, plural?: string): void {
     uid: o.uid,
     action: o.action,
     ...(o.result ? { result: o.result } : {}),
+    ...(o.outsideBudgets ? { outsideBudgets: o.outsideBudgets } : {}),
     reason: o.reason,
     dryRun: o.dryRun,
   };

@@ -99,7 +99,19 @@ describe('the event schemas', () => {
     orphanDone(
       n,
       Object.assign(
-        { worker: 'w1', apiVersion: 'v1', kind: 'Pod', namespace: 'ml', name: 'o', uid: 'u', action: 'delete', result: 'deleted', reason: 'r', dryRun: false },
+        {
+          worker: 'w1',
+          apiVersion: 'v1',
+          kind: 'Pod',
+          namespace: 'ml',
+          name: 'o',
+          uid: 'u',
+          action: 'delete',
+          result: 'deleted',
+          outsideBudgets: 'why',
+          reason: 'r',
+          dryRun: false,
+        },
         { resourceVersion: '5' },
       ),
       'pods',

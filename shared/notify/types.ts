@@ -97,6 +97,8 @@ export interface OrphanData {
   action: string;
   /** What the API server answered for a delete or an evict. */
   result?: string;
+  /** Why a delete or evict sent went outside the brakes' budgets (MultiKueue's removals in a worker are, on purpose). */
+  outsideBudgets?: string;
   reason: string;
   dryRun: boolean;
 }

@@ -13,7 +13,7 @@ import { BATCH_JOB, isBatchJob, WORKLOAD, type JobKind } from '../core/kinds.js'
 import { JOB_UID_LABEL, ORIGIN_LABEL } from '../core/labels.js';
 import { keyOf, kindKey, orphans, type ManagerSnapshot, type OrphanDecision, type WorkerSnapshot } from '../core/orphans.js';
 import { deleteRemote } from './cascade.js';
-import { cascadeTicket } from './outside-budgets.js';
+import { CASCADE_OUTSIDE_BUDGETS, cascadeTicket } from './outside-budgets.js';
 import type { RemoteObject } from '../core/remote-object.js';
 import { keepCopy, keepJobPod, type CopyContext } from './compact.js';
 import { listEach } from './list.js';
@@ -35,7 +35,7 @@ export interface SweepOptions {
   notifier: Notifier;
 }
 
-export type Done = OrphanDecision & { result?: string };
+export type Done = OrphanDecision & { result?: string; outsideBudgets?: string };
 
 export interface WorkerReport {
   worker: string;
@@ -102,7 +102,7 @@ async function sweep(worker: Worker, writer: ClusterWriter | undefined, manager:
       () => false,
       async (d) => {
         const done: Done = { ...d };
-        if (d.action === 'delete' || d.action === 'evict') done.result = await carryOut(writer, d, pods, opts);
+        if (d.action === 'delete' || d.action === 'evict') Object.assign(done, await carryOut(writer, d, pods, opts));
         orphanDone(opts.notifier, { ...done, worker: worker.name, dryRun: writer.dryRun }, pluralOf(d, opts));
         return done;
       },
@@ -167,7 +167,13 @@ function pluralOf(d: OrphanDecision, opts: SweepOptions): string | undefined {
   return [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)?.plural;
 }
 
-async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: ReadonlyMap<string, Stored<Pod>>, opts: SweepOptions): Promise<string> {
+/** What the API server answered, and why the removal went outside the budgets (its unlimited ticket's reason). */
+async function carryOut(
+  writer: ClusterWriter,
+  d: OrphanDecision,
+  pods: ReadonlyMap<string, Stored<Pod>>,
+  opts: SweepOptions,
+): Promise<{ result: string; outsideBudgets?: string }> {
   if (d.kind === 'Pod') {
     // The pod as listed decides the write: DELETE when it was stored terminal, the Eviction
     // API otherwise (a PodDisruptionBudget still holds), tied to its uid and resourceVersion.
@@ -176,15 +182,18 @@ async function carryOut(writer: ClusterWriter, d: OrphanDecision, pods: Readonly
     // deletes regardless of any annotation; there is no workload left to preserve, and no
     // evacuation family in a worker cluster to answer a request. Outside the budgets, as the cascade.
     const pod = pods.get(d.uid)!;
-    return (await writer.removePod({ ...storedPodId(pod), evictOnly: false }, cascadeTicket(), `kube-tidy orphan sweep: ${d.reason}`)).outcome;
+    const r = await writer.removePod({ ...storedPodId(pod), evictOnly: false }, cascadeTicket(), `kube-tidy orphan sweep: ${d.reason}`);
+    return { result: r.outcome, ...(r.unlimited ? { outsideBudgets: r.unlimited } : {}) };
   }
   const kind = [...opts.kinds, WORKLOAD].find((k) => k.kind === d.kind && `${k.group}/${k.version}` === d.apiVersion)!;
   // Tied to the copy as listed, uid and resourceVersion: a copy relabelled to another origin
   // since, or changed in any way, answers stale and is judged again by the next sweep.
-  return deleteRemote(
+  const result = await deleteRemote(
     writer,
     kind,
     { namespace: d.namespace, name: d.name, uid: d.uid, ...(d.resourceVersion ? { resourceVersion: d.resourceVersion } : {}) },
     opts.propagation,
   );
+  // deleteRemote's ticket is the cascade's: the same reason as the writer's answer carries for a pod.
+  return { result, outsideBudgets: CASCADE_OUTSIDE_BUDGETS };
 }

@@ -4,7 +4,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { orphanSweep } from '../../../functions/orphan-sweep.js';
 import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
-import { WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
+import { CASCADE_OUTSIDE_BUDGETS, WITNESS_CONFIGMAP } from '../../../shared/multikueue/index.js';
 import { waitFor } from '../../harness/index.js';
 import type { OrphanData } from '../../../shared/notify/types.js';
 import { outSchemas } from '../../fixtures/events/out-schemas.js';
@@ -103,7 +103,10 @@ export function sweepTests(env: () => Env): void {
       expect(mine).toMatchObject([{ kind: 'Job', name: 'lost', action: 'delete', result: 'deleted' }]);
       // The orphan it deleted, as an event like its answer's decision, then its summary (kind orphan-sweep) after every decision.
       const orphans = sink.events.filter((c) => c.type === 'dev.kube-tidy.multikueue.orphan.v1' && (c.data as OrphanData).namespace === ns);
-      expect(orphans.map((c) => c.data)).toMatchObject([{ worker: 'worker-2', kind: 'Job', name: 'lost', action: 'delete', result: 'deleted', dryRun: false }]);
+      expect(orphans.map((c) => c.data)).toMatchObject([
+        // Outside the budgets on purpose, and the event says why (its unlimited ticket's reason).
+        { worker: 'worker-2', kind: 'Job', name: 'lost', action: 'delete', result: 'deleted', outsideBudgets: CASCADE_OUTSIDE_BUDGETS, dryRun: false },
+      ]);
       expect(orphans[0]!.subject).toBe(`namespaces/${ns}/jobs/lost`);
       const completed = sink.events.findIndex((c) => c.type === 'dev.kube-tidy.pass.completed.v1');
       expect(sink.events[completed]!.data).toMatchObject({ kind: 'orphan-sweep', outcome: 'swept' });
