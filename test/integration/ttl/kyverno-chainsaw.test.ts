@@ -4,11 +4,11 @@
 // Kyverno, kube-tidy as the chart's standalone Deployment runs it (kyverno-chainsaw/kube-tidy.ts),
 // its ttl rule over Pod and ConfigMap in mode delete, the sweep every two seconds. chainsaw's
 // configuration is given as flags, not Kyverno's .chainsaw.yaml: v0.2.12 refuses that file's
-// namespace.fastDelete (a field of later chainsaw releases), so its timeouts and full names are
-// given the same way by flag; what differs: every case at once (--parallel), no fail-fast (one
-// failure would stop the others), a JSON report, namespaces deleted as v0.2.12 does (waiting for
-// them), and a case that needs flags of its own (the catalogue's `flags`) in a second chainsaw
-// process beside the first. Each case must come to what the catalogue says
+// namespace.fastDelete (a field of later chainsaw releases), so its assert and error timeouts and
+// full names are given the same way by flag; what differs: the runner's own timeouts (ROOM), every
+// case at once (--parallel), no fail-fast (one failure would stop the others), a JSON report,
+// namespaces deleted as v0.2.12 does (waiting for them), and a case that needs flags of its own
+// (the catalogue's `flags`) in a second chainsaw process beside the first. Each case must come to what the catalogue says
 // (kyverno-chainsaw/catalogue.ts); the report and chainsaw's output are kept under
 // .tmp/kyverno-chainsaw (or KUBE_TIDY_KYVERNO_TTL_REPORT_DIR).
 //
@@ -31,8 +31,14 @@ import { outcomeOf, testIn, type ChainsawReport, type TestResult } from './kyver
 const MODE = process.env.KUBE_TIDY_KYVERNO_TTL_MODE === 'report' ? 'report' : 'delete';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const REPORT_DIR = process.env.KUBE_TIDY_KYVERNO_TTL_REPORT_DIR ?? join(ROOT, '.tmp', 'kyverno-chainsaw');
-/** Kyverno v1.19.1's .chainsaw.yaml as chainsaw v0.2.12's flags (all but namespace.fastDelete, which it does not know). */
-const KYVERNO_CONFIG = ['--full-name', '--apply-timeout', '10s', '--assert-timeout', '1m30s', '--error-timeout', '1m30s'];
+/**
+ * Kyverno v1.19.1's .chainsaw.yaml as chainsaw v0.2.12's flags, but for namespace.fastDelete (which
+ * v0.2.12 does not know) and its apply timeout of 10 s: a write or a wait of the runner's own is given
+ * room on two busy cores (apply 30 s; delete 1 min and cleanup 2 min where v0.2.12's defaults are 15 s
+ * and 30 s). The assert and error timeouts are the tests' own bounds and stay Kyverno's.
+ */
+const KYVERNO_CONFIG = ['--full-name', '--assert-timeout', '1m30s', '--error-timeout', '1m30s'];
+const ROOM = ['--apply-timeout', '30s', '--delete-timeout', '1m', '--cleanup-timeout', '2m'];
 
 let cluster: Cluster | undefined;
 let kubeTidy: Standalone | undefined;
@@ -46,6 +52,7 @@ async function runChainsaw(bin: string, kubeconfig: string, label: string, cases
     'test',
     ...cases.flatMap((c) => ['--test-dir', join(suite, c.folder)]),
     ...KYVERNO_CONFIG,
+    ...ROOM,
     ...flags,
     '--parallel',
     String(cases.length),
