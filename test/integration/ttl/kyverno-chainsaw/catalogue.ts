@@ -6,9 +6,9 @@
 // How they run (kyverno-chainsaw.test.ts): no Kyverno; kube-tidy as the chart's standalone
 // Deployment runs it, with a policy of one ttl rule in mode delete over Pod and ConfigMap that
 // honours Kyverno's label. Today a TTL object goes at the next sweep after its expiry (events and
-// a due list per kind are the next slice of issue 47), so the sweep runs every two seconds, where
-// Kyverno's controller checks every minute by default: the tests wait 10 s labels with a 15 s
-// sleep or a 90 s error timeout, which Kyverno's CI meets with its own reconciliation interval.
+// a due list per kind are the next slice of issue 47), so the sweep runs every two seconds:
+// Kyverno's controller queues each labelled object for its expiry (pkg/controllers/ttl of
+// v1.19.1), and the tests give a 10 s label a 15 s sleep or their 90 s error timeout.
 
 export interface Case {
   /** The test's folder under ttl/. */
