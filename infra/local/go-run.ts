@@ -35,13 +35,15 @@ export function cachedGoBuild(o: {
   stamp: Record<string, unknown>;
   test?: boolean;
   goflags?: string;
+  /** -ldflags (default `-s -w`), e.g. with `-X` for the version a release build sets. */
+  ldflags?: string;
 }): string {
   const stamp = join(dirname(o.bin), '..', 'complete.stamp');
   if (isCachedBuild(o.bin)) return o.bin;
   mkdirSync(dirname(o.bin), { recursive: true });
   const started = Date.now();
   const verb = o.test ? ['test', '-c'] : ['build'];
-  const args = [...verb, '-p', process.env.KUBE_TIDY_GO_PARALLEL ?? '1', '-trimpath', '-ldflags', '-s -w', '-o', o.bin, o.pkg];
+  const args = [...verb, '-p', process.env.KUBE_TIDY_GO_PARALLEL ?? '1', '-trimpath', '-ldflags', o.ldflags ?? '-s -w', '-o', o.bin, o.pkg];
   runGo(args, o.cwd, (m) => console.log(`[${o.name}:build] ${m}`), { GOFLAGS: o.goflags ?? '-mod=readonly' });
   const seconds = Math.round((Date.now() - started) / 1000);
   writeFileSync(stamp, JSON.stringify({ ...o.stamp, seconds, builtAt: new Date().toISOString() }) + '\n');
