@@ -18,6 +18,8 @@ export const WRITE_REFUSAL_REASONS = [
   'protected-namespace',
   /** kube-tidy: this replica does not hold the Lease (standalone); nothing was sent. */
   'fenced',
+  /** kube-tidy: a pod asked to go by a plain object DELETE (a rule of any kind naming Pod); a pod leaves through removePod alone; nothing was sent. */
+  'not-a-pod-removal',
   /** 403: RBAC (or an admission webhook answering Forbidden). */
   'forbidden',
   /** 401: credentials refused. */

@@ -138,6 +138,13 @@ export class ClusterWriter {
     return { preconditions, ...(this.options.dryRun ? { dryRun: ['All'] } : {}) };
   }
 
+  /** A pod leaves through removePod alone (DELETEd only when stored terminal, else evicted): never a plain object DELETE, whatever rule asks. */
+  private notAPod(what: string, resource: Resource): void {
+    if (resource.group !== '' || resource.plural !== 'pods') return;
+    this.refusals.note('delete', 'not-a-pod-removal', what);
+    throw new WriteRefusedError(what, 'a pod is removed by removePod: the Eviction API unless stored terminal, so a PodDisruptionBudget holds');
+  }
+
   private guard(what: string, namespace: string | undefined, verb: WriteVerb): void {
     if (!namespace || !this.options.protectedNamespaces.includes(namespace)) return;
     this.refusals.note(verb, 'protected-namespace', what);
@@ -380,6 +387,7 @@ export class ClusterWriter {
   private async deleteCustom(gvr: Gvr, id: ObjectId, opts: { propagationPolicy?: 'Background' | 'Foreground' }): Promise<DeletedAsSeen> {
     const what = `delete ${gvr.plural} ${keyOf(id)}`;
     this.guard(what, id.namespace, 'delete');
+    this.notAPod(what, gvr);
     const preconditions = id.uid ? { uid: id.uid, ...(id.resourceVersion ? { resourceVersion: id.resourceVersion } : {}) } : undefined;
     const body = {
       ...(preconditions ? { preconditions } : {}),
@@ -489,6 +497,7 @@ export class ClusterWriter {
 
   private async deletedAsRead(what: string, resource: Resource, id: StoredId, opts: { propagationPolicy?: Propagation }): Promise<DeletedAsSeen> {
     this.guard(what, id.namespace, 'delete');
+    this.notAPod(what, resource);
     // A Namespace (a TTL rule's, cluster-scoped: no namespace of its own) is the namespace it would take with it.
     if (resource.group === '' && resource.plural === 'namespaces') this.guard(what, id.name, 'delete');
     const body = {

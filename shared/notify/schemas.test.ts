@@ -217,7 +217,7 @@ describe('the event schemas', () => {
     const whole = { ...object, since: '2026-11-27T12:00:00.000Z', reason: 'r', dryRun: false, origin: 'sweep' };
     const target = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'ml', name: 'j', uid: 'u' };
     expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target })).toEqual([]);
-    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, outcome: 'evicted' })).not.toEqual([]);
+    expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, outcome: 'vanished' })).not.toEqual([]);
     // Any Kind a ttl rule names is one; a resource's plural is not.
     expect(schemas.check(dataschemaOf('object-decision'), { ...whole, target, kind: 'secrets' })).not.toEqual([]);
     expect(schemas.check(dataschemaOf('object-decision'), whole)).not.toEqual([]);

@@ -142,7 +142,7 @@ export interface PassSummaryData {
 }
 
 /** Every way an object decision of cleanup beyond pods can end (shared/objects/io/act.ts ObjectOutcome). */
-export const OBJECT_OUTCOMES = ['reported', 'deleted', 'deferred', 'kept', 'stale', 'gone', 'failed', 'refused'] as const;
+export const OBJECT_OUTCOMES = ['reported', 'deleted', 'evicted', 'blocked', 'deferred', 'kept', 'stale', 'gone', 'failed', 'refused'] as const;
 export type ObjectOutcomeName = (typeof OBJECT_OUTCOMES)[number];
 
 /** Where an object decision was made (shared/objects/io/pass.ts ObjectsOrigin): `due` is an object acted on at its eligibility. */

@@ -98,6 +98,12 @@ export interface ObjectDecision extends ObjectId {
   target: RemovalTarget;
   /** A ttl rule's decision: how its delete propagates (the rule's, or the object's Kyverno annotation). */
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  /**
+   * A ttl rule's Pod, as read: its phase and annotations, so that it leaves as every pod does
+   * (kube/writer.ts removePod: DELETEd only when stored terminal, else the Eviction API, so a
+   * PodDisruptionBudget holds; a request-evict-only pod's evacuation asked for).
+   */
+  pod?: { phase: string; annotations?: Record<string, string> };
 }
 
 export interface ObjectKept extends ObjectId {

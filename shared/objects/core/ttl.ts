@@ -25,6 +25,8 @@ export interface TtlObject extends TtlMeta {
   name: string;
   uid: string;
   resourceVersion: string;
+  /** A Pod's status.phase as stored: a running pod leaves through the Eviction API, never a DELETE (ttl-act.ts). */
+  phase?: string;
 }
 
 /** The namespaces never touched beside ALWAYS_PROTECTED (the process's, kube-tidy's own), and where they were set. */
@@ -34,6 +36,7 @@ export interface TtlGuard {
 }
 
 const isNamespace = (k: GroupVersionKind) => k.group === '' && k.kind === 'Namespace';
+const isPod = (k: GroupVersionKind) => k.group === '' && k.kind === 'Pod';
 
 /** The namespace a rule's `namespaces` and the protections judge: a namespaced object's, a Namespace's own name; none for other cluster-scoped kinds. */
 export const scopeOf = (o: Pick<TtlObject, 'gvk' | 'namespace' | 'name'>): string | undefined => (isNamespace(o.gvk) ? o.name : o.namespace);
@@ -104,6 +107,7 @@ export function decideTtl(rules: readonly TtlRule[], objects: readonly TtlObject
         reason,
         target,
         propagationPolicy: propagationOf(o, c.rule),
+        ...(isPod(o.gvk) ? { pod: { phase: o.phase ?? '', ...(o.annotations ? { annotations: o.annotations } : {}) } } : {}),
       });
     }
   }

@@ -16,7 +16,7 @@ import { recheck } from '../core/decide.js';
 import { emptyContext, type ObjectDecision, type RemovalTarget, type StoredObject } from '../core/model.js';
 import { claimContextFor, readRaw, readStored, type ObjectsReader } from './read.js';
 
-export type ObjectOutcome = 'reported' | 'deleted' | 'deferred' | 'kept' | 'stale' | 'gone' | 'failed' | 'refused';
+export type ObjectOutcome = 'reported' | 'deleted' | 'evicted' | 'blocked' | 'deferred' | 'kept' | 'stale' | 'gone' | 'failed' | 'refused';
 
 export interface ObjectResult {
   decision: ObjectDecision;

@@ -29,7 +29,7 @@ export interface ObjectsDueOptions {
 }
 
 /** Outcomes after which an entry has not served: the brakes deferred the delete, or it failed; a later tick tries again. */
-const UNSETTLED: ReadonlySet<string> = new Set(['deferred', 'failed', 'refused']);
+const UNSETTLED: ReadonlySet<string> = new Set(['deferred', 'blocked', 'failed', 'refused']);
 export const settled = (s: Pick<ObjectsPassSummary, 'results'>): boolean => !s.results.some((r) => UNSETTLED.has(r.outcome));
 
 export class ObjectsDue {

@@ -61,20 +61,23 @@ async function servedAs(r: ObjectsReader, k: GroupVersionKind, cache: Map<string
 
 const ttlObject =
   (gvk: GroupVersionKind) =>
-  (o: { metadata?: RawMeta }): TtlObject | undefined => {
+  (o: { metadata?: RawMeta; status?: { phase?: string } }): TtlObject | undefined => {
     const m = o.metadata;
     if (!m?.name || !m.uid || !m.resourceVersion) return undefined;
     // What the wire left out stays out (a namespaced object's namespace, its labels, its annotations).
     const some = Object.entries({ namespace: m.namespace, creationTimestamp: m.creationTimestamp, labels: m.labels, annotations: m.annotations }).filter(
       ([, v]) => v !== undefined && v !== '',
     );
-    return { gvk, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, ...(Object.fromEntries(some) as Partial<TtlObject>) };
+    // A Pod's phase decides how it leaves (ttl-act.ts): kept from the same read its TTL is.
+    const phase = gvk.group === '' && gvk.kind === 'Pod' && o.status?.phase ? { phase: o.status.phase } : {};
+    return { gvk, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, ...(Object.fromEntries(some) as Partial<TtlObject>), ...phase };
   };
 
 /** Every object of one served kind (in `namespace` alone when given: a cluster-scoped kind then only as that Namespace). */
 async function listKind(r: ObjectsReader, k: GroupVersionKind, s: ServedKind, namespace: string | undefined): Promise<TtlObject[]> {
   if (!s.namespaced && namespace !== undefined && !(k.group === '' && k.kind === 'Namespace')) return [];
-  const fetch = (p: { limit?: number; _continue?: string }) => r.objectReads.list<{ metadata?: RawMeta }>(s.resource, s.namespaced ? namespace : undefined, p);
+  const fetch = (p: { limit?: number; _continue?: string }) =>
+    r.objectReads.list<{ metadata?: RawMeta; status?: { phase?: string } }>(s.resource, s.namespaced ? namespace : undefined, p);
   const items = (await listEverything(fetch, { what: `list ${s.resource.plural}` }, ttlObject(k))).items;
   return s.namespaced || namespace === undefined ? items : items.filter((o) => o.name === namespace);
 }
