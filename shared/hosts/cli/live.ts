@@ -246,6 +246,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const { policy } = loaded;
     if (o.diff) return await againstPass(o.diff, o, policy, { clients, endsAt, seen }, io);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
+    const ledgerNamespace = await ledgerOf(clients, policy, o, fromFile === undefined, io);
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
       clients,
@@ -253,7 +254,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       dryRun,
       chunkSize: o.chunkSize,
       protectedNamespaces: o.protectedNamespaces,
-      ledgerNamespace: await ledgerOf(clients, policy, o, fromFile === undefined, io),
+      ledgerNamespace,
       // What is left of --timeout: the plugin and the policy read came out of it.
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
@@ -296,7 +297,14 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const objects =
       summary.stoppedBy === 'time-budget'
         ? undefined
-        : await liveObjects({ ...objectsOptions(o, handle, clients, policy.objects ?? [], dryRun), ttlRules: policy.ttl ?? [] }, io);
+        : await liveObjects(
+            {
+              ...objectsOptions(o, handle, clients, policy.objects ?? [], dryRun),
+              ttlRules: policy.ttl ?? [],
+              own: ownNamespaceOf(o, hasBrakes(brakeSetOf(policy)) ? ledgerNamespace : undefined, fromFile === undefined),
+            },
+            io,
+          );
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
     return exitOf(summary, objects, o, dryRun, io);
   } finally {
@@ -367,6 +375,19 @@ function exitOf(summary: PassSummary, objects: ObjectsPassSummary | undefined, o
   for (const [what, n] of Object.entries(failed))
     if (n > 0) io.err(`kube-tidy: ${n} of the selected ${what} could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
   return failed.pods + failed.objects > 0 ? 1 : 0;
+}
+
+/**
+ * The deployed kube-tidy's namespace, which a ttl rule never deletes (the deployment's own
+ * guard reads BRAKES_NAMESPACE, where its ledger is): the ledger this command charges, found as
+ * the deployed one (ledger.ts); without brakes to charge, --brakes-namespace, else the namespace
+ * of the deployed policy's ConfigMap, else BRAKES_NAMESPACE's default (kube-tidy).
+ */
+export function ownNamespaceOf(o: Pick<LiveOptions, 'brakesNamespace' | 'policyConfigMap'>, ledger: string | undefined, deployedPolicy: boolean) {
+  if (ledger !== undefined) return { namespace: ledger, from: o.brakesNamespace === undefined ? 'where its brakes ledger is' : '--brakes-namespace' };
+  if (o.brakesNamespace !== undefined) return { namespace: o.brakesNamespace, from: '--brakes-namespace' };
+  if (deployedPolicy) return { namespace: o.policyConfigMap.split('/')[0]!, from: 'beside its policy ConfigMap' };
+  return { namespace: DEFAULT_LEDGER_NAMESPACE, from: "BRAKES_NAMESPACE's default" };
 }
 
 /** The brakes' ledger the pass charges (ledger.ts), said on stderr; none to find for a policy without brakes. */
