@@ -533,7 +533,7 @@ export class ClusterWriter {
    * An object cleanup beyond pods removed, told as a pod's removal outside a pass is (issue 47):
    * with the process's series, its own Event only as the first of its namespace, kind and rule's
    * window (`by`: the rule); the rest are counted into one Event about the namespace. Without a
-   * series (the CLI, a writer over other clients), its own Event. Best effort.
+   * series (a writer over other clients, a dry run), its own Event. Best effort.
    */
   async recordObjectRemoved(about: Regarding, event: PodEvent, by: string): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;

@@ -39,7 +39,7 @@ export interface CliHandleOptions {
   metrics: MetricsRecorder;
   now?: () => number;
   /** How terminal pods go and what the Events say (kube/writer.ts): `kube-tidy descheduler`'s, by its permissions. */
-  writerOptions?: Pick<WriterOptions, 'terminalVia' | 'eventStyle'>;
+  writerOptions?: Pick<WriterOptions, 'terminalVia' | 'eventStyle' | 'series'>;
   /**
    * The policy the brakes' ledger holds, when not `policy`: `kube-tidy descheduler` without
    * ConfigMap access keeps no ledger and gives one without limits here (the pass still holds

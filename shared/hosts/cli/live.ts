@@ -11,7 +11,9 @@ import { ConfigError } from '../../config/env.js';
 import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/config.js';
 import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
-import { createLogger } from '../../log.js';
+import { createLogger, type Logger } from '../../log.js';
+import { PodEventSeries } from '../../kube/event-series.js';
+import { hostname } from 'node:os';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
@@ -247,6 +249,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     if (o.diff) return await againstPass(o.diff, o, policy, { clients, endsAt, seen }, io);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     const ledgerNamespace = await ledgerOf(clients, policy, o, fromFile === undefined, io);
+    const series = dryRun ? undefined : objectEventSeries(clients, o.timeoutMs, log);
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
       clients,
@@ -260,6 +263,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       log,
       notifier: io.notifier ?? Notifier.off(),
       metrics: io.metrics ?? MetricsRecorder.off(),
+      ...(series ? { writerOptions: { series } } : {}),
     });
     const rows = seen.rows;
     let lastProgress = 0;
@@ -305,6 +309,8 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
             },
             io,
           );
+    // The objects' counted Events, written before the command answers (within what is left of --timeout).
+    await series?.drain(Math.max(1, endsAt - Date.now()));
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
     return exitOf(summary, objects, o, dryRun, io);
   } finally {
@@ -388,6 +394,16 @@ export function ownNamespaceOf(o: Pick<LiveOptions, 'brakesNamespace' | 'policyC
   if (o.brakesNamespace !== undefined) return { namespace: o.brakesNamespace, from: '--brakes-namespace' };
   if (deployedPolicy) return { namespace: o.policyConfigMap.split('/')[0]!, from: 'beside its policy ConfigMap' };
   return { namespace: DEFAULT_LEDGER_NAMESPACE, from: "BRAKES_NAMESPACE's default" };
+}
+
+/**
+ * The Event series of a run's object removals (kube/event-series.ts): the first of each
+ * namespace, kind and rule gets its own Event, the rest one that counts them, written at the
+ * end of the run (its window is the whole command), as the functions bound theirs. The pods'
+ * removals keep an Event each (cliHandle's eventsPerPass: a person's run).
+ */
+function objectEventSeries(clients: KubeClients, timeoutMs: number, log: Logger): PodEventSeries {
+  return new PodEventSeries({ events: clients.events, now: Date.now, instance: hostname(), log, windowMs: timeoutMs, intervalMs: timeoutMs, named: 5 });
 }
 
 /** The brakes' ledger the pass charges (ledger.ts), said on stderr; none to find for a policy without brakes. */
