@@ -298,17 +298,8 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
     io.err(podsSummary(mode, summary));
     // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
-    const objects =
-      summary.stoppedBy === 'time-budget'
-        ? undefined
-        : await liveObjects(
-            {
-              ...objectsOptions(o, handle, clients, policy.objects ?? [], dryRun),
-              ttlRules: policy.ttl ?? [],
-              own: ownNamespaceOf(o, hasBrakes(brakeSetOf(policy)) ? ledgerNamespace : undefined, fromFile === undefined),
-            },
-            io,
-          );
+    const own = ownNamespaceOf(o, hasBrakes(brakeSetOf(policy)) ? ledgerNamespace : undefined, fromFile === undefined);
+    const objects = summary.stoppedBy === 'time-budget' ? undefined : await liveObjects(objectsOptions(o, handle, clients, policy, dryRun, own), io);
     // The objects' counted Events, written before the command answers (within what is left of --timeout).
     await series?.drain(Math.max(1, endsAt - Date.now()));
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
@@ -318,11 +309,20 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
   }
 }
 
-/** The object pass's options: the command's namespace, selector, output and --report, with the pods' handle and clients. */
-const objectsOptions = (o: LiveOptions, handle: LiveObjects['handle'], reader: KubeClients, rules: LiveObjects['rules'], dryRun: boolean): LiveObjects => ({
+/** The object pass's options: the policy's objects and ttl rules, the command's namespace, selector, output and --report, with the pods' handle and clients. */
+const objectsOptions = (
+  o: LiveOptions,
+  handle: LiveObjects['handle'],
+  reader: KubeClients,
+  policy: LoadedPolicy['policy'],
+  dryRun: boolean,
+  own: LiveObjects['own'],
+): LiveObjects => ({
   handle,
   reader,
-  rules,
+  rules: policy.objects ?? [],
+  ttlRules: policy.ttl ?? [],
+  ...(own ? { own } : {}),
   namespace: o.namespace,
   labelSelector: o.labelSelector,
   dryRun,
