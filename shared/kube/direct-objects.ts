@@ -15,6 +15,8 @@ import type { RawList } from './pager.js';
 export interface ObjectPageQuery {
   limit?: number;
   _continue?: string;
+  /** Only the objects this label selector matches, chosen by the API server (a ttl rule that reads a label alone: ttl-read.ts). */
+  labelSelector?: string;
 }
 
 /** The objects' reads: LIST pages (in one namespace or in all) and the GET of one object (namespace undefined: a cluster-scoped one). */
@@ -48,8 +50,10 @@ export interface ObjectDeleter {
 export class DirectObjectReads implements ObjectReads {
   constructor(private readonly direct: DirectRequests) {}
 
-  async list<T>(r: Resource, namespace: string | undefined, { limit, _continue }: ObjectPageQuery): Promise<RawList<T>> {
+  async list<T>(r: Resource, namespace: string | undefined, { limit, _continue, labelSelector }: ObjectPageQuery): Promise<RawList<T>> {
+    // In the order client-node writes them (labelSelector before limit).
     const path = withQuery(resourcePath(r, namespace), [
+      ['labelSelector', labelSelector],
       ['limit', limit],
       ['continue', _continue],
     ]);

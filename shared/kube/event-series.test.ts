@@ -40,6 +40,15 @@ describe('seriesBody: the events.k8s.io/v1 Event of a series', () => {
     expect(JSON.parse(JSON.stringify(body.eventTime))).toBe('2026-11-29T09:00:00.000000Z');
   });
 
+  it("another kind's removals (a ttl rule's ConfigMaps): about their namespace, ObjectsDeleted, the kind named", () => {
+    const body = seriesBody(write({ owner: undefined, kind: 'ConfigMap', strategy: 'rule previews', count: 40, named: ['b', 'c'], first: 'a' }), 'i');
+    expect(body.regarding).toEqual({ apiVersion: 'v1', kind: 'Namespace', namespace: 'ml', name: 'ml' });
+    expect(body.reason).toBe('ObjectsDeleted');
+    expect(body.note).toMatch(
+      /^kube-tidy deleted objects of kind ConfigMap in this namespace as rule previews selected them: a \(with an Event of its own\), b, c and more\. .*every object is in/,
+    );
+  });
+
   it('bare pods: about their namespace, as the pass summary is', () => {
     const body = seriesBody(write({ owner: undefined, count: 3, named: ['b', 'c'], first: 'a' }), 'i');
     expect(body.regarding).toEqual({ apiVersion: 'v1', kind: 'Namespace', namespace: 'ml', name: 'ml' });

@@ -36,10 +36,12 @@ export interface SeriesStats {
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/** A pod removed, as the writer knows it: its own Event's reason and action, and what selected it. */
+/** A pod removed, as the writer knows it: its own Event's reason and action, and what selected it (or another object: `kind`). */
 export interface RemovedPod {
   namespace: string;
   name: string;
+  /** The object's kind when it is not a pod (cleanup beyond pods: a ttl rule's ConfigMap). */
+  kind?: string;
   owner?: OwnerReference;
   reason: string;
   action: string;
@@ -148,8 +150,8 @@ export class PodEventSeries {
   }
 }
 
-/** The series' reason: the pods' own, in the plural ("Deleted" -> "PodsDeleted"). */
-export const seriesReason = (podReason: string): string => `Pods${podReason}`;
+/** The series' reason: the pods' own, in the plural ("Deleted" -> "PodsDeleted"); another kind's "ObjectsDeleted" (its note names the kind). */
+export const seriesReason = (podReason: string, kind?: string): string => `${kind === undefined ? 'Pods' : 'Objects'}${podReason}`;
 
 /**
  * The series Event of `w`: about the owner (a Job, a ReplicaSet), or the namespace for bare pods,
@@ -160,15 +162,17 @@ export function seriesBody(w: SeriesWrite, instance: string): EventsV1Event {
   const about: About = w.owner
     ? { apiVersion: w.owner.apiVersion ?? 'v1', kind: w.owner.kind, namespace: w.namespace, name: w.owner.name, uid: w.owner.uid }
     : namespaceAbout(w.namespace);
-  const of = w.owner ? `of ${w.owner.kind} ${w.owner.name}` : 'without an owner in this namespace';
+  const of = w.owner ? `of ${w.owner.kind} ${w.owner.name}` : w.kind === undefined ? 'without an owner in this namespace' : 'in this namespace';
   const named = [`${w.first} (with an Event of its own)`, ...w.named].join(', ');
   const verb = w.action === 'Evict' ? 'evicted' : w.action === 'Delete' ? 'deleted' : `removed (${w.action})`;
+  const what = w.kind === undefined ? 'pods' : `objects of kind ${w.kind}`;
+  const each = w.kind === undefined ? 'pod' : 'object';
   const note =
-    `kube-tidy ${verb} pods ${of} as ${w.strategy} selected them: ${named}${w.count > 1 + w.named.length ? ' and more' : ''}. ` +
-    `This Event's count is how many in its window; every pod is in kube-tidy's CloudEvents and metrics.`;
+    `kube-tidy ${verb} ${what} ${of} as ${w.strategy} selected them: ${named}${w.count > 1 + w.named.length ? ' and more' : ''}. ` +
+    `This Event's count is how many in its window; every ${each} is in kube-tidy's CloudEvents and metrics.`;
   const body = eventBody(
     about,
-    { reason: seriesReason(w.reason), action: w.action, type: 'Normal', note, once: `series\n${instance}\n${w.id}` },
+    { reason: seriesReason(w.reason, w.kind), action: w.action, type: 'Normal', note, once: `series\n${instance}\n${w.id}` },
     { instance },
     new Date(w.firstAt),
   );

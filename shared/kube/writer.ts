@@ -538,6 +538,21 @@ export class ClusterWriter {
     return recordObjectEvent(this.clients.events, about, event, this.eventOptions());
   }
 
+  /**
+   * An object cleanup beyond pods removed, told as a pod's removal outside a pass is (issue 47):
+   * with the process's series, its own Event only as the first of its namespace, kind and rule's
+   * window (`by`: the rule); the rest are counted into one Event about the namespace. Without a
+   * series (a writer over other clients, a dry run), its own Event. Best effort.
+   */
+  async recordObjectRemoved(about: Regarding, event: PodEvent, by: string): Promise<RecordResult | undefined> {
+    if (!this.options.recordEvents) return undefined;
+    const series = this.options.series;
+    const removed = { namespace: about.namespace, name: about.name, kind: about.kind, reason: event.reason, action: event.action, strategy: by };
+    // A cluster-scoped object (a ClusterRole) has no namespace to count in, and a Namespace counts in itself: each its own.
+    const own = !series || about.namespace === '' || about.kind === 'Namespace' || series.ownEvent(removed);
+    return own ? await this.recordObjectEvent(about, event) : undefined;
+  }
+
   /** A Kubernetes Event on the pod (not in a dry run, nor with events off). Best effort. */
   async recordEvent(pod: { namespace?: string; name: string; uid: string }, event: PodEvent): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;

@@ -16,6 +16,8 @@ export interface ObjectsSettings extends FamilySettings {
   concurrency: number;
   /** kube-tidy's own namespace (BRAKES_NAMESPACE: its ledger, its Lease): a ttl rule never deletes it nor anything in it. */
   ownNamespace?: string;
+  /** How the host knows it, as a kept object's reason says it; absent: BRAKES_NAMESPACE. */
+  ownNamespaceFrom?: string;
 }
 
 /** The process's edges (runtime/family-edges.ts): its policy's `kubeTidy.objects` rules, a delete's admission charged per kind, one CloudEvent per decision. */

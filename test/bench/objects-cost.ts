@@ -37,7 +37,7 @@ const IN_FLIGHT = 32;
 const CLIENT = fileURLToPath(new URL('./objects-plain-client.mjs', import.meta.url));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-interface PlainJobsRun {
+export interface PlainJobsRun {
   listed: number;
   deleted: number;
   failed: Record<string, number>;
@@ -46,14 +46,17 @@ interface PlainJobsRun {
   cpuMs: { list: number; delete: number };
 }
 
+/** A collection objects-plain-client.mjs empties: its API root (`/api/v1`, `/apis/apps/v1`) and plural; default the Jobs. */
+export type PlainResource = { root: string; plural: string };
+
 /** objects-plain-client.mjs against `namespace`, as the kubeconfig's user, in a process of its own. */
-async function ceiling(kubeconfigPath: string, namespace: string): Promise<PlainJobsRun> {
+export async function ceiling(kubeconfigPath: string, namespace: string, resources?: PlainResource[]): Promise<PlainJobsRun> {
   const child = spawn(node22(), [CLIENT], { env: { PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += String(d)));
   child.stderr.on('data', (d: Buffer) => (err += String(d)));
-  const input = JSON.stringify({ ...(await connection(kubeconfigPath)), namespace });
+  const input = JSON.stringify({ ...(await connection(kubeconfigPath)), namespace, ...(resources ? { resources } : {}) });
   const code = await new Promise<number | null>((resolve) => {
     child.once('close', resolve);
     child.stdin.end(input);
@@ -63,7 +66,7 @@ async function ceiling(kubeconfigPath: string, namespace: string): Promise<Plain
 }
 
 /** `run`'s CPU (ms) in this process, and its V8 profile written to OBJECTS_COST_PROFILE/<name>.cpuprofile when asked. */
-async function measured<T>(name: string, run: () => Promise<T>): Promise<{ value: T; cpuMs: number; ms: number }> {
+export async function measured<T>(name: string, run: () => Promise<T>): Promise<{ value: T; cpuMs: number; ms: number }> {
   const dir = process.env.OBJECTS_COST_PROFILE;
   const session = dir ? new Session() : undefined;
   if (session) {

@@ -58,6 +58,10 @@ const benches: Record<string, () => Promise<object> | object> = {
   ...(only === 'package' ? { package: async () => (await import('./package.js')).runPackageBench() } : {}),
   // Not in the default run: the objects family's CPU per Job removed, pass and events, beside a plain client's DELETEs (issue 45). `npm run bench objects-cost -- 300`.
   ...(only === 'objects-cost' ? { 'objects-cost': async () => (await import('./objects-cost.js')).runObjectsCostBench(Number(process.argv[3] ?? '300')) } : {}),
+  // Not in the default run: TTL on any kind's requests and CPU per removal, a namespace of 1,000 objects under its brakes, and one sweep's listing of a kind (issue 47). `npm run bench ttl-cost -- 200 20000`.
+  ...(only === 'ttl-cost'
+    ? { 'ttl-cost': async () => (await import('./ttl-cost.js')).runTtlCostBench(Number(process.argv[3] ?? '200'), Number(process.argv[4] ?? '20000')) }
+    : {}),
   // Not in the default run: the production image's size, build and cold start from its own root filesystem (issue 46). `npm run bench image [-- warm|cold]`.
   ...(only === 'image' ? { image: async () => (await import('./image.js')).runImageBench(process.argv[3]) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),

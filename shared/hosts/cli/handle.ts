@@ -39,7 +39,7 @@ export interface CliHandleOptions {
   metrics: MetricsRecorder;
   now?: () => number;
   /** How terminal pods go and what the Events say (kube/writer.ts): `kube-tidy descheduler`'s, by its permissions. */
-  writerOptions?: Pick<WriterOptions, 'terminalVia' | 'eventStyle'>;
+  writerOptions?: Pick<WriterOptions, 'terminalVia' | 'eventStyle' | 'series'>;
   /**
    * The policy the brakes' ledger holds, when not `policy`: `kube-tidy descheduler` without
    * ConfigMap access keeps no ledger and gives one without limits here (the pass still holds
@@ -108,9 +108,9 @@ export function cliHandle(o: CliHandleOptions): CleanupHandle {
  * Cleanup beyond pods' handle for the same command (objects/handle.ts), built from its pod
  * cleanup handle: the same writer (a plan's dry run, the protected namespaces), the same
  * Brakes on the same ledger, so the command's pod removals and object deletes spend one
- * budget, each counted under its kind.
+ * budget, each counted under its kind; `own`: kube-tidy's namespace, and how the command knows it.
  */
-export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader): ObjectsHandle {
+export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader, own?: { namespace: string; from: string }): ObjectsHandle {
   return {
     // A kept object's reason names the setting as the person set it: the flag, not the environment variable.
     settings: {
@@ -119,6 +119,8 @@ export function cliObjectsHandle(h: CleanupHandle, reader: ObjectsReader): Objec
       dryRun: h.settings.dryRun,
       // Its deletes in flight as its pod removals.
       concurrency: h.settings.concurrency,
+      // The deployed kube-tidy's namespace (live.ts ownNamespaceOf): a ttl rule never deletes it, as the deployment's own never does.
+      ...(own ? { ownNamespace: own.namespace, ownNamespaceFrom: own.from } : {}),
     },
     policy: () => h.policy(),
     reader,

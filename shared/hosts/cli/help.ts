@@ -152,7 +152,9 @@ const LIVE_OPTIONS = `Options:
                                 Default: the deployed kube-tidy's, the one such ConfigMap in the
                                 cluster; with none yet, the policy ConfigMap's namespace (or
                                 kube-tidy); with several, the one beside the policy, else
-                                kube-tidy's, else name one. Said on stderr.
+                                kube-tidy's, else name one. Said on stderr. It is kube-tidy's own
+                                namespace too, which no ttl rule deletes (without brakes: this
+                                flag, else the policy ConfigMap's namespace, else kube-tidy).
   --timeout DURATION            Stop after this long, e.g. 90s (default: 10m); exit 1. Bounds the
                                 whole command: the kubeconfig's credential plugin (stopped, with
                                 what it started) and every request to the API server.

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiException } from '@kubernetes/client-node';
 import { chooseLedger } from './ledger.js';
+import { ownNamespaceOf } from './live.js';
 import { InputError } from './input.js';
 
 const cluster = (namespaces: string[] | 'forbidden') => ({
@@ -55,5 +56,48 @@ describe('the ledger a CLI run charges', () => {
   it('several and none beside the policy: the person names one (exit 2)', async () => {
     await expect(chooseLedger(cluster(['a', 'b']), {})).rejects.toThrow(InputError);
     await expect(chooseLedger(cluster(['a', 'b']), {})).rejects.toThrow(/2 brakes' ledgers \(in a, b\): name the one to charge/);
+  });
+});
+
+describe("the namespace a CLI run protects from ttl rules as the deployed kube-tidy's own", () => {
+  const flags = (brakesNamespace?: string) => ({ brakesNamespace, policyConfigMap: 'tidy/kube-tidy-policy' });
+  it.each([
+    {
+      sentence: 'the ledger it charges, found as the deployed one',
+      o: flags(),
+      ledger: 'ops',
+      deployed: true,
+      want: { namespace: 'ops', from: 'where its brakes ledger is' },
+    },
+    {
+      sentence: 'the ledger --brakes-namespace named',
+      o: flags('ops'),
+      ledger: 'ops',
+      deployed: false,
+      want: { namespace: 'ops', from: '--brakes-namespace' },
+    },
+    {
+      sentence: 'no brakes to charge: --brakes-namespace',
+      o: flags('ops'),
+      ledger: undefined,
+      deployed: true,
+      want: { namespace: 'ops', from: '--brakes-namespace' },
+    },
+    {
+      sentence: "no brakes, no flag: the deployed policy's namespace",
+      o: flags(),
+      ledger: undefined,
+      deployed: true,
+      want: { namespace: 'tidy', from: 'beside its policy ConfigMap' },
+    },
+    {
+      sentence: "a policy file and nothing else: BRAKES_NAMESPACE's default",
+      o: flags(),
+      ledger: undefined,
+      deployed: false,
+      want: { namespace: 'kube-tidy', from: "BRAKES_NAMESPACE's default" },
+    },
+  ])('$sentence', ({ o, ledger, deployed, want }) => {
+    expect(ownNamespaceOf(o, ledger, deployed)).toEqual(want);
   });
 });

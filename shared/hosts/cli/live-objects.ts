@@ -53,6 +53,8 @@ export interface LiveObjects {
   /** --report: the rules' OpenReports written after the pass (objects/reports), as the sweep writes them. */
   report?: boolean;
   protectedNamespaces?: readonly string[];
+  /** The deployed kube-tidy's namespace, and how the command knows it (live.ts ownNamespaceOf): a ttl rule never deletes it nor anything in it. */
+  own?: { namespace: string; from: string };
 }
 
 /** Runs and prints the object pass; none when the policy has no object rules. */
@@ -60,7 +62,7 @@ export async function liveObjects(o: LiveObjects, io: Out): Promise<ObjectsPassS
   if (o.rules.length === 0 && !o.ttlRules?.length) return undefined;
   const rules = narrowRules(o.rules, o.labelSelector);
   const ttlRules = narrowRules(o.ttlRules ?? [], o.labelSelector);
-  const summary = await runObjectsPass(cliObjectsHandle(o.handle, o.reader), {
+  const summary = await runObjectsPass(cliObjectsHandle(o.handle, o.reader, o.own), {
     origin: 'cli',
     dryRun: o.dryRun,
     rules,

@@ -11,7 +11,9 @@ import { ConfigError } from '../../config/env.js';
 import { describeKubeConfig, KubeConfigError, loadKubeConfig } from '../../kube/config.js';
 import { classifyKubeError, KubeError, toKubeError } from '../../kube/errors.js';
 import { kubeClients, type KubeClients } from '../../kube/clients.js';
-import { createLogger } from '../../log.js';
+import { createLogger, type Logger } from '../../log.js';
+import { PodEventSeries } from '../../kube/event-series.js';
+import { hostname } from 'node:os';
 import { MetricsRecorder } from '../../metrics/recorder.js';
 import { Notifier } from '../../notify/notifier.js';
 import { DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
@@ -246,6 +248,8 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const { policy } = loaded;
     if (o.diff) return await againstPass(o.diff, o, policy, { clients, endsAt, seen }, io);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
+    const ledgerNamespace = await ledgerOf(clients, policy, o, fromFile === undefined, io);
+    const series = dryRun ? undefined : objectEventSeries(clients, o.timeoutMs, log);
     // The flags as data: a plan's writer sends dryRun=All whatever runPass asks.
     const handle = cliHandle({
       clients,
@@ -253,12 +257,13 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
       dryRun,
       chunkSize: o.chunkSize,
       protectedNamespaces: o.protectedNamespaces,
-      ledgerNamespace: await ledgerOf(clients, policy, o, fromFile === undefined, io),
+      ledgerNamespace,
       // What is left of --timeout: the plugin and the policy read came out of it.
       budgetMs: Math.max(1, endsAt - Date.now()),
       log,
       notifier: io.notifier ?? Notifier.off(),
       metrics: io.metrics ?? MetricsRecorder.off(),
+      ...(series ? { writerOptions: { series } } : {}),
     });
     const rows = seen.rows;
     let lastProgress = 0;
@@ -293,10 +298,10 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     if (o.explain) for (const k of summary.keptPods) io.err(`kept ${k.namespace}/${k.name} (${k.strategy}): ${k.reason}\n`);
     io.err(podsSummary(mode, summary));
     // After the pods, through the same writer and brakes; not begun once --timeout stopped the pods.
-    const objects =
-      summary.stoppedBy === 'time-budget'
-        ? undefined
-        : await liveObjects({ ...objectsOptions(o, handle, clients, policy.objects ?? [], dryRun), ttlRules: policy.ttl ?? [] }, io);
+    const own = ownNamespaceOf(o, hasBrakes(brakeSetOf(policy)) ? ledgerNamespace : undefined, fromFile === undefined);
+    const objects = summary.stoppedBy === 'time-budget' ? undefined : await liveObjects(objectsOptions(o, handle, clients, policy, dryRun, own), io);
+    // The objects' counted Events, written before the command answers (within what is left of --timeout).
+    await series?.drain(Math.max(1, endsAt - Date.now()));
     if (reports && !(await writeReports(reports, clients, summary, io))) return 1;
     return exitOf(summary, objects, o, dryRun, io);
   } finally {
@@ -304,11 +309,20 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
   }
 }
 
-/** The object pass's options: the command's namespace, selector, output and --report, with the pods' handle and clients. */
-const objectsOptions = (o: LiveOptions, handle: LiveObjects['handle'], reader: KubeClients, rules: LiveObjects['rules'], dryRun: boolean): LiveObjects => ({
+/** The object pass's options: the policy's objects and ttl rules, the command's namespace, selector, output and --report, with the pods' handle and clients. */
+const objectsOptions = (
+  o: LiveOptions,
+  handle: LiveObjects['handle'],
+  reader: KubeClients,
+  policy: LoadedPolicy['policy'],
+  dryRun: boolean,
+  own: LiveObjects['own'],
+): LiveObjects => ({
   handle,
   reader,
-  rules,
+  rules: policy.objects ?? [],
+  ttlRules: policy.ttl ?? [],
+  ...(own ? { own } : {}),
   namespace: o.namespace,
   labelSelector: o.labelSelector,
   dryRun,
@@ -367,6 +381,29 @@ function exitOf(summary: PassSummary, objects: ObjectsPassSummary | undefined, o
   for (const [what, n] of Object.entries(failed))
     if (n > 0) io.err(`kube-tidy: ${n} of the selected ${what} could not be ${dryRun ? 'planned' : 'handled'} (see their results)\n`);
   return failed.pods + failed.objects > 0 ? 1 : 0;
+}
+
+/**
+ * The deployed kube-tidy's namespace, which a ttl rule never deletes (the deployment's own
+ * guard reads BRAKES_NAMESPACE, where its ledger is): the ledger this command charges, found as
+ * the deployed one (ledger.ts); without brakes to charge, --brakes-namespace, else the namespace
+ * of the deployed policy's ConfigMap, else BRAKES_NAMESPACE's default (kube-tidy).
+ */
+export function ownNamespaceOf(o: Pick<LiveOptions, 'brakesNamespace' | 'policyConfigMap'>, ledger: string | undefined, deployedPolicy: boolean) {
+  if (ledger !== undefined) return { namespace: ledger, from: o.brakesNamespace === undefined ? 'where its brakes ledger is' : '--brakes-namespace' };
+  if (o.brakesNamespace !== undefined) return { namespace: o.brakesNamespace, from: '--brakes-namespace' };
+  if (deployedPolicy) return { namespace: o.policyConfigMap.split('/')[0]!, from: 'beside its policy ConfigMap' };
+  return { namespace: DEFAULT_LEDGER_NAMESPACE, from: "BRAKES_NAMESPACE's default" };
+}
+
+/**
+ * The Event series of a run's object removals (kube/event-series.ts): the first of each
+ * namespace, kind and rule gets its own Event, the rest one that counts them, written at the
+ * end of the run (its window is the whole command), as the functions bound theirs. The pods'
+ * removals keep an Event each (cliHandle's eventsPerPass: a person's run).
+ */
+function objectEventSeries(clients: KubeClients, timeoutMs: number, log: Logger): PodEventSeries {
+  return new PodEventSeries({ events: clients.events, now: Date.now, instance: hostname(), log, windowMs: timeoutMs, intervalMs: timeoutMs, named: 5 });
 }
 
 /** The brakes' ledger the pass charges (ledger.ts), said on stderr; none to find for a policy without brakes. */

@@ -129,12 +129,18 @@ describe('EventSeries: one Event that counts per owner and window', () => {
     { sentence: 'the same Job in another namespace is another series', other: { namespace: 'ml2' } },
     { sentence: "an eviction is another series than a delete (reason and action are the Event's own)", other: { reason: 'Evicted', action: 'Evict' } },
     { sentence: 'another strategy is another series (its note says why)', other: { strategy: 'RemoveFailedPods' } },
-  ])
+    { sentence: "another kind's removals (a ttl rule's ConfigMaps) are another series than the pods'", other: { kind: 'ConfigMap' } },
+    {
+      sentence: 'two kinds of one rule in one namespace are two series',
+      other: { kind: 'ConfigMap', owner: undefined },
+      first: { kind: 'Secret', owner: undefined },
+    },
+  ] as { sentence: string; other: Partial<Removal>; first?: Partial<Removal> }[])
     it(row.sentence, () => {
       const s = new EventSeries(settings);
-      expect(s.observe(removal('a', 0))).toBe('own');
+      expect(s.observe(removal('a', 0, row.first))).toBe('own');
       expect(s.observe(removal('b', 1, row.other))).toBe('own');
-      expect(groupKey(removal('a', 0))).not.toBe(groupKey(removal('b', 1, row.other)));
+      expect(groupKey(removal('a', 0, row.first))).not.toBe(groupKey(removal('b', 1, row.other)));
     });
 
   it('the series id is stable across its writes and differs per window', () => {

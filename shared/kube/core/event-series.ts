@@ -12,6 +12,8 @@
 // The note of an events.k8s.io/v1 Event cannot change once written (the API server refuses an
 // update of it), so it names the pods known when the series is first written, and the count
 // lives in series.count, which kubectl shows as "(x37 over 40s)".
+// Cleanup beyond pods' removals (a ttl rule's 1,000 ConfigMaps) are grouped the same way, per
+// namespace, kind and rule (`kind`): one Event per object would be as unbounded (issue 47).
 // Pure: the clock is the caller's `at`; what to write is returned as data.
 import type { OwnerReference } from '../../model/objects.js';
 
@@ -24,11 +26,13 @@ export interface SeriesSettings {
   named: number;
 }
 
-/** One pod removed, as the writer saw it. */
+/** One pod removed, as the writer saw it (or another object: `kind`). */
 export interface Removal {
   namespace: string;
-  /** The pod's name. */
+  /** The pod's name (the object's, for another kind). */
   pod: string;
+  /** The removed object's kind when it is not a pod (cleanup beyond pods): its removals count apart from the pods' and from other kinds'. */
+  kind?: string;
   /** Its controller (ownerReferences[controller=true]); none for a bare pod. */
   owner?: OwnerReference;
   /** The pod's own Event's reason and action ("Deleted"/"Delete"). */
@@ -45,6 +49,8 @@ export interface SeriesWrite {
   id: string;
   create: boolean;
   namespace: string;
+  /** The removed objects' kind when they are not pods. */
+  kind?: string;
   /** The owner, or none: the Event is then about the namespace. */
   owner?: OwnerReference;
   reason: string;
@@ -74,9 +80,10 @@ interface Open {
 }
 
 /** The group a removal counts in: owner by uid (a Job recreated under its name is another), else the namespace. */
-export function groupKey(r: Pick<Removal, 'namespace' | 'owner' | 'reason' | 'action' | 'strategy'>): string {
+export function groupKey(r: Pick<Removal, 'namespace' | 'owner' | 'reason' | 'action' | 'strategy' | 'kind'>): string {
   const who = r.owner ? `${r.owner.kind}/${r.owner.uid}` : 'Namespace';
-  return [r.namespace, who, r.reason, r.action, r.strategy].join('\n');
+  // A pod's key as it always was; another kind's apart from it.
+  return [r.namespace, who, r.reason, r.action, r.strategy, ...(r.kind === undefined ? [] : [r.kind])].join('\n');
 }
 
 export class EventSeries {
@@ -147,7 +154,7 @@ export class EventSeries {
    * earlier of this and the time `nextDue` said before is never later than `nextDue` now: a
    * timer armed so is never late, at worst early (it then finds nothing due and scans).
    */
-  dueOf(r: Pick<Removal, 'namespace' | 'owner' | 'reason' | 'action' | 'strategy'>): number | undefined {
+  dueOf(r: Pick<Removal, 'namespace' | 'owner' | 'reason' | 'action' | 'strategy' | 'kind'>): number | undefined {
     if (this.closed.length) return Number.NEGATIVE_INFINITY;
     const s = this.open.get(groupKey(r));
     return s && this.dueAt(s);
@@ -170,6 +177,7 @@ export class EventSeries {
       id: s.id,
       create: !s.created,
       namespace: r.namespace,
+      ...(r.kind === undefined ? {} : { kind: r.kind }),
       ...(r.owner ? { owner: r.owner } : {}),
       reason: r.reason,
       action: r.action,

@@ -113,6 +113,21 @@ describe('decideTtl', () => {
     expect(outcome([rule()], objects)).toEqual(want);
   });
 
+  it("kube-tidy's own namespace is kept and said as its own, with how the host knows it", () => {
+    const own = { ...guard, own: { namespace: 'tidy-home', from: '--brakes-namespace' } };
+    const p = decideTtl(
+      [rule()],
+      [obj(NS, 'tidy-home', { annotations: { 'janitor/ttl': '1h' } }), obj(CM, 'cfg', { ns: 'tidy-home', annotations: { 'janitor/ttl': '1h' } })],
+      own,
+      NOW,
+    );
+    expect(p.decisions).toEqual([]);
+    expect(p.kept.map((k) => `${k.name}: ${k.reason}`)).toEqual([
+      "tidy-home: a protected namespace (kube-tidy's own, --brakes-namespace): never deleted, whatever its TTL",
+      "cfg: in a protected namespace (kube-tidy's own, --brakes-namespace)",
+    ]);
+  });
+
   it('sources narrow what is read: Kyverno only ignores the janitor keys', () => {
     const objects = [obj(NS, 'k', { labels: { 'cleanup.kyverno.io/ttl': '1h' } }), obj(NS, 'j', { annotations: { 'janitor/ttl': '1h' } })];
     expect(outcome([rule({ sources: ['cleanup.kyverno.io/ttl'] })], objects)).toEqual(['k: expired']);

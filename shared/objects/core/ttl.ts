@@ -33,6 +33,8 @@ export interface TtlObject extends TtlMeta {
 export interface TtlGuard {
   protectedNamespaces: readonly string[];
   from: string;
+  /** kube-tidy's own namespace, and how the host knows it (BRAKES_NAMESPACE; the CLI's --brakes-namespace or the ledger it found). */
+  own?: { namespace: string; from: string };
 }
 
 const isNamespace = (k: GroupVersionKind) => k.group === '' && k.kind === 'Namespace';
@@ -58,7 +60,13 @@ function idOf(o: TtlObject): ObjectId {
 function protectedBy(o: TtlObject, guard: TtlGuard): string | undefined {
   const scope = scopeOf(o);
   if (scope === undefined) return undefined;
-  const by = ALWAYS_PROTECTED.includes(scope) ? 'always' : guard.protectedNamespaces.includes(scope) ? guard.from : undefined;
+  const by = ALWAYS_PROTECTED.includes(scope)
+    ? 'always'
+    : guard.own?.namespace === scope
+      ? `kube-tidy's own, ${guard.own.from}`
+      : guard.protectedNamespaces.includes(scope)
+        ? guard.from
+        : undefined;
   if (by === undefined) return undefined;
   return isNamespace(o.gvk) ? `a protected namespace (${by}): never deleted, whatever its TTL` : `in a protected namespace (${by})`;
 }

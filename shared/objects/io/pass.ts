@@ -3,7 +3,8 @@
 // the pods' pass), ask the admission port (the brakes, charged per kind), act (io/act.ts: a Job
 // deleted as it was read, a claim or a Workload read and checked again; every delete tied to uid
 // and resourceVersion; the writer settles the ticket on the API server's answer, and a ticket no
-// delete was sent with is given back); one Event per object removed. A report rule's decision is reported, never
+// delete was sent with is given back); an Event per object removed, or, many in a namespace, one that counts them
+// (the writer's series). A report rule's decision is reported, never
 // admitted nor acted on. Every path runs this: the sweep, invoke, the CLI, and the event path
 // restricted to the one object its event named (`only`). Each result goes out as a CloudEvent
 // (notify/objects.ts); its Reports are the caller's, written after the pass (objects/reports).
@@ -99,15 +100,20 @@ async function deleteAdmitted(h: ObjectsHandle, admission: Admission, acting: Ac
   }
 }
 
-/** One Event on what was removed (the Workload's owner for a Workload): who removed it and by which rule. */
+/**
+ * The Event on what was removed (the Workload's owner for a Workload): who removed it and by
+ * which rule. Bounded as the pods' removals outside a pass are (the writer's series): the first
+ * of its namespace, kind and rule's window has its own, the rest are counted in one Event.
+ */
 async function tell(h: ObjectsHandle, r: ObjectResult, dryRun: boolean): Promise<void> {
   if (r.outcome !== 'deleted' || dryRun) return;
   const t = r.decision.target;
   await h
     .writer({ dryRun })
-    .recordObjectEvent(
+    .recordObjectRemoved(
       { apiVersion: t.apiVersion, kind: t.kind, namespace: t.namespace, name: t.name, uid: t.uid },
       { reason: 'Deleted', action: 'Delete', type: 'Normal', note: `kube-tidy rule ${r.decision.rule}: ${r.decision.reason}` },
+      `rule ${r.decision.rule}`,
     );
 }
 

@@ -27,8 +27,9 @@ export async function planTtl(
   const objects = read.objects.filter((x) => o.namespaces === undefined || o.namespaces.includes(scopeOf(x) ?? ''));
   const own = h.settings.ownNamespace;
   const guard = {
-    protectedNamespaces: [...h.settings.protectedNamespaces, ...(own ? [own] : [])],
+    protectedNamespaces: h.settings.protectedNamespaces,
     from: h.settings.protectedNamespacesFrom ?? 'PROTECTED_NAMESPACES',
+    ...(own ? { own: { namespace: own, from: h.settings.ownNamespaceFrom ?? 'BRAKES_NAMESPACE' } } : {}),
   };
   const plan = decideTtl(rules, objects, guard, h.now());
   // A Namespace's deletion takes everything in it: its decision says how much.

@@ -9,6 +9,7 @@ import type { ObjectMeta } from '../../model/objects.js';
 import { failureKindOf } from '../../kube/errors.js';
 import { listEverything } from '../../kube/pager.js';
 import { gvkName, type GroupVersionKind, type TtlRule } from '../../policy/ttl-schema.js';
+import { KYVERNO_TTL_LABEL } from '../../strategies/pod-ttl/index.js';
 import type { NamespaceHoldings, TtlObject } from '../core/ttl.js';
 import type { ObjectsReader } from './read.js';
 import { RESOURCES } from './read.js';
@@ -73,11 +74,35 @@ const ttlObject =
     return { gvk, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, ...(Object.fromEntries(some) as Partial<TtlObject>), ...phase };
   };
 
-/** Every object of one served kind (in `namespace` alone when given: a cluster-scoped kind then only as that Namespace). */
-async function listKind(r: ObjectsReader, k: GroupVersionKind, s: ServedKind, namespace: string | undefined): Promise<TtlObject[]> {
+/**
+ * The label selector the API server can choose `k`'s candidates by, or undefined: every object
+ * must be read. Kyverno's TTL is a label, so when every rule naming the kind honours it alone,
+ * an object without the label is no candidate of any of them, and the API server leaves it out
+ * (`cleanup.kyverno.io/ttl`, the key's existence). kube-janitor's keys are read from the
+ * annotations first, and an annotation cannot be selected on the server: a rule that honours
+ * `janitor/ttl` or `janitor/expires` (the default sources) lists every object of its kinds.
+ */
+export function serverSelectorOf(rules: readonly TtlRule[], k: GroupVersionKind): string | undefined {
+  const naming = rules.filter((r) => r.kinds.some((x) => gvkName(x) === gvkName(k)));
+  const labelOnly = naming.length > 0 && naming.every((r) => r.sources.every((source) => source === KYVERNO_TTL_LABEL));
+  return labelOnly ? KYVERNO_TTL_LABEL : undefined;
+}
+
+/** Every object of one served kind (in `namespace` alone when given: a cluster-scoped kind then only as that Namespace); only those `selector` matches, when given. */
+async function listKind(
+  r: ObjectsReader,
+  k: GroupVersionKind,
+  s: ServedKind,
+  namespace: string | undefined,
+  selector: string | undefined,
+): Promise<TtlObject[]> {
   if (!s.namespaced && namespace !== undefined && !(k.group === '' && k.kind === 'Namespace')) return [];
   const fetch = (p: { limit?: number; _continue?: string }) =>
-    r.objectReads.list<{ metadata?: RawMeta; status?: { phase?: string } }>(s.resource, s.namespaced ? namespace : undefined, p);
+    r.objectReads.list<{ metadata?: RawMeta; status?: { phase?: string } }>(
+      s.resource,
+      s.namespaced ? namespace : undefined,
+      selector === undefined ? p : { ...p, labelSelector: selector },
+    );
   const items = (await listEverything(fetch, { what: `list ${s.resource.plural}` }, ttlObject(k))).items;
   return s.namespaced || namespace === undefined ? items : items.filter((o) => o.name === namespace);
 }
@@ -92,7 +117,7 @@ export async function readTtl(r: ObjectsReader, rules: readonly TtlRule[], opts:
       continue;
     }
     try {
-      read.objects.push(...(await listKind(r, k, s, opts.namespace)));
+      read.objects.push(...(await listKind(r, k, s, opts.namespace, serverSelectorOf(rules, k))));
       read.served.set(gvkName(k), s);
     } catch (e) {
       if (failureKindOf(e) !== 'forbidden') throw e;

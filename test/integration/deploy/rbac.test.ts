@@ -91,6 +91,11 @@ const podRights = (listAllowed: boolean, objects = false): Row[] => [
 // Cleanup beyond pods after the pods (sweep, invoke: docs/objects.md): what the rules name deleted
 // with preconditions, their context read; never a volume nor a Workload itself (its owner goes).
 const objectRights: Row[] = [
+  [
+    "may patch an events.k8s.io Event (the objects' Event series, updated in place)",
+    () => ({ verb: 'patch', group: 'events.k8s.io', resource: 'events', namespace: 'default' }),
+    true,
+  ],
   ['may delete a Job (kubeTidy.objects)', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default' }), true],
   ['may delete a claim (kubeTidy.objects)', () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: 'default' }), true],
   ['may list CronJobs (their history limits)', () => ({ verb: 'list', group: 'batch', resource: 'cronjobs' }), true],
@@ -202,6 +207,11 @@ const table: Record<string, Row[]> = {
   ],
   // Cleanup beyond pods (docs/objects.md): what its rules name, their owners' context, its own due lists.
   'object-updated': [
+    [
+      "may patch an events.k8s.io Event (the objects' Event series, updated in place)",
+      () => ({ verb: 'patch', group: 'events.k8s.io', resource: 'events', namespace: 'default' }),
+      true,
+    ],
     ['may delete a Job', () => ({ verb: 'delete', group: 'batch', resource: 'jobs', namespace: 'default', name: 'j' }), true],
     ['may list Jobs in a namespace', () => ({ verb: 'list', group: 'batch', resource: 'jobs', namespace: 'default' }), true],
     ['may delete a claim', () => ({ verb: 'delete', resource: 'persistentvolumeclaims', namespace: 'default', name: 'c' }), true],

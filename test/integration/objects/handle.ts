@@ -24,6 +24,7 @@ import type { Policy } from '../../../shared/policy/policy.js';
 import { sharedCluster, testNamespace } from '../../harness/index.js';
 import { Volumes } from './fixtures.js';
 import type { RemovalTicket } from '../../../shared/kube/admission.js';
+import type { PodEventSeries } from '../../../shared/kube/event-series.js';
 
 /** What a DELETE is about to be sent for: a claim, or an object of any group (a Job, a Workload's owner). */
 export type DeleteAbout = { kind: 'claim'; id: StoredId } | { kind: 'object'; gvr: Resource; id: StoredId };
@@ -36,6 +37,8 @@ export interface TestHandleOptions {
   policy: () => Record<string, unknown>;
   beforeDelete?: (about: DeleteAbout) => Promise<void>;
   beforeOwnerRead?: (at: { plural: string; namespace: string; name: string }) => Promise<void>;
+  /** The process's Event series the writer counts removals into, as the runtime's writer does (runtime.ts); none: an Event each. */
+  series?: PodEventSeries;
 }
 
 const log = pino({ level: 'silent' });
@@ -50,8 +53,9 @@ class HookedWriter extends ClusterWriter {
     clients: KubeClients,
     dryRun: boolean,
     private readonly hook: TestHandleOptions['beforeDelete'],
+    series?: PodEventSeries,
   ) {
-    super(clients, { dryRun, recordEvents: true, protectedNamespaces: [] });
+    super(clients, { dryRun, recordEvents: true, protectedNamespaces: [], ...(series && !dryRun ? { series } : {}) });
   }
 
   override async deleteClaim(claim: StoredId, ticket: RemovalTicket) {
@@ -85,7 +89,7 @@ export interface TestHandle {
 }
 
 export function testHandle(o: TestHandleOptions): TestHandle {
-  const writer = (dryRun: boolean) => new HookedWriter(o.clients, dryRun, o.beforeDelete);
+  const writer = (dryRun: boolean) => new HookedWriter(o.clients, dryRun, o.beforeDelete, o.series);
   const brakes = new Brakes({ core: o.clients.core, writer: writer(false), namespace: o.ledgerNamespace, dryRun: false, now: Date.now, log });
   const policy = () => policyOf(o.policy());
   const reader = { ...o.clients, objectReads: hookedReads(o.clients.objectReads, o.beforeOwnerRead) };

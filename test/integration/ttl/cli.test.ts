@@ -42,7 +42,8 @@ beforeAll(async () => {
       kubeTidy: { ttl: [{ name: 'ci-ttl', mode: 'delete', kinds, namespaces: { include: [ns.name] } }] },
     }),
   );
-  base = ['--kubeconfig', cluster.kubeconfigPath, '--namespace', ns.name, '--brakes-namespace', ns.name, '--policy', policy];
+  // kube-tidy's own namespace (--brakes-namespace) is never a ttl rule's: another than the one cleaned (cli-own-namespace.test.ts).
+  base = ['--kubeconfig', cluster.kubeconfigPath, '--namespace', ns.name, '--brakes-namespace', `${ns.name}-tidy`, '--policy', policy];
   const cm = (name: string, annotations: Record<string, string>) =>
     core().createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name, annotations } } });
   await cm('expired', { 'janitor/expires': '2020-01-01' });
