@@ -11,7 +11,7 @@ const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
-const { Script } = require('node:vm');
+const { constants: vmConstants, Script } = require('node:vm');
 
 // Replaced by infra/bundle/build.ts with a hash of the bundle: V8 checks a cache against the
 // source's length only, so a cache from another build must never be picked up.
@@ -54,9 +54,12 @@ function run(name) {
   const cacheFile = /^[A-Za-z]+$/.test(target) ? join(__dirname, 'code-cache', `${target}-${name}-${BUILD}.bin`) : undefined;
   const cachedData = cacheFile ? readCache(cacheFile) : undefined;
   // The CommonJS wrapper, on the source's first line so line numbers in stack traces hold.
+  // A Script has no loader for import() unless given one: the OTLP exporter's `import("http")`
+  // (left as is by esbuild) threw, and no metrics were ever pushed. Node's own loader, as a file has.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`, {
     filename: file,
     cachedData: cachedData ?? undefined,
+    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   status[name] = cachedData === undefined ? 'none' : cachedData === null || script.cachedDataRejected ? 'rejected' : 'accepted';
   if (cacheFile && writeCache) {

@@ -26,14 +26,26 @@ export function bodyText(body: unknown, what = 'body'): string | undefined {
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether `value` nests deeper than `max`, walked without recursion. */
+/**
+ * Whether `value` nests deeper than `max`, walked without recursion. Only objects are kept to
+ * walk, their depths beside them: no pair per value (a pod's every string was one, per event).
+ */
 export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null || v instanceof Uint8Array) continue;
+  const objects: object[] = [];
+  const depths: number[] = [];
+  const keep = (v: unknown, depth: number) => {
+    if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) {
+      objects.push(v);
+      depths.push(depth);
+    }
+  };
+  keep(value, 0);
+  while (objects.length > 0) {
+    const v = objects.pop()!;
+    const depth = depths.pop()!;
     if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    if (Array.isArray(v)) for (const child of v) keep(child, depth + 1);
+    else for (const key in v) if (Object.hasOwn(v, key)) keep((v as Record<string, unknown>)[key], depth + 1);
   }
   return false;
 }

@@ -13,9 +13,10 @@
 //                            in SENDER_AUTH_SUBJECTS); EVENT_COST_AUTH_ENV (JSON) adds to that
 //                            environment, "{sender}" in a value standing for the sender's name
 //   ceilingAfter             the ceiling again: a row's place in the run moves it
-// EVENT_COST_ROWS=a,b: those rows only, in that order. kube-tidy is served as the README's
-// development command serves it (EVENT_COST_SERVE=dev, the default) or as the image does
-// (bundle), with the image's heap limit, its ServiceAccounts and Events on (the default).
+// EVENT_COST_ROWS=a,b: those rows only, in that order. kube-tidy is served as the image, the
+// demo and `npm run serve` serve it (EVENT_COST_SERVE=bundle, the default) or by
+// functions-framework, the Cloud Functions entry (framework), with the image's heap limit, its
+// ServiceAccounts and Events on (the default).
 // Each row: removals/s, the ratio to the ceiling, CPU per removal (the kube-tidy process's
 // utime + stime from /proc; the plain client's own), its ratio to the plain client's, API
 // requests per removal (apiserver_request_total deltas: every client's, but watches, leases
@@ -116,7 +117,7 @@ export async function runEventCostBench(): Promise<object> {
   const rows = chosenRows();
   const mode = serveMode();
   // The code measured is the tree as it is now.
-  if (mode === 'dev') buildDist();
+  if (mode === 'framework') buildDist();
   else await bundle();
   const loadBefore = loadavg().map((x) => Math.round(x * 100) / 100);
   const result = await withCluster('bench-event-cost', 1, (cluster) => storm(cluster, rows, size, inFlight), { controllerManagerArgs: PODGC_OFF });

@@ -1,7 +1,8 @@
-// A function as its own process, the way it runs in production: functions-framework's own
-// main serving one target (startFunctionProcess), or the image's entry, SERVER_ENTRY
-// (startServerProcess), from TypeScript through tsx (tests, benches) or from the built package
-// (the demo). Every stdout line goes to `onLine` (log lines, bench traces).
+// A function as its own process, the way it runs in production: the image's entry, SERVER_ENTRY
+// (startServerProcess, through tsx) or the production bundle built from it (startBundleProcess:
+// what the demos and `npm run serve` run), or functions-framework's own main serving one target
+// (startFunctionProcess: the Cloud Functions entry), from TypeScript through tsx or built.
+// Every stdout line goes to `onLine` (log lines, bench traces).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { freePorts } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The production bundle's entry (`npm run bundle`), as the image runs it. */
+export const BUNDLE_ENTRY = `${ROOT}dist/bundle/server.cjs`;
 const FRAMEWORK = `${ROOT}node_modules/@google-cloud/functions-framework/build/src/main.js`;
 /** The functions-framework entry point from its source (its build is what the root's function.js loads). */
 export const FUNCTIONS_SOURCE = `${ROOT}shared/hosts/server/framework-entry.ts`;
@@ -80,6 +83,16 @@ export async function startFunctionProcess(target: string, source: string, env: 
 export async function startServerProcess(target: string, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
   const port = (await freePorts(1))[0]!;
   return launch(target, port, ['--import', 'tsx', SERVER_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts);
+}
+
+/**
+ * `target` served by the production bundle (built first: `npm run bundle`), FUNCTION_TARGET and
+ * PORT in the environment, as the image and `npm run serve` run it: what a user runs locally is
+ * what ships.
+ */
+export async function startBundleProcess(target: string, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+  const port = (await freePorts(1))[0]!;
+  return launch(target, port, [BUNDLE_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts);
 }
 
 async function launch(target: string, port: number, args: string[], env: Record<string, string>, opts: StartOptions): Promise<ServerProcess> {

@@ -149,9 +149,9 @@ async function main(): Promise<void> {
     const fns: FunctionProcess[] = [];
     for (const target of ['podTerminated', 'sweep']) fns.push(await startFunction(target, env, onFunctionLog));
     stops.unshift(...fns.map((f) => () => f.stop()));
-    say(`functions podTerminated and sweep are serving (functions-framework, policy ${POLICY.split('/').slice(-3).join('/')})`);
+    say(`functions podTerminated and sweep are serving (the production bundle, policy ${POLICY.split('/').slice(-3).join('/')})`);
 
-    await waitFor('the pre-existing job to finish', async () => tell(observations).some((r) => r.name.startsWith('old-report') && r.terminalAt));
+    await beforeTheBridge(api, observations);
     const bridge = await startBridge({ kubeConfig: kc, sink: fns[0]!.url, kinds: ['Pod'], log: silentLogger, statsIntervalMs: 0 });
     stops.unshift(() => bridge.stop());
     say('bridge watching pods, posting Knative ApiServerSource CloudEvents to podTerminated');
@@ -217,3 +217,19 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/**
+ * The pre-existing Job's pod has ended and the Job is counted Complete: until then the Job
+ * controller still updates its pod (it takes its tracking finalizer off), an event a bridge
+ * started meanwhile would pass on, and only the sweep is to see that pod.
+ */
+async function beforeTheBridge(api: Apis, observations: Observation[]): Promise<void> {
+  await waitFor('the pre-existing job to finish', async () => tell(observations).some((r) => r.name.startsWith('old-report') && r.terminalAt));
+  await waitFor(
+    'the pre-existing job to be Complete',
+    async () =>
+      (await api.batch.readNamespacedJob({ namespace: NS.batch, name: 'old-report' })).status?.conditions?.some(
+        (c) => c.type === 'Complete' && c.status === 'True',
+      ) || undefined,
+  );
+}

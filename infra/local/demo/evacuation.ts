@@ -1,7 +1,7 @@
 // `npm run demo:evacuation`: evacuations on a local control plane. A cluster starts with the
 // project's minimal KubeVirt CRDs, a real admission webhook for pods/eviction answering as
 // KubeVirt does, and a small migration controller (both the test ones, in this process); the
-// evacuation function runs as its own process and gets a tick every second, as a PingSource
+// evacuation function runs as its own process (the production bundle) and gets a tick every second, as a PingSource
 // would send. Six VMs are marked for evacuation; each one's path is printed as it happens.
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
@@ -9,14 +9,13 @@ import { ANNOTATIONS } from '../../../shared/evacuation/core/annotations.js';
 import { startCluster } from '../../../test/harness/cluster.js';
 import { pingRequest } from '../../../test/fixtures/events/requests.js';
 import { waitFor } from '../../../test/harness/wait.js';
-import { FUNCTIONS_SOURCE, startFunctionProcess } from '../../../test/harness/function-process.js';
+import { startBundleProcess } from '../../../test/harness/function-process.js';
 import { BEHAVIOUR, startMigrationController } from '../../../test/integration/evacuation/controller.js';
 import { startWebhook } from '../../../test/integration/evacuation/webhook.js';
 import { say } from './report.js';
 
 const NS = 'vms';
 const POLICY = fileURLToPath(new URL('./policy.yaml', import.meta.url));
-const ENTRY = FUNCTIONS_SOURCE;
 const CRDS = fileURLToPath(new URL('../../../test/fixtures/kubevirt', import.meta.url));
 // name -> what the migration controller will do with its migrations
 const VMS: [string, string, string][] = [
@@ -43,7 +42,7 @@ async function main(): Promise<void> {
     stops.unshift(() => webhook.stop());
     const controller = await startMigrationController(kc, NS);
     stops.unshift(() => controller.stop());
-    const fn = await startFunctionProcess('evacuation', ENTRY, {
+    const fn = await startBundleProcess('evacuation', {
       POLICY_FILE: POLICY,
       KUBECONFIG: cluster.kubeconfigPath,
       EVACUATION_NAMESPACE: NS,

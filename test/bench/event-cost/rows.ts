@@ -15,7 +15,7 @@ import type { FunctionIdentities } from '../../harness/function-identity.js';
 import { countBy } from '../event-path.js';
 import { plainClient } from '../scale/ceiling.js';
 import { countPhase } from '../scale/populate.js';
-import { cpuSeconds } from '../scale/snapshot.js';
+import { cpuSplit } from '../scale/snapshot.js';
 import { sendStorm, stormMessages } from './sender.js';
 import { profileOf, serve, type Served, type ServeMode } from './serve.js';
 import { apiRequests, listFailed, requestsBetween } from './storm.js';
@@ -68,14 +68,16 @@ async function measured<T>(
   ctx: RowContext,
   fn: Served,
   work: () => Promise<T>,
-): Promise<{ result: T; seconds: number; cpu: number; before: Map<string, number> }> {
+): Promise<{ result: T; seconds: number; cpu: number; systemCpu: number; before: Map<string, number> }> {
   try {
     const before = await apiRequests(ctx.cluster);
-    const cpu0 = cpuSeconds(fn.pid);
+    const cpu0 = cpuSplit(fn.pid);
     const t0 = performance.now();
     const result = await work();
     const seconds = (performance.now() - t0) / 1000;
-    return { result, seconds, cpu: cpuSeconds(fn.pid) - cpu0, before };
+    const cpu1 = cpuSplit(fn.pid);
+    const systemCpu = cpu1.system - cpu0.system;
+    return { result, seconds, cpu: cpu1.user - cpu0.user + systemCpu, systemCpu, before };
   } finally {
     await fn.stop();
   }
@@ -89,6 +91,7 @@ export async function ceilingRow(ctx: RowContext): Promise<Row> {
   return {
     runs: 'scale/plain-client.mjs: node:https, 32 DELETEs in flight, uid preconditions, the sweep ServiceAccount',
     ...(await figures(ctx, run.deleted, run.writeSeconds, run.cpuMs.delete / 1000, before)),
+    systemCpuMsPerRemoval: round2(run.cpuMs.deleteSystem / Math.max(1, run.deleted)),
     listSeconds: round2(run.listSeconds),
     cpuMsPerRemovalWithList: round2((run.cpuMs.delete + run.cpuMs.list) / Math.max(1, run.deleted)),
   };
@@ -130,12 +133,14 @@ export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promis
     KUBECONFIG: ctx.ids.kubeconfig('podTerminated'),
     ...(sender?.env ?? {}),
   });
-  const { result: outcomes, seconds, cpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
+  const { result: outcomes, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
   const removed = outcomes.filter((o) => o === 'deleted').length;
   const profile = profileOf(fn, ctx.mode, removed);
   return {
     runs: `podTerminated, one event per pod, ${ctx.inFlight} in flight, sender ${sender ? `authenticated as ${sender.subject}` : 'anonymous (SENDER_AUTH=none)'}`,
     ...(await figures(ctx, removed, seconds, cpu, before)),
+    // The part of the CPU above that is the kernel's (system calls: sockets, the log's writes).
+    systemCpuMsPerRemoval: round2((systemCpu * 1000) / Math.max(1, removed)),
     events: pods.length,
     answers: countBy(outcomes, (o) => o),
     ...(sender ? { senderEnv: sender.env } : {}),

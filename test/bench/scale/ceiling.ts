@@ -19,7 +19,8 @@ export interface PlainRun {
   pages: number;
   listSeconds: number;
   writeSeconds: number;
-  cpuMs: { list: number; delete: number; process: number };
+  /** deleteSystem: the kernel's part of `delete` (its system calls). */
+  cpuMs: { list: number; delete: number; deleteSystem: number; process: number };
   peakRssMiB: number;
 }
 

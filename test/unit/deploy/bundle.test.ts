@@ -4,6 +4,8 @@
 // code from a cache that is not its own. The kubeconfig points nowhere: a Running pod's event
 // needs no API request, and a failed pod's delete fails fast.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -98,6 +100,24 @@ describe('the bundle on Node 22', () => {
     // The stored pod is read before anything is written: that read goes to the missing server.
     expect(JSON.stringify(r.body)).toMatch(/get pod ml\/web.*127\.0\.0\.1:9/);
     expect(r.exit).toBe(0);
+  });
+
+  it('pushes its metrics over OTLP before it answers, as a serverless instance must (the exporter imports node:http)', async () => {
+    const received: string[] = [];
+    const collector = createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = collector.address() as AddressInfo;
+      const r = await serveOneEvent('Running', { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `http://127.0.0.1:${port}/v1/metrics` });
+      expect(r).toMatchObject({ status: 200, exit: 0 });
+      // The push is awaited before the answer (metrics/recorder.ts afterRequest).
+      expect(received).toContain('POST /v1/metrics');
+    } finally {
+      collector.close();
+    }
   });
 
   it('refuses a FUNCTION_TARGET that is not registered, naming the ones that are', async () => {
