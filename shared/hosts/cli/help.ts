@@ -21,8 +21,8 @@ Commands:
   run            One real pass against a live cluster (deletes and evicts pods, then deletes
                  what the object rules in mode delete select; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
-  rbac           Print the ClusterRole the policy's kubeTidy.ttl rules need (list, watch, delete
-                 on each kind they name), as \`kyverno create cluster-role\` does for Kyverno.
+  rbac           Print the ClusterRole the policy's kubeTidy.ttl rules need (get, list, watch,
+                 delete on each kind they name), as \`kyverno create cluster-role\` does for Kyverno.
   descheduler    The descheduler's command (v0.36.0 flags, defaults and metrics): cycles on
                  an interval, or once with --descheduling-interval 0 (/bin/descheduler in the image).
 
