@@ -12,7 +12,9 @@ import type { ObjectsHandle } from '../handle.js';
 import type { ObjectsDue } from './due.js';
 import { runObjectsPass } from './pass.js';
 import type { ObjectResult } from './act.js';
+import type { ObjectsReader } from './read.js';
 import { servedAs } from './ttl-read.js';
+import type { Logger } from '../../log.js';
 
 const apiVersionOf = (k: GroupVersionKind) => (k.group ? `${k.group}/${k.version}` : k.version);
 
@@ -33,19 +35,25 @@ export interface WatchedKind {
   namespaced: boolean;
 }
 
-/** The kinds the ttl rules name that the cluster serves, for a watch; the others are logged and left to the sweep's read to say. */
-export async function ttlWatchKinds(h: ObjectsHandle): Promise<WatchedKind[]> {
+/**
+ * The kinds `rules` name that the cluster serves, for a watch (the standalone program's, `kube-tidy
+ * bridge --policy`): each found by discovery; the others are logged and left to the pass's read to say.
+ */
+export async function discoverTtlKinds(r: Pick<ObjectsReader, 'objectReads'>, rules: readonly TtlRule[], log: Logger): Promise<WatchedKind[]> {
   const seen = new Map<string, GroupVersionKind>();
-  for (const r of h.policy().ttl ?? []) for (const k of r.kinds) seen.set(gvkName(k), k);
+  for (const rule of rules) for (const k of rule.kinds) seen.set(gvkName(k), k);
   const cache = new Map<string, Promise<unknown>>();
   const out: WatchedKind[] = [];
   for (const k of seen.values()) {
-    const s = await servedAs(h.reader, k, cache).catch((e: unknown) => `discovery failed: ${(e as Error)?.message ?? String(e)}`);
-    if (typeof s === 'string') h.log.warn({ kind: gvkName(k), why: s }, 'ttl: a rule names a kind that cannot be watched here');
+    const s = await servedAs(r, k, cache).catch((e: unknown) => `discovery failed: ${(e as Error)?.message ?? String(e)}`);
+    if (typeof s === 'string') log.warn({ kind: gvkName(k), why: s }, 'ttl: a rule names a kind that cannot be watched here');
     else out.push({ kind: k.kind, apiVersion: apiVersionOf(k), resource: s.resource.plural, namespaced: s.namespaced });
   }
   return out;
 }
+
+/** The configured policy's ttl kinds, for the standalone watch (objectUpdated's `accepts.watches`). */
+export const ttlWatchKinds = (h: ObjectsHandle): Promise<WatchedKind[]> => discoverTtlKinds(h.reader, h.policy().ttl ?? [], h.log);
 
 export interface TtlEvent {
   verb: Verb;

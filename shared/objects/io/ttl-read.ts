@@ -38,7 +38,7 @@ function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
 }
 
 /** How `k` is served, or why it cannot be read: discovery's answer for its group/version (one request per group/version). */
-export async function servedAs(r: ObjectsReader, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
+export async function servedAs(r: Pick<ObjectsReader, 'objectReads'>, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
   const gv = k.group ? `${k.group}/${k.version}` : k.version;
   if (!cache.has(gv))
     cache.set(
