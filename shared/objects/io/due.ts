@@ -8,11 +8,11 @@
 // (and its namespace when an owner rule could group it with others: read-one.ts), restricted to
 // this uid (`only`), and the write is tied to what is read then. An object of a kind a ttl rule
 // names (TTL on any kind) is timed the same way at its expiry, in a list family of its kind
-// (`kube-tidy-objects-due-ttl-<kind>.<version>.<group>-<n>`, a cluster-scoped one's entry without
+// (`kube-tidy-objects-due-ttl-<kind>.<group>-<n>`, a cluster-scoped one's entry without
 // a namespace), and whatever acts reads it again by name (`ttlOne`).
 import { DueList, DueTimers, scheduleOf, type DueEntry, type TimerClock } from '../../cleanup/due/index.js';
 import { objectsDueName, objectsTtlDueName } from '../../model/keys.js';
-import { gvkName, type GroupVersionKind } from '../../policy/ttl-schema.js';
+import type { GroupVersionKind } from '../../policy/ttl-schema.js';
 import { OBJECT_KINDS, type ObjectKind } from '../../policy/objects-schema.js';
 import type { ObjectsHandle } from '../handle.js';
 import { runObjectsPass, type ObjectsPassSummary } from './pass.js';
@@ -45,7 +45,7 @@ export const settled = (s: Pick<ObjectsPassSummary, 'results'>): boolean => !s.r
 export class ObjectsDue {
   readonly timers: DueTimers<ObjectDueEntry>;
   readonly lists: Readonly<Record<ObjectKind, DueList>>;
-  /** The ttl kinds' lists, by gvkName, made as a kind is first timed or ticked. */
+  /** The ttl kinds' lists, by group/Kind (one list family whatever the version), made as a kind is first timed or ticked. */
   private readonly ttlLists = new Map<string, DueList>();
   /** The objects this instance listed, at their time: a repeated event writes nothing. */
   private readonly listed = new Map<string, number>();
@@ -71,7 +71,8 @@ export class ObjectsDue {
   listOf(id: DueId): DueList {
     if (!id.ttl) return this.lists[id.kind as ObjectKind];
     const gvk = id.ttl;
-    let list = this.ttlLists.get(gvkName(gvk));
+    const key = `${gvk.group}/${gvk.kind}`;
+    let list = this.ttlLists.get(key);
     if (!list) {
       list = new DueList(this.h.reader.core, () => this.h.writer({ dryRun: this.h.settings.dryRun }), {
         ...this.o.list,
@@ -79,15 +80,15 @@ export class ObjectsDue {
         name: (s) => objectsTtlDueName(gvk, s),
         anyScope: true,
       });
-      this.ttlLists.set(gvkName(gvk), list);
+      this.ttlLists.set(key, list);
     }
     return list;
   }
 
-  /** The ttl kinds the configured policy names: the lists a tick reads beside the objects kinds'. */
+  /** The ttl kinds the configured policy names, one per list (a kind named at two versions: the first): the lists a tick reads beside the objects kinds'. */
   ttlKinds(): GroupVersionKind[] {
     const seen = new Map<string, GroupVersionKind>();
-    for (const r of this.h.policy().ttl ?? []) for (const k of r.kinds) seen.set(gvkName(k), k);
+    for (const r of this.h.policy().ttl ?? []) for (const k of r.kinds) if (!seen.has(`${k.group}/${k.kind}`)) seen.set(`${k.group}/${k.kind}`, k);
     return [...seen.values()];
   }
 

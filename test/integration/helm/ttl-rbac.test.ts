@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ttlRbacRules } from '../../../shared/hosts/cli/rbac.js';
+import { objectsTtlDueName } from '../../../shared/model/keys.js';
 import { TtlRuleSchema } from '../../../shared/policy/ttl-schema.js';
 import { kubectl, sharedCluster } from '../../harness/index.js';
 import { chartCopy, template, type Obj } from './helm.js';
@@ -39,6 +40,20 @@ describe('the chart’s ttl RBAC', () => {
     expect(rights(role.rules as Parameters<typeof rights>[0])).toEqual(rights(ttlRbacRules([policyRule])));
     expect(binding.roleRef.name).toBe('kt-ttl');
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'kt-standalone', namespace: 'kt' }]);
+  });
+
+  it('grants the ttl kinds’ due lists by the names objectUpdated gives them (get, update; create), in kube-tidy’s namespace, to the account that times them', async () => {
+    const { objects } = await template(chart, 'kt', 'kt', { mode: 'standalone', ...KINDS }, ['--skip-tests']);
+    const role = objects.find((o) => o.kind === 'Role' && o.metadata.name === 'kt-ttl-due') as Obj & { rules: { verbs: string[]; resourceNames?: string[] }[] };
+    const kinds = [
+      { group: '', kind: 'Namespace' },
+      { group: 'apps', kind: 'Deployment' },
+      { group: '', kind: 'ConfigMap' },
+    ];
+    expect(role.metadata.namespace).toBe('kt');
+    expect(role.rules.find((r) => r.resourceNames)?.resourceNames).toEqual(kinds.flatMap((k) => [0, 1, 2, 3].map((n) => objectsTtlDueName(k, n))));
+    const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'kt-ttl-due') as Obj & { subjects: { name: string }[] };
+    expect(binding.subjects.map((x) => x.name)).toEqual(['kt-standalone']);
   });
 
   it('binds the sweep and invoke accounts in knative mode, and takes a resource for an irregular plural', async () => {

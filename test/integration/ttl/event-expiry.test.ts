@@ -123,7 +123,7 @@ async function listedDeployments(namespace = `${ns.name}-due`): Promise<string[]
   const uids: string[] = [];
   for (let s = 0; s < 4; s++) {
     const cm = await core()
-      .readNamespacedConfigMap({ namespace, name: `kube-tidy-objects-due-ttl-deployment.v1.apps-${s}` })
+      .readNamespacedConfigMap({ namespace, name: `kube-tidy-objects-due-ttl-deployment.apps-${s}` })
       .catch(() => undefined);
     uids.push(...Object.keys(cm?.data ?? {}));
   }
