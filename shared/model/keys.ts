@@ -35,6 +35,20 @@ export const dueName = (shard: number): string => `${DUE_NAME_PREFIX}-${shard}`;
  */
 export const OBJECTS_DUE_KINDS = { Job: 'job', PersistentVolumeClaim: 'pvc', Workload: 'workload' } as const;
 export const objectsDueName = (kind: keyof typeof OBJECTS_DUE_KINDS, shard: number): string => `kube-tidy-objects-due-${OBJECTS_DUE_KINDS[kind]}-${shard}`;
+/**
+ * ConfigMaps in kube-tidy's namespace: the due lists of a kind a ttl rule names (TTL on any kind),
+ * one family per kind by its Kind and group, as the chart's values.ttl.kinds names it, so the
+ * chart can grant them by name (`kube-tidy-objects-due-ttl-deployment.apps-0`,
+ * `...-ttl-namespace-0` for the core group); a group too long for a name is shortened to its FNV-1a hash.
+ * Also spelled in the chart's templates/ttl-rbac.yaml.
+ */
+export const objectsTtlDueName = (k: { group: string; kind: string }, shard: number): string => {
+  const named = `kube-tidy-objects-due-ttl-${k.kind.toLowerCase()}${k.group ? `.${k.group}` : ''}-${shard}`;
+  if (named.length <= 253) return named;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < k.group.length; i++) h = Math.imul(h ^ k.group.charCodeAt(i), 0x01000193) >>> 0;
+  return `kube-tidy-objects-due-ttl-${k.kind.toLowerCase()}.${h.toString(16)}-${shard}`;
+};
 /** Lease: the standalone program's leader election, by default. Also spelled in standalone/config.ts. */
 export const DEFAULT_LEASE_NAME = 'kube-tidy-standalone';
 /** ConfigMap in each worker: the MultiKueue witness record (multikueue/core/witness.ts). */

@@ -104,8 +104,15 @@ export function passCompletedEvent(stamp: Stamp, p: PassSummaryData): OutEvent {
  */
 const OBJECT_FUNCTION_OF: Record<ObjectOrigin, string> = { event: 'objectUpdated', due: 'objectUpdated', sweep: 'sweep', invoke: 'invoke', cli: 'cli' };
 
-/** The resource's plural as the API path names it (jobs, persistentvolumeclaims, workloads). */
-export const objectSubject = (o: { kind: string; namespace: string; name: string }) => `namespaces/${o.namespace}/${o.kind.toLowerCase()}s/${o.name}`;
+/**
+ * The resource's plural as the API path names it (jobs, persistentvolumeclaims, workloads), under
+ * its namespace; a cluster-scoped object (a ttl rule's Namespace or ClusterRole: its target has no
+ * namespace) as the other subjects name one, without a namespace: `namespaces/x`, `clusterroles/y`.
+ */
+export const objectSubject = (o: { kind: string; namespace: string; name: string; target?: { namespace: string } }) => {
+  const path = `${o.kind.toLowerCase()}s/${o.name}`;
+  return o.target?.namespace === '' || o.namespace === '' ? path : `namespaces/${o.namespace}/${path}`;
+};
 
 export function objectDecisionEvent(stamp: Stamp, d: ObjectDecisionData): OutEvent {
   return event(stamp, OBJECT_FUNCTION_OF[d.origin], TYPES.objectDecided, 'object-decision', defined(d), objectSubject(d), {

@@ -109,4 +109,14 @@ describe('object decisions as CloudEvents', () => {
     await n.flush(1_000);
     expect(sent).toEqual([]);
   });
+  it("a cluster-scoped object (a ttl rule's Namespace or ClusterRole) is named without a namespace, as the other subjects name one", async () => {
+    const ttl = { rule: 'previews', condition: 'expired', reason: 'previews: expired' };
+    const ns = { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'preview-1', uid: 'uid-ns' };
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'old-role', uid: 'uid-role' };
+    const base = result().decision;
+    objectDecided(n, { ...result(), decision: { ...base, ...ttl, kind: 'Namespace', namespace: 'preview-1', name: 'preview-1', target: ns } }, 'event');
+    objectDecided(n, { ...result(), decision: { ...base, ...ttl, kind: 'ClusterRole', namespace: '', name: 'old-role', target: role } }, 'event');
+    await n.flush(1_000);
+    expect(sent.map((e) => e.subject)).toEqual(['namespaces/preview-1', 'clusterroles/old-role']);
+  });
 });

@@ -13,3 +13,4 @@ export { ObjectsTick, type ObjectsTickResult } from './io/due-tick.js';
 export { storedUid } from './io/lookup.js';
 export { anyRuleMatches } from './core/decide.js';
 export { controlledInCopy, hintOf } from './core/hint.js';
+export { discoverTtlKinds, ttlEvent, ttlKindNames, ttlKindOf, ttlWatchKinds, type TtlEvent, type TtlEventAnswer, type WatchedKind } from './io/ttl-event.js';

@@ -185,9 +185,11 @@ function accept<P>(spec: TargetSpec<P>, parts: P, event: InternalEvent): Input {
       kinds.length ? `${spec.name} takes ${kinds.join(', ')} events, not ${kind}: ${accepts.hint}` : `${spec.name} takes no object events: ${accepts.hint}`,
     );
   const { namespace, name } = event.type === 'object' ? event.object.metadata : event.ref;
-  // Every kind a target takes is namespaced; the decoder has checked both names' syntax.
-  if (!namespace) throw new BadRequestError(400, `a ${kind} event needs a namespace (metadata.namespace)`);
-  return event.type === 'object' ? { type: 'object', event, namespace, name } : { type: 'reference', event, namespace, name };
+  // A kind a target takes is namespaced unless it says otherwise; the decoder has checked both names' syntax.
+  if (!namespace && !(accepts.clusterScoped?.(parts) ?? []).includes(kind))
+    throw new BadRequestError(400, `a ${kind} event needs a namespace (metadata.namespace)`);
+  const ns = namespace ?? '';
+  return event.type === 'object' ? { type: 'object', event, namespace: ns, name } : { type: 'reference', event, namespace: ns, name };
 }
 
 /** The kinds of object events `spec` takes with these parts. */

@@ -28,8 +28,18 @@ export type Input =
   | { type: 'body'; body: unknown; headers: Record<string, string | string[] | undefined> };
 
 export interface Accepts<Parts = unknown> {
-  /** Object events (any verb, Resource or Reference mode) of these kinds; all are namespaced. */
+  /** Object events (any verb, Resource or Reference mode) of these kinds; namespaced unless `clusterScoped` says a kind may not be. */
   kinds?: readonly string[] | ((parts: Parts) => readonly string[]);
+  /**
+   * Kinds whose events may come without a namespace (a ttl rule's Namespace or ClusterRole): the
+   * handler gets namespace '' and finds the kind's scope itself (by discovery); the others' are refused (400).
+   */
+  clusterScoped?: (parts: Parts) => readonly string[];
+  /**
+   * Kinds the bridge's table does not know, found by discovery (their plural and scope, never
+   * guessed): a host that watches (standalone) watches these too and routes them here.
+   */
+  watches?: (parts: Parts) => Promise<readonly WatchedKind[]>;
   /**
    * The kinds a host that watches (standalone) routes here, when fewer than `kinds`: a watch
    * costs a stream per kind, and a kind the cluster does not serve fails it, while an event a
@@ -50,6 +60,13 @@ export interface Accepts<Parts = unknown> {
   plain?: 'tick' | 'body';
   /** Said in every refusal: where the input belongs instead. */
   hint: string;
+}
+
+/** A kind a host can watch: its Kind, apiVersion and plural as discovery serves them. */
+export interface WatchedKind {
+  kind: string;
+  apiVersion: string;
+  resource: string;
 }
 
 export interface Needs {

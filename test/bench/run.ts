@@ -64,6 +64,8 @@ const benches: Record<string, () => Promise<object> | object> = {
     : {}),
   // Not in the default run: the production image's size, build and cold start from its own root filesystem (issue 46). `npm run bench image [-- warm|cold]`.
   ...(only === 'image' ? { image: async () => (await import('./image.js')).runImageBench(process.argv[3]) } : {}),
+  // Not in the default run: TTL on any kind, expiry -> gone for labelled Deployments and Namespaces through the event path, beside Kyverno's and kube-janitor's polling (issue 47). `npm run bench ttl-expiry -- 50`.
+  ...(only === 'ttl-expiry' ? { 'ttl-expiry': async () => (await import('./ttl-expiry.js')).runTtlExpiryBench(Number(process.argv[3] ?? '50')) } : {}),
   ...(only === 'brakes' ? { brakes: async () => (await import('./brakes.js')).runBrakesBench(Number(process.argv[3] ?? '20000')) } : {}),
 };
 

@@ -21,8 +21,8 @@ export interface BridgeOptions {
   kubeConfig: KubeConfig;
   /** Where CloudEvents are POSTed, or what takes each event in process. */
   sink: string | InProcessSink;
-  /** Kind names from the KINDS table; default Pod. */
-  kinds?: string[];
+  /** Kind names from the KINDS table, or kinds found by discovery (a ttl rule's: their plural never guessed); default Pod. */
+  kinds?: (string | KindInfo)[];
   namespace?: string;
   labelSelector?: string;
   /** Which watched objects are delivered (default all): e.g. only those in selected namespaces. */
@@ -60,7 +60,9 @@ export const DEFAULTS = { kinds: ['Pod'], concurrency: 4, queueSize: 1000, stats
 
 export async function startBridge(o: BridgeOptions): Promise<Bridge> {
   const log = o.log ?? createLogger({ destination: process.stderr });
-  const kinds = parseKinds((o.kinds ?? DEFAULTS.kinds).join(','));
+  const asked = o.kinds ?? DEFAULTS.kinds;
+  const named = asked.filter((k): k is string => typeof k === 'string');
+  const kinds = [...(named.length ? parseKinds(named.join(',')) : []), ...asked.filter((k): k is KindInfo => typeof k !== 'string')];
   const source = o.source ?? o.kubeConfig.getCurrentCluster()?.server;
   if (!source) throw new Error('the kubeconfig has no current cluster');
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...o.retry };

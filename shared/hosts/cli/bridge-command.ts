@@ -4,7 +4,11 @@ import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBridge, type BridgeOptions } from '../bridge/bridge.js';
-import { parseKinds, UnknownKindError } from '../bridge/kinds.js';
+import { parseKinds, UnknownKindError, type KindInfo } from '../bridge/kinds.js';
+import { kubeClients } from '../../kube/clients.js';
+import { discoverTtlKinds } from '../../objects/index.js';
+import type { TtlRule } from '../../policy/ttl-schema.js';
+import { InputError, loadPolicyFile } from './input.js';
 import { KubeConfigError, loadKubeConfig } from '../../kube/config.js';
 import { createLogger } from '../../log.js';
 import { parseGoDuration } from '../../policy/duration.js';
@@ -24,6 +28,7 @@ const OPTIONS = {
   kubeconfig: { type: 'string' },
   sink: { type: 'string' },
   kinds: { type: 'string' },
+  policy: { type: 'string' },
   namespace: { type: 'string' },
   'label-selector': { type: 'string' },
   retries: { type: 'string' },
@@ -38,10 +43,14 @@ const OPTIONS = {
 } as const;
 
 export async function bridgeCommand(args: string[], io: Out, deps: BridgeCommandDeps = {}): Promise<number> {
-  let parsed: { options: Omit<BridgeOptions, 'kubeConfig' | 'log'>; kubeconfig: string; drainMs: number; verbose: boolean } | 'help';
+  let parsed: { options: Omit<BridgeOptions, 'kubeConfig' | 'log'>; kubeconfig: string; drainMs: number; verbose: boolean; ttl: TtlRule[] } | 'help';
   try {
     parsed = parse(args, deps.env ?? process.env);
   } catch (e) {
+    if (e instanceof InputError) {
+      io.err(`kube-tidy: ${e.message}\n`);
+      return 2;
+    }
     if (!(e instanceof Usage || e instanceof UnknownKindError)) throw e;
     io.err(`kube-tidy: ${e.message}\n\n${BRIDGE_HELP}`);
     return 2;
@@ -69,7 +78,12 @@ export async function bridgeCommand(args: string[], io: Out, deps: BridgeCommand
   try {
     let bridge;
     try {
-      bridge = await Promise.race([startBridge({ ...parsed.options, kubeConfig, log }), stopRequested]);
+      // --policy: the kinds its ttl rules name, as the cluster serves them (discovery: their plural is never guessed).
+      const found: KindInfo[] = parsed.ttl.length
+        ? (await discoverTtlKinds(kubeClients(kubeConfig), parsed.ttl, log)).map(({ kind, apiVersion, resource }) => ({ kind, apiVersion, resource }))
+        : [];
+      const kinds = [...(parsed.options.kinds ?? []), ...found.filter((k) => !parsed.options.kinds?.includes(k.kind))];
+      bridge = await Promise.race([startBridge({ ...parsed.options, kinds, kubeConfig, log }), stopRequested]);
     } catch (e) {
       io.err(`kube-tidy: bridge could not start: ${(e as Error).message}\n`);
       return 1;
@@ -121,7 +135,8 @@ function parse(args: string[], env: NodeJS.ProcessEnv) {
   const queueSize = int('queue-size', 1, 1000);
   const drainMs = duration('drain-timeout', 10_000, true);
   const statsIntervalMs = duration('stats-interval', 60_000, true);
-  let kinds: string[] = ['Pod'];
+  // With --policy alone, only the policy's ttl kinds; Pod is the default of a bridge given neither.
+  let kinds: string[] = values.policy === undefined ? ['Pod'] : [];
   if (values.kinds !== undefined) {
     try {
       kinds = parseKinds(values.kinds).map((k) => k.kind);
@@ -130,6 +145,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv) {
     }
   }
   if (problems.length > 0) throw new Usage(problems.join('\n  '));
+  const ttl = values.policy === undefined ? [] : (loadPolicyFile(values.policy, true).policy.ttl ?? []);
   const options: Omit<BridgeOptions, 'kubeConfig' | 'log'> = {
     sink: values.sink!,
     kinds,
@@ -141,7 +157,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv) {
     ...(values.namespace ? { namespace: values.namespace } : {}),
     ...(values['label-selector'] ? { labelSelector: values['label-selector'] } : {}),
   };
-  return { options, kubeconfig: kubeconfig!, drainMs, verbose: values.verbose === true };
+  return { options, kubeconfig: kubeconfig!, drainMs, verbose: values.verbose === true, ttl };
 }
 
 function safeUrl(s: string): URL | undefined {

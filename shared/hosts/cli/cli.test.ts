@@ -353,7 +353,7 @@ const kinds = [
 ];
 
 describe('kube-tidy rbac', () => {
-  it('prints list, watch and delete on each kind the ttl rules name, by group, and what a Namespace’s report reads', () => {
+  it('prints get, list, watch and delete on each kind the ttl rules name, by group, and what a Namespace’s report reads', () => {
     const policy = file('ttl-rbac.json', {
       ...envelope,
       kubeTidy: {
@@ -368,9 +368,9 @@ describe('kube-tidy rbac', () => {
     const role = parse(r.stdout);
     expect(role).toMatchObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kube-tidy-ttl' } });
     expect(role.rules).toEqual([
-      { apiGroups: [''], resources: ['configmaps', 'namespaces'], verbs: ['delete', 'list', 'watch'] },
-      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['delete', 'list', 'watch'] },
-      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'networkpolicies'], verbs: ['delete', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['configmaps', 'namespaces'], verbs: ['delete', 'get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['delete', 'get', 'list', 'watch'] },
+      { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'networkpolicies'], verbs: ['delete', 'get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['persistentvolumeclaims', 'pods'], verbs: ['list'] },
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list'] },
     ]);
@@ -380,7 +380,7 @@ describe('kube-tidy rbac', () => {
     const policy = file('ttl-one.json', { ...envelope, kubeTidy: { ttl: [{ name: 'a', kinds: [{ group: 'example.com', version: 'v1', kind: 'Mouse' }] }] } });
     const role = parse(cli('rbac', '--policy', policy, '--name', 'previews', '--resource', 'Mouse=mice').stdout);
     expect(role.metadata.name).toBe('previews');
-    expect(role.rules).toEqual([{ apiGroups: ['example.com'], resources: ['mice'], verbs: ['delete', 'list', 'watch'] }]);
+    expect(role.rules).toEqual([{ apiGroups: ['example.com'], resources: ['mice'], verbs: ['delete', 'get', 'list', 'watch'] }]);
   });
 
   it('a policy without ttl rules needs none (exit 0, said on stderr); an invalid one exits 2 with its field path; no --policy is a usage error', () => {

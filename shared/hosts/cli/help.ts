@@ -21,8 +21,8 @@ Commands:
   run            One real pass against a live cluster (deletes and evicts pods, then deletes
                  what the object rules in mode delete select; asks for --yes).
   bridge         Watch a cluster and POST its changes as Knative ApiServerSource CloudEvents.
-  rbac           Print the ClusterRole the policy's kubeTidy.ttl rules need (list, watch, delete
-                 on each kind they name), as \`kyverno create cluster-role\` does for Kyverno.
+  rbac           Print the ClusterRole the policy's kubeTidy.ttl rules need (get, list, watch,
+                 delete on each kind they name), as \`kyverno create cluster-role\` does for Kyverno.
   descheduler    The descheduler's command (v0.36.0 flags, defaults and metrics): cycles on
                  an interval, or once with --descheduling-interval 0 (/bin/descheduler in the image).
 
@@ -213,7 +213,7 @@ each; rules in mode report remove nothing. Without --yes it changes nothing and 
 
 ${LIVE_OPTIONS}`;
 
-export const BRIDGE_HELP = `Usage: kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [options]
+export const BRIDGE_HELP = `Usage: kube-tidy bridge --kubeconfig FILE --sink URL [--kinds Pod,Job] [--policy FILE] [options]
 
 Watches the cluster and POSTs one CloudEvent per change to URL, as Knative's ApiServerSource
 does in Resource mode: type dev.knative.apiserver.resource.{add,update,delete}, source the API
@@ -234,7 +234,10 @@ Options:
   --kubeconfig FILE          Cluster to watch (default: $KUBECONFIG).
   --sink URL                 Where to POST the events (http or https). Required.
   --kinds LIST               Comma-separated kinds: Pod, Job, PersistentVolumeClaim, Workload
-                             (kueue.x-k8s.io/v1beta2: Kueue must be installed) (default: Pod).
+                             (kueue.x-k8s.io/v1beta2: Kueue must be installed) (default: Pod,
+                             or none with --policy).
+  --policy FILE              Also the kinds its kubeTidy.ttl rules name (TTL on any kind), as the
+                             cluster serves them (discovery); one it does not serve is said.
   --namespace NS             Only this namespace (default: all).
   --label-selector SEL       Only objects matching this label selector.
   --retries N                Retries after the first attempt (default: 5).

@@ -1,5 +1,5 @@
 // `kube-tidy rbac --policy FILE`: the ClusterRole a policy's ttl rules need, as `kyverno create
-// cluster-role` prints the one its cleanup controller needs: list, watch and delete on each kind
+// cluster-role` prints the one its cleanup controller needs: get, list, watch and delete on each kind
 // a rule names, grouped by API group; for a rule that names Namespace, list on the pods, Jobs and
 // claims a namespace's deletion report counts. Offline: a kind's resource is named as the API
 // server's REST mapper guesses it (apimachinery's UnsafeGuessKindToResource: lower case, "s",
@@ -22,7 +22,8 @@ interface PolicyRule {
   verbs: string[];
 }
 
-const TTL_VERBS = ['delete', 'list', 'watch'];
+// get: an event's object is read by name (objectUpdated), as the standalone watch's.
+const TTL_VERBS = ['delete', 'get', 'list', 'watch'];
 
 /** The ClusterRole's rules: one per API group, its resources sorted; what a Namespace's report reads after them. */
 export function ttlRbacRules(rules: readonly TtlRule[], overrides: ReadonlyMap<string, string> = new Map()): PolicyRule[] {

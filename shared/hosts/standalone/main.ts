@@ -11,6 +11,7 @@ import { sleepLong } from '../../config/long-timeout.js';
 import type { Server } from 'node:http';
 import { isTarget, TARGETS } from '../../../functions/index.js';
 import { startBridge, type Bridge } from '../bridge/bridge.js';
+import { KINDS, type KindInfo } from '../bridge/kinds.js';
 import { leaseClient } from '../../kube/lease.js';
 import { createLogger } from '../../log.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
   const dispatch = inProcessDispatch({ served, routes, rt, log: rt.log, holds });
 
   const work: Work = { bridges: [] };
-  const startWork = () => startWatchesAndTicks(work, { c, rt, routes, dispatch, holds });
+  const startWork = () => startWatchesAndTicks(work, { c, rt, routes, dispatch, holds, served });
 
   let stopping: Promise<void> | undefined;
   // `lost`: the Lease is gone, so the backlog is dropped (the new leader lists afresh), not drained.
@@ -133,11 +134,23 @@ interface WorkParts {
   routes: ReturnType<typeof routesOf>;
   dispatch: ReturnType<typeof inProcessDispatch>;
   holds: () => boolean;
+  served: Awaited<ReturnType<typeof setupTargets>>['served'];
+}
+
+/** Kind -> how to watch it, for the kinds targets found by discovery (`accepts.watches`). */
+async function discoveredKinds(served: WorkParts['served']): Promise<Record<string, Omit<KindInfo, 'kind'>>> {
+  const found: Record<string, Omit<KindInfo, 'kind'>> = {};
+  for (const { spec, parts } of served)
+    for (const k of (await spec.accepts.watches?.(parts)) ?? []) found[k.kind] ??= { apiVersion: k.apiVersion, resource: k.resource };
+  return found;
 }
 
 /** On taking the Lease: a bridge per watched kind into the in-process dispatch, and the scheduler. */
-async function startWatchesAndTicks(work: Work, { c, rt, routes, dispatch, holds }: WorkParts): Promise<void> {
-  const { watched: kinds, unwatched } = watchedKinds(routes);
+async function startWatchesAndTicks(work: Work, { c, rt, routes, dispatch, holds, served }: WorkParts): Promise<void> {
+  // The kinds the bridge's table knows, and those a target found by discovery (a ttl rule's), read as the Lease is taken.
+  const found = await discoveredKinds(served);
+  const { watched: kinds, unwatched } = watchedKinds(routes, { ...found, ...KINDS });
+  const infoOf = (kind: string): string | KindInfo => (Object.hasOwn(KINDS, kind) ? kind : { kind, ...found[kind]! });
   if (unwatched.length) rt.log.info({ kinds: unwatched }, 'not watched (no watch for these kinds): their targets see them on their ticks');
   // Events only (as the ApiServerSource's namespaceSelector); scheduled passes keep the
   // policy's own namespace filters, in Knative as here.
@@ -157,9 +170,12 @@ async function startWatchesAndTicks(work: Work, { c, rt, routes, dispatch, holds
             .join(', ')}`,
           send: dispatch.event,
         },
-        kinds: [kind],
+        kinds: [infoOf(kind)],
         ...(labelSelector ? { labelSelector } : {}),
-        ...(inNamespaces ? { accept: (o) => inNamespaces.has(o.metadata.namespace ?? '') } : {}),
+        // A Namespace is in the selected namespaces by its own name; another cluster-scoped object is in none, and passes.
+        ...(inNamespaces
+          ? { accept: (o) => (o.kind === 'Namespace' ? inNamespaces.has(o.metadata.name) : !o.metadata.namespace || inNamespaces.has(o.metadata.namespace)) }
+          : {}),
         log: rt.log,
       }),
     );

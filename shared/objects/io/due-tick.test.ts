@@ -29,6 +29,11 @@ function world(jobs: DueEntry[]) {
     h: { now: () => Date.now(), log: pino({ level: 'silent' }), settings: { dryRun: false } },
     o: { horizonMs: 3_600_000 },
     lists: Object.fromEntries(OBJECT_KINDS.map((k) => [k, listOf(k)])),
+    // No ttl rules here: only the objects kinds' lists.
+    ttlKinds: () => [],
+    listOf(this: { lists: Record<string, DueList> }, id: { kind: string }) {
+      return this.lists[id.kind];
+    },
     timers: { clear: () => undefined },
     pass: async (e: ObjectDueEntry) => (counts.passes.set(e.uid, (counts.passes.get(e.uid) ?? 0) + 1), empty),
     forgetListed: () => undefined,

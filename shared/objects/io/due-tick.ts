@@ -8,7 +8,7 @@
 // the one loop running, and an entry the pass decided on (deleted, gone, not selected, not yet
 // eligible: its own event or the sweep lists it again) leaves the list, so a forged or stale
 // entry is read once, not on every tick.
-import { DEFAULT_LOOK_AHEAD_MS, DEFAULT_MARGIN_MS, TickLoop, type Taken, type TickResult } from '../../cleanup/due/index.js';
+import { DEFAULT_LOOK_AHEAD_MS, DEFAULT_MARGIN_MS, TickLoop, type DueList, type Taken, type TickResult } from '../../cleanup/due/index.js';
 import { OBJECT_KINDS } from '../../policy/objects-schema.js';
 import { settled, type ObjectDueEntry, type ObjectsDue } from './due.js';
 
@@ -34,7 +34,14 @@ export class ObjectsTick {
     this.loop = new TickLoop<ObjectDueEntry>(
       {
         target: 'objectUpdated',
-        read: async () => (await Promise.all(OBJECT_KINDS.map(async (kind) => (await due.lists[kind].read()).map((e) => ({ ...e, kind }))))).flat(),
+        // Every objects kind's lists, and those of each kind the policy's ttl rules name now.
+        read: async () =>
+          (
+            await Promise.all([
+              ...OBJECT_KINDS.map(async (kind) => (await due.lists[kind].read()).map((e) => ({ ...e, kind }))),
+              ...due.ttlKinds().map(async (ttl) => (await due.listOf({ kind: ttl.kind, uid: '', ttl }).read()).map((e) => ({ ...e, kind: ttl.kind, ttl }))),
+            ])
+          ).flat(),
         // This tick acts on it: this instance's timer would only repeat it.
         claim: (e) => due.timers.clear(e.uid),
         take: (e) => this.take(e),
@@ -76,11 +83,14 @@ export class ObjectsTick {
   private async remove(done: readonly ObjectDueEntry[]): Promise<number> {
     this.due.forgetListed(done.map((e) => e.uid));
     if (this.due.h.settings.dryRun) return 0;
-    let removed = 0;
-    for (const kind of OBJECT_KINDS) {
-      const uids = done.filter((e) => e.kind === kind).map((e) => e.uid);
-      if (uids.length) removed += await this.due.lists[kind].remove(uids);
+    // One removal per list the entries came from.
+    const byList = new Map<DueList, string[]>();
+    for (const e of done) {
+      const list = this.due.listOf(e);
+      byList.set(list, [...(byList.get(list) ?? []), e.uid]);
     }
+    let removed = 0;
+    for (const [list, uids] of byList) removed += await list.remove(uids);
     return removed;
   }
 }

@@ -11,7 +11,7 @@
 import { unsent, type Admission } from '../../kube/admission.js';
 import { objectDecided } from '../../notify/objects.js';
 import type { ObjectKind, ObjectRule } from '../../policy/objects-schema.js';
-import type { TtlRule } from '../../policy/ttl-schema.js';
+import { gvkName, type GroupVersionKind, type TtlRule } from '../../policy/ttl-schema.js';
 import { observeObject } from '../../metrics/observe.js';
 import { inOrder, inTurn } from '../../pool/in-order.js';
 import { decideObjects } from '../core/decide.js';
@@ -38,6 +38,13 @@ export interface ObjectsPassOptions {
    * an owner rule could group it with others (io/read-one.ts).
    */
   only?: { kind: ObjectKind; uid: string; name?: string };
+  /**
+   * The one object of a kind a ttl rule names that an event (or a due entry) named: only the ttl
+   * rules naming its kind run, on that object read by name as stored (the event is only a hint),
+   * and only its decision is acted on; `uid`, when the event carried one, ties it to that object
+   * (one recreated under the name is not it). The objects rules do not run.
+   */
+  ttlOne?: { gvk: GroupVersionKind; namespace?: string; name: string; uid?: string };
   /** The rules to apply; default the configured policy's. */
   rules?: readonly ObjectRule[];
   /** The ttl rules to apply (TTL on any kind); default the configured policy's. */
@@ -175,21 +182,23 @@ function shield(h: ObjectsHandle, plan: ObjectPlan): void {
 }
 
 export async function runObjectsPass(h: ObjectsHandle, o: ObjectsPassOptions): Promise<ObjectsPassSummary> {
-  const rules = o.rules ?? h.policy().objects ?? [];
-  // An event's object is an objects rule's (objectUpdated): the ttl rules run on the other paths.
-  const ttlRules = o.only ? [] : (o.ttlRules ?? h.policy().ttl ?? []);
+  const one = o.ttlOne;
+  const rules = one ? [] : (o.rules ?? h.policy().objects ?? []);
+  // An objects rule's event (`only`) runs the objects rules; a ttl kind's (`ttlOne`) the ttl rules naming its kind.
+  const ttlRules = o.only ? [] : (o.ttlRules ?? h.policy().ttl ?? []).filter((r) => !one || r.kinds.some((k) => gvkName(k) === gvkName(one.gvk)));
   const total = rules.length + ttlRules.length;
   const empty: ObjectsPassSummary = { rules: total, considered: 0, results: [], kept: [], eligible: [], notServed: [], failures: { transient: 0, refused: 0 } };
   if (total === 0) return empty;
   const objects = await planObjects(h, rules, o);
-  const ttl = ttlRules.length ? await planTtl(h, ttlRules, o) : undefined;
+  const ttl = ttlRules.length ? await planTtl(h, ttlRules, { ...o, ...(one ? { one } : {}) }) : undefined;
   const plan: ObjectPlan = {
     decisions: [...objects.plan.decisions, ...(ttl?.plan.decisions ?? [])],
     kept: [...objects.plan.kept, ...(ttl?.plan.kept ?? [])],
     eligible: [...objects.plan.eligible, ...(ttl?.plan.eligible ?? [])],
   };
   shield(h, plan);
-  const mine = <T extends { kind: string; uid: string }>(x: T) => o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
+  const mine = <T extends { kind: string; uid: string }>(x: T) =>
+    one ? x.kind === one.gvk.kind && (one.uid === undefined || x.uid === one.uid) : o.only === undefined || (x.kind === o.only.kind && x.uid === o.only.uid);
   const acting = { rules, served: ttl?.served ?? new Map<string, ServedKind>() };
   const { results, notStarted } = await actInOrder(h, acting, plan.decisions.filter(mine), o);
   return {

@@ -7,7 +7,7 @@ import type { TtlRule } from '../../policy/ttl-schema.js';
 import type { ObjectPlan } from '../core/model.js';
 import { decideTtl, scopeOf, withHoldings } from '../core/ttl.js';
 import type { ObjectsHandle } from '../handle.js';
-import { holdingsOf, readTtl, type ServedKind, type TtlRead } from './ttl-read.js';
+import { holdingsOf, readTtl, readTtlOne, type ServedKind, type TtlOne, type TtlRead } from './ttl-read.js';
 
 export interface TtlPlan {
   plan: ObjectPlan;
@@ -19,9 +19,10 @@ export interface TtlPlan {
 export async function planTtl(
   h: ObjectsHandle,
   rules: readonly TtlRule[],
-  o: { origin: string; namespaces?: readonly string[]; readNamespace?: string },
+  o: { origin: string; namespaces?: readonly string[]; readNamespace?: string; one?: TtlOne },
 ): Promise<TtlPlan> {
-  const read = await readTtl(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
+  // An event's object (or a due entry's): that object alone, by name.
+  const read = o.one ? await readTtlOne(h.reader, o.one) : await readTtl(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   if (read.unavailable.length)
     h.log.warn({ kinds: read.unavailable, origin: o.origin }, 'ttl: a rule names a kind that cannot be read here; its rules go on with the other kinds');
   const objects = read.objects.filter((x) => o.namespaces === undefined || o.namespaces.includes(scopeOf(x) ?? ''));

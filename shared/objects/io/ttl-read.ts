@@ -12,7 +12,7 @@ import { gvkName, type GroupVersionKind, type TtlRule } from '../../policy/ttl-s
 import { KYVERNO_TTL_LABEL } from '../../strategies/pod-ttl/index.js';
 import type { NamespaceHoldings, TtlObject } from '../core/ttl.js';
 import type { ObjectsReader } from './read.js';
-import { RESOURCES } from './read.js';
+import { RESOURCES, readRaw } from './read.js';
 
 /** A kind as the cluster serves it: its resource and whether it lives in a namespace. */
 export interface ServedKind {
@@ -39,7 +39,7 @@ function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
 }
 
 /** How `k` is served, or why it cannot be read: discovery's answer for its group/version (one request per group/version). */
-async function servedAs(r: ObjectsReader, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
+export async function servedAs(r: Pick<ObjectsReader, 'objectReads'>, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
   const gv = k.group ? `${k.group}/${k.version}` : k.version;
   if (!cache.has(gv))
     cache.set(
@@ -128,6 +128,42 @@ export async function readTtl(r: ObjectsReader, rules: readonly TtlRule[], opts:
     }
   }
   return read;
+}
+
+/** The one object an event (or a due entry) names, by its kind and name. */
+export interface TtlOne {
+  gvk: GroupVersionKind;
+  /** Absent or empty: a cluster-scoped object's event. */
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * The one object an event named, read by name as it is stored (the event is only a hint of
+ * which): its kind found by discovery as the pass finds it, then a GET. Gone since: no object.
+ * A kind not served, or one kube-tidy may not read, is said as the pass says it.
+ */
+export async function readTtlOne(r: ObjectsReader, one: TtlOne): Promise<TtlRead> {
+  const read: TtlRead = { objects: [], served: new Map(), unavailable: [] };
+  const kind = gvkName(one.gvk);
+  const s = await servedAs(r, one.gvk, new Map());
+  if (typeof s === 'string') return { ...read, unavailable: [{ kind, why: s }] };
+  // A namespaced kind's event must say its namespace: the GET of a name alone would be the wrong path.
+  if (s.namespaced && !one.namespace)
+    return { ...read, unavailable: [{ kind, why: `${s.resource.plural} are namespaced: an event without a namespace names none` }] };
+  try {
+    const raw = await readRaw<{ metadata?: RawMeta }>(r, s.resource, { ...(s.namespaced ? { namespace: one.namespace } : {}), name: one.name });
+    const o = raw ? ttlObject(one.gvk)(raw) : undefined;
+    read.served.set(kind, s);
+    if (o) read.objects.push(o);
+    return read;
+  } catch (e) {
+    if (failureKindOf(e) !== 'forbidden') throw e;
+    return {
+      ...read,
+      unavailable: [{ kind, why: `kube-tidy may not get ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)` }],
+    };
+  }
 }
 
 /** What a namespace holds, counted: its pods, Jobs and claims (a namespace's deletion takes them all). */

@@ -1,6 +1,9 @@
 // `kube-tidy bridge` as a person runs it: a real process, a real sink, SIGTERM to stop.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSink, type TestSink } from '../../fixtures/http-sink.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
@@ -61,6 +64,40 @@ describe('kube-tidy bridge', () => {
     expect(summary?.msg).toMatch(/^bridge stopped/);
     expect(summary?.delivered).toBe(sink.received.filter((r) => r.status === 200).length);
   });
+
+  it('--policy: watches the kinds its ttl rules name, found by discovery (a cluster-scoped Namespace too), and says one not served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-tidy-bridge-policy-'));
+    const policy = join(dir, 'policy.yaml');
+    const rule = {
+      name: 'previews',
+      kinds: [
+        { version: 'v1', kind: 'Namespace' },
+        { group: 'example.com', version: 'v1', kind: 'Widget' },
+      ],
+    };
+    writeFileSync(policy, JSON.stringify({ apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy', profiles: [], kubeTidy: { ttl: [rule] } }));
+    const args = ['--import', 'tsx', 'shared/hosts/cli/main.ts', 'bridge', '--kubeconfig', cluster.kubeconfigPath, '--sink', sink.url];
+    const child = spawn(process.execPath, [...args, '--policy', policy, '--label-selector', `${LABEL}=ttl-${ns.name}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const name = `${ns.name}-ttl`;
+    try {
+      await waitFor('the bridge to start', async () => stderr.includes('"msg":"bridge started"'), { timeoutMs: 30_000 });
+      expect(stderr).toContain('example.com/v1 is not served by this cluster');
+      await core.createNamespace({ body: { metadata: { name, labels: { [LABEL]: `ttl-${ns.name}`, 'cleanup.kyverno.io/ttl': '1h' } } } });
+      await waitFor('the Namespace add event at the sink', async () =>
+        sink.received.some(
+          (r) => r.headers['ce-name'] === name && r.headers['ce-kind'] === 'Namespace' && r.headers['ce-type'] === 'dev.knative.apiserver.resource.add',
+        ),
+      );
+      child.kill('SIGTERM');
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await core.deleteNamespace({ name }).catch(() => undefined);
+    }
+  }, 60_000);
 
   it('refuses bad flags with exit 2 and says what is wrong', async () => {
     const child = spawn(

@@ -11,16 +11,17 @@ import { MetricsRecorder } from '../../../shared/metrics/recorder.js';
 import { Notifier } from '../../../shared/notify/notifier.js';
 import { ObjectsDue, ObjectsTick, type ObjectsHandle } from '../../../shared/objects/index.js';
 import { ObjectRuleSchema } from '../../../shared/policy/objects-schema.js';
-import { resolver, type ResolveContext } from '../../../shared/serve/resolve.js';
+import { TtlRulesSchema, type TtlRule } from '../../../shared/policy/ttl-schema.js';
+import { acceptedKinds, resolver, type ResolveContext } from '../../../shared/serve/resolve.js';
 
 const rules = [ObjectRuleSchema.parse({ name: 'jobs', kind: 'Job', minAge: '1h' })];
 
 /** A handle whose every cluster read fails the test: these answers must need none. */
-function parts(): ObjectUpdatedParts {
+function parts(policy: { ttl?: TtlRule[] } = {}): ObjectUpdatedParts {
   const untouchable = new Proxy({}, { get: () => () => Promise.reject(new Error('no cluster read expected')) });
   const handle = {
     settings: { protectedNamespaces: [], dryRun: false },
-    policy: () => ({ objects: rules }),
+    policy: () => ({ objects: rules, ...policy }),
     reader: { core: untouchable, batch: untouchable, apps: untouchable, custom: untouchable, objectReads: untouchable },
     now: () => Date.now(),
     log: pino({ level: 'silent' }),
@@ -65,7 +66,32 @@ describe('objectUpdated, before anything is read', () => {
 
   it('the standalone watch is routed only the kinds a rule names; a bridge may send all three', () => {
     expect(objectUpdated.accepts.routes?.(parts())).toEqual(['Job']);
-    expect(objectUpdated.accepts.kinds).toEqual(['Job', 'PersistentVolumeClaim', 'Workload']);
+    expect(acceptedKinds(objectUpdated, parts())).toEqual(['Job', 'PersistentVolumeClaim', 'Workload']);
+  });
+
+  it("the kinds a ttl rule names are taken and routed too, a cluster-scoped kind's event without a namespace (its scope is discovery's)", () => {
+    const ttl = TtlRulesSchema.parse([
+      {
+        name: 'previews',
+        kinds: [
+          { version: 'v1', kind: 'Namespace' },
+          { group: 'apps', version: 'v1', kind: 'Deployment' },
+        ],
+      },
+    ]);
+    const p = parts({ ttl });
+    expect(acceptedKinds(objectUpdated, p)).toEqual(['Job', 'PersistentVolumeClaim', 'Workload', 'Namespace', 'Deployment']);
+    expect(objectUpdated.accepts.routes?.(p)).toEqual(['Job', 'Namespace', 'Deployment']);
+    expect(objectUpdated.accepts.clusterScoped?.(p)).toEqual(['Namespace', 'Deployment']);
+  });
+
+  it('a Namespace event when no ttl rule names Namespace is refused for its missing namespace, as before', async () => {
+    const e = event('v1', 'Namespace');
+    const out = await resolver(objectUpdated, parts(), ctx()).event({
+      ...e,
+      object: { ...e.object, metadata: { name: 'a', uid: 'u1', resourceVersion: '7' } },
+    } as ObjectEvent);
+    expect(out.status).toBe(422);
   });
 
   it.each([

@@ -80,6 +80,9 @@ export const entrySchema = z.strictObject({
   at: z.number().int().nonnegative(),
 });
 
+/** An entry of a list that may hold cluster-scoped objects (a ttl rule's Namespace or ClusterRole): no namespace. */
+export const anyScopeEntrySchema = entrySchema.extend({ namespace: namespaceName.or(z.literal('')) });
+
 export const entriesOf = (shard: DueShard): DueEntry[] => [...shard].map(([uid, e]) => ({ uid, ...e }));
 
 /**

@@ -16,9 +16,10 @@ import type { MetricsRecorder } from '../../../metrics/recorder.js';
 import { ConfigMapStore, jsonEntries, type ConfigMapReader, type Seen } from '../../../kube/configmap-store.js';
 import { dueName } from '../../../model/keys.js';
 import type { ClusterWriter } from '../../../kube/writer.js';
-import { admit, admitAll, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
+import { admit, admitAll, anyScopeEntrySchema, entriesOf, entrySchema, shardOf, withdraw, type Admitted, type DueEntry, type DueShard } from '../core/due.js';
 
 const codec = jsonEntries(entrySchema);
+const anyScopeCodec = jsonEntries(anyScopeEntrySchema);
 /** Writers contending for one shard: each conflict is a re-read and a write again. */
 const ATTEMPTS = 5;
 
@@ -30,6 +31,8 @@ export interface DueListOptions {
   metrics: MetricsRecorder;
   /** Each shard's ConfigMap; default pod cleanup's `kube-tidy-due-<n>` (cleanup beyond pods keeps lists of its own). */
   name?: (shard: number) => string;
+  /** Entries may name a cluster-scoped object (no namespace): a ttl rule's kinds (objects/io/due.ts). */
+  anyScope?: boolean;
 }
 
 export class DueList {
@@ -46,7 +49,7 @@ export class DueList {
     return new ConfigMapStore(this.core, this.writer(), {
       namespace: this.o.namespace,
       name: (this.o.name ?? dueName)(shard),
-      codec,
+      codec: this.o.anyScope ? anyScopeCodec : codec,
       createNamespaceFor: 'the due list',
       contendedMessage: `due list shard ${shard} contended`,
     });
