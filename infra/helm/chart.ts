@@ -146,7 +146,7 @@ observability:
 const TTL_VALUES = `
 # TTL on any kind (docs/ttl.md): the kinds the policy's kubeTidy.ttl rules name, each
 # {group, kind} ("" for the core group) and its resource when the plural is irregular; the
-# chart grants list, watch and delete on each (templates/ttl-rbac.yaml), as
+# chart grants get, list, watch and delete on each (templates/ttl-rbac.yaml), as
 # \`kube-tidy rbac --policy\` prints them. None by default: a ttl rule without its kind here
 # says the kind cannot be listed, and goes on with the others.
 ttl:
