@@ -13,7 +13,8 @@ import type { ObjectsDue } from './due.js';
 import { runObjectsPass } from './pass.js';
 import type { ObjectResult } from './act.js';
 import type { ObjectsReader } from './read.js';
-import { servedAs } from './ttl-read.js';
+import { servedAs, type ServedKind } from './ttl-read.js';
+import { failureKindOf } from '../../kube/errors.js';
 import type { Logger } from '../../log.js';
 
 const apiVersionOf = (k: GroupVersionKind) => (k.group ? `${k.group}/${k.version}` : k.version);
@@ -45,11 +46,27 @@ export async function discoverTtlKinds(r: Pick<ObjectsReader, 'objectReads'>, ru
   const cache = new Map<string, Promise<unknown>>();
   const out: WatchedKind[] = [];
   for (const k of seen.values()) {
-    const s = await servedAs(r, k, cache).catch((e: unknown) => `discovery failed: ${(e as Error)?.message ?? String(e)}`);
+    const served = await servedAs(r, k, cache).catch((e: unknown) => `discovery failed: ${(e as Error)?.message ?? String(e)}`);
+    const s = typeof served === 'string' ? served : await listable(r, served);
     if (typeof s === 'string') log.warn({ kind: gvkName(k), why: s }, 'ttl: a rule names a kind that cannot be watched here');
     else out.push({ kind: k.kind, apiVersion: apiVersionOf(k), resource: s.resource.plural, namespaced: s.namespaced });
   }
   return out;
+}
+
+/**
+ * `s`, or why kube-tidy may not list it: one LIST of at most one object, so that a kind without
+ * RBAC is said and left out of the watch (which would otherwise fail to start, and with it every
+ * other kind's), as the pass says it and goes on with the others.
+ */
+async function listable(r: Pick<ObjectsReader, 'objectReads'>, s: ServedKind): Promise<ServedKind | string> {
+  try {
+    await r.objectReads.list(s.resource, undefined, { limit: 1 });
+    return s;
+  } catch (e) {
+    if (failureKindOf(e) !== 'forbidden') throw e;
+    return `kube-tidy may not list ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`;
+  }
 }
 
 /** The configured policy's ttl kinds, for the standalone watch (objectUpdated's `accepts.watches`). */

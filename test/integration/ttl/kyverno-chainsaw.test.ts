@@ -2,7 +2,7 @@
 // v1.19.1, read from the Go module cache, unchanged) run by chainsaw v0.2.12 (built from its Go
 // module, infra/local/chainsaw/build.ts) against kube-tidy on a control plane of its own: no
 // Kyverno, kube-tidy as the chart's standalone Deployment runs it (kyverno-chainsaw/kube-tidy.ts),
-// its ttl rule over Pod and ConfigMap in mode delete, the sweep every two seconds. chainsaw's
+// its ttl rule over Pod and ConfigMap in mode delete, at expiry by its watch and timers (objectUpdated; the sweep hourly, out of the way). chainsaw's
 // configuration is given as flags, not Kyverno's .chainsaw.yaml: v0.2.12 refuses that file's
 // namespace.fastDelete (a field of later chainsaw releases), so its assert and error timeouts and
 // full names are given the same way by flag; what differs: the runner's own timeouts (ROOM), every
@@ -108,7 +108,7 @@ beforeAll(async () => {
   suite = kyvernoTtlTestsDir();
   mkdirSync(REPORT_DIR, { recursive: true });
   cluster = await startCluster({ name: 'kyverno-ttl', kwokNodes: 1 });
-  kubeTidy = await startKubeTidy(cluster, { mode: MODE, sweep: '@every 2s', grantedKinds: ['Pod'] });
+  kubeTidy = await startKubeTidy(cluster, { mode: MODE, sweep: '@every 1h', grantedKinds: ['Pod'] });
   const kubeconfig = cluster.kubeconfigPath;
   const results = await Promise.all(groups().map((g) => runChainsaw(bin, kubeconfig, g.label, g.cases, g.flags)));
   tests.push(...results.flat());

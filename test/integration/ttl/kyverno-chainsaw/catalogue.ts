@@ -5,10 +5,10 @@
 //
 // How they run (kyverno-chainsaw.test.ts): no Kyverno; kube-tidy as the chart's standalone
 // Deployment runs it, with a policy of one ttl rule in mode delete over Pod and ConfigMap that
-// honours Kyverno's label. Today a TTL object goes at the next sweep after its expiry (events and
-// a due list per kind are the next slice of issue 47), so the sweep runs every two seconds:
-// Kyverno's controller queues each labelled object for its expiry (pkg/controllers/ttl of
-// v1.19.1), and the tests give a 10 s label a 15 s sleep or their 90 s error timeout.
+// honours Kyverno's label. kube-tidy acts at the expiry as Kyverno's controller does (which queues
+// each labelled object for its expiry: pkg/controllers/ttl of v1.19.1): objectUpdated, from the
+// standalone watch, times each pod; the sweep runs hourly, out of the tests' way. The tests give
+// a 10 s label a 15 s sleep or their 90 s error timeout.
 
 export interface Case {
   /** The test's folder under ttl/. */

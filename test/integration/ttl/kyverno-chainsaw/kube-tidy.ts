@@ -41,7 +41,10 @@ export const kyvernoTtlPolicy = (mode: 'delete' | 'report') => ({
 
 export interface KubeTidyOptions {
   mode: 'delete' | 'report';
-  /** How often the sweep runs ("@every 2s"): today a TTL object goes at the next sweep after its expiry. */
+  /**
+   * How often the sweep runs: "@every 1h" keeps it out of the tests' minutes, so what removes the
+   * pods at their expiry is objectUpdated, the standalone watch's events and timers.
+   */
   sweep: string;
   /**
    * The chart's ttl.kinds: what its ClusterRole grants beyond the standalone account's own rights.
@@ -55,7 +58,7 @@ async function render(o: KubeTidyOptions, dir: string): Promise<{ applied: Obj[]
   const policy = join(dir, 'policy.yaml');
   writeFileSync(policy, stringify(kyvernoTtlPolicy(o.mode)));
   const kinds = Object.fromEntries(o.grantedKinds.map((k, i) => [`ttl.kinds[${i}].kind`, k]));
-  const set = { mode: 'standalone', dryRun: 'false', 'standalone.functions': '{sweep}', 'schedules.sweep': o.sweep, ...kinds };
+  const set = { mode: 'standalone', dryRun: 'false', 'standalone.functions': '{objectUpdated,sweep}', 'schedules.sweep': o.sweep, ...kinds };
   const { objects } = await template(chartCopy(), RELEASE, NAMESPACE, set, ['--skip-tests', '--set-file', `policy=${policy}`]);
   const deployment = objects.find((x) => x.kind === 'Deployment');
   const container = deployment && containersOf([deployment])[0];
