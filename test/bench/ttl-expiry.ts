@@ -24,6 +24,7 @@ import { waitFor } from '../harness/index.js';
 import { withCluster } from './cluster.js';
 import { createNamespace } from './pods.js';
 import { spread } from './stats.js';
+import { previewsRule } from '../fixtures/ttl-previews.js';
 
 const TTL_MIN_S = 12;
 const POLL_MS = 100;
@@ -34,17 +35,7 @@ const policy = {
   kind: 'DeschedulerPolicy',
   profiles: [],
   kubeTidy: {
-    ttl: [
-      {
-        name: 'previews',
-        mode: 'delete',
-        kinds: [
-          { version: 'v1', kind: 'Namespace' },
-          { group: 'apps', version: 'v1', kind: 'Deployment' },
-        ],
-        labelSelector: { matchLabels: MARK },
-      },
-    ],
+    ttl: [previewsRule({ matchLabels: MARK })],
   },
 };
 

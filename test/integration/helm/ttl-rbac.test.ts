@@ -13,6 +13,7 @@ import { objectsTtlDueName } from '../../../shared/model/keys.js';
 import { TtlRuleSchema } from '../../../shared/policy/ttl-schema.js';
 import { kubectl, sharedCluster } from '../../harness/index.js';
 import { chartCopy, template, type Obj } from './helm.js';
+import { previewsRule } from '../../fixtures/ttl-previews.js';
 
 const chart = chartCopy();
 const KINDS = { 'ttl.kinds[0].kind': 'Namespace', 'ttl.kinds[1].group': 'apps', 'ttl.kinds[1].kind': 'Deployment', 'ttl.kinds[2].kind': 'ConfigMap' };
@@ -76,17 +77,13 @@ describe('the chart’s ttl RBAC', () => {
       kind: 'DeschedulerPolicy',
       kubeTidy: {
         ttl: [
-          {
-            name: 'previews',
-            mode: 'delete',
-            kinds: [
-              { version: 'v1', kind: 'Namespace' },
-              { group: 'apps', version: 'v1', kind: 'Deployment' },
-              // The main source's and objectUpdated's already; and one ttl.kinds does not grant.
+          previewsRule({
+            // The main source's and objectUpdated's already; and one ttl.kinds does not grant.
+            more: [
               { group: 'batch', version: 'v1', kind: 'Job' },
               { group: 'example.com', version: 'v1', kind: 'Widget' },
             ],
-          },
+          }),
         ],
       },
     };

@@ -19,6 +19,7 @@ import { policyDoc } from '../../fixtures/policy.js';
 import { sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { serveParts } from '../due/setup.js';
 import { pingRequest, runtimeFor, send } from '../functions/setup.js';
+import { previewsRule } from '../../fixtures/ttl-previews.js';
 
 const ns = testNamespace('ttl-event');
 const kc = () => sharedCluster().kubeConfig();
@@ -45,17 +46,7 @@ const policy = () =>
   policyDoc([{ name: 'RemoveFailedPods', args: { namespaces: { include: ['nothing-here'] } } }], {
     top: {
       kubeTidy: {
-        ttl: [
-          {
-            name: 'previews',
-            mode: 'delete',
-            kinds: [
-              { version: 'v1', kind: 'Namespace' },
-              { group: 'apps', version: 'v1', kind: 'Deployment' },
-            ],
-            labelSelector: { matchLabels: mark() },
-          },
-        ],
+        ttl: [previewsRule({ matchLabels: mark() })],
       },
     },
   });

@@ -17,6 +17,7 @@ import { tokenKubeconfig } from '../../harness/credentials.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { chartCopy, template } from '../helm/helm.js';
 import { startStandalone, type Standalone } from '../helm/standalone-process.js';
+import { previewsRule } from '../../fixtures/ttl-previews.js';
 
 const home = testNamespace('ttl-sa');
 const work = testNamespace('ttl-sa-work');
@@ -38,17 +39,7 @@ const policy = {
   kind: 'DeschedulerPolicy',
   profiles: [],
   kubeTidy: {
-    ttl: [
-      {
-        name: 'previews',
-        mode: 'delete',
-        kinds: [
-          { version: 'v1', kind: 'Namespace' },
-          { group: 'apps', version: 'v1', kind: 'Deployment' },
-        ],
-        labelSelector: { matchLabels: mark },
-      },
-    ],
+    ttl: [previewsRule({ matchLabels: mark })],
   },
 };
 
