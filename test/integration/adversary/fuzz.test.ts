@@ -24,5 +24,7 @@ it(`${RUNS} mutated ApiServerSource events (seed ${SEED}) write nothing the poli
   expect(f.events).toBe(RUNS);
   const shown = [...f.outsideExamples, ...f.wrongWrites].slice(0, 20);
   expect(shown, `${f.wrongWrites.length} wrong writes (${f.outsidePolicy} outside the policy), first 20:\n${shown.join('\n')}`).toEqual([]);
-  expect(f.fiveXX, JSON.stringify(f.statuses)).toBe(0);
+  // A 5xx or no answer names the process behind it: whether it is still alive, its stderr and last log lines.
+  const said = Object.entries(env.fn).map(([t, p]) => `${t}: rss ${p.rss()} B\n${p.stderr().slice(-1500)}\n${p.lines().slice(-5).join('\n')}`);
+  expect(f.fiveXX, `${JSON.stringify(f.statuses)}\n${f.fiveXX ? said.join('\n---\n') : ''}`).toBe(0);
 }, 900_000);
