@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from './ports.js';
+import { ownsPort } from './port-owner.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The production bundle's entry (`npm run bundle`), as the image runs it. */
@@ -68,11 +69,28 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+/** The port handed to a child was bound by another process first: the child could not listen. */
+class PortTakenError extends Error {
+  constructor(target: string, port: number) {
+    super(`${target}: port ${port} was taken by another process before it could listen`);
+  }
+}
+
+/** `start` on a free port, on another one when a process took the first before the child bound it. */
+async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start((await freePorts(1))[0]!);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt >= 5) throw e;
+    }
+  }
+}
+
 /** `source` is a .ts file (run through tsx) or built JavaScript. */
 export async function startFunctionProcess(target: string, source: string, env: Record<string, string>, opts: StartOptions = {}): Promise<FunctionProcess> {
-  const port = (await freePorts(1))[0]!;
   const loader = source.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  return launch(target, port, [...loader, FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], env, opts);
+  return onFreePort((port) => launch(target, port, [...loader, FRAMEWORK, `--target=${target}`, `--port=${port}`, `--source=${source}`], env, opts));
 }
 
 /**
@@ -81,8 +99,7 @@ export async function startFunctionProcess(target: string, source: string, env: 
  * handling under test are the image's own. `env` adds to (and may unset, with '') the parent's.
  */
 export async function startServerProcess(target: string, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
-  const port = (await freePorts(1))[0]!;
-  return launch(target, port, ['--import', 'tsx', SERVER_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts);
+  return onFreePort((port) => launch(target, port, ['--import', 'tsx', SERVER_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts));
 }
 
 /**
@@ -91,8 +108,7 @@ export async function startServerProcess(target: string, env: Record<string, str
  * what ships.
  */
 export async function startBundleProcess(target: string, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
-  const port = (await freePorts(1))[0]!;
-  return launch(target, port, [BUNDLE_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts);
+  return onFreePort((port) => launch(target, port, [BUNDLE_ENTRY], { ...env, FUNCTION_TARGET: target, PORT: String(port) }, opts));
 }
 
 async function launch(target: string, port: number, args: string[], env: Record<string, string>, opts: StartOptions): Promise<ServerProcess> {
@@ -116,9 +132,13 @@ async function launch(target: string, port: number, args: string[], env: Record<
   // through tsx, and on two busy cores (load 10+) that took longer than the 30 s this once was.
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${target} exited at start:\n${stderr}`);
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(stderr)) throw new PortTakenError(target, port);
+      throw new Error(`${target} exited at start:\n${stderr}`);
+    }
     // A TCP connect, not an HTTP request: no function should see a request it did not ask for.
-    if (await listening(port)) break;
+    // And the listener must be the child's: another process may have bound the port first (port-owner.ts).
+    if ((await listening(port)) && ownsPort(child.pid!, port) !== false) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`${target} did not start listening:\n${stderr}`);
