@@ -2,6 +2,7 @@
 // the writer, the admission port its deletes ask, the clock, the configured policy and the
 // settings it obeys. The runtime's targets build it with `objectsHandle`; a host without a
 // Runtime (the CLI) builds one from what it has, as defrag's handle is built.
+import { DiscoveryCache } from './io/discovery-cache.js';
 import { readPassConfig } from '../cleanup/config.js';
 import { familyEdges, type FamilyEdges, type FamilySettings } from '../runtime/family-edges.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -23,6 +24,8 @@ export interface ObjectsSettings extends FamilySettings {
 /** The process's edges (runtime/family-edges.ts): its policy's `kubeTidy.objects` rules, a delete's admission charged per kind, one CloudEvent per decision. */
 export interface ObjectsHandle extends FamilyEdges<ObjectsReader> {
   settings: ObjectsSettings;
+  /** The process's discovery answers, kept a while for a ttl kind's events (io/discovery-cache.ts); none: asked each time. */
+  discovery?: DiscoveryCache;
 }
 
 /** The handle of a function process: the runtime's clients, writer, brakes and notifier. */
@@ -33,5 +36,6 @@ export function objectsHandle(rt: Runtime): ObjectsHandle {
   // Set on the edges themselves, not spread into a copy: their reader is read on use (the cluster may come later).
   return Object.assign(edges, {
     settings: { ...edges.settings, concurrency: readPassConfig(rt.env).SWEEP_CONCURRENCY, ownNamespace: rt.config.BRAKES_NAMESPACE },
+    discovery: new DiscoveryCache(Date.now),
   });
 }

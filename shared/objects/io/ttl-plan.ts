@@ -22,7 +22,9 @@ export async function planTtl(
   o: { origin: string; namespaces?: readonly string[]; readNamespace?: string; one?: TtlOne },
 ): Promise<TtlPlan> {
   // An event's object (or a due entry's): that object alone, by name.
-  const read = o.one ? await readTtlOne(h.reader, o.one) : await readTtl(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
+  const read = o.one
+    ? await readTtlOne(h.reader, o.one, h.discovery)
+    : await readTtl(h.reader, rules, o.readNamespace === undefined ? {} : { namespace: o.readNamespace });
   if (read.unavailable.length)
     h.log.warn({ kinds: read.unavailable, origin: o.origin }, 'ttl: a rule names a kind that cannot be read here; its rules go on with the other kinds');
   const objects = read.objects.filter((x) => o.namespaces === undefined || o.namespaces.includes(scopeOf(x) ?? ''));

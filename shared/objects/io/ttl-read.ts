@@ -14,6 +14,13 @@ import type { NamespaceHoldings, TtlObject } from '../core/ttl.js';
 import type { ObjectsReader } from './read.js';
 import { RESOURCES, readRaw } from './read.js';
 
+/** Discovery's answers by group/version, kept for one read (a Map) or a while (discovery-cache.ts). */
+export interface DiscoveryAnswers {
+  has(gv: string): boolean;
+  get(gv: string): Promise<unknown> | undefined;
+  set(gv: string, answer: Promise<unknown>): unknown;
+}
+
 /** A kind as the cluster serves it: its resource and whether it lives in a namespace. */
 export interface ServedKind {
   resource: Resource;
@@ -39,7 +46,7 @@ function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
 }
 
 /** How `k` is served, or why it cannot be read: discovery's answer for its group/version (one request per group/version). */
-export async function servedAs(r: Pick<ObjectsReader, 'objectReads'>, k: GroupVersionKind, cache: Map<string, Promise<unknown>>): Promise<ServedKind | string> {
+export async function servedAs(r: Pick<ObjectsReader, 'objectReads'>, k: GroupVersionKind, cache: DiscoveryAnswers): Promise<ServedKind | string> {
   const gv = k.group ? `${k.group}/${k.version}` : k.version;
   if (!cache.has(gv))
     cache.set(
@@ -143,10 +150,11 @@ export interface TtlOne {
  * which): its kind found by discovery as the pass finds it, then a GET. Gone since: no object.
  * A kind not served, or one kube-tidy may not read, is said as the pass says it.
  */
-export async function readTtlOne(r: ObjectsReader, one: TtlOne): Promise<TtlRead> {
+/** `discovery`: the process's kept answers (discovery-cache.ts), so an event costs no discovery request; a fresh one without. */
+export async function readTtlOne(r: ObjectsReader, one: TtlOne, discovery: DiscoveryAnswers = new Map()): Promise<TtlRead> {
   const read: TtlRead = { objects: [], served: new Map(), unavailable: [] };
   const kind = gvkName(one.gvk);
-  const s = await servedAs(r, one.gvk, new Map());
+  const s = await servedAs(r, one.gvk, discovery);
   if (typeof s === 'string') return { ...read, unavailable: [{ kind, why: s }] };
   // A namespaced kind's event must say its namespace: the GET of a name alone would be the wrong path.
   if (s.namespaced && !one.namespace)
