@@ -8,7 +8,7 @@ import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriteRefusedError } from '../../../shared/kube/writer.js';
 import { runObjectsPass, type ObjectsPassSummary } from '../../../shared/objects/index.js';
-import { sharedCluster } from '../../harness/index.js';
+import { sharedCluster, waitFor } from '../../harness/index.js';
 import { testTicket } from '../../fixtures/ticket.js';
 import { exists, runPod } from '../functions/setup.js';
 import { objectsSuite, type TestHandle } from '../objects/handle.js';
@@ -37,11 +37,10 @@ beforeAll(async () => {
     });
   // The PDB's controller must have counted the pod before an eviction asks it.
   const policy = sharedCluster().kubeConfig().makeApiClient(PolicyV1Api);
-  for (let i = 0; i < 300; i++) {
+  await waitFor('the PDB to count its pod', async () => {
     const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns.name, name: 'guarded' });
-    if (pdb.status?.currentHealthy === 1 && pdb.status.observedGeneration === pdb.metadata?.generation) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return (pdb.status?.currentHealthy === 1 && pdb.status.observedGeneration === pdb.metadata?.generation) || undefined;
+  });
   summary = await runObjectsPass(h.handle, { origin: 'sweep', dryRun: false });
 }, 120_000);
 
