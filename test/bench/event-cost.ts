@@ -12,7 +12,11 @@
 //                            ServiceAccount token for the function's audience, the sender named
 //                            in SENDER_AUTH_SUBJECTS); EVENT_COST_AUTH_ENV (JSON) adds to that
 //                            environment, "{sender}" in a value standing for the sender's name
+//   floor                    the same events to floor-receiver.mjs (parse, DELETE, answer; no
+//                            checks, log or metrics): the least a Node receiver costs
 //   ceilingAfter             the ceiling again: a row's place in the run moves it
+// Each event row also gives its sender's CPU per removal (EVENT_COST_SENDER: http, plain
+// node:http kept alive, the default; fetch, Node's fetch as the older tables were sent).
 // EVENT_COST_ROWS=a,b: those rows only, in that order. kube-tidy is served as the image, the
 // demo and `npm run serve` serve it (EVENT_COST_SERVE=bundle, the default) or by
 // functions-framework, the Cloud Functions entry (framework), with the image's heap limit, its
@@ -30,7 +34,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { functionIdentities } from '../harness/function-identity.js';
 import type { Cluster } from '../harness/index.js';
 import { withCluster } from './cluster.js';
-import { ceilingRow, eventRow, sweepRow, type Row, type RowContext, type SenderIdentity } from './event-cost/rows.js';
+import { ceilingRow, eventRow, floorRow, sweepRow, type Row, type RowContext, type SenderIdentity } from './event-cost/rows.js';
 import { serveMode, servedAs } from './event-cost/serve.js';
 import { populateStorm, refillFailed } from './event-cost/storm.js';
 import { SCALE_POLICY } from './scale/populate.js';
@@ -39,7 +43,7 @@ import { buildDist } from './scale/sweep-process.js';
 import { bundle } from '../../infra/bundle/build.js';
 import { stormTable } from './event-cost/table.js';
 
-const ROWS = ['ceiling', 'sweep', 'eventPath', 'eventPathAuthenticated', 'ceilingAfter'] as const;
+const ROWS = ['ceiling', 'sweep', 'eventPath', 'eventPathAuthenticated', 'floor', 'ceilingAfter'] as const;
 type RowName = (typeof ROWS)[number];
 const AUDIENCE = 'kube-tidy-bench/pod-terminated';
 const SENDER = 'storm-sender';
@@ -98,6 +102,7 @@ async function storm(cluster: Cluster, rows: RowName[], size: { pods: number; fa
     sweep: () => sweepRow(ctx),
     eventPath: () => eventRow(ctx),
     eventPathAuthenticated: () => eventRow(ctx, sender),
+    floor: () => floorRow(ctx),
     ceilingAfter: () => ceilingRow(ctx),
   };
   const out: Partial<Record<RowName, Row & { settleSeconds: number }>> = {};

@@ -5,6 +5,9 @@
 //   sweep    one tick ('{}') of `sweep`.
 //   event    one ApiServerSource update event per Failed pod to `podTerminated`, `inFlight` at
 //            a time, the sender anonymous or authenticated (named by sender authentication).
+//   floor    the same events to floor-receiver.mjs: parse, DELETE at uid and resourceVersion,
+//            answer; no checks, no log, no metrics: the least an event receiver in Node costs.
+// Every event row also gives the sender's own CPU per removal: it shares the two cores.
 // For kube-tidy's rows: removals per second from the first request sent to the last answer,
 // the process's CPU (utime + stime, /proc) over the same span per removal, its start apart.
 // For every row: the API server's requests over the row (apiserver_request_total deltas) per
@@ -16,7 +19,8 @@ import { countBy } from '../event-path.js';
 import { plainClient } from '../scale/ceiling.js';
 import { countPhase } from '../scale/populate.js';
 import { cpuSplit } from '../scale/snapshot.js';
-import { sendStorm, stormMessages } from './sender.js';
+import { floorReceiver } from './floor.js';
+import { senderKind, sendStorm, stormMessages } from './sender.js';
 import { profileOf, serve, type Served, type ServeMode } from './serve.js';
 import { apiRequests, listFailed, requestsBetween } from './storm.js';
 
@@ -133,17 +137,41 @@ export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promis
     KUBECONFIG: ctx.ids.kubeconfig('podTerminated'),
     ...(sender?.env ?? {}),
   });
-  const { result: outcomes, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
-  const removed = outcomes.filter((o) => o === 'deleted').length;
+  const { result, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
+  const removed = result.outcomes.filter((o) => o === 'deleted').length;
   const profile = profileOf(fn, ctx.mode, removed);
   return {
     runs: `podTerminated, one event per pod, ${ctx.inFlight} in flight, sender ${sender ? `authenticated as ${sender.subject}` : 'anonymous (SENDER_AUTH=none)'}`,
     ...(await figures(ctx, removed, seconds, cpu, before)),
     // The part of the CPU above that is the kernel's (system calls: sockets, the log's writes).
     systemCpuMsPerRemoval: round2((systemCpu * 1000) / Math.max(1, removed)),
+    ...senderFigures(result.cpuMs, removed),
     events: pods.length,
-    answers: countBy(outcomes, (o) => o),
+    answers: countBy(result.outcomes, (o) => o),
     ...(sender ? { senderEnv: sender.env } : {}),
     ...(profile ? { cpuProfile: profile } : {}),
   };
 }
+
+/** The storm's events to the floor receiver (floor-receiver.mjs), as its own process with podTerminated's ServiceAccount. */
+export async function floorRow(ctx: RowContext): Promise<Row> {
+  const pods = await listFailed(ctx.cluster.kubeConfig());
+  const messages = stormMessages(pods, ctx.cluster.server);
+  const fn = await floorReceiver(ctx.ids.kubeconfig('podTerminated'));
+  const { result, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
+  const removed = result.outcomes.filter((o) => o === 'deleted').length;
+  return {
+    runs: `floor-receiver.mjs: node:http in, node:https out, no checks, log or metrics; ${ctx.inFlight} in flight`,
+    ...(await figures(ctx, removed, seconds, cpu, before)),
+    systemCpuMsPerRemoval: round2((systemCpu * 1000) / Math.max(1, removed)),
+    ...senderFigures(result.cpuMs, removed),
+    events: pods.length,
+    answers: countBy(result.outcomes, (o) => o),
+  };
+}
+
+/** The sender's share of the two cores: its CPU per removal, and how it sent. */
+const senderFigures = (cpuMs: number, removed: number) => ({
+  sender: senderKind(),
+  senderCpuMsPerRemoval: round2(cpuMs / Math.max(1, removed)),
+});

@@ -10,6 +10,7 @@ const LABELS: Record<string, string> = {
   sweep: 'sweep (one tick)',
   eventPath: 'event path, sender anonymous',
   eventPathAuthenticated: 'event path, sender authenticated',
+  floor: 'floor (a bare Node receiver: parse, DELETE, answer)',
   ceilingAfter: 'ceiling again (after)',
 };
 
