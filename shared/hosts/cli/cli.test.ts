@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { run, runAsync } from './main.js';
 import { guessResource } from './rbac.js';
+import { objectsTtlDueName } from '../../model/keys.js';
 import { pod } from '../../../test/fixtures/pods.js';
 import { policyDoc } from '../../../test/fixtures/policy.js';
 
@@ -344,6 +345,9 @@ describe('the kube-tidy program', () => {
 
 // `kube-tidy rbac --policy`: the ClusterRole a policy's ttl rules need, printed as YAML.
 const envelope = { apiVersion: 'descheduler/v1alpha2', kind: 'DeschedulerPolicy' };
+/** Every YAML document `rbac` printed, as objects. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const docs = (out: string): any[] => parseAllDocuments(out).map((d) => (d as { toJS(): unknown }).toJS());
 const kinds = [
   { version: 'v1', kind: 'Namespace' },
   { version: 'v1', kind: 'ConfigMap' },
@@ -365,7 +369,7 @@ describe('kube-tidy rbac', () => {
     });
     const r = cli('rbac', '--policy', policy);
     expect(r.code).toBe(0);
-    const role = parse(r.stdout);
+    const [role] = docs(r.stdout);
     expect(role).toMatchObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kube-tidy-ttl' } });
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['configmaps', 'namespaces'], verbs: ['delete', 'get', 'list', 'watch'] },
@@ -378,8 +382,9 @@ describe('kube-tidy rbac', () => {
 
   it('takes a name and an irregular plural', () => {
     const policy = file('ttl-one.json', { ...envelope, kubeTidy: { ttl: [{ name: 'a', kinds: [{ group: 'example.com', version: 'v1', kind: 'Mouse' }] }] } });
-    const role = parse(cli('rbac', '--policy', policy, '--name', 'previews', '--resource', 'Mouse=mice').stdout);
+    const [role, due] = docs(cli('rbac', '--policy', policy, '--name', 'previews', '--resource', 'Mouse=mice').stdout);
     expect(role.metadata.name).toBe('previews');
+    expect(due.metadata).toMatchObject({ name: 'previews-due', namespace: 'kube-tidy' });
     expect(role.rules).toEqual([{ apiGroups: ['example.com'], resources: ['mice'], verbs: ['delete', 'get', 'list', 'watch'] }]);
   });
 
@@ -395,6 +400,29 @@ describe('kube-tidy rbac', () => {
     expect(bad.stderr).toContain('kubeTidy.ttl[0].kinds[0].kind');
     expect(cli('rbac').code).toBe(2);
     expect(cli('rbac', '--policy', 'x', '--resource', 'mice').code).toBe(2);
+    expect(cli('rbac', '--policy', 'x', '--due-shards', '0').code).toBe(2);
+    expect(cli('rbac', '--policy', 'x', '--namespace', 'Kube_Tidy').code).toBe(2);
+  });
+
+  it('prints the Role on each named kind’s due lists in kube-tidy’s namespace, as the event path writes them', () => {
+    const policy = file('ttl-due.json', {
+      ...envelope,
+      kubeTidy: {
+        ttl: [
+          { name: 'a', kinds: kinds.slice(0, 3) },
+          { name: 'b', kinds: kinds.slice(2, 3) },
+        ],
+      },
+    });
+    const [, due] = docs(cli('rbac', '--policy', policy, '--namespace', 'tidy', '--due-shards', '2').stdout);
+    expect(due).toMatchObject({ kind: 'Role', metadata: { name: 'kube-tidy-ttl-due', namespace: 'tidy' } });
+    // The names the objects family writes (model/keys.ts objectsTtlDueName), each kind once.
+    const names = kinds.slice(0, 3).flatMap((k) => [0, 1].map((shard) => objectsTtlDueName({ group: k.group ?? '', kind: k.kind }, shard)));
+    expect(due.rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], resourceNames: names.sort() },
+    ]);
+    expect(names).toContain('kube-tidy-objects-due-ttl-deployment.apps-1');
   });
 
   it('names a kind’s resource as the REST mapper guesses it (lower case; es after an s; ies for a y; Endpoints as it is)', () => {

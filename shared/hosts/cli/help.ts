@@ -87,19 +87,24 @@ Options:
   -h, --help            This help.
 `;
 
-export const RBAC_HELP = `Usage: kube-tidy rbac --policy FILE [--name NAME] [--resource Kind=plural ...]
+export const RBAC_HELP = `Usage: kube-tidy rbac --policy FILE [--name NAME] [--namespace NS] [--due-shards N] [--resource Kind=plural ...]
 
-Prints, as YAML on stdout, the ClusterRole the policy's kubeTidy.ttl rules need: list, watch
-and delete on each kind they name, by API group (and list on pods, Jobs and claims when a rule
-names Namespace: a namespace's deletion says what it holds). Offline: a kind's resource is the
-API server's own guess from its Kind (Deployment: deployments, Ingress: ingresses, NetworkPolicy:
-networkpolicies); give an irregular one with --resource. Bind it to kube-tidy's ServiceAccount,
-or give the chart the same kinds (values ttl.kinds). A policy with no ttl rules prints none and
-exits 0; an invalid policy exits 2 with every problem at its field path.
+Prints, as YAML on stdout, the ClusterRole the policy's kubeTidy.ttl rules need: get, list,
+watch and delete on each kind they name, by API group (and list on pods, Jobs and claims when a
+rule names Namespace: a namespace's deletion says what it holds); then the Role, in kube-tidy's
+namespace, on those kinds' due lists (create on ConfigMaps; get and update on each kind's
+kube-tidy-objects-due-ttl-<kind>[.<group>]-<n>), where objectUpdated times an object at its
+expiry. Offline: a kind's resource is the API server's own guess from its Kind (Deployment:
+deployments, Ingress: ingresses, NetworkPolicy: networkpolicies); give an irregular one with
+--resource. Bind both to kube-tidy's ServiceAccount, or give the chart the same kinds (values
+ttl.kinds). A policy with no ttl rules prints none and exits 0; an invalid policy exits 2 with
+every problem at its field path.
 
 Options:
   --policy FILE          The policy (YAML or JSON; "-" reads stdin).
-  --name NAME            The ClusterRole's name (default kube-tidy-ttl).
+  --name NAME            The ClusterRole's name (default kube-tidy-ttl); the Role is NAME-due.
+  --namespace NS         kube-tidy's namespace, where the due lists are (default kube-tidy).
+  --due-shards N         DUE_SHARDS: due lists per kind (default 4).
   --resource Kind=plural A kind's resource when the guess is wrong (repeatable).
   -h, --help             This help.
 `;

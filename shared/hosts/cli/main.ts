@@ -13,7 +13,8 @@ import type { Policy } from '../../policy/policy.js';
 import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js';
 import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP, RBAC_HELP } from './help.js';
-import { ttlClusterRole } from './rbac.js';
+import { ttlClusterRole, ttlDueRole } from './rbac.js';
+import { dns1123LabelProblem } from '../../model/names.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
 import type { NewSelectionGate } from '../../selection/diff.js';
 import { parseAgainst, parseMaxNew } from './diff-args.js';
@@ -133,7 +134,17 @@ function policyCommand(args: string[], io: Out): number {
 }
 
 function rbacCommand(args: string[], io: Out): number {
-  const { values } = parse(args, { policy: { type: 'string' }, name: { type: 'string' }, resource: { type: 'string', multiple: true } }, RBAC_HELP);
+  const { values } = parse(
+    args,
+    {
+      policy: { type: 'string' },
+      name: { type: 'string' },
+      namespace: { type: 'string' },
+      'due-shards': { type: 'string' },
+      resource: { type: 'string', multiple: true },
+    },
+    RBAC_HELP,
+  );
   if (values.help) {
     io.out(RBAC_HELP);
     return 0;
@@ -145,6 +156,12 @@ function rbacCommand(args: string[], io: Out): number {
     if (!m) throw new UsageError(`--resource ${JSON.stringify(r)}: expected Kind=plural, such as Ingress=ingresses`, RBAC_HELP);
     overrides.set(m[1]!, m[2]!);
   }
+  const shards = values['due-shards'] === undefined ? 4 : Number(values['due-shards']);
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64)
+    throw new UsageError(`--due-shards ${JSON.stringify(values['due-shards'])}: a whole number from 1 to 64 (DUE_SHARDS)`, RBAC_HELP);
+  const namespace = typeof values.namespace === 'string' ? values.namespace : 'kube-tidy';
+  const notLabel = dns1123LabelProblem(namespace);
+  if (notLabel) throw new UsageError(`--namespace ${JSON.stringify(namespace)}: ${notLabel}`, RBAC_HELP);
   const { policy, warnings } = loadPolicyFile(values.policy, false);
   for (const w of warnings) io.err(`warning: ${w}\n`);
   const rules = policy.ttl ?? [];
@@ -152,7 +169,8 @@ function rbacCommand(args: string[], io: Out): number {
     io.err('kube-tidy: the policy has no kubeTidy.ttl rules: no ClusterRole is needed for them\n');
     return 0;
   }
-  io.out(ttlClusterRole(rules, typeof values.name === 'string' ? values.name : 'kube-tidy-ttl', overrides));
+  const name = typeof values.name === 'string' ? values.name : 'kube-tidy-ttl';
+  io.out(`${ttlClusterRole(rules, name, overrides)}---\n${ttlDueRole(rules, `${name}-due`, { namespace, shards })}`);
   return 0;
 }
 

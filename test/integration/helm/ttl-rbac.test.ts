@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { ttlRbacRules } from '../../../shared/hosts/cli/rbac.js';
+import { parse, stringify } from 'yaml';
+import { ttlDueRole, ttlRbacRules } from '../../../shared/hosts/cli/rbac.js';
 import { objectsTtlDueName } from '../../../shared/model/keys.js';
 import { TtlRuleSchema } from '../../../shared/policy/ttl-schema.js';
 import { kubectl, sharedCluster } from '../../harness/index.js';
@@ -53,6 +53,12 @@ describe('the chart’s ttl RBAC', () => {
     ];
     expect(role.metadata.namespace).toBe('kt');
     expect(role.rules.find((r) => r.resourceNames)?.resourceNames).toEqual(kinds.flatMap((k) => [0, 1, 2, 3].map((n) => objectsTtlDueName(k, n))));
+    // The same rights `kube-tidy rbac` prints for a policy naming those kinds.
+    const rule = TtlRuleSchema.parse({ name: 'r', kinds: kinds.map((k) => ({ ...(k.group ? { group: k.group } : {}), version: 'v1', kind: k.kind })) });
+    const printed = parse(ttlDueRole([rule], 'kt-ttl-due', { namespace: 'kt', shards: 4 })) as { rules: { verbs: string[]; resourceNames?: string[] }[] };
+    const rights = (rules: { verbs: string[]; resourceNames?: string[] }[]) =>
+      rules.flatMap((r) => r.verbs.flatMap((v) => (r.resourceNames ?? ['*']).map((n) => `${v}/${n}`))).sort();
+    expect(rights(role.rules)).toEqual(rights(printed.rules));
     const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'kt-ttl-due') as Obj & { subjects: { name: string }[] };
     expect(binding.subjects.map((x) => x.name)).toEqual(['kt-standalone']);
   });
