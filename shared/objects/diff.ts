@@ -31,6 +31,8 @@ export interface ObjectsDiffOptions {
   /** Only this namespace's objects. */
   namespace: string | undefined;
   protectedNamespaces: readonly string[];
+  /** The deployed kube-tidy's namespace, and how it is known: a ttl rule never deletes it nor anything in it, on either side. */
+  own?: { namespace: string; from: string };
   now: number;
 }
 
@@ -67,7 +69,7 @@ async function ttlSides(
   const objects = read.objects.filter((x) => o.namespace === undefined || scopeOf(x) === o.namespace);
   const considered = new Map<string, number>();
   for (const x of objects) considered.set(x.gvk.kind, (considered.get(x.gvk.kind) ?? 0) + 1);
-  const guard = { protectedNamespaces: o.protectedNamespaces, from: 'protected' };
+  const guard = { protectedNamespaces: o.protectedNamespaces, from: 'protected', ...(o.own ? { own: o.own } : {}) };
   return { plans: [decideTtl(before, objects, guard, o.now), decideTtl(after, objects, guard, o.now)], considered, unavailable: read.unavailable };
 }
 

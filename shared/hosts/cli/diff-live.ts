@@ -38,6 +38,8 @@ export interface LiveDiff {
   labelSelector: string | undefined;
   chunkSize: number;
   protectedNamespaces: readonly string[];
+  /** The deployed kube-tidy's namespace (live.ts ownNamespaceOf), kept from ttl rules on both sides as run keeps it. */
+  own?: { namespace: string; from: string };
   gate: NewSelectionGate | undefined;
   format: Format;
   /** For the context reads' handle; --timeout itself is the caller's (live.ts). */
@@ -113,6 +115,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     ttlAfter: narrowRules(o.policy.ttl ?? [], o.labelSelector),
     namespace: o.namespace,
     protectedNamespaces: o.protectedNamespaces,
+    ...(o.own ? { own: o.own } : {}),
     now: Date.now(),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(2);

@@ -246,7 +246,7 @@ async function pass(mode: 'plan' | 'run', o: LiveOptions, io: Out, { clients, fr
     const unprotected = unprotectedWarning(o.unprotected);
     if (unprotected) io.err(unprotected);
     const { policy } = loaded;
-    if (o.diff) return await againstPass(o.diff, o, policy, { clients, endsAt, seen }, io);
+    if (o.diff) return await againstPass(o.diff, o, policy, { clients, fromFile, endsAt, seen }, io);
     const log = createLogger({ destination: { write: io.err }, level: 'warn' });
     const ledgerNamespace = await ledgerOf(clients, policy, o, fromFile === undefined, io);
     const series = dryRun ? undefined : objectEventSeries(clients, o.timeoutMs, log);
@@ -336,7 +336,7 @@ async function againstPass(
   diff: NonNullable<LiveOptions['diff']>,
   o: LiveOptions,
   policy: LoadedPolicy['policy'],
-  { clients, endsAt, seen }: Pick<PassParts, 'clients' | 'endsAt' | 'seen'>,
+  { clients, fromFile, endsAt, seen }: Pick<PassParts, 'clients' | 'fromFile' | 'endsAt' | 'seen'>,
   io: Out,
 ): Promise<number> {
   const { against, name } = diff;
@@ -345,7 +345,9 @@ async function againstPass(
       ? loadPolicyFile(against.file, o.allowUnsupported)
       : await policyFromConfigMap(clients.core, against.configMap, o.allowUnsupported, `--against ${name}`);
   for (const w of old.warnings) io.err(`warning: --against ${name}: ${w}\n`);
-  const rest = { namespace: o.namespace, labelSelector: o.labelSelector, chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces };
+  // No ledger is charged by a comparison: kube-tidy's namespace as a plan without brakes finds it.
+  const own = ownNamespaceOf(o, undefined, fromFile === undefined);
+  const rest = { namespace: o.namespace, labelSelector: o.labelSelector, chunkSize: o.chunkSize, protectedNamespaces: o.protectedNamespaces, own };
   const budgetMs = Math.max(1, endsAt - Date.now());
   const onPage = (pages: number) => void (seen.pages = pages);
   return diffPass({ clients, policy, against: { policy: old.policy, name }, ...rest, gate: diff.gate, format: o.format, budgetMs, onPage }, io);
