@@ -49,3 +49,35 @@ describe('endsAt: the command deadline', () => {
     c.close();
   });
 });
+
+describe("client-node's reads while a resource's storage starts", () => {
+  it('sends a read again after a Status 429 Retry-After, and a write never', async () => {
+    let n = 0;
+    const starting = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 429,
+      reason: 'TooManyRequests',
+      message: 'storage is (re)initializing',
+      details: { retryAfterSeconds: 1 },
+    });
+    const stub = createServer((req, res) => {
+      n++;
+      if (req.method === 'GET' && n > 1) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"NamespaceList","items":[]}');
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting);
+    });
+    await new Promise<void>((ok) => stub.listen(0, '127.0.0.1', ok));
+    const c = kubeClients(stubKubeConfig((stub.address() as AddressInfo).port), { keepAlive: false, throttledRetries: 3 });
+    try {
+      await expect(c.core.listNamespace()).resolves.toMatchObject({ items: [] });
+      expect(n).toBe(2);
+      n = 0;
+      await expect(c.core.createNamespace({ body: { metadata: { name: 'x' } } })).rejects.toThrow();
+      expect(n).toBe(1);
+    } finally {
+      c.close();
+      await new Promise((ok) => stub.close(ok));
+    }
+  });
+});

@@ -27,7 +27,7 @@ import { DirectObjectReads, DirectObjectWrites, type ObjectDeleter, type ObjectR
 import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
 import type { PodDeleter, PodEvictor } from './pods.js';
-import { classifyKubeError } from './errors.js';
+import { classifyKubeError, MAX_READ_PAUSE_SECONDS } from './errors.js';
 import { RequestLifecycle } from './request-lifecycle.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
@@ -98,10 +98,18 @@ function middleware(lifecycle: RequestLifecycle, agents: KeepAliveAgents | undef
   };
 }
 
+/** client-node's reads: what may be sent again after a Status 429's Retry-After. */
+const READS = /^(list|read|get)[A-Z]/;
+
+const readPauseMs = (seconds: number | undefined): number | undefined =>
+  seconds !== undefined && seconds > 0 ? Math.min(seconds, MAX_READ_PAUSE_SECONDS) * 1000 : undefined;
+
 /**
  * Every method of `api`, sent again (after the pause the server asked for) when the API
  * server throttled it: one place for every request kube-tidy makes, reads and writes alike.
- * Only throttling is retried here: it says the request was not processed at all.
+ * Only throttling is retried here, for it says the request was not processed at all, and a
+ * read answered a Status 429 with a Retry-After (a resource's storage still starting), where
+ * sending again cannot repeat an effect.
  */
 function retryingThrottled<T extends object>(api: T, retries: number): T {
   return new Proxy(api, {
@@ -113,7 +121,14 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
           try {
             return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           } catch (e) {
-            if (attempt >= retries || !classifyKubeError(e).throttled) throw e;
+            if (attempt >= retries) throw e;
+            const failure = classifyKubeError(e);
+            if (failure.throttled) continue;
+            // A read the API server could not serve yet (a Status 429 with a Retry-After): after it (errors.ts readRetryAfterMs).
+            const pause =
+              READS.test(String(key)) && failure.status === 429 && failure.reason === 'TooManyRequests' ? readPauseMs(failure.retryAfterSeconds) : undefined;
+            if (pause === undefined) throw e;
+            await new Promise((r) => setTimeout(r, pause));
           }
         }
       };

@@ -109,6 +109,51 @@ describe('the direct pod DELETE', () => {
     c.close();
   });
 
+  it('a read answered a Status 429 with a Retry-After (storage still starting) is sent again after it; a write answered so is an answer', async () => {
+    // What a resource's watch cache answers while it starts (apiserver's cacher: "storage is (re)initializing", Retry-After 1).
+    const starting = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 429,
+      reason: 'TooManyRequests',
+      message: 'storage is (re)initializing',
+      details: { retryAfterSeconds: 1 },
+    });
+    answer = (_q, res, n) =>
+      n === 1 ? res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting) : res.writeHead(200).end('{"items":[]}');
+    const kc = stubKubeConfig(port());
+    const lifecycle = new RequestLifecycle({
+      timeoutMs: 5000,
+      throttle: new Throttle({ qps: 100, burst: 100 }),
+      server: kc.getCurrentCluster()!.server,
+      metrics: MetricsRecorder.off(),
+    });
+    const direct = new DirectRequests(kc, lifecycle, undefined, 2);
+    const t0 = performance.now();
+    expect(await direct.getJson('/api/v1/pods?limit=500')).toEqual({ items: [] });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(seen.map((s) => s.method)).toEqual(['GET', 'GET']);
+    seen = [];
+    answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting);
+    const failure = classifyKubeError(await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {}).catch((e: unknown) => e));
+    expect(failure).toMatchObject({ status: 429, retryAfterSeconds: 1 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a read answered a Status 429 without a Retry-After is the answer', async () => {
+    answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json' }).end(status(429, 'TooManyRequests'));
+    const kc = stubKubeConfig(port());
+    const lifecycle = new RequestLifecycle({
+      timeoutMs: 5000,
+      throttle: new Throttle({ qps: 100, burst: 100 }),
+      server: kc.getCurrentCluster()!.server,
+      metrics: MetricsRecorder.off(),
+    });
+    await expect(new DirectRequests(kc, lifecycle, undefined, 2).getJson('/api/v1/pods')).rejects.toThrow(/429/);
+    expect(seen).toHaveLength(1);
+  });
+
   it('a 401 reads the credentials again and sends once more; a second 401 is the answer', async () => {
     answer = (_q, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(status(401, 'Unauthorized'));
     const kc = stubKubeConfig(port());

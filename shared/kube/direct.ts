@@ -15,6 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import type { KeepAliveAgents } from './agent.js';
 import { timedOut, type RequestLifecycle } from './request-lifecycle.js';
+import { readRetryAfterMs } from './errors.js';
 
 /** How long the credentials and TLS identity read from the KubeConfig are used before they are read again. */
 export const IDENTITY_TTL_MS = 10_000;
@@ -89,6 +90,13 @@ export class DirectRequests {
         // Credentials that expired since they were read (an exec plugin's token, a rotated file).
         this.held = undefined;
         reauth = false;
+        continue;
+      }
+      // A read the API server could not serve yet ("storage is (re)initializing"): after its Retry-After (errors.ts).
+      const readPause =
+        method === 'GET' ? readRetryAfterMs(sent.status, header(sent.res.headers['content-type']), header(sent.res.headers['retry-after'])) : undefined;
+      if (readPause !== undefined && attempt < this.throttledRetries) {
+        await new Promise((r) => setTimeout(r, readPause));
         continue;
       }
       if (!sent.throttled || attempt >= this.throttledRetries)
