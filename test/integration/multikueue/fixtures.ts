@@ -75,6 +75,13 @@ export async function copyJob(w: Apis, namespace: string, name: string, o: CopyO
     const list = (await w.core.listNamespacedPod({ namespace, labelSelector: `${JOB_NAME_LABEL}=${name}` })).items;
     return list.length === pods && list.every((p) => p.status?.phase === want) ? list : undefined;
   });
+  // A Completed copy is settled once the job controller has said so: until then it writes the
+  // Job's status again (succeeded, SuccessCriteriaMet, Complete), and a sweep that read it
+  // before one of those writes finds it changed under its delete (stale), as it should.
+  if (completed)
+    await waitFor(`${w.cluster.name} ${namespace}/${name} Complete`, async () =>
+      (await w.batch.readNamespacedJob({ namespace, name })).status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'),
+    );
   return { job, pods: ready };
 }
 
