@@ -119,7 +119,7 @@ export function eventBody(about: About, event: PodEvent, opts: RecordOptions = {
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { name: eventName(about, event.once ?? event.reason), namespace: about.namespace },
+    metadata: { name: eventName(about, event.once ?? event.reason), namespace: eventNamespace(about) },
     // MicroTime: client-node's subclass serialises with the microseconds the server requires.
     eventTime: new V1MicroTime(eventTime.getTime()),
     reportingController: REPORTING_CONTROLLER,
@@ -130,18 +130,29 @@ export function eventBody(about: About, event: PodEvent, opts: RecordOptions = {
     type: event.type,
     // The API server accepts an Event outside default and kube-system only when its regarding
     // object names the Event's namespace: a Namespace's Event names itself (else a 422, and no Event).
+    // A cluster-scoped object (namespace ''; a removed Namespace) has its Event in default, as
+    // the kubelet's Events about a Node are, its regarding naming no namespace.
     regarding:
-      about.kind === 'Namespace'
+      about.kind === 'Namespace' && about.namespace !== ''
         ? { apiVersion: 'v1', kind: 'Namespace', namespace: about.namespace, name: about.name }
-        : { apiVersion: about.apiVersion ?? 'v1', kind: about.kind, namespace: about.namespace, name: about.name, uid: about.uid },
+        : {
+            apiVersion: about.apiVersion ?? 'v1',
+            kind: about.kind,
+            ...(about.namespace ? { namespace: about.namespace } : {}),
+            name: about.name,
+            uid: about.uid,
+          },
   };
 }
+
+/** Where an Event about `about` is written: its namespace, or default for a cluster-scoped object. */
+const eventNamespace = (about: Pick<About, 'namespace'>): string => about.namespace || 'default';
 
 async function recordEventAbout(events: EventWriter, about: About, event: PodEvent, opts: RecordOptions = {}): Promise<RecordResult> {
   if (opts.dryRun) return { recorded: false, skipped: 'dryRun' };
   const body = eventBody(about, event, opts);
   try {
-    const created = await events.createNamespacedEvent({ namespace: about.namespace, body });
+    const created = await events.createNamespacedEvent({ namespace: eventNamespace(about), body });
     return { recorded: true, name: created.metadata?.name ?? '' };
   } catch (error) {
     const failure = classifyKubeError(error);

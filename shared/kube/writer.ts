@@ -544,8 +544,10 @@ export class ClusterWriter {
    * window (`by`: the rule); the rest are counted into one Event about the namespace. Without a
    * series (a writer over other clients, a dry run), its own Event. Best effort.
    */
-  async recordObjectRemoved(about: Regarding, event: PodEvent, by: string): Promise<RecordResult | undefined> {
+  async recordObjectRemoved(removedObject: Regarding, event: PodEvent, by: string): Promise<RecordResult | undefined> {
     if (!this.options.recordEvents) return undefined;
+    // A removed Namespace is terminating and refuses new content: it is told as the cluster-scoped object it is (in default).
+    const about = removedObject.kind === 'Namespace' && (removedObject.apiVersion ?? 'v1') === 'v1' ? { ...removedObject, namespace: '' } : removedObject;
     const series = this.options.series;
     const removed = { namespace: about.namespace, name: about.name, kind: about.kind, reason: event.reason, action: event.action, strategy: by };
     // A cluster-scoped object (a ClusterRole) has no namespace to count in, and a Namespace counts in itself: each its own.

@@ -3,7 +3,7 @@
 // rest (an events.k8s.io/v1 series about the namespace, through the process's series as the
 // runtime's writer has it), not one per object; one object alone still gets its own Event.
 // On the real control plane, through the one writer.
-import { CoreV1Api, EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
+import { CoreV1Api, EventsV1Api, RbacAuthorizationV1Api, type EventsV1Event } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PodEventSeries } from '../../../shared/kube/event-series.js';
@@ -79,5 +79,47 @@ describe('TTL on any kind: Events', () => {
 
     const alone = await ours(lone());
     expect(alone.map((e) => `${e.reason} ${e.regarding?.kind} ${e.regarding?.name}`)).toEqual(['Deleted ConfigMap only-one']);
+  }, 90_000);
+
+  it('a deleted Namespace and a deleted cluster-scoped object each have their Event in default (the namespace itself is terminating and refuses it)', async () => {
+    const gone = `${ns.name}-gone`;
+    const role = `${ns.name}-role`;
+    const mine = { ...expired, 'kube-tidy.test/events': ns.name };
+    await core().createNamespace({ body: { metadata: { name: gone, labels: mine } } });
+    await kc()
+      .makeApiClient(RbacAuthorizationV1Api)
+      .createClusterRole({ body: { metadata: { name: role, labels: mine } } });
+    const h = handle({
+      policy: () => ({
+        kubeTidy: {
+          ttl: [
+            {
+              name: 'expired-cluster-scoped',
+              mode: 'delete',
+              kinds: [
+                { version: 'v1', kind: 'Namespace' },
+                { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole' },
+              ],
+              sources: ['cleanup.kyverno.io/ttl'],
+              // Only this test's own, on the shared cluster.
+              labelSelector: { matchLabels: { 'kube-tidy.test/events': ns.name } },
+            },
+          ],
+        },
+      }),
+    });
+    const s = await runObjectsPass(h.handle, { origin: 'sweep', dryRun: false });
+    expect(
+      s.results
+        .filter((r) => r.outcome === 'deleted')
+        .map((r) => `${r.decision.kind} ${r.decision.name}`)
+        .sort(),
+    ).toEqual(expect.arrayContaining([`ClusterRole ${role}`, `Namespace ${gone}`]));
+    const told = (await ours('default')).filter((e) => e.regarding?.name === gone || e.regarding?.name === role);
+    expect(told.map((e) => `${e.reason} ${e.regarding?.kind} ${e.regarding?.name}`).sort()).toEqual([
+      `Deleted ClusterRole ${role}`,
+      `Deleted Namespace ${gone}`,
+    ]);
+    expect(told.every((e) => !e.regarding?.namespace)).toBe(true);
   }, 90_000);
 });
