@@ -19,7 +19,7 @@ import { snapshotNeeds, type SnapshotNeeds } from '../../selection/needs.js';
 import type { Owner } from '../../selection/retention.js';
 import { indexSnapshot } from '../../selection/snapshot.js';
 import type { Policy } from '../../policy/policy.js';
-import { objectsDiff } from '../../objects/diff.js';
+import { objectsDiff, type ObjectsDiffOptions } from '../../objects/diff.js';
 import { narrowRules } from './live-objects.js';
 import { printDiff } from './diff-output.js';
 import { MetricsRecorder } from '../../metrics/recorder.js';
@@ -106,18 +106,7 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     // What the limits (or retention) held back first: of a pod's reasons, the one that decided.
     return { decisions: finished.decisions, kept: [...finished.kept, ...s.kept] };
   }) as [DiffSide, DiffSide];
-  const objects = await objectsDiff({
-    reader: o.clients,
-    // --label-selector narrows both sides' object rules as it narrows a plan's (live-objects.ts).
-    before: narrowRules(o.against.policy.objects ?? [], o.labelSelector),
-    after: narrowRules(o.policy.objects ?? [], o.labelSelector),
-    ttlBefore: narrowRules(o.against.policy.ttl ?? [], o.labelSelector),
-    ttlAfter: narrowRules(o.policy.ttl ?? [], o.labelSelector),
-    namespace: o.namespace,
-    protectedNamespaces: o.protectedNamespaces,
-    ...(o.own ? { own: o.own } : {}),
-    now: Date.now(),
-  });
+  const objects = await objectsDiff(objectsDiffOf(o));
   const seconds = ((Date.now() - started) / 1000).toFixed(2);
   return printDiff(
     {
@@ -131,6 +120,21 @@ export async function diffPass(o: LiveDiff, io: Out): Promise<number> {
     },
     io,
   );
+}
+
+/** Both sides' object and ttl rules, narrowed by --label-selector as a plan's are (live-objects.ts), read at one instant. */
+function objectsDiffOf(o: LiveDiff): ObjectsDiffOptions {
+  return {
+    reader: o.clients,
+    before: narrowRules(o.against.policy.objects ?? [], o.labelSelector),
+    after: narrowRules(o.policy.objects ?? [], o.labelSelector),
+    ttlBefore: narrowRules(o.against.policy.ttl ?? [], o.labelSelector),
+    ttlAfter: narrowRules(o.policy.ttl ?? [], o.labelSelector),
+    namespace: o.namespace,
+    protectedNamespaces: o.protectedNamespaces,
+    ...(o.own ? { own: o.own } : {}),
+    now: Date.now(),
+  };
 }
 
 function eitherNeeds(a: SnapshotNeeds, b: SnapshotNeeds): SnapshotNeeds {
