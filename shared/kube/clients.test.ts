@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeClients } from './clients.js';
 import { tallied } from './request-tally.js';
 import { stubKubeConfig } from '../../test/fixtures/offline.js';
+import { STORAGE_INITIALIZING } from '../../test/fixtures/api-status.js';
 
 let server: Server;
 let received = 0;
@@ -53,19 +54,10 @@ describe('endsAt: the command deadline', () => {
 describe("client-node's reads while a resource's storage starts", () => {
   it('sends a read again after a Status 429 Retry-After, and a write never', async () => {
     let n = 0;
-    const starting = JSON.stringify({
-      kind: 'Status',
-      apiVersion: 'v1',
-      status: 'Failure',
-      code: 429,
-      reason: 'TooManyRequests',
-      message: 'storage is (re)initializing',
-      details: { retryAfterSeconds: 1 },
-    });
     const stub = createServer((req, res) => {
       n++;
       if (req.method === 'GET' && n > 1) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"NamespaceList","items":[]}');
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting);
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(STORAGE_INITIALIZING);
     });
     await new Promise<void>((ok) => stub.listen(0, '127.0.0.1', ok));
     const c = kubeClients(stubKubeConfig((stub.address() as AddressInfo).port), { keepAlive: false, throttledRetries: 3 });

@@ -12,6 +12,7 @@ import { classifyKubeError } from './errors.js';
 import { tallied } from './request-tally.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import { stubKubeConfig } from '../../test/fixtures/offline.js';
+import { STORAGE_INITIALIZING } from '../../test/fixtures/api-status.js';
 
 interface Seen {
   method: string;
@@ -40,6 +41,14 @@ beforeEach(() => {
 });
 
 const port = () => (server.address() as AddressInfo).port;
+/** A request lifecycle of its own for a DirectRequests over `kc`: no command deadline, no metrics. */
+const lifecycleOf = (kc: ReturnType<typeof stubKubeConfig>) =>
+  new RequestLifecycle({
+    timeoutMs: 5000,
+    throttle: new Throttle({ qps: 100, burst: 100 }),
+    server: kc.getCurrentCluster()!.server,
+    metrics: MetricsRecorder.off(),
+  });
 const target = { name: 'p-1', namespace: 'ml', body: { preconditions: { uid: 'u1', resourceVersion: '7' }, propagationPolicy: 'Background' } };
 const status = (code: number, reason: string) =>
   JSON.stringify({
@@ -110,32 +119,19 @@ describe('the direct pod DELETE', () => {
   });
 
   it('a read answered a Status 429 with a Retry-After (storage still starting) is sent again after it; a write answered so is an answer', async () => {
-    // What a resource's watch cache answers while it starts (apiserver's cacher: "storage is (re)initializing", Retry-After 1).
-    const starting = JSON.stringify({
-      kind: 'Status',
-      apiVersion: 'v1',
-      status: 'Failure',
-      code: 429,
-      reason: 'TooManyRequests',
-      message: 'storage is (re)initializing',
-      details: { retryAfterSeconds: 1 },
-    });
     answer = (_q, res, n) =>
-      n === 1 ? res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting) : res.writeHead(200).end('{"items":[]}');
+      n === 1
+        ? res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(STORAGE_INITIALIZING)
+        : res.writeHead(200).end('{"items":[]}');
     const kc = stubKubeConfig(port());
-    const lifecycle = new RequestLifecycle({
-      timeoutMs: 5000,
-      throttle: new Throttle({ qps: 100, burst: 100 }),
-      server: kc.getCurrentCluster()!.server,
-      metrics: MetricsRecorder.off(),
-    });
+    const lifecycle = lifecycleOf(kc);
     const direct = new DirectRequests(kc, lifecycle, undefined, 2);
     const t0 = performance.now();
     expect(await direct.getJson('/api/v1/pods?limit=500')).toEqual({ items: [] });
     expect(performance.now() - t0).toBeGreaterThanOrEqual(900);
     expect(seen.map((s) => s.method)).toEqual(['GET', 'GET']);
     seen = [];
-    answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(starting);
+    answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(STORAGE_INITIALIZING);
     const failure = classifyKubeError(await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {}).catch((e: unknown) => e));
     expect(failure).toMatchObject({ status: 429, retryAfterSeconds: 1 });
     expect(seen).toHaveLength(1);
@@ -144,12 +140,7 @@ describe('the direct pod DELETE', () => {
   it('a read answered a Status 429 without a Retry-After is the answer', async () => {
     answer = (_q, res) => res.writeHead(429, { 'content-type': 'application/json' }).end(status(429, 'TooManyRequests'));
     const kc = stubKubeConfig(port());
-    const lifecycle = new RequestLifecycle({
-      timeoutMs: 5000,
-      throttle: new Throttle({ qps: 100, burst: 100 }),
-      server: kc.getCurrentCluster()!.server,
-      metrics: MetricsRecorder.off(),
-    });
+    const lifecycle = lifecycleOf(kc);
     await expect(new DirectRequests(kc, lifecycle, undefined, 2).getJson('/api/v1/pods')).rejects.toThrow(/429/);
     expect(seen).toHaveLength(1);
   });
@@ -183,12 +174,7 @@ describe('the direct pod DELETE', () => {
     const user = kc.getCurrentUser() as { token?: string };
     user.token = 'first';
     let now = 0;
-    const lifecycle = new RequestLifecycle({
-      timeoutMs: 5000,
-      throttle: new Throttle({ qps: 100, burst: 100 }),
-      server: kc.getCurrentCluster()!.server,
-      metrics: MetricsRecorder.off(),
-    });
+    const lifecycle = lifecycleOf(kc);
     const direct = new DirectRequests(kc, lifecycle, undefined, 0, () => now);
     await direct.send('DELETE', '/api/v1/namespaces/ml/pods/a', {});
     user.token = 'second';
