@@ -2,7 +2,7 @@
 // timeout and kept-alive connections. client-node sets no timeout: a request to a half-dead
 // API server would hang until the platform kills the function, and the bridge would see a
 // timeout instead of a clean 5xx. Connection reuse: see agent.ts.
-import { timeoutSignal } from '../config/long-timeout.js';
+import { sleepLong, timeoutSignal } from '../config/long-timeout.js';
 import {
   ApisApi,
   CoreV1Api,
@@ -128,7 +128,7 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
             const pause =
               READS.test(String(key)) && failure.status === 429 && failure.reason === 'TooManyRequests' ? readPauseMs(failure.retryAfterSeconds) : undefined;
             if (pause === undefined) throw e;
-            await new Promise((r) => setTimeout(r, pause));
+            await sleepLong(pause);
           }
         }
       };

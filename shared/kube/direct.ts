@@ -8,7 +8,7 @@
 // lifecycle (path guard, rate limit, counting, metrics, timeout, the server's throttling) is
 // the same object's, the credentials are the KubeConfig's own, and an error answer is thrown
 // as client-node throws it (ApiException with the Status text), so errors.ts reads it the same.
-import { setLongTimeout } from '../config/long-timeout.js';
+import { setLongTimeout, sleepLong } from '../config/long-timeout.js';
 import type { Agent as HttpAgent, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -96,7 +96,7 @@ export class DirectRequests {
       const readPause =
         method === 'GET' ? readRetryAfterMs(sent.status, header(sent.res.headers['content-type']), header(sent.res.headers['retry-after'])) : undefined;
       if (readPause !== undefined && attempt < this.throttledRetries) {
-        await new Promise((r) => setTimeout(r, readPause));
+        await sleepLong(readPause);
         continue;
       }
       if (!sent.throttled || attempt >= this.throttledRetries)
