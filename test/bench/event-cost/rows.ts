@@ -130,24 +130,13 @@ export interface SenderIdentity {
 }
 
 export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promise<Row> {
-  const pods = await listFailed(ctx.cluster.kubeConfig());
-  const messages = stormMessages(pods, ctx.cluster.server, sender?.authorization);
-  const fn = await serve(ctx.mode, 'podTerminated', {
-    POLICY_FILE: ctx.policyFile,
-    KUBECONFIG: ctx.ids.kubeconfig('podTerminated'),
-    ...(sender?.env ?? {}),
-  });
-  const { result, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
-  const removed = result.outcomes.filter((o) => o === 'deleted').length;
+  const serving = () =>
+    serve(ctx.mode, 'podTerminated', { POLICY_FILE: ctx.policyFile, KUBECONFIG: ctx.ids.kubeconfig('podTerminated'), ...(sender?.env ?? {}) });
+  const { removed, fn, row } = await stormTo(ctx, serving, sender?.authorization);
   const profile = profileOf(fn, ctx.mode, removed);
   return {
     runs: `podTerminated, one event per pod, ${ctx.inFlight} in flight, sender ${sender ? `authenticated as ${sender.subject}` : 'anonymous (SENDER_AUTH=none)'}`,
-    ...(await figures(ctx, removed, seconds, cpu, before)),
-    // The part of the CPU above that is the kernel's (system calls: sockets, the log's writes).
-    systemCpuMsPerRemoval: round2((systemCpu * 1000) / Math.max(1, removed)),
-    ...senderFigures(result.cpuMs, removed),
-    events: pods.length,
-    answers: countBy(result.outcomes, (o) => o),
+    ...row,
     ...(sender ? { senderEnv: sender.env } : {}),
     ...(profile ? { cpuProfile: profile } : {}),
   };
@@ -155,23 +144,26 @@ export async function eventRow(ctx: RowContext, sender?: SenderIdentity): Promis
 
 /** The storm's events to the floor receiver (floor-receiver.mjs), as its own process with podTerminated's ServiceAccount. */
 export async function floorRow(ctx: RowContext): Promise<Row> {
+  const { row } = await stormTo(ctx, () => floorReceiver(ctx.ids.kubeconfig('podTerminated')));
+  return { runs: `floor-receiver.mjs: node:http in, node:https out, no checks, log or metrics; ${ctx.inFlight} in flight`, ...row };
+}
+
+/** One update event per stored Failed pod, sent to the process `start` serves, measured: what every event row says. */
+async function stormTo(ctx: RowContext, start: () => Promise<Served>, authorization?: string) {
   const pods = await listFailed(ctx.cluster.kubeConfig());
-  const messages = stormMessages(pods, ctx.cluster.server);
-  const fn = await floorReceiver(ctx.ids.kubeconfig('podTerminated'));
+  const messages = stormMessages(pods, ctx.cluster.server, authorization);
+  const fn = await start();
   const { result, seconds, cpu, systemCpu, before } = await measured(ctx, fn, () => sendStorm(fn.url, messages, ctx.inFlight));
   const removed = result.outcomes.filter((o) => o === 'deleted').length;
-  return {
-    runs: `floor-receiver.mjs: node:http in, node:https out, no checks, log or metrics; ${ctx.inFlight} in flight`,
+  const row = {
     ...(await figures(ctx, removed, seconds, cpu, before)),
+    // The part of the CPU above that is the kernel's (system calls: sockets, the log's writes).
     systemCpuMsPerRemoval: round2((systemCpu * 1000) / Math.max(1, removed)),
-    ...senderFigures(result.cpuMs, removed),
+    // The sender's share of the two cores: how it sent, and its CPU per removal.
+    sender: senderKind(),
+    senderCpuMsPerRemoval: round2(result.cpuMs / Math.max(1, removed)),
     events: pods.length,
     answers: countBy(result.outcomes, (o) => o),
   };
+  return { removed, fn, row };
 }
-
-/** The sender's share of the two cores: its CPU per removal, and how it sent. */
-const senderFigures = (cpuMs: number, removed: number) => ({
-  sender: senderKind(),
-  senderCpuMsPerRemoval: round2(cpuMs / Math.max(1, removed)),
-});
