@@ -27,7 +27,7 @@ import { DirectObjectReads, DirectObjectWrites, type ObjectDeleter, type ObjectR
 import type { PodReader } from './get.js';
 import type { PodLister } from './list.js';
 import type { PodDeleter, PodEvictor } from './pods.js';
-import { classifyKubeError, MAX_READ_PAUSE_SECONDS } from './errors.js';
+import { classifyKubeError, readRetryPauseMs } from './errors.js';
 import { RequestLifecycle } from './request-lifecycle.js';
 import { DEFAULT_BURST, DEFAULT_QPS, Throttle } from './throttle.js';
 
@@ -98,11 +98,8 @@ function middleware(lifecycle: RequestLifecycle, agents: KeepAliveAgents | undef
   };
 }
 
-/** client-node's reads: what may be sent again after a Status 429's Retry-After. */
+/** client-node's reads: what may be sent again after a Status 429's Retry-After (errors.ts readRetryPauseMs). */
 const READS = /^(list|read|get)[A-Z]/;
-
-const readPauseMs = (seconds: number | undefined): number | undefined =>
-  seconds !== undefined && seconds > 0 ? Math.min(seconds, MAX_READ_PAUSE_SECONDS) * 1000 : undefined;
 
 /**
  * Every method of `api`, sent again (after the pause the server asked for) when the API
@@ -124,9 +121,8 @@ function retryingThrottled<T extends object>(api: T, retries: number): T {
             if (attempt >= retries) throw e;
             const failure = classifyKubeError(e);
             if (failure.throttled) continue;
-            // A read the API server could not serve yet (a Status 429 with a Retry-After): after it (errors.ts readRetryAfterMs).
-            const pause =
-              READS.test(String(key)) && failure.status === 429 && failure.reason === 'TooManyRequests' ? readPauseMs(failure.retryAfterSeconds) : undefined;
+            // A read the API server could not serve yet (a Status 429 with a Retry-After): after it.
+            const pause = READS.test(String(key)) ? readRetryPauseMs(failure) : undefined;
             if (pause === undefined) throw e;
             await sleepLong(pause);
           }

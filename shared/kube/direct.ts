@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import type { KeepAliveAgents } from './agent.js';
 import { timedOut, type RequestLifecycle } from './request-lifecycle.js';
-import { readRetryAfterMs } from './errors.js';
+import { classifyKubeError, readRetryPauseMs } from './errors.js';
 
 /** How long the credentials and TLS identity read from the KubeConfig are used before they are read again. */
 export const IDENTITY_TTL_MS = 10_000;
@@ -92,15 +92,13 @@ export class DirectRequests {
         reauth = false;
         continue;
       }
+      const error = new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
+      if (attempt >= this.throttledRetries) throw error;
+      if (sent.throttled) continue;
       // A read the API server could not serve yet ("storage is (re)initializing"): after its Retry-After (errors.ts).
-      const readPause =
-        method === 'GET' ? readRetryAfterMs(sent.status, header(sent.res.headers['content-type']), header(sent.res.headers['retry-after'])) : undefined;
-      if (readPause !== undefined && attempt < this.throttledRetries) {
-        await sleepLong(readPause);
-        continue;
-      }
-      if (!sent.throttled || attempt >= this.throttledRetries)
-        throw new ApiException(sent.status, `HTTP-Code: ${sent.status}`, sent.text ?? '', flat(sent.res.headers));
+      const pause = method === 'GET' ? readRetryPauseMs(classifyKubeError(error)) : undefined;
+      if (pause === undefined) throw error;
+      await sleepLong(pause);
     }
   }
 

@@ -100,22 +100,20 @@ function parseBody(body: unknown): StatusBody & { plain?: true } {
 }
 
 /**
- * How long to wait before sending a read (GET: a LIST or a read by name) again that the API
+ * How long to wait before sending a read (a LIST page, a read by name) again that the API
  * server answered with a Status 429 and a Retry-After: "storage is (re)initializing" while a
  * resource's watch cache starts (after an API server's restart, or a CRD just established).
  * client-go sends any such request again after its Retry-After; kube-tidy does so for reads
- * only, where sending again cannot repeat an effect, and never for a write, where a Status 429
- * is an answer about the request (a PodDisruptionBudget on an eviction). Undefined: not that
- * answer. Capped at MAX_READ_PAUSE_SECONDS.
+ * only (its callers ask for reads alone), where sending again cannot repeat an effect, and never
+ * for a write, where a Status 429 is an answer about the request (a PodDisruptionBudget on an
+ * eviction). Undefined: not that answer. Capped at MAX_READ_PAUSE_SECONDS; the deadline holds.
  */
-export function readRetryAfterMs(status: number, contentType: string | undefined, retryAfter: string | undefined): number | undefined {
-  if (status !== 429 || !/^application\/json/.test(contentType ?? '')) return undefined;
-  const seconds = Number(retryAfter);
-  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
-  return Math.min(seconds, MAX_READ_PAUSE_SECONDS) * 1000;
+export function readRetryPauseMs(f: KubeFailure): number | undefined {
+  if (f.status !== 429 || f.throttled || f.reason !== 'TooManyRequests' || f.retryAfterSeconds === undefined || f.retryAfterSeconds <= 0) return undefined;
+  return Math.min(f.retryAfterSeconds, MAX_READ_PAUSE_SECONDS) * 1000;
 }
 
-/** A read's Retry-After above this is capped: a function's deadline is under a minute, and the deadline still holds. */
+/** A read's Retry-After above this is capped: a function's deadline is under a minute. */
 export const MAX_READ_PAUSE_SECONDS = 5;
 
 export function classifyKubeError(error: unknown): KubeFailure {
