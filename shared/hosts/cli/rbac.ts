@@ -1,11 +1,12 @@
 // `kube-tidy rbac --policy FILE`: the ClusterRole a policy's ttl rules need, as `kyverno create
-// cluster-role` prints the one its cleanup controller needs: get, list, watch and delete on each kind
-// a rule names, grouped by API group; for a rule that names Namespace, list on the pods, Jobs and
-// claims a namespace's deletion report counts. Then the Role on those kinds' due lists in
-// kube-tidy's namespace (objectUpdated times an object at its expiry there), as the chart's
-// templates/ttl-rbac.yaml grants it: without it the event path cannot schedule an expiry. Offline: a kind's resource is named as the API
-// server's REST mapper guesses it (apimachinery's UnsafeGuessKindToResource: lower case, "s",
-// "es" after an s, "ies" for a y); a kind whose plural is irregular is given as `--resource`.
+// cluster-role` prints the one its cleanup controller needs: get, list, watch and delete on each
+// kind a rule names, grouped by API group; for a rule that names Namespace, list on the pods,
+// Jobs and claims a namespace's deletion report counts. Then the Role on those kinds' due lists
+// in kube-tidy's namespace (objectUpdated times an object at its expiry there), as the chart's
+// templates/ttl-rbac.yaml grants it: without it the event path cannot schedule an expiry.
+// Offline: a kind's resource is named as the API server's REST mapper guesses it
+// (apimachinery's UnsafeGuessKindToResource: lower case, "s", "es" after an s, "ies" for a y);
+// a kind whose plural is irregular is given as `--resource`.
 import { stringify } from 'yaml';
 import { objectsTtlDueName } from '../../model/keys.js';
 import type { TtlRule } from '../../policy/ttl-schema.js';

@@ -13,7 +13,7 @@ import type { ObjectsDue } from './due.js';
 import { runObjectsPass } from './pass.js';
 import type { ObjectResult } from './act.js';
 import type { ObjectsReader } from './read.js';
-import { servedAs, type ServedKind } from './ttl-read.js';
+import { mayNot, servedAs, type ServedKind } from './ttl-read.js';
 import { failureKindOf } from '../../kube/errors.js';
 import type { Logger } from '../../log.js';
 
@@ -65,7 +65,7 @@ async function listable(r: Pick<ObjectsReader, 'objectReads'>, s: ServedKind): P
     return s;
   } catch (e) {
     if (failureKindOf(e) !== 'forbidden') throw e;
-    return `kube-tidy may not list ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`;
+    return mayNot('list', s);
   }
 }
 

@@ -45,6 +45,10 @@ function kindsOf(rules: readonly TtlRule[]): GroupVersionKind[] {
   return [...seen.values()];
 }
 
+/** Why a kind cannot be read: RBAC refused `verb` on it (a pass's LIST, an event's GET, the watch's LIST). */
+export const mayNot = (verb: 'get' | 'list', s: ServedKind): string =>
+  `kube-tidy may not ${verb} ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`;
+
 /** How `k` is served, or why it cannot be read: discovery's answer for its group/version (one request per group/version). */
 export async function servedAs(r: Pick<ObjectsReader, 'objectReads'>, k: GroupVersionKind, cache: DiscoveryAnswers): Promise<ServedKind | string> {
   const gv = k.group ? `${k.group}/${k.version}` : k.version;
@@ -130,7 +134,7 @@ export async function readTtl(r: ObjectsReader, rules: readonly TtlRule[], opts:
       if (failureKindOf(e) !== 'forbidden') throw e;
       read.unavailable.push({
         kind: gvkName(k),
-        why: `kube-tidy may not list ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)`,
+        why: mayNot('list', s),
       });
     }
   }
@@ -148,9 +152,10 @@ export interface TtlOne {
 /**
  * The one object an event named, read by name as it is stored (the event is only a hint of
  * which): its kind found by discovery as the pass finds it, then a GET. Gone since: no object.
- * A kind not served, or one kube-tidy may not read, is said as the pass says it.
+ * A kind not served, or one kube-tidy may not read, is said as the pass says it. `discovery`:
+ * the process's kept answers (discovery-cache.ts), so an event costs no discovery request; a
+ * fresh one without.
  */
-/** `discovery`: the process's kept answers (discovery-cache.ts), so an event costs no discovery request; a fresh one without. */
 export async function readTtlOne(r: ObjectsReader, one: TtlOne, discovery: DiscoveryAnswers = new Map()): Promise<TtlRead> {
   const read: TtlRead = { objects: [], served: new Map(), unavailable: [] };
   const kind = gvkName(one.gvk);
@@ -169,7 +174,7 @@ export async function readTtlOne(r: ObjectsReader, one: TtlOne, discovery: Disco
     if (failureKindOf(e) !== 'forbidden') throw e;
     return {
       ...read,
-      unavailable: [{ kind, why: `kube-tidy may not get ${s.resource.plural} (RBAC: \`kube-tidy rbac --policy\` prints the ClusterRole the policy needs)` }],
+      unavailable: [{ kind, why: mayNot('get', s) }],
     };
   }
 }
