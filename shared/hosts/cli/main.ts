@@ -14,7 +14,7 @@ import { decide, DEFAULT_PROTECTED_NAMESPACES } from '../../selection/decide.js'
 import { InputError, loadPolicyFile, protectedNamespacesOf, readNodes, readPods, unprotectedWarning } from './input.js';
 import { MAIN_HELP, PLAN_HELP, POLICY_CHECK_HELP, RBAC_HELP } from './help.js';
 import { ttlClusterRole, ttlDueRole } from './rbac.js';
-import { dns1123LabelProblem } from '../../model/names.js';
+import { DueEnv } from '../../cleanup/due/config.js';
 import { chooseFormat, FormatError, jsonLine, table } from './output.js';
 import type { NewSelectionGate } from '../../selection/diff.js';
 import { parseAgainst, parseMaxNew } from './diff-args.js';
@@ -156,12 +156,11 @@ function rbacCommand(args: string[], io: Out): number {
     if (!m) throw new UsageError(`--resource ${JSON.stringify(r)}: expected Kind=plural, such as Ingress=ingresses`, RBAC_HELP);
     overrides.set(m[1]!, m[2]!);
   }
-  const shards = values['due-shards'] === undefined ? 4 : Number(values['due-shards']);
-  if (!Number.isInteger(shards) || shards < 1 || shards > 64)
-    throw new UsageError(`--due-shards ${JSON.stringify(values['due-shards'])}: a whole number from 1 to 64 (DUE_SHARDS)`, RBAC_HELP);
-  const namespace = typeof values.namespace === 'string' ? values.namespace : 'kube-tidy';
-  const notLabel = dns1123LabelProblem(namespace);
-  if (notLabel) throw new UsageError(`--namespace ${JSON.stringify(namespace)}: ${notLabel}`, RBAC_HELP);
+  // The due lists' own settings (DUE_SHARDS, DUE_NAMESPACE): the same bounds and defaults.
+  const shards = DueEnv.shape.DUE_SHARDS.safeParse(values['due-shards']);
+  if (!shards.success) throw new UsageError(`--due-shards ${JSON.stringify(values['due-shards'])}: ${shards.error.issues[0]?.message} (DUE_SHARDS)`, RBAC_HELP);
+  const namespace = DueEnv.shape.DUE_NAMESPACE.safeParse(values.namespace);
+  if (!namespace.success) throw new UsageError(`--namespace ${JSON.stringify(values.namespace)}: ${namespace.error.issues[0]?.message}`, RBAC_HELP);
   const { policy, warnings } = loadPolicyFile(values.policy, false);
   for (const w of warnings) io.err(`warning: ${w}\n`);
   const rules = policy.ttl ?? [];
@@ -170,7 +169,7 @@ function rbacCommand(args: string[], io: Out): number {
     return 0;
   }
   const name = typeof values.name === 'string' ? values.name : 'kube-tidy-ttl';
-  io.out(`${ttlClusterRole(rules, name, overrides)}---\n${ttlDueRole(rules, `${name}-due`, { namespace, shards })}`);
+  io.out(`${ttlClusterRole(rules, name, overrides)}---\n${ttlDueRole(rules, `${name}-due`, { namespace: namespace.data, shards: shards.data })}`);
   return 0;
 }
 
