@@ -2,14 +2,15 @@
 // v1.19.1, read from the Go module cache, unchanged) run by chainsaw v0.2.12 (built from its Go
 // module, infra/local/chainsaw/build.ts) against kube-tidy on a control plane of its own: no
 // Kyverno, kube-tidy as the chart's standalone Deployment runs it (kyverno-chainsaw/kube-tidy.ts),
-// its ttl rule over Pod and ConfigMap in mode delete, at expiry by its watch and timers (objectUpdated; the sweep hourly, out of the way). chainsaw's
-// configuration is given as flags, not Kyverno's .chainsaw.yaml: v0.2.12 refuses that file's
+// its ttl rule over Pod and ConfigMap in mode delete, at expiry by its watch and timers
+// (objectUpdated; the sweep hourly, out of the way). chainsaw's configuration is given as
+// flags, not Kyverno's .chainsaw.yaml: v0.2.12 refuses that file's
 // namespace.fastDelete (a field of later chainsaw releases), so its assert and error timeouts and
 // full names are given the same way by flag; what differs: the runner's own timeouts (ROOM), every
 // case at once (--parallel), no fail-fast (one failure would stop the others), a JSON report,
 // namespaces deleted as v0.2.12 does (waiting for them), and a case that needs flags of its own
-// (the catalogue's `flags`) in a second chainsaw process beside the first. Each case must come to what the catalogue says
-// (kyverno-chainsaw/catalogue.ts); the report and chainsaw's output are kept under
+// (the catalogue's `flags`) in a second chainsaw process beside the first. Each case must come
+// to what the catalogue says (kyverno-chainsaw/catalogue.ts); the report and chainsaw's output are kept under
 // .tmp/kyverno-chainsaw (or KUBE_TIDY_KYVERNO_TTL_REPORT_DIR).
 //
 // KUBE_TIDY_KYVERNO_TTL_MODE=report runs the same with the rule in mode report (nothing removed):
