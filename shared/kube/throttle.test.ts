@@ -37,6 +37,41 @@ describe('Throttle (client-side QPS/burst, server pauses)', () => {
     expect(c.slept[1]).toBe(10_000);
     expect(th.throttled).toBe(2);
   });
+
+  it('after a pause, the requests held leave one by one at the halved rate from its end, not together', async () => {
+    let t = 0;
+    const slept: number[] = [];
+    // Each sleeper wakes at its own time: all four take their slots before the first wakes.
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      const at = t + ms;
+      await Promise.resolve();
+      t = Math.max(t, at);
+    };
+    const th = new Throttle({ qps: 100, burst: 100, now: () => t, sleep });
+    th.pause(1);
+    await Promise.all(Array.from({ length: 4 }, () => th.take()));
+    expect(slept.map(Math.round)).toEqual([1000, 1020, 1040, 1060]);
+  });
+
+  it('a request asleep for its slot when a pause begins waits for the pause’s end too', async () => {
+    let t = 0;
+    const wakes: Array<() => void> = [];
+    const slept: number[] = [];
+    const th = new Throttle({ qps: 10, burst: 1, now: () => t, sleep: (ms) => new Promise<void>((r) => (slept.push(ms), wakes.push(r))) });
+    await th.take();
+    const second = th.take(); // its slot is 100 ms on
+    await Promise.resolve();
+    t = 50;
+    th.pause(2); // until 2050
+    t = 100;
+    wakes.shift()!();
+    await new Promise((r) => setImmediate(r));
+    expect(slept.map(Math.round)).toEqual([100, 1950]);
+    t = 2050;
+    wakes.shift()!();
+    await second;
+  });
 });
 
 describe('throttling is told apart from a PodDisruptionBudget refusal', () => {

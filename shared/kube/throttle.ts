@@ -54,18 +54,29 @@ export class Throttle {
   /** Wait until a request may be sent. */
   async take(): Promise<void> {
     this.sent++;
-    const { qps, burst } = this.options;
-    const rate = this.rate;
-    const now = this.now();
-    this.tokens = Math.min((burst * rate) / qps, this.tokens + ((now - this.last) * rate) / 1000);
-    this.last = now;
-    this.tokens -= 1;
-    const forToken = this.tokens >= 0 ? 0 : (-this.tokens * 1000) / rate;
-    const wait = Math.max(forToken, this.pausedUntil - now);
-    if (wait > 0) {
+    for (let wait = this.reserve(); wait > 0; wait = this.reserve()) {
       this.waitedMs += wait;
       await this.sleep(wait);
+      // A pause that began while this request slept holds it too: it takes a slot after the pause.
+      if (this.now() >= this.pausedUntil) return;
     }
+  }
+
+  /** Takes the next slot of the bucket: how long until it, in ms. */
+  private reserve(): number {
+    const now = this.now();
+    this.refill(now);
+    this.tokens -= 1;
+    // `last` is past `now` during a pause: slots are counted from the pause's end.
+    return this.last - now + (this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.rate);
+  }
+
+  /** The tokens the rate in force gave since `last`, up to the burst (scaled with the rate). */
+  private refill(now: number): void {
+    if (now <= this.last) return;
+    const { qps, burst } = this.options;
+    this.tokens = Math.min((burst * this.rate) / qps, this.tokens + ((now - this.last) * this.rate) / 1000);
+    this.last = now;
   }
 
   /** The server answered a request (not with throttling): win back some of the rate. */
@@ -73,16 +84,27 @@ export class Throttle {
     if (this.rate < this.options.qps) this.rate = Math.min(this.options.qps, this.rate + this.options.qps / 100);
   }
 
-  /** The server asked everyone to hold off: no request of these clients leaves before then. */
+  /**
+   * The server asked everyone to hold off: no request of these clients leaves before then, and
+   * after it they leave one by one at the (halved) rate, not all at once: the requests it
+   * refused, sent again together at the pause's end, were a new storm that APF answered with a
+   * longer Retry-After each time (it doubles while rejections go on), until a sweep's deadline
+   * passed.
+   */
   pause(seconds: number): void {
     this.throttled += 1;
+    const now = this.now();
+    this.refill(now);
     // One episode, one halving: the answers to requests already in flight say the same thing.
-    if (this.now() >= this.pausedUntil) {
+    // The first request leaves at the pause's end, the rest one by one after it.
+    if (now >= this.pausedUntil) {
       this.rate = Math.max(1, this.rate / 2);
-      this.tokens = Math.min(this.tokens, 0);
+      this.tokens = 1;
     }
-    const until = this.now() + Math.min(Math.max(seconds, 1), MAX_PAUSE_SECONDS) * 1000;
+    const until = now + Math.min(Math.max(seconds, 1), MAX_PAUSE_SECONDS) * 1000;
     if (until > this.pausedUntil) this.pausedUntil = until;
+    // No tokens accrue during a pause.
+    if (until > this.last) this.last = until;
   }
 }
 

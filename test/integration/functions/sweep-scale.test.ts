@@ -6,19 +6,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/sweep.js';
 import { SWEEP_SHARD_TYPE, type SweepShard } from '../../../shared/cloudevents/index.js';
 import { httpMessage, shardEvent } from '../../../shared/cloudevents/index.js';
 import { PLAN_TTL_MS, PLANS_NAME } from '../../../shared/cleanup/io/shard-plan.js';
-import { classifyKubeError } from '../../../shared/kube/errors.js';
-import { kubeClients } from '../../../shared/kube/clients.js';
 import { kubectl, sharedCluster, testNamespace, waitFor } from '../../harness/index.js';
 import { accountOf, functionIdentities, type FunctionIdentities } from '../../harness/function-identity.js';
 import { policyDoc } from '../../fixtures/policy.js';
 import { broker, pingRequest, resetBrakes, runPod, runtimeFor, send, serve } from './setup.js';
 import { pubSubStandIn, type PubSubStandIn } from './pubsub-standin.js';
+import { apfNoise, type ApfNoise } from './apf-noise.js';
 
 const core = () => sharedCluster().kubeConfig().makeApiClient(CoreV1Api);
 
@@ -281,6 +280,7 @@ describe('sweep fanned out through Pub/Sub and Eventarc, as on GCP (a test stand
 describe('sweep under a 429 storm from API Priority and Fairness', () => {
   const ns = testNamespace('sweep-apf');
   const level = () => `kube-tidy-test-${ns.name}`;
+  let noise: ApfNoise | undefined;
 
   beforeAll(async () => {
     // One seat of the server's concurrency for the sweep's ServiceAccount, and excess requests
@@ -324,19 +324,17 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
     );
     await kubectl(sharedCluster(), ['apply', '-f', file]);
     await agedGroups(ns.name, ['old', 'mid', 'new'], 10);
-    // Until the API server's APF controller has the new schema, nothing is rejected: wait
-    // until a burst of plain reads as that account (no retries) meets a 429.
-    const kc = new KubeConfig();
-    kc.loadFromFile(ids.kubeconfig('sweep'));
-    const probe = kubeClients(kc, { throttledRetries: 0, qps: 10_000, burst: 10_000 });
-    await waitFor('APF to reject the sweep account’s bursts', async () => {
-      const r = await Promise.allSettled(Array.from({ length: 40 }, () => probe.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
-      return r.some((x) => x.status === 'rejected' && classifyKubeError(x.reason).throttled === true);
-    });
-    probe.close();
+    noise = await apfNoise(ids.kubeconfig('sweep'), `/api/v1/namespaces/${ns.name}/pods?limit=1`);
+    // Until the API server's APF controller has the new schema, nothing is rejected. Asked by
+    // the level each answer names, not by a burst meeting a 429: every rejection raises the
+    // Retry-After the level gives later (APF's dropped-requests tracker doubles it, up to 32 s,
+    // while rejections go on), and a level left at 8 s or more made this test fail both ways.
+    const uid = (await kubectl(sharedCluster(), ['get', 'prioritylevelconfiguration', level(), '-o', 'jsonpath={.metadata.uid}'])).trim();
+    await waitFor('APF to put the sweep account in its own level', async () => (await noise!.levelUid()) === uid);
   }, 180_000);
 
   afterAll(async () => {
+    noise?.close();
     await kubectl(sharedCluster(), ['delete', 'flowschema,prioritylevelconfiguration', level(), '--ignore-not-found']);
   });
 
@@ -346,24 +344,17 @@ describe('sweep under a 429 storm from API Priority and Fairness', () => {
     // machine sends them more slowly): another client of the same account keeps the level's
     // seats busy while it runs, so the storm is certain, not likely. The noise stops once the
     // sweep has been throttled: kept up for the whole sweep, it could outlast the sweep's 8
-    // retries of one request (CI met a 503 so), which is a different test (a storm that never
-    // ends answers 503, "retry, it is safe").
+    // retries of one request, which is a different test (a storm that never ends answers 503,
+    // "retry, it is safe").
     await rt.kubeReady();
     const throttle = rt.clients.throttle;
     const sentBefore = throttle.sent;
-    const kc = new KubeConfig();
-    kc.loadFromFile(ids.kubeconfig('sweep'));
-    const noise = kubeClients(kc, { throttledRetries: 0, qps: 10_000, burst: 10_000 });
-    let storming = true;
-    const storm = (async () => {
-      while (storming && throttle.throttled === 0)
-        await Promise.allSettled(Array.from({ length: 20 }, () => noise.core.listNamespacedPod({ namespace: ns.name, limit: 1 })));
-    })();
-    const res = await Promise.resolve(send(serve(sweep, rt), pingRequest())).finally(() => (storming = false));
+    let done = false;
+    const storm = noise!.storm(8, () => done || throttle.throttled > 0);
+    const res = await Promise.resolve(send(serve(sweep, rt), pingRequest())).finally(() => (done = true));
     const sent = throttle.sent - sentBefore;
     await storm;
-    noise.close();
-    expect(res.status).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.summary).toMatchObject({ selected: 20, outcomes: { deleted: 20 }, kept: 10, stoppedBy: 'limit-total' });
     expect(res.body.summary.throttled).toBeGreaterThan(0);
     // Nothing but the sweep used this runtime's clients: its `requests` is every request they
