@@ -18,14 +18,15 @@ export interface ServerProcess {
   stderr(): string;
 }
 
-/** Runs `node args...` with exactly `env` (plus PATH), stdout read as JSON log lines. */
+/** Runs `node args...` with exactly `env` (plus PATH), stdout read as JSON log lines until the serving line, drained after it. */
 export function startServer(node: string, args: string[], env: Record<string, string>, cwd?: string): ServerProcess {
   const child = spawn(node, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += String(d)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const serving = new Promise<ServingLine>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (l) => {
       let line: { msg?: string; message?: string } & ServingLine;
       try {
         line = JSON.parse(l) as typeof line;
@@ -33,7 +34,13 @@ export function startServer(node: string, args: string[], env: Record<string, st
         return; // not a log line
       }
       // pino's msg, or message where the log is shaped for Google Cloud Logging.
-      if ((line.msg ?? line.message) === 'serving') resolve(line);
+      if ((line.msg ?? line.message) !== 'serving') return;
+      resolve(line);
+      // Past it, the log is drained unread: a storm's bench read every line of it (a JSON.parse
+      // of each answer's line) on the cores the process it measured shares. Closing pauses the
+      // stream; a paused pipe would block the process's next write, so it flows on, unread.
+      lines.close();
+      child.stdout!.resume();
     });
     child.once('exit', (code) => reject(new Error(`exited ${code} before serving: ${stderr}`)));
   });
