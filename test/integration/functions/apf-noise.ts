@@ -2,7 +2,7 @@
 // priority level busy, and tells which level the API server put a request in. Plain node:https,
 // not kube-tidy's clients: those pause for every 429's Retry-After, and the noise must not pause
 // (a paused noise left the sweep a quiet level, so the storm it was there to make did not happen).
-import { Agent, request } from 'node:https';
+import { Agent, request, type RequestOptions } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 
 export interface ApfNoise {
@@ -17,7 +17,7 @@ export async function apfNoise(kubeconfig: string, path: string): Promise<ApfNoi
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const url = new URL(kc.getCurrentCluster()!.server);
-  const options: import('node:https').RequestOptions = {};
+  const options: RequestOptions = {};
   await kc.applyToHTTPSOptions(options);
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: options.ca });
   const get = () =>
